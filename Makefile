@@ -1,0 +1,26 @@
+# Two commands do all the set-up: `make serve` runs brain on the bundled example workspace,
+# `make test` runs the whole test suite (the same command CI runs). Both create .venv first.
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+
+.PHONY: serve test lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q -e '.[test]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+serve: $(STAMP)
+	$(VENV)/bin/brain serve examples/workspace
+
+test: $(STAMP)
+	bash scripts/test
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check brain tests bench
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,3 @@
+"""brain: a knowledge graph of AI agents' markdown memory."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from brain.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""`brain check`: the link-integrity report, as text for people and JSON for CI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from brain.model import Problem, Severity, Stats
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    stats: Stats
+    problems: Sequence[Problem]
+    strict: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.problems) - self.errors
+
+    @property
+    def exit_code(self) -> int:
+        failing = self.errors + (self.warnings if self.strict else 0)
+        return 1 if failing else 0
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "agents": self.stats.agents,
+            "memories": self.stats.memories,
+            "links": self.stats.links,
+            "broken": self.stats.broken,
+            "ambiguous": self.stats.ambiguous,
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"summary": self.summary(), "problems": [problem_json(p) for p in self.problems]},
+            indent=2,
+            ensure_ascii=False,
+        )
+
+    def to_text(self) -> str:
+        lines = [problem_line(p) for p in self.problems]
+        s = self.summary()
+        verdict = "ok" if self.exit_code == 0 else "failed"
+        lines.append(
+            f"{verdict}: {s['memories']} memories of {s['agents']} agents, {s['links']} links "
+            f"({s['broken']} broken, {s['ambiguous']} ambiguous); "
+            f"{s['errors']} errors, {s['warnings']} warnings"
+        )
+        return "\n".join(lines)
+
+
+def problem_json(p: Problem) -> dict[str, object]:
+    out: dict[str, object] = {
+        "severity": p.severity.value,
+        "code": p.code,
+        "path": p.path,
+    }
+    if p.line is not None:
+        out["line"] = p.line
+    if p.column is not None:
+        out["column"] = p.column
+    out["message"] = p.message
+    if p.target is not None:
+        out["target"] = p.target
+    if p.candidates:
+        out["candidates"] = list(p.candidates)
+    if p.fix:
+        out["fix"] = p.fix
+    return out
+
+
+def problem_line(p: Problem) -> str:
+    where = p.path
+    if p.line is not None:
+        where += f":{p.line}:{p.column or 1}"
+    message = p.message + (f" (fix: {p.fix})" if p.fix else "")
+    return f"{where}: {p.severity.value} {p.code} {message}"

@@ -1,0 +1,77 @@
+"""Command line: argument parsing only; every command calls into the service layer."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from brain import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="brain", description="A knowledge graph of AI agents' markdown memory."
+    )
+    parser.add_argument("--version", action="version", version=f"brain {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = sub.add_parser("ingest", help="build the graph of a workspace and print a summary")
+    ingest.add_argument("workspace", type=Path)
+    add_store_options(ingest)
+
+    check = sub.add_parser("check", help="report broken links and malformed notes (CI friendly)")
+    check.add_argument("workspace", type=Path)
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--strict", action="store_true", help="count warnings as errors")
+    add_store_options(check)
+
+    serve = sub.add_parser("serve", help="serve the GraphQL API and keep the graph live")
+    serve.add_argument("workspace", type=Path, nargs="?", default=_env_path("BRAIN_WORKSPACE"))
+    serve.add_argument("--host", default=os.environ.get("BRAIN_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("BRAIN_PORT", "8765")))
+    serve.add_argument("--dev", action="store_true", help="development mode: GraphiQL, field suggestions")
+    add_store_options(serve)
+
+    lsp = sub.add_parser("lsp", help="run the language server (stdio)")
+    lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+
+    sub.add_parser("schema", help="print the GraphQL schema (SDL)")
+    return parser
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value) if value else None
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("graph store")
+    group.add_argument(
+        "--store", choices=("memory", "neo4j"), default=os.environ.get("BRAIN_STORE", "memory"),
+        help="embedded in-process store (default) or a Neo4j server",
+    )
+    group.add_argument("--neo4j-uri", default=os.environ.get("NEO4J_URI"))
+    group.add_argument("--neo4j-user", default=os.environ.get("NEO4J_USER"))
+    group.add_argument("--neo4j-password", default=os.environ.get("NEO4J_PASSWORD"))
+    group.add_argument("--neo4j-database", default=os.environ.get("NEO4J_DATABASE", "neo4j"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from brain import commands
+
+    try:
+        return commands.run(args, parser)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `brain check | head` is fine
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

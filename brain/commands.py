@@ -1,0 +1,137 @@
+"""What each CLI command does, given parsed arguments."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from brain.check import CheckReport
+from brain.ingest import Progress
+from brain.service import Brain
+from brain.store.base import GraphStore
+from brain.store.open import StoreUnavailable, open_store
+from brain.workspace import MEMORY_DIR
+
+
+class UsageError(Exception):
+    """A problem with the command line or the workspace: exit 2 with one clear line."""
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    handlers = {
+        "ingest": cmd_ingest,
+        "check": cmd_check,
+        "serve": cmd_serve,
+        "lsp": cmd_lsp,
+        "schema": cmd_schema,
+    }
+    try:
+        return handlers[args.command](args)
+    except (UsageError, StoreUnavailable) as exc:
+        print(f"brain {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def workspace_root(path: Path | None) -> Path:
+    if path is None:
+        raise UsageError("no workspace given (pass a folder or set BRAIN_WORKSPACE)")
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a folder that can be read")
+    if not (path / MEMORY_DIR).is_dir():
+        raise UsageError(
+            f"{path} has no {MEMORY_DIR}/ folder: a workspace keeps notes in {MEMORY_DIR}/<scope>/"
+        )
+    return path.resolve()
+
+
+def open_brain(args: argparse.Namespace) -> Brain:
+    root = workspace_root(args.workspace)
+    store: GraphStore = open_store(args)
+    return Brain(root, store)
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Progress | None]:
+    """A rich progress bar on a terminal, for workspaces big enough to wait for."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, TimeRemainingColumn
+    from rich.progress import Progress as RichProgress
+
+    bar = RichProgress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+        TimeRemainingColumn(), transient=True,
+    )
+    task = bar.add_task(label, total=None)
+    started = False
+
+    def update(done: int, total: int) -> None:
+        nonlocal started
+        if not started and total >= 2000:
+            bar.start()
+            started = True
+        bar.update(task, completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if started:
+            bar.stop()
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    brain = open_brain(args)
+    try:
+        with progress_bar("ingesting") as progress:
+            result = brain.sync(progress=progress)
+        stats = brain.stats()
+        rate = result.files / result.seconds if result.seconds else 0.0
+        print(
+            f"ingested {brain.root}: {stats.agents} agents, {stats.memories} memories, "
+            f"{stats.links} links ({stats.broken} broken, {stats.ambiguous} ambiguous), "
+            f"{stats.workflows} workflows, {stats.chats} chats, {stats.work_items} work items "
+            f"in {result.seconds:.2f} s ({rate:,.0f} files/s)"
+        )
+        return 0
+    finally:
+        brain.close()
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    brain = open_brain(args)
+    try:
+        with progress_bar("checking") as progress:
+            brain.sync(progress=progress)
+        report = CheckReport(brain.stats(), brain.problems(), strict=args.strict)
+        print(report.to_json() if args.format == "json" else report.to_text())
+        return report.exit_code
+    finally:
+        brain.close()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from brain.api.server import serve
+
+    return serve(args, open_brain)
+
+
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from brain.lsp.server import run_server
+
+    return run_server(args)
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from brain.api.schema import schema_sdl
+
+    print(schema_sdl())
+    return 0
+
+
+def timed() -> float:
+    return time.perf_counter()

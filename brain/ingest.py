@@ -1,0 +1,296 @@
+"""Workspace -> store: a full ingest, and cheap rescans that touch only what changed.
+
+Both are one code path, `Ingester.sync`: stat every file (or just the named ones), read
+only files whose size or mtime changed, parse only those whose content hash changed, and
+hand the result to `linking.plan` as one batch. A first sync is a full ingest; a later one
+is a rescan. The file system is the truth; watcher events only say where to look.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brain.model import (
+    SHARED_SCOPE,
+    AgentNode,
+    EntityNode,
+    MemoryNode,
+    Node,
+    Problem,
+    Severity,
+    agent_id,
+)
+from brain.parse import decode, parse_note
+from brain.store.base import GraphStore, WriteBatch
+from brain.store.linking import NoteChange, plan
+from brain.workspace import (
+    MEMORY_DIR,
+    AgentDefinition,
+    FileStat,
+    classify,
+    read_agent_definition,
+    read_entity_title,
+    scope_folders,
+    walk,
+    walk_dir,
+)
+
+Progress = Callable[[int, int], None]
+BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
+
+
+@dataclass(slots=True)
+class FileState:
+    size: int
+    mtime_ns: int
+    hash: str
+    node_id: str | None
+
+
+@dataclass(slots=True)
+class SyncResult:
+    batch: WriteBatch
+    files: int = 0
+    read: int = 0
+    parsed: int = 0
+    seconds: float = 0.0
+    changed_ids: list[str] = field(default_factory=list)
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> NoteChange:
+    """A memory node and its wikilinks from a file's bytes. Pure but for its arguments."""
+    text, problems = decode(raw, rel)
+    note = parse_note(text, rel)
+    memory = MemoryNode(
+        scope=scope,
+        name=name,
+        path=rel,
+        description=note.description,
+        type=note.type,
+        hash=content_hash(raw),
+        size=len(raw),
+        modified_at=mtime,
+        body=note.body,
+        headings=note.headings,
+        properties=note.properties,
+        problems=tuple(problems) + note.problems,
+    )
+    return NoteChange(memory, note.links)
+
+
+class Ingester:
+    """Keeps one store equal to one workspace folder."""
+
+    def __init__(self, root: Path, store: GraphStore) -> None:
+        self.root = root.resolve()
+        self.store = store
+        self.files: dict[str, FileState] = {}
+        self.file_problems: dict[str, Problem] = {}
+        self.definitions: dict[str, AgentDefinition] = {}
+        self.overlays: dict[str, bytes] = {}
+        self._agents: dict[str, AgentNode] = {}
+        self._scopes: set[str] = set()
+        self._synced = False
+        self.listeners: list[BatchListener] = []
+
+    @property
+    def synced(self) -> bool:
+        return self._synced
+
+    # ---------------------------------------------------------------- public
+
+    def sync(self, paths: Iterable[str] | None = None, progress: Progress | None = None) -> SyncResult:
+        """Bring the store up to date: everything (`paths=None`) or just these files."""
+        started = time.perf_counter()
+        fresh = not self._synced
+        if fresh:
+            self.store.clear()
+        if paths is None:
+            stats = {s.rel: s for s in walk(self.root)}
+            gone = [rel for rel in self.files if rel not in stats]
+            gone += [rel for rel in self.file_problems if rel not in stats and rel not in self.files]
+            self._scopes = scope_folders(self.root)
+        else:
+            stats, gone = self._stat_paths(paths)
+        result = self._apply(stats, gone, fresh, progress)
+        self._synced = True
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def set_overlay(self, rel: str, text: str | None) -> SyncResult:
+        """Use this text for `rel` instead of the disk (an editor's unsaved buffer); None drops it."""
+        if text is None:
+            self.overlays.pop(rel, None)
+            state = self.files.get(rel)
+            if state is not None:
+                state.size = -2  # force a re-read of the disk; the hash still says what is stored
+        else:
+            self.overlays[rel] = text.encode("utf-8")
+        return self.sync([rel])
+
+    def problems(self) -> list[Problem]:
+        """File-level problems the store cannot know: misplaced and unreadable files."""
+        return sorted(self.file_problems.values(), key=Problem.sort_key)
+
+    # ---------------------------------------------------------------- internals
+
+    def _stat_paths(self, paths: Iterable[str]) -> tuple[dict[str, FileStat], list[str]]:
+        stats: dict[str, FileStat] = {}
+        gone: list[str] = []
+        for rel in {p.replace(os.sep, "/").strip("/") for p in paths}:
+            full = self.root / rel
+            if rel in self.overlays:
+                stats[rel] = FileStat(rel, -1, -1)
+                continue
+            try:
+                st = full.lstat()
+            except OSError:
+                gone.append(rel)
+                for known in list(self.files) + list(self.file_problems):
+                    if known.startswith(rel + "/"):
+                        gone.append(known)
+                continue
+            if full.is_dir():
+                for sub in walk_under(self.root, rel):
+                    stats[sub.rel] = sub
+                continue
+            stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, full.is_symlink())
+        for rel in list(stats) + gone:
+            parts = rel.split("/")
+            if parts[0] == MEMORY_DIR and len(parts) >= 2:
+                if (self.root / MEMORY_DIR / parts[1]).is_dir():
+                    self._scopes.add(parts[1])
+                else:
+                    self._scopes.discard(parts[1])
+        return stats, gone
+
+    def _apply(
+        self, stats: Mapping[str, FileStat], gone: Iterable[str], fresh: bool,
+        progress: Progress | None,
+    ) -> SyncResult:
+        notes: list[NoteChange] = []
+        entities: list[EntityNode] = []
+        deletes: list[str] = []
+        definitions_changed = False
+        read = 0
+        total = len(stats)
+        for done, (rel, st) in enumerate(sorted(stats.items()), 1):
+            if progress is not None and (done % 256 == 0 or done == total):
+                progress(done, total)
+            role = classify(rel)
+            if role.kind == "ignored":
+                continue
+            if role.kind == "problem":
+                assert role.problem is not None
+                self.file_problems[rel] = role.problem
+                continue
+            if st.is_link:
+                self.file_problems[rel] = Problem(
+                    "symlink", Severity.WARNING, rel, "a symbolic link: brain does not follow links",
+                    fix="replace the link with the file itself",
+                )
+                continue
+            self.file_problems.pop(rel, None)
+            known = self.files.get(rel)
+            overlay = self.overlays.get(rel)
+            unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
+            if overlay is None and unchanged:
+                continue
+            raw = overlay if overlay is not None else self._read(rel)
+            if raw is None:
+                continue
+            read += 1
+            digest = content_hash(raw)
+            if known is not None and known.hash == digest:
+                known.size, known.mtime_ns = st.size, st.mtime_ns
+                continue
+            mtime = st.mtime_ns / 1e9 if st.mtime_ns >= 0 else time.time()
+            node_id: str | None = None
+            if role.kind == "memory":
+                change = build_memory(rel, role.scope, role.name, raw, mtime)
+                notes.append(change)
+                node_id = change.memory.id
+            elif role.kind == "entity":
+                assert role.entity_kind is not None
+                title = read_entity_title(rel, raw) or role.name
+                entity = EntityNode(role.entity_kind, role.name, title, rel)
+                entities.append(entity)
+                node_id = entity.id
+            else:
+                self.definitions[role.name] = read_agent_definition(rel, role.name, raw)
+                definitions_changed = True
+            self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
+
+        for rel in sorted(set(gone)):
+            self.file_problems.pop(rel, None)
+            state = self.files.pop(rel, None)
+            if state is None:
+                continue
+            role = classify(rel)
+            if role.kind == "agent":
+                self.definitions.pop(role.name, None)
+                definitions_changed = True
+            elif state.node_id is not None and not self._id_still_used(state.node_id):
+                deletes.append(state.node_id)
+
+        agents, agent_deletes = self._agent_changes(notes, definitions_changed or fresh)
+        batch = plan(
+            self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh
+        )
+        if batch:
+            before = self.store.get_nodes(batch.changed_ids()) if self.listeners else {}
+            self.store.write(batch)
+            for listener in self.listeners:
+                listener(batch, before)
+        return SyncResult(
+            batch, files=total, read=read, parsed=len(notes), changed_ids=batch.changed_ids()
+        )
+
+    def _id_still_used(self, node_id: str) -> bool:
+        return any(s.node_id == node_id for s in self.files.values())
+
+    def _read(self, rel: str) -> bytes | None:
+        try:
+            return (self.root / rel).read_bytes()
+        except OSError:
+            return None
+
+    def _agent_changes(
+        self, notes: Iterable[NoteChange], recompute: bool
+    ) -> tuple[list[AgentNode], list[str]]:
+        """Agents are the definitions plus every scope folder (a folder outlives its agent)."""
+        scopes = set(self._scopes)
+        scopes |= {n.memory.scope for n in notes}
+        scopes.discard(SHARED_SCOPE)
+        names = set(self.definitions) | scopes
+        wanted: dict[str, AgentNode] = {}
+        for name in names:
+            definition = self.definitions.get(name)
+            enabled = definition is not None and definition.memory
+            wanted[name] = AgentNode(
+                name=name,
+                description=definition.description if definition else "",
+                memory_enabled=enabled,
+                memory_off=name in scopes and not enabled,
+                path=definition.path if definition else None,
+            )
+        upserts = [a for n, a in sorted(wanted.items()) if self._agents.get(n) != a]
+        deletes = [agent_id(n) for n in sorted(self._agents) if n not in wanted]
+        self._agents = wanted
+        return upserts, deletes
+
+
+def walk_under(root: Path, rel: str) -> list[FileStat]:
+    return list(walk_dir(root / rel, rel))
+
+
+

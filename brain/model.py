@@ -1,0 +1,279 @@
+"""The domain model: plain, immutable data with no I/O (design.md sections 2-5)."""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+JSONValue = Union[str, int, float, bool, None, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007
+
+MEMORY_TYPES: tuple[str, ...] = ("user", "feedback", "project", "reference")
+SHARED_SCOPE = "shared"
+DESCRIPTION_CLIP = 120
+
+
+class Kind(enum.Enum):
+    """Kinds of graph nodes; the value is the id prefix and the Neo4j label."""
+
+    MEMORY = "memory"
+    AGENT = "agent"
+    WORKFLOW = "workflow"
+    CHAT = "chat"
+    WORK_ITEM = "work-item"
+    UNRESOLVED = "unresolved"
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+    @classmethod
+    def of_id(cls, node_id: str) -> Kind:
+        prefix = node_id.split(":", 1)[0]
+        return cls(prefix)
+
+
+_LABELS = {
+    Kind.MEMORY: "Memory",
+    Kind.AGENT: "Agent",
+    Kind.WORKFLOW: "Workflow",
+    Kind.CHAT: "Chat",
+    Kind.WORK_ITEM: "WorkItem",
+    Kind.UNRESOLVED: "Unresolved",
+}
+ENTITY_KINDS: tuple[Kind, ...] = (Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM)
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class LinkStatus(enum.Enum):
+    RESOLVED = "resolved"
+    BROKEN = "broken"
+    AMBIGUOUS = "ambiguous"
+    MISSING_ANCHOR = "missing-anchor"
+
+
+def name_key(text: str) -> str:
+    """The lookup key of a name: NFC, case-folded, trimmed, a trailing `.md` ignored."""
+    key = unicodedata.normalize("NFC", text.strip()).casefold()
+    if key.endswith(".md"):
+        key = key[:-3].rstrip()
+    return unicodedata.normalize("NFC", key)
+
+
+def memory_id(scope: str, name: str) -> str:
+    return f"memory:{scope}/{name}"
+
+
+def agent_id(name: str) -> str:
+    return f"agent:{name}"
+
+
+def entity_id(kind: Kind, ident: str) -> str:
+    return f"{kind.value}:{ident}"
+
+
+def unresolved_id(target_key: str) -> str:
+    return f"unresolved:{target_key}"
+
+
+def clip_description(text: str, limit: int = DESCRIPTION_CLIP) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A place in a note: 1-based line, 1-based column counted in characters (code points)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    text: str
+    level: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class WikiLink:
+    """One `[[...]]` as written: raw text and exact position of its first `[` (or `!`)."""
+
+    raw: str
+    target: str
+    label: str | None
+    anchor: str | None
+    embed: bool
+    line: int
+    column: int
+
+    @property
+    def length(self) -> int:
+        return len(self.raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One finding; the same record feeds `brain check`, the API and the language server."""
+
+    code: str
+    severity: Severity
+    path: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+    length: int | None = None
+    target: str | None = None
+    candidates: tuple[str, ...] = ()
+    fix: str | None = None
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line or 0, self.column or 0, self.code)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryNode:
+    scope: str
+    name: str
+    path: str
+    description: str
+    type: str | None
+    hash: str
+    size: int
+    modified_at: float
+    body: str
+    headings: tuple[Heading, ...] = ()
+    properties: Mapping[str, JSONValue] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return memory_id(self.scope, self.name)
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.MEMORY
+
+    @property
+    def owner(self) -> str | None:
+        return None if self.scope == SHARED_SCOPE else self.scope
+
+    @property
+    def virtual_path(self) -> str:
+        if self.scope == SHARED_SCOPE:
+            return f"/memories/shared/{self.name}.md"
+        return f"/memories/{self.name}.md"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentNode:
+    name: str
+    description: str
+    memory_enabled: bool
+    memory_off: bool
+    path: str | None
+
+    @property
+    def id(self) -> str:
+        return agent_id(self.name)
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.AGENT
+
+
+@dataclass(frozen=True, slots=True)
+class EntityNode:
+    """A workflow, chat or work item of the platform."""
+
+    entity_kind: Kind
+    ident: str
+    title: str
+    path: str | None
+
+    @property
+    def id(self) -> str:
+        return entity_id(self.entity_kind, self.ident)
+
+    @property
+    def kind(self) -> Kind:
+        return self.entity_kind
+
+
+@dataclass(frozen=True, slots=True)
+class UnresolvedNode:
+    target: str
+
+    @property
+    def id(self) -> str:
+        return unresolved_id(self.target)
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.UNRESOLVED
+
+
+Node = MemoryNode | AgentNode | EntityNode | UnresolvedNode
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A stored LINKS_TO edge: the wikilink as written plus where it resolved to.
+
+    `ordinal` is the link's index among its source's links, so (source, ordinal) names it.
+    `key` is the name key of the last target segment: a new or deleted node of that name
+    is exactly what can change this link's resolution.
+    """
+
+    source: str
+    ordinal: int
+    target_id: str
+    status: LinkStatus
+    raw: str
+    target: str
+    key: str
+    label: str | None
+    anchor: str | None
+    embed: bool
+    line: int
+    column: int
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def resolved(self) -> bool:
+        return self.status in (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A generic edge for graph views: REMEMBERS or LINKS_TO."""
+
+    type: str
+    source: str
+    target: str
+    link: Link | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    agents: int
+    memories: int
+    links: int
+    broken: int
+    ambiguous: int
+    missing_anchor: int
+    unresolved: int
+    workflows: int
+    chats: int
+    work_items: int
+
+
+def sorted_problems(problems: Sequence[Problem]) -> list[Problem]:
+    return sorted(problems, key=Problem.sort_key)

@@ -1,0 +1,412 @@
+"""Markdown note -> ParsedNote: frontmatter, description, headings and wikilinks. Pure.
+
+Wikilinks are found in the source with a regular expression (which gives exact positions)
+and then confirmed with mistune's AST: every candidate gets a private-use marker inserted
+after its `[[`, the body is parsed, and only markers that end up in text nodes are links.
+Markers inside code spans, fenced or indented code blocks or raw HTML never reach a text
+node, so nothing in code counts, by mistune's own reading of the markdown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import mistune
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from brain.model import (
+    MEMORY_TYPES,
+    Heading,
+    JSONValue,
+    Problem,
+    Severity,
+    WikiLink,
+)
+
+WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)", re.MULTILINE)
+SETEXT_UNDERLINE_RE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+FM_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+MARKER_RE = re.compile("\ue000(\\d+)\ue001")
+CODE_HINT_RE = re.compile(r"`|~~~|<|^(?: {4}|\t)", re.MULTILINE)
+
+_YAML = YAMLHandler()
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MARKDOWN = mistune.create_markdown(renderer=None)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedNote:
+    description: str
+    type: str | None
+    properties: Mapping[str, JSONValue]
+    headings: tuple[Heading, ...]
+    links: tuple[WikiLink, ...]
+    body: str
+    body_line: int
+    has_frontmatter: bool
+    frontmatter_keys: Mapping[str, int] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+
+
+def decode(raw: bytes, path: str) -> tuple[str, list[Problem]]:
+    """Bytes -> text with `\\n` line ends and no BOM; undecodable bytes become a problem."""
+    problems: list[Problem] = []
+    if b"\x00" in raw:
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
+        problems.append(
+            Problem(
+                "invalid-encoding", Severity.ERROR, path,
+                "binary content (a NUL byte): a memory must be UTF-8 markdown text",
+                line=line, fix="replace the file with a UTF-8 text version",
+            )
+        )
+        return "", problems
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        problems.append(
+            Problem(
+                "invalid-encoding", Severity.ERROR, path,
+                f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}); "
+                "undecodable bytes are shown as \ufffd",
+                line=line, fix="re-save the file as UTF-8",
+            )
+        )
+        text = raw.decode("utf-8", errors="replace")
+    return normalize_text(text), problems
+
+
+def normalize_text(text: str) -> str:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def parse_note(text: str, path: str = "") -> ParsedNote:
+    """Parse one note. Never raises: what is wrong becomes a Problem on the result."""
+    text = normalize_text(text)
+    problems: list[Problem] = []
+    fm_text, body, body_line, fm_present = split_frontmatter(text, path, problems)
+    data: dict[str, Any] = {}
+    keys: dict[str, int] = {}
+    if fm_text is not None:
+        data = load_frontmatter(fm_text, path, problems)
+        keys = {
+            m.group(1): fm_text.count("\n", 0, m.start()) + 2 for m in FM_KEY_RE.finditer(fm_text)
+        }
+    description = _description(data, body, path, keys, problems)
+    note_type = _type(data, path, keys, problems)
+    properties = {
+        str(k): to_json(v) for k, v in data.items() if k not in ("description", "type")
+    }
+    headings, links = scan_body(body, body_line)
+    return ParsedNote(
+        description=description,
+        type=note_type,
+        properties=properties,
+        headings=headings,
+        links=links,
+        body=body,
+        body_line=body_line,
+        has_frontmatter=fm_present,
+        frontmatter_keys=keys,
+        problems=tuple(problems),
+    )
+
+
+def split_frontmatter(
+    text: str, path: str, problems: list[Problem]
+) -> tuple[str | None, str, int, bool]:
+    """(frontmatter text or None, body, 1-based line of the body, frontmatter present)."""
+    if not (text.startswith("---\n") or text.rstrip(" \t") == "---"):
+        return None, text, 1, False
+    end = -1
+    pos = 4
+    line_no = 2
+    while pos <= len(text):
+        nl = text.find("\n", pos)
+        line = text[pos:] if nl < 0 else text[pos:nl]
+        if line.rstrip() in ("---", "..."):
+            end = pos
+            break
+        if nl < 0:
+            break
+        pos = nl + 1
+        line_no += 1
+    if end < 0:
+        problems.append(
+            Problem(
+                "invalid-frontmatter", Severity.ERROR, path,
+                "frontmatter opened on line 1 is never closed",
+                line=1, column=1, length=3,
+                fix="add a line `---` after the last frontmatter key",
+            )
+        )
+        return None, text, 1, False
+    fm_text = text[4:end]
+    nl = text.find("\n", end)
+    body = "" if nl < 0 else text[nl + 1 :]
+    return fm_text, body, line_no + 1, True
+
+
+def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[str, Any]:
+    try:
+        data = _YAML.load(fm_text, Loader=_LOADER)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problems.append(
+            Problem(
+                "invalid-frontmatter", Severity.ERROR, path,
+                f"frontmatter is not valid YAML: {reason}",
+                line=line,
+                fix="fix the YAML (quote values that contain `: ` or start with `[`, `{`, `*`)",
+            )
+        )
+        return {}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        problems.append(
+            Problem(
+                "invalid-frontmatter", Severity.ERROR, path,
+                f"frontmatter must be a mapping of keys, not a {type(data).__name__}",
+                line=2, fix="write it as `description: ...` and `type: ...` lines",
+            )
+        )
+        return {}
+    return data
+
+
+def _description(
+    data: Mapping[str, Any], body: str, path: str, keys: Mapping[str, int],
+    problems: list[Problem],
+) -> str:
+    value = data.get("description")
+    if isinstance(value, str) and value.strip():
+        return " ".join(value.split())
+    if value is not None and not isinstance(value, str):
+        problems.append(
+            Problem(
+                "invalid-frontmatter", Severity.ERROR, path,
+                "`description` must be one line of text",
+                line=keys.get("description"), column=1, length=len("description"),
+                fix="write `description: <one line>` (quote it if it contains `: `)",
+            )
+        )
+    return first_line(body)
+
+
+def first_line(body: str) -> str:
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped:
+            return stripped.lstrip("#").strip() or stripped
+    return ""
+
+
+def _type(
+    data: Mapping[str, Any], path: str, keys: Mapping[str, int], problems: list[Problem]
+) -> str | None:
+    value = data.get("type")
+    if value is None:
+        return None
+    if isinstance(value, str) and value in MEMORY_TYPES:
+        return value
+    hint = ""
+    if isinstance(value, str) and value.strip().lower() in MEMORY_TYPES:
+        hint = f" (did you mean `{value.strip().lower()}`?)"
+    problems.append(
+        Problem(
+            "invalid-frontmatter", Severity.ERROR, path,
+            f"type `{value}` is not one of {', '.join(MEMORY_TYPES)}{hint}",
+            line=keys.get("type"), column=1, length=len("type"),
+            target=str(value),
+            fix="set `type:` to one of " + ", ".join(MEMORY_TYPES),
+        )
+    )
+    return None
+
+
+def to_json(value: Any) -> JSONValue:
+    """Frontmatter values as JSON values, deterministically (dates become ISO strings)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [to_json(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+# ---------------------------------------------------------------- body: links, headings
+
+
+def split_link(inner: str) -> tuple[str, str | None, str | None]:
+    """`target#anchor|label` -> (target, anchor, label); `\\|` (a table cell) counts as `|`."""
+    inner = inner.replace("\\|", "|")
+    label: str | None = None
+    if "|" in inner:
+        inner, label = inner.split("|", 1)
+        label = label.strip() or None
+    anchor: str | None = None
+    if "#" in inner:
+        inner, anchor = inner.split("#", 1)
+        anchor = anchor.strip() or None
+    return inner.strip(), anchor, label
+
+
+def scan_body(body: str, body_line: int) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
+    """Headings and wikilinks of a markdown body whose first line is `body_line`."""
+    link_matches = [m for m in WIKILINK_RE.finditer(body) if _is_link(m)]
+    atx = list(ATX_RE.finditer(body))
+    setext = _setext_candidates(body)
+    line_starts = _line_starts(body)
+    if not CODE_HINT_RE.search(body) and not setext:
+        # Nothing in this body can be code, so every candidate is what it looks like.
+        headings = [_atx_heading(body, m, line_starts, body_line) for m in atx]
+        links = [_link(m, line_starts, body_line) for m in link_matches]
+        return tuple(headings), tuple(links)
+
+    inserts: list[tuple[int, str]] = []
+    for i, m in enumerate(link_matches):
+        inserts.append((m.start() + len(m.group(1)) + 2, f"\ue000{i}\ue001"))
+    n_links = len(link_matches)
+    heading_lines: list[int] = []
+    for m in atx:
+        inserts.append((m.end(), f"\ue000{n_links + len(heading_lines)}\ue001"))
+        heading_lines.append(_line_index(line_starts, m.start()))
+    for offset, line_index in setext:
+        inserts.append((offset, f"\ue000{n_links + len(heading_lines)}\ue001"))
+        heading_lines.append(line_index)
+    inserts.sort(key=lambda item: item[0])
+    pieces: list[str] = []
+    last = 0
+    for offset, marker in inserts:
+        pieces.append(body[last:offset])
+        pieces.append(marker)
+        last = offset
+    pieces.append(body[last:])
+    tokens = _MARKDOWN("".join(pieces))
+    assert isinstance(tokens, list)
+
+    live_links: set[int] = set()
+    headings_found: list[Heading] = []
+    for token in tokens:
+        _walk(token, n_links, live_links, headings_found, heading_lines, body_line)
+    links = [_link(m, line_starts, body_line) for i, m in enumerate(link_matches) if i in live_links]
+    headings_found.sort(key=lambda h: h.line)
+    return tuple(headings_found), tuple(links)
+
+
+def _is_link(m: re.Match[str]) -> bool:
+    target, anchor, _ = split_link(m.group(2))
+    return bool(target or anchor)
+
+
+def _walk(
+    token: dict[str, Any], n_links: int, live: set[int], headings: list[Heading],
+    heading_lines: list[int], body_line: int,
+) -> None:
+    kind = token.get("type")
+    if kind == "text":
+        for m in MARKER_RE.finditer(token.get("raw", "")):
+            index = int(m.group(1))
+            if index < n_links:
+                live.add(index)
+        return
+    if kind == "heading":
+        text = "".join(_inline_text(token))
+        for m in MARKER_RE.finditer(text):
+            index = int(m.group(1))
+            if index >= n_links:
+                clean = MARKER_RE.sub("", text).strip()
+                line = heading_lines[index - n_links] + body_line
+                headings.append(Heading(clean, int(token["attrs"]["level"]), line))
+                break
+    for child in token.get("children", ()) or ():
+        if isinstance(child, dict):
+            _walk(child, n_links, live, headings, heading_lines, body_line)
+
+
+def _inline_text(token: dict[str, Any]) -> Iterator[str]:
+    if token.get("type") in ("text", "codespan"):
+        yield token.get("raw", "")
+    for child in token.get("children", ()) or ():
+        if isinstance(child, dict):
+            yield from _inline_text(child)
+
+
+def _setext_candidates(body: str) -> list[tuple[int, int]]:
+    """(offset of the end of the text line, line index) for lines underlined by === or ---."""
+    out: list[tuple[int, int]] = []
+    if "==" not in body and "--" not in body and "\n=" not in body and "\n-" not in body:
+        return out
+    lines = body.split("\n")
+    offset = 0
+    for index, line in enumerate(lines[:-1]):
+        nxt = lines[index + 1]
+        if (
+            line.strip()
+            and not line.startswith(("    ", "\t"))
+            and SETEXT_UNDERLINE_RE.match(nxt)
+        ):
+            out.append((offset + len(line.rstrip()), index))
+        offset += len(line) + 1
+    return out
+
+
+def _atx_heading(body: str, m: re.Match[str], line_starts: list[int], body_line: int) -> Heading:
+    end = body.find("\n", m.end())
+    content = body[m.end() : end if end >= 0 else len(body)]
+    content = re.sub(r"[ \t]+#+[ \t]*$|^#+[ \t]*$", "", content).strip()
+    return Heading(content, len(m.group(1)), _line_index(line_starts, m.start()) + body_line)
+
+
+def _link(m: re.Match[str], line_starts: list[int], body_line: int) -> WikiLink:
+    line_index = _line_index(line_starts, m.start())
+    target, anchor, label = split_link(m.group(2))
+    return WikiLink(
+        raw=m.group(0),
+        target=target,
+        label=label,
+        anchor=anchor,
+        embed=m.group(1) == "!",
+        line=line_index + body_line,
+        column=m.start() - line_starts[line_index] + 1,
+    )
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    pos = find("\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = find("\n", pos + 1)
+    return starts
+
+
+def _line_index(line_starts: list[int], offset: int) -> int:
+    lo, hi = 0, len(line_starts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if line_starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -1,0 +1,124 @@
+"""Wikilink resolution, exactly as design.md section 3. Pure: names come from a lookup."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from brain.model import (
+    ENTITY_KINDS,
+    SHARED_SCOPE,
+    Kind,
+    LinkStatus,
+    WikiLink,
+    name_key,
+    unresolved_id,
+)
+
+KIND_PREFIXES: tuple[tuple[str, Kind], ...] = (
+    ("workflow:", Kind.WORKFLOW),
+    ("chat:", Kind.CHAT),
+    ("work-item:", Kind.WORK_ITEM),
+    ("workitem:", Kind.WORK_ITEM),
+    ("agent:", Kind.AGENT),
+    ("memory:", Kind.MEMORY),
+)
+_LEVEL3_KINDS = (*ENTITY_KINDS, Kind.AGENT)
+
+
+@dataclass(frozen=True, slots=True)
+class NameEntry:
+    """Something a link can name: its id, kind, and for memories the scope."""
+
+    id: str
+    kind: Kind
+    key: str
+    scope: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The target part of a link, taken apart: kind prefix, scope, name key."""
+
+    kind: Kind | None
+    scope: str | None
+    key: str
+    full_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    status: LinkStatus
+    target_id: str
+    candidates: tuple[str, ...] = ()
+
+
+NameLookup = Callable[[str], Sequence[NameEntry]]
+HeadingLookup = Callable[[str], Iterable[str] | None]
+
+
+def parse_target(target: str) -> Target:
+    text = target.strip()
+    kind: Kind | None = None
+    lowered = text.casefold()
+    for prefix, prefix_kind in KIND_PREFIXES:
+        if lowered.startswith(prefix):
+            kind = prefix_kind
+            text = text[len(prefix) :].strip()
+            break
+    scope: str | None = None
+    if "/" in text and kind in (None, Kind.MEMORY):
+        scope, text = text.split("/", 1)
+        scope = scope.strip()
+    key = name_key(text)
+    return Target(kind, scope, key, name_key(target))
+
+
+def resolve_link(
+    link: WikiLink,
+    source_id: str,
+    source_scope: str,
+    names: NameLookup,
+    headings: HeadingLookup,
+) -> Resolution:
+    """Where `link`, written in a note of `source_scope`, points."""
+    if not link.target:
+        # `[[#Heading]]` names a heading of the note it is written in.
+        return _check_anchor(Resolution(LinkStatus.RESOLVED, source_id), link, headings)
+    target = parse_target(link.target)
+    if not target.key or (target.scope is not None and "/" in target.key):
+        return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key))
+    entries = names(target.key)
+    for level in _levels(target, source_scope):
+        matches = sorted({e.id for e in entries if level(e)})
+        if len(matches) == 1:
+            return _check_anchor(Resolution(LinkStatus.RESOLVED, matches[0]), link, headings)
+        if matches:
+            return Resolution(LinkStatus.AMBIGUOUS, unresolved_id(target.full_key), tuple(matches))
+    return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key))
+
+
+def _levels(target: Target, source_scope: str) -> list[Callable[[NameEntry], bool]]:
+    if target.scope is not None:
+        scope_key = name_key(target.scope)
+        return [lambda e: e.kind is Kind.MEMORY and name_key(e.scope or "") == scope_key]
+    if target.kind not in (None, Kind.MEMORY):
+        kind = target.kind
+        return [lambda e: e.kind is kind]
+    levels: list[Callable[[NameEntry], bool]] = [
+        lambda e: e.kind is Kind.MEMORY and e.scope == source_scope,
+        lambda e: e.kind is Kind.MEMORY and e.scope == SHARED_SCOPE,
+    ]
+    if target.kind is None:
+        levels.append(lambda e: e.kind in _LEVEL3_KINDS)
+    return levels
+
+
+def _check_anchor(resolution: Resolution, link: WikiLink, headings: HeadingLookup) -> Resolution:
+    if link.anchor is None or not resolution.target_id.startswith("memory:"):
+        return resolution
+    wanted = link.anchor.casefold()
+    found = headings(resolution.target_id)
+    if found is not None and any(h.casefold() == wanted for h in found):
+        return resolution
+    return Resolution(LinkStatus.MISSING_ANCHOR, resolution.target_id)

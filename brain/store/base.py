@@ -1,0 +1,242 @@
+"""The GraphStore interface every backend implements, and the records it trades in.
+
+A store holds nodes and edges and answers queries; it does not decide where a link points.
+Resolution happens once, in `brain.store.linking`, which turns file changes into one
+`WriteBatch`. That keeps both backends equal by construction, and lets the Neo4j store
+write each batch as a few `UNWIND` statements in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from brain.model import (
+    AgentNode,
+    Edge,
+    EntityNode,
+    JSONValue,
+    Kind,
+    Link,
+    LinkStatus,
+    MemoryNode,
+    Node,
+    Problem,
+    Severity,
+    Stats,
+)
+from brain.resolve import NameEntry
+
+
+@dataclass(slots=True)
+class WriteBatch:
+    """One atomic change of the graph.
+
+    `links` replaces the whole outgoing link list of each source named; `relinks` updates
+    single existing links of other sources (same source and ordinal) whose resolution changed.
+    Unresolved nodes are the store's business: it creates the ones links point to and drops
+    the ones nothing points to any more.
+    """
+
+    memories: list[MemoryNode] = field(default_factory=list)
+    agents: list[AgentNode] = field(default_factory=list)
+    entities: list[EntityNode] = field(default_factory=list)
+    deletes: list[str] = field(default_factory=list)
+    links: dict[str, list[Link]] = field(default_factory=dict)
+    relinks: list[Link] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.memories or self.agents or self.entities or self.deletes or self.links
+            or self.relinks
+        )
+
+    def changed_ids(self) -> list[str]:
+        ids = [m.id for m in self.memories] + [a.id for a in self.agents]
+        ids += [e.id for e in self.entities] + list(self.deletes)
+        ids += [link.source for link in self.relinks if link.source not in self.links]
+        return sorted(set(ids))
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    scope: str | None = None
+    agent: str | None = None
+    type: str | None = None
+    text: str | None = None
+    has_problems: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Subgraph:
+    nodes: Sequence[Node]
+    edges: Sequence[Edge]
+    truncated: bool = False
+
+
+NodeRow = tuple[str, str, tuple[tuple[str, JSONValue], ...]]
+EdgeRow = tuple[str, str, str, tuple[tuple[str, JSONValue], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphExport:
+    """The whole graph as plain sets, to prove two stores hold the same graph."""
+
+    nodes: frozenset[NodeRow]
+    edges: frozenset[EdgeRow]
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Storage and queries of the graph. Every write is one `WriteBatch`."""
+
+    # writes
+    def write(self, batch: WriteBatch) -> None: ...
+    def clear(self) -> None: ...
+    def close(self) -> None: ...
+
+    # what resolution needs
+    def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]: ...
+    def links_with_keys(self, keys: Collection[str]) -> list[Link]: ...
+    def headings(self, ids: Collection[str]) -> dict[str, list[str]]: ...
+
+    # reads
+    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]: ...
+    def find_memory(self, scope: str, name: str) -> MemoryNode | None: ...
+    def memory_by_path(self, path: str) -> MemoryNode | None: ...
+    def list_memories(
+        self, where: MemoryFilter, after: str | None = None, limit: int | None = None
+    ) -> list[MemoryNode]: ...
+    def count_memories(self, where: MemoryFilter) -> int: ...
+    def list_agents(self) -> list[AgentNode]: ...
+    def list_entities(self, kind: Kind) -> list[EntityNode]: ...
+    def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]: ...
+    def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]: ...
+    def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph: ...
+    def problems(self) -> list[Problem]: ...
+    def stats(self) -> Stats: ...
+    def export(self) -> GraphExport: ...
+
+
+def link_problem(source_path: str, link: Link) -> Problem | None:
+    """The problem a stored link stands for, if any: one wording for every front end."""
+    if link.status is LinkStatus.RESOLVED:
+        return None
+    if link.status is LinkStatus.BROKEN:
+        code = "broken-link"
+        message = (
+            f"`{link.raw}` points to nothing: no memory, workflow, chat or work item "
+            f"is named `{link.target}`"
+        )
+        fix = f"create the note `{link.target}` or fix the link's spelling"
+    elif link.status is LinkStatus.AMBIGUOUS:
+        code = "ambiguous-link"
+        names = ", ".join(link.candidates)
+        message = f"`{link.raw}` could mean any of: {names}"
+        fix = "name one explicitly, e.g. `[[" + _explicit(link.candidates[0]) + "]]`"
+    else:
+        code = "missing-anchor"
+        message = f"`{link.raw}`: the target has no heading `{link.anchor}`"
+        fix = "link to an existing heading or add that heading to the target"
+    return Problem(
+        code=code,
+        severity=Severity.ERROR,
+        path=source_path,
+        message=message,
+        line=link.line,
+        column=link.column,
+        length=len(link.raw),
+        target=link.target,
+        candidates=link.candidates,
+        fix=fix,
+    )
+
+
+def _explicit(node_id: str) -> str:
+    kind, rest = node_id.split(":", 1)
+    return rest if kind == "memory" else node_id
+
+
+def memory_off_problem(agent: AgentNode) -> Problem:
+    reason = (
+        "has no definition in agents/" if agent.path is None
+        else f"is defined in {agent.path} without `memory: true`"
+    )
+    return Problem(
+        code="memory-off",
+        severity=Severity.WARNING,
+        path=f"memory/{agent.name}",
+        message=f"agent `{agent.name}` {reason}: its notes are kept but it cannot remember",
+        fix=f"set `memory: true` in agents/{agent.name}.md, or read and clear the folder",
+    )
+
+
+def memory_matches(memory: MemoryNode, where: MemoryFilter, problem_ids: Mapping[str, bool]) -> bool:
+    if where.scope is not None and memory.scope != where.scope:
+        return False
+    if where.agent is not None and memory.scope != where.agent:
+        return False
+    if where.type is not None and memory.type != where.type:
+        return False
+    if where.text:
+        needle = where.text.casefold()
+        if needle not in memory.name.casefold() and needle not in memory.description.casefold():
+            return False
+    if where.has_problems is not None:
+        has = bool(memory.problems) or problem_ids.get(memory.id, False)
+        if has != where.has_problems:
+            return False
+    return True
+
+
+def node_row(node: Node) -> NodeRow:
+    """A node as a plain row, for export: both stores must give identical rows."""
+    props: dict[str, JSONValue]
+    if isinstance(node, MemoryNode):
+        props = {
+            "scope": node.scope, "name": node.name, "path": node.path,
+            "description": node.description, "type": node.type, "hash": node.hash,
+            "size": node.size, "modifiedAt": node.modified_at, "body": node.body,
+            "headings": [[h.text, h.level, h.line] for h in node.headings],
+            "properties": dict(node.properties),
+            "problems": [[p.code, p.message, p.line, p.column] for p in node.problems],
+        }
+        label = "Memory"
+    elif isinstance(node, AgentNode):
+        props = {
+            "name": node.name, "description": node.description,
+            "memoryEnabled": node.memory_enabled, "memoryOff": node.memory_off, "path": node.path,
+        }
+        label = "Agent"
+    elif isinstance(node, EntityNode):
+        props = {"id": node.ident, "title": node.title, "path": node.path}
+        label = node.entity_kind.label
+    else:
+        props = {"target": node.target}
+        label = "Unresolved"
+    return node.id, label, tuple(sorted((k, _freeze(v)) for k, v in props.items()))
+
+
+def link_row(link: Link) -> EdgeRow:
+    props: dict[str, JSONValue] = {
+        "ordinal": link.ordinal, "status": link.status.value, "raw": link.raw,
+        "target": link.target, "key": link.key, "label": link.label, "anchor": link.anchor,
+        "embed": link.embed, "line": link.line, "column": link.column,
+        "candidates": list(link.candidates),
+    }
+    frozen = tuple(sorted((k, _freeze(v)) for k, v in props.items()))
+    return "LINKS_TO", link.source, link.target_id, frozen
+
+
+def remembers_row(memory: MemoryNode) -> EdgeRow | None:
+    owner = memory.owner
+    return None if owner is None else ("REMEMBERS", f"agent:{owner}", memory.id, ())
+
+
+def _freeze(value: JSONValue) -> JSONValue:
+    # Rows must be hashable: lists and maps become canonical JSON text.
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return value

@@ -1,0 +1,173 @@
+"""Turns changed nodes into one WriteBatch, re-resolving exactly the links they affect.
+
+A link can only change where it points when a node with the name it asks for appears or
+disappears (or when its own note changes). Every stored link keeps the name key it asks
+for, so the links to re-resolve are `links_with_keys(names of changed nodes)`, however big
+the graph is. Headings are checked for anchors the same way.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from brain.model import (
+    AgentNode,
+    EntityNode,
+    Kind,
+    Link,
+    MemoryNode,
+    WikiLink,
+    name_key,
+)
+from brain.resolve import NameEntry, parse_target, resolve_link
+from brain.store.base import GraphStore, WriteBatch
+
+
+@dataclass(frozen=True, slots=True)
+class NoteChange:
+    """A memory to upsert with the wikilinks parsed from it."""
+
+    memory: MemoryNode
+    links: tuple[WikiLink, ...]
+
+
+def entry_of(node: MemoryNode | AgentNode | EntityNode) -> NameEntry:
+    if isinstance(node, MemoryNode):
+        return NameEntry(node.id, Kind.MEMORY, name_key(node.name), node.scope)
+    if isinstance(node, AgentNode):
+        return NameEntry(node.id, Kind.AGENT, name_key(node.name))
+    return NameEntry(node.id, node.entity_kind, name_key(node.ident))
+
+
+def key_of_id(node_id: str) -> str:
+    """The name key of a node id (`memory:scope/name` -> `name`)."""
+    kind, rest = node_id.split(":", 1)
+    if kind == Kind.MEMORY.value:
+        rest = rest.split("/", 1)[1]
+    return name_key(rest)
+
+
+def plan(
+    store: GraphStore,
+    notes: Sequence[NoteChange] = (),
+    agents: Sequence[AgentNode] = (),
+    entities: Sequence[EntityNode] = (),
+    deletes: Collection[str] = (),
+    fresh: bool = False,
+) -> WriteBatch:
+    """The batch that applies these changes. `fresh`: the store is known to be empty."""
+    upserted: list[MemoryNode | AgentNode | EntityNode] = [n.memory for n in notes]
+    upserted += list(agents) + list(entities)
+    changed_ids = {n.id for n in upserted} | set(deletes)
+    changed_keys = {entry_of(n).key for n in upserted} | {key_of_id(i) for i in deletes}
+
+    others: list[Link] = []
+    if not fresh and changed_keys:
+        sources = {n.memory.id for n in notes} | set(deletes)
+        others = [link for link in store.links_with_keys(changed_keys) if link.source not in sources]
+
+    wanted_keys = {parse_target(w.target).key for n in notes for w in n.links if w.target}
+    wanted_keys |= {link.key for link in others}
+    names = _NameIndex(store, wanted_keys, upserted, changed_ids, fresh)
+    headings = _Headings(store, notes, others, names, fresh)
+
+    batch = WriteBatch(
+        memories=[n.memory for n in notes],
+        agents=list(agents),
+        entities=list(entities),
+        deletes=sorted(set(deletes)),
+    )
+    for note in notes:
+        memory = note.memory
+        batch.links[memory.id] = [
+            _stored(memory.id, memory.scope, ordinal, wiki, names, headings)
+            for ordinal, wiki in enumerate(note.links)
+        ]
+    for old in others:
+        scope = old.source.split(":", 1)[1].split("/", 1)[0]
+        wiki = WikiLink(old.raw, old.target, old.label, old.anchor, old.embed, old.line, old.column)
+        new = _stored(old.source, scope, old.ordinal, wiki, names, headings)
+        before = (old.target_id, old.status, old.candidates)
+        if (new.target_id, new.status, new.candidates) != before:
+            batch.relinks.append(new)
+    return batch
+
+
+def _stored(
+    source: str, scope: str, ordinal: int, wiki: WikiLink, names: _NameIndex, headings: _Headings
+) -> Link:
+    resolution = resolve_link(wiki, source, scope, names.lookup, headings.lookup)
+    return Link(
+        source=source,
+        ordinal=ordinal,
+        target_id=resolution.target_id,
+        status=resolution.status,
+        raw=wiki.raw,
+        target=wiki.target,
+        key=parse_target(wiki.target).key if wiki.target else "",
+        label=wiki.label,
+        anchor=wiki.anchor,
+        embed=wiki.embed,
+        line=wiki.line,
+        column=wiki.column,
+        candidates=resolution.candidates,
+    )
+
+
+class _NameIndex:
+    """Names as they will be after the batch: the store's, minus changed ids, plus the batch."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        keys: Collection[str],
+        upserted: Iterable[MemoryNode | AgentNode | EntityNode],
+        changed_ids: Collection[str],
+        fresh: bool,
+    ) -> None:
+        self.entries: dict[str, list[NameEntry]] = defaultdict(list)
+        if not fresh and keys:
+            for key, found in store.name_entries(keys).items():
+                self.entries[key] = [e for e in found if e.id not in changed_ids]
+        for node in upserted:
+            entry = entry_of(node)
+            self.entries[entry.key].append(entry)
+
+    def lookup(self, key: str) -> Sequence[NameEntry]:
+        return self.entries.get(key, ())
+
+
+class _Headings:
+    """Heading texts of anchor targets: the batch's own, else fetched once from the store."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        notes: Sequence[NoteChange],
+        others: Sequence[Link],
+        names: _NameIndex,
+        fresh: bool,
+    ) -> None:
+        self.known: dict[str, list[str]] = {
+            n.memory.id: [h.text for h in n.memory.headings] for n in notes
+        }
+        self.store = store
+        self.fresh = fresh
+        if not fresh:
+            # Fetch the headings of every memory an anchored link may land on, in one call.
+            wanted = {
+                e.id
+                for key in {parse_target(w.target).key for n in notes for w in n.links
+                            if w.anchor and w.target} | {o.key for o in others if o.anchor}
+                for e in names.lookup(key)
+                if e.kind is Kind.MEMORY and e.id not in self.known
+            }
+            if wanted:
+                self.known.update(store.headings(wanted))
+
+    def lookup(self, node_id: str) -> list[str] | None:
+        if node_id not in self.known and not self.fresh:
+            self.known.update(self.store.headings([node_id]))
+        return self.known.get(node_id)

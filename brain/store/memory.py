@@ -1,0 +1,335 @@
+"""The embedded in-process store: the default backend, and the fake other tests use.
+
+Plain dicts with the indexes the queries need: outgoing and incoming links, links by the
+name key they ask for, names by key, memories by path. One lock makes each batch atomic
+for readers on other threads (the server answers queries while the watcher writes).
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections import defaultdict, deque
+from collections.abc import Collection
+
+from brain.model import (
+    AgentNode,
+    Edge,
+    EntityNode,
+    Kind,
+    Link,
+    LinkStatus,
+    MemoryNode,
+    Node,
+    Problem,
+    Stats,
+    UnresolvedNode,
+    agent_id,
+    name_key,
+    sorted_problems,
+)
+from brain.resolve import NameEntry
+from brain.store.base import (
+    EdgeRow,
+    GraphExport,
+    MemoryFilter,
+    NodeRow,
+    Subgraph,
+    WriteBatch,
+    link_problem,
+    link_row,
+    memory_matches,
+    memory_off_problem,
+    node_row,
+    remembers_row,
+)
+from brain.store.linking import entry_of
+
+LinkKey = tuple[str, int]
+
+
+class MemoryStore:
+    """A complete GraphStore held in this process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.clear()
+
+    # ------------------------------------------------------------------ writes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._memories: dict[str, MemoryNode] = {}
+            self._agents: dict[str, AgentNode] = {}
+            self._entities: dict[str, EntityNode] = {}
+            self._unresolved: dict[str, UnresolvedNode] = {}
+            self._out: dict[str, list[Link]] = {}
+            self._in: dict[str, dict[LinkKey, Link]] = defaultdict(dict)
+            self._by_key: dict[str, set[LinkKey]] = defaultdict(set)
+            self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
+            self._by_path: dict[str, str] = {}
+            self._sorted_ids: list[str] | None = None
+            self.writes = 0
+
+    def close(self) -> None:
+        pass
+
+    def write(self, batch: WriteBatch) -> None:
+        with self._lock:
+            self.writes += 1
+            touched_targets: set[str] = set()
+            for node_id in batch.deletes:
+                self._delete(node_id, touched_targets)
+            for memory in batch.memories:
+                old = self._memories.get(memory.id)
+                if old is not None and old.path != memory.path:
+                    self._by_path.pop(old.path, None)
+                self._memories[memory.id] = memory
+                self._by_path[memory.path] = memory.id
+                self._index_name(memory)
+            for agent in batch.agents:
+                self._agents[agent.id] = agent
+                self._index_name(agent)
+            for entity in batch.entities:
+                self._entities[entity.id] = entity
+                self._index_name(entity)
+            for source, links in batch.links.items():
+                for old_link in self._out.pop(source, []):
+                    self._unindex_link(old_link, touched_targets)
+                self._out[source] = list(links)
+                for link in links:
+                    self._index_link(link)
+            for link in batch.relinks:
+                current = self._out.get(link.source)
+                if current is None or link.ordinal >= len(current):
+                    continue
+                self._unindex_link(current[link.ordinal], touched_targets)
+                current[link.ordinal] = link
+                self._index_link(link)
+            for target in touched_targets:
+                if target.startswith("unresolved:") and not self._in.get(target):
+                    self._unresolved.pop(target, None)
+                    self._in.pop(target, None)
+            if batch.memories or batch.deletes:
+                self._sorted_ids = None
+
+    def _delete(self, node_id: str, touched: set[str]) -> None:
+        node: Node | None = (
+            self._memories.pop(node_id, None)
+            or self._agents.pop(node_id, None)
+            or self._entities.pop(node_id, None)
+        )
+        if node is None or isinstance(node, UnresolvedNode):
+            return
+        if isinstance(node, MemoryNode):
+            self._by_path.pop(node.path, None)
+            for link in self._out.pop(node_id, []):
+                self._unindex_link(link, touched)
+        entry = entry_of(node)
+        self._names[entry.key].pop(node_id, None)
+
+    def _index_name(self, node: MemoryNode | AgentNode | EntityNode) -> None:
+        entry = entry_of(node)
+        self._names[entry.key][entry.id] = entry
+
+    def _index_link(self, link: Link) -> None:
+        ref = (link.source, link.ordinal)
+        self._in[link.target_id][ref] = link
+        self._by_key[link.key].add(ref)
+        if link.target_id.startswith("unresolved:") and link.target_id not in self._unresolved:
+            self._unresolved[link.target_id] = UnresolvedNode(link.target_id.split(":", 1)[1])
+
+    def _unindex_link(self, link: Link, touched: set[str]) -> None:
+        ref = (link.source, link.ordinal)
+        incoming = self._in.get(link.target_id)
+        if incoming is not None:
+            incoming.pop(ref, None)
+        self._by_key[link.key].discard(ref)
+        touched.add(link.target_id)
+
+    # ------------------------------------------------------------------ resolution support
+
+    def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
+        with self._lock:
+            return {k: list(self._names[k].values()) for k in keys if self._names.get(k)}
+
+    def links_with_keys(self, keys: Collection[str]) -> list[Link]:
+        with self._lock:
+            return [
+                self._out[source][ordinal]
+                for key in keys
+                for source, ordinal in sorted(self._by_key.get(key, ()))
+            ]
+
+    def headings(self, ids: Collection[str]) -> dict[str, list[str]]:
+        with self._lock:
+            return {
+                i: [h.text for h in self._memories[i].headings] for i in ids if i in self._memories
+            }
+
+    # ------------------------------------------------------------------ reads
+
+    def _node(self, node_id: str) -> Node | None:
+        return (
+            self._memories.get(node_id)
+            or self._agents.get(node_id)
+            or self._entities.get(node_id)
+            or self._unresolved.get(node_id)
+        )
+
+    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+        with self._lock:
+            found = {i: self._node(i) for i in ids}
+            return {i: n for i, n in found.items() if n is not None}
+
+    def find_memory(self, scope: str, name: str) -> MemoryNode | None:
+        with self._lock:
+            exact = self._memories.get(f"memory:{scope}/{name}")
+            if exact is not None:
+                return exact
+            matches = [
+                self._memories[e.id]
+                for e in self._names.get(name_key(name), {}).values()
+                if e.kind is Kind.MEMORY and name_key(e.scope or "") == name_key(scope)
+            ]
+            return matches[0] if len(matches) == 1 else None
+
+    def memory_by_path(self, path: str) -> MemoryNode | None:
+        with self._lock:
+            node_id = self._by_path.get(path)
+            return None if node_id is None else self._memories.get(node_id)
+
+    def _has_link_problems(self) -> dict[str, bool]:
+        return {
+            source: any(link.status is not LinkStatus.RESOLVED for link in links)
+            for source, links in self._out.items()
+        }
+
+    def list_memories(
+        self, where: MemoryFilter, after: str | None = None, limit: int | None = None
+    ) -> list[MemoryNode]:
+        with self._lock:
+            if self._sorted_ids is None:
+                self._sorted_ids = sorted(self._memories)
+            ids = self._sorted_ids
+            start = 0 if after is None else bisect.bisect_right(ids, after)
+            flags = self._has_link_problems() if where.has_problems is not None else {}
+            out: list[MemoryNode] = []
+            for node_id in ids[start:]:
+                memory = self._memories[node_id]
+                if memory_matches(memory, where, flags):
+                    out.append(memory)
+                    if limit is not None and len(out) >= limit:
+                        break
+            return out
+
+    def count_memories(self, where: MemoryFilter) -> int:
+        return len(self.list_memories(where))
+
+    def list_agents(self) -> list[AgentNode]:
+        with self._lock:
+            return sorted(self._agents.values(), key=lambda a: a.name)
+
+    def list_entities(self, kind: Kind) -> list[EntityNode]:
+        with self._lock:
+            return sorted(
+                (e for e in self._entities.values() if e.entity_kind is kind), key=lambda e: e.id
+            )
+
+    def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        with self._lock:
+            return {i: list(self._out.get(i, ())) for i in ids}
+
+    def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        with self._lock:
+            return {
+                i: sorted(self._in.get(i, {}).values(), key=lambda link: (link.source, link.ordinal))
+                for i in ids
+            }
+
+    def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
+        with self._lock:
+            if self._node(node_id) is None:
+                return Subgraph((), ())
+            seen = {node_id: 0}
+            queue = deque([node_id])
+            truncated = False
+            while queue:
+                current = queue.popleft()
+                if seen[current] >= depth:
+                    continue
+                for neighbour in sorted(self._neighbours(current)):
+                    if neighbour in seen:
+                        continue
+                    if len(seen) >= limit:
+                        truncated = True
+                        break
+                    seen[neighbour] = seen[current] + 1
+                    queue.append(neighbour)
+            nodes = [n for n in (self._node(i) for i in sorted(seen)) if n is not None]
+            edges: list[Edge] = []
+            for i in sorted(seen):
+                for link in self._out.get(i, ()):
+                    if link.target_id in seen:
+                        edges.append(Edge("LINKS_TO", i, link.target_id, link))
+                memory = self._memories.get(i)
+                if memory is not None and memory.owner and agent_id(memory.owner) in seen:
+                    edges.append(Edge("REMEMBERS", agent_id(memory.owner), i))
+            return Subgraph(nodes, edges, truncated)
+
+    def _neighbours(self, node_id: str) -> set[str]:
+        out = {link.target_id for link in self._out.get(node_id, ())}
+        out |= {source for source, _ in self._in.get(node_id, {})}
+        memory = self._memories.get(node_id)
+        if memory is not None and memory.owner is not None:
+            out.add(agent_id(memory.owner))
+        if node_id.startswith("agent:"):
+            name = node_id.split(":", 1)[1]
+            out |= {m.id for m in self._memories.values() if m.scope == name}
+        return out
+
+    def problems(self) -> list[Problem]:
+        with self._lock:
+            found: list[Problem] = []
+            for memory in self._memories.values():
+                found.extend(memory.problems)
+                for link in self._out.get(memory.id, ()):
+                    problem = link_problem(memory.path, link)
+                    if problem is not None:
+                        found.append(problem)
+            found.extend(memory_off_problem(a) for a in self._agents.values() if a.memory_off)
+            return sorted_problems(found)
+
+    def stats(self) -> Stats:
+        with self._lock:
+            counts: dict[LinkStatus, int] = defaultdict(int)
+            for links in self._out.values():
+                for link in links:
+                    counts[link.status] += 1
+            kinds: dict[Kind, int] = defaultdict(int)
+            for entity in self._entities.values():
+                kinds[entity.entity_kind] += 1
+            return Stats(
+                agents=len(self._agents),
+                memories=len(self._memories),
+                links=sum(counts.values()),
+                broken=counts[LinkStatus.BROKEN],
+                ambiguous=counts[LinkStatus.AMBIGUOUS],
+                missing_anchor=counts[LinkStatus.MISSING_ANCHOR],
+                unresolved=len(self._unresolved),
+                workflows=kinds[Kind.WORKFLOW],
+                chats=kinds[Kind.CHAT],
+                work_items=kinds[Kind.WORK_ITEM],
+            )
+
+    def export(self) -> GraphExport:
+        with self._lock:
+            nodes: set[NodeRow] = set()
+            for group in (self._memories, self._agents, self._entities, self._unresolved):
+                nodes.update(node_row(n) for n in group.values())
+            edges: set[EdgeRow] = {link_row(link) for links in self._out.values() for link in links}
+            for memory in self._memories.values():
+                row = remembers_row(memory)
+                if row is not None:
+                    edges.add(row)
+            return GraphExport(frozenset(nodes), frozenset(edges))

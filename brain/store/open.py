@@ -1,0 +1,30 @@
+"""Choosing a store from the command line or the environment."""
+
+from __future__ import annotations
+
+import argparse
+
+from brain.store.base import GraphStore
+from brain.store.memory import MemoryStore
+
+
+class StoreUnavailable(Exception):
+    """The chosen store cannot be used: one clear line for the user, no traceback."""
+
+
+def open_store(args: argparse.Namespace) -> GraphStore:
+    kind = getattr(args, "store", "memory") or "memory"
+    if kind == "memory":
+        return MemoryStore()
+    if kind == "neo4j":
+        if not args.neo4j_uri:
+            raise StoreUnavailable("--store neo4j needs --neo4j-uri (or NEO4J_URI), e.g. bolt://127.0.0.1:7687")
+        try:
+            from brain.store.neo4j import Neo4jStore
+        except ImportError as exc:  # the Neo4j store lands in its own change
+            raise StoreUnavailable(f"the Neo4j store is not available: {exc}") from exc
+        store: GraphStore = Neo4jStore.connect(
+            args.neo4j_uri, args.neo4j_user, args.neo4j_password, args.neo4j_database
+        )
+        return store
+    raise StoreUnavailable(f"unknown store {kind!r}: use memory or neo4j")

@@ -1,0 +1,170 @@
+"""Where things live in a workspace folder (design.md section 1), and how to read them."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from brain.model import SHARED_SCOPE, Kind, Problem, Severity
+from brain.parse import decode, first_line, load_frontmatter, split_frontmatter
+
+MEMORY_DIR = "memory"
+AGENTS_DIR = "agents"
+ENTITY_DIRS: dict[str, tuple[Kind, tuple[str, ...]]] = {
+    "workflows": (Kind.WORKFLOW, (".yaml", ".yml", ".json", ".md")),
+    "chats": (Kind.CHAT, (".json", ".jsonl", ".md")),
+    "work-items": (Kind.WORK_ITEM, (".md", ".yaml", ".yml", ".json")),
+}
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRole:
+    """What a workspace file is: a memory, an agent definition, an entity, or a misplaced file."""
+
+    kind: str  # "memory" | "agent" | "entity" | "problem" | "ignored"
+    scope: str = ""
+    name: str = ""
+    entity_kind: Kind | None = None
+    problem: Problem | None = None
+
+
+IGNORED = FileRole("ignored")
+
+
+def classify(rel: str) -> FileRole:
+    """The role of a file from its path relative to the root (with `/`). Pure."""
+    parts = rel.split("/")
+    if any(p.startswith(".") or p == "" for p in parts):
+        return IGNORED
+    top = parts[0]
+    stem, dot, ext = parts[-1].rpartition(".")
+    if not dot:
+        stem, ext = parts[-1], ""
+    ext = "." + ext.lower() if dot else ""
+    if top == MEMORY_DIR:
+        if len(parts) == 2:
+            return FileRole("problem", problem=Problem(
+                "outside-scope", Severity.WARNING, rel,
+                "not inside a scope folder, so no agent remembers it",
+                fix=f"move it to memory/{SHARED_SCOPE}/{parts[1]} or into an agent's folder",
+            ))
+        scope = parts[1]
+        if len(parts) > 3:
+            return FileRole("problem", problem=Problem(
+                "nested-directory", Severity.WARNING, rel,
+                f"in a nested folder: memories live directly in memory/{scope}/",
+                fix=f"move it to memory/{scope}/{parts[-1]}",
+            ))
+        if ext != ".md":
+            return FileRole("problem", problem=Problem(
+                "not-markdown", Severity.WARNING, rel,
+                "not a memory: only .md files are memories",
+                fix=f"rename it to memory/{scope}/{stem}.md if it is a note, else move it out of memory/",
+            ))
+        return FileRole("memory", scope=scope, name=stem)
+    if top == AGENTS_DIR and len(parts) == 2 and ext == ".md":
+        return FileRole("agent", name=stem)
+    spec = ENTITY_DIRS.get(top)
+    if spec is not None and len(parts) == 2 and ext in spec[1]:
+        return FileRole("entity", name=stem, entity_kind=spec[0])
+    return IGNORED
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    rel: str
+    size: int
+    mtime_ns: int
+    is_link: bool = False
+
+
+def walk(root: Path) -> Iterator[FileStat]:
+    """Every file of interest under root, without following symlinked folders."""
+    for top in (MEMORY_DIR, AGENTS_DIR, *ENTITY_DIRS):
+        yield from walk_dir(root / top, top)
+
+
+def walk_dir(folder: Path, rel: str) -> Iterator[FileStat]:
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        child = f"{rel}/{entry.name}"
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                yield from walk_dir(Path(entry.path), child)
+            elif entry.is_symlink():
+                yield FileStat(child, 0, 0, is_link=True)
+            elif entry.is_file(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+                yield FileStat(child, st.st_size, st.st_mtime_ns)
+        except OSError:
+            continue
+
+
+def scope_folders(root: Path) -> set[str]:
+    try:
+        return {
+            e.name for e in os.scandir(root / MEMORY_DIR)
+            if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+        }
+    except OSError:
+        return set()
+
+
+# ------------------------------------------------------------------ agents and entities
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    name: str
+    path: str
+    description: str
+    memory: bool
+
+
+def read_agent_definition(rel: str, name: str, raw: bytes) -> AgentDefinition:
+    text, _ = decode(raw, rel)
+    problems: list[Problem] = []
+    fm, body, _, _ = split_frontmatter(text, rel, problems)
+    data = load_frontmatter(fm, rel, problems) if fm is not None else {}
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        description = first_line(body)
+    return AgentDefinition(name, rel, " ".join(description.split()), data.get("memory") is True)
+
+
+def read_entity_title(rel: str, raw: bytes) -> str | None:
+    """The `title` (or `name`) of a workflow, chat or work item file, if it has one."""
+    text, _ = decode(raw, rel)
+    data: Any = None
+    try:
+        if rel.endswith(".jsonl"):
+            first = next((line for line in text.splitlines() if line.strip()), "")
+            data = json.loads(first) if first else None
+        elif rel.endswith(".json"):
+            data = json.loads(text)
+        elif rel.endswith((".yaml", ".yml")):
+            data = yaml.load(text, Loader=_LOADER)
+        else:
+            problems: list[Problem] = []
+            fm, _, _, _ = split_frontmatter(text, rel, problems)
+            data = load_frontmatter(fm, rel, problems) if fm is not None else None
+    except (ValueError, yaml.YAMLError):
+        return None
+    if isinstance(data, dict):
+        for key in ("title", "name"):
+            value = data.get(key)
+            if isinstance(value, str | int | float) and str(value).strip():
+                return str(value).strip()
+    return None

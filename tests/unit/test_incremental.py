@@ -1,0 +1,52 @@
+"""Incremental syncs end with the same graph as a full ingest of the same files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from brain.model import LinkStatus
+from brain.service import Brain
+from brain.store.memory import MemoryStore
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def full_export(root: Path) -> object:
+    brain = Brain(root, MemoryStore())
+    brain.sync()
+    return brain.store.export()
+
+
+def test_new_note_resolves_waiting_links_and_delete_breaks_them(tmp_path: Path) -> None:
+    write(tmp_path, "memory/bot/a.md", "---\ndescription: A\ntype: user\n---\nsee [[b#Top]]\n")
+    brain = Brain(tmp_path)
+    brain.sync()
+    (link,) = brain.store.links_from(["memory:bot/a"])["memory:bot/a"]
+    assert link.status is LinkStatus.BROKEN
+    assert link.target_id == "unresolved:b"
+
+    write(tmp_path, "memory/bot/b.md", "# Top\n")
+    result = brain.sync(["memory/bot/b.md"])
+    assert result.parsed == 1
+    (link,) = brain.store.links_from(["memory:bot/a"])["memory:bot/a"]
+    assert (link.status, link.target_id) == (LinkStatus.RESOLVED, "memory:bot/b")
+    assert brain.store.get_nodes(["unresolved:b"]) == {}
+    assert brain.store.export() == full_export(tmp_path)
+
+    (tmp_path / "memory/bot/b.md").unlink()
+    brain.sync()
+    (link,) = brain.store.links_from(["memory:bot/a"])["memory:bot/a"]
+    assert link.status is LinkStatus.BROKEN
+    assert brain.store.export() == full_export(tmp_path)
+
+
+def test_rescan_without_changes_reads_nothing(tmp_path: Path) -> None:
+    write(tmp_path, "memory/shared/a.md", "hello [[a]]\n")
+    brain = Brain(tmp_path)
+    assert brain.sync().parsed == 1
+    again = brain.sync()
+    assert (again.read, again.parsed, bool(again.batch)) == (0, 0, False)
