@@ -121,7 +121,9 @@ class Ingester:
             self._scopes = scope_folders(self.root)
         else:
             stats, gone = self._stat_paths(paths)
-        result = self._apply(stats, gone, fresh, progress)
+        # Named paths are always read (the hash decides): a rewrite within the file
+        # system's timestamp granularity keeps size and mtime, and the watcher saw it.
+        result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
         self._synced = True
         result.seconds = time.perf_counter() - started
         return result
@@ -175,7 +177,7 @@ class Ingester:
 
     def _apply(
         self, stats: Mapping[str, FileStat], gone: Iterable[str], fresh: bool,
-        progress: Progress | None,
+        progress: Progress | None, recheck: bool = False,
     ) -> SyncResult:
         notes: list[NoteChange] = []
         entities: list[EntityNode] = []
@@ -203,7 +205,7 @@ class Ingester:
             known = self.files.get(rel)
             overlay = self.overlays.get(rel)
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
-            if overlay is None and unchanged:
+            if overlay is None and unchanged and not recheck:
                 continue
             raw = overlay if overlay is not None else self._read(rel)
             if raw is None:
@@ -211,8 +213,11 @@ class Ingester:
             read += 1
             digest = content_hash(raw)
             if known is not None and known.hash == digest:
+                touched = known.mtime_ns != st.mtime_ns
                 known.size, known.mtime_ns = st.size, st.mtime_ns
-                continue
+                if overlay is not None or role.kind != "memory" or not touched:
+                    continue
+                # Same bytes, new modification time: the memory's age changed.
             mtime = st.mtime_ns / 1e9 if st.mtime_ns >= 0 else time.time()
             node_id: str | None = None
             if role.kind == "memory":
