@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -148,7 +149,8 @@ class Ingester:
     def _stat_paths(self, paths: Iterable[str]) -> tuple[dict[str, FileStat], list[str]]:
         stats: dict[str, FileStat] = {}
         gone: list[str] = []
-        for rel in {p.replace(os.sep, "/").strip("/") for p in paths}:
+        named = {self._unlinked(p.replace(os.sep, "/").strip("/")) for p in paths}
+        for rel in named:
             full = self.root / rel
             if rel in self.overlays:
                 stats[rel] = FileStat(rel, -1, -1)
@@ -157,19 +159,21 @@ class Ingester:
                 st = full.lstat()
             except OSError:
                 gone.append(rel)
-                for known in list(self.files) + list(self.file_problems):
-                    if known.startswith(rel + "/"):
-                        gone.append(known)
+                gone.extend(self._known_under(rel))
                 continue
-            if full.is_dir():
-                for sub in walk_under(self.root, rel):
-                    stats[sub.rel] = sub
+            if stat.S_ISDIR(st.st_mode):  # lstat: a linked folder is a link, never walked
+                found = {sub.rel: sub for sub in walk_under(self.root, rel)}
+                stats.update(found)
+                gone.extend(k for k in self._known_under(rel) if k not in found)
                 continue
-            stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, full.is_symlink())
-        for rel in list(stats) + gone:
+            stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
+            if not stat.S_ISREG(st.st_mode):  # e.g. a folder replaced by a link to it
+                gone.extend(self._known_under(rel))
+        for rel in {*named, *stats, *gone}:  # a named empty folder is a scope too
             parts = rel.split("/")
             if parts[0] == MEMORY_DIR and len(parts) >= 2:
-                if (self.root / MEMORY_DIR / parts[1]).is_dir():
+                scope_dir = self.root / MEMORY_DIR / parts[1]
+                if scope_dir.is_dir() and not scope_dir.is_symlink():
                     self._scopes.add(parts[1])
                 else:
                     self._scopes.discard(parts[1])
@@ -191,15 +195,17 @@ class Ingester:
             role = classify(rel)
             if role.kind == "ignored":
                 continue
-            if role.kind == "problem":
-                assert role.problem is not None
-                self.file_problems[rel] = role.problem
-                continue
             if st.is_link:
+                # Before the role's own problems: a linked scope folder is a link, not a
+                # stray file at the top of memory/.
                 self.file_problems[rel] = Problem(
                     "symlink", Severity.WARNING, rel, "a symbolic link: brain does not follow links",
                     fix="replace the link with the file itself",
                 )
+                continue
+            if role.kind == "problem":
+                assert role.problem is not None
+                self.file_problems[rel] = role.problem
                 continue
             self.file_problems.pop(rel, None)
             known = self.files.get(rel)
@@ -262,6 +268,19 @@ class Ingester:
 
     def _id_still_used(self, node_id: str) -> bool:
         return any(s.node_id == node_id for s in self.files.values())
+
+    def _unlinked(self, rel: str) -> str:
+        """`rel`, or its first ancestor that is a symlink: a full walk never enters one."""
+        parts = rel.split("/")
+        for end in range(1, len(parts)):
+            ancestor = "/".join(parts[:end])
+            if os.path.islink(self.root / ancestor):
+                return ancestor
+        return rel
+
+    def _known_under(self, rel: str) -> list[str]:
+        prefix = rel + "/"
+        return [k for k in (*self.files, *self.file_problems) if k.startswith(prefix)]
 
     def _read(self, rel: str) -> bytes | None:
         try:
