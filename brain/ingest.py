@@ -25,6 +25,8 @@ from brain.model import (
     Problem,
     Severity,
     agent_id,
+    entity_id,
+    memory_id,
 )
 from brain.parse import decode, parse_note
 from brain.store.base import GraphStore, WriteBatch
@@ -32,6 +34,7 @@ from brain.store.linking import NoteChange, plan
 from brain.workspace import (
     MEMORY_DIR,
     AgentDefinition,
+    FileRole,
     FileStat,
     classify,
     read_agent_definition,
@@ -67,6 +70,27 @@ def content_hash(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def defined_id(role: FileRole) -> str | None:
+    """The id of the node a file defines, from its path alone (None: it defines none)."""
+    if role.kind == "memory":
+        return memory_id(role.scope, role.name)
+    if role.kind == "entity":
+        assert role.entity_kind is not None
+        return entity_id(role.entity_kind, role.name)
+    if role.kind == "agent":
+        return agent_id(role.name)
+    return None
+
+
+def duplicate_problem(rel: str, node_id: str, winner: str) -> Problem:
+    kind, name = node_id.split(":", 1)
+    return Problem(
+        "duplicate-file", Severity.WARNING, rel,
+        f"defines {kind} `{name}` again: brain reads it from {winner} and ignores this file",
+        fix=f"merge it into {winner} and delete it, or give it another name",
+    )
+
+
 def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> NoteChange:
     """A memory node and its wikilinks from a file's bytes. Pure but for its arguments."""
     text, problems = decode(raw, rel)
@@ -97,6 +121,9 @@ class Ingester:
         self.files: dict[str, FileState] = {}
         self.file_problems: dict[str, Problem] = {}
         self.definitions: dict[str, AgentDefinition] = {}
+        # node id -> the files that define it; the first in sorted order wins (`x.json` and
+        # `x.yaml` both define workflow `x`), so the graph never depends on sync order.
+        self.claims: dict[str, set[str]] = {}
         self.overlays: dict[str, bytes] = {}
         self._agents: dict[str, AgentNode] = {}
         self._scopes: set[str] = set()
@@ -188,6 +215,25 @@ class Ingester:
         deletes: list[str] = []
         definitions_changed = False
         read = 0
+        stats = dict(stats)
+        gone = set(gone)
+        self._claim(stats, gone)
+
+        for rel in sorted(gone):
+            self.file_problems.pop(rel, None)
+            state = self.files.pop(rel, None)
+            if state is None:
+                continue
+            role = classify(rel)
+            defined = defined_id(role)
+            if defined is not None and self.claims.get(defined):
+                continue  # another file still defines it, and is read if it now wins
+            if role.kind == "agent":
+                self.definitions.pop(role.name, None)
+                definitions_changed = True
+            elif state.node_id is not None:
+                deletes.append(state.node_id)
+
         total = len(stats)
         for done, (rel, st) in enumerate(sorted(stats.items()), 1):
             if progress is not None and (done % 256 == 0 or done == total):
@@ -206,6 +252,11 @@ class Ingester:
             if role.kind == "problem":
                 assert role.problem is not None
                 self.file_problems[rel] = role.problem
+                continue
+            defined = defined_id(role)
+            winner = min(self.claims.get(defined) or {rel}) if defined is not None else rel
+            if defined is not None and winner != rel:
+                self.file_problems[rel] = duplicate_problem(rel, defined, winner)
                 continue
             self.file_problems.pop(rel, None)
             known = self.files.get(rel)
@@ -241,18 +292,6 @@ class Ingester:
                 definitions_changed = True
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
-        for rel in sorted(set(gone)):
-            self.file_problems.pop(rel, None)
-            state = self.files.pop(rel, None)
-            if state is None:
-                continue
-            role = classify(rel)
-            if role.kind == "agent":
-                self.definitions.pop(role.name, None)
-                definitions_changed = True
-            elif state.node_id is not None and not self._id_still_used(state.node_id):
-                deletes.append(state.node_id)
-
         agents, agent_deletes = self._agent_changes(notes, definitions_changed or fresh)
         batch = plan(
             self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh
@@ -266,9 +305,6 @@ class Ingester:
             batch, files=total, read=read, parsed=len(notes), changed_ids=batch.changed_ids()
         )
 
-    def _id_still_used(self, node_id: str) -> bool:
-        return any(s.node_id == node_id for s in self.files.values())
-
     def _unlinked(self, rel: str) -> str:
         """`rel`, or its first ancestor that is a symlink: a full walk never enters one."""
         parts = rel.split("/")
@@ -281,6 +317,50 @@ class Ingester:
     def _known_under(self, rel: str) -> list[str]:
         prefix = rel + "/"
         return [k for k in (*self.files, *self.file_problems) if k.startswith(prefix)]
+
+    def _claim(self, stats: dict[str, FileStat], gone: set[str]) -> None:
+        """Update which files define each node id, before anything is read.
+
+        A file that became a symlink no longer defines anything (it joins `gone`). When
+        the winning file of an id changes, the new winner joins `stats` and is read again,
+        and the old one, if still there, is forgotten so it is read when it wins back.
+        """
+        winners: dict[str, str | None] = {}
+        for rel, st in stats.items():
+            node_id = defined_id(classify(rel))
+            if node_id is None:
+                continue
+            owners = self.claims.setdefault(node_id, set())
+            winners.setdefault(node_id, min(owners) if owners else None)
+            if st.is_link:
+                owners.discard(rel)
+                gone.add(rel)
+            else:
+                owners.add(rel)
+        for rel in gone:
+            node_id = defined_id(classify(rel))
+            held = self.claims.get(node_id) if node_id is not None else None
+            if node_id is None or held is None:
+                continue
+            winners.setdefault(node_id, min(held) if held else None)
+            held.discard(rel)
+        for node_id, before in winners.items():
+            owners = self.claims.get(node_id, set())
+            if not owners:
+                self.claims.pop(node_id, None)
+                continue
+            winner = min(owners)
+            if before is not None and before != winner:
+                self.files.pop(before, None)
+                if before in owners:
+                    self.file_problems[before] = duplicate_problem(before, node_id, winner)
+                if winner not in stats:
+                    found, _ = self._stat_paths([winner])
+                    stats.update(found)
+                    self.files.pop(winner, None)
+            for loser in owners - {winner}:
+                if loser not in stats:
+                    self.file_problems[loser] = duplicate_problem(loser, node_id, winner)
 
     def _read(self, rel: str) -> bytes | None:
         try:
