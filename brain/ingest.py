@@ -8,11 +8,17 @@ is a rescan. The file system is the truth; watcher events only say where to look
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
+import pickle
 import stat
+import subprocess
+import sys
+import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +97,81 @@ def duplicate_problem(rel: str, node_id: str, winner: str) -> Problem:
     )
 
 
+@contextlib.contextmanager
+def _gc_paused(settle: bool) -> Iterator[None]:
+    """No cyclic GC while a sync allocates (the graph is acyclic data); `settle` then moves
+    the graph to the permanent generation, so later collections don't rescan it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        if settle:
+            gc.freeze()
+
+
+MemoryFile = tuple[str, str, str, bytes, float]  # rel, scope, name, bytes, mtime
+PARALLEL_MIN = 2000
+
+
+def build_memories(files: Sequence[MemoryFile]) -> list[NoteChange]:
+    """build_memory over many files; a big batch (a first ingest) is parsed on every core.
+
+    Helpers are plain `python -m brain.ingest_worker` processes fed through pipes, not a
+    multiprocessing pool: nothing of the caller's process (threads, its __main__) is
+    copied or re-imported, and a helper that fails only means its share is parsed here.
+    """
+    cores = int(os.environ.get("BRAIN_INGEST_WORKERS", "0")) or min(os.cpu_count() or 1, 8)
+    if len(files) < PARALLEL_MIN or cores < 2:
+        return [build_memory(*f) for f in files]
+    share = len(files) // cores
+    # The helpers start while this process parses the first share.
+    parts = [files[: share], *(files[share * i : share * (i + 1)] for i in range(1, cores - 1))]
+    parts.append(files[share * (cores - 1) :])
+    helpers = [start_worker(part) for part in parts[1:]]
+    out = [build_memory(*f) for f in parts[0]]
+    for part, helper in zip(parts[1:], helpers, strict=True):
+        out.extend(finish_worker(helper, part))
+    return out
+
+
+def start_worker(files: Sequence[MemoryFile]) -> subprocess.Popen[bytes] | None:
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "brain.ingest_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+    payload = pickle.dumps(list(files), protocol=pickle.HIGHEST_PROTOCOL)
+    threading.Thread(target=_feed, args=(proc, payload), daemon=True).start()
+    return proc
+
+
+def _feed(proc: subprocess.Popen[bytes], payload: bytes) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except OSError:
+        pass
+
+
+def finish_worker(proc: subprocess.Popen[bytes] | None, files: Sequence[MemoryFile]) -> list[NoteChange]:
+    if proc is not None:
+        assert proc.stdout is not None
+        try:
+            result: list[NoteChange] = pickle.loads(proc.stdout.read())
+            if proc.wait() == 0 and len(result) == len(files):
+                return result
+        except (OSError, EOFError, pickle.UnpicklingError):
+            proc.kill()
+            proc.wait()
+    return [build_memory(*f) for f in files]
+
+
 def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> NoteChange:
     """A memory node and its wikilinks from a file's bytes. Pure but for its arguments."""
     text, problems = decode(raw, rel)
@@ -151,7 +232,8 @@ class Ingester:
             stats, gone = self._stat_paths(paths)
         # Named paths are always read (the hash decides): a rewrite within the file
         # system's timestamp granularity keeps size and mtime, and the watcher saw it.
-        result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
+        with _gc_paused(fresh):
+            result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
         self._synced = True
         result.seconds = time.perf_counter() - started
         return result
@@ -211,6 +293,7 @@ class Ingester:
         progress: Progress | None, recheck: bool = False,
     ) -> SyncResult:
         notes: list[NoteChange] = []
+        to_build: list[MemoryFile] = []
         entities: list[EntityNode] = []
         deletes: list[str] = []
         definitions_changed = False
@@ -278,9 +361,8 @@ class Ingester:
             mtime = st.mtime_ns / 1e9 if st.mtime_ns >= 0 else time.time()
             node_id: str | None = None
             if role.kind == "memory":
-                change = build_memory(rel, role.scope, role.name, raw, mtime)
-                notes.append(change)
-                node_id = change.memory.id
+                to_build.append((rel, role.scope, role.name, raw, mtime))
+                node_id = memory_id(role.scope, role.name)
             elif role.kind == "entity":
                 assert role.entity_kind is not None
                 title = read_entity_title(rel, raw) or role.name
@@ -292,6 +374,7 @@ class Ingester:
                 definitions_changed = True
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
+        notes.extend(build_memories(to_build))
         agents, agent_deletes = self._agent_changes(notes, definitions_changed or fresh)
         batch = plan(
             self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh

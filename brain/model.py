@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ class LinkStatus(enum.Enum):
     MISSING_ANCHOR = "missing-anchor"
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def name_key(text: str) -> str:
     """The lookup key of a name: NFC, case-folded, trimmed, a trailing `.md` ignored."""
     key = unicodedata.normalize("NFC", text.strip()).casefold()

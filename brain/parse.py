@@ -30,10 +30,18 @@ from brain.model import (
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)", re.MULTILINE)
-SETEXT_UNDERLINE_RE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 FM_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
-CODE_HINT_RE = re.compile(r"`|~~~|<|^(?: {4}|\t)", re.MULTILINE)
+# Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
+# also after list and quote markers (`-     x` is code inside a list item).
+CODE_HINT_RE = re.compile(r"`|~~~|<|\\|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE)
+EMPHASIS_RE = re.compile(r"[*_]")
+# Lines whose kind a marker appended to them would change: they are never setext text anyway.
+NOT_SETEXT_TEXT_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|#|([-*_])(?: *\1){2,} *$)")
+FENCE_LINE_RE = re.compile(r"^(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+BOUNDARY_RE = re.compile(r"\n\n(?=\S)")
+SETEXT_UNDERLINE_RE = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?=\n|$)")
+INDENTED_FENCE_RE = re.compile(r"^[ \t]+(?:`{3,}|~{3,})|^ {0,3}>.*(?:`|~~~)", re.MULTILINE)
 
 _YAML = YAMLHandler()
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -270,47 +278,132 @@ def split_link(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), anchor, label
 
 
-def scan_body(body: str, body_line: int) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
-    """Headings and wikilinks of a markdown body whose first line is `body_line`."""
+def scan_body(
+    body: str, body_line: int, *, whole: bool = False
+) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
+    """Headings and wikilinks of a markdown body whose first line is `body_line`.
+
+    The body is cut into independent chunks (see `_chunks`); mistune reads every chunk that
+    holds a candidate and any code syntax, and only chunks with no code syntax at all are
+    taken as they look. `whole=True` has mistune read the whole body in one piece (the
+    reference the chunked reading is tested against).
+    """
     link_matches = [m for m in WIKILINK_RE.finditer(body) if _is_link(m)]
     atx = list(ATX_RE.finditer(body))
-    setext = _setext_candidates(body)
+    if not link_matches and not atx and "\n-" not in body and "\n=" not in body:
+        return (), ()
     line_starts = _line_starts(body)
-    if not CODE_HINT_RE.search(body) and not setext:
-        # Nothing in this body can be code, so every candidate is what it looks like.
-        headings = [_atx_heading(body, m, line_starts, body_line) for m in atx]
-        links = [_link(m, line_starts, body_line) for m in link_matches]
-        return tuple(headings), tuple(links)
+    chunks = [(0, len(body))] if whole else _chunks(body)
+    headings: list[Heading] = []
+    links: list[WikiLink] = []
+    link_i = atx_i = 0
+    for start, end in chunks:
+        chunk_links = []
+        while link_i < len(link_matches) and link_matches[link_i].start() < end:
+            chunk_links.append(link_matches[link_i])
+            link_i += 1
+        chunk_atx = []
+        while atx_i < len(atx) and atx[atx_i].start() < end:
+            chunk_atx.append(atx[atx_i])
+            atx_i += 1
+        text = body[start:end]
+        setext = _setext_candidates(text)
+        if not chunk_links and not chunk_atx and not setext:
+            continue
+        plain_headings = not any(EMPHASIS_RE.search(body, m.end(), body.find("\n", m.end()) % (len(body) + 1)) for m in chunk_atx)
+        if not setext and plain_headings and not CODE_HINT_RE.search(text):
+            # No code syntax in this chunk: every candidate is what it looks like.
+            for m in chunk_atx:
+                heading = _atx_heading(body, m, line_starts, body_line)
+                if heading.text:
+                    headings.append(heading)
+            links.extend(_link(m, line_starts, body_line) for m in chunk_links)
+            continue
+        live, found = _read_with_mistune(
+            text, start, chunk_links, chunk_atx, setext, line_starts, body_line
+        )
+        headings.extend(found)
+        links.extend(_link(m, line_starts, body_line) for m in live)
+    headings.sort(key=lambda h: h.line)
+    return tuple(headings), tuple(links)
 
+
+def _chunks(body: str) -> list[tuple[int, int]]:
+    """Offsets of pieces of the body that mistune reads the same alone as together.
+
+    A chunk ends at an empty line followed by a line that starts in column 0, outside a
+    fenced block: such a line cannot continue a list item, a quote, a paragraph or an
+    indented code block. Raw HTML (which may span blank lines), tabs, and fences that are
+    indented or have backticks in their info string are rare and subtle: then the whole
+    body is one chunk.
+    """
+    whole = [(0, len(body))]
+    if "<" in body or "\t" in body or INDENTED_FENCE_RE.search(body):
+        return whole
+    fences: list[tuple[int, int]] = []
+    opener: re.Match[str] | None = None
+    for m in FENCE_LINE_RE.finditer(body):
+        marker, rest = m.group(1), m.group(2)
+        if opener is None:
+            if marker[0] == "`" and "`" in rest:
+                return whole
+            opener = m
+        elif marker[0] == opener.group(1)[0] and len(marker) >= len(opener.group(1)) and not rest.strip(" "):
+            fences.append((opener.start(), m.end()))
+            opener = None
+    if opener is not None:
+        fences.append((opener.start(), len(body)))
+    bounds = [0]
+    fence_index = 0
+    for m in BOUNDARY_RE.finditer(body):
+        pos = m.end()
+        while fence_index < len(fences) and fences[fence_index][1] < pos:
+            fence_index += 1
+        if fence_index < len(fences) and fences[fence_index][0] < pos <= fences[fence_index][1]:
+            continue
+        bounds.append(pos)
+    bounds.append(len(body))
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1]]
+
+
+def _read_with_mistune(
+    text: str,
+    start: int,
+    link_matches: list[re.Match[str]],
+    atx: list[re.Match[str]],
+    setext: list[tuple[int, int]],
+    line_starts: list[int],
+    body_line: int,
+) -> tuple[list[re.Match[str]], list[Heading]]:
+    """Which candidates mistune reads as links and headings in `text` (at `start` of the body)."""
     inserts: list[tuple[int, str]] = []
     for i, m in enumerate(link_matches):
-        inserts.append((m.start() + len(m.group(1)) + 2, f"\ue000{i}\ue001"))
+        inserts.append((m.start() - start + len(m.group(1)) + 2, f"\ue000{i}\ue001"))
     n_links = len(link_matches)
     heading_lines: list[int] = []
     for m in atx:
-        inserts.append((m.end(), f"\ue000{n_links + len(heading_lines)}\ue001"))
+        # The space keeps a closing `#` sequence a closing sequence to mistune.
+        inserts.append((m.end() - start, f" \ue000{n_links + len(heading_lines)}\ue001 "))
         heading_lines.append(_line_index(line_starts, m.start()))
+    first_line = _line_index(line_starts, start)
     for offset, line_index in setext:
         inserts.append((offset, f"\ue000{n_links + len(heading_lines)}\ue001"))
-        heading_lines.append(line_index)
+        heading_lines.append(first_line + line_index)
     inserts.sort(key=lambda item: item[0])
     pieces: list[str] = []
     last = 0
     for offset, marker in inserts:
-        pieces.append(body[last:offset])
+        pieces.append(text[last:offset])
         pieces.append(marker)
         last = offset
-    pieces.append(body[last:])
+    pieces.append(text[last:])
     tokens = _MARKDOWN("".join(pieces))
     assert isinstance(tokens, list)
-
-    live_links: set[int] = set()
-    headings_found: list[Heading] = []
+    live: set[int] = set()
+    headings: list[Heading] = []
     for token in tokens:
-        _walk(token, n_links, live_links, headings_found, heading_lines, body_line)
-    links = [_link(m, line_starts, body_line) for i, m in enumerate(link_matches) if i in live_links]
-    headings_found.sort(key=lambda h: h.line)
-    return tuple(headings_found), tuple(links)
+        _walk(token, n_links, live, headings, heading_lines, body_line)
+    return [m for i, m in enumerate(link_matches) if i in live], headings
 
 
 def _is_link(m: re.Match[str]) -> bool:
@@ -336,7 +429,8 @@ def _walk(
             if index >= n_links:
                 clean = MARKER_RE.sub("", text).strip()
                 line = heading_lines[index - n_links] + body_line
-                headings.append(Heading(clean, int(token["attrs"]["level"]), line))
+                if clean:
+                    headings.append(Heading(clean, int(token["attrs"]["level"]), line))
                 break
     for child in token.get("children", ()) or ():
         if isinstance(child, dict):
@@ -351,22 +445,15 @@ def _inline_text(token: dict[str, Any]) -> Iterator[str]:
             yield from _inline_text(child)
 
 
-def _setext_candidates(body: str) -> list[tuple[int, int]]:
+def _setext_candidates(text: str) -> list[tuple[int, int]]:
     """(offset of the end of the text line, line index) for lines underlined by === or ---."""
     out: list[tuple[int, int]] = []
-    if "==" not in body and "--" not in body and "\n=" not in body and "\n-" not in body:
-        return out
-    lines = body.split("\n")
-    offset = 0
-    for index, line in enumerate(lines[:-1]):
-        nxt = lines[index + 1]
-        if (
-            line.strip()
-            and not line.startswith(("    ", "\t"))
-            and SETEXT_UNDERLINE_RE.match(nxt)
-        ):
-            out.append((offset + len(line.rstrip()), index))
-        offset += len(line) + 1
+    for m in SETEXT_UNDERLINE_RE.finditer(text):
+        end = m.start()
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if line.strip() and not line.startswith(("    ", "\t")) and not NOT_SETEXT_TEXT_RE.match(line):
+            out.append((start + len(line.rstrip()), text.count("\n", 0, start)))
     return out
 
 

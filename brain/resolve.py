@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,7 @@ NameLookup = Callable[[str], Sequence[NameEntry]]
 HeadingLookup = Callable[[str], Iterable[str] | None]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def parse_target(target: str) -> Target:
     text = target.strip()
     kind: Kind | None = None

@@ -1,0 +1,24 @@
+"""A helper process of a big ingest: parses the memory files it is sent on stdin.
+
+Input and output are pickles over pipes between two processes of the same brain install;
+`brain.ingest.build_memories` starts it and parses the share itself if this fails.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+from brain.ingest import build_memory
+
+
+def main() -> int:
+    files = pickle.loads(sys.stdin.buffer.read())
+    result = [build_memory(*f) for f in files]
+    sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
