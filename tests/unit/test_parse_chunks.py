@@ -1,0 +1,57 @@
+"""The fast reading of a body (by chunks) equals mistune reading the whole body."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brain import ingest
+from brain.ingest import build_memories, build_memory
+from brain.parse import scan_body
+
+PIECES = [
+    "[[a]]", "[[b|c]]", "![[d#e]]", "`", "``", "```", "~~~", "\n", "\n\n", "    ", "- ", "> ",
+    "# ", "## ", "x", " ", "---", "===", "*", "_", "1. ", "  ", "<", "\t", "#", "\\", "[", "]",
+    "\n- ", "\n> ", "\n```\n", "\n    ", "\n1. ", "é", "😀", "Foo ##", "***", "\n---\n",
+    "\n\n```\n", "\n~~~~\n", "\n===\n", "\n\n    \n",
+]
+
+markdownish = st.lists(st.sampled_from(PIECES), max_size=50).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(markdownish)
+def test_chunked_reading_equals_whole_reading(body: str) -> None:
+    assert scan_body(body, 1) == scan_body(body, 1, whole=True)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "para\n```\n[[x]]\n```\n",
+        "- item\n  ```\n[[x]]\n```\n",
+        "> ```\n> [[x]]\n\n[[y]]\n",
+        "-     [[code]]\n\n[[real]]\n",
+        "text `span\n\n[[a]]` end\n",
+        "<!--\n\n[[hidden]]\n\n-->\n",
+        "```\n\n[[in-fence]]\n\n```\n[[after]]\n",
+        "Title\n===\n[[a]]\n",
+    ],
+)
+def test_chunked_reading_equals_whole_reading_on_tricky_bodies(body: str) -> None:
+    assert scan_body(body, 1) == scan_body(body, 1, whole=True)
+
+
+def test_parallel_parse_equals_serial(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    files = [
+        (f"memory/shared/n{i}.md", "shared", f"n{i}",
+         f"---\ndescription: note {i}\ntype: user\n---\n# H{i}\nsee [[n{i + 1}]] `[[no]]`\n".encode(),
+         1_700_000_000.0 + i)
+        for i in range(60)
+    ]
+    monkeypatch.setattr(ingest, "PARALLEL_MIN", 10)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "3")
+    assert build_memories(files) == [build_memory(*f) for f in files]
