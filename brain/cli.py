@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
 
     sub.add_parser("schema", help="print the GraphQL schema (SDL)")
+
+    from brain.tool.cli import add_parsers as add_memory_parsers
+
+    add_memory_parsers(sub)
     return parser
 
 

@@ -28,10 +28,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "serve": cmd_serve,
         "lsp": cmd_lsp,
         "schema": cmd_schema,
+        "memory": cmd_memory,
+        "index": cmd_index,
     }
+    from brain.tool.cli import CliUsageError
+
     try:
         return handlers[args.command](args)
-    except (UsageError, StoreUnavailable) as exc:
+    except (UsageError, StoreUnavailable, CliUsageError) as exc:
         print(f"brain {args.command}: {exc}", file=sys.stderr)
         return 2
 
@@ -131,6 +135,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
     print(schema_sdl())
     return 0
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    from brain.tool.cli import run_memory
+
+    return run_memory(args)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from brain.tool.cli import run_index
+
+    return run_index(args)
 
 
 def timed() -> float:

@@ -1,0 +1,47 @@
+"""Who is calling: an agent (its own scope and shared), an admin, or anyone (no auth set up).
+
+The HTTP and GraphQL front ends turn their principal into an `Actor`; the service decides
+with it. Another agent's private scope is invisible to an agent, not merely read-only:
+every refusal about it reads exactly like the one for a scope that does not exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brain.model import SHARED_SCOPE
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    kind: str  # "agent" | "admin" | "open"
+    agent: str | None = None
+    via: str = "python"  # "graphql" | "rest" | "cli" | "python": recorded in the history
+
+    @classmethod
+    def of_agent(cls, name: str, via: str = "python") -> Actor:
+        return cls("agent", name, via)
+
+    @classmethod
+    def admin(cls, via: str = "python") -> Actor:
+        return cls("admin", None, via)
+
+    @classmethod
+    def open(cls, via: str = "python") -> Actor:
+        """No authentication configured: a trusted local setup, everything is reachable."""
+        return cls("open", None, via)
+
+    @property
+    def label(self) -> str:
+        if self.kind == "agent":
+            return f"agent:{self.agent}"
+        return "admin" if self.kind == "admin" else "anonymous"
+
+    def can_see(self, scope: str) -> bool:
+        if self.kind != "agent":
+            return True
+        return scope in (SHARED_SCOPE, self.agent)
+
+    def acting_as(self, agent: str) -> Actor:
+        """The actor for a tool call on behalf of `agent` (admins may act as any agent)."""
+        return Actor("agent", agent, self.via)

@@ -1,0 +1,150 @@
+"""The append-only history of accepted memory writes: who, what, where, hashes, when.
+
+One JSON record per line in a file outside the memory folders (by default
+`<workspace>/.brain/history.jsonl`; the walker ignores dot-folders). Each record is
+appended with `O_APPEND` under an exclusive `flock` and fsynced before the write is
+reported. A line a crash cut short is skipped with a warning when read, and the next append
+starts on a fresh line, so one torn record never costs another.
+
+A record's id is its byte offset in the file: stable, increasing, and a paging cursor.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import json
+import logging
+import os
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRecord:
+    id: int
+    at: str  # ISO 8601, UTC
+    actor: str  # "agent:<name>", "admin" or "anonymous"
+    agent: str | None  # the agent that made the call, if an agent did
+    via: str  # "graphql", "rest", "cli" or "python"
+    command: str  # view is never recorded: create, str_replace, insert, delete, rename, put
+    scope: str
+    path: str  # relative to the workspace, e.g. memory/shared/style.md
+    before: str | None  # sha256 of the file before, None when it did not exist
+    after: str | None  # sha256 after, None when it was deleted
+    new_scope: str | None = None  # a rename's destination
+    new_path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_FIELDS = tuple(f for f in HistoryRecord.__dataclass_fields__ if f != "id")
+
+
+def iso_time(epoch: float) -> str:
+    stamp = dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="microseconds")
+    return stamp.replace("+00:00", "Z")
+
+
+class History:
+    """Append and query the log. Safe across threads and processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._records: list[HistoryRecord] = []
+        self._offset = 0  # how much of the file `_records` covers
+        self._lines = 0
+
+    def append(self, **fields: Any) -> HistoryRecord:
+        """Write one record and fsync it; returns it with its id."""
+        fields.pop("id", None)
+        probe = HistoryRecord(id=0, **fields)
+        line = json.dumps({k: v for k, v in probe.to_json().items() if k != "id"}, ensure_ascii=False)
+        data = line.encode("utf-8") + b"\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a torn last line stays alone on its line
+                    size += 1
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return HistoryRecord(id=size, **fields)
+
+    def records(
+        self,
+        *,
+        agent: str | None = None,
+        scope: str | None = None,
+        path: str | None = None,
+        before: int | None = None,
+        limit: int = DEFAULT_LIMIT,
+    ) -> list[HistoryRecord]:
+        """Matching records, newest first; `before` (a record id) pages to older ones."""
+        limit = max(0, min(limit, MAX_LIMIT))
+        out: list[HistoryRecord] = []
+        for record in reversed(self._load()):
+            if len(out) >= limit:
+                break
+            if before is not None and record.id >= before:
+                continue
+            if agent is not None and record.agent != agent:
+                continue
+            if scope is not None and scope not in (record.scope, record.new_scope):
+                continue
+            if path is not None and path not in (record.path, record.new_path):
+                continue
+            out.append(record)
+        return out
+
+    def _load(self) -> list[HistoryRecord]:
+        with self._lock:
+            try:
+                with open(self.path, "rb") as fh:
+                    size = os.fstat(fh.fileno()).st_size
+                    if size < self._offset:  # replaced or truncated by hand: start over
+                        self._records, self._offset, self._lines = [], 0, 0
+                    fh.seek(self._offset)
+                    chunk = fh.read(size - self._offset)
+            except FileNotFoundError:
+                return []
+            end = chunk.rfind(b"\n") + 1  # a last line without its newline is still being written
+            position = self._offset
+            for raw in chunk[:end].split(b"\n")[:-1]:
+                self._lines += 1
+                record = self._parse(raw, position)
+                if record is not None:
+                    self._records.append(record)
+                position += len(raw) + 1
+            self._offset += end
+            return list(self._records)
+
+    def _parse(self, raw: bytes, offset: int) -> HistoryRecord | None:
+        if not raw.strip():
+            return None
+        try:
+            data = json.loads(raw)
+            known = {k: data[k] for k in _FIELDS if k in data}
+            return HistoryRecord(id=offset, **known)
+        except (ValueError, TypeError) as exc:
+            log.warning(
+                "%s line %d is not a history record (cut short by a crash?), skipped: %s",
+                self.path, self._lines, exc,
+            )
+            return None

@@ -1,0 +1,531 @@
+"""The memory service: safe reads and writes of notes by scope and name, for every front end.
+
+The agent's memory tool (`brain.tool.tool`), the HTTP API and the CLI all end here. A write
+takes the scope folder's lock, checks who may write, the expected hash, the text, its size
+and secrets, replaces the file atomically, applies it to the graph at once (`Brain.sync`,
+so the watcher later finds nothing new), and appends a history record, in that order.
+
+Paths in messages and suggested calls come from an `Addressing`: agents see virtual paths
+(`/memories/x.md`), HTTP clients see URLs (`/api/memory/shared/x.md`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from brain.ingest import content_hash
+from brain.model import SHARED_SCOPE
+from brain.tool.access import Actor
+from brain.tool.agents import AgentDirectory, AgentState
+from brain.tool.catalog import Catalog, NoteInfo
+from brain.tool.files import FileData, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.history import History, HistoryRecord, iso_time
+from brain.tool.names import MD, NameProblem, check_agent_name, fold
+from brain.tool.prompt import render_prompt
+from brain.tool.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.secret_scan import find_secret
+from brain.tool.textedit import changed_lines, line_count
+
+if TYPE_CHECKING:
+    from brain.service import Brain
+
+Clock = Callable[[], float]
+HISTORY_ENV = "BRAIN_MEMORY_HISTORY"
+DEFAULT_MAX_FILE_BYTES = 64 * 1024
+REDACTED = "[secret removed: say where it is kept instead]"
+
+
+class Addressing(Protocol):
+    """How one front end names files and the calls that read or list them."""
+
+    def path(self, scope: str, name: str) -> str: ...
+    def listing(self, scope: str) -> Call: ...
+    def reading(self, scope: str, name: str) -> Call: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    scope: str
+    name: str
+    rel: str
+    before: str | None
+    after: str | None
+    text: str | None  # the file's text after the write (None after a delete)
+    record: HistoryRecord | None  # None when nothing changed
+
+    @property
+    def created(self) -> bool:
+        return self.before is None and self.after is not None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeInfo:
+    scope: str
+    agent: AgentState | None  # None for the shared scope
+    notes: list[NoteInfo]
+
+    @property
+    def memory_off(self) -> bool:
+        return self.agent is not None and not self.agent.memory_enabled
+
+
+Produce = Callable[[str | None], str]
+
+
+class MemoryService:
+    def __init__(
+        self,
+        root: Path,
+        brain: Brain | None = None,
+        *,
+        history: History | None = None,
+        clock: Clock = time.time,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.brain = brain
+        self.folders = MemoryFolders(self.root)
+        self.agents = AgentDirectory(self.root)
+        self.catalog = Catalog(self.folders)
+        self.history = history if history is not None else History(default_history_path(self.root))
+        self.clock = clock
+        self.max_file_bytes = max_file_bytes
+
+    # ------------------------------------------------------------------ who may do what
+
+    def agent_state(self, name: str | None) -> AgentState:
+        """The named agent, or a refusal: no name, a name that cannot be an agent, or unknown."""
+        if name is None or not name.strip():
+            raise Refusal(
+                RefusalCode.NO_AGENT,
+                "the memory tool only works for a named agent: a chat with a bare model has no "
+                "memory. Call it on behalf of an agent whose definition sets `memory: true`",
+                self._example_agent_call(),
+            )
+        try:
+            check_agent_name(name)
+        except NameProblem as problem:
+            raise Refusal(
+                RefusalCode.UNKNOWN_AGENT if problem.code is RefusalCode.INVALID_PATH else problem.code,
+                problem.reason, self._example_agent_call(problem.fixed),
+            ) from None
+        state = self.agents.get(name)
+        if not state.exists:
+            known = [a for a in self.agents.names() if self.agents.get(a).memory_enabled]
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            raise Refusal(
+                RefusalCode.UNKNOWN_AGENT,
+                f"there is no agent `{shown(name)}` (no agents/{shown(name)}.md and no "
+                f"memory/{shown(name)}/ folder)",
+                self._example_agent_call(close[0] if close else None),
+            )
+        return state
+
+    def _example_agent_call(self, agent: str | None = None) -> Call | None:
+        if agent is None:
+            enabled = [a for a in self.agents.all() if a.memory_enabled]
+            agent = enabled[0].name if enabled else None
+        return Call("view", {"agent": agent, "path": "/memories"}) if agent else None
+
+    def authorize(self, actor: Actor, scope: str, addr: Addressing, *, write: bool) -> None:
+        """Refuse unless `actor` may read (or write) `scope`; other agents' scopes do not exist."""
+        if not actor.can_see(scope):
+            raise self._missing_scope(scope, addr)
+        if scope == SHARED_SCOPE:
+            if write and actor.agent is not None:
+                self._require_memory(actor.agent, addr)
+            return
+        state = self.agents.get(scope) if _valid_agent(scope) else None
+        if state is None or not state.exists:
+            if write:
+                raise Refusal(
+                    RefusalCode.UNKNOWN_AGENT,
+                    f"there is no agent `{shown(scope)}`: create agents/{shown(scope)}.md with "
+                    f"`memory: true` before writing its notes",
+                    addr.listing(SHARED_SCOPE),
+                )
+            raise self._missing_scope(scope, addr)
+        if write and actor.agent is not None:
+            self._require_memory(actor.agent, addr)
+
+    def _require_memory(self, agent: str, addr: Addressing) -> None:
+        state = self.agents.get(agent)
+        if not state.memory_enabled:
+            where = (
+                f"agents/{agent}.md does not set `memory: true`" if state.defined
+                else f"there is no agents/{agent}.md with `memory: true`"
+            )
+            raise Refusal(
+                RefusalCode.MEMORY_OFF,
+                f"memory is off for agent `{agent}` ({where}): it can read its notes but not "
+                "change them. A person can turn memory on in the agent's definition",
+                addr.listing(agent),
+            )
+
+    def _missing_scope(self, scope: str, addr: Addressing) -> Refusal:
+        return Refusal(
+            RefusalCode.NOT_FOUND, f"there is no memory scope `{shown(scope)}`",
+            addr.listing(SHARED_SCOPE),
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    def read(
+        self, actor: Actor, scope: str, name: str, *, call: Call, addr: Addressing,
+        path_arg: str = "path",
+    ) -> FileData:
+        self.authorize(actor, scope, addr, write=False)
+        with self._folder(scope, addr, create=False, lock=False) as folder:
+            found = None if folder is None else self._current(
+                folder, name, call, path_arg, addr, creating=False
+            )
+            if found is None:
+                raise self._not_found(folder, scope, name, call, path_arg, addr)
+            return found
+
+    def notes(self, scope: str) -> list[NoteInfo]:
+        return self.catalog.notes(scope)
+
+    def scopes(self, actor: Actor) -> list[ScopeInfo]:
+        """Shared first, then every agent with memory on or a folder, by name."""
+        out = [ScopeInfo(SHARED_SCOPE, None, self.notes(SHARED_SCOPE))]
+        for state in self.agents.all():
+            if (state.memory_enabled or state.has_folder) and actor.can_see(state.name):
+                out.append(ScopeInfo(state.name, state, self.notes(state.name)))
+        return out
+
+    def prompt(self, agent: str, now: float | None = None) -> str | None:
+        """The `## Your memory` block, or None when the agent's memory is off."""
+        state = self.agent_state(agent)
+        if not state.memory_enabled:
+            return None
+        when = self.clock() if now is None else now
+        return render_prompt(self.notes(agent), self.notes(SHARED_SCOPE), when)
+
+    # ------------------------------------------------------------------ writes
+
+    def write(
+        self, actor: Actor, scope: str, name: str, produce: Produce, *, command: str, call: Call,
+        addr: Addressing, expected: str | None = None, create: bool = False,
+        path_arg: str = "path", content_arg: str | None = None,
+    ) -> WriteOutcome:
+        """Replace a note by `produce(old text)` (old text is None for a new file)."""
+        self.authorize(actor, scope, addr, write=True)
+        with self._folder(scope, addr, create=create, lock=True) as folder:
+            current = None if folder is None else self._current(
+                folder, name, call, path_arg, addr, creating=create
+            )
+            before = content_hash(current.data) if current is not None else None
+            self._check_expected(expected, before, scope, name, addr)
+            if (current is None and not create) or folder is None:
+                raise self._not_found(folder, scope, name, call, path_arg, addr)
+            old_text = None if current is None else self._text_of(current, scope, name, addr)
+            new_text = produce(old_text)
+            data = self._check_content(new_text, old_text, scope, name, call, addr, content_arg)
+            after = content_hash(data)
+            if after == before:
+                return WriteOutcome(scope, name, folder.rel_of(name), before, after, new_text, None)
+            folder.write_atomic(name, data, mode=current.mode if current is not None else None)
+            rel = folder.rel_of(name)
+            self._sync([rel])
+            record = self._record(actor, command, scope, rel, before, after)
+            return WriteOutcome(scope, name, rel, before, after, new_text, record)
+
+    def delete(
+        self, actor: Actor, scope: str, name: str, *, call: Call, addr: Addressing,
+        expected: str | None = None, command: str = "delete",
+    ) -> WriteOutcome:
+        self.authorize(actor, scope, addr, write=True)
+        with self._folder(scope, addr, create=False, lock=True) as folder:
+            current = None if folder is None else self._current(
+                folder, name, call, "path", addr, creating=False
+            )
+            before = content_hash(current.data) if current is not None else None
+            self._check_expected(expected, before, scope, name, addr)
+            if current is None or folder is None:
+                raise self._not_found(folder, scope, name, call, "path", addr)
+            folder.unlink(name)
+            rel = folder.rel_of(name)
+            self._sync([rel])
+            record = self._record(actor, command, scope, rel, before, None)
+            return WriteOutcome(scope, name, rel, before, None, None, record)
+
+    def rename(
+        self, actor: Actor, source: tuple[str, str], target: tuple[str, str], *, call: Call,
+        addr: Addressing, expected: str | None = None,
+    ) -> WriteOutcome:
+        (scope, name), (new_scope, new_name) = source, target
+        self.authorize(actor, scope, addr, write=True)
+        self.authorize(actor, new_scope, addr, write=True)
+        if (scope, name) == (new_scope, new_name):
+            raise Refusal(
+                RefusalCode.INVALID_ARGUMENT,
+                f"old_path and new_path are both {addr.path(scope, name)}: nothing to rename",
+                addr.reading(scope, name),
+            )
+        try:
+            opened = self.folders.open_many([scope, new_scope], create={new_scope})
+            with opened as folders:
+                src, dst = folders.get(scope), folders[new_scope]
+                current = None if src is None else self._current(
+                    src, name, call, "old_path", addr, creating=False
+                )
+                before = content_hash(current.data) if current is not None else None
+                self._check_expected(expected, before, scope, name, addr)
+                if current is None or src is None:
+                    raise self._not_found(src, scope, name, call, "old_path", addr)
+                self._check_free(dst, new_name, (scope, name), call, addr)
+                try:
+                    src.move(name, dst, new_name)
+                except FileExistsError:
+                    raise self._taken(dst, new_name, call, addr) from None
+                rel, new_rel = src.rel_of(name), dst.rel_of(new_name)
+                self._sync([rel, new_rel])
+                record = self._record(
+                    actor, "rename", scope, rel, before, before, new_scope=new_scope, new_path=new_rel
+                )
+                text = current.data.decode("utf-8", errors="replace")
+                return WriteOutcome(new_scope, new_name, new_rel, before, before, text, record)
+        except UnsafeEntry as exc:
+            raise _unsafe(exc) from None
+
+    # ------------------------------------------------------------------ internals
+
+    @contextmanager
+    def _folder(
+        self, scope: str, addr: Addressing, *, create: bool, lock: bool
+    ) -> Iterator[ScopeFolder | None]:
+        try:
+            with self.folders.open(scope, create=create, lock=lock) as folder:
+                yield folder
+        except UnsafeEntry as exc:
+            raise _unsafe(exc) from None
+
+    def _current(
+        self, folder: ScopeFolder, name: str, call: Call, path_arg: str, addr: Addressing,
+        *, creating: bool,
+    ) -> FileData | None:
+        """The file as it is now, or None; refuses a name that differs from one only in case."""
+        entry = folder.lookup(name)
+        if entry is not None:
+            return folder.read(name)
+        other = folder.same_name(name)
+        if other is None:
+            return None
+        here, there = addr.path(folder.scope, name), addr.path(folder.scope, other)
+        fixed = call.with_args(**{path_arg: there})
+        if creating:
+            raise Refusal(
+                RefusalCode.CASE_CONFLICT,
+                f"{here} differs from the existing {there} only in case or accents: on many file "
+                f"systems they are one file. Write to {there} instead",
+                fixed,
+            )
+        raise Refusal(
+            RefusalCode.NOT_FOUND,
+            f"there is no {here}, but there is {there} (the names differ only in case or accents)",
+            fixed,
+        )
+
+    def _not_found(
+        self, folder: ScopeFolder | None, scope: str, name: str, call: Call, path_arg: str,
+        addr: Addressing,
+    ) -> Refusal:
+        here = addr.path(scope, name)
+        names = [e.name for e in folder.entries()] if folder is not None else []
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+        if close:
+            return Refusal(
+                RefusalCode.NOT_FOUND,
+                f"{here} does not exist; the closest name is {addr.path(scope, close[0])}",
+                call.with_args(**{path_arg: addr.path(scope, close[0])}),
+            )
+        listing = addr.listing(scope)
+        return Refusal(
+            RefusalCode.NOT_FOUND,
+            f"{here} does not exist; {listing.short()} lists the files there are",
+            listing,
+        )
+
+    def _taken(self, folder: ScopeFolder, name: str, call: Call, addr: Addressing) -> Refusal:
+        free = self._free_name(folder, name)
+        return Refusal(
+            RefusalCode.ALREADY_EXISTS,
+            f"{addr.path(folder.scope, name)} already exists: delete it first if it should go, "
+            f"or rename to a free name",
+            call.with_args(new_path=addr.path(folder.scope, free)),
+        )
+
+    def _check_free(
+        self, folder: ScopeFolder, name: str, source: tuple[str, str], call: Call, addr: Addressing,
+    ) -> None:
+        if folder.lookup(name) is not None:
+            raise self._taken(folder, name, call, addr)
+        other = folder.same_name(name)
+        if other is not None and (folder.scope, other) != source:
+            free = self._free_name(folder, name)
+            raise Refusal(
+                RefusalCode.CASE_CONFLICT,
+                f"{addr.path(folder.scope, name)} differs from the existing "
+                f"{addr.path(folder.scope, other)} only in case or accents: on many file systems "
+                "they are one file",
+                call.with_args(new_path=addr.path(folder.scope, free)),
+            )
+
+    @staticmethod
+    def _free_name(folder: ScopeFolder, name: str) -> str:
+        taken = {fold(n) for n in os.listdir(folder.fd)}
+        stem = name[: -len(MD)]
+        n = 2
+        while fold(f"{stem}-{n}{MD}") in taken:
+            n += 1
+        return f"{stem}-{n}{MD}"
+
+    def _check_expected(
+        self, expected: str | None, before: str | None, scope: str, name: str, addr: Addressing
+    ) -> None:
+        if expected is None or expected == before:
+            return
+        here = addr.path(scope, name)
+        if expected == "":
+            message = f"{here} already exists (the call expected it not to): read it, then decide"
+        elif before is None:
+            message = f"{here} no longer exists: someone deleted or renamed it since you read it"
+        else:
+            message = (
+                f"{here} changed since you read it (its hash is now {before[:12]}…, not "
+                f"{expected[:12]}…): read it again and redo the edit on the current text"
+            )
+        raise Refusal(
+            RefusalCode.CONFLICT, message,
+            addr.reading(scope, name) if before is not None else addr.listing(scope),
+        )
+
+    def _text_of(self, current: FileData, scope: str, name: str, addr: Addressing) -> str:
+        try:
+            return current.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = current.data[: exc.start].count(b"\n") + 1
+            raise Refusal(
+                RefusalCode.NOT_TEXT,
+                f"{addr.path(scope, name)} is not valid UTF-8 (line {line}), so it cannot be "
+                "edited in place: overwrite it whole with create",
+                Call("create", {"path": addr.path(scope, name)}),
+            ) from None
+
+    def _check_content(
+        self, text: str, old: str | None, scope: str, name: str, call: Call, addr: Addressing,
+        content_arg: str | None,
+    ) -> bytes:
+        here = addr.path(scope, name)
+        if "\x00" in text:
+            line = text[: text.index("\x00")].count("\n") + 1
+            cleaned = _arg_replace(call, content_arg, "\x00", "")
+            raise Refusal(
+                RefusalCode.NOT_TEXT,
+                f"the new text of {here} has a NUL character on line {line}: memories are text",
+                cleaned,
+            )
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refusal(
+                RefusalCode.NOT_TEXT,
+                f"the new text of {here} has unpaired surrogate characters: it is not valid Unicode",
+                None,
+            ) from None
+        if len(data) > self.max_file_bytes:
+            raise Refusal(
+                RefusalCode.TOO_LARGE,
+                f"{here} would be {len(data):,} bytes ({line_count(text):,} lines); one memory "
+                f"file holds at most {self.max_file_bytes:,} bytes. Keep one topic per file: "
+                f"split it and put the rest in a new note such as "
+                f"{addr.path(scope, name[: -len(MD)] + '-2' + MD)}",
+                _too_large_call(call, content_arg, scope, name, addr),
+            )
+        lines = changed_lines(old or "", text)
+        hit = find_secret(text, lines)
+        if hit is not None:
+            secret = text[hit.start : hit.end]
+            raise Refusal(
+                RefusalCode.SECRET,
+                f"line {hit.line} of the new text of {here} looks like {hit.kind} "
+                f"(`{hit.preview(text)}`). Never store secrets in memory: write where the secret "
+                "is kept (a vault, an environment variable) instead of the secret itself",
+                _arg_replace(call, content_arg, secret, REDACTED),
+            )
+        return data
+
+    def _sync(self, rels: list[str]) -> None:
+        brain = self.brain
+        if brain is not None and brain.ready:
+            brain.sync(rels)
+
+    def _record(
+        self, actor: Actor, command: str, scope: str, rel: str, before: str | None,
+        after: str | None, **extra: str,
+    ) -> HistoryRecord:
+        return self.history.append(
+            at=iso_time(self.clock()), actor=actor.label, agent=actor.agent, via=actor.via,
+            command=command, scope=scope, path=rel, before=before, after=after, **extra,
+        )
+
+
+def default_history_path(root: Path) -> Path:
+    configured = os.environ.get(HISTORY_ENV)
+    return Path(configured) if configured else root / ".brain" / "history.jsonl"
+
+
+def _valid_agent(name: str) -> bool:
+    try:
+        check_agent_name(name)
+    except NameProblem:
+        return False
+    return True
+
+
+def _arg_replace(call: Call, arg: str | None, old: str, new: str) -> Call | None:
+    value = call.args.get(arg) if arg else None
+    if not isinstance(value, str) or old not in value:
+        return None
+    assert arg is not None
+    return call.with_args(**{arg: value.replace(old, new)})
+
+
+def _too_large_call(
+    call: Call, arg: str | None, scope: str, name: str, addr: Addressing
+) -> Call | None:
+    """The new content as a note of its own: the call that keeps one topic per file."""
+    value = call.args.get(arg) if arg else None
+    if not isinstance(value, str):
+        return None
+    second = addr.path(scope, name[: -len(MD)] + "-2" + MD)
+    if call.style == "http":
+        return Call("PUT", {"path": second, "content": value}, style="http")
+    return Call("create", {"path": second, "file_text": value})
+
+
+def _unsafe(exc: UnsafeEntry) -> Refusal:
+    if exc.what == "a symbolic link":
+        return Refusal(
+            RefusalCode.SYMLINK,
+            f"{exc.rel} is a symbolic link: brain never follows links out of the memory folders. "
+            "A person can replace the link with the real file or folder",
+            None,
+        )
+    return Refusal(
+        RefusalCode.UNSAFE_FOLDER,
+        f"{exc.rel} is {exc.what}: memories are regular files directly inside memory/<scope>/",
+        None,
+    )
