@@ -1,7 +1,44 @@
-"""The GraphQL schema: placeholder until the GraphQL service lands (issue 3)."""
+"""Assembling the schema: root types from parts, limits as per-request extensions.
+
+Other features plug in here: the memory tool adds its mutations to `MUTATION_PARTS` and
+its queries to `QUERY_PARTS`. `brain schema` prints the SDL of the default schema, which
+is checked in as schema/brain.graphql.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import strawberry
+from strawberry.schema.config import StrawberryConfig
+from strawberry.tools import merge_types
+
+from brain.api.limits import Limits
+from brain.api.queries import GraphQuery
+from brain.api.subscriptions import Subscription
+
+QUERY_PARTS: tuple[type, ...] = (GraphQuery,)
+MUTATION_PARTS: tuple[type, ...] = ()
+
+
+def build_schema(
+    *,
+    dev: bool = False,
+    limits: Limits | None = None,
+    query_parts: Sequence[type] = QUERY_PARTS,
+    mutation_parts: Sequence[type] = MUTATION_PARTS,
+) -> strawberry.Schema:
+    """The schema. `dev` turns field suggestions on ("did you mean ...?")."""
+    query = merge_types("Query", tuple(query_parts))
+    mutation = merge_types("Mutation", tuple(mutation_parts)) if mutation_parts else None
+    return strawberry.Schema(
+        query=query,
+        mutation=mutation,
+        subscription=Subscription,
+        extensions=(limits or Limits()).extensions(),
+        config=StrawberryConfig(disable_field_suggestions=not dev),
+    )
+
 
 def schema_sdl() -> str:
-    raise SystemExit("brain schema: the GraphQL schema is not built yet")
+    return build_schema().as_str() + "\n"

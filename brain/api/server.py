@@ -1,11 +1,198 @@
-"""`brain serve`: placeholder until the GraphQL service lands (issue 3)."""
+"""`brain serve`: read the workspace, follow it, and answer GraphQL over HTTP and WebSocket.
+
+The server listens at once; `/healthz` and `/graphql` answer 503 until the first ingest is
+done (with a progress bar on a terminal), then the URL and a one-line summary are printed.
+Ctrl-C (SIGINT) or SIGTERM stops it gracefully: open requests finish, subscriptions are
+closed, the watcher stops, and the store is closed.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import ipaddress
+import os
+import socket
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import uvicorn
 
-def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], Any]) -> int:
-    raise SystemExit("brain serve: the GraphQL service is not built yet")
+from brain.api.app import GRAPHQL_PATH, create_app
+from brain.api.auth import TokenRegistry, TokensFileError
+from brain.api.context import ApiSettings, Services
+from brain.api.events import ChangeHub
+from brain.ingest import SyncResult
+from brain.service import Brain
+from brain.watch import Watcher
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+ANY_HOST = ("0.0.0.0", "::", "")
+
+
+def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], Brain]) -> int:
+    try:
+        tokens = TokenRegistry.from_env()
+        rescan_seconds = env_seconds("BRAIN_RESCAN_SECONDS", 30.0)
+    except (TokensFileError, ValueError) as exc:
+        return _fail(str(exc))
+    settings = ApiSettings(
+        dev=bool(args.dev),
+        allowed_hosts=allowed_hosts(args.host, os.environ),
+        rescan_seconds=rescan_seconds,
+    )
+    brain = open_brain(args)
+    try:
+        try:
+            sock = bind(args.host, args.port)
+        except OSError as exc:
+            return _fail(
+                f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
+                "pick another --port (or BRAIN_PORT)"
+            )
+        url = f"http://{display_host(args.host)}:{sock.getsockname()[1]}{GRAPHQL_PATH}"
+        return _run(brain, tokens, settings, sock, url)
+    finally:
+        brain.close()
+
+
+def _run(
+    brain: Brain, tokens: TokenRegistry, settings: ApiSettings, sock: socket.socket, url: str
+) -> int:
+    services = Services(
+        brain=brain,
+        hub=ChangeHub(brain),
+        tokens=tokens,
+        settings=settings,
+        watcher=Watcher(brain, rescan_seconds=settings.rescan_seconds),
+    )
+    progress = TerminalProgress()
+    failed: list[BaseException] = []
+    server: uvicorn.Server | None = None
+
+    def on_ready(result: SyncResult) -> None:
+        progress.close()
+        print(ready_line(brain, result, url, settings), flush=True)
+
+    def on_failure(exc: BaseException) -> None:
+        progress.close()
+        failed.append(exc)
+        print(f"brain serve: reading {brain.root} failed: {exc}", file=sys.stderr, flush=True)
+        if server is not None:
+            server.should_exit = True
+
+    app = create_app(services, progress=progress.update, on_ready=on_ready, on_failure=on_failure)
+    config = uvicorn.Config(
+        app,
+        log_level="info" if settings.dev else "warning",
+        access_log=settings.dev,
+        ws="websockets-sansio",
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        server_header=False,
+        proxy_headers=False,
+    )
+    server = uvicorn.Server(config)
+    if "*" in settings.allowed_hosts:
+        print("brain serve: listening on every interface with any Host header allowed; "
+              "set BRAIN_ALLOWED_HOSTS to the names clients use", file=sys.stderr)
+    if not tokens.required and not is_loopback(sock.getsockname()[0]):
+        print("brain serve: no BRAIN_TOKEN set: anyone who can reach this port can read the graph",
+              file=sys.stderr)
+    print(f"brain serve: reading {brain.root} (the API answers once it is read)", file=sys.stderr,
+          flush=True)
+    server.run(sockets=[sock])
+    progress.close()
+    print("brain serve: stopped", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings) -> str:
+    s = brain.stats()
+    line = (
+        f"brain serve: ready on {url} — {s.memories} memories of {s.agents} agents, "
+        f"{s.links} links ({s.broken} broken, {s.ambiguous} ambiguous), {s.workflows} workflows, "
+        f"{s.chats} chats, {s.work_items} work items; read in {result.seconds:.2f} s; "
+        f"watching {brain.root} (full rescan every {settings.rescan_seconds:g} s)"
+    )
+    if settings.dev:
+        line += f"\nbrain serve: development mode: GraphiQL at {url}"
+    return line
+
+
+class TerminalProgress:
+    """A progress bar for big first ingests, on a terminal only; safe to call from a thread."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+        self._done = False
+
+    def update(self, done: int, total: int) -> None:
+        if self._done or not sys.stderr.isatty():
+            return
+        if self._bar is None:
+            if total < 2000:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self._bar = Progress(
+                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                TimeRemainingColumn(), transient=True,
+            )
+            self._task = self._bar.add_task("reading the workspace", total=total)
+            self._bar.start()
+        self._bar.update(self._task, completed=done, total=total)
+
+    def close(self) -> None:
+        self._done = True
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def allowed_hosts(host: str, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Host headers to accept (DNS-rebinding protection): loopback, the bound host, and more."""
+    extra = [h.strip() for h in environ.get("BRAIN_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    if host in ANY_HOST and not extra:
+        return ("*",)
+    names = [*LOOPBACK_NAMES, *([] if host in ANY_HOST else [host]), *extra]
+    return tuple(dict.fromkeys(names))
+
+
+def bind(host: str, port: int) -> socket.socket:
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    sock = socket.create_server((host, port), family=infos[0][0])
+    sock.set_inheritable(True)
+    return sock
+
+
+def display_host(host: str) -> str:
+    if host in ANY_HOST:
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return address == "localhost"
+
+
+def env_seconds(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0:
+        raise ValueError(f"{name}={value!r} must be a number of seconds above 0, e.g. {default:g}")
+    return number
+
+
+def _fail(message: str) -> int:
+    print(f"brain serve: {message}", file=sys.stderr)
+    return 2

@@ -226,6 +226,15 @@ class MemoryStore:
     def count_memories(self, where: MemoryFilter) -> int:
         return len(self.list_memories(where))
 
+    def memory_type_counts(self, scopes: Collection[str]) -> dict[str, dict[str | None, int]]:
+        with self._lock:
+            counts: dict[str, dict[str | None, int]] = {scope: {} for scope in scopes}
+            for memory in self._memories.values():
+                bucket = counts.get(memory.scope)
+                if bucket is not None:
+                    bucket[memory.type] = bucket.get(memory.type, 0) + 1
+            return counts
+
     def list_agents(self) -> list[AgentNode]:
         with self._lock:
             return sorted(self._agents.values(), key=lambda a: a.name)

@@ -1,0 +1,125 @@
+"""The starlette app: `/graphql`, `/healthz`, and the live watcher in its lifespan.
+
+`build_routes` is where other HTTP APIs join: the memory tool's REST routes (`/api/memory`,
+brain/api/rest.py) are added to that list and get the same host check and bearer tokens.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from strawberry.schema import BaseSchema
+
+from brain.api.context import Services
+from brain.api.middleware import BearerAuthMiddleware
+from brain.api.schema import build_schema
+from brain.api.view import BrainGraphQL
+from brain.ingest import Progress, SyncResult
+
+GRAPHQL_PATH = "/graphql"
+logger = logging.getLogger("brain.api")
+
+
+def healthz(request: Request) -> JSONResponse:
+    """Ready (200) once the first ingest is done; 503 before. Reports the watcher's activity."""
+    services: Services = request.app.state.services
+    ready = services.brain.ready
+    watcher = services.watcher
+    status = "ready" if ready else "failed" if services.failure else "starting"
+    body: dict[str, object] = {
+        "status": status,
+        "error": services.failure,
+        "lastSyncAt": _iso(services.brain.last_sync),
+        "watcher": None if watcher is None else {
+            "running": watcher.running,
+            "lastEventAt": _iso(watcher.last_event_at),
+            "lastRescanAt": _iso(watcher.last_rescan_at),
+            "events": watcher.events,
+        },
+        "subscriptions": services.hub.subscribers,
+    }
+    return JSONResponse(body, status_code=200 if ready else 503)
+
+
+def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
+    graphql = BrainGraphQL(schema, services)
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
+        WebSocketRoute(GRAPHQL_PATH, graphql),
+    ]
+
+
+def create_app(
+    services: Services,
+    *,
+    schema: BaseSchema | None = None,
+    extra_routes: Sequence[BaseRoute] = (),
+    progress: Progress | None = None,
+    on_ready: Callable[[SyncResult], None] | None = None,
+    on_failure: Callable[[BaseException], None] | None = None,
+) -> Starlette:
+    """The app. With a watcher in `services`, its lifespan reads and follows the workspace."""
+    settings = services.settings
+    schema = schema or build_schema(dev=settings.dev, limits=settings.limits)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        services.hub.start()
+        stop = anyio.Event()
+        try:
+            async with anyio.create_task_group() as tg:
+                if services.watcher is not None:
+                    tg.start_soon(_run_watcher, services, stop, progress, on_ready, on_failure)
+                yield
+                stop.set()
+        finally:
+            services.hub.stop()
+
+    app = Starlette(
+        routes=[*build_routes(services, schema), *extra_routes],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
+            Middleware(
+                BearerAuthMiddleware,
+                tokens=services.tokens,
+                ide_path=GRAPHQL_PATH if settings.dev else None,
+            ),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    return app
+
+
+async def _run_watcher(
+    services: Services,
+    stop: anyio.Event,
+    progress: Progress | None,
+    on_ready: Callable[[SyncResult], None] | None,
+    on_failure: Callable[[BaseException], None] | None,
+) -> None:
+    assert services.watcher is not None
+    try:
+        await services.watcher.run(stop, progress=progress, on_ready=on_ready)
+    except Exception as exc:
+        # The first ingest failed (e.g. the store went away): say so on /healthz and let
+        # the server decide whether to stop, rather than tearing the app down mid-request.
+        logger.exception("reading the workspace failed")
+        services.failure = f"reading the workspace failed: {exc}"
+        if on_failure is not None:
+            on_failure(exc)
+
+
+def _iso(ts: float | None) -> str | None:
+    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC).isoformat()

@@ -1,0 +1,58 @@
+"""What every resolver gets: the app's services, the caller, and this request's loaders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
+
+import strawberry
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.websockets import WebSocket
+
+from brain.api.auth import Principal, TokenRegistry
+from brain.api.limits import Limits
+from brain.api.loaders import Loaders
+from brain.service import Brain
+
+if TYPE_CHECKING:
+    from brain.api.events import ChangeHub
+    from brain.watch import Watcher
+
+
+@dataclass(slots=True)
+class ApiSettings:
+    dev: bool = False
+    limits: Limits = field(default_factory=Limits)
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
+    rescan_seconds: float = 30.0
+
+
+@dataclass(slots=True)
+class Services:
+    """What lives as long as the app: one per server."""
+
+    brain: Brain
+    hub: ChangeHub
+    tokens: TokenRegistry = field(default_factory=TokenRegistry)
+    settings: ApiSettings = field(default_factory=ApiSettings)
+    watcher: Watcher | None = None
+    failure: str | None = None
+
+
+@dataclass(slots=True)
+class Context:
+    services: Services
+    loaders: Loaders
+    principal: Principal | None
+    request: Request | WebSocket
+    response: Response | WebSocket | None = None
+    # Set by strawberry from a WebSocket's `connection_init` payload.
+    connection_params: dict[str, object] | None = None
+
+    @property
+    def brain(self) -> Brain:
+        return self.services.brain
+
+
+Info: TypeAlias = strawberry.Info[Context, None]

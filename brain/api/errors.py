@@ -1,0 +1,26 @@
+"""Which errors a caller sees: their own mistakes in full, the server's only as a reference."""
+
+from __future__ import annotations
+
+from graphql import GraphQLError
+
+MASKED_MESSAGE = "internal error: the server log has the details"
+
+
+class UserError(Exception):
+    """A request the caller can fix (a bad argument, an unknown cursor): shown as written.
+
+    Raise it from resolvers with a message that says what was wrong and what would work.
+    """
+
+
+def should_mask(error: GraphQLError) -> bool:
+    """Mask everything but syntax, validation and input errors, and `UserError`s.
+
+    graphql-core leaves `original_error` empty for errors it reports about the document
+    and the variables; anything raised by a resolver is kept as `original_error`.
+    """
+    original = error.original_error
+    if original is None:
+        return False
+    return not isinstance(original, UserError)

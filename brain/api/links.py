@@ -1,0 +1,77 @@
+"""Wikilinks as edges: where each one is written, what it says, and where it landed."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from brain import model
+from brain.api.context import Info
+from brain.api.enums import LinkStatus
+from brain.api.errors import UserError
+from brain.api.fields import field
+from brain.api.nodes import Agent, Chat, Memory, Unresolved, Workflow, WorkItem, graph_node
+
+LinkTarget = Annotated[
+    Memory | Agent | Workflow | Chat | WorkItem | Unresolved,
+    strawberry.union("LinkTarget", description="Whatever a wikilink can land on."),
+]
+
+
+@strawberry.type(description="One `[[wikilink]]` as written in a note, and where it resolved.")
+class Link:
+    text: str = strawberry.field(description="The link exactly as written, e.g. `[[x#Top|see x]]`.")
+    target_text: str = strawberry.field(description="The target part as written.")
+    target_id: strawberry.ID = strawberry.field(
+        description="Id of the target node (an `unresolved:` id when the link is broken or ambiguous)."
+    )
+    label: str | None
+    anchor: str | None = strawberry.field(description="The `#Heading` part, without the `#`.")
+    embed: bool = strawberry.field(description="Written as `![[...]]`.")
+    line: int = strawberry.field(description="1-based line of the first `[` (or `!`).")
+    column: int = strawberry.field(description="1-based column in characters.")
+    status: LinkStatus
+    record: strawberry.Private[model.Link]
+
+    @classmethod
+    def of(cls, link: model.Link) -> Link:
+        return cls(
+            text=link.raw,
+            target_text=link.target,
+            target_id=strawberry.ID(link.target_id),
+            label=link.label,
+            anchor=link.anchor,
+            embed=link.embed,
+            line=link.line,
+            column=link.column,
+            status=LinkStatus.of(link.status),
+            record=link,
+        )
+
+    @field(description="The note the link is written in.")
+    async def source(self, info: Info) -> Memory:
+        node = await info.context.loaders.nodes.load(self.record.source)
+        if not isinstance(node, model.MemoryNode):
+            raise _changed_meanwhile(self.record.source)
+        return Memory.of(node)
+
+    @field(description="Where it landed: a node, or the Unresolved node it waits on.")
+    async def target(self, info: Info) -> LinkTarget:
+        target_id = self.record.target_id
+        node = await info.context.loaders.nodes.load(target_id)
+        if node is None and target_id.startswith("unresolved:"):
+            node = model.UnresolvedNode(target_id.split(":", 1)[1])
+        if node is None:
+            raise _changed_meanwhile(target_id)
+        return graph_node(node)
+
+    @field(description="For an ambiguous link: every node it could mean.")
+    async def candidates(self, info: Info) -> list[LinkTarget]:
+        if not self.record.candidates:
+            return []
+        return [graph_node(n) for n in await info.context.loaders.nodes_of(self.record.candidates)]
+
+
+def _changed_meanwhile(node_id: str) -> UserError:
+    return UserError(f"`{node_id}` was removed while this query ran: the workspace changed; ask again")

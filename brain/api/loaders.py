@@ -1,0 +1,76 @@
+"""Batched, thread-offloaded store access for one request.
+
+Store calls are synchronous (the Neo4j store does network I/O), so every call runs in a
+worker thread and the event loop never blocks. Resolvers of one level of a query ask the
+loaders for single keys; each loader turns those into one batched store call, so a page of
+a hundred memories with their owners and backlinks costs a handful of calls, not hundreds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import ParamSpec, TypeVar
+
+import anyio.to_thread
+from strawberry.dataloader import DataLoader
+
+from brain.model import Link, Node
+from brain.store.base import GraphStore
+
+P = ParamSpec("P")
+R = TypeVar("R")
+K = TypeVar("K")
+V = TypeVar("V")
+
+TypeCounts = dict[str | None, int]
+
+
+async def in_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run a blocking call (a store query, a sync) in a worker thread."""
+    return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+
+
+def _batched(
+    fetch: Callable[[list[K]], Mapping[K, V]], missing: Callable[[], V]
+) -> Callable[[list[K]], Awaitable[list[V]]]:
+    async def load(keys: list[K]) -> list[V]:
+        found = await in_thread(fetch, keys)
+        return [found[k] if k in found else missing() for k in keys]
+
+    return load
+
+
+class Loaders:
+    """The DataLoaders of one request (HTTP) or one connection (WebSocket, uncached).
+
+    A WebSocket connection lives for hours: caching there would serve stale nodes to every
+    subscription event, so its loaders batch but never cache.
+    """
+
+    def __init__(self, store: GraphStore, *, cache: bool = True) -> None:
+        self.store = store
+        self.nodes: DataLoader[str, Node | None] = DataLoader(
+            _batched(store.get_nodes, _none), cache=cache
+        )
+        self.links_from: DataLoader[str, list[Link]] = DataLoader(
+            _batched(store.links_from, list), cache=cache
+        )
+        self.links_to: DataLoader[str, list[Link]] = DataLoader(
+            _batched(store.links_to, list), cache=cache
+        )
+        self.type_counts: DataLoader[str, TypeCounts] = DataLoader(
+            _batched(store.memory_type_counts, dict), cache=cache
+        )
+
+    def prime_nodes(self, nodes: Sequence[Node]) -> None:
+        """Nodes a query already holds (a page of memories) need no second fetch."""
+        self.nodes.prime_many({n.id: n for n in nodes})
+
+    async def nodes_of(self, ids: Collection[str]) -> list[Node]:
+        """The nodes that exist among `ids`, in order."""
+        found = await self.nodes.load_many(list(ids))
+        return [n for n in found if n is not None]
+
+
+def _none() -> None:
+    return None

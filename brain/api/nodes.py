@@ -1,0 +1,249 @@
+"""The graph's nodes as GraphQL types (design.md section 5).
+
+Each type is built from the model's frozen node (kept as a private `record`) with plain
+fields for what the node holds; what needs another store call (owners, links, counts)
+is an async resolver that goes through the request's DataLoaders.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from strawberry.scalars import JSON
+
+from brain import model
+from brain.api.context import Info
+from brain.api.enums import MemoryType
+from brain.api.fields import field
+from brain.api.problems import Problem
+from brain.store.base import MemoryFilter, link_problem
+
+if TYPE_CHECKING:
+    from brain.api.connections import MemoryConnection
+    from brain.api.links import Link
+
+
+@strawberry.interface(
+    description=(
+        "Anything in the graph. Ids are stable strings: `memory:<scope>/<name>`, `agent:<name>`, "
+        "`workflow:<id>`, `chat:<id>`, `work-item:<id>`, `unresolved:<target>`."
+    )
+)
+class Node:
+    id: strawberry.ID
+
+
+async def _links_into(info: Info, node_id: str) -> list[Link]:
+    from brain.api.links import Link
+
+    return [Link.of(link) for link in await info.context.loaders.links_to.load(node_id)]
+
+
+@strawberry.type
+class Heading:
+    text: str
+    level: int
+    line: int
+
+
+@strawberry.type(description="A note an agent (or every agent, in `shared`) remembers.")
+class Memory(Node):
+    scope: str = strawberry.field(description="`shared` or the name of the agent whose folder holds it.")
+    name: str = strawberry.field(description="The file stem; unique within its scope.")
+    path: str = strawberry.field(description="Relative to the workspace root, e.g. `memory/shared/x.md`.")
+    virtual_path: str = strawberry.field(description="How its agent sees it: `/memories/x.md`.")
+    description: str
+    type: MemoryType | None
+    body: str = strawberry.field(description="The markdown after the frontmatter.")
+    headings: list[Heading]
+    size: int = strawberry.field(description="Bytes on disk.")
+    modified_at: datetime
+    hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
+    properties: JSON = strawberry.field(description="Frontmatter keys other than description and type.")
+    record: strawberry.Private[model.MemoryNode]
+
+    @classmethod
+    def of(cls, node: model.MemoryNode) -> Memory:
+        return cls(
+            id=strawberry.ID(node.id),
+            scope=node.scope,
+            name=node.name,
+            path=node.path,
+            virtual_path=node.virtual_path,
+            description=node.description,
+            type=MemoryType.of(node.type),
+            body=node.body,
+            headings=[Heading(text=h.text, level=h.level, line=h.line) for h in node.headings],
+            size=node.size,
+            modified_at=datetime.fromtimestamp(node.modified_at, tz=UTC),
+            hash=node.hash,
+            properties=JSON(dict(node.properties)),
+            record=node,
+        )
+
+    @field(description="Seconds since the file was last modified.")
+    def age(self) -> int:
+        return max(0, int(time.time() - self.record.modified_at))
+
+    @field(description="The agent whose folder holds it; null for shared memories.")
+    async def owner(self, info: Info) -> Agent | None:
+        owner = self.record.owner
+        if owner is None:
+            return None
+        node = await info.context.loaders.nodes.load(model.agent_id(owner))
+        return Agent.of(node) if isinstance(node, model.AgentNode) else None
+
+    @field(description="The wikilinks written in this note, in order.")
+    async def links(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        from brain.api.links import Link
+
+        return [Link.of(link) for link in await info.context.loaders.links_from.load(self.id)]
+
+    @field(description="Links from other notes (and this one) that land here.")
+    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id)
+
+    @field(description="This note's problems: its own and those of its links.")
+    async def problems(self, info: Info) -> list[Problem]:
+        found = list(self.record.problems)
+        for link in await info.context.loaders.links_from.load(self.id):
+            problem = link_problem(self.record.path, link)
+            if problem is not None:
+                found.append(problem)
+        return [Problem.of(p) for p in model.sorted_problems(found)]
+
+
+@strawberry.type
+class TypeCount:
+    type: MemoryType
+    count: int
+
+
+@strawberry.type(description="How many memories a scope holds, by type.")
+class MemoryCounts:
+    total: int
+    untyped: int = strawberry.field(description="Memories without a valid `type`.")
+    by_type: list[TypeCount] = strawberry.field(description="Every type, in a fixed order, zeros included.")
+
+    @classmethod
+    def of(cls, counts: dict[str | None, int]) -> MemoryCounts:
+        by_type = [TypeCount(type=t, count=counts.get(t.value, 0)) for t in MemoryType]
+        known = sum(c.count for c in by_type)
+        total = sum(counts.values())
+        return cls(total=total, untyped=total - known, by_type=by_type)
+
+
+@strawberry.type(description="An agent: a definition in agents/, a memory folder, or both.")
+class Agent(Node):
+    name: str
+    description: str
+    memory_enabled: bool = strawberry.field(description="Its definition sets `memory: true`.")
+    memory_off: bool = strawberry.field(
+        description="It has a memory folder but cannot remember (no definition, or no `memory: true`)."
+    )
+    path: str | None = strawberry.field(description="Its definition file, if it has one.")
+    record: strawberry.Private[model.AgentNode]
+
+    @classmethod
+    def of(cls, node: model.AgentNode) -> Agent:
+        return cls(
+            id=strawberry.ID(node.id),
+            name=node.name,
+            description=node.description,
+            memory_enabled=node.memory_enabled,
+            memory_off=node.memory_off,
+            path=node.path,
+            record=node,
+        )
+
+    @field(description="Its memories counted by type.")
+    async def memory_counts(self, info: Info) -> MemoryCounts:
+        return MemoryCounts.of(await info.context.loaders.type_counts.load(self.name))
+
+    @field(description="Its own memories (not the shared ones), by name.")
+    async def memories(
+        self,
+        info: Info,
+        type: MemoryType | None = None,
+        text: str | None = None,
+        has_problems: bool | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> Annotated[MemoryConnection, strawberry.lazy("brain.api.connections")]:
+        from brain.api.connections import memory_page
+
+        where = MemoryFilter(
+            agent=self.name, type=type.value if type else None, text=text, has_problems=has_problems
+        )
+        return await memory_page(info, where, first, after)
+
+    @field(description="Links that name this agent (`[[agent:name]]`).")
+    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id)
+
+
+@strawberry.interface(description="A workflow, chat or work item of the platform.")
+class Entity(Node):
+    name: str = strawberry.field(description="Its id within its kind: the file stem.")
+    title: str = strawberry.field(description="Its `title` or `name`, else the file stem.")
+    path: str | None = strawberry.field(description="Its file, if it came from the workspace.")
+
+    @field(description="Notes that link here.")
+    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id)
+
+
+@strawberry.type
+class Workflow(Entity):
+    pass
+
+
+@strawberry.type
+class Chat(Entity):
+    pass
+
+
+@strawberry.type
+class WorkItem(Entity):
+    pass
+
+
+_ENTITY_TYPES: dict[model.Kind, type[Workflow | Chat | WorkItem]] = {
+    model.Kind.WORKFLOW: Workflow,
+    model.Kind.CHAT: Chat,
+    model.Kind.WORK_ITEM: WorkItem,
+}
+
+
+def entity_of(node: model.EntityNode) -> Workflow | Chat | WorkItem:
+    cls = _ENTITY_TYPES[node.entity_kind]
+    return cls(id=strawberry.ID(node.id), name=node.ident, title=node.title, path=node.path)
+
+
+@strawberry.type(description="A target no note has yet: links wait here until one appears.")
+class Unresolved(Node):
+    target: str = strawberry.field(description="The target's name key (case-folded, NFC).")
+
+    @classmethod
+    def of(cls, node: model.UnresolvedNode) -> Unresolved:
+        return cls(id=strawberry.ID(node.id), target=node.target)
+
+    @field(description="The links that ask for it.")
+    async def wanted_by(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id)
+
+
+GraphNode = Memory | Agent | Workflow | Chat | WorkItem | Unresolved
+
+
+def graph_node(node: model.Node) -> GraphNode:
+    if isinstance(node, model.MemoryNode):
+        return Memory.of(node)
+    if isinstance(node, model.AgentNode):
+        return Agent.of(node)
+    if isinstance(node, model.EntityNode):
+        return entity_of(node)
+    return Unresolved.of(node)

@@ -1,0 +1,64 @@
+"""Relay-style forward pagination: opaque cursors and page info.
+
+A cursor names the last item seen (a memory id, a problem's sort key), never an offset, so
+a page boundary stays put while notes are added and deleted around it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+import strawberry
+
+from brain.api.errors import UserError
+from brain.model import Problem
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+def encode_cursor(kind: str, value: str) -> str:
+    raw = f"{kind}:{value}".encode()
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decode_cursor(kind: str, cursor: str) -> str:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        text = base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError):
+        text = ""
+    prefix = f"{kind}:"
+    if not text.startswith(prefix):
+        raise UserError(
+            f"`after: {cursor!r}` is not a cursor of this list: pass the `endCursor` "
+            "of the previous page, or leave `after` out to start at the beginning"
+        )
+    return text[len(prefix):]
+
+
+ProblemKey = tuple[str, int, int, str, str]
+
+
+def problem_key(problem: Problem) -> ProblemKey:
+    return (problem.path, problem.line or 0, problem.column or 0, problem.code, problem.message)
+
+
+def problem_cursor(problem: Problem) -> str:
+    return encode_cursor("problem", json.dumps(problem_key(problem), ensure_ascii=False))
+
+
+def problem_after(cursor: str) -> ProblemKey:
+    text = decode_cursor("problem", cursor)
+    try:
+        path, line, column, code, message = json.loads(text)
+        return (str(path), int(line), int(column), str(code), str(message))
+    except (ValueError, TypeError) as exc:
+        raise UserError(
+            f"`after: {cursor!r}` is not a cursor of this list: pass the `endCursor` of the previous page"
+        ) from exc

@@ -1,0 +1,127 @@
+"""The read side of the graph: what dashboards ask. Thin resolvers over the store."""
+
+from __future__ import annotations
+
+import strawberry
+
+from brain import model
+from brain.api.connections import (
+    MemoryConnection,
+    MemoryFilterInput,
+    ProblemConnection,
+    memory_page,
+    problem_page,
+)
+from brain.api.context import Info
+from brain.api.enums import Severity
+from brain.api.errors import UserError
+from brain.api.fields import field
+from brain.api.loaders import in_thread
+from brain.api.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
+from brain.api.reports import LinkReport, Stats, Subgraph, subgraph_of
+from brain.store.base import MemoryFilter
+
+
+def _entities(info: Info, kind: model.Kind) -> list[model.EntityNode]:
+    return info.context.brain.store.list_entities(kind)
+
+
+@strawberry.type
+class GraphQuery:
+    @field(description="Any node by its stable id, e.g. `memory:shared/glossary`.")
+    async def node(self, info: Info, id: strawberry.ID) -> Node | None:
+        found = await info.context.loaders.nodes.load(str(id))
+        return None if found is None else graph_node(found)
+
+    @field(
+        description=(
+            "One memory, by `path` (e.g. `memory/shared/glossary.md`) or by `scope` and `name`; "
+            "names match case-insensitively."
+        )
+    )
+    async def memory(
+        self, info: Info, path: str | None = None, scope: str | None = None, name: str | None = None
+    ) -> Memory | None:
+        store = info.context.brain.store
+        if path is not None and scope is None and name is None:
+            found = await in_thread(store.memory_by_path, path.strip().removeprefix("./").lstrip("/"))
+        elif path is None and scope is not None and name is not None:
+            found = await in_thread(store.find_memory, scope, name)
+        else:
+            raise UserError(
+                "memory() takes either `path` (e.g. path: \"memory/shared/glossary.md\") "
+                "or both `scope` and `name` (e.g. scope: \"shared\", name: \"glossary\")"
+            )
+        return None if found is None else Memory.of(found)
+
+    @field(description="Memories in id order, filtered and paged.")
+    async def memories(
+        self,
+        info: Info,
+        filter: MemoryFilterInput | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> MemoryConnection:
+        where = filter.to_model() if filter is not None else MemoryFilter()
+        return await memory_page(info, where, first, after)
+
+    @field(description="Every agent, by name.")
+    async def agents(self, info: Info) -> list[Agent]:
+        return [Agent.of(a) for a in await in_thread(info.context.brain.store.list_agents)]
+
+    @strawberry.field
+    async def agent(self, info: Info, name: str) -> Agent | None:
+        found = await info.context.loaders.nodes.load(model.agent_id(name))
+        return Agent.of(found) if isinstance(found, model.AgentNode) else None
+
+    @strawberry.field
+    async def workflows(self, info: Info) -> list[Workflow]:
+        found = await in_thread(_entities, info, model.Kind.WORKFLOW)
+        return [w for w in map(entity_of, found) if isinstance(w, Workflow)]
+
+    @strawberry.field
+    async def chats(self, info: Info) -> list[Chat]:
+        found = await in_thread(_entities, info, model.Kind.CHAT)
+        return [c for c in map(entity_of, found) if isinstance(c, Chat)]
+
+    @strawberry.field
+    async def work_items(self, info: Info) -> list[WorkItem]:
+        found = await in_thread(_entities, info, model.Kind.WORK_ITEM)
+        return [w for w in map(entity_of, found) if isinstance(w, WorkItem)]
+
+    @field(description="Problems in path and line order, as `brain check` reports them.")
+    async def problems(
+        self,
+        info: Info,
+        severity: Severity | None = None,
+        code: str | None = None,
+        path: str | None = None,
+        first: int = 50,
+        after: str | None = None,
+    ) -> ProblemConnection:
+        return await problem_page(info, severity, code, path, first, after)
+
+    @field(description="Link integrity: counts by status and by problem code, and what is missing.")
+    async def link_report(self, info: Info) -> LinkReport:
+        brain = info.context.brain
+        stats = await in_thread(brain.stats)
+        problems = await in_thread(brain.problems)
+        return LinkReport.of(stats, problems)
+
+    @field(
+        description=(
+            "The nodes within `depth` hops of a node (links both ways, agents and their memories) "
+            "and the edges among them, at most `limit` nodes; null if the node does not exist."
+        )
+    )
+    async def neighborhood(
+        self, info: Info, id: strawberry.ID, depth: int = 1, limit: int = 100
+    ) -> Subgraph | None:
+        sub = await in_thread(info.context.brain.store.neighborhood, str(id), depth, limit)
+        if not sub.nodes:
+            return None
+        return subgraph_of(sub.nodes, sub.edges, sub.truncated)
+
+    @field(description="Counts of the whole graph.")
+    async def stats(self, info: Info) -> Stats:
+        return Stats.of(await in_thread(info.context.brain.stats))

@@ -1,0 +1,152 @@
+"""Keeping a Brain equal to its workspace while it runs: file events as hints, rescans as proof.
+
+A `Watcher` reads the workspace once, then follows it: watchfiles reports changed paths
+(grouped over a short debounce), and each group becomes one `Brain.sync(paths)`, which
+decides from stat and content hash what really changed. Events are only hints: an atomic
+save (temp file + rename), a rename (delete + add), or a note created and deleted within
+one debounce window all end with the graph equal to the disk, because the ingester looks at
+the disk, not at the events. Every `rescan_seconds` a full `Brain.sync()` (stat only,
+unchanged files are not read) catches whatever the events missed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+from watchfiles import Change, awatch
+
+from brain.ingest import Progress, SyncResult
+from brain.service import Brain
+
+logger = logging.getLogger("brain.watch")
+
+WatchFilter = Callable[[Change, str], bool]
+
+
+class Watcher:
+    """Follows one Brain's workspace; `run` until `stop` is set."""
+
+    def __init__(
+        self,
+        brain: Brain,
+        *,
+        rescan_seconds: float = 30.0,
+        debounce_ms: int = 800,
+        step_ms: int = 30,
+        force_polling: bool | None = None,
+        watch_filter: WatchFilter | None = None,
+    ) -> None:
+        self.brain = brain
+        self.root = brain.root
+        self.rescan_seconds = rescan_seconds
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self.force_polling = force_polling
+        self.watch_filter = watch_filter or self._visible
+        self.last_event_at: float | None = None
+        self.last_rescan_at: float | None = None
+        self.events = 0
+        self.syncs = 0
+        self.running = False
+        self._pending: set[str] = set()
+        self._full = False
+        self._wake = anyio.Event()
+
+    async def run(
+        self,
+        stop: anyio.Event,
+        *,
+        progress: Progress | None = None,
+        on_ready: Callable[[SyncResult], None] | None = None,
+    ) -> None:
+        """Watch, read everything once (unless already read), then apply changes until `stop`."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._stop_when, stop, tg.cancel_scope)
+            tg.start_soon(self._watch, stop)
+            # Let the watch start before the first scan, so nothing falls between them.
+            await anyio.sleep(0)
+            self.running = True
+            if not self.brain.ready:
+                result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
+                self.last_rescan_at = time.time()
+                if on_ready is not None:
+                    on_ready(result)
+            tg.start_soon(self._rescan_timer)
+            try:
+                await self._apply_forever()
+            finally:
+                self.running = False
+
+    async def _stop_when(self, stop: anyio.Event, scope: anyio.CancelScope) -> None:
+        await stop.wait()
+        scope.cancel()
+
+    async def _watch(self, stop: anyio.Event) -> None:
+        async for changes in awatch(
+            self.root,
+            watch_filter=self.watch_filter,
+            debounce=self.debounce_ms,
+            step=self.step_ms,
+            stop_event=stop,
+            rust_timeout=1000,
+            force_polling=self.force_polling,
+        ):
+            self.last_event_at = time.time()
+            self.events += len(changes)
+            for _, path in changes:
+                rel = self._relative(path)
+                if rel is None:
+                    self._full = True
+                else:
+                    self._pending.add(rel)
+            self._wake.set()
+
+    async def _rescan_timer(self) -> None:
+        while True:
+            await anyio.sleep(self.rescan_seconds)
+            self._full = True
+            self._wake.set()
+
+    async def _apply_forever(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            await self.apply_pending()
+
+    async def apply_pending(self) -> None:
+        """One sync of whatever is pending: a full rescan if due, else the changed paths."""
+        full, paths = self._full, sorted(self._pending)
+        self._full, self._pending = False, set()
+        if not full and not paths:
+            return
+        try:
+            # Not cancellable on purpose: a sync runs to its end, so the graph stays whole.
+            if full:
+                await anyio.to_thread.run_sync(self.brain.sync)
+                self.last_rescan_at = time.time()
+            else:
+                await anyio.to_thread.run_sync(self.brain.sync, paths)
+            self.syncs += 1
+        except Exception:
+            # A bad moment on disk (a file vanishing mid-read) must not stop the server:
+            # log it and let the next rescan try again.
+            logger.exception("sync after file changes failed; a full rescan will retry")
+            self._full = True
+
+    def _relative(self, path: str) -> str | None:
+        """The workspace-relative path of an event, or None when only a full rescan will do."""
+        try:
+            rel = Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        return None if rel in ("", ".") else rel
+
+    def _visible(self, change: Change, path: str) -> bool:
+        # Mirror the ingester's own rule: anything under a dot-name is not part of the workspace.
+        rel = self._relative(path)
+        return rel is None or not any(part.startswith(".") for part in rel.split("/"))

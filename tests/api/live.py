@@ -1,0 +1,97 @@
+"""Running the real app under uvicorn on a free loopback port, in a thread of the test process."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from brain.api.app import create_app
+from brain.api.auth import TokenRegistry
+from brain.api.context import ApiSettings, Services
+from brain.api.events import ChangeHub
+from brain.service import Brain
+from brain.store.base import GraphStore
+from brain.watch import Watcher
+
+
+@dataclass
+class LiveServer:
+    base: str
+    services: Services
+    server: uvicorn.Server
+
+    @property
+    def graphql(self) -> str:
+        return f"{self.base}/graphql"
+
+    @property
+    def ws(self) -> str:
+        return self.graphql.replace("http://", "ws://", 1)
+
+    @property
+    def brain(self) -> Brain:
+        return self.services.brain
+
+
+@contextmanager
+def live_server(
+    root: Path,
+    store: GraphStore,
+    *,
+    watch: bool = True,
+    settings: ApiSettings | None = None,
+    tokens: TokenRegistry | None = None,
+    watcher_options: dict[str, Any] | None = None,
+    app_options: dict[str, Any] | None = None,
+) -> Iterator[LiveServer]:
+    """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it."""
+    brain = Brain(root, store)
+    if not watch:
+        brain.sync()
+    settings = settings or ApiSettings()
+    watcher = Watcher(brain, **(watcher_options or {})) if watch else None
+    services = Services(
+        brain=brain, hub=ChangeHub(brain), tokens=tokens or TokenRegistry(), settings=settings,
+        watcher=watcher,
+    )
+    app = create_app(services, **(app_options or {}))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="on",
+                            timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    live = LiveServer(f"http://127.0.0.1:{port}", services, server)
+    try:
+        wait_for(lambda: server.started, "the server to start")
+        if watch:
+            wait_for(lambda: _healthy(live), "the first ingest")
+        yield live
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        brain.close()
+
+
+def _healthy(live: LiveServer) -> bool:
+    return httpx.get(f"{live.base}/healthz").status_code == 200
+
+
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
