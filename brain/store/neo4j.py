@@ -1,14 +1,402 @@
-"""The Neo4j store: placeholder until it lands (issue 4)."""
+"""The Neo4j store: the GraphStore interface on the official driver, equal to the embedded one.
+
+One driver per process; every call names its database. Reads go through
+`Driver.execute_query` routed as reads; writes are `execute_write` functions over
+`UNWIND $rows` statements (brain/store/neo4j_write.py), so the driver retries transient
+failures, and every statement is safe to run twice, so the store itself re-runs a
+transaction whose commit outcome was lost. Cypher lives in brain/store/neo4j_cypher.py.
+
+Results are built in Python exactly as the embedded store builds them (same orders, same
+problem records): the contract suite in tests/contract runs every behaviour on both.
+"""
 
 from __future__ import annotations
 
-from brain.store.base import GraphStore
-from brain.store.open import StoreUnavailable
+import logging
+from collections import defaultdict
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
+from neo4j.exceptions import IncompleteCommit
+
+from brain import __version__
+from brain.model import (
+    SHARED_SCOPE,
+    AgentNode,
+    Edge,
+    EntityNode,
+    Kind,
+    Link,
+    LinkStatus,
+    MemoryNode,
+    Node,
+    Problem,
+    Stats,
+    agent_id,
+    memory_id,
+    name_key,
+    sorted_problems,
+)
+from brain.resolve import NameEntry
+from brain.store import neo4j_cypher as cypher
+from brain.store.base import (
+    EdgeRow,
+    GraphExport,
+    MemoryFilter,
+    NodeRow,
+    Subgraph,
+    WriteBatch,
+    link_problem,
+    link_row,
+    memory_off_problem,
+    node_row,
+)
+from brain.store.neo4j_errors import connect_errors, runtime_errors
+from brain.store.neo4j_records import (
+    KIND_OF_LABEL,
+    agent_from,
+    entity_from,
+    link_from,
+    memory_from,
+    node_from,
+    order_key,
+    problems_from,
+)
+from brain.store.neo4j_write import Limits, Transaction, transactions
+
+log = logging.getLogger(__name__)
+DEFAULT_DATABASE = "neo4j"
 
 
 class Neo4jStore:
+    """A complete GraphStore in one database of a Neo4j 5 server.
+
+    brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
+    that database: `clear()` (run by every full ingest) deletes them and nothing else.
+    """
+
+    limits = Limits()
+    commit_retries = 3
+    clear_rows = 10_000
+
+    def __init__(self, driver: Driver, database: str = DEFAULT_DATABASE, uri: str = "") -> None:
+        self._driver = driver
+        self.database = database
+        self.uri = uri or "the configured URI"
+        self.transactions = 0  # write transactions committed, for benchmarks and tests
+
     @classmethod
     def connect(
-        cls, uri: str, user: str | None, password: str | None, database: str | None
-    ) -> GraphStore:
-        raise StoreUnavailable("the Neo4j store is not built yet")
+        cls,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        *,
+        retry_seconds: float = 15.0,
+    ) -> Neo4jStore:
+        """Connect, check the server, the credentials and the database, and set up the schema.
+
+        Raises StoreUnavailable with one line a user can act on.
+        """
+        database = database or DEFAULT_DATABASE
+        with connect_errors(uri, user, database):
+            driver = GraphDatabase.driver(
+                uri,
+                auth=(user, password or "") if user else None,
+                max_transaction_retry_time=retry_seconds,
+                connection_timeout=10.0,
+                connection_acquisition_timeout=30.0,
+                user_agent=f"brain/{__version__}",
+            )
+        store = cls(driver, database, uri)
+        try:
+            with connect_errors(uri, user, database):
+                driver.verify_connectivity()
+                store.ensure_schema()
+        except BaseException:
+            driver.close()
+            raise
+        return store
+
+    def ensure_schema(self) -> None:
+        """Constraints and indexes (idempotent), then wait until the indexes are online."""
+        for statement in cypher.SCHEMA:
+            self._driver.execute_query(statement, database_=self.database)
+        self._driver.execute_query(cypher.AWAIT_INDEXES, {"seconds": 300}, database_=self.database)
+
+    def close(self) -> None:
+        self._driver.close()
+
+    # ------------------------------------------------------------------ writes
+
+    def write(self, batch: WriteBatch) -> None:
+        plan = transactions(batch, self.limits)
+        if not plan:
+            return
+        with runtime_errors(self.uri), self._session() as session:
+            for transaction in plan:
+                self._commit(session, transaction)
+
+    def clear(self) -> None:
+        with runtime_errors(self.uri), self._session() as session:
+            while session.execute_write(_clear_some, self.clear_rows):
+                self.transactions += 1
+            self.transactions += 1
+
+    def _session(self) -> Session:
+        return self._driver.session(
+            database=self.database,
+            bookmark_manager=self._driver.execute_query_bookmark_manager,
+        )
+
+    def _commit(self, session: Session, transaction: Transaction) -> None:
+        for attempt in range(1, self.commit_retries + 2):
+            try:
+                session.execute_write(_run_statements, transaction)
+            except IncompleteCommit:
+                # The commit may or may not have happened; the statements are idempotent,
+                # so running them again ends in the same state either way.
+                if attempt > self.commit_retries:
+                    raise
+                log.warning("commit outcome unknown; running the transaction again (%d)", attempt)
+                continue
+            self.transactions += 1
+            return
+
+    # ------------------------------------------------------------------ reads
+
+    def _read(self, query: str, **params: Any) -> list[Record]:
+        with runtime_errors(self.uri):
+            result = self._driver.execute_query(
+                query, params, routing_=RoutingControl.READ, database_=self.database
+            )
+        return list(result.records)
+
+    def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
+        if not keys:
+            return {}
+        found: dict[str, list[NameEntry]] = defaultdict(list)
+        for r in self._read(cypher.NAME_ENTRIES, keys=sorted(set(keys))):
+            found[r["key"]].append(NameEntry(r["id"], Kind.of_id(r["id"]), r["key"], r["scope"]))
+        return {key: sorted(entries, key=lambda e: e.id) for key, entries in found.items()}
+
+    def links_with_keys(self, keys: Collection[str]) -> list[Link]:
+        ordered = list(keys)
+        if not ordered:
+            return []
+        by_key: dict[str, list[Link]] = defaultdict(list)
+        for r in self._read(cypher.LINKS_WITH_KEYS, keys=sorted(set(ordered))):
+            link = link_from(r["source"], r["target"], r["props"])
+            by_key[link.key].append(link)
+        for links in by_key.values():
+            links.sort(key=lambda link: (link.source, link.ordinal))
+        return [link for key in ordered for link in by_key.get(key, ())]
+
+    def headings(self, ids: Collection[str]) -> dict[str, list[str]]:
+        if not ids:
+            return {}
+        return {r["id"]: list(r["headings"]) for r in self._read(cypher.HEADINGS, ids=sorted(set(ids)))}
+
+    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+        if not ids:
+            return {}
+        records = self._read(cypher.GET_NODES, ids=sorted(set(ids)))
+        return {r["props"]["id"]: node_from(r["label"], r["props"]) for r in records}
+
+    def find_memory(self, scope: str, name: str) -> MemoryNode | None:
+        exact = self._read(cypher.MEMORY_BY_ID, id=memory_id(scope, name))
+        if exact:
+            return memory_from(exact[0]["props"])
+        matches = [
+            r["props"] for r in self._read(cypher.MEMORIES_BY_KEY, key=name_key(name))
+            if name_key(r["props"]["scope"]) == name_key(scope)
+        ]
+        return memory_from(matches[0]) if len(matches) == 1 else None
+
+    def memory_by_path(self, path: str) -> MemoryNode | None:
+        found = self._read(cypher.MEMORY_BY_PATH, path=path)
+        return memory_from(found[0]["props"]) if found else None
+
+    def list_memories(
+        self, where: MemoryFilter, after: str | None = None, limit: int | None = None
+    ) -> list[MemoryNode]:
+        conditions, params = _memory_filter(where)
+        if after is not None:
+            conditions.append("after")
+            params["after"] = order_key(after)
+        if limit is not None:
+            params["limit"] = max(limit, 1)  # as the embedded store: the first match always comes
+        query = cypher.list_memories(conditions, limited=limit is not None)
+        return [memory_from(r["props"]) for r in self._read(query, **params)]
+
+    def count_memories(self, where: MemoryFilter) -> int:
+        conditions, params = _memory_filter(where)
+        return int(self._read(cypher.count_memories(conditions), **params)[0]["n"])
+
+    def memory_type_counts(self, scopes: Collection[str]) -> dict[str, dict[str | None, int]]:
+        counts: dict[str, dict[str | None, int]] = {scope: {} for scope in scopes}
+        if counts:
+            for r in self._read(cypher.MEMORY_TYPE_COUNTS, scopes=sorted(counts)):
+                counts[r["scope"]][r["type"]] = int(r["n"])
+        return counts
+
+    def list_agents(self) -> list[AgentNode]:
+        agents = [agent_from(r["props"]) for r in self._read(cypher.LIST_AGENTS)]
+        return sorted(agents, key=lambda a: a.name)
+
+    def list_entities(self, kind: Kind) -> list[EntityNode]:
+        query = cypher.LIST_ENTITIES.get(kind.label)
+        if query is None:
+            return []
+        return sorted((entity_from(kind, r["props"]) for r in self._read(query)), key=lambda e: e.id)
+
+    def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        out: dict[str, list[Link]] = {i: [] for i in ids}
+        sources = sorted(i for i in out if i.startswith("memory:"))
+        if sources:
+            for r in self._read(cypher.LINKS_FROM, ids=sources):
+                out[r["source"]].append(link_from(r["source"], r["target"], r["props"]))
+        for links in out.values():
+            links.sort(key=lambda link: link.ordinal)
+        return out
+
+    def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        out: dict[str, list[Link]] = {i: [] for i in ids}
+        if out:
+            for r in self._read(cypher.LINKS_TO, ids=sorted(out)):
+                out[r["target"]].append(link_from(r["source"], r["target"], r["props"]))
+        for links in out.values():
+            links.sort(key=lambda link: (link.source, link.ordinal))
+        return out
+
+    def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
+        if not self.get_nodes([node_id]):
+            return Subgraph((), ())
+        # Breadth first, one query per level, visiting in the embedded store's order.
+        seen = {node_id: 0}
+        frontier = [node_id]
+        truncated = False
+        for level in range(max(depth, 0)):
+            if not frontier:
+                break
+            neighbours = self._neighbours(frontier)
+            reached: list[str] = []
+            for current in frontier:
+                for neighbour in sorted(neighbours.get(current, ())):
+                    if neighbour in seen:
+                        continue
+                    if len(seen) >= limit:
+                        truncated = True
+                        break
+                    seen[neighbour] = level + 1
+                    reached.append(neighbour)
+            frontier = reached
+        ids = sorted(seen)
+        nodes = self.get_nodes(ids)
+        links = self.links_from([i for i in ids if i in nodes and i.startswith("memory:")])
+        edges: list[Edge] = []
+        for i in ids:
+            for link in links.get(i, ()):
+                if link.target_id in seen:
+                    edges.append(Edge("LINKS_TO", i, link.target_id, link))
+            memory = nodes.get(i)
+            if isinstance(memory, MemoryNode) and memory.owner and agent_id(memory.owner) in seen:
+                edges.append(Edge("REMEMBERS", agent_id(memory.owner), i))
+        return Subgraph([nodes[i] for i in ids if i in nodes], edges, truncated)
+
+    def _neighbours(self, ids: list[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = defaultdict(set)
+        for r in self._read(cypher.NEIGHBOURS, ids=ids):
+            node = r["id"]
+            out[node].update(r["ids"])
+            if node.startswith("memory:"):
+                scope = node.split(":", 1)[1].split("/", 1)[0]
+                if scope != SHARED_SCOPE:
+                    out[node].add(agent_id(scope))
+        return out
+
+    def problems(self, paths: Collection[str] | None = None) -> list[Problem]:
+        if paths is None:
+            records = self._read(cypher.PROBLEMS)
+        elif not paths:
+            return []
+        else:
+            records = self._read(cypher.PROBLEMS_AT, paths=sorted(set(paths)))
+        found: list[Problem] = []
+        for r in records:
+            found.extend(problems_from(r["problems"]))
+            links = sorted(
+                (link_from(r["id"], x["target"], x["props"]) for x in r["links"]),
+                key=lambda link: link.ordinal,
+            )
+            found.extend(p for p in (link_problem(r["path"], link) for link in links) if p)
+        for r in self._read(cypher.MEMORY_OFF_AGENTS):
+            problem = memory_off_problem(agent_from(r["props"]))
+            if paths is None or problem.path in paths:
+                found.append(problem)
+        return sorted_problems(found)
+
+    def stats(self) -> Stats:
+        r = self._read(cypher.STATS)[0]
+        links = {x["status"]: int(x["n"]) for x in r["links"] if x["status"] is not None}
+        return Stats(
+            agents=r["agents"],
+            memories=r["memories"],
+            links=sum(links.values()),
+            broken=links.get(LinkStatus.BROKEN.value, 0),
+            ambiguous=links.get(LinkStatus.AMBIGUOUS.value, 0),
+            missing_anchor=links.get(LinkStatus.MISSING_ANCHOR.value, 0),
+            unresolved=r["unresolved"],
+            workflows=r["workflows"],
+            chats=r["chats"],
+            work_items=r["work_items"],
+        )
+
+    def export(self) -> GraphExport:
+        nodes: set[NodeRow] = set()
+        for r in self._read(cypher.EXPORT_NODES):
+            label = next(x for x in r["labels"] if x in KIND_OF_LABEL)
+            nodes.add(node_row(node_from(label, r["props"])))
+        edges: set[EdgeRow] = {
+            link_row(link_from(r["source"], r["target"], r["props"]))
+            for r in self._read(cypher.EXPORT_LINKS)
+        }
+        edges |= {("REMEMBERS", r["agent"], r["memory"], ()) for r in self._read(cypher.EXPORT_REMEMBERS)}
+        return GraphExport(frozenset(nodes), frozenset(edges))
+
+
+# ---------------------------------------------------------------------- transaction functions
+
+
+def _run_statements(tx: ManagedTransaction, transaction: Transaction) -> None:
+    orphans: set[str] = set()
+    for statement in transaction.statements:
+        result = tx.run(statement.cypher, statement.params)
+        if statement.returns_orphans:
+            for record in result:
+                orphans.update(record["orphans"])
+        else:
+            result.consume()
+    if orphans:
+        tx.run(cypher.CLEANUP_UNRESOLVED, {"ids": sorted(orphans)}).consume()
+
+
+def _clear_some(tx: ManagedTransaction, limit: int) -> int:
+    return int(tx.run(cypher.CLEAR_SOME, {"limit": limit}).single(strict=True)["deleted"])
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _memory_filter(where: MemoryFilter) -> tuple[list[str], dict[str, Any]]:
+    values: Mapping[str, Any] = {
+        "scope": where.scope,
+        "agent": where.agent,
+        "type": where.type,
+        "text": where.text.casefold() if where.text else None,
+        "has_problems": where.has_problems,
+    }
+    conditions = [name for name, value in values.items() if value is not None]
+    return conditions, {name: values[name] for name in conditions}

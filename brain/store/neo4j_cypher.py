@@ -1,0 +1,292 @@
+"""Every Cypher statement of the Neo4j store, in one place.
+
+Values are always parameters. Labels and relationship types are never taken from data:
+statements that vary by label are rendered here, once, from the fixed allow-list `LABELS`,
+and looked up by label. `schema/neo4j.cypher` publishes `SCHEMA` (a test checks for drift).
+"""
+
+from __future__ import annotations
+
+from brain.model import ENTITY_KINDS, Kind
+
+LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
+ENTITY_LABELS: tuple[str, ...] = tuple(kind.label for kind in ENTITY_KINDS)
+NAMED_LABELS: tuple[str, ...] = ("Memory", "Agent", *ENTITY_LABELS)
+ANY_LABEL = "|".join(LABELS)
+
+# ------------------------------------------------------------------ schema
+
+_INDEXES: tuple[tuple[str, str, str], ...] = (
+    # (name, pattern, property): what the queries below look things up by
+    ("memory_key", "(n:Memory)", "n.key"),
+    ("memory_path", "(n:Memory)", "n.path"),
+    ("memory_scope", "(n:Memory)", "n.scope"),
+    ("memory_type", "(n:Memory)", "n.type"),
+    ("memory_order", "(n:Memory)", "n.orderKey"),
+    ("agent_key", "(n:Agent)", "n.key"),
+    ("workflow_key", "(n:Workflow)", "n.key"),
+    ("chat_key", "(n:Chat)", "n.key"),
+    ("work_item_key", "(n:WorkItem)", "n.key"),
+    ("links_to_key", "()-[n:LINKS_TO]-()", "n.key"),
+)
+
+
+def _snake(label: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in label).lstrip("_")
+
+
+SCHEMA: tuple[str, ...] = (
+    *(
+        f"CREATE CONSTRAINT {_snake(label)}_id IF NOT EXISTS "
+        f"FOR (n:{label}) REQUIRE n.id IS UNIQUE"
+        for label in LABELS
+    ),
+    *(f"CREATE INDEX {name} IF NOT EXISTS FOR {pattern} ON ({prop})" for name, pattern, prop in _INDEXES),
+)
+AWAIT_INDEXES = "CALL db.awaitIndexes($seconds)"
+
+
+def schema_file() -> str:
+    """The text of schema/neo4j.cypher."""
+    header = (
+        "// The Neo4j schema of brain: created by the store on start (idempotent).\n"
+        "// Generated from brain/store/neo4j_cypher.py: python -m brain.store.neo4j_cypher\n"
+    )
+    return header + "".join(statement + ";\n" for statement in SCHEMA)
+
+
+# ------------------------------------------------------------------ writes
+# Every write statement is safe to run twice in a row: a managed transaction may be retried,
+# and a transaction whose commit outcome is unknown is run again by the store. Statements
+# that detach links return `orphans`: Unresolved ids that may now have nothing pointing at
+# them, for CLEANUP_UNRESOLVED at the end of the same transaction.
+
+UPSERT_MEMORIES = """
+UNWIND $rows AS row
+MERGE (m:Memory {id: row.props.id})
+SET m = row.props
+WITH m, row
+MATCH (a:Agent {id: row.owner})
+MERGE (a)-[:REMEMBERS]->(m)
+"""
+
+UPSERT_AGENTS = """
+UNWIND $rows AS row
+MERGE (a:Agent {id: row.props.id})
+SET a = row.props
+WITH a, row
+WHERE row.props.name <> $shared
+MATCH (m:Memory {scope: row.props.name})
+MERGE (a)-[:REMEMBERS]->(m)
+"""
+
+UPSERT_ENTITIES: dict[str, str] = {
+    label: f"""
+UNWIND $rows AS row
+MERGE (n:{label} {{id: row.props.id}})
+SET n = row.props
+"""
+    for label in ENTITY_LABELS
+}
+
+DROP_LINKS = """
+UNWIND $sources AS source
+MATCH (:Memory {id: source})-[r:LINKS_TO]->(t)
+WITH r, CASE WHEN t:Unresolved THEN t.id END AS orphan
+DELETE r
+RETURN collect(DISTINCT orphan) AS orphans
+"""
+
+
+def _link_target(label: str) -> str:
+    if label == "Unresolved":
+        return "MERGE (t:Unresolved {id: row.target}) ON CREATE SET t.target = row.name"
+    return f"MATCH (t:{label} {{id: row.target}})"
+
+
+CREATE_LINKS: dict[str, str] = {
+    label: f"""
+UNWIND $rows AS row
+MATCH (s:Memory {{id: row.source}})
+{_link_target(label)}
+CREATE (s)-[r:LINKS_TO]->(t)
+SET r = row.props
+"""
+    for label in LABELS
+}
+
+# A relink replaces the link at (source, ordinal) only if there is one, as the embedded store.
+RELINKS: dict[str, str] = {
+    label: f"""
+UNWIND $rows AS row
+MATCH (s:Memory {{id: row.source}})-[old:LINKS_TO {{ordinal: row.props.ordinal}}]->(previous)
+{_link_target(label)}
+WITH s, t, old, row, CASE WHEN previous:Unresolved THEN previous.id END AS orphan
+DELETE old
+CREATE (s)-[r:LINKS_TO]->(t)
+SET r = row.props
+RETURN collect(DISTINCT orphan) AS orphans
+"""
+    for label in LABELS
+}
+
+DELETE_NODES: dict[str, str] = {
+    label: f"""
+UNWIND $ids AS id
+MATCH (n:{label} {{id: id}})
+OPTIONAL MATCH (n)-[:LINKS_TO]->(u:Unresolved)
+WITH n, collect(u.id) AS orphans
+DETACH DELETE n
+RETURN orphans
+"""
+    for label in NAMED_LABELS
+}
+
+CLEANUP_UNRESOLVED = """
+UNWIND $ids AS id
+MATCH (u:Unresolved {id: id})
+WHERE NOT EXISTS { ()-[:LINKS_TO]->(u) }
+DELETE u
+"""
+
+CLEAR_SOME = f"""
+MATCH (n:{ANY_LABEL})
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+
+# ------------------------------------------------------------------ reads
+
+
+def _union(template: str, labels: tuple[str, ...] = LABELS) -> str:
+    """One statement over several labels: `template` with {label} filled from the allow-list."""
+    return "\nUNION ALL\n".join(template.format(label=label) for label in labels)
+
+
+# The unions look every id up under every label (a missed index seek is nearly free): one
+# list parameter, never an empty one, keeps the query plan cached (Neo4j re-plans a statement
+# when a parameter's type changes, and an empty list has another type than a list of strings).
+GET_NODES = _union("MATCH (n:{label}) WHERE n.id IN $ids RETURN '{label}' AS label, properties(n) AS props")
+
+NAME_ENTRIES = _union(
+    "MATCH (n:{label}) WHERE n.key IN $keys RETURN n.id AS id, n.key AS key, n.scope AS scope",
+    NAMED_LABELS,
+)
+
+LINKS_WITH_KEYS = """
+MATCH (s:Memory)-[r:LINKS_TO]->(t)
+WHERE r.key IN $keys
+RETURN s.id AS source, t.id AS target, properties(r) AS props
+"""
+
+LINKS_FROM = """
+MATCH (s:Memory)-[r:LINKS_TO]->(t)
+WHERE s.id IN $ids
+RETURN s.id AS source, t.id AS target, properties(r) AS props
+"""
+
+LINKS_TO = _union(
+    "MATCH (s:Memory)-[r:LINKS_TO]->(t:{label}) WHERE t.id IN $ids "
+    "RETURN s.id AS source, t.id AS target, properties(r) AS props"
+)
+
+HEADINGS = """
+MATCH (m:Memory)
+WHERE m.id IN $ids
+RETURN m.id AS id, m.headings AS headings
+"""
+
+MEMORY_BY_ID = "MATCH (m:Memory {id: $id}) RETURN properties(m) AS props"
+MEMORIES_BY_KEY = "MATCH (m:Memory {key: $key}) RETURN properties(m) AS props"
+MEMORY_BY_PATH = "MATCH (m:Memory {path: $path}) RETURN properties(m) AS props"
+
+# list_memories / count_memories: the WHERE is built from these fixed fragments.
+MEMORY_FILTERS: dict[str, str] = {
+    "scope": "m.scope = $scope",
+    "agent": "m.scope = $agent",
+    "type": "m.type = $type",
+    "text": "(m.nameFold CONTAINS $text OR m.descriptionFold CONTAINS $text)",
+    "has_problems": (
+        "(m.problemCount > 0 OR EXISTS { (m)-[r:LINKS_TO]->() WHERE r.status <> 'resolved' })"
+        " = $has_problems"
+    ),
+    "after": "m.orderKey > $after",
+}
+
+
+def list_memories(conditions: list[str], limited: bool) -> str:
+    where = " AND ".join(MEMORY_FILTERS[c] for c in conditions) or "true"
+    limit = "\nLIMIT $limit" if limited else ""
+    return f"MATCH (m:Memory)\nWHERE {where}\nRETURN properties(m) AS props\nORDER BY m.orderKey{limit}"
+
+
+def count_memories(conditions: list[str]) -> str:
+    where = " AND ".join(MEMORY_FILTERS[c] for c in conditions) or "true"
+    return f"MATCH (m:Memory)\nWHERE {where}\nRETURN count(m) AS n"
+
+
+MEMORY_TYPE_COUNTS = """
+UNWIND $scopes AS scope
+MATCH (m:Memory {scope: scope})
+RETURN scope, m.type AS type, count(m) AS n
+ORDER BY scope, type
+"""
+
+LIST_AGENTS = "MATCH (a:Agent) RETURN properties(a) AS props"
+LIST_ENTITIES: dict[str, str] = {
+    label: f"MATCH (n:{label}) RETURN properties(n) AS props" for label in ENTITY_LABELS
+}
+
+# Neighbours of a BFS frontier, per node: link targets and sources; an agent's memories
+# come from the scope branch (the id may name a folder whose agent has no node).
+NEIGHBOURS = (
+    "MATCH (n:Memory) WHERE n.id IN $ids "
+    "RETURN n.id AS id, [(n)-[:LINKS_TO]->(t) | t.id] + [(s)-[:LINKS_TO]->(n) | s.id] AS ids"
+    "\nUNION ALL\n"
+    + _union(
+        "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, [(s)-[:LINKS_TO]->(n) | s.id] AS ids",
+        tuple(label for label in LABELS if label != "Memory"),
+    )
+    + "\nUNION ALL\n"
+    "UNWIND $ids AS agent WITH agent WHERE agent STARTS WITH 'agent:' "
+    "MATCH (m:Memory {scope: substring(agent, 6)}) RETURN agent AS id, collect(m.id) AS ids"
+)
+
+_PROBLEM_LINKS = """
+RETURN m.path AS path, m.problems AS problems,
+       [(m)-[r:LINKS_TO]->(t) WHERE r.status <> 'resolved' | {target: t.id, props: properties(r)}] AS links,
+       m.id AS id
+"""
+PROBLEMS = (
+    "MATCH (m:Memory)\n"
+    "WHERE m.problemCount > 0 OR EXISTS { (m)-[r:LINKS_TO]->() WHERE r.status <> 'resolved' }"
+    + _PROBLEM_LINKS
+)
+PROBLEMS_AT = "MATCH (m:Memory)\nWHERE m.path IN $paths" + _PROBLEM_LINKS
+MEMORY_OFF_AGENTS = "MATCH (a:Agent {memoryOff: true}) RETURN properties(a) AS props"
+
+STATS = """
+OPTIONAL MATCH ()-[r:LINKS_TO]->()
+WITH r.status AS status, count(r) AS n
+WITH collect({status: status, n: n}) AS links
+RETURN links,
+       COUNT { (:Agent) } AS agents,
+       COUNT { (:Memory) } AS memories,
+       COUNT { (:Unresolved) } AS unresolved,
+       COUNT { (:Workflow) } AS workflows,
+       COUNT { (:Chat) } AS chats,
+       COUNT { (:WorkItem) } AS work_items
+"""
+
+EXPORT_NODES = f"MATCH (n:{ANY_LABEL}) RETURN labels(n) AS labels, properties(n) AS props"
+EXPORT_LINKS = (
+    "MATCH (s:Memory)-[r:LINKS_TO]->(t) RETURN s.id AS source, t.id AS target, properties(r) AS props"
+)
+EXPORT_REMEMBERS = "MATCH (a:Agent)-[:REMEMBERS]->(m:Memory) RETURN a.id AS agent, m.id AS memory"
+
+PING = "RETURN 1 AS ok"
+
+
+if __name__ == "__main__":
+    print(schema_file(), end="")

@@ -1,0 +1,157 @@
+"""A WriteBatch as a few transactions of `UNWIND $rows` statements.
+
+A batch becomes a list of units, in the order the embedded store applies it: nodes first
+(so links have something to point at), then relinks (links of other notes moving to new or
+away from deleted nodes), then the replaced outgoing links, then deletes. A unit is the
+statements that must commit together, e.g. dropping a note's old links and creating its new
+ones. Units are packed into transactions up to a row budget: an incremental change is one
+transaction, a full ingest of 10,000 notes a handful.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from brain.model import SHARED_SCOPE, Kind, Link
+from brain.store import neo4j_cypher as cypher
+from brain.store.base import WriteBatch
+from brain.store.neo4j_records import (
+    agent_props,
+    entity_props,
+    link_props,
+    memory_owner_id,
+    memory_props,
+)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    cypher: str
+    params: dict[str, Any]
+    rows: int
+    returns_orphans: bool = False  # rows of Unresolved ids that may have lost their last link
+
+
+@dataclass(slots=True)
+class Transaction:
+    statements: list[Statement] = field(default_factory=list)
+    rows: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Rows per statement and per transaction. A memory row weighs its body: ~2-3 KB."""
+
+    node_rows: int = 5_000
+    memory_rows: int = 1_000
+    link_rows: int = 5_000
+    transaction_rows: int = 25_000
+    memory_weight: int = 4
+
+
+def transactions(batch: WriteBatch, limits: Limits = Limits()) -> list[Transaction]:
+    """The transactions that apply `batch`, in order; one if the batch is small."""
+    out: list[Transaction] = []
+    current = Transaction()
+    for unit in _units(batch, limits):
+        cost = sum(s.rows for s in unit)
+        if current.statements and current.rows + cost > limits.transaction_rows:
+            out.append(current)
+            current = Transaction()
+        current.statements.extend(unit)
+        current.rows += cost
+    if current.statements:
+        out.append(current)
+    return out
+
+
+def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
+    upserted = {m.id for m in batch.memories} | {a.id for a in batch.agents}
+    upserted |= {e.id for e in batch.entities}
+
+    agents: list[dict[str, Any]] = [{"props": agent_props(a)} for a in batch.agents]
+    for rows in _chunks(agents, limits.node_rows):
+        yield [Statement(cypher.UPSERT_AGENTS, {"rows": rows, "shared": SHARED_SCOPE}, len(rows))]
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for entity in batch.entities:
+        by_label[entity.entity_kind.label].append({"props": entity_props(entity)})
+    for label, entity_rows in sorted(by_label.items()):
+        for rows in _chunks(entity_rows, limits.node_rows):
+            yield [Statement(cypher.UPSERT_ENTITIES[label], {"rows": rows}, len(rows))]
+    memories: list[dict[str, Any]] = [
+        {"props": memory_props(m), "owner": memory_owner_id(m)} for m in batch.memories
+    ]
+    for rows in _chunks(memories, limits.memory_rows):
+        yield [Statement(cypher.UPSERT_MEMORIES, {"rows": rows}, len(rows) * limits.memory_weight)]
+
+    for links in _chunks(batch.relinks, limits.link_rows):
+        yield _link_statements(cypher.RELINKS, links)
+
+    # A memory deleted and upserted in one batch keeps no links but the batch's.
+    replaced = dict(batch.links)
+    for node_id in batch.deletes:
+        if node_id in upserted and node_id.startswith("memory:"):
+            replaced.setdefault(node_id, [])
+    for sources in _link_groups(replaced, limits.link_rows):
+        drop = Statement(cypher.DROP_LINKS, {"sources": sources}, len(sources), returns_orphans=True)
+        links = [link for source in sources for link in replaced[source]]
+        yield [drop, *_link_statements(cypher.CREATE_LINKS, links)]
+
+    doomed: dict[str, list[str]] = defaultdict(list)
+    for node_id in batch.deletes:
+        doomed_label = _label_of(node_id)
+        if node_id not in upserted and doomed_label in cypher.DELETE_NODES:
+            doomed[str(doomed_label)].append(node_id)
+    for label, ids in sorted(doomed.items()):
+        for chunk in _chunks(ids, limits.node_rows):
+            yield [Statement(cypher.DELETE_NODES[label], {"ids": chunk}, len(chunk), returns_orphans=True)]
+
+
+def _link_statements(statements: dict[str, str], links: Sequence[Link]) -> list[Statement]:
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for link in links:
+        label = _label_of(link.target_id)
+        if label is None:
+            continue
+        by_label[label].append({
+            "source": link.source,
+            "target": link.target_id,
+            "name": link.target_id.split(":", 1)[1],
+            "props": link_props(link),
+        })
+    return [
+        Statement(statements[label], {"rows": rows}, len(rows), statements is cypher.RELINKS)
+        for label, rows in sorted(by_label.items())
+    ]
+
+
+def _link_groups(replaced: dict[str, list[Link]], budget: int) -> Iterator[list[str]]:
+    """Sources in groups whose links number about `budget` (a source is never split)."""
+    group: list[str] = []
+    rows = 0
+    for source in sorted(replaced):
+        size = len(replaced[source]) + 1
+        if group and rows + size > budget:
+            yield group
+            group, rows = [], 0
+        group.append(source)
+        rows += size
+    if group:
+        yield group
+
+
+def _label_of(node_id: str) -> str | None:
+    try:
+        return Kind.of_id(node_id).label
+    except ValueError:
+        return None
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])

@@ -1,0 +1,18 @@
+// The Neo4j schema of brain: created by the store on start (idempotent).
+// Generated from brain/store/neo4j_cypher.py: python -m brain.store.neo4j_cypher
+CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT agent_id IF NOT EXISTS FOR (n:Agent) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT workflow_id IF NOT EXISTS FOR (n:Workflow) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT chat_id IF NOT EXISTS FOR (n:Chat) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT work_item_id IF NOT EXISTS FOR (n:WorkItem) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT unresolved_id IF NOT EXISTS FOR (n:Unresolved) REQUIRE n.id IS UNIQUE;
+CREATE INDEX memory_key IF NOT EXISTS FOR (n:Memory) ON (n.key);
+CREATE INDEX memory_path IF NOT EXISTS FOR (n:Memory) ON (n.path);
+CREATE INDEX memory_scope IF NOT EXISTS FOR (n:Memory) ON (n.scope);
+CREATE INDEX memory_type IF NOT EXISTS FOR (n:Memory) ON (n.type);
+CREATE INDEX memory_order IF NOT EXISTS FOR (n:Memory) ON (n.orderKey);
+CREATE INDEX agent_key IF NOT EXISTS FOR (n:Agent) ON (n.key);
+CREATE INDEX workflow_key IF NOT EXISTS FOR (n:Workflow) ON (n.key);
+CREATE INDEX chat_key IF NOT EXISTS FOR (n:Chat) ON (n.key);
+CREATE INDEX work_item_key IF NOT EXISTS FOR (n:WorkItem) ON (n.key);
+CREATE INDEX links_to_key IF NOT EXISTS FOR ()-[n:LINKS_TO]-() ON (n.key);

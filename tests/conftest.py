@@ -1,0 +1,117 @@
+"""Shared fixtures: `store` runs a test on the embedded store and on a real Neo4j server.
+
+The Neo4j leg uses the server at BRAIN_TEST_NEO4J_URI (optionally NEO4J_USER, NEO4J_PASSWORD,
+NEO4J_DATABASE). Without it, a bundled server is started from tools/neo4j when Java and
+Maven are there, and stopped at the end of the session. Otherwise the leg is skipped with
+the reason, except in CI (CI=true), where a missing server is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+
+from brain.store.base import GraphStore
+from brain.store.memory import MemoryStore
+from brain.store.neo4j import Neo4jStore
+from brain.store.open import StoreUnavailable
+
+REPO = Path(__file__).resolve().parent.parent
+LAUNCHER = REPO / "tools" / "neo4j" / "neo4j.sh"
+URI_ENV = "BRAIN_TEST_NEO4J_URI"
+STORES = ["memory", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI needs a Neo4j server for the neo4j tests: {reason}", pytrace=False)
+    pytest.skip(f"no Neo4j server: {reason}")
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The bolt URI of a Neo4j server for this test session."""
+    uri = os.environ.get(URI_ENV)
+    if uri:
+        yield uri
+        return
+    if shutil.which("java") is None or not LAUNCHER.exists():
+        _unavailable(f"set {URI_ENV}, or install Java 17+ and Maven to use tools/neo4j")
+    env = {**os.environ, "BRAIN_NEO4J_STATE": str(tmp_path_factory.mktemp("neo4j-server"))}
+    started = subprocess.run(
+        ["bash", str(LAUNCHER), "start"], env=env, capture_output=True, text=True, timeout=900,
+        check=False,
+    )
+    lines = started.stdout.strip().splitlines()
+    if started.returncode != 0 or not lines:
+        _unavailable(f"tools/neo4j/neo4j.sh start failed: {started.stderr.strip()[-2000:]}")
+    try:
+        yield lines[-1]
+    finally:
+        stop = ["bash", str(LAUNCHER), "stop"]
+        subprocess.run(stop, env=env, capture_output=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="session")
+def neo4j_login(neo4j_uri: str) -> tuple[str, str | None, str | None, str]:
+    """(uri, user, password, database), with the schema set up once for the session."""
+    user, password = os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD")
+    database = os.environ.get("NEO4J_DATABASE") or "neo4j"
+    try:
+        Neo4jStore.connect(neo4j_uri, user, password, database).close()
+    except StoreUnavailable as exc:
+        _unavailable(str(exc))
+    return neo4j_uri, user, password, database
+
+
+def open_neo4j(login: tuple[str, str | None, str | None, str], **config: object) -> Neo4jStore:
+    """A store on its own driver (closing it closes only its driver), database cleared."""
+    uri, user, password, database = login
+    auth = (user, password or "") if user else None
+    driver = GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=5.0, **config)
+    store = Neo4jStore(driver, database, uri)
+    store.clear()
+    return store
+
+
+@pytest.fixture
+def neo4j_store(neo4j_login: tuple[str, str | None, str | None, str]) -> Iterator[Neo4jStore]:
+    store = open_neo4j(neo4j_login)
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=STORES)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    return kind
+
+
+@pytest.fixture
+def store_factory(
+    store_kind: str, request: pytest.FixtureRequest
+) -> Iterator[Callable[[], GraphStore]]:
+    """Makes empty stores of the kind under test (Neo4j: one database, cleared each time)."""
+    opened: list[GraphStore] = []
+
+    def make() -> GraphStore:
+        made: GraphStore
+        made = MemoryStore() if store_kind == "memory" else open_neo4j(request.getfixturevalue("neo4j_login"))
+        opened.append(made)
+        return made
+
+    yield make
+    for made in opened:
+        made.close()
+
+
+@pytest.fixture
+def store(store_factory: Callable[[], GraphStore]) -> GraphStore:
+    """An empty store: the embedded one, then a real Neo4j."""
+    return store_factory()
