@@ -310,7 +310,8 @@ def scan_body(
         setext = _setext_candidates(text)
         if not chunk_links and not chunk_atx and not setext:
             continue
-        plain_headings = not any(EMPHASIS_RE.search(body, m.end(), body.find("\n", m.end()) % (len(body) + 1)) for m in chunk_atx)
+        # Emphasis in a heading changes its text as mistune reads it: let mistune read it.
+        plain_headings = not any(EMPHASIS_RE.search(_line_of(body, m.end())) for m in chunk_atx)
         if not setext and plain_headings and not CODE_HINT_RE.search(text):
             # No code syntax in this chunk: every candidate is what it looks like.
             for m in chunk_atx:
@@ -326,6 +327,12 @@ def scan_body(
         links.extend(_link(m, line_starts, body_line) for m in live)
     headings.sort(key=lambda h: h.line)
     return tuple(headings), tuple(links)
+
+
+def _line_of(text: str, pos: int) -> str:
+    """The rest of the line from `pos`."""
+    end = text.find("\n", pos)
+    return text[pos:] if end < 0 else text[pos:end]
 
 
 def _chunks(body: str) -> list[tuple[int, int]]:

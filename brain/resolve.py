@@ -97,7 +97,14 @@ def resolve_link(
             return _check_anchor(Resolution(LinkStatus.RESOLVED, matches[0]), link, headings)
         if matches:
             return Resolution(LinkStatus.AMBIGUOUS, unresolved_id(target.full_key), tuple(matches))
-    return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key))
+    # Out of reach is not the same as missing: name the other agents' notes it could mean.
+    private: tuple[str, ...] = ()
+    if target.scope is None and target.kind in (None, Kind.MEMORY):
+        private = tuple(sorted(
+            e.id for e in entries
+            if e.kind is Kind.MEMORY and e.scope not in (source_scope, SHARED_SCOPE)
+        ))
+    return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key), private)
 
 
 def _levels(target: Target, source_scope: str) -> list[Callable[[NameEntry], bool]]:

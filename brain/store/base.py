@@ -129,11 +129,20 @@ def link_problem(source_path: str, link: Link) -> Problem | None:
         return None
     if link.status is LinkStatus.BROKEN:
         code = "broken-link"
-        message = (
-            f"`{link.raw}` points to nothing: no memory, workflow, chat or work item "
-            f"is named `{link.target}`"
-        )
-        fix = f"create the note `{link.target}` or fix the link's spelling"
+        if link.candidates:
+            owners = ", ".join(_explicit(c) for c in link.candidates)
+            message = (
+                f"`{link.raw}` is out of reach: memories are private to their agent, and "
+                f"`{link.target}` is only in another agent's folder ({owners})"
+            )
+            scoped = _explicit(link.candidates[0])
+            fix = f"link it with its scope, e.g. `[[{scoped}]]`, or move it to memory/shared/"
+        else:
+            message = (
+                f"`{link.raw}` points to nothing: no memory, workflow, chat or work item "
+                f"is named `{link.target}`"
+            )
+            fix = f"create the note `{link.target}` or fix the link's spelling"
     elif link.status is LinkStatus.AMBIGUOUS:
         code = "ambiguous-link"
         names = ", ".join(link.candidates)
@@ -172,7 +181,11 @@ def memory_off_problem(agent: AgentNode) -> Problem:
         severity=Severity.WARNING,
         path=f"memory/{agent.name}",
         message=f"agent `{agent.name}` {reason}: its notes are kept but it cannot remember",
-        fix=f"set `memory: true` in agents/{agent.name}.md, or read and clear the folder",
+        fix=(
+            f"add `memory: true` to the frontmatter of agents/{agent.name}.md"
+            if agent.path is not None
+            else f"create agents/{agent.name}.md with `memory: true`, or read and clear the folder"
+        ),
     )
 
 
