@@ -81,8 +81,13 @@ class Brain:
 
     # ---------------------------------------------------------------- queries
 
-    def problems(self) -> list[Problem]:
-        return sorted_problems(self.store.problems() + self.ingester.problems())
+    def problems(self, paths: Iterable[str] | None = None) -> list[Problem]:
+        """Every problem (`brain check`), or only those of the files at `paths` (an editor)."""
+        if paths is None:
+            return sorted_problems(self.store.problems() + self.ingester.problems())
+        wanted = set(paths)
+        file_level = [p for p in self.ingester.problems() if p.path in wanted]
+        return sorted_problems(self.store.problems(wanted) + file_level)
 
     def stats(self) -> Stats:
         return self.store.stats()

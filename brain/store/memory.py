@@ -297,16 +297,21 @@ class MemoryStore:
             out |= {m.id for m in self._memories.values() if m.scope == name}
         return out
 
-    def problems(self) -> list[Problem]:
+    def problems(self, paths: Collection[str] | None = None) -> list[Problem]:
         with self._lock:
             found: list[Problem] = []
-            for memory in self._memories.values():
+            memories: Collection[MemoryNode] = self._memories.values()
+            if paths is not None:
+                ids = (self._by_path.get(path) for path in set(paths))
+                memories = [self._memories[i] for i in ids if i is not None]
+            for memory in memories:
                 found.extend(memory.problems)
                 for link in self._out.get(memory.id, ()):
                     problem = link_problem(memory.path, link)
                     if problem is not None:
                         found.append(problem)
-            found.extend(memory_off_problem(a) for a in self._agents.values() if a.memory_off)
+            off = (memory_off_problem(a) for a in self._agents.values() if a.memory_off)
+            found.extend(p for p in off if paths is None or p.path in paths)
             return sorted_problems(found)
 
     def stats(self) -> Stats:

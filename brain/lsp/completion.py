@@ -1,0 +1,252 @@
+"""Completion: link targets inside `[[`, headings after `[[name#`, frontmatter keys and types.
+
+Targets are ranked in resolution order (the note's scope, shared, workflows, chats, work
+items) and each inserts the shortest text that the resolver sends to exactly that node: a
+bare name where it is unambiguous, else `shared/name` or `workflow:id`. The list is cut to
+`LIMIT` and marked incomplete, so the client asks again as the user types.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.cursor import (
+    AnchorTyping,
+    KeyTyping,
+    LinkTyping,
+    Typing,
+    split_typed,
+)
+from brain.lsp.cursor import frontmatter_keys as present_keys
+from brain.lsp.describe import (
+    KEY_MEANINGS,
+    TYPE_MEANINGS,
+    age_text,
+    clip,
+    code,
+    description_of,
+    kind_line,
+)
+from brain.lsp.graph import (
+    Linkable,
+    Lookup,
+    NoteIdentity,
+    candidates,
+    node_key,
+    node_name,
+    probe,
+    resolves_to,
+)
+from brain.lsp.linktext import prefix_of
+from brain.lsp.positions import LineIndex
+from brain.model import MEMORY_TYPES, AgentNode, EntityNode, Heading, Kind, LinkStatus, MemoryNode
+from brain.resolve import KIND_PREFIXES
+from brain.store.base import GraphStore
+
+LIMIT = 100
+_ITEM_KINDS = {
+    Kind.MEMORY: types.CompletionItemKind.File,
+    Kind.WORKFLOW: types.CompletionItemKind.Function,
+    Kind.CHAT: types.CompletionItemKind.Event,
+    Kind.WORK_ITEM: types.CompletionItemKind.Class,
+    Kind.AGENT: types.CompletionItemKind.Interface,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Editing:
+    """Where a completion's text goes: the span it replaces, and the cursor inside it."""
+
+    index: LineIndex
+    line: int
+    start: int
+    cursor: int
+    end: int
+    features: ClientFeatures
+
+    def edit(self, new_text: str) -> types.TextEdit | types.InsertReplaceEdit:
+        insert = self.index.span(self.line, self.start, self.cursor)
+        if self.features.insert_replace:
+            replace = self.index.span(self.line, self.start, self.end)
+            return types.InsertReplaceEdit(new_text, insert, replace)
+        return types.TextEdit(self.index.span(self.line, self.start, self.end), new_text)
+
+
+def match_rank(name: str, typed: str) -> int | None:
+    """0 prefix, 1 at a word start, 2 inside, 3 as a subsequence; None: no match. Both casefolded."""
+    if not typed or name.startswith(typed):
+        return 0
+    at = name.find(typed)
+    if at > 0:
+        return 1 if not name[at - 1].isalnum() else 2
+    rest = iter(name)
+    return 3 if all(char in rest for char in typed) else None
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text.strip()).casefold()
+
+
+def complete(
+    typing: Typing,
+    source: NoteIdentity,
+    store: GraphStore,
+    index: LineIndex,
+    cursor: int,
+    features: ClientFeatures,
+    own_headings: Sequence[Heading],
+    now: float,
+) -> types.CompletionList | None:
+    """The completion list for what is being typed at `cursor` (a code point column)."""
+    editing = Editing(index, typing.line, typing.start, cursor, typing.end, features)
+    if isinstance(typing, LinkTyping):
+        return link_targets(typing, source, store, editing, now)
+    if isinstance(typing, AnchorTyping):
+        return anchors(typing, source, store, editing, own_headings)
+    if isinstance(typing, KeyTyping):
+        others = [text for number, text in enumerate(index.lines) if number != typing.line]
+        return frontmatter_keys(editing, present=present_keys(others))
+    return type_values(editing)
+
+
+def link_targets(
+    typing: LinkTyping, source: NoteIdentity, store: GraphStore, editing: Editing, now: float
+) -> types.CompletionList:
+    prefix, scope, typed_name = split_typed(typing.typed)
+    kinds: tuple[Kind, ...] | None = None
+    if prefix:
+        kinds = tuple(kind for text, kind in KIND_PREFIXES if text == prefix.casefold())
+    typed = fold(typed_name)
+    ranked: list[tuple[tuple[bool, int, int, str], int, Linkable]] = []
+    for tier, node in candidates(store, source.scope, kinds, scope):
+        rank = match_rank(node_key(node), typed)
+        if rank is not None:
+            ranked.append(((rank > 1, tier, rank, node_key(node)), tier, node))
+    ranked.sort(key=lambda item: item[0])
+    shown = ranked[:LIMIT]
+    lookup = Lookup(store)
+    lookup.prefetch(node_key(node) for _, _, node in shown)
+    items = [
+        _target_item(node, position, _insert_text(node, source, prefix, scope, lookup),
+                     typing.closed, editing, now)
+        for position, (_, _, node) in enumerate(shown)
+    ]
+    return types.CompletionList(is_incomplete=bool(typed) or len(ranked) > LIMIT, items=items)
+
+
+def _insert_text(
+    node: Linkable, source: NoteIdentity, prefix: str, scope: str | None, lookup: Lookup
+) -> str:
+    """What to write between `[[` and `]]` so the link lands on `node` from `source`."""
+    name = node_name(node)
+    if scope is not None:
+        return f"{prefix}{scope}/{name}"
+    if prefix:
+        return f"{prefix}{name}"
+    if isinstance(node, AgentNode):
+        return f"{prefix_of(Kind.AGENT)}{name}"
+    if isinstance(node, MemoryNode):
+        if node.scope == source.scope or resolves_to(lookup, name, source, node.id):
+            return name
+        return f"{node.scope}/{name}"
+    if resolves_to(lookup, name, source, node.id):
+        return name
+    return f"{prefix_of(node.entity_kind)}{name}"
+
+
+def _target_item(
+    node: Linkable, position: int, target: str, closed: bool, editing: Editing, now: float
+) -> types.CompletionItem:
+    kind = node.kind
+    description = description_of(node)
+    doc_lines = [f"**{target}** · {kind_line(node)}"]
+    if isinstance(node, MemoryNode):
+        doc_lines[0] += f" · {age_text(node.modified_at, now)}"
+    if description:
+        doc_lines.append(description)
+    if isinstance(node, MemoryNode | EntityNode | AgentNode) and node.path:
+        doc_lines.append(code(node.path) if editing.features.markdown else node.path)
+    text = "\n\n".join(doc_lines)
+    documentation: str | types.MarkupContent = (
+        types.MarkupContent(types.MarkupKind.Markdown, text)
+        if editing.features.markdown else text.replace("**", "")
+    )
+    return types.CompletionItem(
+        label=target,
+        kind=_ITEM_KINDS.get(kind, types.CompletionItemKind.Reference),
+        detail=kind_line(node),
+        label_details=(
+            types.CompletionItemLabelDetails(description=clip(description, 60))
+            if editing.features.label_details and description else None
+        ),
+        documentation=documentation,
+        sort_text=f"{position:05d}",
+        filter_text=target,
+        text_edit=editing.edit(target if closed else target + "]]"),
+    )
+
+
+def anchors(
+    typing: AnchorTyping, source: NoteIdentity, store: GraphStore, editing: Editing,
+    own_headings: Sequence[Heading],
+) -> types.CompletionList | None:
+    if typing.target:
+        resolution = Lookup(store).resolve(probe(typing.target), source)
+        if resolution.status not in (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR):
+            return None
+        found = store.get_nodes([resolution.target_id]).get(resolution.target_id)
+        if not isinstance(found, MemoryNode):
+            return None
+        headings, owner = found.headings, found.id.split(":", 1)[1]
+    else:
+        headings, owner = tuple(own_headings), "this note"
+    typed = fold(typing.typed)
+    items: list[types.CompletionItem] = []
+    for heading in headings:
+        if match_rank(fold(heading.text), typed) is None:
+            continue
+        items.append(
+            types.CompletionItem(
+                label=heading.text,
+                kind=types.CompletionItemKind.Reference,
+                detail=f"{'#' * heading.level} heading of {owner} (line {heading.line})",
+                sort_text=f"{len(items):05d}",
+                filter_text=heading.text,
+                text_edit=editing.edit(heading.text if typing.closed else heading.text + "]]"),
+            )
+        )
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def frontmatter_keys(editing: Editing, present: set[str]) -> types.CompletionList:
+    items = [
+        types.CompletionItem(
+            label=key,
+            kind=types.CompletionItemKind.Property,
+            detail=meaning,
+            sort_text=f"{position}",
+            text_edit=editing.edit(f"{key}: "),
+        )
+        for position, (key, meaning) in enumerate(KEY_MEANINGS.items())
+        if key not in present
+    ]
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def type_values(editing: Editing) -> types.CompletionList:
+    items = [
+        types.CompletionItem(
+            label=value,
+            kind=types.CompletionItemKind.EnumMember,
+            detail=TYPE_MEANINGS[value],
+            sort_text=f"{position}",
+            text_edit=editing.edit(value),
+        )
+        for position, value in enumerate(MEMORY_TYPES)
+    ]
+    return types.CompletionList(is_incomplete=False, items=items)

@@ -1,0 +1,71 @@
+"""What a feature needs besides the cursor: the graph, the root, the client, and file texts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from pygls.uris import from_fs_path
+
+from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.graph import NoteIdentity, identity_of
+from brain.lsp.positions import LineIndex, split_lines
+from brain.parse import ParsedNote, parse_note
+from brain.store.base import GraphStore
+
+
+@dataclass(frozen=True)
+class Document:
+    """One open document as the features see it: its text at one version."""
+
+    uri: str
+    rel: str
+    text: str
+    version: int | None = None
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self.text)
+
+    @cached_property
+    def note(self) -> ParsedNote:
+        return parse_note(self.text, self.rel)
+
+    @cached_property
+    def identity(self) -> NoteIdentity | None:
+        return identity_of(self.rel)
+
+    def index(self, features: ClientFeatures) -> LineIndex:
+        return LineIndex(self.lines, features.encoding)
+
+
+@dataclass(frozen=True)
+class Context:
+    """A workspace root as the features see it."""
+
+    store: GraphStore
+    root: Path
+    features: ClientFeatures
+    now: float
+    open_text: Callable[[str], str | None] = field(default=lambda rel: None)
+
+    def uri(self, rel: str) -> str:
+        uri: str | None = from_fs_path(str(self.root / rel))
+        assert uri is not None
+        return uri
+
+    def text_of(self, rel: str) -> str | None:
+        """The text the graph was built from: the editor's buffer, else the disk."""
+        text = self.open_text(rel)
+        if text is not None:
+            return text
+        try:
+            return (self.root / rel).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def lines_of(self, rel: str) -> LineIndex:
+        """Lines of a file, to turn stored code point columns into client positions."""
+        return LineIndex(split_lines(self.text_of(rel) or ""), self.features.encoding)

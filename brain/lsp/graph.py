@@ -1,0 +1,163 @@
+"""Read-only questions the editor features ask the graph, answered with brain's own resolver.
+
+`Lookup` gives `brain.resolve.resolve_link` its name and heading lookups from a store (one
+query per key, cached for the request), so a hover, a completion or a rename decides where a
+link points exactly as ingest and `brain check` do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from brain.model import (
+    SHARED_SCOPE,
+    AgentNode,
+    EntityNode,
+    Kind,
+    LinkStatus,
+    MemoryNode,
+    Node,
+    WikiLink,
+    memory_id,
+    name_key,
+)
+from brain.resolve import NameEntry, Resolution, parse_target, resolve_link
+from brain.store.base import GraphStore, MemoryFilter
+from brain.workspace import classify
+
+Linkable = MemoryNode | EntityNode | AgentNode
+_LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
+
+
+class Lookup:
+    """Name and heading lookups over a store, cached, optionally with names swapped (a rename)."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        without: Collection[str] = (),
+        extra: Iterable[NameEntry] = (),
+        headings: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.store = store
+        self._names: dict[str, list[NameEntry]] = {}
+        self._headings: dict[str, list[str] | None] = dict(headings or {})
+        self._without = set(without)
+        self._extra: dict[str, list[NameEntry]] = {}
+        for entry in extra:
+            self._extra.setdefault(entry.key, []).append(entry)
+
+    def prefetch(self, keys: Iterable[str]) -> None:
+        wanted = {k for k in keys if k not in self._names}
+        if wanted:
+            found = self.store.name_entries(wanted)
+            for key in wanted:
+                self._store_names(key, found.get(key, []))
+
+    def names(self, key: str) -> Sequence[NameEntry]:
+        if key not in self._names:
+            self._store_names(key, self.store.name_entries([key]).get(key, []))
+        return self._names[key]
+
+    def _store_names(self, key: str, entries: list[NameEntry]) -> None:
+        kept = [e for e in entries if e.id not in self._without]
+        self._names[key] = kept + self._extra.get(key, [])
+
+    def headings(self, node_id: str) -> list[str] | None:
+        if node_id not in self._headings:
+            self._headings[node_id] = self.store.headings([node_id]).get(node_id)
+        return self._headings[node_id]
+
+    def resolve(self, link: WikiLink, source: NoteIdentity) -> Resolution:
+        return resolve_link(link, source.id, source.scope, self.names, self.headings)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteIdentity:
+    """The memory a document is, from its path: `memory/<scope>/<name>.md`."""
+
+    scope: str
+    name: str
+    path: str
+
+    @property
+    def id(self) -> str:
+        return memory_id(self.scope, self.name)
+
+
+def identity_of(rel: str) -> NoteIdentity | None:
+    role = classify(rel)
+    if role.kind != "memory":
+        return None
+    return NoteIdentity(role.scope, role.name, rel)
+
+
+def probe(target: str, anchor: str | None = None) -> WikiLink:
+    """A link with this target, to ask the resolver about (position unused)."""
+    raw = f"[[{target}{'#' + anchor if anchor else ''}]]"
+    return WikiLink(raw, target, None, anchor, False, 1, 1)
+
+
+def resolves_to(lookup: Lookup, target: str, source: NoteIdentity, node_id: str) -> bool:
+    """True when `[[target]]`, written in `source`, lands on `node_id`."""
+    resolution = lookup.resolve(probe(target), source)
+    return resolution.target_id == node_id and resolution.status in _LANDED
+
+
+def candidates(
+    store: GraphStore, source_scope: str, kinds: Sequence[Kind] | None = None,
+    scope: str | None = None,
+) -> list[tuple[int, Linkable]]:
+    """What a link from a note of `source_scope` can name, as (tier, node), best tier first.
+
+    Tiers follow resolution order: the note's own scope, shared, then workflows, chats and
+    work items. With `scope` (the user typed `scope/`), only that scope's memories; with
+    `kinds` (a typed `workflow:` ...), only those kinds. Agents are offered after `agent:`.
+    """
+    out: list[tuple[int, Linkable]] = []
+    if scope is not None:
+        for tier, found in enumerate(_scopes(store, scope)):
+            out.extend((tier, m) for m in store.list_memories(MemoryFilter(scope=found)))
+        return out
+    wanted = kinds if kinds is not None else (Kind.MEMORY, Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM)
+    if Kind.MEMORY in wanted:
+        out.extend((0, m) for m in store.list_memories(MemoryFilter(scope=source_scope)))
+        if source_scope != SHARED_SCOPE:
+            out.extend((1, m) for m in store.list_memories(MemoryFilter(scope=SHARED_SCOPE)))
+    for tier, kind in enumerate((Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM), start=2):
+        if kind in wanted:
+            out.extend((tier, e) for e in store.list_entities(kind))
+    if Kind.AGENT in wanted:
+        out.extend((5, a) for a in store.list_agents())
+    return out
+
+
+def _scopes(store: GraphStore, typed: str) -> list[str]:
+    key = name_key(typed)
+    scopes = [SHARED_SCOPE] + [a.name for a in store.list_agents()]
+    return sorted({s for s in scopes if name_key(s) == key})
+
+
+def node_key(node: Linkable) -> str:
+    if isinstance(node, MemoryNode):
+        return name_key(node.name)
+    if isinstance(node, EntityNode):
+        return name_key(node.ident)
+    return name_key(node.name)
+
+
+def node_name(node: Linkable) -> str:
+    if isinstance(node, MemoryNode | AgentNode):
+        return node.name
+    return node.ident
+
+
+def target_key(target: str) -> str:
+    return parse_target(target).key
+
+
+def path_of(node: Node) -> str | None:
+    if isinstance(node, MemoryNode | EntityNode | AgentNode):
+        return node.path
+    return None

@@ -1,0 +1,87 @@
+"""Which brain workspace a file belongs to: the nearest folder above it that holds `memory/`.
+
+Each workspace folder of the client is its own brain workspace when it (or a folder above it)
+holds `memory/`; a file opened outside those is placed by walking up from it. One `Session`
+per root, created on first need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pygls.uris import to_fs_path
+
+from brain.workspace import MEMORY_DIR
+
+if TYPE_CHECKING:
+    from brain.lsp.session import Session
+
+
+def find_root(start: Path) -> Path | None:
+    """`start` or the nearest folder above it that contains a `memory/` folder."""
+    for folder in (start, *start.parents):
+        if (folder / MEMORY_DIR).is_dir():
+            return folder
+    return None
+
+
+def path_of(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path).resolve() if path else None
+
+
+class Roots:
+    def __init__(self, new_session: Callable[[Path], Session]) -> None:
+        self._new_session = new_session
+        self._sessions: dict[Path, Session] = {}
+        self._located: dict[str, tuple[Session, str] | None] = {}
+
+    def sessions(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    def get(self, root: Path) -> Session | None:
+        return self._sessions.get(root)
+
+    def ensure(self, root: Path) -> Session:
+        session = self._sessions.get(root)
+        if session is None:
+            session = self._sessions[root] = self._new_session(root)
+            self._located.clear()
+        return session
+
+    def add_folder(self, uri: str) -> Session | None:
+        path = path_of(uri)
+        root = find_root(path) if path is not None else None
+        return self.ensure(root) if root is not None else None
+
+    def remove_folder(self, uri: str) -> list[Session]:
+        path = path_of(uri)
+        if path is None:
+            return []
+        gone = [root for root in self._sessions if root == path or path in root.parents]
+        self._located.clear()
+        return [self._sessions.pop(root) for root in gone]
+
+    def locate(self, uri: str, discover: bool = True) -> tuple[Session, str] | None:
+        """The session of a file and the file's workspace-relative path (with `/`)."""
+        if uri in self._located:
+            return self._located[uri]
+        path = path_of(uri)
+        if path is None:
+            return None
+        roots = [root for root in self._sessions if root in path.parents]
+        root = max(roots, key=lambda r: len(r.parts)) if roots else None
+        if root is None and discover:
+            root = find_root(path.parent)
+        if root is None:
+            if discover:
+                self._located[uri] = None
+            return None
+        session = self.ensure(root)
+        found = (session, path.relative_to(root).as_posix())
+        self._located[uri] = found
+        return found

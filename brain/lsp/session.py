@@ -1,0 +1,248 @@
+"""One workspace root in the editor: its graph, its open documents, and the indexing worker.
+
+The editor must never wait for the graph. Every change (an opened, edited or closed buffer, a
+file changed on disk) is queued here and applied by one worker thread, which also runs the
+first full ingest. Requests read the store meanwhile (it is safe to read while it is being
+written) and answer with what is indexed. After each round the worker works out which open
+documents the round affected, from the graph's own change events, and publishes their
+diagnostics: editing one note refreshes the notes whose links it resolves or breaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+
+from brain.lsp.diagnostics import to_diagnostics
+from brain.lsp.graph import identity_of
+from brain.lsp.positions import Encoding, LineIndex
+from brain.model import Problem
+from brain.service import Brain, GraphChange
+from brain.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+RESCAN_OVER = 2000  # more changed paths than this in one round: rescan everything instead
+PROGRESS_EVERY = 0.2  # seconds between progress reports
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The text of an open document the graph currently holds, and its version."""
+
+    uri: str
+    text: str
+    version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    uri: str
+    version: int | None
+    diagnostics: list[types.Diagnostic]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressEvent:
+    kind: str  # "begin" | "report" | "end"
+    message: str
+    percentage: int | None = None
+
+
+Publish = Callable[[list[Published]], None]
+Report = Callable[[ProgressEvent], None]
+Log = Callable[[types.MessageType, str], None]
+
+
+class Session:
+    def __init__(
+        self,
+        root: Path,
+        encoding: Encoding,
+        publish: Publish,
+        progress: Report,
+        log_message: Log,
+        store: GraphStore | None = None,
+    ) -> None:
+        self.root = root
+        self.encoding = encoding
+        self.brain = Brain(root, store)
+        self.brain.subscribe(self._on_change)
+        self._publish = publish
+        self._progress = progress
+        self._log = log_message
+        self._cond = threading.Condition()
+        self._overlays: dict[str, tuple[str, str | None, int | None]] = {}
+        self._paths: set[str] = set()
+        self._rescan = False
+        self._requested = 0
+        self._applied = 0
+        self._stopping = False
+        self._changed: set[str] = set()
+        self._last_report = 0.0
+        self.applied: dict[str, Applied] = {}
+        self.ready = threading.Event()
+        self.indexed: tuple[int, int] = (0, 0)
+        self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
+
+    # ------------------------------------------------------------------ from the editor
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def open(self, rel: str, uri: str, text: str, version: int | None) -> None:
+        self._enqueue(overlay=(rel, uri, text, version))
+
+    def change(self, rel: str, uri: str, text: str, version: int | None) -> None:
+        self._enqueue(overlay=(rel, uri, text, version))
+
+    def close(self, rel: str, uri: str) -> None:
+        self._enqueue(overlay=(rel, uri, None, None))
+
+    def files_changed(self, rels: Iterable[str]) -> None:
+        self._enqueue(paths=rels)
+
+    def rescan(self) -> None:
+        self._enqueue(rescan=True)
+
+    def _enqueue(
+        self,
+        overlay: tuple[str, str, str | None, int | None] | None = None,
+        paths: Iterable[str] = (),
+        rescan: bool = False,
+    ) -> None:
+        with self._cond:
+            if overlay is not None:
+                rel, uri, text, version = overlay
+                self._overlays[rel] = (uri, text, version)
+            self._paths.update(paths)
+            self._rescan = self._rescan or rescan or len(self._paths) > RESCAN_OVER
+            self._requested += 1
+            self._cond.notify_all()
+
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """Block until everything queued before this call is in the graph."""
+        with self._cond:
+            wanted = self._requested
+            return self._cond.wait_for(lambda: self._applied >= wanted or self._stopping, timeout)
+
+    async def settled(self, timeout: float | None = 30.0) -> bool:
+        if self._applied >= self._requested:
+            return True
+        return await asyncio.to_thread(self.wait_settled, timeout)
+
+    async def refresh(self, rels: Iterable[str], timeout: float | None = 30.0) -> bool:
+        """Re-read these files from disk (if they changed) and wait until that is done."""
+        self.files_changed(rels)
+        return await self.settled(timeout)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+        self.brain.close()
+
+    # ------------------------------------------------------------------ the worker
+
+    def _run(self) -> None:
+        self._index()
+        while True:
+            with self._cond:
+                self._cond.wait_for(
+                    lambda: bool(self._overlays or self._paths or self._rescan or self._stopping)
+                )
+                if self._stopping:
+                    return
+                overlays, self._overlays = self._overlays, {}
+                paths, self._paths = self._paths, set()
+                rescan, self._rescan = self._rescan, False
+                generation = self._requested
+            try:
+                self._apply(overlays, paths, rescan)
+            except Exception as exc:  # keep serving: one bad round must not end the session
+                log.exception("applying changes failed")
+                self._log(types.MessageType.Error, f"brain: updating the graph failed: {exc}")
+            with self._cond:
+                self._applied = generation
+                self._cond.notify_all()
+
+    def _index(self) -> None:
+        started = time.perf_counter()
+        self._progress(ProgressEvent("begin", f"indexing {self.root.name}", 0))
+        try:
+            result = self.brain.sync(progress=self._report)
+        except Exception as exc:
+            log.exception("indexing failed")
+            self._progress(ProgressEvent("end", f"indexing failed: {exc}"))
+            self._log(types.MessageType.Error, f"brain: indexing {self.root} failed: {exc}")
+            self.ready.set()
+            return
+        stats = self.brain.stats()
+        seconds = time.perf_counter() - started
+        self.indexed = (stats.memories, result.files)
+        summary = (
+            f"{stats.memories:,} memories of {stats.agents} agents, {stats.links:,} links "
+            f"({stats.broken} broken, {stats.ambiguous} ambiguous) in {seconds:.1f} s"
+        )
+        self.ready.set()
+        self._progress(ProgressEvent("end", summary))
+        self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
+
+    def _report(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._last_report < PROGRESS_EVERY and done < total:
+            return
+        self._last_report = now
+        percentage = int(done * 100 / total) if total else 100
+        self._progress(ProgressEvent("report", f"{done:,} of {total:,} files", percentage))
+
+    def _on_change(self, change: GraphChange) -> None:
+        self._changed.add(change.id)
+
+    def _apply(
+        self, overlays: dict[str, tuple[str, str | None, int | None]], paths: set[str], rescan: bool
+    ) -> None:
+        self._changed.clear()
+        touched: set[str] = set()
+        for rel, (uri, text, version) in overlays.items():
+            self.brain.set_overlay(rel, text)
+            if text is None:
+                self.applied.pop(rel, None)
+            else:
+                self.applied[rel] = Applied(uri, text, version)
+                touched.add(rel)
+        if rescan:
+            self.brain.sync()
+            touched.update(self.applied)
+        elif paths:
+            self.brain.sync(paths)
+            touched.update(rel for rel in paths if rel in self.applied)
+        by_id = {}
+        for rel in self.applied:
+            identity = identity_of(rel)
+            if identity is not None:
+                by_id[identity.id] = rel
+        touched.update(by_id[node_id] for node_id in self._changed if node_id in by_id)
+        if touched:
+            self._publish(self.diagnostics(touched))
+
+    def diagnostics(self, rels: Iterable[str]) -> list[Published]:
+        wanted = [rel for rel in rels if rel in self.applied]
+        grouped: dict[str, list[Problem]] = {rel: [] for rel in wanted}
+        for problem in self.brain.problems(wanted):
+            grouped[problem.path].append(problem)
+        out: list[Published] = []
+        for rel in sorted(wanted):
+            applied = self.applied.get(rel)
+            if applied is None:
+                continue
+            index = LineIndex.of(applied.text, self.encoding)
+            out.append(Published(applied.uri, applied.version, to_diagnostics(grouped[rel], index)))
+        return out

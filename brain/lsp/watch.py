@@ -1,0 +1,67 @@
+"""Watching the disk for clients that cannot send `workspace/didChangeWatchedFiles`.
+
+Neovim (0.7, and later versions on Linux) sends no file events, yet agents write memories
+while a person edits: without this, a note an agent creates would stay a broken link in the
+editor. Events are hints only; the session's `Brain.sync(paths)` reads the disk to decide.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import watchfiles
+
+from brain.workspace import AGENTS_DIR, ENTITY_DIRS, MEMORY_DIR
+
+log = logging.getLogger(__name__)
+TOP_DIRS = frozenset({MEMORY_DIR, AGENTS_DIR, *ENTITY_DIRS})
+
+
+def relevant(root: Path, path: str) -> str | None:
+    """The workspace-relative path of an event that can matter to the graph, else None."""
+    try:
+        rel = Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return None
+    parts = rel.split("/")
+    if parts[0] not in TOP_DIRS or any(part.startswith(".") for part in parts):
+        return None
+    return rel
+
+
+class FileWatcher:
+    """A daemon thread that feeds changed workspace paths to `on_paths`."""
+
+    def __init__(self, root: Path, on_paths: Callable[[set[str]], None], debounce_ms: int = 150) -> None:
+        self.root = root
+        self.on_paths = on_paths
+        self.debounce_ms = debounce_ms
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"brain-watch:{root.name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=3)
+
+    def _run(self) -> None:
+        try:
+            for changes in watchfiles.watch(
+                self.root,
+                watch_filter=lambda _, path: relevant(self.root, path) is not None,
+                debounce=self.debounce_ms,
+                step=20,
+                stop_event=self._stop,
+                rust_timeout=1000,
+                raise_interrupt=False,
+            ):
+                rels = {rel for _, path in changes if (rel := relevant(self.root, path)) is not None}
+                if rels:
+                    self.on_paths(rels)
+        except Exception:  # a watcher that cannot run must not take the server down
+            log.exception("watching %s failed; changes on disk are seen on save and reopen", self.root)
