@@ -29,7 +29,13 @@ from brain.model import (
 )
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)", re.MULTILINE)
+# An ATX heading, also inside list items and quotes (`- # x`, `> ## y`); possessive, so a
+# line of many markers cannot make the regex backtrack.
+ATX_RE = re.compile(
+    r"^ {0,3}(?:(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*+)*+(#{1,6})(?:[ \t]+|$)", re.MULTILINE
+)
+HEADING_MARKS_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
+CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 FM_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
 # Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
