@@ -222,10 +222,17 @@ def _description(
 
 
 def first_line(body: str) -> str:
+    """The first non-empty line, without heading marks (`#tag` and `####### x` are text)."""
     for line in body.splitlines():
         stripped = line.strip()
-        if stripped:
-            return stripped.lstrip("#").strip() or stripped
+        if not stripped:
+            continue
+        heading = HEADING_MARKS_RE.match(line)
+        if heading is None:
+            return stripped
+        text = CLOSING_HASHES_RE.sub("", line[heading.end() :]).strip()
+        if text:
+            return text
     return ""
 
 
