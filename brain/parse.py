@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import mistune
 import yaml
@@ -40,7 +41,10 @@ FM_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
 # Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
 # also after list and quote markers (`-     x` is code inside a list item).
-CODE_HINT_RE = re.compile(r"`|~~~|<|\\|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE)
+# Link destinations `](...)` and reference definitions `[r]: url` are not text either.
+CODE_HINT_RE = re.compile(
+    r"`|~~~|<|\\|\]\(|^ {0,3}\[[^\]\n]+\]:|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE
+)
 EMPHASIS_RE = re.compile(r"[*_]")
 # Lines whose kind a marker appended to them would change: they are never setext text anyway.
 NOT_SETEXT_TEXT_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|#|([-*_])(?: *\1){2,} *$)")
@@ -428,7 +432,16 @@ def _read_with_mistune(
 
 def _is_link(m: re.Match[str]) -> bool:
     target, anchor, _ = split_link(m.group(2))
-    return bool(target or anchor)
+    return bool(target or anchor) and not _escaped(m.string, m.start())
+
+
+def _escaped(text: str, pos: int) -> bool:
+    """An odd number of backslashes before `pos`: `\\[[x]]` is text, `\\\\[[x]]` a link."""
+    count = 0
+    while pos > 0 and text[pos - 1] == "\\":
+        count += 1
+        pos -= 1
+    return count % 2 == 1
 
 
 def _walk(
@@ -455,6 +468,10 @@ def _walk(
     for child in token.get("children", ()) or ():
         if isinstance(child, dict):
             _walk(child, n_links, live, headings, heading_lines, body_line)
+    if kind == "link":
+        # `<https://x/[[y]]>`: the marker is in the URL, so the text shown is the URL.
+        url = unquote(str((token.get("attrs") or {}).get("url", "")))
+        live.difference_update(int(i) for i in MARKER_RE.findall(url))
 
 
 def _inline_text(token: dict[str, Any]) -> Iterator[str]:
