@@ -76,29 +76,35 @@ def decode(raw: bytes, path: str) -> tuple[str, list[Problem]]:
     """Bytes -> text with `\\n` line ends and no BOM; undecodable bytes become a problem."""
     problems: list[Problem] = []
     if b"\x00" in raw:
-        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
+        line, column = _byte_position(raw, raw.index(b"\x00"))
         problems.append(
             Problem(
                 "invalid-encoding", Severity.ERROR, path,
                 "binary content (a NUL byte): a memory must be UTF-8 markdown text",
-                line=line, fix="replace the file with a UTF-8 text version",
+                line=line, column=column, fix="replace the file with a UTF-8 text version",
             )
         )
         return "", problems
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        line, column = _byte_position(raw, exc.start)
         problems.append(
             Problem(
                 "invalid-encoding", Severity.ERROR, path,
                 f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}); "
                 "undecodable bytes are shown as \ufffd",
-                line=line, fix="re-save the file as UTF-8",
+                line=line, column=column, fix="re-save the file as UTF-8",
             )
         )
         text = raw.decode("utf-8", errors="replace")
     return normalize_text(text), problems
+
+
+def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and character column of a byte offset, as the decoded text counts them."""
+    before = normalize_text(raw[:offset].decode("utf-8", errors="replace"))
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
 
 
 def normalize_text(text: str) -> str:
@@ -182,12 +188,13 @@ def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[s
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
+        column = mark.column + 1 if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         problems.append(
             Problem(
                 "invalid-frontmatter", Severity.ERROR, path,
                 f"frontmatter is not valid YAML: {reason}",
-                line=line,
+                line=line, column=column,
                 fix="fix the YAML (quote values that contain `: ` or start with `[`, `{`, `*`)",
             )
         )
@@ -199,7 +206,7 @@ def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[s
             Problem(
                 "invalid-frontmatter", Severity.ERROR, path,
                 f"frontmatter must be a mapping of keys, not a {type(data).__name__}",
-                line=2, fix="write it as `description: ...` and `type: ...` lines",
+                line=2, column=1, fix="write it as `description: ...` and `type: ...` lines",
             )
         )
         return {}
