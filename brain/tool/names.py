@@ -42,64 +42,58 @@ def fold(name: str) -> str:
 
 def check_filename(name: str) -> str:
     """`name` itself if it is an allowed memory file name; else NameProblem."""
+    problem = _problem(name)
+    if problem is None:
+        return name
+    code, reason, candidate = problem
+    raise NameProblem(code, reason, _fix(candidate) if candidate is not None else None)
+
+
+def is_allowed(name: str) -> bool:
+    return _problem(name) is None
+
+
+def _problem(name: str) -> tuple[RefusalCode, str, str | None] | None:
+    """(code, reason, a candidate fix) for a name that is not allowed; None if it is."""
     if not name:
-        raise NameProblem(RefusalCode.INVALID_PATH, "names no file", None)
+        return RefusalCode.INVALID_PATH, "names no file", None
     hidden = [ch for ch in name if invisible(ch)]
     if hidden:
         codes = ", ".join(f"U+{ord(ch):04X}" for ch in dict.fromkeys(hidden))
         cleaned = "".join(ch for ch in name if not invisible(ch))
-        raise NameProblem(
-            RefusalCode.INVALID_PATH,
-            f"`{shown(name)}` contains invisible or control characters ({codes})",
-            _fix(cleaned),
-        )
+        reason = f"`{shown(name)}` contains invisible or control characters ({codes})"
+        return RefusalCode.INVALID_PATH, reason, cleaned
     normal = unicodedata.normalize("NFKC", name)
     if normal != name:
-        raise NameProblem(RefusalCode.INVALID_PATH, unnormal_reason(name, normal), _fix(normal))
+        return RefusalCode.INVALID_PATH, unnormal_reason(name, normal), normal
     if name.startswith("."):
-        raise NameProblem(
-            RefusalCode.INVALID_PATH, f"`{name}` starts with `.`: hidden files are not memories",
-            _fix(name.lstrip(".")),
-        )
+        reason = f"`{name}` starts with `.`: hidden files are not memories"
+        return RefusalCode.INVALID_PATH, reason, name.lstrip(".")
     if not name.endswith(MD):
         if name.lower().endswith(MD):
-            fixed = name[: -len(MD)] + MD
-            reason = f"`{name}` must end in lower-case `.md`"
-        else:
-            stem = _DROPPABLE_EXTENSION.sub("", name) if "." in name else name
-            fixed = stem if stem.endswith(MD) else stem + MD
-            reason = f"`{name}` is not a .md file: only .md files are memories"
-        raise NameProblem(RefusalCode.NOT_MARKDOWN, reason, _fix(fixed))
+            return RefusalCode.NOT_MARKDOWN, f"`{name}` must end in lower-case `.md`", name[: -len(MD)] + MD
+        stem = _DROPPABLE_EXTENSION.sub("", name) if "." in name else name
+        reason = f"`{name}` is not a .md file: only .md files are memories"
+        return RefusalCode.NOT_MARKDOWN, reason, stem if stem.endswith(MD) else stem + MD
     stem = name[: -len(MD)]
     if not stem.strip(" ."):
-        raise NameProblem(RefusalCode.INVALID_PATH, f"`{name}` has no name before `.md`", None)
+        return RefusalCode.INVALID_PATH, f"`{name}` has no name before `.md`", name.strip(". ")
     if ".." in name:
-        raise NameProblem(RefusalCode.INVALID_PATH, f"`{name}` contains `..`", _fix(name))
+        return RefusalCode.INVALID_PATH, f"`{name}` contains `..`", name
     if stem != stem.strip() or "  " in stem or stem.startswith("-") or stem.endswith("."):
-        raise NameProblem(
-            RefusalCode.INVALID_PATH,
-            f"`{name}` starts or ends with a space, dash or dot, or has double spaces",
-            _fix(name),
-        )
+        reason = f"`{name}` starts or ends with a space, dash or dot, or has double spaces"
+        return RefusalCode.INVALID_PATH, reason, name
     bad = sorted({ch for ch in stem if not (ch.isalnum() or _is_mark(ch) or ch in NAME_PUNCTUATION)})
     if bad:
         listed = " ".join(f"`{ch}`" for ch in bad)
-        raise NameProblem(
-            RefusalCode.INVALID_PATH,
-            f"`{name}` contains {listed}: names may use {ALLOWED_TEXT}", _fix(name),
-        )
+        return RefusalCode.INVALID_PATH, f"`{name}` contains {listed}: names may use {ALLOWED_TEXT}", name
     if stem.split(".")[0].strip().lower() in _WINDOWS_RESERVED:
-        raise NameProblem(
-            RefusalCode.INVALID_PATH,
-            f"`{name}` is a reserved device name on Windows", _fix(stem + "-note" + MD),
-        )
+        reason = f"`{name}` is a reserved device name on Windows"
+        return RefusalCode.INVALID_PATH, reason, stem + "-note" + MD
     if len(name) > MAX_NAME_CHARS or len(name.encode("utf-8")) > MAX_NAME_BYTES:
-        raise NameProblem(
-            RefusalCode.INVALID_PATH,
-            f"`{name[:40]}…` is too long ({len(name)} characters; at most {MAX_NAME_CHARS})",
-            _fix(name),
-        )
-    return name
+        reason = f"`{name[:40]}…` is too long ({len(name)} characters; at most {MAX_NAME_CHARS})"
+        return RefusalCode.INVALID_PATH, reason, name
+    return None
 
 
 def unnormal_reason(text: str, normal: str) -> str:
@@ -147,18 +141,12 @@ def nearest_filename(text: str) -> str | None:
     if stem.split(".")[0] in _WINDOWS_RESERVED:
         stem += "-note"
     candidate = stem + MD
-    try:
-        return check_filename(candidate)
-    except NameProblem:
-        return None
+    return candidate if is_allowed(candidate) else None
 
 
 def _fix(candidate: str) -> str | None:
     """The candidate if it is allowed as it is, else its kebab-case form."""
-    try:
-        return check_filename(candidate)
-    except NameProblem:
-        return nearest_filename(candidate)
+    return candidate if is_allowed(candidate) else nearest_filename(candidate)
 
 
 def _is_mark(ch: str) -> bool:

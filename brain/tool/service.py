@@ -31,7 +31,7 @@ from brain.tool.names import MD, NameProblem, check_agent_name, fold
 from brain.tool.prompt import render_prompt
 from brain.tool.refusal import Call, Refusal, RefusalCode, shown
 from brain.tool.secret_scan import find_secret
-from brain.tool.textedit import changed_lines, line_count
+from brain.tool.textedit import changed_lines
 
 if TYPE_CHECKING:
     from brain.service import Brain
@@ -194,6 +194,14 @@ class MemoryService:
                 raise self._not_found(folder, scope, name, call, path_arg, addr)
             return found
 
+    def exists(self, scope: str, name: str) -> bool:
+        """Whether the note is there as a regular file (no refusal, no permission check)."""
+        try:
+            with self.folders.open(scope) as folder:
+                return folder is not None and folder.lookup(name) is not None
+        except (OSError, UnsafeEntry):
+            return False
+
     def notes(self, scope: str) -> list[NoteInfo]:
         return self.catalog.notes(scope)
 
@@ -218,9 +226,14 @@ class MemoryService:
     def write(
         self, actor: Actor, scope: str, name: str, produce: Produce, *, command: str, call: Call,
         addr: Addressing, expected: str | None = None, create: bool = False,
-        path_arg: str = "path", content_arg: str | None = None,
+        path_arg: str = "path", content_arg: str | None = None, edit: bool = False,
     ) -> WriteOutcome:
-        """Replace a note by `produce(old text)` (old text is None for a new file)."""
+        """Replace a note by `produce(old text)`.
+
+        `edit`: `produce` changes the old text, which must then be UTF-8 (it gets None for a
+        new file); otherwise it writes the whole file and gets None. `create`: the file may
+        be new. Secrets are looked for only on lines that differ from the old file.
+        """
         self.authorize(actor, scope, addr, write=True)
         with self._folder(scope, addr, create=create, lock=True) as folder:
             current = None if folder is None else self._current(
@@ -230,9 +243,12 @@ class MemoryService:
             self._check_expected(expected, before, scope, name, addr)
             if (current is None and not create) or folder is None:
                 raise self._not_found(folder, scope, name, call, path_arg, addr)
-            old_text = None if current is None else self._text_of(current, scope, name, addr)
+            old_text = None
+            if current is not None and edit:
+                old_text = self._text_of(current, scope, name, addr)
             new_text = produce(old_text)
-            data = self._check_content(new_text, old_text, scope, name, call, addr, content_arg)
+            seen = None if current is None else current.data.decode("utf-8", errors="replace")
+            data = self._check_content(new_text, seen, scope, name, call, addr, content_arg)
             after = content_hash(data)
             if after == before:
                 return WriteOutcome(scope, name, folder.rel_of(name), before, after, new_text, None)
@@ -395,7 +411,7 @@ class MemoryService:
     def _check_expected(
         self, expected: str | None, before: str | None, scope: str, name: str, addr: Addressing
     ) -> None:
-        if expected is None or expected == before:
+        if expected is None or expected == before or (expected == "" and before is None):
             return
         here = addr.path(scope, name)
         if expected == "":
@@ -448,11 +464,11 @@ class MemoryService:
         if len(data) > self.max_file_bytes:
             raise Refusal(
                 RefusalCode.TOO_LARGE,
-                f"{here} would be {len(data):,} bytes ({line_count(text):,} lines); one memory "
+                f"{here} would be {len(data):,} bytes; one memory "
                 f"file holds at most {self.max_file_bytes:,} bytes. Keep one topic per file: "
                 f"split it and put the rest in a new note such as "
                 f"{addr.path(scope, name[: -len(MD)] + '-2' + MD)}",
-                _too_large_call(call, content_arg, scope, name, addr),
+                _too_large_call(call, content_arg, scope, name, addr, self.max_file_bytes),
             )
         lines = changed_lines(old or "", text)
         hit = find_secret(text, lines)
@@ -504,16 +520,26 @@ def _arg_replace(call: Call, arg: str | None, old: str, new: str) -> Call | None
 
 
 def _too_large_call(
-    call: Call, arg: str | None, scope: str, name: str, addr: Addressing
+    call: Call, arg: str | None, scope: str, name: str, addr: Addressing, limit: int
 ) -> Call | None:
-    """The new content as a note of its own: the call that keeps one topic per file."""
+    """A call that fits: a whole-file write cut at the last line that fits (the rest goes
+    into a second note), or an edit's new text moved into a note of its own."""
     value = call.args.get(arg) if arg else None
     if not isinstance(value, str):
         return None
+    if arg in ("file_text", "content"):
+        return call.with_args(**{arg: fitting_prefix(value, limit)})
+    if len(value.encode("utf-8")) > limit:
+        return None
     second = addr.path(scope, name[: -len(MD)] + "-2" + MD)
-    if call.style == "http":
-        return Call("PUT", {"path": second, "content": value}, style="http")
     return Call("create", {"path": second, "file_text": value})
+
+
+def fitting_prefix(text: str, limit: int) -> str:
+    """The longest run of whole lines of `text` within `limit` UTF-8 bytes."""
+    head = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    cut = head.rfind("\n")
+    return head[: cut + 1] if cut >= 0 else head
 
 
 def _unsafe(exc: UnsafeEntry) -> Refusal:

@@ -51,9 +51,10 @@ def splice(text: str, offset: int, length: int, new: str) -> str:
 def insert_after(text: str, line: int, insert_text: str) -> str:
     """`insert_text` as whole lines after line `line` (0 = the top)."""
     newline = "\r\n" if "\r\n" in text else "\n"
-    lines = split_lines(text)
-    new_lines = split_lines(insert_text) or [""]
     ends_with_newline = text.endswith("\n") or not text
+    body = text[: -len(newline)] if text.endswith(newline) else text
+    lines = body.split(newline) if text else []
+    new_lines = insert_text.replace("\r\n", "\n").removesuffix("\n").split("\n")
     joined = newline.join(lines[:line] + new_lines + lines[line:])
     return joined + newline if ends_with_newline else joined
 

@@ -15,6 +15,7 @@ changed in between, and the other edit survives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
@@ -201,10 +202,20 @@ class _Context:
         try:
             return parse_virtual(raw, self.agent)
         except PathProblem as problem:
-            fixed = self.call.with_args(**{arg: problem.fixed}) if problem.fixed else Call(
-                "view", {"path": ROOT}
-            )
+            listing = Call("view", {"path": ROOT})
+            fixed = self.call.with_args(**{arg: problem.fixed}) if problem.fixed else listing
+            if problem.fixed and self._must_exist(arg) and not self._exists(problem.fixed):
+                fixed = listing  # a corrected path to nothing would not work either
             raise Refusal(problem.code, problem.reason, fixed) from None
+
+    def _must_exist(self, arg: str) -> bool:
+        return self.call.command != "create" and arg != "new_path"
+
+    def _exists(self, path: str) -> bool:
+        target = parse_virtual(path, self.agent)
+        if isinstance(target, VirtualDir):
+            return True
+        return self.service.exists(self.scope_of(target), target.name)
 
     def file(self, arg: str = "path") -> VirtualFile:
         target = self.target(arg)
@@ -236,7 +247,7 @@ class _Context:
         return self.service.write(
             self.actor, self.scope_of(target), target.name, produce, command=self.call.command,
             call=self.call, addr=self.addr, expected=self.expected, create=create,
-            content_arg=content_arg,
+            content_arg=content_arg, edit=not create,
         )
 
     def result(self, output: str, path: str, outcome: WriteOutcome) -> ToolResult:
@@ -299,11 +310,16 @@ def _range(ctx: _Context, target: VirtualFile, view_range: object, count: int) -
             RefusalCode.INVALID_ARGUMENT, f"view_range starts at line {start}, but {span}",
             ctx.call.with_args(view_range=fixed),
         )
-    if end != -1 and (end < start or end > count):
+    if end != -1 and end > count:
         raise Refusal(
             RefusalCode.INVALID_ARGUMENT,
-            f"view_range ends at line {end}, but {span} and the end must not come before the "
-            f"start (use -1 to read to the bottom)",
+            f"view_range ends at line {end}, but {span} (-1 as the end reads to the bottom)",
+            ctx.call.with_args(view_range=[start, -1]),
+        )
+    if end != -1 and end < start:
+        raise Refusal(
+            RefusalCode.INVALID_ARGUMENT,
+            f"view_range [{start}, {end}] ends before it starts (-1 as the end reads to the bottom)",
             ctx.call.with_args(view_range=[start, -1]),
         )
     return start, count if end == -1 else end
@@ -343,11 +359,11 @@ def _create(ctx: _Context, args: dict[str, object]) -> ToolResult:
     outcome = ctx.write(target, lambda _old: text, create=True, content_arg="file_text")
     lines = line_count(text)
     if not outcome.changed:
-        output = f"Unchanged: {target.path} already has exactly this text ({lines} lines)."
+        output = f"Unchanged: {target.path} already has exactly this text ({_count(lines, 'line')})."
     elif outcome.created:
-        output = f"Created {target.path} ({lines} lines)."
+        output = f"Created {target.path} ({_count(lines, 'line')})."
     else:
-        output = f"Overwrote {target.path} ({lines} lines)."
+        output = f"Overwrote {target.path} ({_count(lines, 'line')})."
     hint = _frontmatter_hint(text)
     return ctx.result(output + (" " + hint if hint else ""), target.path, outcome)
 
@@ -554,10 +570,21 @@ def _check_arguments(command: str, args: dict[str, object]) -> None:
             kind = "a whole number" if expected_type is int else (
                 "[start, end]" if name == "view_range" else "a string"
             )
+            fixed = {**args, name: _coerced(name, value)}
             raise Refusal(
                 RefusalCode.INVALID_ARGUMENT, f"`{name}` must be {kind}, not {value!r}",
-                _example(command),
+                Call(command, _json_args({k: v for k, v in fixed.items() if k in required + optional})),
             )
+
+
+def _coerced(name: str, value: object) -> object:
+    """The value a mistyped argument most likely meant, in the right type."""
+    numbers = [int(n) for n in re.findall(r"(?<!\d)-?\d+", str(value))] if value is not None else []
+    if name == "insert_line":
+        return numbers[0] if numbers else 0
+    if name == "view_range":
+        return numbers[:2] if len(numbers) >= 2 else [1, -1]
+    return "" if value is None else str(value)
 
 
 def _signature(command: str) -> str:
