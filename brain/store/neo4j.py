@@ -13,9 +13,9 @@ problem records): the contract suite in tests/contract runs every behaviour on b
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection
+from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
 from neo4j.exceptions import IncompleteCommit
@@ -60,12 +60,13 @@ from brain.store.neo4j_records import (
     link_from,
     memory_from,
     node_from,
-    order_key,
     problems_from,
 )
-from brain.store.neo4j_write import Limits, Transaction, transactions
+from brain.store.neo4j_write import Limits, clear_some, run_transaction, transactions
 
 log = logging.getLogger(__name__)
+A = TypeVar("A")
+R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
@@ -85,6 +86,7 @@ class Neo4jStore:
         self.database = database
         self.uri = uri or "the configured URI"
         self.transactions = 0  # write transactions committed, for benchmarks and tests
+        self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
 
     @classmethod
     def connect(
@@ -122,9 +124,10 @@ class Neo4jStore:
 
     def ensure_schema(self) -> None:
         """Constraints and indexes (idempotent), then wait until the indexes are online."""
-        for statement in cypher.SCHEMA:
-            self._driver.execute_query(statement, database_=self.database)
-        self._driver.execute_query(cypher.AWAIT_INDEXES, {"seconds": 300}, database_=self.database)
+        # (No notifications: each existing constraint would log "already exists".)
+        with self._driver.session(database=self.database, notifications_min_severity="OFF") as session:
+            for statement in (*cypher.SCHEMA, cypher.AWAIT_INDEXES):
+                session.run(statement, {"seconds": 300}).consume()
 
     def close(self) -> None:
         self._driver.close()
@@ -133,17 +136,17 @@ class Neo4jStore:
 
     def write(self, batch: WriteBatch) -> None:
         plan = transactions(batch, self.limits)
+        self.last_write = Counter()
         if not plan:
             return
         with runtime_errors(self.uri), self._session() as session:
             for transaction in plan:
-                self._commit(session, transaction)
+                self.last_write.update(self._commit(session, run_transaction, transaction))
 
     def clear(self) -> None:
         with runtime_errors(self.uri), self._session() as session:
-            while session.execute_write(_clear_some, self.clear_rows):
-                self.transactions += 1
-            self.transactions += 1
+            while self._commit(session, clear_some, self.clear_rows):
+                pass
 
     def _session(self) -> Session:
         return self._driver.session(
@@ -151,19 +154,21 @@ class Neo4jStore:
             bookmark_manager=self._driver.execute_query_bookmark_manager,
         )
 
-    def _commit(self, session: Session, transaction: Transaction) -> None:
+    def _commit(self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A) -> R:
+        """One managed write transaction; run again if its commit outcome was lost."""
         for attempt in range(1, self.commit_retries + 2):
             try:
-                session.execute_write(_run_statements, transaction)
+                result = session.execute_write(work, arg)
             except IncompleteCommit:
-                # The commit may or may not have happened; the statements are idempotent,
-                # so running them again ends in the same state either way.
+                # Committed or not: every statement is idempotent, so running the
+                # transaction again ends in the same state either way.
                 if attempt > self.commit_retries:
                     raise
                 log.warning("commit outcome unknown; running the transaction again (%d)", attempt)
                 continue
             self.transactions += 1
-            return
+            return result
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ reads
 
@@ -222,18 +227,12 @@ class Neo4jStore:
     def list_memories(
         self, where: MemoryFilter, after: str | None = None, limit: int | None = None
     ) -> list[MemoryNode]:
-        conditions, params = _memory_filter(where)
-        if after is not None:
-            conditions.append("after")
-            params["after"] = order_key(after)
-        if limit is not None:
-            params["limit"] = max(limit, 1)  # as the embedded store: the first match always comes
-        query = cypher.list_memories(conditions, limited=limit is not None)
+        query, params = cypher.list_memories(where, after, limit)
         return [memory_from(r["props"]) for r in self._read(query, **params)]
 
     def count_memories(self, where: MemoryFilter) -> int:
-        conditions, params = _memory_filter(where)
-        return int(self._read(cypher.count_memories(conditions), **params)[0]["n"])
+        query, params = cypher.count_memories(where)
+        return int(self._read(query, **params)[0]["n"])
 
     def memory_type_counts(self, scopes: Collection[str]) -> dict[str, dict[str | None, int]]:
         counts: dict[str, dict[str | None, int]] = {scope: {} for scope in scopes}
@@ -365,38 +364,3 @@ class Neo4jStore:
         }
         edges |= {("REMEMBERS", r["agent"], r["memory"], ()) for r in self._read(cypher.EXPORT_REMEMBERS)}
         return GraphExport(frozenset(nodes), frozenset(edges))
-
-
-# ---------------------------------------------------------------------- transaction functions
-
-
-def _run_statements(tx: ManagedTransaction, transaction: Transaction) -> None:
-    orphans: set[str] = set()
-    for statement in transaction.statements:
-        result = tx.run(statement.cypher, statement.params)
-        if statement.returns_orphans:
-            for record in result:
-                orphans.update(record["orphans"])
-        else:
-            result.consume()
-    if orphans:
-        tx.run(cypher.CLEANUP_UNRESOLVED, {"ids": sorted(orphans)}).consume()
-
-
-def _clear_some(tx: ManagedTransaction, limit: int) -> int:
-    return int(tx.run(cypher.CLEAR_SOME, {"limit": limit}).single(strict=True)["deleted"])
-
-
-# ---------------------------------------------------------------------- helpers
-
-
-def _memory_filter(where: MemoryFilter) -> tuple[list[str], dict[str, Any]]:
-    values: Mapping[str, Any] = {
-        "scope": where.scope,
-        "agent": where.agent,
-        "type": where.type,
-        "text": where.text.casefold() if where.text else None,
-        "has_problems": where.has_problems,
-    }
-    conditions = [name for name, value in values.items() if value is not None]
-    return conditions, {name: values[name] for name in conditions}

@@ -7,7 +7,11 @@ and looked up by label. `schema/neo4j.cypher` publishes `SCHEMA` (a test checks 
 
 from __future__ import annotations
 
+from typing import Any
+
 from brain.model import ENTITY_KINDS, Kind
+from brain.store.base import MemoryFilter
+from brain.store.neo4j_records import order_key
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
 ENTITY_LABELS: tuple[str, ...] = tuple(kind.label for kind in ENTITY_KINDS)
@@ -201,7 +205,7 @@ MEMORY_BY_ID = "MATCH (m:Memory {id: $id}) RETURN properties(m) AS props"
 MEMORIES_BY_KEY = "MATCH (m:Memory {key: $key}) RETURN properties(m) AS props"
 MEMORY_BY_PATH = "MATCH (m:Memory {path: $path}) RETURN properties(m) AS props"
 
-# list_memories / count_memories: the WHERE is built from these fixed fragments.
+# list_memories / count_memories: the WHERE is built from these fixed fragments only.
 MEMORY_FILTERS: dict[str, str] = {
     "scope": "m.scope = $scope",
     "agent": "m.scope = $agent",
@@ -215,15 +219,39 @@ MEMORY_FILTERS: dict[str, str] = {
 }
 
 
-def list_memories(conditions: list[str], limited: bool) -> str:
-    where = " AND ".join(MEMORY_FILTERS[c] for c in conditions) or "true"
-    limit = "\nLIMIT $limit" if limited else ""
-    return f"MATCH (m:Memory)\nWHERE {where}\nRETURN properties(m) AS props\nORDER BY m.orderKey{limit}"
+def list_memories(
+    where: MemoryFilter, after: str | None, limit: int | None
+) -> tuple[str, dict[str, Any]]:
+    conditions, params = _memory_conditions(where)
+    if after is not None:
+        conditions.append(MEMORY_FILTERS["after"])
+        params["after"] = order_key(after)
+    query = f"MATCH (m:Memory)\nWHERE {_all(conditions)}\nRETURN properties(m) AS props\nORDER BY m.orderKey"
+    if limit is not None:
+        query += "\nLIMIT $limit"
+        params["limit"] = max(limit, 1)  # as the embedded store: the first match always comes
+    return query, params
 
 
-def count_memories(conditions: list[str]) -> str:
-    where = " AND ".join(MEMORY_FILTERS[c] for c in conditions) or "true"
-    return f"MATCH (m:Memory)\nWHERE {where}\nRETURN count(m) AS n"
+def count_memories(where: MemoryFilter) -> tuple[str, dict[str, Any]]:
+    conditions, params = _memory_conditions(where)
+    return f"MATCH (m:Memory)\nWHERE {_all(conditions)}\nRETURN count(m) AS n", params
+
+
+def _memory_conditions(where: MemoryFilter) -> tuple[list[str], dict[str, Any]]:
+    values: dict[str, Any] = {
+        "scope": where.scope,
+        "agent": where.agent,
+        "type": where.type,
+        "text": where.text.casefold() if where.text else None,
+        "has_problems": where.has_problems,
+    }
+    params = {name: value for name, value in values.items() if value is not None}
+    return [MEMORY_FILTERS[name] for name in params], params
+
+
+def _all(conditions: list[str]) -> str:
+    return " AND ".join(conditions) or "true"
 
 
 MEMORY_TYPE_COUNTS = """

@@ -10,10 +10,12 @@ transaction, a full ingest of 10,000 notes a handful.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from neo4j import ManagedTransaction, Result
 
 from brain.model import SHARED_SCOPE, Kind, Link
 from brain.store import neo4j_cypher as cypher
@@ -110,6 +112,34 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     for label, ids in sorted(doomed.items()):
         for chunk in _chunks(ids, limits.node_rows):
             yield [Statement(cypher.DELETE_NODES[label], {"ids": chunk}, len(chunk), returns_orphans=True)]
+
+
+def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
+    """The body of one managed write transaction; what it changed, by summary counter."""
+    changed: Counter[str] = Counter()
+    orphans: set[str] = set()
+    for statement in transaction.statements:
+        result = tx.run(statement.cypher, statement.params)
+        if statement.returns_orphans:
+            for record in result:
+                orphans.update(record["orphans"])
+        _count(changed, result)
+    if orphans:
+        _count(changed, tx.run(cypher.CLEANUP_UNRESOLVED, {"ids": sorted(orphans)}))
+    return changed
+
+
+_COUNTERS = ("nodes_created", "nodes_deleted", "relationships_created", "relationships_deleted")
+
+
+def _count(changed: Counter[str], result: Result) -> None:
+    counters = result.consume().counters
+    changed.update({name: getattr(counters, name) for name in _COUNTERS})
+
+
+def clear_some(tx: ManagedTransaction, limit: int) -> int:
+    """Delete up to `limit` of brain's nodes; how many went (0: none are left)."""
+    return int(tx.run(cypher.CLEAR_SOME, {"limit": limit}).single(strict=True)["deleted"])
 
 
 def _link_statements(statements: dict[str, str], links: Sequence[Link]) -> list[Statement]:

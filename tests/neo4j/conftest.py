@@ -1,0 +1,93 @@
+"""Fixtures of the Neo4j-only tests: stores on a faulty driver, or behind a proxy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from neo4j import Driver, GraphDatabase
+
+from bench.workload import generate
+from brain.service import Brain
+from brain.store.base import GraphExport
+from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j_write import Limits
+from tests.contract.helpers import reference_export
+from tests.neo4j.faults import FaultyDriver, Injector
+from tests.neo4j.proxy import Proxy
+
+Login = tuple[str, str | None, str | None, str]
+
+# Tiny statements and transactions, so a small workspace spans many of them.
+SMALL = Limits(node_rows=8, memory_rows=6, link_rows=24, transaction_rows=40, memory_weight=2)
+
+pytestmark = pytest.mark.neo4j
+
+
+def driver_for(login: Login, uri: str | None = None, retry_seconds: float = 5.0) -> Driver:
+    target, user, password, _ = login
+    return GraphDatabase.driver(
+        uri or target,
+        auth=(user, password or "") if user else None,
+        max_transaction_retry_time=retry_seconds,
+        initial_retry_delay=0.02,  # tests wait for retries, not for back-off
+        connection_timeout=2.0,
+    )
+
+
+StoreMaker = Callable[..., Neo4jStore]
+
+
+@pytest.fixture
+def make_store(neo4j_login: Login) -> Iterator[StoreMaker]:
+    """`make_store(injector=None, uri=None, limits=SMALL, retry_seconds=5)`: a cleared store."""
+    made: list[Neo4jStore] = []
+
+    def make(
+        injector: Injector | None = None, uri: str | None = None, limits: Limits = SMALL,
+        retry_seconds: float = 5.0,
+    ) -> Neo4jStore:
+        driver = driver_for(neo4j_login, uri, retry_seconds)
+        wrapped: Any = driver if injector is None else FaultyDriver(driver, injector)
+        store = Neo4jStore(cast(Driver, wrapped), neo4j_login[3], uri or neo4j_login[0])
+        store.limits = limits
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def workload(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("faults") / "workload"
+    generate(root, notes=90, agents=3, seed=3)
+    return root
+
+
+@pytest.fixture(scope="session")
+def workload_export(workload: Path) -> GraphExport:
+    return reference_export(workload)
+
+
+@pytest.fixture(scope="session")
+def baseline(workload: Path, neo4j_login: Login) -> Injector:
+    """How many statements and commits an uninterrupted ingest of the workload makes."""
+    counting = Injector()
+    store = Neo4jStore(cast(Driver, FaultyDriver(driver_for(neo4j_login), counting)), neo4j_login[3])
+    store.limits = SMALL
+    try:
+        Brain(workload, store).sync()
+    finally:
+        store.close()
+    return counting
+
+
+@pytest.fixture
+def proxy(neo4j_login: Login) -> Iterator[Proxy]:
+    running = Proxy(neo4j_login[0]).up()
+    yield running
+    running.down()

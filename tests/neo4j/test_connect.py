@@ -1,0 +1,133 @@
+"""Choosing Neo4j from the command line, and what users see when the server is not there."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from brain.service import Brain
+from brain.store.base import MemoryFilter
+from brain.store.neo4j import Neo4jStore
+from brain.store.open import StoreUnavailable
+from tests.contract.helpers import Workspace, note, reference
+from tests.neo4j.conftest import Login, StoreMaker
+from tests.neo4j.proxy import Proxy
+
+pytestmark = pytest.mark.neo4j
+
+
+def closed_port() -> int:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def brain_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "BRAIN_STORE"))}
+    return subprocess.run(
+        [sys.executable, "-m", "brain", *args], env={**clean, **(env or {})},
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    ws.write("memory/bot/a.md", note("a", "[[b]] [[missing]]"))
+    ws.write("memory/shared/b.md", note("b", "[[a#Nope]]"))
+    return ws
+
+
+def test_an_unreachable_server_is_one_line_and_exit_2(workspace: Workspace) -> None:
+    uri = f"bolt://127.0.0.1:{closed_port()}"
+    done = brain_cli("ingest", str(workspace.root), "--store", "neo4j", "--neo4j-uri", uri)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"brain ingest: cannot reach Neo4j at {uri}: connection refused "
+        "(is the server running? For development: tools/neo4j/neo4j.sh start)"
+    ]
+
+
+def test_connection_settings_come_from_the_environment(workspace: Workspace, neo4j_login: Login) -> None:
+    uri, user, password, database = neo4j_login
+    env = {"NEO4J_URI": uri, "NEO4J_DATABASE": database, "BRAIN_STORE": "neo4j"}
+    env |= {"NEO4J_USER": user, "NEO4J_PASSWORD": password or ""} if user else {}
+    done = brain_cli("check", str(workspace.root), env=env)
+    embedded = brain_cli("check", str(workspace.root))
+    assert (done.returncode, done.stdout) == (embedded.returncode, embedded.stdout)
+    assert "broken-link" in done.stdout
+
+    missing = brain_cli("check", str(workspace.root), env={**env, "NEO4J_DATABASE": "nosuchdb"})
+    assert missing.returncode == 2
+    assert missing.stderr.splitlines() == [
+        f"brain check: Neo4j at {uri} has no database 'nosuchdb': create it, or pass "
+        "--neo4j-database (NEO4J_DATABASE) with an existing one"
+    ]
+
+
+def test_ingest_on_neo4j_reports_the_same_summary(workspace: Workspace, neo4j_login: Login) -> None:
+    uri, user, password, database = neo4j_login
+    args = ["ingest", str(workspace.root), "--store", "neo4j", "--neo4j-uri", uri]
+    args += ["--neo4j-database", database]
+    if user:
+        args += ["--neo4j-user", user, "--neo4j-password", password or ""]
+    done = brain_cli(*args)
+    embedded = brain_cli("ingest", str(workspace.root))
+    assert done.returncode == 0, done.stderr
+
+    def summary(out: str) -> str:
+        return re.sub(r" in [\d.]+ s \([\d,]+ files/s\)", "", out)
+
+    assert summary(done.stdout) == summary(embedded.stdout)
+
+
+@pytest.mark.parametrize(
+    ("uri", "message"),
+    [
+        ("http://127.0.0.1:7474", "'http://127.0.0.1:7474' is not a Neo4j Bolt URI: use bolt://host:7687"),
+        ("127.0.0.1:7687", "'127.0.0.1:7687' is not a Neo4j Bolt URI"),
+        ("bolt://no-such-host.invalid:7687", "cannot reach Neo4j at bolt://no-such-host.invalid:7687: "
+         "cannot resolve the host name"),
+    ],
+)
+def test_bad_uris_are_explained(uri: str, message: str) -> None:
+    with pytest.raises(StoreUnavailable) as caught:
+        Neo4jStore.connect(uri)
+    assert str(caught.value).startswith(message)
+
+
+def test_connect_sets_up_the_schema_idempotently(neo4j_login: Login) -> None:
+    for _ in range(2):
+        store = Neo4jStore.connect(*neo4j_login)
+        store.close()
+
+
+def test_a_server_that_goes_away_gives_errors_then_recovers(
+    workspace: Workspace, make_store: StoreMaker, proxy: Proxy,
+) -> None:
+    store = make_store(uri=proxy.uri, retry_seconds=0.5)
+    brain = Brain(workspace.root, store)
+    brain.sync()
+    expected = reference(workspace.root).store
+
+    proxy.down()
+    with pytest.raises(StoreUnavailable, match=rf"^Neo4j at {proxy.uri} is unavailable: connection refused$"):
+        store.stats()
+    with pytest.raises(StoreUnavailable):
+        store.list_memories(MemoryFilter())
+
+    proxy.up()
+    assert store.stats() == expected.stats()
+    assert store.export() == expected.export()
+    brain.sync([workspace.write("memory/shared/missing.md", note("here now"))])
+    assert store.get_nodes(["unresolved:missing"]) == {}
