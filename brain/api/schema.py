@@ -41,4 +41,5 @@ def build_schema(
 
 
 def schema_sdl() -> str:
-    return build_schema().as_str() + "\n"
+    """The SDL without a final newline (`print` adds it)."""
+    return build_schema().as_str()

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -68,7 +70,7 @@ def _run(
     )
     progress = TerminalProgress()
     failed: list[BaseException] = []
-    server: uvicorn.Server | None = None
+    server: GracefulServer | None = None
 
     def on_ready(result: SyncResult) -> None:
         progress.close()
@@ -92,7 +94,7 @@ def _run(
         server_header=False,
         proxy_headers=False,
     )
-    server = uvicorn.Server(config)
+    server = GracefulServer(config)
     if "*" in settings.allowed_hosts:
         print("brain serve: listening on every interface with any Host header allowed; "
               "set BRAIN_ALLOWED_HOSTS to the names clients use", file=sys.stderr)
@@ -118,6 +120,23 @@ def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings
     if settings.dev:
         line += f"\nbrain serve: development mode: GraphiQL at {url}"
     return line
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn, but a stop asked for by SIGINT/SIGTERM ends the process with status 0.
+
+    uvicorn re-raises the signal after its graceful shutdown, so the process would die of it
+    (status 130 or -15) although it stopped cleanly; service managers read that as a crash.
+    A second Ctrl-C still forces the exit.
+    """
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit and sig == signal.SIGINT:
+            self.force_exit = True
+            return
+        if not self.should_exit:
+            print("brain serve: stopping (Ctrl-C again to force)", file=sys.stderr, flush=True)
+        self.should_exit = True
 
 
 class TerminalProgress:

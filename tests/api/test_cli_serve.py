@@ -1,0 +1,138 @@
+"""`brain serve` as users run it: a real process, its printed URL, and a graceful stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+READY = re.compile(r"ready on (http://127\.0\.0\.1:\d+/graphql)")
+
+
+@contextmanager
+def brain_serve(*args: str, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brain", "serve", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def wait_for_url(process: subprocess.Popen[str], timeout: float = 30.0) -> str:
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 0.1)
+        if ready:
+            line = process.stdout.readline()
+            found = READY.search(line)
+            if found:
+                return found.group(1)
+        if process.poll() is not None:
+            stderr = process.stderr.read() if process.stderr else ""
+            raise AssertionError(f"brain serve exited early: {stderr}")
+    raise AssertionError("brain serve never printed its URL")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_serve_prints_its_url_answers_and_stops_gracefully(workspace: Path, stop: signal.Signals) -> None:
+    with brain_serve(env={"BRAIN_WORKSPACE": str(workspace), "BRAIN_PORT": "0"}) as process:
+        url = wait_for_url(process)
+        health = httpx.get(url.replace("/graphql", "/healthz"))
+        answer = httpx.post(url, json={"query": "{ stats { memories agents } }"})
+        process.send_signal(stop)
+        assert process.wait(15) == 0
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+    assert health.json()["status"] == "ready"
+    assert answer.json() == {"data": {"stats": {"memories": 4, "agents": 3}}}
+    assert "brain serve: stopped" in stderr
+
+
+def test_serve_on_the_example_workspace() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+    with brain_serve(str(example), "--port", "0") as process:
+        url = wait_for_url(process)
+        agents = httpx.post(url, json={"query": "{ agents { name } }"}).json()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(15) == 0
+    assert len(agents["data"]["agents"]) >= 4
+
+
+def test_a_taken_port_is_a_clear_error(workspace: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with brain_serve(str(workspace), "--port", str(port)) as process:
+            assert process.wait(30) == 2
+            assert process.stderr is not None
+            message = process.stderr.read()
+    assert f"cannot listen on 127.0.0.1:{port}" in message
+    assert "pick another --port" in message
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        ((), {}, "no workspace given (pass a folder or set BRAIN_WORKSPACE)"),
+        (("{missing}",), {}, "is not a folder"),
+        (
+            ("{ws}",), {"BRAIN_TOKENS_FILE": "{ws}/nope.json"},
+            "BRAIN_TOKENS_FILE {ws}/nope.json: cannot be read",
+        ),
+        (("{ws}",), {"BRAIN_RESCAN_SECONDS": "soon"}, "BRAIN_RESCAN_SECONDS='soon' must be a number"),
+    ],
+)
+def test_bad_configuration_is_one_clear_line(
+    workspace: Path, tmp_path: Path, args: tuple[str, ...], env: dict[str, str], message: str
+) -> None:
+    def fill(text: str) -> str:
+        return text.format(ws=workspace, missing=tmp_path / "missing")
+
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("BRAIN_")}
+    completed = subprocess.run(
+        [sys.executable, "-m", "brain", "serve", *map(fill, args), "--port", "0"],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={**clean_env, **{k: fill(v) for k, v in env.items()}},
+    )
+    assert completed.returncode == 2
+    assert fill(message) in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_tokens_protect_the_served_api(workspace: Path, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps({"agent-token": "bot"}), encoding="utf-8")
+    env = {"BRAIN_TOKEN": "admin-token", "BRAIN_TOKENS_FILE": str(tokens)}
+    with brain_serve(str(workspace), "--port", "0", env=env) as process:
+        url = wait_for_url(process)
+        query = {"query": "{ stats { memories } }"}
+        refused = httpx.post(url, json=query)
+        admin = httpx.post(url, json=query, headers={"Authorization": "Bearer admin-token"})
+        agent = httpx.post(url, json=query, headers={"Authorization": "Bearer agent-token"})
+        process.send_signal(signal.SIGINT)
+        process.wait(15)
+    assert refused.status_code == 401
+    assert admin.status_code == agent.status_code == 200

@@ -1,0 +1,284 @@
+"""Every operation document in graphql/ is valid, and answers correctly on examples/workspace.
+
+The store comes from the `store_factory` fixture (tests/conftest.py), so each document runs on
+the embedded store and on Neo4j. Expected answers are read off the files themselves where
+possible (folders, frontmatter, the `[[...]]` text), and from `brain check` for problems.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from graphql import parse, validate
+
+from brain.api.schema import build_schema
+from brain.check import CheckReport
+from brain.service import Brain
+from brain.store.base import GraphStore
+from brain.store.memory import MemoryStore
+from tests.api.client import post, ws_session
+from tests.api.files import write
+from tests.api.live import LiveServer, live_server
+
+REPO = Path(__file__).resolve().parents[2]
+DOCUMENTS = REPO / "graphql"
+EXAMPLE = REPO / "examples" / "workspace"
+WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+
+Check = Callable[[LiveServer, Path], Awaitable[None]]
+CHECKS: dict[str, Check] = {}
+
+
+def checks(name: str) -> Callable[[Check], Check]:
+    def register(fn: Check) -> Check:
+        CHECKS[name] = fn
+        return fn
+
+    return register
+
+
+def document(name: str) -> str:
+    return (DOCUMENTS / name).read_text(encoding="utf-8")
+
+
+async def run(live: LiveServer, doc: str, /, **variables: Any) -> Any:
+    async with httpx.AsyncClient(timeout=30) as client:
+        body = await post(client, live.graphql, document(doc), variables)
+    assert "errors" not in body, body
+    return body["data"]
+
+
+# ------------------------------------------------------------------ oracles read off the files
+
+
+def memory_files(root: Path) -> dict[str, Path]:
+    """`memory:<scope>/<name>` -> file, for every memory on disk."""
+    return {
+        f"memory:{p.parent.name}/{p.stem}": p
+        for p in sorted((root / "memory").glob("*/*.md"))
+        if not p.name.startswith(".")
+    }
+
+
+def frontmatter_value(path: Path, key: str) -> str | None:
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        return None
+    head = text[4 : text.find("\n---", 4)]
+    found = re.search(rf"^{key}:\s*(.+?)\s*$", head, re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def link_texts(path: Path) -> list[str]:
+    return [m.group(0) for m in WIKILINK.finditer(path.read_text(encoding="utf-8"))]
+
+
+def check_report(root: Path) -> CheckReport:
+    brain = Brain(root, MemoryStore())
+    brain.sync()
+    return CheckReport(brain.stats(), brain.problems())
+
+
+# ------------------------------------------------------------------ one check per document
+
+
+@checks("agents-overview.graphql")
+async def _agents_overview(live: LiveServer, root: Path) -> None:
+    answer = await run(live, "agents-overview.graphql")
+    files = memory_files(root)
+    scopes = {p.parent.name for p in files.values()} - {"shared"}
+    defined = {p.stem for p in (root / "agents").glob("*.md")}
+    agents = {a["name"]: a for a in answer["agents"]}
+    assert sorted(agents) == sorted(scopes | defined)
+    for name, agent in agents.items():
+        own = [p for p in files.values() if p.parent.name == name]
+        types = [frontmatter_value(p, "type") for p in own]
+        counts = agent["memoryCounts"]
+        assert counts["total"] == len(own), name
+        assert {c["type"].lower(): c["count"] for c in counts["byType"]} == {
+            t: types.count(t) for t in ("user", "feedback", "project", "reference")
+        }, name
+        enabled = name in defined and frontmatter_value(root / "agents" / f"{name}.md", "memory") == "true"
+        assert agent["memoryEnabled"] is enabled
+        assert agent["memoryOff"] is (name in scopes and not enabled)
+    assert any(a["memoryOff"] for a in agents.values()), "the example keeps a folder without an agent"
+    assert answer["stats"]["memories"] == len(files)
+    assert answer["stats"]["agents"] == len(agents)
+
+
+@checks("memory.graphql")
+async def _memory(live: LiveServer, root: Path) -> None:
+    path = root / "memory/release-writer/house-style.md"
+    by_path = await run(live, "memory.graphql", path="memory/release-writer/house-style.md")
+    by_name = await run(live, "memory.graphql", scope="release-writer", name="house-style")
+    assert by_path == by_name
+    memory = by_path["memory"]
+    assert memory["id"] == "memory:release-writer/house-style"
+    assert memory["virtualPath"] == "/memories/house-style.md"
+    assert memory["description"] == frontmatter_value(path, "description")
+    assert memory["type"] == "FEEDBACK"
+    assert memory["owner"] == {"name": "release-writer", "memoryEnabled": True}
+    assert memory["size"] == path.stat().st_size
+    assert [h["text"] for h in memory["headings"]] == re.findall(
+        r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.MULTILINE
+    )
+    assert [link["text"] for link in memory["links"]] == link_texts(path)
+    first = memory["links"][0]
+    assert (first["label"], first["anchor"], first["status"]) == ("glossary", "Product terms", "RESOLVED")
+    assert first["target"] == {"__typename": "Memory", "id": "memory:shared/glossary"}
+    wanting = {
+        p.relative_to(root).as_posix()
+        for p in memory_files(root).values()
+        if any("house-style" in t for t in link_texts(p))
+    }
+    assert {b["source"]["path"] for b in memory["backlinks"]} == wanting
+    assert all(b["status"] == "RESOLVED" for b in memory["backlinks"])
+    assert memory["problems"] == []
+
+
+@checks("memories-page.graphql")
+async def _memories_page(live: LiveServer, root: Path) -> None:
+    seen: dict[str, Any] = {}
+    after = None
+    while True:
+        page = (await run(live, "memories-page.graphql", first=10, after=after))["memories"]
+        assert page["totalCount"] == len(memory_files(root))
+        seen.update((e["node"]["id"], e["node"]) for e in page["edges"])
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert sorted(seen) == sorted(memory_files(root))
+    for node_id, node in seen.items():
+        scope = node_id.split(":", 1)[1].split("/", 1)[0]
+        owner = node["owner"]
+        assert owner is None if scope == "shared" else owner["name"] == scope
+    shared = await run(live, "memories-page.graphql", filter={"scope": "shared"})
+    assert {e["node"]["scope"] for e in shared["memories"]["edges"]} == {"shared"}
+
+
+@checks("link-report.graphql")
+async def _link_report(live: LiveServer, root: Path) -> None:
+    report = (await run(live, "link-report.graphql", top=50))["linkReport"]
+    expected = check_report(root)
+    assert (report["errors"], report["warnings"]) == (expected.errors, expected.warnings)
+    by_status = {s["status"]: s["count"] for s in report["byStatus"]}
+    assert sum(by_status.values()) == report["total"] == expected.stats.links
+    assert by_status["BROKEN"] == expected.stats.broken
+    codes = {c["code"]: c["count"] for c in report["byCode"]}
+    assert codes == {code: sum(1 for p in expected.problems if p.code == code)
+                     for code in {p.code for p in expected.problems}}
+    assert sum(w["count"] for w in report["mostWanted"]) == by_status["BROKEN"]
+    for wanted in report["mostWanted"]:
+        target = wanted["target"]
+        assert target["id"] == f"unresolved:{target['target']}"
+        assert len(target["wantedBy"]) == wanted["count"]
+        for link in target["wantedBy"]:
+            line = (root / link["source"]["path"]).read_text(encoding="utf-8").splitlines()[link["line"] - 1]
+            assert line[link["column"] - 1 :].startswith(link["text"])
+
+
+@checks("neighborhood.graphql")
+async def _neighborhood(live: LiveServer, root: Path) -> None:
+    node_id = "memory:release-writer/house-style"
+    near = (await run(live, "neighborhood.graphql", id=node_id))["neighborhood"]
+    ids = {n["id"] for n in near["nodes"]}
+    memory = (await run(live, "memory.graphql", path="memory/release-writer/house-style.md"))["memory"]
+    assert ids == {node_id, "agent:release-writer"} | {
+        link["target"]["id"] for link in memory["links"]
+    } | {b["source"]["id"] for b in memory["backlinks"]}
+    assert all(e["source"] in ids and e["target"] in ids for e in near["edges"])
+    remembers = {"type": "REMEMBERS", "source": "agent:release-writer", "target": node_id, "link": None}
+    assert remembers in near["edges"]
+    wider = (await run(live, "neighborhood.graphql", id=node_id, depth=2))["neighborhood"]
+    assert ids < {n["id"] for n in wider["nodes"]}
+    assert (await run(live, "neighborhood.graphql", id="memory:nope/nope"))["neighborhood"] is None
+
+
+@checks("problems.graphql")
+async def _problems(live: LiveServer, root: Path) -> None:
+    seen: list[tuple[str, str, int | None]] = []
+    after = None
+    while True:
+        page = (await run(live, "problems.graphql", first=2, after=after))["problems"]
+        seen += [(e["node"]["path"], e["node"]["code"], e["node"]["line"]) for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    expected = check_report(root).problems
+    assert sorted(seen, key=str) == sorted(((p.path, p.code, p.line) for p in expected), key=str)
+    errors = (await run(live, "problems.graphql", severity="ERROR"))["problems"]
+    assert errors["totalCount"] == sum(1 for p in expected if p.severity.value == "error")
+    assert all(e["node"]["fix"] for e in errors["edges"])
+
+
+@checks("entities.graphql")
+async def _entities(live: LiveServer, root: Path) -> None:
+    answer = await run(live, "entities.graphql")
+    for field, folder in (("workflows", "workflows"), ("chats", "chats"), ("workItems", "work-items")):
+        on_disk = {p.stem: p for p in (root / folder).iterdir() if not p.name.startswith(".")}
+        assert sorted(e["name"] for e in answer[field]) == sorted(on_disk)
+        for entity in answer[field]:
+            assert entity["path"] == on_disk[entity["name"]].relative_to(root).as_posix()
+            for backlink in entity["backlinks"]:
+                assert entity["name"].lower() in backlink["text"].lower()
+    train = next(w for w in answer["workflows"] if w["name"] == "release-train")
+    assert train["title"] == "Release train"
+    assert train["backlinks"], "notes link to the release train"
+
+
+@checks("graph-changed.graphql")
+async def _graph_changed(live: LiveServer, root: Path) -> None:
+    rel = "memory/release-writer/house-style.md"
+    text = (root / rel).read_text(encoding="utf-8")
+    async with ws_session(live.ws) as session:
+        stream = await session.subscribe(document("graph-changed.graphql"), {"scope": "release-writer"})
+        await asyncio.sleep(0.1)
+        write(root, "memory/shared/glossary.md", "an edit in another scope\n")
+        write(root, rel, text.replace("headline first", "headline always first"))
+        event = (await stream.payload(timeout=15))["data"]["graphChanged"]
+    assert (event["kind"], event["id"]) == ("CHANGED", "memory:release-writer/house-style")
+    assert event["scope"] == "release-writer"
+    assert "description" in event["fields"]
+    assert "headline always first" in event["node"]["description"]
+
+
+# ------------------------------------------------------------------ the tests
+
+
+def test_every_document_is_checked() -> None:
+    assert sorted(p.name for p in DOCUMENTS.glob("*.graphql")) == sorted(CHECKS)
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_document_is_valid_against_the_schema(name: str) -> None:
+    schema = build_schema()
+    assert validate(schema._schema, parse(document(name))) == []
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A copy of examples/workspace: the live check writes to it."""
+    return Path(shutil.copytree(EXAMPLE, tmp_path / "workspace"))
+
+
+@pytest.fixture
+def example_server(
+    example: Path, store_factory: Callable[[], GraphStore], request: pytest.FixtureRequest
+) -> Iterator[LiveServer]:
+    watch = request.node.callspec.params["name"] == "graph-changed.graphql"
+    with live_server(example, store_factory(), watch=watch) as live:
+        yield live
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+async def test_document_answers_on_the_example_workspace(
+    name: str, example_server: LiveServer, example: Path
+) -> None:
+    await CHECKS[name](example_server, example)

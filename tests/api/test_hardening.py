@@ -1,0 +1,206 @@
+"""Hostile documents are refused before any resolver runs; errors say only what callers may know."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import strawberry
+from websockets.asyncio.client import connect
+
+from brain.api.context import ApiSettings
+from brain.api.errors import MASKED_MESSAGE
+from brain.api.schema import QUERY_PARTS, build_schema
+from brain.model import Stats
+from brain.store.memory import MemoryStore
+from tests.api.client import PROTOCOL, post, ws_session
+from tests.api.conftest import ServerFactory
+from tests.api.counting import CountingStore
+from tests.api.live import LiveServer
+
+
+async def ask(live: LiveServer, query: str, variables: dict[str, Any] | None = None) -> Any:
+    async with httpx.AsyncClient(timeout=10) as client:
+        return await post(client, live.graphql, query, variables)
+
+
+def nested_links(levels: int) -> str:
+    inner = "id"
+    for _ in range(levels):
+        inner = f"links {{ target {{ ... on Memory {{ {inner} }} }} }}"
+    return f'{{ memory(path: "memory/bot/notes.md") {{ {inner} }} }}'
+
+
+HOSTILE = [
+    pytest.param(nested_links(6), None, "exceeds maximum operation depth of 10", id="depth"),
+    pytest.param(
+        "{ " + " ".join(f"a{i}: stats {{ agents }}" for i in range(31)) + " }", None,
+        "31 aliases found. Allowed: 30", id="aliases",
+    ),
+    pytest.param(
+        "{ stats { " + "agents " * 2100 + "} }", None,
+        "Document contains more than 2000 tokens", id="tokens",
+    ),
+    pytest.param(
+        "{ memories(first: 1000) { edges { cursor } } }", None,
+        "Query.memories(first:): 1000 is out of range 0..100; a page holds at most 100 items",
+        id="page-size-literal",
+    ),
+    pytest.param(
+        "query($n: Int!) { memories(first: $n) { edges { cursor } } }", {"n": 101},
+        "Query.memories(first:): 101 is out of range 0..100", id="page-size-variable",
+    ),
+    pytest.param(
+        "query($n: Int! = 5000) { problems(first: $n) { totalCount } }", None,
+        "Query.problems(first:): 5000 is out of range", id="page-size-variable-default",
+    ),
+    pytest.param(
+        "query($n: Int!) { memories(first: $n) { edges { cursor } } }", {"n": -1},
+        "Query.memories(first:): -1 is out of range 0..100", id="page-size-negative",
+    ),
+    pytest.param(
+        '{ agent(name: "bot") { memories(first: 101) { totalCount } } }', None,
+        "Agent.memories(first:): 101 is out of range", id="page-size-nested",
+    ),
+    pytest.param(
+        "fragment F on LinkReport { mostWanted(first: 1000) { count } } { linkReport { ...F } }", None,
+        "LinkReport.mostWanted(first:): 1000 is out of range", id="page-size-in-fragment",
+    ),
+    pytest.param(
+        '{ neighborhood(id: "agent:bot", depth: 4) { truncated } }', None,
+        "Query.neighborhood(depth:): 4 is out of range 0..3", id="neighborhood-depth",
+    ),
+    pytest.param(
+        '{ neighborhood(id: "agent:bot", limit: 100000) { truncated } }', None,
+        "Query.neighborhood(limit:): 100000 is out of range 1..500", id="neighborhood-limit",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "variables", "message"), HOSTILE)
+async def test_hostile_query_is_refused_before_any_resolver(
+    serve: ServerFactory, workspace: Path, query: str, variables: dict[str, Any] | None, message: str
+) -> None:
+    store = CountingStore()
+    live = serve(workspace, store, watch=False)
+    store.reset()
+    body = await ask(live, query, variables)
+    assert body.get("data") is None
+    assert any(message in error["message"] for error in body["errors"]), body["errors"]
+    assert store.calls == {}, "no resolver may run for a refused document"
+
+
+async def test_hostile_subscription_is_refused_too(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False)
+    async with ws_session(live.ws) as session:
+        stream = await session.subscribe(
+            "subscription { graphChanged { node { ... on Memory { " + nested_links(6)[2:-2] + " } } } }"
+        )
+        message = await stream.next()
+    assert message["type"] == "error"
+    assert "exceeds maximum operation depth" in message["payload"][0]["message"]
+
+
+async def test_limits_leave_ordinary_queries_alone(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False)
+    body = await ask(live, nested_links(3))
+    assert "errors" not in body
+
+
+async def test_field_suggestions_only_in_development(serve: ServerFactory, workspace: Path) -> None:
+    production = serve(workspace, watch=False)
+    development = serve(workspace, watch=False, settings=ApiSettings(dev=True))
+    (quiet,) = (await ask(production, "{ stat { agents } }"))["errors"]
+    (helpful,) = (await ask(development, "{ stat { agents } }"))["errors"]
+    assert "Cannot query field 'stat' on type 'Query'" in quiet["message"]
+    assert "Did you mean" not in quiet["message"]
+    assert "Did you mean 'stats'?" in helpful["message"]
+
+
+class FailingStore(MemoryStore):
+    def stats(self) -> Stats:
+        raise RuntimeError("connection to db-7.internal:7687 refused (password=hunter2)")
+
+
+async def test_internal_errors_are_masked_but_user_errors_are_not(
+    serve: ServerFactory, workspace: Path
+) -> None:
+    live = serve(workspace, FailingStore(), watch=False)
+    body = await ask(live, "{ stats { agents } }")
+    (error,) = body["errors"]
+    assert error["message"] == MASKED_MESSAGE
+    assert error["path"] == ["stats"]
+    assert "hunter2" not in json.dumps(body)
+    assert len((await ask(live, "{ agents { name } }"))["data"]["agents"]) == 3
+    (user_error,) = (await ask(live, '{ memory(name: "x") { id } }'))["errors"]
+    assert "either `path`" in user_error["message"]
+
+
+async def test_batched_requests_are_refused(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False)
+    async with httpx.AsyncClient() as client:
+        response = await client.post(live.graphql, json=[{"query": "{ stats { agents } }"}] * 2)
+    assert response.status_code == 400
+    assert "Batching is not enabled" in response.text
+
+
+@strawberry.type
+class TouchMutation:
+    @strawberry.mutation
+    def touch(self) -> bool:
+        TOUCHED.append("touch")
+        return True
+
+
+TOUCHED: list[str] = []
+
+
+async def test_mutations_never_run_over_get(serve: ServerFactory, workspace: Path) -> None:
+    schema = build_schema(query_parts=QUERY_PARTS, mutation_parts=(TouchMutation,))
+    live = serve(workspace, watch=False, app_options={"schema": schema})
+    TOUCHED.clear()
+    async with httpx.AsyncClient() as client:
+        over_get = await client.get(live.graphql, params={"query": "mutation { touch }"})
+        query_over_get = await client.get(live.graphql, params={"query": "{ stats { agents } }"})
+        over_post = await client.post(live.graphql, json={"query": "mutation { touch }"})
+    assert over_get.status_code == 400
+    assert "mutations are not allowed when using GET" in over_get.text
+    assert query_over_get.json() == {"data": {"stats": {"agents": 3}}}
+    assert over_post.json() == {"data": {"touch": True}}
+    assert TOUCHED == ["touch"]
+
+
+async def test_unknown_host_headers_are_refused(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False)
+    async with httpx.AsyncClient() as client:
+        rebound = await client.post(
+            live.graphql, json={"query": "{ stats { agents } }"}, headers={"Host": "evil.example"}
+        )
+        local = await client.post(
+            live.graphql, json={"query": "{ stats { agents } }"}, headers={"Host": "localhost:1"}
+        )
+    assert rebound.status_code == 400
+    assert local.status_code == 200
+
+
+async def test_graphiql_only_in_development(serve: ServerFactory, workspace: Path) -> None:
+    production = serve(workspace, watch=False)
+    development = serve(workspace, watch=False, settings=ApiSettings(dev=True))
+    html = {"Accept": "text/html"}
+    async with httpx.AsyncClient() as client:
+        assert (await client.get(production.graphql, headers=html)).status_code == 404
+        page = await client.get(development.graphql, headers=html)
+    assert page.status_code == 200
+    assert "graphiql" in page.text.lower()
+
+
+async def test_only_graphql_transport_ws_is_spoken(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False)
+    async with connect(live.ws, subprotocols=["graphql-ws"]) as ws:  # type: ignore[list-item]
+        await ws.wait_closed()
+    assert ws.close_code == 4406
+    async with ws_session(live.ws) as session:
+        assert session.ws.subprotocol == PROTOCOL
