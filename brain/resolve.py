@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -126,8 +127,13 @@ def _levels(target: Target, source_scope: str) -> list[Callable[[NameEntry], boo
 def _check_anchor(resolution: Resolution, link: WikiLink, headings: HeadingLookup) -> Resolution:
     if link.anchor is None or not resolution.target_id.startswith("memory:"):
         return resolution
-    wanted = link.anchor.casefold()
+    # Case-insensitive and Unicode-normalized, like names: NFD and NFC look the same.
+    wanted = _heading_key(link.anchor)
     found = headings(resolution.target_id)
-    if found is not None and any(h.casefold() == wanted for h in found):
+    if found is not None and any(_heading_key(h) == wanted for h in found):
         return resolution
     return Resolution(LinkStatus.MISSING_ANCHOR, resolution.target_id)
+
+
+def _heading_key(text: str) -> str:
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
