@@ -60,6 +60,10 @@ Report = Callable[[ProgressEvent], None]
 Log = Callable[[types.MessageType, str], None]
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 class Session:
     def __init__(
         self,
@@ -188,8 +192,9 @@ class Session:
         seconds = time.perf_counter() - started
         self.indexed = (stats.memories, result.files)
         summary = (
-            f"{stats.memories:,} memories of {stats.agents} agents, {stats.links:,} links "
-            f"({stats.broken} broken, {stats.ambiguous} ambiguous) in {seconds:.1f} s"
+            f"{plural(stats.memories, 'memory', 'memories')} of {plural(stats.agents, 'agent')}, "
+            f"{plural(stats.links, 'link')} ({stats.broken:,} broken, {stats.ambiguous:,} ambiguous) "
+            f"in {seconds:.1f} s"
         )
         self.ready.set()
         self._progress(ProgressEvent("end", summary))

@@ -1,0 +1,74 @@
+"""The editor is answered while a large workspace is still being indexed."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from bench.workload import generate
+
+from .test_server import until
+
+pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+NOTES = 3000
+
+
+@pytest.fixture(scope="module")
+def big_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("big")
+    generate(root, NOTES, agents=6, seed=7)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"]))
+async def client(lsp_client: LanguageClient, big_workspace: Path) -> AsyncIterator[None]:
+    lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[types.WorkspaceFolder(big_workspace.as_uri(), "big")],
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def indexing_ended(client: LanguageClient) -> bool:
+    reports = [r for rs in client.progress_reports.values() for r in rs]
+    return any(isinstance(r, types.WorkDoneProgressEnd) for r in reports)
+
+
+async def test_requests_are_answered_during_indexing(client: LanguageClient, big_workspace: Path) -> None:
+    note = next(iter(sorted((big_workspace / "memory" / "shared").glob("*.md"))))
+    uri = note.as_uri()
+    text = note.read_text(encoding="utf-8") + "\nsee [[\n"
+    last = len(text.split("\n")) - 2
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
+    )
+    ask = types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(last, 6))
+
+    early = await client.text_document_completion_async(ask)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
+    answered_before_the_end = not indexing_ended(client)
+    assert answered_before_the_end
+    assert isinstance(early, types.CompletionList)
+    assert early.is_incomplete  # the client asks again; by then the graph is there
+    assert symbols  # headings need no graph
+
+    await until(lambda: indexing_ended(client), timeout=120)
+    reports = next(iter(client.progress_reports.values()))
+    assert any(isinstance(r, types.WorkDoneProgressReport) for r in reports)
+    await until(lambda: uri in client.diagnostics, timeout=30)  # published once the graph is built
+    later = await client.text_document_completion_async(ask)
+    assert isinstance(later, types.CompletionList)
+    assert len(later.items) == 100  # capped; the user narrows by typing
+    assert later.is_incomplete

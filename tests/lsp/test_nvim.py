@@ -1,0 +1,71 @@
+"""A real editor: Debian's Neovim (0.7, headless) with lsp/nvim/brain.lua and `python -m brain lsp`.
+
+It opens a note, gets the broken-link diagnostic where the link is (Neovim turns the server's
+UTF-16 columns into byte columns itself), completes after a typed `[[` and applies the item,
+and sees the diagnostic go when an agent writes the missing note to disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import WORKSPACE, write_tree
+
+NVIM = shutil.which("nvim")
+REPO = Path(__file__).resolve().parents[2]
+PLUGIN = REPO / "lsp" / "nvim" / "brain.lua"
+SCRIPT = Path(__file__).with_name("nvim_session.lua")
+PREFIX = "日本語 😀 see "
+
+pytestmark = [
+    pytest.mark.nvim,
+    pytest.mark.skipif(
+        NVIM is None and not os.environ.get("BRAIN_REQUIRE_NVIM"),
+        reason="needs Neovim (apt-get install -y neovim); set BRAIN_REQUIRE_NVIM=1 to fail instead",
+    ),
+]
+
+
+def test_neovim_completion_and_diagnostics(tmp_path: Path) -> None:
+    assert NVIM is not None, "BRAIN_REQUIRE_NVIM is set but `nvim` is not on PATH"
+    note = "memory/bot/wants.md"
+    text = f"---\ndescription: waits\ntype: user\n---\n{PREFIX}[[missing-note]]\n"
+    write_tree(tmp_path, {**WORKSPACE, note: text})
+    out = tmp_path / "observed.json"
+    env = {
+        **os.environ,
+        "BRAIN_TEST_PYTHON": sys.executable,
+        "BRAIN_TEST_WORKSPACE": str(tmp_path),
+        "BRAIN_TEST_NOTE": note,
+        "BRAIN_NVIM_PLUGIN": str(PLUGIN),
+        "BRAIN_TEST_OUT": str(out),
+        "PYTHONPATH": str(REPO),
+    }
+    proc = subprocess.run(
+        [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {SCRIPT}"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, check=False,
+    )
+    assert out.exists(), f"Neovim wrote nothing (exit {proc.returncode}): {proc.stderr}"
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["error"] is None, seen["error"]
+    assert seen["filetype"] == "markdown"
+    assert seen["attached"]
+    assert seen["client_name"] == "brain"
+    assert seen["got_diagnostics"]
+    (diagnostic,) = seen["diagnostics"]
+    start = len(PREFIX.encode("utf-8"))  # Neovim reports byte columns
+    assert (diagnostic["lnum"], diagnostic["col"]) == (4, start)
+    assert diagnostic["end_col"] == start + len("[[missing-note]]")
+    assert diagnostic["code"] == "broken-link"
+    assert diagnostic["severity"] == 1  # vim.diagnostic.severity.ERROR
+    assert seen["labels"][:3] == ["alpha", "beta", "wants"]
+    assert "gamma" in seen["labels"]
+    assert seen["completed_line"] == f"{PREFIX}[[missing-note]] [[gamma]] "
+    assert seen["cleared"]

@@ -1,0 +1,103 @@
+"""The indexing worker: open buffers feed the graph, and every affected open note is refreshed."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from brain.lsp.session import ProgressEvent, Published, Session
+
+from .conftest import WORKSPACE, write_tree
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.published: list[Published] = []
+        self.progress: list[ProgressEvent] = []
+        self.logs: list[str] = []
+        self.lock = threading.Lock()
+
+    def publish(self, items: list[Published]) -> None:
+        with self.lock:
+            self.published.extend(items)
+
+    def last(self, uri: str) -> Published:
+        with self.lock:
+            return [p for p in self.published if p.uri == uri][-1]
+
+    def codes(self, uri: str) -> list[str]:
+        return [str(d.code) for d in self.last(uri).diagnostics]
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def session(tmp_path: Path, recorder: Recorder) -> Iterator[Session]:
+    write_tree(tmp_path, WORKSPACE)
+    started = Session(
+        tmp_path, "utf-16", recorder.publish, recorder.progress.append,
+        lambda kind, text: recorder.logs.append(text),
+    )
+    started.start()
+    yield started
+    started.stop()
+
+
+def open_doc(session: Session, rel: str, text: str, version: int = 1) -> str:
+    uri = (session.root / rel).as_uri()
+    session.open(rel, uri, text, version)
+    assert session.wait_settled(10)
+    return uri
+
+
+def test_indexing_reports_progress_and_a_summary(session: Session, recorder: Recorder) -> None:
+    assert session.ready.wait(10)
+    assert session.wait_settled(10)
+    kinds = [event.kind for event in recorder.progress]
+    assert kinds[0] == "begin"
+    assert kinds[-1] == "end"
+    assert "3 memories of 1 agent, 3 links (0 broken, 0 ambiguous)" in recorder.progress[-1].message
+    assert any("brain: indexed" in line for line in recorder.logs)
+
+
+def test_open_publishes_diagnostics_of_the_unsaved_text(session: Session, recorder: Recorder) -> None:
+    uri = open_doc(session, "memory/bot/new.md", "---\ntype: user\n---\n😀 [[nowhere]]\n", version=3)
+    published = recorder.last(uri)
+    assert published.version == 3
+    (diagnostic,) = published.diagnostics
+    assert diagnostic.code == "broken-link"
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (3, 3)
+    assert (diagnostic.range.end.character) == 14
+
+
+def test_creating_the_missing_note_clears_other_open_notes(session: Session, recorder: Recorder) -> None:
+    waiting = open_doc(session, "memory/bot/waiting.md", "see [[missing-note]]\n")
+    assert recorder.codes(waiting) == ["broken-link"]
+    (session.root / "memory/bot/missing-note.md").write_text("here now\n", encoding="utf-8")
+    session.files_changed(["memory/bot/missing-note.md"])
+    assert session.wait_settled(10)
+    assert recorder.codes(waiting) == []
+
+
+def test_an_edit_in_one_buffer_refreshes_another(session: Session, recorder: Recorder) -> None:
+    reader = open_doc(session, "memory/bot/reader.md", "see [[beta#Later]]\n")
+    assert recorder.codes(reader) == ["missing-anchor"]
+    beta = "---\ndescription: Beta note\ntype: user\n---\n\nBack to [[alpha]].\n"
+    open_doc(session, "memory/bot/beta.md", beta)
+    open_doc(session, "memory/bot/beta.md", beta + "\n## Later\n", version=2)  # unsaved
+    assert recorder.codes(reader) == []
+    session.close("memory/bot/beta.md", (session.root / "memory/bot/beta.md").as_uri())
+    assert session.wait_settled(10)
+    assert recorder.codes(reader) == ["missing-anchor"]  # closed unsaved: the disk counts again
+
+
+def test_file_level_problems_of_open_files(session: Session, recorder: Recorder) -> None:
+    (session.root / "memory/bot/deep").mkdir()
+    uri = open_doc(session, "memory/bot/deep/x.md", "nested\n")
+    assert recorder.codes(uri) == ["nested-directory"]
