@@ -93,9 +93,13 @@ SET n = row.props
     for label in ENTITY_LABELS
 }
 
+# The USING INDEX hints pin the plan: planned on an empty database (the first chunk of a
+# full ingest), Neo4j would otherwise scan every LINKS_TO edge, and keep that plan cached.
 DROP_LINKS = """
 UNWIND $sources AS source
-MATCH (:Memory {id: source})-[r:LINKS_TO]->(t)
+MATCH (s:Memory {id: source})
+USING INDEX s:Memory(id)
+MATCH (s)-[r:LINKS_TO]->(t)
 WITH r, CASE WHEN t:Unresolved THEN t.id END AS orphan
 DELETE r
 RETURN collect(DISTINCT orphan) AS orphans
@@ -123,7 +127,9 @@ SET r = row.props
 RELINKS: dict[str, str] = {
     label: f"""
 UNWIND $rows AS row
-MATCH (s:Memory {{id: row.source}})-[old:LINKS_TO {{ordinal: row.props.ordinal}}]->(previous)
+MATCH (s:Memory {{id: row.source}})
+USING INDEX s:Memory(id)
+MATCH (s)-[old:LINKS_TO {{ordinal: row.props.ordinal}}]->(previous)
 {_link_target(label)}
 WITH s, t, old, row, CASE WHEN previous:Unresolved THEN previous.id END AS orphan
 DELETE old
