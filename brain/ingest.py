@@ -341,7 +341,6 @@ class Ingester:
             if defined is not None and winner != rel:
                 self.file_problems[rel] = duplicate_problem(rel, defined, winner)
                 continue
-            self.file_problems.pop(rel, None)
             known = self.files.get(rel)
             overlay = self.overlays.get(rel)
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
@@ -358,6 +357,7 @@ class Ingester:
                 if overlay is not None or role.kind != "memory" or not touched:
                     continue
                 # Same bytes, new modification time: the memory's age changed.
+            self.file_problems.pop(rel, None)  # read anew: its own problems are decided below
             mtime = st.mtime_ns / 1e9 if st.mtime_ns >= 0 else time.time()
             node_id: str | None = None
             if role.kind == "memory":
@@ -370,7 +370,10 @@ class Ingester:
                 entities.append(entity)
                 node_id = entity.id
             else:
-                self.definitions[role.name] = read_agent_definition(rel, role.name, raw)
+                definition = read_agent_definition(rel, role.name, raw)
+                self.definitions[role.name] = definition
+                if definition.problems:
+                    self.file_problems[rel] = definition.problems[0]
                 definitions_changed = True
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from brain.model import SHARED_SCOPE, Kind, Problem, Severity
-from brain.parse import decode, first_line, load_frontmatter, split_frontmatter
+from brain.parse import FM_KEY_RE, decode, first_line, load_frontmatter, split_frontmatter
 
 MEMORY_DIR = "memory"
 AGENTS_DIR = "agents"
@@ -131,17 +131,30 @@ class AgentDefinition:
     path: str
     description: str
     memory: bool
+    problems: tuple[Problem, ...] = ()
 
 
 def read_agent_definition(rel: str, name: str, raw: bytes) -> AgentDefinition:
-    text, _ = decode(raw, rel)
-    problems: list[Problem] = []
+    """An agent file; what is wrong with it is kept, since it decides whether memory is on."""
+    text, problems = decode(raw, rel)
     fm, body, _, _ = split_frontmatter(text, rel, problems)
     data = load_frontmatter(fm, rel, problems) if fm is not None else {}
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
         description = first_line(body)
-    return AgentDefinition(name, rel, " ".join(description.split()), data.get("memory") is True)
+    memory = data.get("memory")
+    if memory is not None and not isinstance(memory, bool):
+        fm_text = fm or ""
+        lines = {m.group(1): fm_text.count("\n", 0, m.start()) + 2 for m in FM_KEY_RE.finditer(fm_text)}
+        problems.append(Problem(
+            "invalid-frontmatter", Severity.ERROR, rel,
+            f"`memory` must be true or false, not {memory!r}: memory stays off",
+            line=lines.get("memory"), column=1 if "memory" in lines else None,
+            fix="write `memory: true` (no quotes) to turn memory on",
+        ))
+    return AgentDefinition(
+        name, rel, " ".join(description.split()), memory is True, tuple(problems)
+    )
 
 
 def read_entity_title(rel: str, raw: bytes) -> str | None:
