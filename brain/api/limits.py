@@ -1,13 +1,16 @@
 """Refusing hostile documents before any resolver runs.
 
 Every limit is a schema extension passed as a factory, so each request gets its own
-instance (a shared instance would leak state between concurrent requests). Depth, aliases
-and tokens use strawberry's limiters; argument bounds (page sizes, neighbourhood depth) are
-a validation rule built per request because they must see the request's variables too.
+instance (a shared instance would leak state between concurrent requests). Tokens, depth
+and aliases use strawberry's limiters; argument bounds (page sizes, neighbourhood depth) are
+checked in one more pass that sees the request's variables. Parsing and validation are
+cached per document text (bounded), which is most of the cost of a small query.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -15,27 +18,36 @@ from typing import Any
 
 from graphql import (
     ArgumentNode,
+    ASTValidationRule,
     DirectiveNode,
+    DocumentNode,
     FieldNode,
     GraphQLError,
+    GraphQLSchema,
     IntValueNode,
     OperationDefinitionNode,
     ValidationContext,
     ValidationRule,
     ValueNode,
     VariableNode,
+    validate,
 )
 from strawberry.extensions import (
+    AddValidationRules,
     MaskErrors,
-    MaxAliasesLimiter,
     MaxTokensLimiter,
-    QueryDepthLimiter,
+    ParserCache,
     SchemaExtension,
+    ValidationCache,
 )
+from strawberry.extensions.max_aliases import create_validator as alias_validator
+from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+from strawberry.schema.schema import validate_document
 
 from brain.api.errors import MASKED_MESSAGE, should_mask
 
 ExtensionFactory = Callable[[], SchemaExtension]
+CACHE_SIZE = 256  # distinct documents whose parse and validation are kept (dashboards send few)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,41 +91,108 @@ class Limits:
         }
 
     def extensions(self) -> list[ExtensionFactory]:
+        # The depth and alias rules are built once here, not per request: validation results
+        # are cached by (document, rules), so a rule class made per request would never hit.
+        rules: list[type[ASTValidationRule]] = [
+            depth_validator(self.max_depth, None),
+            alias_validator(self.max_aliases),
+        ]
         return [
             partial(MaxTokensLimiter, max_token_count=self.max_tokens),
-            partial(QueryDepthLimiter, max_depth=self.max_depth),
-            partial(MaxAliasesLimiter, max_alias_count=self.max_aliases),
-            partial(ArgumentLimiter, self.bounds()),
+            partial(ParserCache, maxsize=CACHE_SIZE),
+            partial(AddValidationRules, rules),
+            partial(ValidationCache, maxsize=CACHE_SIZE),
+            partial(ArgumentLimiter, ArgumentBounds(self.bounds())),
             partial(MaskErrors, should_mask_error=should_mask, error_message=MASKED_MESSAGE),
         ]
 
 
 class ArgumentLimiter(SchemaExtension):
-    """Validates integer arguments against `Bound`s, literal or passed as variables."""
+    """Checks integer arguments against `Bound`s, literal or passed as variables.
 
-    def __init__(self, bounds: Mapping[str, Bound]) -> None:
-        self.bounds = dict(bounds)
+    It runs after the (cached) validation of the document and sees this request's
+    variables; where the bounded arguments are in a document is found once per document.
+    """
 
-    def on_operation(self) -> Iterator[None]:
+    def __init__(self, checker: ArgumentBounds) -> None:
+        self.checker = checker
+
+    def on_validate(self) -> Iterator[None]:
         context = self.execution_context
-        rule = bounds_rule(self.bounds, dict(context.variables or {}))
-        context.validation_rules = (*context.validation_rules, rule)
+        document = context.graphql_document
+        if document is not None:
+            errors = context.pre_execution_errors
+            if errors is None:  # nothing validated the document yet
+                errors = validate_document(context.schema._schema, document, context.validation_rules)
+            if not errors:
+                errors = self.checker.check(context.schema._schema, document, context.variables or {})
+            context.pre_execution_errors = errors
         yield
 
 
-def bounds_rule(bounds: Mapping[str, Bound], variables: Mapping[str, Any]) -> type[ValidationRule]:
-    class ArgumentBounds(ValidationRule):
+@dataclass(frozen=True, slots=True)
+class _Site:
+    """One bounded argument as written in a document."""
+
+    coordinate: str
+    bound: Bound
+    node: ArgumentNode
+
+
+@dataclass(frozen=True, slots=True)
+class _Sites:
+    document: DocumentNode  # kept alive so its id() stays its own
+    sites: tuple[_Site, ...]
+    defaults: Mapping[str, tuple[ValueNode, ...]]
+
+
+class ArgumentBounds:
+    """The bounds, and a bounded cache of where each document uses bounded arguments."""
+
+    def __init__(self, bounds: Mapping[str, Bound], cache_size: int = CACHE_SIZE) -> None:
+        self.bounds = dict(bounds)
+        self.cache_size = cache_size
+        self._cache: OrderedDict[int, _Sites] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def check(
+        self, schema: GraphQLSchema, document: DocumentNode, variables: Mapping[str, Any]
+    ) -> list[GraphQLError]:
+        found = self._sites(schema, document)
+        errors: list[GraphQLError] = []
+        for site in found.sites:
+            for value in _values(site.node.value, variables, found.defaults):
+                if not site.bound.low <= value <= site.bound.high:
+                    errors.append(GraphQLError(site.bound.message(site.coordinate, value), site.node))
+                    break
+        return errors
+
+    def _sites(self, schema: GraphQLSchema, document: DocumentNode) -> _Sites:
+        key = id(document)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached.document is document:
+                self._cache.move_to_end(key)
+                return cached
+        found = _Sites(document, _find_sites(schema, document, self.bounds), _defaults(document))
+        with self._lock:
+            self._cache[key] = found
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return found
+
+
+def _find_sites(
+    schema: GraphQLSchema, document: DocumentNode, bounds: Mapping[str, Bound]
+) -> tuple[_Site, ...]:
+    sites: list[_Site] = []
+
+    class FindBoundedArguments(ValidationRule):
+        # A validation rule only for its visitor with type info: it reports nothing.
         def __init__(self, context: ValidationContext) -> None:
             super().__init__(context)
             self.fields: list[str] = []
             self.in_directive = 0
-            self.defaults: dict[str, list[ValueNode]] = {}
-            for definition in context.document.definitions:
-                if isinstance(definition, OperationDefinitionNode):
-                    for var in definition.variable_definitions or ():
-                        if var.default_value is not None:
-                            name = var.variable.name.value
-                            self.defaults.setdefault(name, []).append(var.default_value)
 
         def enter_field(self, node: FieldNode, *_: object) -> None:
             parent = self.context.get_parent_type()
@@ -131,26 +210,35 @@ def bounds_rule(bounds: Mapping[str, Bound], variables: Mapping[str, Any]) -> ty
         def enter_argument(self, node: ArgumentNode, *_: object) -> None:
             if self.in_directive or not self.fields:
                 return
-            field_name = self.fields[-1]
-            arg = node.name.value
+            field_name, arg = self.fields[-1], node.name.value
             bound = bounds.get(f"{field_name}.{arg}") or bounds.get(f"*.{arg}")
-            if bound is None:
-                return
-            for value in self.values_of(node.value):
-                if not bound.low <= value <= bound.high:
-                    coordinate = f"{field_name}({arg}:)"
-                    self.report_error(GraphQLError(bound.message(coordinate, value), node))
-                    return
+            if bound is not None:
+                sites.append(_Site(f"{field_name}({arg}:)", bound, node))
 
-        def values_of(self, node: ValueNode) -> list[int]:
-            if isinstance(node, IntValueNode):
-                return [int(node.value)]
-            if isinstance(node, VariableNode):
-                name = node.name.value
-                if name in variables:
-                    value = variables[name]
-                    return [value] if isinstance(value, int) and not isinstance(value, bool) else []
-                return [v for d in self.defaults.get(name, []) for v in self.values_of(d)]
-            return []
+    validate(schema, document, [FindBoundedArguments])
+    return tuple(sites)
 
-    return ArgumentBounds
+
+def _defaults(document: DocumentNode) -> dict[str, tuple[ValueNode, ...]]:
+    defaults: dict[str, list[ValueNode]] = {}
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            for var in definition.variable_definitions or ():
+                if var.default_value is not None:
+                    defaults.setdefault(var.variable.name.value, []).append(var.default_value)
+    return {name: tuple(values) for name, values in defaults.items()}
+
+
+def _values(
+    node: ValueNode, variables: Mapping[str, Any], defaults: Mapping[str, tuple[ValueNode, ...]]
+) -> list[int]:
+    """The integers an argument can take in this request: its literal, variable or default."""
+    if isinstance(node, IntValueNode):
+        return [int(node.value)]
+    if isinstance(node, VariableNode):
+        name = node.name.value
+        if name in variables:
+            value = variables[name]
+            return [value] if isinstance(value, int) and not isinstance(value, bool) else []
+        return [v for default in defaults.get(name, ()) for v in _values(default, variables, defaults)]
+    return []
