@@ -184,6 +184,12 @@ class Agent(Node):
     async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
         return await _links_into(info, self.id)
 
+    @field(description="The `## Your memory` block of its system prompt; null when its memory is off.")
+    async def memory_prompt(self, info: Info) -> str | None:
+        from brain.api.memory_mutations import memory_prompt
+
+        return await memory_prompt(info, self.name)
+
 
 @strawberry.interface(description="A workflow, chat or work item of the platform.")
 class Entity(Node):

@@ -14,11 +14,12 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 
 from brain.api.limits import Limits
+from brain.api.memory_mutations import MemoryMutation, MemoryQuery
 from brain.api.queries import GraphQuery
 from brain.api.subscriptions import Subscription
 
-QUERY_PARTS: tuple[type, ...] = (GraphQuery,)
-MUTATION_PARTS: tuple[type, ...] = ()
+QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery)
+MUTATION_PARTS: tuple[type, ...] = (MemoryMutation,)
 
 
 def build_schema(

@@ -118,15 +118,20 @@ def _clip(value: JSONValue) -> JSONValue:
 class Refusal(Exception):
     """A call brain will not carry out; nothing was changed."""
 
-    def __init__(self, code: RefusalCode, message: str, suggestion: Call | None = None) -> None:
+    def __init__(
+        self, code: RefusalCode, message: str, suggestion: Call | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.suggestion = suggestion
+        self._status = status
 
     @property
     def status(self) -> int:
-        return self.code.status
+        """The HTTP status: the code's, unless the front end had a more precise one (415)."""
+        return self._status or self.code.status
 
     def text(self) -> str:
         """The refusal as one tool result a model reads: what was wrong, then the call to make."""

@@ -1,0 +1,43 @@
+"""The memory tool: agents read and write their markdown memory through brain, safely.
+
+`MemoryService` (service.py) does the safe reads and writes by scope and name for every
+front end; `MemoryTool` (tool.py) is the agent's six commands over virtual paths; the HTTP
+API, GraphQL and the CLI are thin layers over those two.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from brain.tool.access import Actor
+from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.service import MemoryService
+from brain.tool.tool import MemoryTool, ToolResult
+
+if TYPE_CHECKING:
+    from brain.service import Brain
+
+__all__ = [
+    "Actor", "Call", "MemoryService", "MemoryTool", "Refusal", "RefusalCode", "ToolResult",
+    "attach_memory_service", "memory_service",
+]
+
+_SERVICES: WeakKeyDictionary[Brain, MemoryService] = WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def memory_service(brain: Brain) -> MemoryService:
+    """The memory service of a served workspace: one per `Brain`, made on first use."""
+    with _LOCK:
+        found = _SERVICES.get(brain)
+        if found is None:
+            found = _SERVICES[brain] = MemoryService(brain.root, brain)
+        return found
+
+
+def attach_memory_service(brain: Brain, service: MemoryService) -> None:
+    """Use this service for `brain` (tests and embedders: another clock, history or cap)."""
+    with _LOCK:
+        _SERVICES[brain] = service
