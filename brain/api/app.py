@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -93,7 +92,6 @@ def create_app(
         routes=[*build_routes(services, schema), *extra_routes],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
-            *_cors(settings.allowed_origins),
             Middleware(
                 BearerAuthMiddleware,
                 tokens=services.tokens,
@@ -119,26 +117,10 @@ async def _run_watcher(
     except Exception as exc:
         # The first ingest failed (e.g. the store went away): say so on /healthz and let
         # the server decide whether to stop, rather than tearing the app down mid-request.
-        cause: BaseException = exc
-        while isinstance(cause, BaseExceptionGroup) and len(cause.exceptions) == 1:
-            cause = cause.exceptions[0]  # the watcher's task group wraps what went wrong
-        logger.error("reading the workspace failed", exc_info=cause)
-        services.failure = f"reading the workspace failed: {cause}"
+        logger.exception("reading the workspace failed")
+        services.failure = f"reading the workspace failed: {exc}"
         if on_failure is not None:
-            on_failure(cause)
-
-
-def _cors(origins: Sequence[str]) -> list[Middleware]:
-    """Cross-origin dashboards: answered before the token check, since preflights carry none."""
-    if not origins:
-        return []
-    return [Middleware(
-        CORSMiddleware,
-        allow_origins=list(origins),
-        allow_methods=["GET", "POST"],
-        allow_headers=["Authorization", "Content-Type"],
-        max_age=600,
-    )]
+            on_failure(exc)
 
 
 def _iso(ts: float | None) -> str | None:
