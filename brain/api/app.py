@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -92,6 +93,7 @@ def create_app(
         routes=[*build_routes(services, schema), *extra_routes],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
+            *_cors(settings.allowed_origins),
             Middleware(
                 BearerAuthMiddleware,
                 tokens=services.tokens,
@@ -117,10 +119,26 @@ async def _run_watcher(
     except Exception as exc:
         # The first ingest failed (e.g. the store went away): say so on /healthz and let
         # the server decide whether to stop, rather than tearing the app down mid-request.
-        logger.exception("reading the workspace failed")
-        services.failure = f"reading the workspace failed: {exc}"
+        cause: BaseException = exc
+        while isinstance(cause, BaseExceptionGroup) and len(cause.exceptions) == 1:
+            cause = cause.exceptions[0]  # the watcher's task group wraps what went wrong
+        logger.error("reading the workspace failed", exc_info=cause)
+        services.failure = f"reading the workspace failed: {cause}"
         if on_failure is not None:
-            on_failure(exc)
+            on_failure(cause)
+
+
+def _cors(origins: Sequence[str]) -> list[Middleware]:
+    """Cross-origin dashboards: answered before the token check, since preflights carry none."""
+    if not origins:
+        return []
+    return [Middleware(
+        CORSMiddleware,
+        allow_origins=list(origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type"],
+        max_age=600,
+    )]
 
 
 def _iso(ts: float | None) -> str | None:

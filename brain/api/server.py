@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any
 
 import uvicorn
+from strawberry.http.websocket_origin import normalize_allowed_origins
 
 from brain.api.app import GRAPHQL_PATH, create_app
 from brain.api.auth import TokenRegistry, TokensFileError
@@ -36,11 +37,13 @@ def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], B
     try:
         tokens = TokenRegistry.from_env()
         rescan_seconds = env_seconds("BRAIN_RESCAN_SECONDS", 30.0)
+        origins = allowed_origins(os.environ)
     except (TokensFileError, ValueError) as exc:
         return _fail(str(exc))
     settings = ApiSettings(
         dev=bool(args.dev),
         allowed_hosts=allowed_hosts(args.host, os.environ),
+        allowed_origins=origins,
         rescan_seconds=rescan_seconds,
     )
     brain = open_brain(args)
@@ -177,6 +180,16 @@ def allowed_hosts(host: str, environ: Mapping[str, str]) -> tuple[str, ...]:
         return ("*",)
     names = [*LOOPBACK_NAMES, *([] if host in ANY_HOST else [host]), *extra]
     return tuple(dict.fromkeys(names))
+
+
+def allowed_origins(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """`BRAIN_ALLOWED_ORIGINS`: comma-separated origins (e.g. http://localhost:3000) or `*`."""
+    origins = tuple(o.strip() for o in environ.get("BRAIN_ALLOWED_ORIGINS", "").split(",") if o.strip())
+    try:
+        normalize_allowed_origins(origins)
+    except ValueError as exc:
+        raise ValueError(f"BRAIN_ALLOWED_ORIGINS: {exc}") from exc
+    return origins
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -36,6 +36,7 @@ class BrainGraphQL(GraphQL[Context, None]):
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
             connection_init_wait_timeout=timedelta(seconds=10),
             max_subscriptions_per_connection=50,
+            allowed_origins=services.settings.allowed_origins,
         )
         self.services = services
 

@@ -52,6 +52,7 @@ def live_server(
     tokens: TokenRegistry | None = None,
     watcher_options: dict[str, Any] | None = None,
     app_options: dict[str, Any] | None = None,
+    wait_ready: bool = True,
 ) -> Iterator[LiveServer]:
     """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it."""
     brain = Brain(root, store)
@@ -76,7 +77,7 @@ def live_server(
     live = LiveServer(f"http://127.0.0.1:{port}", services, server)
     try:
         wait_for(lambda: server.started, "the server to start")
-        if watch:
+        if watch and wait_ready:
             wait_for(lambda: _healthy(live), "the first ingest")
         yield live
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.api.client import ws_session
 
 READY = re.compile(r"ready on (http://127\.0\.0\.1:\d+/graphql)")
 
@@ -68,6 +71,19 @@ def test_serve_prints_its_url_answers_and_stops_gracefully(workspace: Path, stop
     assert health.json()["status"] == "ready"
     assert answer.json() == {"data": {"stats": {"memories": 4, "agents": 3}}}
     assert "brain serve: stopped" in stderr
+
+
+async def test_stopping_closes_open_subscriptions(workspace: Path) -> None:
+    with brain_serve(str(workspace), "--port", "0") as process:
+        url = wait_for_url(process)
+        async with ws_session(url.replace("http://", "ws://")) as session:
+            await session.subscribe("subscription { graphChanged { id } }")
+            await asyncio.sleep(0.2)
+            process.send_signal(signal.SIGINT)
+            await asyncio.wait_for(session.ws.wait_closed(), 10)
+            code = session.ws.close_code
+        assert await asyncio.to_thread(process.wait, 15) == 0
+    assert code == 1012  # "service restart": clients reconnect
 
 
 def test_serve_on_the_example_workspace() -> None:

@@ -240,3 +240,25 @@ async def test_entities_and_stats(serve: ServerFactory, workspace: Path) -> None
         "agents": 3, "memories": 4, "links": 7, "broken": 3, "unresolved": 2,
         "workflows": 1, "chats": 1, "workItems": 1,
     }
+
+
+async def test_ambiguous_link_lists_its_candidates(serve: ServerFactory, workspace: Path) -> None:
+    write(workspace, "workflows/dup.yaml", "title: A workflow\n")
+    write(workspace, "chats/dup.json", '{"title": "A chat"}\n')
+    write(workspace, "memory/bot/amb.md", "Which one? [[dup]]\n")
+    live = serve(workspace, watch=False)
+    query = """{ memory(path: "memory/bot/amb.md") {
+      links { status target { __typename } candidates { __typename ... on Node { id } } }
+      problems { code message fix }
+    } }"""
+    memory = data(await ask(live.graphql, query))["memory"]
+    (link,) = memory["links"]
+    assert link["status"] == "AMBIGUOUS"
+    assert link["target"] == {"__typename": "Unresolved"}
+    assert link["candidates"] == [
+        {"__typename": "Chat", "id": "chat:dup"}, {"__typename": "Workflow", "id": "workflow:dup"},
+    ]
+    (problem,) = memory["problems"]
+    assert problem["code"] == "ambiguous-link"
+    assert "chat:dup" in problem["message"]
+    assert problem["fix"]

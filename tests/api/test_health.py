@@ -1,0 +1,98 @@
+"""/healthz and readiness: nothing answers from a half-read graph; failures are reported."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from brain.api.context import ApiSettings
+from brain.store.base import WriteBatch
+from brain.store.memory import MemoryStore
+from tests.api.client import PROTOCOL, ws_session
+from tests.api.conftest import ServerFactory
+from tests.api.live import wait_for
+
+
+class GatedStore(MemoryStore):
+    """A real store whose first write waits until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def write(self, batch: WriteBatch) -> None:
+        self.gate.wait(30)
+        super().write(batch)
+
+
+class BrokenStore(MemoryStore):
+    def write(self, batch: WriteBatch) -> None:
+        raise ConnectionError("the database went away")
+
+
+async def test_nothing_answers_before_the_first_ingest(serve: ServerFactory, workspace: Path) -> None:
+    store = GatedStore()
+    live = serve(workspace, store, wait_ready=False)
+    try:
+        async with httpx.AsyncClient() as client:
+            health = await client.get(f"{live.base}/healthz")
+            query = await client.post(live.graphql, json={"query": "{ stats { memories } }"})
+        with pytest.raises(InvalidStatus):
+            async with connect(live.ws, subprotocols=[PROTOCOL]):  # type: ignore[list-item]
+                pass
+    finally:
+        store.gate.set()
+    assert health.status_code == 503
+    assert health.json()["status"] == "starting"
+    assert query.status_code == 503
+    assert query.headers["retry-after"] == "1"
+    assert "still reading the workspace" in query.json()["errors"][0]["message"]
+    wait_for(lambda: httpx.get(f"{live.base}/healthz").status_code == 200, "readiness")
+    ready = httpx.post(live.graphql, json={"query": "{ stats { memories } }"}).json()
+    assert ready == {"data": {"stats": {"memories": 4}}}
+
+
+async def test_a_failed_first_ingest_is_reported(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, BrokenStore(), wait_ready=False)
+    wait_for(lambda: httpx.get(f"{live.base}/healthz").json()["status"] == "failed", "the failure")
+    health = httpx.get(f"{live.base}/healthz")
+    assert health.status_code == 503
+    assert "the database went away" in health.json()["error"]
+
+
+async def test_healthz_counts_live_subscriptions(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace)
+    count = lambda: httpx.get(f"{live.base}/healthz").json()["subscriptions"]  # noqa: E731
+    async with ws_session(live.ws) as session:
+        await session.subscribe("subscription { graphChanged { id } }")
+        wait_for(lambda: count() == 1, "the subscription")
+    wait_for(lambda: count() == 0, "the subscription to end with its connection")
+
+
+async def test_other_origins_only_when_allowed(serve: ServerFactory, workspace: Path) -> None:
+    dashboard = "http://localhost:3000"
+    settings = ApiSettings(allowed_origins=(dashboard,))
+    live = serve(workspace, watch=False, settings=settings)
+    preflight = {"Origin": dashboard, "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization,content-type"}
+    async with httpx.AsyncClient() as client:
+        allowed = await client.options(live.graphql, headers=preflight)
+        other = await client.options(live.graphql, headers={**preflight, "Origin": "http://evil.example"})
+        answer = await client.post(live.graphql, json={"query": "{ stats { agents } }"},
+                                   headers={"Origin": dashboard})
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == dashboard
+    assert "access-control-allow-origin" not in other.headers
+    assert answer.headers["access-control-allow-origin"] == dashboard
+    async with ws_session(live.ws, headers={"Origin": dashboard}) as session:
+        assert session.ws.subprotocol == PROTOCOL
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(live.ws, subprotocols=[PROTOCOL],  # type: ignore[list-item]
+                           additional_headers={"Origin": "http://evil.example"}):
+            pass
+    assert refused.value.response.status_code == 403
