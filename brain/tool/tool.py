@@ -273,7 +273,7 @@ def _view(ctx: _Context, args: dict[str, object]) -> ToolResult:
     if not lines:
         header = f"{target.path} is empty (0 lines)."
     elif (first, last) == (1, len(lines)):
-        header = f"{target.path} ({len(lines)} lines):"
+        header = f"{target.path} ({_count(len(lines), 'line')}):"
     else:
         header = f"{target.path} (lines {first}-{last} of {len(lines)}):"
     body = numbered(lines[first - 1 : last], first) if lines else ""
