@@ -22,7 +22,7 @@ from lsprotocol import types
 from brain.lsp.context import Context, Document
 from brain.lsp.diagnostics import to_diagnostic
 from brain.lsp.edits import FileChanges, TextChange
-from brain.lsp.graph import Lookup, NoteIdentity, candidates, node_key, resolves_to
+from brain.lsp.graph import Lookup, NoteIdentity, resolves_to
 from brain.lsp.linktext import explicit_target, link_parts, replace_target
 from brain.lsp.positions import LineIndex
 from brain.lsp.rename import FORBIDDEN
@@ -39,7 +39,7 @@ class Action:
     """One code action in brain's terms; `server.py` turns it into an LSP CodeAction."""
 
     title: str
-    kind: str
+    kind: types.CodeActionKind
     changes: FileChanges
     problem: Problem | None = None
     preferred: bool = False
@@ -127,7 +127,7 @@ def close_names(
     target = parse_target(link.target)
     if target.scope is not None or target.kind is not None or not target.key:
         return []
-    names = {node_key(node): node for _, node in candidates(ctx.store, source.scope)}
+    names = {found.key: found.node for _, found in ctx.catalog.candidates(source.scope)}
     lookup = Lookup(ctx.store)
     out: list[Action] = []
     for key in difflib.get_close_matches(target.key, list(names), n=CLOSE_MATCHES, cutoff=0.75):

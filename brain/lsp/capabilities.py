@@ -28,6 +28,7 @@ class ClientFeatures:
     diagnostic_versions: bool = False
     link_tooltips: bool = False
     hover_markdown: bool = False
+    resolve_documentation: bool = False
 
     @classmethod
     def of(
@@ -72,4 +73,7 @@ class ClientFeatures:
             link_tooltips=bool(get_capability(caps, "text_document.document_link.tooltip_support", False)),
             hover_markdown=types.MarkupKind.Markdown
             in (get_capability(caps, "text_document.hover.content_format", []) or []),
+            resolve_documentation="documentation"
+            in (get_capability(caps, "text_document.completion.completion_item.resolve_support.properties",
+                               []) or []),
         )

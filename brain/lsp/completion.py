@@ -8,13 +8,14 @@ bare name where it is unambiguous, else `shared/name` or `workflow:id`. The list
 
 from __future__ import annotations
 
+import heapq
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from lsprotocol import types
 
 from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.catalog import Catalog
 from brain.lsp.cursor import (
     AnchorTyping,
     KeyTyping,
@@ -36,8 +37,6 @@ from brain.lsp.graph import (
     Linkable,
     Lookup,
     NoteIdentity,
-    candidates,
-    node_key,
     node_name,
     probe,
     resolves_to,
@@ -58,23 +57,23 @@ _ITEM_KINDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Editing:
     """Where a completion's text goes: the span it replaces, and the cursor inside it."""
 
-    index: LineIndex
-    line: int
-    start: int
-    cursor: int
-    end: int
-    features: ClientFeatures
+    def __init__(
+        self, index: LineIndex, line: int, start: int, cursor: int, end: int, features: ClientFeatures,
+        resolve_uri: str | None = None,
+    ) -> None:
+        self.features = features
+        self.resolve_uri = resolve_uri
+        # The same two ranges serve every item of the list: convert them once.
+        self.insert = index.span(line, start, cursor)
+        self.replace = index.span(line, start, end)
 
     def edit(self, new_text: str) -> types.TextEdit | types.InsertReplaceEdit:
-        insert = self.index.span(self.line, self.start, self.cursor)
         if self.features.insert_replace:
-            replace = self.index.span(self.line, self.start, self.end)
-            return types.InsertReplaceEdit(new_text, insert, replace)
-        return types.TextEdit(self.index.span(self.line, self.start, self.end), new_text)
+            return types.InsertReplaceEdit(new_text, self.insert, self.replace)
+        return types.TextEdit(self.replace, new_text)
 
 
 def match_rank(name: str, typed: str) -> int | None:
@@ -96,16 +95,22 @@ def complete(
     typing: Typing,
     source: NoteIdentity,
     store: GraphStore,
+    catalog: Catalog,
     index: LineIndex,
     cursor: int,
     features: ClientFeatures,
     own_headings: Sequence[Heading],
     now: float,
+    resolve_uri: str | None = None,
 ) -> types.CompletionList | None:
-    """The completion list for what is being typed at `cursor` (a code point column)."""
-    editing = Editing(index, typing.line, typing.start, cursor, typing.end, features)
+    """The completion list for what is being typed at `cursor` (a code point column).
+
+    `resolve_uri` (the document's) lets items leave their documentation to
+    `completionItem/resolve`, when the client supports that.
+    """
+    editing = Editing(index, typing.line, typing.start, cursor, typing.end, features, resolve_uri)
     if isinstance(typing, LinkTyping):
-        return link_targets(typing, source, store, editing, now)
+        return link_targets(typing, source, store, catalog, editing, now)
     if isinstance(typing, AnchorTyping):
         return anchors(typing, source, store, editing, own_headings)
     if isinstance(typing, KeyTyping):
@@ -115,26 +120,27 @@ def complete(
 
 
 def link_targets(
-    typing: LinkTyping, source: NoteIdentity, store: GraphStore, editing: Editing, now: float
+    typing: LinkTyping, source: NoteIdentity, store: GraphStore, catalog: Catalog, editing: Editing,
+    now: float,
 ) -> types.CompletionList:
     prefix, scope, typed_name = split_typed(typing.typed)
     kinds: tuple[Kind, ...] | None = None
     if prefix:
         kinds = tuple(kind for text, kind in KIND_PREFIXES if text == prefix.casefold())
     typed = fold(typed_name)
-    ranked: list[tuple[tuple[bool, int, int, str], int, Linkable]] = []
-    for tier, node in candidates(store, source.scope, kinds, scope):
-        rank = match_rank(node_key(node), typed)
+    found = catalog.candidates(source.scope, kinds, scope)
+    ranked: list[tuple[bool, int, int, str, int]] = []
+    for number, (tier, candidate) in enumerate(found):
+        rank = match_rank(candidate.key, typed)
         if rank is not None:
-            ranked.append(((rank > 1, tier, rank, node_key(node)), tier, node))
-    ranked.sort(key=lambda item: item[0])
-    shown = ranked[:LIMIT]
+            ranked.append((rank > 1, tier, rank, candidate.key, number))
+    shown = [found[best[4]][1] for best in heapq.nsmallest(LIMIT, ranked)]
     lookup = Lookup(store)
-    lookup.prefetch(node_key(node) for _, _, node in shown)
+    lookup.prefetch(entry.key for entry in shown)
     items = [
-        _target_item(node, position, _insert_text(node, source, prefix, scope, lookup),
+        _target_item(entry.node, position, _insert_text(entry.node, source, prefix, scope, lookup),
                      typing.closed, editing, now)
-        for position, (_, _, node) in enumerate(shown)
+        for position, entry in enumerate(shown)
     ]
     return types.CompletionList(is_incomplete=bool(typed) or len(ranked) > LIMIT, items=items)
 
@@ -162,33 +168,56 @@ def _insert_text(
 def _target_item(
     node: Linkable, position: int, target: str, closed: bool, editing: Editing, now: float
 ) -> types.CompletionItem:
-    kind = node.kind
     description = description_of(node)
-    doc_lines = [f"**{target}** · {kind_line(node)}"]
-    if isinstance(node, MemoryNode):
-        doc_lines[0] += f" · {age_text(node.modified_at, now)}"
-    if description:
-        doc_lines.append(description)
-    if isinstance(node, MemoryNode | EntityNode | AgentNode) and node.path:
-        doc_lines.append(code(node.path) if editing.features.markdown else node.path)
-    text = "\n\n".join(doc_lines)
-    documentation: str | types.MarkupContent = (
-        types.MarkupContent(types.MarkupKind.Markdown, text)
-        if editing.features.markdown else text.replace("**", "")
-    )
+    features = editing.features
+    # A client that resolves items lazily gets the documentation on demand (less to send
+    # on every keystroke); `data` says which node to describe.
+    lazy = features.resolve_documentation and editing.resolve_uri is not None
     return types.CompletionItem(
         label=target,
-        kind=_ITEM_KINDS.get(kind, types.CompletionItemKind.Reference),
+        kind=_ITEM_KINDS.get(node.kind, types.CompletionItemKind.Reference),
         detail=kind_line(node),
         label_details=(
             types.CompletionItemLabelDetails(description=clip(description, 60))
-            if editing.features.label_details and description else None
+            if features.label_details and description else None
         ),
-        documentation=documentation,
+        documentation=None if lazy else target_documentation(node, target, features, now),
         sort_text=f"{position:05d}",
-        filter_text=target,
         text_edit=editing.edit(target if closed else target + "]]"),
+        data={"uri": editing.resolve_uri, "id": node.id} if lazy else None,
     )
+
+
+def target_documentation(
+    node: Linkable, target: str, features: ClientFeatures, now: float
+) -> str | types.MarkupContent:
+    """Kind, type, age, description and path of a completion's target."""
+    first = f"**{target}** · {kind_line(node)}"
+    if isinstance(node, MemoryNode):
+        first += f" · {age_text(node.modified_at, now)}"
+    lines = [first]
+    description = description_of(node)
+    if description:
+        lines.append(description)
+    if node.path:
+        lines.append(code(node.path) if features.markdown else node.path)
+    text = "\n\n".join(lines)
+    if features.markdown:
+        return types.MarkupContent(types.MarkupKind.Markdown, text)
+    return text.replace("**", "")
+
+
+def resolve_item(
+    item: types.CompletionItem, store: GraphStore, features: ClientFeatures, now: float
+) -> types.CompletionItem:
+    """Fill in the documentation of an item sent without it."""
+    data = item.data if isinstance(item.data, dict) else {}
+    node_id = data.get("id")
+    if isinstance(node_id, str) and item.documentation is None:
+        node = store.get_nodes([node_id]).get(node_id)
+        if isinstance(node, MemoryNode | EntityNode | AgentNode):
+            item.documentation = target_documentation(node, item.label, features, now)
+    return item
 
 
 def anchors(
@@ -216,7 +245,6 @@ def anchors(
                 kind=types.CompletionItemKind.Reference,
                 detail=f"{'#' * heading.level} heading of {owner} (line {heading.line})",
                 sort_text=f"{len(items):05d}",
-                filter_text=heading.text,
                 text_edit=editing.edit(heading.text if typing.closed else heading.text + "]]"),
             )
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 from pygls.uris import from_fs_path
 
 from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.catalog import Catalog
 from brain.lsp.graph import NoteIdentity, identity_of
 from brain.lsp.positions import LineIndex, split_lines
 from brain.parse import ParsedNote, parse_note
@@ -46,6 +47,7 @@ class Context:
     """A workspace root as the features see it."""
 
     store: GraphStore
+    catalog: Catalog
     root: Path
     features: ClientFeatures
     now: float

@@ -11,19 +11,16 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from brain.model import (
-    SHARED_SCOPE,
     AgentNode,
     EntityNode,
-    Kind,
     LinkStatus,
     MemoryNode,
     Node,
     WikiLink,
     memory_id,
-    name_key,
 )
 from brain.resolve import NameEntry, Resolution, parse_target, resolve_link
-from brain.store.base import GraphStore, MemoryFilter
+from brain.store.base import GraphStore
 from brain.workspace import classify
 
 Linkable = MemoryNode | EntityNode | AgentNode
@@ -103,48 +100,6 @@ def resolves_to(lookup: Lookup, target: str, source: NoteIdentity, node_id: str)
     """True when `[[target]]`, written in `source`, lands on `node_id`."""
     resolution = lookup.resolve(probe(target), source)
     return resolution.target_id == node_id and resolution.status in _LANDED
-
-
-def candidates(
-    store: GraphStore, source_scope: str, kinds: Sequence[Kind] | None = None,
-    scope: str | None = None,
-) -> list[tuple[int, Linkable]]:
-    """What a link from a note of `source_scope` can name, as (tier, node), best tier first.
-
-    Tiers follow resolution order: the note's own scope, shared, then workflows, chats and
-    work items. With `scope` (the user typed `scope/`), only that scope's memories; with
-    `kinds` (a typed `workflow:` ...), only those kinds. Agents are offered after `agent:`.
-    """
-    out: list[tuple[int, Linkable]] = []
-    if scope is not None:
-        for tier, found in enumerate(_scopes(store, scope)):
-            out.extend((tier, m) for m in store.list_memories(MemoryFilter(scope=found)))
-        return out
-    wanted = kinds if kinds is not None else (Kind.MEMORY, Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM)
-    if Kind.MEMORY in wanted:
-        out.extend((0, m) for m in store.list_memories(MemoryFilter(scope=source_scope)))
-        if source_scope != SHARED_SCOPE:
-            out.extend((1, m) for m in store.list_memories(MemoryFilter(scope=SHARED_SCOPE)))
-    for tier, kind in enumerate((Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM), start=2):
-        if kind in wanted:
-            out.extend((tier, e) for e in store.list_entities(kind))
-    if Kind.AGENT in wanted:
-        out.extend((5, a) for a in store.list_agents())
-    return out
-
-
-def _scopes(store: GraphStore, typed: str) -> list[str]:
-    key = name_key(typed)
-    scopes = [SHARED_SCOPE] + [a.name for a in store.list_agents()]
-    return sorted({s for s in scopes if name_key(s) == key})
-
-
-def node_key(node: Linkable) -> str:
-    if isinstance(node, MemoryNode):
-        return name_key(node.name)
-    if isinstance(node, EntityNode):
-        return name_key(node.ident)
-    return name_key(node.name)
 
 
 def node_name(node: Linkable) -> str:

@@ -28,9 +28,9 @@ from pygls.lsp.server import LanguageServer
 from brain import __version__
 from brain.lsp.actions import actions_for, to_code_action
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.completion import complete
+from brain.lsp.completion import complete, resolve_item
 from brain.lsp.context import Context, Document
-from brain.lsp.cursor import typing_at
+from brain.lsp.cursor import AnchorTyping, typing_at
 from brain.lsp.edits import workspace_edit
 from brain.lsp.navigation import (
     definition,
@@ -139,7 +139,8 @@ class BrainLanguageServer(LanguageServer):
             applied = session.applied.get(rel)
             return applied.text if applied is not None else None
 
-        return Context(session.brain.store, session.root, self.features, time.time(), open_text)
+        brain = session.brain
+        return Context(brain.store, session.catalog, session.root, self.features, time.time(), open_text)
 
     def versions(self, session: Session, doc: Document | None = None) -> Callable[[str], int | None]:
         def version(rel: str) -> int | None:
@@ -304,7 +305,10 @@ def build_server() -> BrainLanguageServer:
 
     # ------------------------------------------------------------------ features
 
-    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGERS))
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=True),
+    )
     def completion(ls: BrainLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
         found = ls.document(params.text_document.uri)
         if found is None:
@@ -319,8 +323,20 @@ def build_server() -> BrainLanguageServer:
             return None
         if not session.ready.is_set():
             return types.CompletionList(is_incomplete=True, items=[])
-        store, now = session.brain.store, time.time()
-        return complete(typing, doc.identity, store, index, column, ls.features, doc.note.headings, now)
+        # Only `[[#` needs this note's own headings: parse it for that alone.
+        own = doc.note.headings if isinstance(typing, AnchorTyping) and not typing.target else ()
+        return complete(
+            typing, doc.identity, session.brain.store, session.catalog, index, column, ls.features,
+            own, time.time(), resolve_uri=doc.uri,
+        )
+
+    @server.feature(types.COMPLETION_ITEM_RESOLVE)
+    def completion_resolve(ls: BrainLanguageServer, item: types.CompletionItem) -> types.CompletionItem:
+        uri = item.data.get("uri") if isinstance(item.data, dict) else None
+        located = ls.roots.locate(uri) if isinstance(uri, str) else None
+        if located is None:
+            return item
+        return resolve_item(item, located[0].brain.store, ls.features, time.time())
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: BrainLanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -412,10 +428,9 @@ def build_server() -> BrainLanguageServer:
             ctx = ls.context(session)
             plan = plan_rename(ctx.store, memory, params.new_name, lambda rel: (session.root / rel).exists())
             indexes = {path: ctx.lines_of(path) for path in {c.path for c in plan.changes.edits}}
+            raws = {link.raw for link in ctx.store.links_to([memory.id]).get(memory.id, [])}
             for change in plan.changes.edits:
-                line = indexes[change.path].line(change.line)
-                old = ctx.store.links_to([memory.id]).get(memory.id, [])
-                if not any(line[change.start : change.end] == link.raw for link in old):
+                if indexes[change.path].line(change.line)[change.start : change.end] not in raws:
                     raise RenameRefused(f"{change.path} changed while renaming; try again")
         except RenameRefused as exc:
             raise refuse(exc) from None
@@ -443,11 +458,12 @@ def build_server() -> BrainLanguageServer:
         session, doc = found
         ctx = ls.context(session)
         problems = session.brain.problems([doc.rel])
-        only = params.context.only
+        only = [kind_text(k) for k in params.context.only or []]
         index = doc.index(ls.features)
         out: list[types.CodeAction] = []
         for action in actions_for(ctx, doc, params.range.start.line, params.range.end.line, problems):
-            if only and not any(action.kind == k or action.kind.startswith(f"{k}.") for k in only):
+            kind = kind_text(action.kind)
+            if only and not any(kind == k or kind.startswith(k + ".") for k in only):
                 continue
             if action.changes.needs_resource_operations and not ls.features.document_changes:
                 continue
@@ -456,6 +472,11 @@ def build_server() -> BrainLanguageServer:
         return out
 
     return server
+
+
+def kind_text(kind: types.CodeActionKind | str) -> str:
+    """A code action kind as its wire text (`quickfix`), whatever enum or string it came as."""
+    return kind.value if isinstance(kind, types.CodeActionKind) else kind
 
 
 def _backlink_paths(session: Session, memory: MemoryNode) -> set[str]:
@@ -499,7 +520,8 @@ def parse_tcp(value: str) -> tuple[str, int]:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    level = os.environ.get("BRAIN_LSP_LOG", "WARNING").upper()
+    # stderr is the editor's log (VS Code: the `brain` output channel); stdout is the protocol.
+    level = (os.environ.get("BRAIN_LSP_LOG") or os.environ.get("BRAIN_LOG") or "WARNING").upper()
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     server = build_server()

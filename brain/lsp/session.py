@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from brain.lsp.catalog import Catalog
 from brain.lsp.diagnostics import to_diagnostics
 from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
@@ -77,6 +78,7 @@ class Session:
         self.root = root
         self.encoding = encoding
         self.brain = Brain(root, store)
+        self.catalog = Catalog(self.brain.store)
         self.brain.subscribe(self._on_change)
         self._publish = publish
         self._progress = progress
@@ -186,8 +188,10 @@ class Session:
             log.exception("indexing failed")
             self._progress(ProgressEvent("end", f"indexing failed: {exc}"))
             self._log(types.MessageType.Error, f"brain: indexing {self.root} failed: {exc}")
+            self.catalog.rebuild()
             self.ready.set()
             return
+        self.catalog.rebuild()
         stats = self.brain.stats()
         seconds = time.perf_counter() - started
         self.indexed = (stats.memories, result.files)
@@ -210,6 +214,7 @@ class Session:
 
     def _on_change(self, change: GraphChange) -> None:
         self._changed.add(change.id)
+        self.catalog.apply(change)
 
     def _apply(
         self, overlays: dict[str, tuple[str, str | None, int | None]], paths: set[str], rescan: bool

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.catalog import Catalog
 from brain.lsp.context import Context, Document
 from brain.lsp.positions import Encoding
 from brain.service import Brain
@@ -70,7 +71,8 @@ def context(
         "definition_links": True, "hierarchical_symbols": True, "hover_markdown": True,
     }
     flags.update(features)
-    return Context(brain.store, brain.root, ClientFeatures(encoding=encoding, **flags), NOW)
+    features = ClientFeatures(encoding=encoding, **flags)
+    return Context(brain.store, Catalog.of(brain.store), brain.root, features, NOW)
 
 
 def document(brain: Brain, rel: str, text: str | None = None, version: int | None = 1) -> Document:

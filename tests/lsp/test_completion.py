@@ -6,6 +6,7 @@ import pytest
 from lsprotocol import types
 
 from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.catalog import Catalog
 from brain.lsp.completion import complete, match_rank
 from brain.lsp.cursor import typing_at
 from brain.lsp.graph import Lookup, identity_of, probe
@@ -32,7 +33,8 @@ def run(
     assert source is not None
     index = LineIndex(lines, features.encoding)
     headings = parse_note(before + after).headings
-    return complete(typing, source, brain.store, index, column, features, headings, NOW)
+    catalog = Catalog.of(brain.store)
+    return complete(typing, source, brain.store, catalog, index, column, features, headings, NOW)
 
 
 def labels(result: types.CompletionList | None) -> list[str]:
@@ -237,3 +239,26 @@ def test_empty_graph_gives_an_empty_list(tmp_path: object) -> None:
     brain = Brain(tmp_path)
     brain.sync()
     assert labels(run(brain, "[[¦")) == []
+
+
+def test_documentation_waits_for_resolve_when_the_client_resolves(make_brain: BrainFactory) -> None:
+    from brain.lsp.completion import resolve_item
+
+    brain = make_brain()
+    features = ClientFeatures(markdown=True, resolve_documentation=True)
+    before, lines = "see [[", ["see [["]
+    typing = typing_at(lines, 0, len(before))
+    source = identity_of("memory/bot/alpha.md")
+    assert typing is not None
+    assert source is not None
+    result = complete(
+        typing, source, brain.store, Catalog.of(brain.store), LineIndex(lines, "utf-16"), len(before),
+        features, (), NOW, resolve_uri="file:///doc.md",
+    )
+    assert result is not None
+    gamma = next(item for item in result.items if item.label == "gamma")
+    assert gamma.documentation is None
+    assert gamma.data == {"uri": "file:///doc.md", "id": "memory:shared/gamma"}
+    resolved = resolve_item(gamma, brain.store, features, NOW)
+    assert isinstance(resolved.documentation, types.MarkupContent)
+    assert resolved.documentation.value.startswith("**gamma** · memory · shared · reference · 3 days ago")

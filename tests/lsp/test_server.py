@@ -138,6 +138,10 @@ async def test_completion_after_brackets(client: LanguageClient, workspace: Path
     assert labels == ["alpha", "beta", "new", "gamma", "nightly-release", "standup", "fix-login"]
     gamma = result.items[3]
     assert gamma.detail == "memory · shared · reference"
+    if gamma.documentation is None:  # VS Code resolves documentation lazily
+        gamma = await client.completion_item_resolve_async(gamma)
+    assert isinstance(gamma.documentation, types.MarkupContent)
+    assert "Gamma, shared" in gamma.documentation.value
     edit = gamma.text_edit
     assert edit is not None
     assert edit.new_text == "gamma]]"
@@ -286,3 +290,16 @@ async def test_documents_outside_a_workspace_get_nothing(
     ask = types.CompletionParams(doc(uri), types.Position(0, 3))
     assert await client.text_document_completion_async(ask) is None
     assert uri not in client.diagnostics
+
+
+async def test_add_frontmatter_is_a_refactoring(client: LanguageClient, workspace: Path) -> None:
+    uri = await open_note(client, workspace, "memory/bot/bare.md", "# Bare note\n\nbody\n")
+    top = types.Range(types.Position(0, 0), types.Position(0, 0))
+    for only, expected in (
+        ([types.CodeActionKind.Refactor], ["Add frontmatter (description, type)"]),
+        ([types.CodeActionKind.QuickFix], []),
+    ):
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(doc(uri), top, types.CodeActionContext([], only=only))
+        )
+        assert [a.title for a in actions or [] if isinstance(a, types.CodeAction)] == expected

@@ -1,0 +1,123 @@
+"""Everything a link can name, grouped the way completion asks for it, kept in step with the graph.
+
+Completion runs on every keystroke after `[[`; asking the store for "the memories of this
+scope" each time means a scan of every memory. The catalog keeps the answer (with each name's
+lookup key worked out once) and follows the graph's change events, so a completion costs a
+pass over the names it offers, not over the workspace.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from brain.model import (
+    SHARED_SCOPE,
+    AgentNode,
+    EntityNode,
+    Kind,
+    MemoryNode,
+    name_key,
+)
+from brain.service import GraphChange
+from brain.store.base import GraphStore, MemoryFilter
+
+Linkable = MemoryNode | EntityNode | AgentNode
+ENTITY_TIERS: tuple[tuple[int, Kind], ...] = ((2, Kind.WORKFLOW), (3, Kind.CHAT), (4, Kind.WORK_ITEM))
+AGENT_TIER = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    key: str
+    node: Linkable
+
+
+def entry(node: Linkable) -> Entry:
+    name = node.ident if isinstance(node, EntityNode) else node.name
+    return Entry(name_key(name), node)
+
+
+class Catalog:
+    """Memories by scope, entities by kind, agents: a read-mostly index for completion."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._memories: dict[str, dict[str, Entry]] = {}
+        self._others: dict[Kind, dict[str, Entry]] = {}
+        self.built = False
+
+    @classmethod
+    def of(cls, store: GraphStore) -> Catalog:
+        catalog = cls(store)
+        catalog.rebuild()
+        return catalog
+
+    def rebuild(self) -> None:
+        memories: dict[str, dict[str, Entry]] = {}
+        for memory in self.store.list_memories(MemoryFilter()):
+            memories.setdefault(memory.scope, {})[memory.id] = entry(memory)
+        others: dict[Kind, dict[str, Entry]] = {
+            kind: {e.id: entry(e) for e in self.store.list_entities(kind)} for _, kind in ENTITY_TIERS
+        }
+        others[Kind.AGENT] = {a.id: entry(a) for a in self.store.list_agents()}
+        with self._lock:
+            self._memories, self._others, self.built = memories, others, True
+
+    def apply(self, change: GraphChange) -> None:
+        """Follow one graph change (called on the thread that applied it)."""
+        if not self.built or change.kind == "relinked":
+            return
+        kind = Kind.of_id(change.id)
+        if kind is Kind.UNRESOLVED:
+            return
+        node = None if change.kind == "deleted" else self.store.get_nodes([change.id]).get(change.id)
+        with self._lock:
+            for group in (*self._memories.values(), *self._others.values()):
+                group.pop(change.id, None)
+            if isinstance(node, MemoryNode):
+                self._memories.setdefault(node.scope, {})[node.id] = entry(node)
+            elif isinstance(node, EntityNode | AgentNode):
+                self._others.setdefault(node.kind, {})[node.id] = entry(node)
+
+    def scopes(self) -> list[str]:
+        with self._lock:
+            return sorted(scope for scope, group in self._memories.items() if group)
+
+    def memories(self, scope: str) -> list[Entry]:
+        with self._lock:
+            return list(self._memories.get(scope, {}).values())
+
+    def others(self, kind: Kind) -> list[Entry]:
+        with self._lock:
+            return list(self._others.get(kind, {}).values())
+
+    def candidates(
+        self, source_scope: str, kinds: Sequence[Kind] | None = None, scope: str | None = None
+    ) -> list[tuple[int, Entry]]:
+        """What a link from a note of `source_scope` can name, as (tier, entry).
+
+        Tiers follow resolution order: the note's own scope, shared, then workflows, chats and
+        work items. With `scope` (the user typed `scope/`), only that scope's memories; with
+        `kinds` (a typed `workflow:` ...), only those kinds. Agents come after `agent:`.
+        """
+        out: list[tuple[int, Entry]] = []
+        if scope is not None:
+            wanted = name_key(scope)
+            for found in self.scopes():
+                if name_key(found) == wanted:
+                    out.extend((0, e) for e in self.memories(found))
+            return out
+        chosen = kinds if kinds is not None else (Kind.MEMORY, Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM)
+        if Kind.MEMORY in chosen:
+            out.extend((0, e) for e in self.memories(source_scope))
+            if source_scope != SHARED_SCOPE:
+                out.extend((1, e) for e in self.memories(SHARED_SCOPE))
+        for tier, kind in ENTITY_TIERS:
+            if kind in chosen:
+                out.extend((tier, e) for e in self.others(kind))
+        if Kind.AGENT in chosen:
+            out.extend((AGENT_TIER, e) for e in self.others(Kind.AGENT))
+        return out
