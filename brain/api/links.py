@@ -66,7 +66,12 @@ class Link:
             raise _changed_meanwhile(target_id)
         return graph_node(node)
 
-    @field(description="For an ambiguous link: every node it could mean.")
+    @field(
+        description=(
+            "Ambiguous: every node the link could mean. Broken: notes of that name it cannot "
+            "reach (another agent's private folder)."
+        )
+    )
     async def candidates(self, info: Info) -> list[LinkTarget]:
         if not self.record.candidates:
             return []

@@ -19,7 +19,7 @@ class Problem:
     length: int | None = strawberry.field(description="Characters the problem spans, where known.")
     target: str | None = strawberry.field(description="The link target as written, for link problems.")
     candidates: list[strawberry.ID] = strawberry.field(
-        description="Ids of the nodes an ambiguous link could mean."
+        description="Ambiguous link: the nodes it could mean; broken link: same-name notes it cannot reach."
     )
     fix: str | None = strawberry.field(description="What would resolve it.")
 

@@ -54,6 +54,15 @@ async def events_until(stream: Stream, done: Callable[[list[dict[str, Any]]], bo
     return seen
 
 
+async def quiet(stream: Stream, seconds: float = 0.5) -> None:
+    """No further event arrives: the change touched nothing else."""
+    try:
+        extra = await stream.payload(timeout=seconds)
+    except TimeoutError:
+        return
+    raise AssertionError(f"an unexpected event: {extra}")
+
+
 def has(kind: str, node_id: str) -> Callable[[list[dict[str, Any]]], bool]:
     return lambda seen: any(e["kind"] == kind and e["id"] == node_id for e in seen)
 
@@ -79,7 +88,9 @@ async def test_edit_is_visible_in_queries_and_as_an_event(serve: ServerFactory, 
         await asyncio.sleep(0.1)  # the subscription is registered before the write
         write(workspace, "memory/bot/notes.md", "---\ndescription: Edited\ntype: project\n---\n# Top\n")
         events = await events_until(stream, has("CHANGED", "memory:bot/notes"))
-    changed = next(e for e in events if e["id"] == "memory:bot/notes")
+        await quiet(stream)
+    assert [(e["kind"], e["id"]) for e in events] == [("CHANGED", "memory:bot/notes")]
+    changed = events[0]
     assert "description" in changed["fields"]
     assert changed["scope"] == "bot"
     assert changed["node"] == {
@@ -114,8 +125,18 @@ async def test_rename_moves_the_note_and_its_backlinks_follow(serve: ServerFacto
         os.rename(workspace / "memory/writer/style.md", workspace / "memory/writer/tone.md")
         events = await events_until(
             stream,
-            lambda s: has("DELETED", "memory:writer/style")(s) and has("ADDED", "memory:writer/tone")(s),
+            lambda s: all(has(kind, node)(s) for kind, node in (
+                ("DELETED", "memory:writer/style"), ("ADDED", "memory:writer/tone"),
+                ("RELINKED", "memory:bot/notes"), ("RELINKED", "memory:shared/glossary"),
+            )),
         )
+        await quiet(stream)
+    # Exactly: the old node goes, the new one comes, the note linking to it breaks, and the
+    # shared note whose broken [[style]] named it as unreachable candidate loses that hint.
+    assert sorted((e["kind"], e["id"]) for e in events) == [
+        ("ADDED", "memory:writer/tone"), ("DELETED", "memory:writer/style"),
+        ("RELINKED", "memory:bot/notes"), ("RELINKED", "memory:shared/glossary"),
+    ]
     deleted = next(e for e in events if e["kind"] == "DELETED")
     assert deleted["node"] is None
     links = await ask(live, LINKS, path="memory/bot/notes.md")
