@@ -4,8 +4,9 @@
                                         [--writes 40] [--store memory|neo4j]
 
 The server is a separate process (`python -m brain serve WORKSPACE --port 0`) on the seeded
-workload (bench/workload.py); clients are httpx (HTTP/1.1 keep-alive, one connection per
-client) and one graphql-transport-ws subscription. Measured:
+workload (bench/workload.py); each client is one HTTP/1.1 keep-alive connection with one
+request at a time (a lean asyncio client, so the figures are the server's), plus one
+graphql-transport-ws subscription. Measured:
 
 * the memory-with-backlinks query (graphql/memory.graphql, a random note each time) and a
   100-memory page with owners (a random page each time), under 1, 8 and 32 concurrent
@@ -35,6 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -101,32 +103,71 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+class KeepAliveClient:
+    """A lean HTTP/1.1 keep-alive client: one connection, one request at a time.
+
+    httpx costs a millisecond or more of CPU per request in this process, which on a
+    2-core machine shared with the server would measure the client, not the server.
+    """
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.host, self.port, self.path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self.reader is None or self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        body = json.dumps(payload).encode()
+        head = (f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        self.writer.write(head.encode() + body)
+        await self.writer.drain()
+        response = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(response.split(b" ", 2)[1])
+        length = re.search(rb"(?im)^content-length:\s*(\d+)", response)
+        if length is None:
+            raise SystemExit(f"a response without Content-Length: {response!r}")
+        return status, json.loads(await self.reader.readexactly(int(length.group(1))))
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
 async def load(url: str, request: Request, clients: int, seconds: float) -> dict[str, float]:
     """`clients` concurrent clients, each one request at a time, for `seconds`."""
     latencies: list[float] = []
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+    connections = [KeepAliveClient(url) for _ in range(clients)]
 
-        async def one(rng: random.Random, record: bool) -> None:
-            started = time.perf_counter()
-            response = await client.post(url, json=request(rng))
-            elapsed = time.perf_counter() - started
-            body = response.json()
-            if response.status_code != 200 or "errors" in body:
-                raise SystemExit(f"query failed: {response.status_code} {body}")
-            if record:
-                latencies.append(elapsed)
-
-        async def worker(seed: int, stop_at: float) -> None:
-            rng = random.Random(seed)
-            while time.perf_counter() < stop_at:
-                await one(rng, True)
-
-        warm = random.Random(0)
-        await asyncio.gather(*(one(warm, False) for _ in range(max(20, clients))))
+    async def one(client: KeepAliveClient, rng: random.Random, record: bool) -> None:
         started = time.perf_counter()
-        await asyncio.gather(*(worker(i, started + seconds) for i in range(clients)))
+        status, body = await client.post(request(rng))
+        elapsed = time.perf_counter() - started
+        if status != 200 or "errors" in body:
+            raise SystemExit(f"query failed: {status} {body}")
+        if record:
+            latencies.append(elapsed)
+
+    async def warm_up(client: KeepAliveClient, seed: int) -> None:
+        rng = random.Random(-seed)
+        for _ in range(3):  # the connection, and the server's document caches
+            await one(client, rng, False)
+
+    async def worker(client: KeepAliveClient, seed: int, stop_at: float) -> None:
+        rng = random.Random(seed)
+        while time.perf_counter() < stop_at:
+            await one(client, rng, True)
+
+    try:
+        await asyncio.gather(*(warm_up(c, i) for i, c in enumerate(connections)))
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(c, i, started + seconds) for i, c in enumerate(connections)))
         wall = time.perf_counter() - started
+    finally:
+        for client in connections:
+            client.close()
     return {**percentiles(latencies), "rps": len(latencies) / wall}
 
 
