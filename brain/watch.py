@@ -53,6 +53,7 @@ class Watcher:
         self.events = 0
         self.syncs = 0
         self.running = False
+        self.error: str | None = None
         self._pending: set[str] = set()
         self._full = False
         self._wake = anyio.Event()
@@ -87,24 +88,33 @@ class Watcher:
         scope.cancel()
 
     async def _watch(self, stop: anyio.Event) -> None:
-        async for changes in awatch(
-            self.root,
-            watch_filter=self.watch_filter,
-            debounce=self.debounce_ms,
-            step=self.step_ms,
-            stop_event=stop,
-            rust_timeout=1000,
-            force_polling=self.force_polling,
-        ):
-            self.last_event_at = time.time()
-            self.events += len(changes)
-            for _, path in changes:
-                rel = self._relative(path)
-                if rel is None:
-                    self._full = True
-                else:
-                    self._pending.add(rel)
-            self._wake.set()
+        try:
+            async for changes in awatch(
+                self.root,
+                watch_filter=self.watch_filter,
+                debounce=self.debounce_ms,
+                step=self.step_ms,
+                stop_event=stop,
+                rust_timeout=1000,
+                force_polling=self.force_polling,
+            ):
+                self.last_event_at = time.time()
+                self.events += len(changes)
+                for _, path in changes:
+                    rel = self._relative(path)
+                    if rel is None:
+                        self._full = True
+                    else:
+                        self._pending.add(rel)
+                self._wake.set()
+        except Exception as exc:
+            # E.g. the folder went away, or the system ran out of inotify watches: keep
+            # serving, and let the periodic rescan keep the graph in step.
+            self.error = f"file events stopped: {exc}"
+            logger.warning(
+                "%s; the full rescan every %g s keeps the graph in step "
+                "(WATCHFILES_FORCE_POLLING=1 polls instead)", self.error, self.rescan_seconds,
+            )
 
     async def _rescan_timer(self) -> None:
         while True:

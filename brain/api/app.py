@@ -47,6 +47,7 @@ def healthz(request: Request) -> JSONResponse:
             "lastEventAt": _iso(watcher.last_event_at),
             "lastRescanAt": _iso(watcher.last_rescan_at),
             "events": watcher.events,
+            "error": watcher.error,
         },
         "subscriptions": services.hub.subscribers,
     }

@@ -16,7 +16,7 @@ from brain.service import Brain
 from brain.store.memory import MemoryStore
 from tests.api.client import Stream, post, ws_session
 from tests.api.conftest import ServerFactory
-from tests.api.files import write, write_atomically
+from tests.api.files import make_workspace, write, write_atomically
 from tests.api.live import LiveServer
 
 EVENTS = (Path(__file__).parents[2] / "graphql" / "graph-changed.graphql").read_text()
@@ -236,3 +236,15 @@ async def test_healthz_reports_the_watcher(serve: ServerFactory, workspace: Path
     assert before["watcher"]["lastEventAt"] is None
     assert after["watcher"]["lastEventAt"] is not None
     assert after["watcher"]["events"] >= 1
+
+
+async def test_the_workspace_folder_replaced_under_the_server(serve: ServerFactory, workspace: Path) -> None:
+    # Deleting the folder ends its file events; the periodic rescan still follows the new one.
+    live = serve(workspace, watcher_options={"rescan_seconds": 0.3})
+    count = "{ stats { memories } }"
+    shutil.rmtree(workspace)
+    await eventually(live, count, lambda a: a["stats"]["memories"] == 0)
+    make_workspace(workspace)
+    write(workspace, "memory/bot/later.md", "after the move\n")
+    await eventually(live, count, lambda a: a["stats"]["memories"] == 5)
+    await equal_to_disk(live)
