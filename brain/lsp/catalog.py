@@ -47,6 +47,7 @@ class Catalog:
         self._lock = threading.Lock()
         self._memories: dict[str, dict[str, Entry]] = {}
         self._others: dict[Kind, dict[str, Entry]] = {}
+        self._order: dict[tuple[str, str], list[Entry]] = {}
         self.built = False
 
     @classmethod
@@ -65,6 +66,7 @@ class Catalog:
         others[Kind.AGENT] = {a.id: entry(a) for a in self.store.list_agents()}
         with self._lock:
             self._memories, self._others, self.built = memories, others, True
+            self._order = {}
 
     def apply(self, change: GraphChange) -> None:
         """Follow one graph change (called on the thread that applied it)."""
@@ -75,49 +77,65 @@ class Catalog:
             return
         node = None if change.kind == "deleted" else self.store.get_nodes([change.id]).get(change.id)
         with self._lock:
-            for group in (*self._memories.values(), *self._others.values()):
-                group.pop(change.id, None)
+            for scope, group in self._memories.items():
+                if group.pop(change.id, None) is not None:
+                    self._order.pop(("memory", scope), None)
+            for other, group in self._others.items():
+                if group.pop(change.id, None) is not None:
+                    self._order.pop(("other", other.value), None)
             if isinstance(node, MemoryNode):
                 self._memories.setdefault(node.scope, {})[node.id] = entry(node)
+                self._order.pop(("memory", node.scope), None)
             elif isinstance(node, EntityNode | AgentNode):
                 self._others.setdefault(node.kind, {})[node.id] = entry(node)
+                self._order.pop(("other", node.kind.value), None)
 
     def scopes(self) -> list[str]:
         with self._lock:
             return sorted(scope for scope, group in self._memories.items() if group)
 
     def memories(self, scope: str) -> list[Entry]:
+        """The memories of a scope, by name key."""
         with self._lock:
-            return list(self._memories.get(scope, {}).values())
+            return self._sorted(("memory", scope), self._memories.get(scope, {}))
 
     def others(self, kind: Kind) -> list[Entry]:
+        """The workflows, chats, work items or agents, by name key."""
         with self._lock:
-            return list(self._others.get(kind, {}).values())
+            return self._sorted(("other", kind.value), self._others.get(kind, {}))
 
-    def candidates(
+    def _sorted(self, name: tuple[str, str], group: dict[str, Entry]) -> list[Entry]:
+        # Sorted once per change of the group; callers must not modify the list.
+        cached = self._order.get(name)
+        if cached is None:
+            cached = self._order[name] = sorted(group.values(), key=lambda e: (e.key, e.node.id))
+        return cached
+
+    def groups(
         self, source_scope: str, kinds: Sequence[Kind] | None = None, scope: str | None = None
-    ) -> list[tuple[int, Entry]]:
-        """What a link from a note of `source_scope` can name, as (tier, entry).
+    ) -> list[tuple[int, list[Entry]]]:
+        """What a link from a note of `source_scope` can name, as (tier, entries by key).
 
         Tiers follow resolution order: the note's own scope, shared, then workflows, chats and
         work items. With `scope` (the user typed `scope/`), only that scope's memories; with
         `kinds` (a typed `workflow:` ...), only those kinds. Agents come after `agent:`.
         """
-        out: list[tuple[int, Entry]] = []
         if scope is not None:
             wanted = name_key(scope)
-            for found in self.scopes():
-                if name_key(found) == wanted:
-                    out.extend((0, e) for e in self.memories(found))
-            return out
+            return [(0, self.memories(found)) for found in self.scopes() if name_key(found) == wanted]
         chosen = kinds if kinds is not None else (Kind.MEMORY, Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM)
+        out: list[tuple[int, list[Entry]]] = []
         if Kind.MEMORY in chosen:
-            out.extend((0, e) for e in self.memories(source_scope))
+            out.append((0, self.memories(source_scope)))
             if source_scope != SHARED_SCOPE:
-                out.extend((1, e) for e in self.memories(SHARED_SCOPE))
-        for tier, kind in ENTITY_TIERS:
-            if kind in chosen:
-                out.extend((tier, e) for e in self.others(kind))
+                out.append((1, self.memories(SHARED_SCOPE)))
+        out += [(tier, self.others(kind)) for tier, kind in ENTITY_TIERS if kind in chosen]
         if Kind.AGENT in chosen:
-            out.extend((AGENT_TIER, e) for e in self.others(Kind.AGENT))
+            out.append((AGENT_TIER, self.others(Kind.AGENT)))
         return out
+
+    def candidates(
+        self, source_scope: str, kinds: Sequence[Kind] | None = None, scope: str | None = None
+    ) -> list[tuple[int, Entry]]:
+        """`groups`, flattened to (tier, entry) in the same order."""
+        return [(tier, e) for tier, group in self.groups(source_scope, kinds, scope) for e in group]

@@ -9,6 +9,7 @@ bare name where it is unambiguous, else `shared/name` or `workflow:id`. The list
 from __future__ import annotations
 
 import heapq
+import itertools
 import unicodedata
 from collections.abc import Sequence
 
@@ -128,13 +129,21 @@ def link_targets(
     if prefix:
         kinds = tuple(kind for text, kind in KIND_PREFIXES if text == prefix.casefold())
     typed = fold(typed_name)
-    found = catalog.candidates(source.scope, kinds, scope)
-    ranked: list[tuple[bool, int, int, str, int]] = []
-    for number, (tier, candidate) in enumerate(found):
-        rank = match_rank(candidate.key, typed)
-        if rank is not None:
-            ranked.append((rank > 1, tier, rank, candidate.key, number))
-    shown = [found[best[4]][1] for best in heapq.nsmallest(LIMIT, ranked)]
+    groups = catalog.groups(source.scope, kinds, scope)
+    total = sum(len(group) for _, group in groups)
+    if not typed:
+        # Everything matches: the groups are in tier order and sorted by name already.
+        shown = list(itertools.islice(itertools.chain.from_iterable(g for _, g in groups), LIMIT))
+        more = total > LIMIT
+    else:
+        ranked: list[tuple[bool, int, int, str, int, int]] = []
+        for number, (tier, group) in enumerate(groups):
+            for position, candidate in enumerate(group):
+                rank = match_rank(candidate.key, typed)
+                if rank is not None:
+                    ranked.append((rank > 1, tier, rank, candidate.key, number, position))
+        shown = [groups[best[4]][1][best[5]] for best in heapq.nsmallest(LIMIT, ranked)]
+        more = True  # narrowed here: ask again as the user types
     lookup = Lookup(store)
     lookup.prefetch(entry.key for entry in shown)
     items = [
@@ -142,7 +151,7 @@ def link_targets(
                      typing.closed, editing, now)
         for position, entry in enumerate(shown)
     ]
-    return types.CompletionList(is_incomplete=bool(typed) or len(ranked) > LIMIT, items=items)
+    return types.CompletionList(is_incomplete=more, items=items)
 
 
 def _insert_text(

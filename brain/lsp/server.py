@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import itertools
 import logging
 import os
@@ -69,6 +68,7 @@ class BrainLanguageServer(LanguageServer):
         self.started = False
         self._tokens = itertools.count(1)
         self._docs: dict[str, Document] = {}
+        self._tasks: set[asyncio.Future[None]] = set()
 
     # ------------------------------------------------------------------ sessions
 
@@ -86,10 +86,25 @@ class BrainLanguageServer(LanguageServer):
         return session
 
     def start_session(self, session: Session) -> None:
+        """Index the root at once; then follow its files, through the client or by watching the disk."""
         session.start()
-        if not self.features.watch_registration:
-            watcher = FileWatcher(session.root, session.files_changed)
-            self.watchers[session.root] = watcher
+        if self.features.watch_registration:
+            task = asyncio.ensure_future(self.register_watcher(session))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        else:
+            self.watch_disk(session)
+
+    async def register_watcher(self, session: Session) -> None:
+        try:
+            await self.client_register_capability_async(watch_registration(session.root, self.features))
+        except Exception:
+            log.info("the client did not take a file watcher for %s; watching the disk", session.root)
+            self.watch_disk(session)
+
+    def watch_disk(self, session: Session) -> None:
+        if session.root not in self.watchers:
+            watcher = self.watchers[session.root] = FileWatcher(session.root, session.files_changed)
             watcher.start()
 
     def from_worker(self, fn: Callable[..., None], *args: Any) -> None:
@@ -228,15 +243,9 @@ def build_server() -> BrainLanguageServer:
             ls.roots.add_folder(uri)
 
     @server.feature(types.INITIALIZED)
-    async def initialized(ls: BrainLanguageServer, params: types.InitializedParams) -> None:
+    def initialized(ls: BrainLanguageServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.started = True
-        if ls.features.watch_registration:
-            try:
-                await ls.client_register_capability_async(watch_registration(ls))
-            except Exception:
-                log.info("the client did not accept file watchers; watching the disk instead")
-                ls.features = _without_watch(ls.features)
         for session in ls.roots.sessions():
             ls.start_session(session)
 
@@ -486,30 +495,23 @@ def _backlink_paths(session: Session, memory: MemoryNode) -> set[str]:
     return {node.path for node in nodes.values() if isinstance(node, MemoryNode)} | {memory.path}
 
 
-def watch_registration(ls: BrainLanguageServer) -> types.RegistrationParams:
-    watchers: list[types.FileSystemWatcher] = []
-    for session in ls.roots.sessions():
-        base = session.root.as_uri()
-        pattern: types.GlobPattern = (
-            types.RelativePattern(base_uri=base, pattern=WATCHED_GLOB)
-            if ls.features.relative_patterns else f"**/{WATCHED_GLOB}"
-        )
-        watchers.append(types.FileSystemWatcher(glob_pattern=pattern))
-    if not watchers:
-        watchers.append(types.FileSystemWatcher(glob_pattern=f"**/{WATCHED_GLOB}"))
+def watch_registration(root: Path, features: ClientFeatures) -> types.RegistrationParams:
+    """Ask the client to report changes below one root (the folders brain reads)."""
+    pattern: types.GlobPattern = (
+        types.RelativePattern(base_uri=root.as_uri(), pattern=WATCHED_GLOB)
+        if features.relative_patterns else f"{root.as_posix()}/{WATCHED_GLOB}"
+    )
     return types.RegistrationParams(
         registrations=[
             types.Registration(
-                id="brain-watched-files",
+                id=f"brain-watch:{root}",
                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern=pattern)]
+                ),
             )
         ]
     )
-
-
-def _without_watch(features: ClientFeatures) -> ClientFeatures:
-    return dataclasses.replace(features, watch_registration=False)
 
 
 def parse_tcp(value: str) -> tuple[str, int]:

@@ -152,7 +152,7 @@ class Session:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=2)
         self.brain.close()
 
     # ------------------------------------------------------------------ the worker

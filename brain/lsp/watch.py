@@ -47,7 +47,7 @@ class FileWatcher:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=3)
+        self._thread.join(timeout=2)
 
     def _run(self) -> None:
         try:
