@@ -26,7 +26,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.tool.names import MD, NameProblem, check_filename, fold
+from brain.tool.names import MD, fold, is_allowed
 from brain.workspace import MEMORY_DIR
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -119,11 +119,10 @@ class ScopeFolder:
                 if not entry.name.endswith(MD) or entry.name.startswith("."):
                     continue
                 try:
-                    if not entry.is_file(follow_symlinks=False):
+                    if not entry.is_file(follow_symlinks=False) or not is_allowed(entry.name):
                         continue
-                    check_filename(entry.name)
                     st = entry.stat(follow_symlinks=False)
-                except (OSError, NameProblem):
+                except OSError:
                     continue
                 out.append(FileEntry(entry.name, st.st_size, st.st_mtime_ns))
         out.sort(key=lambda e: (fold(e.name), e.name))

@@ -8,6 +8,7 @@ name the call that would have worked.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -53,6 +54,7 @@ def is_allowed(name: str) -> bool:
     return _problem(name) is None
 
 
+@functools.lru_cache(maxsize=65_536)
 def _problem(name: str) -> tuple[RefusalCode, str, str | None] | None:
     """(code, reason, a candidate fix) for a name that is not allowed; None if it is."""
     if not name:

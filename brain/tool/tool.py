@@ -329,11 +329,11 @@ def _listing(ctx: _Context, target: VirtualDir) -> str:
     now = ctx.service.clock()
     shared = ctx.service.notes(SHARED_SCOPE)
     state = ctx.service.agents.get(ctx.agent)
+    own = [] if target.shared else ctx.service.notes(ctx.agent)
     if target.shared:
         lines = index_lines([], shared, now)
         head = f"{target.path}: {_count(len(shared), 'shared file')}"
     else:
-        own = ctx.service.notes(ctx.agent)
         lines = index_lines(own, shared, now)
         mine = _count(len(own), "file") + " of your own" if own else "no files of your own yet"
         head = f"{ROOT}: {mine} and {_count(len(shared), 'shared file')} in {ROOT}/{SHARED_SCOPE}"
@@ -343,7 +343,7 @@ def _listing(ctx: _Context, target: VirtualDir) -> str:
         out.append(
             f"Memory is off for agent `{ctx.agent}`: you can read these notes but not change them."
         )
-    elif not lines or (not target.shared and not ctx.service.notes(ctx.agent)):
+    elif not lines or (not target.shared and not own):
         out.append(f"To remember something, create {ROOT}/<topic>.md (one topic per file).")
     return "\n".join(out)
 

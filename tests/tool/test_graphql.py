@@ -113,3 +113,38 @@ async def test_a_write_is_announced_on_graph_changed(live: LiveServer) -> None:
         with pytest.raises(TimeoutError):
             await stream.payload(timeout=2.0)
     assert memory_service(live.brain).history.records()[0].path == "memory/writer/fresh.md"
+
+
+@pytest.fixture
+def secured(tmp_path: Path) -> Iterator[LiveServer]:
+    import json
+
+    from brain.api.auth import TokenRegistry
+    from tests.tool.conftest import make_workspace
+    from tests.tool.test_rest import TOKENS
+
+    root = make_workspace(tmp_path / "ws")
+    tokens_file = tmp_path / "tokens.json"
+    tokens_file.write_text(json.dumps(TOKENS))
+    with serve(root, tmp_path / "history.jsonl", TokenRegistry(None, tokens_file)) as server:
+        yield server
+
+
+async def test_an_agent_token_acts_only_as_its_agent(secured: LiveServer) -> None:
+    view = "mutation($a: String) { memoryView(agent: $a, path: \"/memories\") { ok text refusal { code } } }"
+    own = (await gql(secured, view, "writer-token"))["memoryView"]
+    assert own["ok"] is True  # the agent defaults to the token's
+    assert own["text"].startswith("/memories: 1 file of your own")
+    other = (await gql(secured, view, "writer-token", a="reviewer"))["memoryView"]
+    assert other["refusal"] == {"code": "FORBIDDEN"}
+    assert "private-notes" not in other["text"]
+    admin = (await gql(secured, view, "root-token", a="reviewer"))["memoryView"]
+    assert admin["ok"] is True
+    assert "private-notes" in admin["text"]
+    async with httpx.AsyncClient(timeout=10) as http:
+        body = await post(http, secured.graphql, '{ agent(name: "reviewer") { memoryPrompt } }', None,
+                          "writer-token")
+    assert body["errors"][0]["message"] == (
+        "these credentials belong to agent `writer`: ask for its own prompt"
+    )
+    assert "secret plan" not in str(body)
