@@ -45,6 +45,8 @@ class AgentDirectory:
         self._lock = threading.Lock()
 
     def get(self, name: str) -> AgentState:
+        if not _valid(name):
+            return AgentState(name, defined=False, memory_enabled=False, has_folder=False)
         definition = self._definition(name)
         folder = self.root / MEMORY_DIR / name
         has_folder = os.path.isdir(folder) and not os.path.islink(folder)

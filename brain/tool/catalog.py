@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from brain.model import MEMORY_TYPES, Problem
 from brain.parse import decode, first_line, load_frontmatter, split_frontmatter
-from brain.tool.files import FileEntry, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.files import FileEntry, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
+
+READ_LIMIT = 4 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +71,9 @@ class Catalog:
         if cached is None or cached[:2] != (entry.size, entry.mtime_ns):
             description, kind = "", None
             try:
-                found = folder.read(entry.name)
-            except (OSError, UnsafeEntry):
-                found = None
+                found = folder.read(entry.name, limit=READ_LIMIT)
+            except (OSError, UnsafeEntry, FileTooLarge):
+                found = None  # listed without a description rather than read whole
             if found is not None:
                 description, kind = summarize(found.data, folder.rel_of(entry.name))
             cached = (entry.size, entry.mtime_ns, description, kind)

@@ -26,13 +26,21 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.tool.names import MD, fold, is_allowed
+from brain.model import SHARED_SCOPE
+from brain.tool.names import MD, NameProblem, check_agent_name, fold, is_allowed
 from brain.workspace import MEMORY_DIR
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _TEMP_RE = re.compile(r"^\..+\.[0-9a-f]{12}\.tmp$")
 STALE_TEMP_SECONDS = 3600.0
+
+
+class FileTooLarge(Exception):
+    def __init__(self, rel: str, size: int) -> None:
+        super().__init__(f"{rel} is {size} bytes")
+        self.rel = rel
+        self.size = size
 
 
 class UnsafeEntry(Exception):
@@ -77,6 +85,7 @@ class ScopeFolder:
 
     def lookup(self, name: str) -> FileEntry | None:
         """The file of exactly this name, None when there is none; UnsafeEntry if not regular."""
+        _require_name(name)
         try:
             st = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
         except FileNotFoundError:
@@ -91,7 +100,9 @@ class ScopeFolder:
             return None  # the file system matched another spelling; see `same_name`
         return FileEntry(name, st.st_size, st.st_mtime_ns)
 
-    def read(self, name: str) -> FileData | None:
+    def read(self, name: str, limit: int | None = None) -> FileData | None:
+        """The file's bytes (FileTooLarge past `limit` bytes); None when there is none."""
+        _require_name(name)
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=self.fd)
         except FileNotFoundError:
@@ -104,6 +115,8 @@ class ScopeFolder:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise UnsafeEntry(self.rel_of(name), "not a regular file")
+            if limit is not None and st.st_size > limit:
+                raise FileTooLarge(self.rel_of(name), st.st_size)
             chunks: list[bytes] = []
             while chunk := os.read(fd, 1 << 20):
                 chunks.append(chunk)
@@ -138,6 +151,7 @@ class ScopeFolder:
 
     def write_atomic(self, name: str, data: bytes, mode: int | None = None) -> None:
         """Replace `name` by `data` all at once: a temp dot-file, fsync, rename, fsync the folder."""
+        _require_name(name)
         tmp = f".{name}.{secrets.token_hex(6)}.tmp"
         fd = os.open(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
@@ -166,6 +180,8 @@ class ScopeFolder:
         leaves both names (nothing lost). File systems without hard links fall back to a
         rename after a check, which the scope locks make safe against other brain writers.
         """
+        _require_name(name)
+        _require_name(new_name)
         if new_name in os.listdir(dest.fd):
             raise FileExistsError(errno.EEXIST, "exists", new_name)
         if dest is self and fold(name) == fold(new_name):
@@ -186,6 +202,7 @@ class ScopeFolder:
             os.fsync(self.fd)
 
     def unlink(self, name: str) -> None:
+        _require_name(name)
         os.unlink(name, dir_fd=self.fd)
         os.fsync(self.fd)
 
@@ -245,6 +262,11 @@ class MemoryFolders:
             yield opened
 
     def _open_scope(self, scope: str, create: bool) -> int | None:
+        if scope != SHARED_SCOPE:
+            try:
+                check_agent_name(scope)
+            except NameProblem:
+                raise ValueError(f"not a scope name: {scope!r}") from None
         root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             mem_fd = _open_dir(MEMORY_DIR, root_fd, MEMORY_DIR)
@@ -291,6 +313,12 @@ def _open_dir(name: str, parent_fd: int, rel: str) -> int | None:
             what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a folder"
             raise UnsafeEntry(rel, what) from None
         raise
+
+
+def _require_name(name: str) -> None:
+    """The last line of defence: the layers above refuse bad names with a message first."""
+    if not is_allowed(name):
+        raise ValueError(f"not a memory file name: {name!r}")
 
 
 def _unlink_quietly(name: str, dir_fd: int) -> None:

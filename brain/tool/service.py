@@ -25,7 +25,7 @@ from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
 from brain.tool.catalog import Catalog, NoteInfo
-from brain.tool.files import FileData, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.files import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
 from brain.tool.history import History, HistoryRecord, iso_time
 from brain.tool.names import MD, NameProblem, check_agent_name, fold
 from brain.tool.prompt import render_prompt
@@ -101,6 +101,8 @@ class MemoryService:
         self.history = history if history is not None else History(default_history_path(self.root))
         self.clock = clock
         self.max_file_bytes = max_file_bytes
+        # Files people put there may be bigger than the tool writes; past this, not even read.
+        self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
     # ------------------------------------------------------------------ who may do what
 
@@ -335,7 +337,15 @@ class MemoryService:
         """The file as it is now, or None; refuses a name that differs from one only in case."""
         entry = folder.lookup(name)
         if entry is not None:
-            return folder.read(name)
+            try:
+                return folder.read(name, limit=self.read_limit)
+            except FileTooLarge as exc:
+                raise Refusal(
+                    RefusalCode.TOO_LARGE,
+                    f"{addr.path(folder.scope, name)} is {exc.size:,} bytes, more than the memory tool "
+                    f"reads ({self.read_limit:,}): a person can split it into notes of one topic each",
+                    addr.listing(folder.scope),
+                ) from None
         other = folder.same_name(name)
         if other is None:
             return None

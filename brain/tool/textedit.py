@@ -111,8 +111,8 @@ def snippet(text: str, first: int, last: int, context: int = 2) -> str:
 def whitespace_insensitive_line(text: str, needle: str) -> int | None:
     """The line where `needle` would match if runs of whitespace were ignored, if any."""
     words = needle.split()
-    if not words:
-        return None
+    if not words or len(words) > 200:
+        return None  # a hint, not worth quadratic time on a huge old_str
     flat: list[tuple[str, int]] = []
     for number, line in enumerate(split_lines(text), 1):
         flat.extend((word, number) for word in line.split())

@@ -200,3 +200,36 @@ def test_other_agents_scopes_are_invisible_to_an_agent_principal(tmp_path: Path)
     assert [s.scope for s in service.scopes(Actor.admin())] == [
         "shared", "old-bot", "reviewer", "writer",
     ]
+
+
+def test_any_created_path_lands_in_its_own_scope_folder_or_nowhere(tmp_path: Path) -> None:
+    """Through the whole tool and a real file system: a create either is refused or writes
+    exactly the canonical file in the writer's or the shared folder, and nothing else."""
+    from hypothesis import HealthCheck, given, settings
+
+    from tests.tool.test_paths import path_texts
+
+    root = make_workspace(tmp_path / "ws")
+    tool = MemoryTool(MemoryService(root, history=History(tmp_path / "h.jsonl"), clock=lambda: NOW))
+    allowed = {root / "memory/writer", root / "memory/shared"}
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(path_texts)
+    def attempt(raw: str) -> None:
+        before = snapshot(tmp_path)
+        result = tool.create("writer", raw, "note\n")
+        after = snapshot(tmp_path)
+        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        changed.discard("h.jsonl")
+        if not result.ok:
+            assert changed == set()
+            return
+        assert result.path == raw
+        shared = raw.startswith("/memories/shared/")
+        written = root / "memory" / ("shared" if shared else "writer") / raw.rsplit("/", 1)[1]
+        assert written.parent in allowed
+        assert written.read_text() == "note\n"
+        assert changed <= {str(written.relative_to(tmp_path))}
+        written.unlink()
+
+    attempt()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from brain.tool.files import MemoryFolders
 from brain.tool.history import History
 from brain.tool.service import MemoryService
 from brain.tool.tool import MemoryTool
@@ -60,3 +63,28 @@ def test_crlf_files_keep_their_line_ends(tool: MemoryTool, workspace: Path) -> N
     assert tool.insert("writer", "/memories/crlf.md", 1, "one and a half").ok
     assert (workspace / "memory/writer/crlf.md").read_bytes() == b"one\r\none and a half\r\ntwo\r\n"
     assert tool.view("writer", "/memories/crlf.md").text.endswith("     3\ttwo")
+
+
+def test_a_huge_file_a_person_left_is_not_read(tmp_path: Path, workspace: Path) -> None:
+    service = MemoryService(workspace, history=History(tmp_path / "h.jsonl"), max_file_bytes=1000)
+    (workspace / "memory/writer/dump.md").write_bytes(b"x" * (service.read_limit + 1))
+    result = MemoryTool(service).view("writer", "/memories/dump.md")
+    assert result.refusal is not None
+    assert result.refusal.code.value == "too-large"
+    assert "is 1,048,577 bytes, more than the memory tool reads (1,048,576)" in result.text
+    listing = MemoryTool(service).view("writer", "/memories")
+    assert "/memories/dump.md — " + "x" * 119 + "… (today)" in listing.text
+
+
+def test_the_lowest_layer_refuses_names_the_upper_ones_would_never_pass(workspace: Path) -> None:
+
+    folders = MemoryFolders(workspace)
+    with pytest.raises(ValueError, match="not a scope name"), folders.open(".."):
+        pass
+    with folders.open("writer") as folder:
+        assert folder is not None
+        for bad in ("../agents/writer.md", ".x.md", "a/b.md", "x.txt"):
+            with pytest.raises(ValueError, match="not a memory file name"):
+                folder.read(bad)
+            with pytest.raises(ValueError, match="not a memory file name"):
+                folder.write_atomic(bad, b"x")
