@@ -37,7 +37,7 @@ ATX_RE = re.compile(
 )
 HEADING_MARKS_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
 CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-FM_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+FM_KEY_RE = re.compile(r"^[\"']?([A-Za-z_][\w-]*)[\"']?[ \t]*:", re.MULTILINE)  # also `"type": x`
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
 # Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
 # also after list and quote markers (`-     x` is code inside a list item).
@@ -225,11 +225,17 @@ def _description(
             Problem(
                 "invalid-frontmatter", Severity.ERROR, path,
                 "`description` must be one line of text",
-                line=keys.get("description"), column=1, length=len("description"),
+                line=keys.get("description"), column=_column(keys, "description"),
+                length=len("description"),
                 fix="write `description: <one line>` (quote it if it contains `: `)",
             )
         )
     return first_line(body)
+
+
+def _column(keys: Mapping[str, int], key: str) -> int | None:
+    """Column 1 of a key's line; no column where the line is unknown (`{type: x}`)."""
+    return 1 if key in keys else None
 
 
 def first_line(body: str) -> str:
@@ -262,7 +268,7 @@ def _type(
         Problem(
             "invalid-frontmatter", Severity.ERROR, path,
             f"type `{value}` is not one of {', '.join(MEMORY_TYPES)}{hint}",
-            line=keys.get("type"), column=1, length=len("type"),
+            line=keys.get("type"), column=_column(keys, "type"), length=len("type"),
             target=str(value),
             fix="set `type:` to one of " + ", ".join(MEMORY_TYPES),
         )
