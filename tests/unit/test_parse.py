@@ -257,6 +257,7 @@ INVALID = [
     ("YAML unsafe tag", "---\nx: !!python/object:os.system ls\n---\nx", 2, 4, "not valid YAML"),
     ("not a mapping", "---\n- a\n- b\n---\nx", 2, 1, "mapping"),
     ("never closed", "---\ndescription: d\n\nbody", 1, 1, "never closed"),
+    ("quoted key", "---\n'description': d\n\"type\": x\n---\nbody", 3, 1, "type `x`"),
 ]
 
 
@@ -274,6 +275,11 @@ def test_invalid_frontmatter_names_the_line(
     assert (problem.line, problem.column) == (line, column), case
     assert words in problem.message
     assert problem.fix
+
+
+def test_a_problem_without_a_known_line_has_no_column() -> None:
+    (problem,) = parse_note("---\n{type: x}\n---\nbody").problems
+    assert (problem.code, problem.line, problem.column) == ("invalid-frontmatter", None, None)
 
 
 def test_invalid_frontmatter_keeps_the_body_and_a_fallback_description() -> None:

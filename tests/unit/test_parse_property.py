@@ -20,6 +20,7 @@ PIECES = [
     "\r\n", "\r", "> ", "- ", "* ", "1. ", "1) ", "---", "===", "<div>", "</div>", "<!--", "-->",
     "<pre>", "</pre>", "<https://x.y/", ">", "](", "[r]: ", "note", "Shared/x.md", "workflow:", " ",
     "😀", "中文", "e\u0301", "\ufeff", "\u2028", "\x00", "é", "ß", "#Heading", "^block",
+    "---\n", "type: x\n", "description: [\n", '"type": 1\n', "{description: [a]}\n", ": ",
 ]
 markdownish = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
 texts = st.one_of(st.text(max_size=300), markdownish)
@@ -38,6 +39,9 @@ def check_positions(text: str) -> None:
         assert link.embed == link.raw.startswith("!")
         assert (link.line, link.column) > previous, "links come in source order, one per place"
         previous = (link.line, link.column)
+    for problem in note.problems:
+        assert (problem.line is None) == (problem.column is None), problem
+        assert problem.line is None or 1 <= problem.line <= len(lines) + 1, problem
     for heading in note.headings:
         assert 1 <= heading.line <= len(lines)
         assert 1 <= heading.level <= 6
