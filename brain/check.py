@@ -83,4 +83,9 @@ def problem_line(p: Problem) -> str:
     if p.line is not None:
         where += f":{p.line}:{p.column or 1}"
     message = p.message + (f" (fix: {p.fix})" if p.fix else "")
-    return f"{where}: {p.severity.value} {p.code} {message}"
+    return _one_line(f"{where}: {p.severity.value} {p.code} {message}")
+
+
+def _one_line(text: str) -> str:
+    """One problem, one line: a value quoted in a message (`type: "a\\nb"`) stays on it."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
