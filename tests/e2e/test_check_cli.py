@@ -271,3 +271,14 @@ def test_ingest_prints_a_summary() -> None:
         r"2 workflows, 1 chats, 1 work items in \d+\.\d\d s \([\d,]+ files/s\)",
         summary,
     ), summary
+
+
+def test_one_line_per_problem_even_when_a_value_holds_a_newline(tmp_path: Path) -> None:
+    note = tmp_path / "memory" / "shared" / "odd.md"
+    note.parent.mkdir(parents=True)
+    note.write_text('---\ntype: "two\\nlines"\n---\nbody\n')
+    lines = brain("check", tmp_path).stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("memory/shared/odd.md:2:1: error invalid-frontmatter type `two\\nlines` ")
+    report = json.loads(brain("check", tmp_path, "--format", "json").stdout)
+    assert report["problems"][0]["target"] == "two\nlines"
