@@ -93,12 +93,13 @@ SET n = row.props
     for label in ENTITY_LABELS
 }
 
-# The USING INDEX hints pin the plan: planned on an empty database (the first chunk of a
-# full ingest), Neo4j would otherwise scan every LINKS_TO edge, and keep that plan cached.
+# The USING INDEX SEEK hints pin the plan: planned on an empty database (the first chunk of a
+# full ingest), Neo4j would otherwise scan every LINKS_TO edge (or, hinted with a plain
+# USING INDEX, the whole id index) per row, and keep that plan cached.
 DROP_LINKS = """
 UNWIND $sources AS source
 MATCH (s:Memory {id: source})
-USING INDEX s:Memory(id)
+USING INDEX SEEK s:Memory(id)
 MATCH (s)-[r:LINKS_TO]->(t)
 WITH r, CASE WHEN t:Unresolved THEN t.id END AS orphan
 DELETE r
@@ -128,7 +129,7 @@ RELINKS: dict[str, str] = {
     label: f"""
 UNWIND $rows AS row
 MATCH (s:Memory {{id: row.source}})
-USING INDEX s:Memory(id)
+USING INDEX SEEK s:Memory(id)
 MATCH (s)-[old:LINKS_TO {{ordinal: row.props.ordinal}}]->(previous)
 {_link_target(label)}
 WITH s, t, old, row, CASE WHEN previous:Unresolved THEN previous.id END AS orphan

@@ -5,7 +5,8 @@ A batch becomes a list of units, in the order the embedded store applies it: nod
 away from deleted nodes), then the replaced outgoing links, then deletes. A unit is the
 statements that must commit together, e.g. dropping a note's old links and creating its new
 ones. Units are packed into transactions up to a row budget: an incremental change is one
-transaction, a full ingest of 10,000 notes a handful.
+transaction, a full ingest of 10,000 notes a handful. Inside a transaction statements run
+by phase (upserts, relinks, drops, creates, deletes), which keeps each unit's order.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ class Statement:
     cypher: str
     params: dict[str, Any]
     rows: int
+    phase: int  # order within a transaction: UPSERT, RELINK, DROP, CREATE, DELETE
     returns_orphans: bool = False  # rows of Unresolved ids that may have lost their last link
+
+
+UPSERT, RELINK, DROP, CREATE, DELETE = range(5)
 
 
 @dataclass(slots=True)
@@ -69,6 +74,11 @@ def transactions(batch: WriteBatch, limits: Limits = Limits()) -> list[Transacti
         current.rows += cost
     if current.statements:
         out.append(current)
+    for transaction in out:
+        # Phase order inside a transaction: a unit's drop still precedes its creates, and no
+        # drop follows a create. (Dropping after thousands of creates in the same
+        # transaction made each drop 50x slower.)
+        transaction.statements.sort(key=lambda statement: statement.phase)
     return out
 
 
@@ -78,21 +88,22 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
 
     agents: list[dict[str, Any]] = [{"props": agent_props(a)} for a in batch.agents]
     for rows in _chunks(agents, limits.node_rows):
-        yield [Statement(cypher.UPSERT_AGENTS, {"rows": rows, "shared": SHARED_SCOPE}, len(rows))]
+        yield [Statement(cypher.UPSERT_AGENTS, {"rows": rows, "shared": SHARED_SCOPE}, len(rows), UPSERT)]
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entity in batch.entities:
         by_label[entity.entity_kind.label].append({"props": entity_props(entity)})
     for label, entity_rows in sorted(by_label.items()):
         for rows in _chunks(entity_rows, limits.node_rows):
-            yield [Statement(cypher.UPSERT_ENTITIES[label], {"rows": rows}, len(rows))]
+            yield [Statement(cypher.UPSERT_ENTITIES[label], {"rows": rows}, len(rows), UPSERT)]
     memories: list[dict[str, Any]] = [
         {"props": memory_props(m), "owner": memory_owner_id(m)} for m in batch.memories
     ]
     for rows in _chunks(memories, limits.memory_rows):
-        yield [Statement(cypher.UPSERT_MEMORIES, {"rows": rows}, len(rows) * limits.memory_weight)]
+        cost = len(rows) * limits.memory_weight
+        yield [Statement(cypher.UPSERT_MEMORIES, {"rows": rows}, cost, UPSERT)]
 
     for links in _chunks(batch.relinks, limits.link_rows):
-        yield _link_statements(cypher.RELINKS, links)
+        yield _link_statements(cypher.RELINKS, links, RELINK)
 
     # A memory deleted and upserted in one batch keeps no links but the batch's.
     replaced = dict(batch.links)
@@ -100,9 +111,9 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
         if node_id in upserted and node_id.startswith("memory:"):
             replaced.setdefault(node_id, [])
     for sources in _link_groups(replaced, limits.link_rows):
-        drop = Statement(cypher.DROP_LINKS, {"sources": sources}, len(sources), returns_orphans=True)
+        drop = Statement(cypher.DROP_LINKS, {"sources": sources}, len(sources), DROP, True)
         links = [link for source in sources for link in replaced[source]]
-        yield [drop, *_link_statements(cypher.CREATE_LINKS, links)]
+        yield [drop, *_link_statements(cypher.CREATE_LINKS, links, CREATE)]
 
     doomed: dict[str, list[str]] = defaultdict(list)
     for node_id in batch.deletes:
@@ -111,7 +122,7 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
             doomed[str(doomed_label)].append(node_id)
     for label, ids in sorted(doomed.items()):
         for chunk in _chunks(ids, limits.node_rows):
-            yield [Statement(cypher.DELETE_NODES[label], {"ids": chunk}, len(chunk), returns_orphans=True)]
+            yield [Statement(cypher.DELETE_NODES[label], {"ids": chunk}, len(chunk), DELETE, True)]
 
 
 def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
@@ -142,7 +153,7 @@ def clear_some(tx: ManagedTransaction, limit: int) -> int:
     return int(tx.run(cypher.CLEAR_SOME, {"limit": limit}).single(strict=True)["deleted"])
 
 
-def _link_statements(statements: dict[str, str], links: Sequence[Link]) -> list[Statement]:
+def _link_statements(statements: dict[str, str], links: Sequence[Link], phase: int) -> list[Statement]:
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for link in links:
         label = _label_of(link.target_id)
@@ -155,7 +166,7 @@ def _link_statements(statements: dict[str, str], links: Sequence[Link]) -> list[
             "props": link_props(link),
         })
     return [
-        Statement(statements[label], {"rows": rows}, len(rows), statements is cypher.RELINKS)
+        Statement(statements[label], {"rows": rows}, len(rows), phase, phase == RELINK)
         for label, rows in sorted(by_label.items())
     ]
 
