@@ -10,6 +10,7 @@ VS Code capability profile), measuring what a person waits for:
 - completion after `[[` (as typed: `[[`, `[[r`, `[[re`, ...): request to response;
 - diagnostics after an edit: `didChange` sent to `publishDiagnostics` of that version received;
 - a rename whose WorkspaceEdit touches 50 files: request to response;
+- an empty request (hover off any link), the floor every figure above stands on;
 - peak RSS of the server process (VmHWM), and of its parse helpers during indexing (sampled).
 
 The workload is the seeded generator's, plus one shared note linked from 50 others (so the
@@ -238,6 +239,13 @@ async def run_once(root: Path, completions: int, edits: int, renames: int) -> di
             empty_prefix_ms.append(elapsed)
             items = len(result.items) if isinstance(result, types.CompletionList) else 0
 
+    # the floor: a request with nothing to compute (hover off any link), through the same pipes
+    baseline_ms: list[float] = []
+    for _ in range(100):
+        t0 = time.perf_counter()
+        await client.text_document_hover_async(types.HoverParams(doc(uri), types.Position(line + 1, 0)))
+        baseline_ms.append((time.perf_counter() - t0) * 1000)
+
     # diagnostics after an edit: add a broken link, then take it away, and so on
     diagnostics_ms: list[float] = []
     for number in range(edits):
@@ -282,6 +290,8 @@ async def run_once(root: Path, completions: int, edits: int, renames: int) -> di
         "completion_empty_p50_ms": percentile(empty_prefix_ms, 50),
         "completion_empty_p95_ms": percentile(empty_prefix_ms, 95),
         "completion_items": items,
+        "empty_request_p50_ms": percentile(baseline_ms, 50),
+        "empty_request_p95_ms": percentile(baseline_ms, 95),
         "diagnostics_p50_ms": percentile(diagnostics_ms, 50),
         "diagnostics_p95_ms": percentile(diagnostics_ms, 95),
         "rename_p50_ms": percentile(rename_ms, 50),
@@ -340,6 +350,8 @@ def main() -> None:
         f"{median['completion_p95_ms']:.1f} ms   (goal p95 < 30 ms; bare [[: "
         f"{median['completion_empty_p50_ms']:.1f} / {median['completion_empty_p95_ms']:.1f} ms, "
         f"{int(median['completion_items'])} items)\n"
+        f"  empty request round trip p50/p95   {median['empty_request_p50_ms']:.1f} / "
+        f"{median['empty_request_p95_ms']:.1f} ms   (the floor: pipes, JSON, both event loops)\n"
         f"  diagnostics after an edit p50/p95  {median['diagnostics_p50_ms']:.1f} / "
         f"{median['diagnostics_p95_ms']:.1f} ms   (goal p95 < 100 ms)\n"
         f"  rename touching {int(median['rename_files'])} files p50/p95  {median['rename_p50_ms']:.0f} / "

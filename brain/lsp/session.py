@@ -31,6 +31,8 @@ from brain.store.base import GraphStore
 log = logging.getLogger(__name__)
 RESCAN_OVER = 2000  # more changed paths than this in one round: rescan everything instead
 PROGRESS_EVERY = 0.2  # seconds between progress reports
+DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
+DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,7 @@ class Session:
         self._stopping = False
         self._changed: set[str] = set()
         self._last_report = 0.0
+        self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
         self.ready = threading.Event()
         self.indexed: tuple[int, int] = (0, 0)
@@ -130,6 +133,7 @@ class Session:
             self._paths.update(paths)
             self._rescan = self._rescan or rescan or len(self._paths) > RESCAN_OVER
             self._requested += 1
+            self._last_enqueue = time.monotonic()
             self._cond.notify_all()
 
     def wait_settled(self, timeout: float | None = None) -> bool:
@@ -166,6 +170,7 @@ class Session:
                 )
                 if self._stopping:
                     return
+                self._settle_burst()
                 overlays, self._overlays = self._overlays, {}
                 paths, self._paths = self._paths, set()
                 rescan, self._rescan = self._rescan, False
@@ -178,6 +183,21 @@ class Session:
             with self._cond:
                 self._applied = generation
                 self._cond.notify_all()
+
+    def _settle_burst(self) -> None:
+        """Let a burst of keystrokes finish before re-analysing (called holding the lock).
+
+        Waiting until the editor has been quiet for DEBOUNCE (never longer than DEBOUNCE_MAX)
+        applies a burst as one round, and keeps the re-parse off the CPU while the request
+        a keystroke triggers (completion) is being answered.
+        """
+        started = time.monotonic()
+        while not self._stopping:
+            now = time.monotonic()
+            quiet_at = self._last_enqueue + DEBOUNCE
+            if now >= quiet_at or now - started >= DEBOUNCE_MAX:
+                return
+            self._cond.wait(quiet_at - now)
 
     def _index(self) -> None:
         started = time.perf_counter()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from brain.lsp.hover import hover
 from brain.lsp.navigation import (
     definition,
     document_links,
     document_symbols,
-    hover,
     references,
     workspace_symbols,
 )

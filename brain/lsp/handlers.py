@@ -1,0 +1,306 @@
+"""The LSP methods brain answers, each a thin handler over this package's analysis functions.
+
+A handler finds the document and its workspace session, then calls one pure function
+(completion, hover, rename plan, code actions ...) with the graph; the only state it touches
+is the session's queue of edits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from lsprotocol import types
+
+from brain.lsp.actions import actions_for, to_code_action
+from brain.lsp.capabilities import ClientFeatures
+from brain.lsp.completion import complete, resolve_item
+from brain.lsp.cursor import AnchorTyping, typing_at
+from brain.lsp.edits import workspace_edit
+from brain.lsp.hover import hover
+from brain.lsp.navigation import (
+    definition,
+    document_links,
+    document_symbols,
+    references,
+    workspace_symbols,
+)
+from brain.lsp.rename import RenameRefused, plan_rename, rename_target
+from brain.lsp.runtime import BrainLanguageServer, RequestFailed
+from brain.lsp.session import Session
+from brain.lsp.watch import relevant
+from brain.model import MemoryNode
+
+TRIGGERS = ["[", "#", "/", ":"]
+STILL_INDEXING = "brain is still indexing this workspace; try again in a moment"
+
+
+def refuse(exc: Exception) -> RequestFailed:
+    return RequestFailed(str(exc))
+
+
+def register(server: BrainLanguageServer) -> None:
+    """Register every handler on `server`."""
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: BrainLanguageServer, params: types.InitializeParams) -> None:
+        ls.features = ClientFeatures.of(params.capabilities, ls.workspace.position_encoding)
+        folders = [f.uri for f in params.workspace_folders or []]
+        if not folders and params.root_uri:
+            folders = [params.root_uri]
+        elif not folders and params.root_path:
+            folders = [Path(params.root_path).as_uri()]
+        for uri in folders:
+            ls.roots.add_folder(uri)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: BrainLanguageServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        ls.started = True
+        for session in ls.roots.sessions():
+            ls.start_session(session)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: BrainLanguageServer, params: None) -> None:
+        ls.shutdown_sessions()
+
+    # ------------------------------------------------------------------ document sync
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: BrainLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        found = ls.document(params.text_document.uri)
+        if found is not None:
+            session, doc = found
+            session.open(doc.rel, doc.uri, doc.text, doc.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: BrainLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        found = ls.document(params.text_document.uri)
+        if found is not None:
+            session, doc = found
+            session.change(doc.rel, doc.uri, doc.text, doc.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: BrainLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        found = ls.document(params.text_document.uri)
+        if found is not None:
+            session, doc = found
+            session.change(doc.rel, doc.uri, doc.text, doc.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: BrainLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls._docs.pop(uri, None)
+        located = ls.roots.locate(uri)
+        if located is not None:
+            session, rel = located
+            session.close(rel, uri)
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: BrainLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        by_session: dict[Path, set[str]] = {}
+        for change in params.changes:
+            located = ls.roots.locate(change.uri, discover=False)
+            if located is None:
+                continue
+            session, rel = located
+            if relevant(session.root, str(session.root / rel)) is not None:
+                by_session.setdefault(session.root, set()).add(rel)
+        for root, rels in by_session.items():
+            target = ls.roots.get(root)
+            if target is not None:
+                target.files_changed(rels)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: BrainLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for folder in params.event.removed:
+            for session in ls.roots.remove_folder(folder.uri):
+                watcher = ls.watchers.pop(session.root, None)
+                if watcher is not None:
+                    watcher.stop()
+                session.stop()
+        for folder in params.event.added:
+            ls.roots.add_folder(folder.uri)
+
+    # ------------------------------------------------------------------ features
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=True),
+    )
+    def completion(ls: BrainLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        if doc.identity is None:
+            return None
+        index = doc.index(ls.features)
+        column = index.column(params.position)
+        typing = typing_at(doc.lines, params.position.line, column)
+        if typing is None:
+            return None
+        if not session.ready.is_set():
+            return types.CompletionList(is_incomplete=True, items=[])
+        # Only `[[#` needs this note's own headings: parse it for that alone.
+        own = doc.note.headings if isinstance(typing, AnchorTyping) and not typing.target else ()
+        return complete(
+            typing, doc.identity, session.brain.store, session.catalog, index, column, ls.features,
+            own, time.time(), resolve_uri=doc.uri,
+        )
+
+    @server.feature(types.COMPLETION_ITEM_RESOLVE)
+    def completion_resolve(ls: BrainLanguageServer, item: types.CompletionItem) -> types.CompletionItem:
+        uri = item.data.get("uri") if isinstance(item.data, dict) else None
+        located = ls.roots.locate(uri) if isinstance(uri, str) else None
+        if located is None:
+            return item
+        return resolve_item(item, located[0].brain.store, ls.features, time.time())
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: BrainLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        return hover(ls.context(session), doc, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def on_definition(
+        ls: BrainLanguageServer, params: types.DefinitionParams
+    ) -> list[types.Location] | list[types.LocationLink] | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        return definition(ls.context(session), doc, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def on_references(ls: BrainLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        return references(ls.context(session), doc, params.position, params.context.include_declaration)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+    def on_document_links(
+        ls: BrainLanguageServer, params: types.DocumentLinkParams
+    ) -> list[types.DocumentLink]:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return []
+        session, doc = found
+        return document_links(ls.context(session), doc)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def on_document_symbols(
+        ls: BrainLanguageServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return []
+        session, doc = found
+        return document_symbols(ls.context(session), doc)
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def on_workspace_symbols(
+        ls: BrainLanguageServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation]:
+        out: list[types.SymbolInformation] = []
+        for session in ls.roots.sessions():
+            if session.ready.is_set():
+                out += workspace_symbols(ls.context(session), params.query)
+        return out
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def on_prepare_rename(
+        ls: BrainLanguageServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        if not session.ready.is_set():
+            raise RequestFailed(STILL_INDEXING)
+        try:
+            memory, span = rename_target(ls.context(session), doc, params.position)
+        except RenameRefused as exc:
+            raise refuse(exc) from None
+        return types.PrepareRenamePlaceholder(range=span, placeholder=memory.name)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def on_rename(ls: BrainLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        if not session.ready.is_set():
+            raise RequestFailed(STILL_INDEXING)
+        if not ls.features.rename_files:
+            raise RequestFailed("this editor cannot rename files through a language server")
+        await session.settled()
+        try:
+            memory, _ = rename_target(ls.context(session), doc, params.position)
+            sources = _backlink_paths(session, memory)
+            await session.refresh(sources)  # positions must match the files as they are now
+            ctx = ls.context(session)
+            plan = plan_rename(ctx.store, memory, params.new_name, lambda rel: (session.root / rel).exists())
+            indexes = {path: ctx.lines_of(path) for path in {c.path for c in plan.changes.edits}}
+            raws = {link.raw for link in ctx.store.links_to([memory.id]).get(memory.id, [])}
+            for change in plan.changes.edits:
+                if indexes[change.path].line(change.line)[change.start : change.end] not in raws:
+                    raise RenameRefused(f"{change.path} changed while renaming; try again")
+        except RenameRefused as exc:
+            raise refuse(exc) from None
+        return workspace_edit(ctx, plan.changes, ls.versions(session), indexes)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+        ),
+    )
+    async def on_code_action(
+        ls: BrainLanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        found = ls.document(params.text_document.uri)
+        if found is None:
+            return None
+        session, doc = found
+        if not session.ready.is_set():
+            return []
+        await session.settled(timeout=5)
+        found = ls.document(params.text_document.uri)  # the text may have moved on meanwhile
+        if found is None:
+            return None
+        session, doc = found
+        ctx = ls.context(session)
+        problems = session.brain.problems([doc.rel])
+        only = [kind_text(k) for k in params.context.only or []]
+        index = doc.index(ls.features)
+        out: list[types.CodeAction] = []
+        for action in actions_for(ctx, doc, params.range.start.line, params.range.end.line, problems):
+            kind = kind_text(action.kind)
+            if only and not any(kind == k or kind.startswith(k + ".") for k in only):
+                continue
+            if action.changes.needs_resource_operations and not ls.features.document_changes:
+                continue
+            edit = workspace_edit(ctx, action.changes, ls.versions(session, doc), {doc.rel: index})
+            out.append(to_code_action(action, index, edit))
+        return out
+
+
+
+def kind_text(kind: types.CodeActionKind | str) -> str:
+    """A code action kind as its wire text (`quickfix`), whatever enum or string it came as."""
+    return kind.value if isinstance(kind, types.CodeActionKind) else kind
+
+
+def _backlink_paths(session: Session, memory: MemoryNode) -> set[str]:
+    store = session.brain.store
+    incoming = store.links_to([memory.id]).get(memory.id, [])
+    nodes = store.get_nodes({link.source for link in incoming})
+    return {node.path for node in nodes.values() if isinstance(node, MemoryNode)} | {memory.path}

@@ -1,0 +1,111 @@
+"""Hover on a link: what the target is (kind, description, type, age) and how it begins."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from brain.lsp.context import Context, Document
+from brain.lsp.describe import (
+    KIND_WORDS,
+    age_text,
+    body_excerpt,
+    code,
+    description_of,
+    kind_line,
+)
+from brain.lsp.graph import Linkable, node_name
+from brain.lsp.navigation import LinkHit, hit_at
+from brain.model import (
+    AgentNode,
+    EntityNode,
+    LinkStatus,
+    MemoryNode,
+    UnresolvedNode,
+)
+
+
+def hover(ctx: Context, doc: Document, position: types.Position) -> types.Hover | None:
+    hit = hit_at(ctx, doc, position)
+    if hit is None:
+        return None
+    text = hover_text(ctx, doc, hit)
+    if ctx.features.hover_markdown:
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), hit.range)
+    return types.Hover(types.MarkupContent(types.MarkupKind.PlainText, text.replace("**", "")), hit.range)
+
+
+def hover_text(ctx: Context, doc: Document, hit: LinkHit) -> str:
+    status, node = hit.resolution.status, hit.node
+    if status is LinkStatus.AMBIGUOUS:
+        found = ctx.store.get_nodes(hit.resolution.candidates)
+        lines = [f"**ambiguous link** {code(hit.link.target)} could mean:", ""]
+        for candidate in hit.resolution.candidates:
+            other = found.get(candidate)
+            summary = ""
+            if isinstance(other, MemoryNode | EntityNode | AgentNode):
+                summary = f" — {kind_line(other)}"
+            lines.append(f"- {code(candidate)}{summary}")
+        return "\n".join(lines)
+    if status is LinkStatus.BROKEN or isinstance(node, UnresolvedNode) or node is None:
+        return (
+            f"**missing note** {code(hit.link.target)}: no memory, workflow, chat or work item "
+            "has this name. The quick fix creates it."
+        )
+    assert isinstance(node, MemoryNode | EntityNode | AgentNode)
+    if node.id == (doc.identity.id if doc.identity else None) and not hit.link.target:
+        return f"**heading** {code(hit.link.anchor or '')} of this note"
+    return describe_node(ctx, node, hit.link.anchor, status is LinkStatus.MISSING_ANCHOR)
+
+
+def describe_node(
+    ctx: Context, node: Linkable, anchor: str | None = None, anchor_missing: bool = False
+) -> str:
+    kind = KIND_WORDS[node.kind]
+    parts = [f"**{kind}** {code(_display_id(node))}"]
+    if isinstance(node, MemoryNode):
+        parts.append(node.type or "no type")
+        parts.append(age_text(node.modified_at, ctx.now))
+    elif node.path is not None:
+        age = _file_age(ctx, node.path)
+        if age is not None:
+            parts.append(age)
+    lines = [" · ".join(parts)]
+    description = description_of(node)
+    if description and description != node_name(node):
+        lines += ["", description]
+    if isinstance(node, MemoryNode):
+        if anchor_missing:
+            headings = ", ".join(code(h.text) for h in node.headings) or "none"
+            lines += ["", f"No heading {code(anchor or '')} here. Headings: {headings}."]
+        excerpt = body_excerpt(section(node.body, anchor) if anchor and not anchor_missing else node.body)
+        if excerpt:
+            lines += ["", "---", "", excerpt]
+    if node.path:
+        lines += ["", code(node.path)]
+    return "\n".join(lines)
+
+
+def _display_id(node: Linkable) -> str:
+    if isinstance(node, MemoryNode):
+        return f"{node.scope}/{node.name}"
+    return node_name(node)
+
+
+def _file_age(ctx: Context, rel: str) -> str | None:
+    try:
+        return age_text((ctx.root / rel).stat().st_mtime, ctx.now)
+    except OSError:
+        return None
+
+
+def section(body: str, anchor: str) -> str:
+    """The part of a body from the heading named `anchor` on (the whole body if not found)."""
+    wanted = anchor.casefold()
+    lines = body.split("\n")
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("#") and stripped.lstrip("#").strip().casefold() == wanted:
+            return "\n".join(lines[number:])
+    return body
+
+
