@@ -1,0 +1,104 @@
+"""Every query document in graphql/ gives the same answer with Neo4j behind the API.
+
+Two real servers on the same copy of examples/workspace, one per store; each document runs
+with a spread of variables (every memory, pages, filters, neighbourhoods) and the JSON
+answers must be identical. (`age` is the only field left out: it counts seconds of now.)
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from brain.store.memory import MemoryStore
+from brain.store.neo4j import Neo4jStore
+from tests.api.client import post
+from tests.api.live import LiveServer, live_server
+
+REPO = Path(__file__).resolve().parents[2]
+DOCUMENTS = REPO / "graphql"
+EXAMPLE = REPO / "examples" / "workspace"
+
+pytestmark = pytest.mark.neo4j
+
+
+def queries() -> list[str]:
+    """The query documents (subscriptions are event streams: tests/api covers them)."""
+    return sorted(
+        p.name for p in DOCUMENTS.glob("*.graphql")
+        if not re.search(r"^subscription\b", p.read_text(encoding="utf-8"), re.MULTILINE)
+    )
+
+
+def without_age(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_age(v) for k, v in value.items() if k != "age"}
+    if isinstance(value, list):
+        return [without_age(v) for v in value]
+    return value
+
+
+def variable_sets(name: str, root: Path) -> list[dict[str, Any]]:
+    memories = sorted(p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
+    ids = ["memory:" + m[len("memory/"):-3] for m in memories]
+    table: dict[str, list[dict[str, Any]]] = {
+        "memory.graphql": [{"path": m} for m in memories] + [
+            {"scope": "shared", "name": ids[-1].rsplit("/", 1)[1]}, {"path": "memory/none/x.md"},
+        ],
+        "memories-page.graphql": [
+            {}, {"first": 4}, {"filter": {"scope": "shared"}, "first": 2},
+            {"filter": {"type": "FEEDBACK"}}, {"filter": {"text": "release"}},
+            {"filter": {"hasProblems": True}}, {"filter": {"agent": "on-call", "hasProblems": False}},
+        ],
+        "neighborhood.graphql": [
+            {"id": i, "depth": d, "limit": lim} for i in ids[::4] for d, lim in ((1, 100), (2, 6))
+        ] + [{"id": "agent:release-writer", "depth": 2}, {"id": "workflow:nope"}],
+        "problems.graphql": [
+            {}, {"first": 3}, {"severity": "WARNING"}, {"code": "broken-link", "first": 2},
+            {"path": memories[0]},
+        ],
+        "link-report.graphql": [{}, {"top": 2}],
+    }
+    return table.get(name, [{}])
+
+
+@pytest.fixture
+def servers(tmp_path: Path, neo4j_store: Neo4jStore) -> Iterator[tuple[LiveServer, LiveServer, Path]]:
+    root = Path(shutil.copytree(EXAMPLE, tmp_path / "workspace"))
+    with live_server(root, MemoryStore(), watch=False) as embedded, \
+            live_server(root, neo4j_store, watch=False) as on_neo4j:
+        yield embedded, on_neo4j, root
+
+
+@pytest.mark.parametrize("name", queries())
+async def test_document_answers_the_same_on_both_stores(
+    name: str, servers: tuple[LiveServer, LiveServer, Path],
+) -> None:
+    embedded, on_neo4j, root = servers
+    document = (DOCUMENTS / name).read_text(encoding="utf-8")
+    async with httpx.AsyncClient(timeout=30) as client:
+        for variables in variable_sets(name, root):
+            for _page in range(20):  # and the pages after the first, by their cursors
+                expected = await post(client, embedded.graphql, document, variables)
+                answer = await post(client, on_neo4j.graphql, document, variables)
+                assert "errors" not in expected, (variables, expected)
+                assert without_age(answer) == without_age(expected), variables
+                cursor = next_cursor(expected)
+                if cursor is None:
+                    break
+                variables = {**variables, "after": cursor}
+
+
+def next_cursor(body: dict[str, Any]) -> str | None:
+    for value in (body.get("data") or {}).values():
+        info = value.get("pageInfo") if isinstance(value, dict) else None
+        if info and info.get("hasNextPage"):
+            cursor: str = info["endCursor"]
+            return cursor
+    return None
