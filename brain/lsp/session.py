@@ -156,7 +156,8 @@ class Session:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
-        self._thread.join(timeout=2)
+        if self._thread.ident is not None:  # started
+            self._thread.join(timeout=2)
         self.brain.close()
 
     # ------------------------------------------------------------------ the worker

@@ -101,3 +101,7 @@ def test_file_level_problems_of_open_files(session: Session, recorder: Recorder)
     (session.root / "memory/bot/deep").mkdir()
     uri = open_doc(session, "memory/bot/deep/x.md", "nested\n")
     assert recorder.codes(uri) == ["nested-directory"]
+
+
+def test_a_session_that_never_started_stops_cleanly(tmp_path: Path, recorder: Recorder) -> None:
+    Session(tmp_path, "utf-16", recorder.publish, recorder.progress.append, lambda k, t: None).stop()
