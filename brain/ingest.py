@@ -275,9 +275,12 @@ class Ingester:
                 stats.update(found)
                 gone.extend(k for k in self._known_under(rel) if k not in found)
                 continue
+            if not stat.S_ISREG(st.st_mode):
+                gone.extend(self._known_under(rel))  # e.g. a folder replaced by a link to it
+                if not stat.S_ISLNK(st.st_mode):
+                    gone.append(rel)  # a FIFO or device: a full walk skips it, and reading blocks
+                    continue
             stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
-            if not stat.S_ISREG(st.st_mode):  # e.g. a folder replaced by a link to it
-                gone.extend(self._known_under(rel))
         for rel in {*named, *stats, *gone}:  # a named empty folder is a scope too
             parts = rel.split("/")
             if parts[0] == MEMORY_DIR and len(parts) >= 2:
