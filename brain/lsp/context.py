@@ -13,7 +13,7 @@ from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.catalog import Catalog
 from brain.lsp.graph import NoteIdentity, identity_of
 from brain.lsp.positions import LineIndex, split_lines
-from brain.parse import ParsedNote, parse_note
+from brain.parse import ParsedNote, normalize_text, parse_note
 from brain.store.base import GraphStore
 
 
@@ -64,9 +64,11 @@ class Context:
         if text is not None:
             return text
         try:
-            return (self.root / rel).read_bytes().decode("utf-8", errors="replace")
+            raw = (self.root / rel).read_bytes()
         except OSError:
             return None
+        # Read as the parser reads (no BOM, `\n` line ends), so stored columns line up.
+        return normalize_text(raw.decode("utf-8", errors="replace"))
 
     def lines_of(self, rel: str) -> LineIndex:
         """Lines of a file, to turn stored code point columns into client positions."""

@@ -158,3 +158,14 @@ def test_workspace_symbols_by_name_and_description(make_brain: BrainFactory) -> 
     assert [s.name for s in found] == ["gamma", "zeta"]
     assert found[0].container_name == "shared · Gamma, shared"
     assert len(workspace_symbols(context(brain), "")) == 4
+
+
+def test_references_in_files_with_a_bom_and_crlf(make_brain: BrainFactory) -> None:
+    brain = make_brain()
+    (brain.root / "memory/bot/windows.md").write_bytes("\ufeff😀 [[gamma]]\r\nx [[gamma]]\r\n".encode())
+    brain.sync()
+    found = references(context(brain), document(brain, "memory/shared/gamma.md"), pos(0, 0), False)
+    assert found is not None
+    spots = sorted((loc.range.start.line, loc.range.start.character, loc.range.end.character)
+                   for loc in found if loc.uri.endswith("windows.md"))
+    assert spots == [(0, 3, 12), (1, 2, 11)]
