@@ -91,7 +91,7 @@ def register(server: BrainLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: BrainLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        ls._docs.pop(uri, None)
+        ls.forget(uri)
         located = ls.roots.locate(uri)
         if located is not None:
             session, rel = located

@@ -130,6 +130,9 @@ class BrainLanguageServer(LanguageServer):
             self._docs[uri] = cached
         return session, cached
 
+    def forget(self, uri: str) -> None:
+        self._docs.pop(uri, None)
+
     def context(self, session: Session) -> Context:
         def open_text(rel: str) -> str | None:
             applied = session.applied.get(rel)
