@@ -193,7 +193,7 @@ class Session:
         a keystroke triggers (completion) is being answered.
         """
         started = time.monotonic()
-        while not self._stopping:
+        while self._overlays and not self._stopping:  # only edits come in bursts
             now = time.monotonic()
             quiet_at = self._last_enqueue + DEBOUNCE
             if now >= quiet_at or now - started >= DEBOUNCE_MAX:
