@@ -105,3 +105,16 @@ def test_file_level_problems_of_open_files(session: Session, recorder: Recorder)
 
 def test_a_session_that_never_started_stops_cleanly(tmp_path: Path, recorder: Recorder) -> None:
     Session(tmp_path, "utf-16", recorder.publish, recorder.progress.append, lambda k, t: None).stop()
+
+
+def test_a_burst_of_keystrokes_is_applied_as_one_round(session: Session, recorder: Recorder) -> None:
+    rel = "memory/bot/typing.md"
+    uri = open_doc(session, rel, "start\n")
+    before = len(recorder.published)
+    for version in range(2, 40):
+        session.change(rel, uri, "start [[nowhere]]\n"[:version], version)
+    assert session.wait_settled(10)
+    rounds = [p for p in recorder.published[before:] if p.uri == uri]
+    assert len(rounds) < 38 // 2  # coalesced (typically into one round)
+    assert rounds[-1].version == 39
+    assert [d.code for d in rounds[-1].diagnostics] == ["broken-link"]
