@@ -14,8 +14,12 @@ class UserError(Exception):
     """
 
 
+class Forbidden(GraphQLError):
+    """The caller's token may not read this field (raised by permission classes): shown."""
+
+
 def should_mask(error: GraphQLError) -> bool:
-    """Mask everything but syntax, validation and input errors, and `UserError`s.
+    """Mask everything but syntax, validation and input errors, `UserError`s and `Forbidden`.
 
     graphql-core leaves `original_error` empty for errors it reports about the document
     and the variables; anything raised by a resolver is kept as `original_error`.
@@ -23,4 +27,4 @@ def should_mask(error: GraphQLError) -> bool:
     original = error.original_error
     if original is None:
         return False
-    return not isinstance(original, UserError)
+    return not isinstance(original, UserError | Forbidden)

@@ -18,6 +18,7 @@ from brain import model
 from brain.api.context import Info
 from brain.api.enums import MemoryType
 from brain.api.fields import field
+from brain.api.permissions import ADMIN_ONLY
 from brain.api.problems import Problem
 from brain.store.base import MemoryFilter, link_problem
 
@@ -159,11 +160,11 @@ class Agent(Node):
             record=node,
         )
 
-    @field(description="Its memories counted by type.")
+    @field(description="Its memories counted by type.", permission_classes=ADMIN_ONLY)
     async def memory_counts(self, info: Info) -> MemoryCounts:
         return MemoryCounts.of(await info.context.loaders.type_counts.load(self.name))
 
-    @field(description="Its own memories (not the shared ones), by name.")
+    @field(description="Its own memories (not the shared ones), by name.", permission_classes=ADMIN_ONLY)
     async def memories(
         self,
         info: Info,
@@ -180,7 +181,7 @@ class Agent(Node):
         )
         return await memory_page(info, where, first, after)
 
-    @field(description="Links that name this agent (`[[agent:name]]`).")
+    @field(description="Links that name this agent (`[[agent:name]]`).", permission_classes=ADMIN_ONLY)
     async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
         return await _links_into(info, self.id)
 

@@ -18,6 +18,7 @@ from brain.api.errors import UserError
 from brain.api.fields import field
 from brain.api.loaders import in_thread
 from brain.api.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
+from brain.api.permissions import ADMIN_ONLY
 from brain.api.reports import LinkReport, Stats, Subgraph, subgraph_of
 from brain.store.base import MemoryFilter
 
@@ -28,7 +29,10 @@ def _entities(info: Info, kind: model.Kind) -> list[model.EntityNode]:
 
 @strawberry.type
 class GraphQuery:
-    @field(description="Any node by its stable id, e.g. `memory:shared/glossary`.")
+    @field(
+        description="Any node by its stable id, e.g. `memory:shared/glossary`.",
+        permission_classes=ADMIN_ONLY,
+    )
     async def node(self, info: Info, id: strawberry.ID) -> Node | None:
         found = await info.context.loaders.nodes.load(str(id))
         return None if found is None else graph_node(found)
@@ -37,7 +41,8 @@ class GraphQuery:
         description=(
             "One memory, by `path` (e.g. `memory/shared/glossary.md`) or by `scope` and `name`; "
             "names match case-insensitively."
-        )
+        ),
+        permission_classes=ADMIN_ONLY,
     )
     async def memory(
         self, info: Info, path: str | None = None, scope: str | None = None, name: str | None = None
@@ -54,7 +59,7 @@ class GraphQuery:
             )
         return None if found is None else Memory.of(found)
 
-    @field(description="Memories in id order, filtered and paged.")
+    @field(description="Memories in id order, filtered and paged.", permission_classes=ADMIN_ONLY)
     async def memories(
         self,
         info: Info,
@@ -65,31 +70,34 @@ class GraphQuery:
         where = filter.to_model() if filter is not None else MemoryFilter()
         return await memory_page(info, where, first, after)
 
-    @field(description="Every agent, by name.")
+    @field(description="Every agent, by name.", permission_classes=ADMIN_ONLY)
     async def agents(self, info: Info) -> list[Agent]:
         return [Agent.of(a) for a in await in_thread(info.context.brain.store.list_agents)]
 
-    @strawberry.field
+    @field(description="One agent by name (open to agents' tokens too, for `memoryPrompt`).")
     async def agent(self, info: Info, name: str) -> Agent | None:
         found = await info.context.loaders.nodes.load(model.agent_id(name))
         return Agent.of(found) if isinstance(found, model.AgentNode) else None
 
-    @strawberry.field
+    @field(description="Every workflow, by id.", permission_classes=ADMIN_ONLY)
     async def workflows(self, info: Info) -> list[Workflow]:
         found = await in_thread(_entities, info, model.Kind.WORKFLOW)
         return [w for w in map(entity_of, found) if isinstance(w, Workflow)]
 
-    @strawberry.field
+    @field(description="Every chat, by id.", permission_classes=ADMIN_ONLY)
     async def chats(self, info: Info) -> list[Chat]:
         found = await in_thread(_entities, info, model.Kind.CHAT)
         return [c for c in map(entity_of, found) if isinstance(c, Chat)]
 
-    @strawberry.field
+    @field(description="Every work item, by id.", permission_classes=ADMIN_ONLY)
     async def work_items(self, info: Info) -> list[WorkItem]:
         found = await in_thread(_entities, info, model.Kind.WORK_ITEM)
         return [w for w in map(entity_of, found) if isinstance(w, WorkItem)]
 
-    @field(description="Problems in path and line order, as `brain check` reports them.")
+    @field(
+        description="Problems in path and line order, as `brain check` reports them.",
+        permission_classes=ADMIN_ONLY,
+    )
     async def problems(
         self,
         info: Info,
@@ -101,7 +109,10 @@ class GraphQuery:
     ) -> ProblemConnection:
         return await problem_page(info, severity, code, path, first, after)
 
-    @field(description="Link integrity: counts by status and by problem code, and what is missing.")
+    @field(
+        description="Link integrity: counts by status and by problem code, and what is missing.",
+        permission_classes=ADMIN_ONLY,
+    )
     async def link_report(self, info: Info) -> LinkReport:
         brain = info.context.brain
         stats = await in_thread(brain.stats)
@@ -112,7 +123,8 @@ class GraphQuery:
         description=(
             "The nodes within `depth` hops of a node (links both ways, agents and their memories) "
             "and the edges among them, at most `limit` nodes; null if the node does not exist."
-        )
+        ),
+        permission_classes=ADMIN_ONLY,
     )
     async def neighborhood(
         self, info: Info, id: strawberry.ID, depth: int = 1, limit: int = 100
@@ -122,6 +134,6 @@ class GraphQuery:
             return None
         return subgraph_of(sub.nodes, sub.edges, sub.truncated)
 
-    @field(description="Counts of the whole graph.")
+    @field(description="Counts of the whole graph.", permission_classes=ADMIN_ONLY)
     async def stats(self, info: Info) -> Stats:
         return Stats.of(await in_thread(info.context.brain.stats))

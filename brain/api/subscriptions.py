@@ -12,6 +12,7 @@ from brain.api.enums import ChangeKind
 from brain.api.events import change_scope
 from brain.api.fields import field, subscription
 from brain.api.nodes import Node, graph_node
+from brain.api.permissions import ADMIN_ONLY
 from brain.service import GraphChange
 
 # Model field names -> the schema's field names, for `GraphChangeEvent.fields`.
@@ -52,7 +53,8 @@ class GraphChangeEvent:
 @strawberry.type
 class Subscription:
     @subscription(
-        description="Every change applied to the graph from now on; only one scope's if `scope` is given."
+        description="Every change applied to the graph from now on; only one scope's if `scope` is given.",
+        permission_classes=ADMIN_ONLY,
     )
     async def graph_changed(
         self, info: Info, scope: str | None = None

@@ -125,7 +125,8 @@ async def test_http_requires_a_token(serve: ServerFactory, workspace: Path, toke
     assert wrong.status_code == 401
     assert "not valid" in wrong.json()["errors"][0]["message"]
     assert as_admin["data"] == {"stats": {"memories": 4}}
-    assert as_agent["data"] == {"stats": {"memories": 4}}
+    assert as_agent["status"] == 200  # authenticated; the field itself is for admins
+    assert "needs an admin token" in as_agent["errors"][0]["message"]
     assert health.status_code == 200
 
 
@@ -146,8 +147,8 @@ async def test_websocket_requires_a_token_in_connection_init(
     assert ws.close_code == 4401  # no connection_init, no operations
     params = {"Authorization": f"Bearer {AGENT_TOKEN}"}
     async with ws_session(live.ws, connection_params=params) as session:
-        stream = await session.subscribe("query { stats { agents } }")
-        assert (await stream.payload())["data"] == {"stats": {"agents": 3}}
+        stream = await session.subscribe('query { agent(name: "bot") { name } }')
+        assert (await stream.payload())["data"] == {"agent": {"name": "bot"}}
 
 
 async def test_websocket_handshake_with_a_wrong_token_is_refused(
@@ -163,3 +164,55 @@ async def test_websocket_handshake_with_a_wrong_token_is_refused(
     async with ws_session(live.ws, connection_params={}, headers=good) as session:
         stream = await session.subscribe("query { stats { agents } }")
         assert (await stream.payload())["data"] == {"stats": {"agents": 3}}
+
+
+ADMIN_FIELDS = [
+    "{ stats { memories } }",
+    "{ memories { edges { cursor } } }",
+    '{ memory(path: "memory/writer/style.md") { body } }',
+    '{ node(id: "memory:writer/style") { id } }',
+    "{ agents { name } }",
+    "{ problems { totalCount } }",
+    "{ linkReport { total } }",
+    '{ neighborhood(id: "agent:writer") { truncated } }',
+    "{ workflows { id } chats { id } workItems { id } }",
+    '{ agent(name: "bot") { memories { edges { node { body } } } } }',
+    '{ agent(name: "bot") { memoryCounts { total } } }',
+    '{ agent(name: "bot") { backlinks { text } } }',
+]
+
+
+@pytest.mark.parametrize("query", ADMIN_FIELDS)
+async def test_dashboard_fields_need_an_admin_token(
+    serve: ServerFactory, workspace: Path, tokens: TokenRegistry, query: str
+) -> None:
+    live = serve(workspace, watch=False, tokens=tokens)
+    async with httpx.AsyncClient() as client:
+        as_agent = await post(client, live.graphql, query, token=AGENT_TOKEN)
+        as_admin = await post(client, live.graphql, query, token=ADMIN_TOKEN)
+    assert "needs an admin token" in as_agent["errors"][0]["message"]
+    assert "House style" not in str(as_agent)
+    assert "errors" not in as_admin
+
+
+async def test_an_agent_token_may_name_an_agent(
+    serve: ServerFactory, workspace: Path, tokens: TokenRegistry
+) -> None:
+    live = serve(workspace, watch=False, tokens=tokens)
+    async with httpx.AsyncClient() as client:
+        body = await post(client, live.graphql, '{ agent(name: "bot") { name memoryEnabled } }',
+                          token=AGENT_TOKEN)
+    assert body["data"] == {"agent": {"name": "bot", "memoryEnabled": True}}
+
+
+async def test_an_agent_token_cannot_follow_every_change(
+    serve: ServerFactory, workspace: Path, tokens: TokenRegistry
+) -> None:
+    live = serve(workspace, watch=False, tokens=tokens)
+    async with ws_session(live.ws, connection_params={"token": AGENT_TOKEN}) as session:
+        stream = await session.subscribe("subscription { graphChanged { id } }")
+        message = await stream.next()
+    refusal = message["payload"]["errors"][0]["message"] if message["type"] == "next" else (
+        message["payload"][0]["message"]
+    )
+    assert "needs an admin token" in refusal

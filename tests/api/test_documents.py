@@ -118,7 +118,9 @@ async def _memory(live: LiveServer, root: Path) -> None:
     path = root / "memory/release-writer/house-style.md"
     by_path = await run(live, "memory.graphql", path="memory/release-writer/house-style.md")
     by_name = await run(live, "memory.graphql", scope="release-writer", name="house-style")
+    ages = by_path["memory"].pop("age"), by_name["memory"].pop("age")
     assert by_path == by_name
+    assert abs(ages[0] - ages[1]) <= 1  # seconds tick between the two queries
     memory = by_path["memory"]
     assert memory["id"] == "memory:release-writer/house-style"
     assert memory["virtualPath"] == "/memories/house-style.md"
