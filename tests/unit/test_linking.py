@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,8 +66,9 @@ class Folder:
 
     def real(self, rel: str) -> str:
         """`rel` with symlinked folders resolved: where a write through it really lands."""
-        parent = os.path.realpath(self.root / rel).rsplit("/", 1)[0]
-        return os.path.relpath(parent, os.path.realpath(self.root)) + "/" + rel.rsplit("/", 1)[-1]
+        path = self.root / rel
+        parent = os.path.relpath(os.path.realpath(path.parent), os.path.realpath(self.root))
+        return f"{parent}/{path.name}"
 
 
 def fresh_brain(root: Path) -> Brain:
@@ -452,3 +454,19 @@ TestRandomOperations.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
+
+
+def test_a_named_fifo_is_not_read(folder: Folder) -> None:
+    # Opening a FIFO blocks until a writer comes: a watcher event naming one must not hang.
+    brain = fresh_brain(folder.root)
+    (folder.root / "memory" / "bot").mkdir()
+    os.mkfifo(folder.root / "memory" / "bot" / "pipe.md")
+    done = threading.Event()
+
+    def run() -> None:
+        brain.sync(["memory/bot", "memory/bot/pipe.md"])
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert done.wait(10), "sync blocked on a FIFO"
+    assert_same_as_fresh(brain)
