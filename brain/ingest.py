@@ -209,6 +209,7 @@ class Ingester:
         self._agents: dict[str, AgentNode] = {}
         self._scopes: set[str] = set()
         self._synced = False
+        self._rebuild = False
         self.listeners: list[BatchListener] = []
 
     @property
@@ -222,6 +223,8 @@ class Ingester:
         started = time.perf_counter()
         fresh = not self._synced
         if fresh:
+            if self._rebuild:
+                paths = None  # after a failed sync: the whole workspace again
             self.store.clear()
         if paths is None:
             stats = {s.rel: s for s in walk(self.root)}
@@ -232,11 +235,31 @@ class Ingester:
             stats, gone = self._stat_paths(paths)
         # Named paths are always read (the hash decides): a rewrite within the file
         # system's timestamp granularity keeps size and mtime, and the watcher saw it.
-        with _gc_paused(fresh):
-            result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
+        try:
+            with _gc_paused(fresh):
+                result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
+        except BaseException:
+            self._forget()
+            raise
         self._synced = True
+        self._rebuild = False
         result.seconds = time.perf_counter() - started
         return result
+
+    def _forget(self) -> None:
+        """A sync failed midway (e.g. the store went away): the store may hold part of it.
+
+        Forget what was read, so the next sync clears the store and ingests everything:
+        the same graph as if the failed sync had never started.
+        """
+        self.files.clear()
+        self.file_problems.clear()
+        self.definitions.clear()
+        self.claims.clear()
+        self._agents = {}
+        self._scopes = set()
+        self._synced = False
+        self._rebuild = True
 
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         """Use this text for `rel` instead of the disk (an editor's unsaved buffer); None drops it."""

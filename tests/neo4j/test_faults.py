@@ -101,3 +101,30 @@ def test_a_server_gone_for_longer_than_the_retries_is_one_clear_error(
     store = make_store(uri=proxy.uri)
     Brain(workload, store).sync()
     assert store.export() == workload_export
+
+
+def test_the_same_process_recovers_from_a_failed_sync(
+    workload: Path, workload_export: GraphExport, make_store: StoreMaker, baseline: Injector,
+) -> None:
+    injector = Injector("crash", at=baseline.runs // 2)
+    brain = Brain(workload, make_store(injector))
+    with pytest.raises(Crash):
+        brain.sync()
+    injector.fault = None
+    brain.sync()  # what a server's next rescan does
+    assert brain.store.export() == workload_export
+
+
+def test_a_change_lost_while_the_server_was_away_is_written_when_it_returns(
+    tmp_path: Path, make_store: StoreMaker, proxy: Proxy,
+) -> None:
+    ws = Workspace(tmp_path)
+    ws.write("memory/bot/a.md", note("a", "[[b]]"))
+    brain = ws.brain(make_store(uri=proxy.uri, retry_seconds=0.5))
+
+    proxy.down()
+    with pytest.raises(StoreUnavailable):
+        brain.sync([ws.write("memory/bot/b.md", note("b", "[[a]] [[c]]"))])
+    proxy.up()
+    brain.sync([ws.write("memory/bot/c.md", note("c"))])  # the next change, or a rescan
+    assert brain.store.export() == reference_export(tmp_path)
