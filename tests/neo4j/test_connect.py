@@ -9,12 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from brain.service import Brain
 from brain.store.base import MemoryFilter
 from brain.store.neo4j import Neo4jStore
 from brain.store.open import StoreUnavailable
+from tests.api.client import post
+from tests.api.live import live_server
 from tests.contract.helpers import Workspace, note, reference
 from tests.neo4j.conftest import Login, StoreMaker
 from tests.neo4j.proxy import Proxy
@@ -131,3 +134,20 @@ def test_a_server_that_goes_away_gives_errors_then_recovers(
     assert store.export() == expected.export()
     brain.sync([workspace.write("memory/shared/missing.md", note("here now"))])
     assert store.get_nodes(["unresolved:missing"]) == {}
+
+
+async def test_api_clients_get_errors_while_the_server_is_away_then_answers(
+    workspace: Workspace, make_store: StoreMaker, proxy: Proxy,
+) -> None:
+    query = "{ stats { memories links } memories(first: 5) { edges { node { id } } } }"
+    store = make_store(uri=proxy.uri, retry_seconds=0.5)
+    with live_server(workspace.root, store, watch=False) as live:
+        async with httpx.AsyncClient(timeout=30) as client:
+            before = await post(client, live.graphql, query)
+            assert before["data"]["stats"] == {"memories": 2, "links": 3}
+            proxy.down()
+            failed = await post(client, live.graphql, query)
+            assert failed["errors"]
+            assert (await client.get(f"{live.base}/healthz")).status_code == 200  # the API stays up
+            proxy.up()
+            assert await post(client, live.graphql, query) == before
