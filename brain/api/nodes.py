@@ -59,12 +59,22 @@ class Memory(Node):
     description: str
     type: MemoryType | None
     body: str = strawberry.field(description="The markdown after the frontmatter.")
-    headings: list[Heading]
     size: int = strawberry.field(description="Bytes on disk.")
-    modified_at: datetime
     hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
-    properties: JSON = strawberry.field(description="Frontmatter keys other than description and type.")
     record: strawberry.Private[model.MemoryNode]
+
+    # Computed only when asked: a page of a hundred memories rarely wants them.
+    @strawberry.field
+    def headings(self) -> list[Heading]:
+        return [Heading(text=h.text, level=h.level, line=h.line) for h in self.record.headings]
+
+    @strawberry.field
+    def modified_at(self) -> datetime:
+        return datetime.fromtimestamp(self.record.modified_at, tz=UTC)
+
+    @field(description="Frontmatter keys other than description and type.")
+    def properties(self) -> JSON:
+        return JSON(dict(self.record.properties))
 
     @classmethod
     def of(cls, node: model.MemoryNode) -> Memory:
@@ -77,11 +87,8 @@ class Memory(Node):
             description=node.description,
             type=MemoryType.of(node.type),
             body=node.body,
-            headings=[Heading(text=h.text, level=h.level, line=h.line) for h in node.headings],
             size=node.size,
-            modified_at=datetime.fromtimestamp(node.modified_at, tz=UTC),
             hash=node.hash,
-            properties=JSON(dict(node.properties)),
             record=node,
         )
 
