@@ -18,20 +18,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from brain.ingest import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
 from brain.tool.catalog import Catalog, NoteInfo
+from brain.tool.content import check_content
 from brain.tool.files import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.gate import Addressing, Gate
 from brain.tool.history import History, HistoryRecord, iso_time
-from brain.tool.names import MD, NameProblem, check_agent_name, fold
+from brain.tool.names import MD, fold
 from brain.tool.prompt import render_prompt
-from brain.tool.refusal import Call, Refusal, RefusalCode, shown
-from brain.tool.secret_scan import find_secret
-from brain.tool.textedit import changed_lines
+from brain.tool.refusal import Call, Refusal, RefusalCode
 
 if TYPE_CHECKING:
     from brain.service import Brain
@@ -39,15 +39,6 @@ if TYPE_CHECKING:
 Clock = Callable[[], float]
 HISTORY_ENV = "BRAIN_MEMORY_HISTORY"
 DEFAULT_MAX_FILE_BYTES = 64 * 1024
-REDACTED = "[secret removed: say where it is kept instead]"
-
-
-class Addressing(Protocol):
-    """How one front end names files and the calls that read or list them."""
-
-    def path(self, scope: str, name: str) -> str: ...
-    def listing(self, scope: str) -> Call: ...
-    def reading(self, scope: str, name: str) -> Call: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +88,7 @@ class MemoryService:
         self.brain = brain
         self.folders = MemoryFolders(self.root)
         self.agents = AgentDirectory(self.root)
+        self.gate = Gate(self.agents)
         self.catalog = Catalog(self.folders)
         self.history = history if history is not None else History(default_history_path(self.root))
         self.clock = clock
@@ -108,78 +100,11 @@ class MemoryService:
 
     def agent_state(self, name: str | None) -> AgentState:
         """The named agent, or a refusal: no name, a name that cannot be an agent, or unknown."""
-        if name is None or not name.strip():
-            raise Refusal(
-                RefusalCode.NO_AGENT,
-                "the memory tool only works for a named agent: a chat with a bare model has no "
-                "memory. Call it on behalf of an agent whose definition sets `memory: true`",
-                self._example_agent_call(),
-            )
-        try:
-            check_agent_name(name)
-        except NameProblem as problem:
-            raise Refusal(
-                RefusalCode.UNKNOWN_AGENT if problem.code is RefusalCode.INVALID_PATH else problem.code,
-                problem.reason, self._example_agent_call(problem.fixed),
-            ) from None
-        state = self.agents.get(name)
-        if not state.exists:
-            known = [a for a in self.agents.names() if self.agents.get(a).memory_enabled]
-            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-            raise Refusal(
-                RefusalCode.UNKNOWN_AGENT,
-                f"there is no agent `{shown(name)}` (no agents/{shown(name)}.md and no "
-                f"memory/{shown(name)}/ folder)",
-                self._example_agent_call(close[0] if close else None),
-            )
-        return state
-
-    def _example_agent_call(self, agent: str | None = None) -> Call | None:
-        if agent is None:
-            enabled = [a for a in self.agents.all() if a.memory_enabled]
-            agent = enabled[0].name if enabled else None
-        return Call("view", {"agent": agent, "path": "/memories"}) if agent else None
+        return self.gate.agent_state(name)
 
     def authorize(self, actor: Actor, scope: str, addr: Addressing, *, write: bool) -> None:
         """Refuse unless `actor` may read (or write) `scope`; other agents' scopes do not exist."""
-        if not actor.can_see(scope):
-            raise self._missing_scope(scope, addr)
-        if scope == SHARED_SCOPE:
-            if write and actor.agent is not None:
-                self._require_memory(actor.agent, addr)
-            return
-        state = self.agents.get(scope) if _valid_agent(scope) else None
-        if state is None or not state.exists:
-            if write:
-                raise Refusal(
-                    RefusalCode.UNKNOWN_AGENT,
-                    f"there is no agent `{shown(scope)}`: create agents/{shown(scope)}.md with "
-                    f"`memory: true` before writing its notes",
-                    addr.listing(SHARED_SCOPE),
-                )
-            raise self._missing_scope(scope, addr)
-        if write and actor.agent is not None:
-            self._require_memory(actor.agent, addr)
-
-    def _require_memory(self, agent: str, addr: Addressing) -> None:
-        state = self.agents.get(agent)
-        if not state.memory_enabled:
-            where = (
-                f"agents/{agent}.md does not set `memory: true`" if state.defined
-                else f"there is no agents/{agent}.md with `memory: true`"
-            )
-            raise Refusal(
-                RefusalCode.MEMORY_OFF,
-                f"memory is off for agent `{agent}` ({where}): it can read its notes but not "
-                "change them. A person can turn memory on in the agent's definition",
-                addr.listing(agent),
-            )
-
-    def _missing_scope(self, scope: str, addr: Addressing) -> Refusal:
-        return Refusal(
-            RefusalCode.NOT_FOUND, f"there is no memory scope `{shown(scope)}`",
-            addr.listing(SHARED_SCOPE),
-        )
+        self.gate.authorize(actor, scope, addr, write=write)
 
     # ------------------------------------------------------------------ reads
 
@@ -454,44 +379,10 @@ class MemoryService:
         self, text: str, old: str | None, scope: str, name: str, call: Call, addr: Addressing,
         content_arg: str | None,
     ) -> bytes:
-        here = addr.path(scope, name)
-        if "\x00" in text:
-            line = text[: text.index("\x00")].count("\n") + 1
-            cleaned = _arg_replace(call, content_arg, "\x00", "")
-            raise Refusal(
-                RefusalCode.NOT_TEXT,
-                f"the new text of {here} has a NUL character on line {line}: memories are text",
-                cleaned,
-            )
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise Refusal(
-                RefusalCode.NOT_TEXT,
-                f"the new text of {here} has unpaired surrogate characters: it is not valid Unicode",
-                None,
-            ) from None
-        if len(data) > self.max_file_bytes:
-            raise Refusal(
-                RefusalCode.TOO_LARGE,
-                f"{here} would be {len(data):,} bytes; one memory "
-                f"file holds at most {self.max_file_bytes:,} bytes. Keep one topic per file: "
-                f"split it and put the rest in a new note such as "
-                f"{addr.path(scope, name[: -len(MD)] + '-2' + MD)}",
-                _too_large_call(call, content_arg, scope, name, addr, self.max_file_bytes),
-            )
-        lines = changed_lines(old or "", text)
-        hit = find_secret(text, lines)
-        if hit is not None:
-            secret = text[hit.start : hit.end]
-            raise Refusal(
-                RefusalCode.SECRET,
-                f"line {hit.line} of the new text of {here} looks like {hit.kind} "
-                f"(`{hit.preview(text)}`). Never store secrets in memory: write where the secret "
-                "is kept (a vault, an environment variable) instead of the secret itself",
-                _arg_replace(call, content_arg, secret, REDACTED),
-            )
-        return data
+        second = addr.path(scope, name[: -len(MD)] + "-2" + MD)
+        return check_content(
+            text, old, addr.path(scope, name), call, content_arg, self.max_file_bytes, second
+        )
 
     def _sync(self, rels: list[str]) -> None:
         brain = self.brain
@@ -511,45 +402,6 @@ class MemoryService:
 def default_history_path(root: Path) -> Path:
     configured = os.environ.get(HISTORY_ENV)
     return Path(configured) if configured else root / ".brain" / "history.jsonl"
-
-
-def _valid_agent(name: str) -> bool:
-    try:
-        check_agent_name(name)
-    except NameProblem:
-        return False
-    return True
-
-
-def _arg_replace(call: Call, arg: str | None, old: str, new: str) -> Call | None:
-    value = call.args.get(arg) if arg else None
-    if not isinstance(value, str) or old not in value:
-        return None
-    assert arg is not None
-    return call.with_args(**{arg: value.replace(old, new)})
-
-
-def _too_large_call(
-    call: Call, arg: str | None, scope: str, name: str, addr: Addressing, limit: int
-) -> Call | None:
-    """A call that fits: a whole-file write cut at the last line that fits (the rest goes
-    into a second note), or an edit's new text moved into a note of its own."""
-    value = call.args.get(arg) if arg else None
-    if not isinstance(value, str):
-        return None
-    if arg in ("file_text", "content"):
-        return call.with_args(**{arg: fitting_prefix(value, limit)})
-    if len(value.encode("utf-8")) > limit:
-        return None
-    second = addr.path(scope, name[: -len(MD)] + "-2" + MD)
-    return Call("create", {"path": second, "file_text": value})
-
-
-def fitting_prefix(text: str, limit: int) -> str:
-    """The longest run of whole lines of `text` within `limit` UTF-8 bytes."""
-    head = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
-    cut = head.rfind("\n")
-    return head[: cut + 1] if cut >= 0 else head
 
 
 def _unsafe(exc: UnsafeEntry) -> Refusal:
