@@ -69,7 +69,8 @@ class Watcher:
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._stop_when, stop, tg.cancel_scope)
             tg.start_soon(self._watch, stop)
-            # Let the watch start before the first scan, so nothing falls between them.
+            # One checkpoint lets the watch task set up its inotify watches before the first
+            # scan; anything that still falls between the two, the periodic rescan catches.
             await anyio.sleep(0)
             self.running = True
             if not self.brain.ready:
