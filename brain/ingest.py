@@ -373,9 +373,18 @@ class Ingester:
             if overlay is None and unchanged and not recheck:
                 continue
             raw = overlay if overlay is not None else self._read(rel)
-            if raw is None:
+            if isinstance(raw, OSError):
+                # Keep what the graph had: a file that cannot be read now is not gone.
+                self.file_problems[rel] = Problem(
+                    "unreadable-file", Severity.ERROR, rel,
+                    f"cannot be read: {raw.strerror or raw}",
+                    fix="make the file readable by the user that runs brain",
+                )
                 continue
             read += 1
+            stale = self.file_problems.get(rel)
+            if stale is not None and stale.code == "unreadable-file":
+                del self.file_problems[rel]
             digest = content_hash(raw)
             if known is not None and known.hash == digest:
                 touched = known.mtime_ns != st.mtime_ns
@@ -474,11 +483,11 @@ class Ingester:
                 if loser not in stats:
                     self.file_problems[loser] = duplicate_problem(loser, node_id, winner)
 
-    def _read(self, rel: str) -> bytes | None:
+    def _read(self, rel: str) -> bytes | OSError:
         try:
             return (self.root / rel).read_bytes()
-        except OSError:
-            return None
+        except OSError as exc:
+            return exc
 
     def _agent_changes(
         self, notes: Iterable[NoteChange], recompute: bool

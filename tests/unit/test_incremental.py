@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from brain.model import LinkStatus
 from brain.service import Brain
 from brain.store.memory import MemoryStore
@@ -50,3 +52,34 @@ def test_rescan_without_changes_reads_nothing(tmp_path: Path) -> None:
     assert brain.sync().parsed == 1
     again = brain.sync()
     assert (again.read, again.parsed, bool(again.batch)) == (0, 0, False)
+
+
+def test_unreadable_file_is_reported_and_its_node_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "memory/bot/a.md", "first version\n")
+    brain = Brain(tmp_path)
+    brain.sync()
+    write(tmp_path, "memory/bot/a.md", "second version, unreadable for now\n")
+    real_read = Path.read_bytes
+
+    def deny(path: Path) -> bytes:
+        if path.name == "a.md":
+            raise PermissionError(13, "Permission denied")
+        return real_read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    brain.sync()
+    (problem,) = [p for p in brain.problems() if p.code == "unreadable-file"]
+    assert (problem.path, problem.severity.value) == ("memory/bot/a.md", "error")
+    assert "Permission denied" in problem.message
+    memory = brain.store.memory_by_path("memory/bot/a.md")
+    assert memory is not None
+    assert memory.description == "first version"
+
+    monkeypatch.setattr(Path, "read_bytes", real_read)
+    brain.sync()
+    assert not [p for p in brain.problems() if p.code == "unreadable-file"]
+    memory = brain.store.memory_by_path("memory/bot/a.md")
+    assert memory is not None
+    assert memory.description == "second version, unreadable for now"
