@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,7 +27,14 @@ def big_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"]))
+# One parse process, so indexing takes seconds (not the ~1 s of a parallel ingest) and the
+# requests below are sure to arrive while it runs.
+SERIAL = {**os.environ, "BRAIN_INGEST_WORKERS": "1"}
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"], server_env=SERIAL)
+)
 async def client(lsp_client: LanguageClient, big_workspace: Path) -> AsyncIterator[None]:
     lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
     await lsp_client.initialize_session(
