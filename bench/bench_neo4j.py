@@ -7,7 +7,8 @@ Neo4j: the server at BRAIN_BENCH_NEO4J_URI (or BRAIN_TEST_NEO4J_URI, NEO4J_URI),
 bundled one (tools/neo4j/neo4j.sh start, stopped at the end). Measured, for each store:
 
 * full ingest of each size, every run in a fresh process on a fresh copy of the workspace
-  (Neo4j: the database cleared first): seconds, notes/s, write transactions, peak RSS;
+  (Neo4j: the database cleared first, after one untimed warm-up ingest): seconds, notes/s,
+  write transactions, peak RSS;
 * incremental update latency in that process: `--edits` single-note changes (an edit that
   adds a link, a new note, a deleted note, in turn), each one `Brain.sync([path])`;
 * the memory-with-backlinks GraphQL query (graphql/memory.graphql, a random note each
@@ -137,6 +138,8 @@ def run_once(source: Path, kind: str, uri: str, edits: int, scratch: Path) -> di
 
 def ingest_and_changes(args: argparse.Namespace, uri: str, scratch: Path) -> dict[str, Any]:
     sizes: dict[str, Any] = {}
+    if args.warmup:  # a server that has been up for a while has its code compiled (JIT)
+        run_once(cached_workload(min(args.sizes), args.cache), "neo4j", uri, 0, scratch)
     for size in args.sizes:
         source = cached_workload(size, args.cache)
         runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in STORES}
@@ -206,6 +209,7 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--graphql-size", type=int, default=10_000)
+    parser.add_argument("--warmup", type=int, default=1, help="untimed Neo4j ingests first (JIT warm-up)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     args = parser.parse_args()
     random.seed(0)

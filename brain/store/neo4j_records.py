@@ -221,7 +221,7 @@ def link_props(link: Link) -> Props:
         "embed": link.embed,
         "line": link.line,
         "column": link.column,
-        "candidates": list(link.candidates),
+        "candidates": list(link.candidates) or None,  # only ambiguous links have any
     })
 
 

@@ -159,12 +159,10 @@ def _link_statements(statements: dict[str, str], links: Sequence[Link], phase: i
         label = _label_of(link.target_id)
         if label is None:
             continue
-        by_label[label].append({
-            "source": link.source,
-            "target": link.target_id,
-            "name": link.target_id.split(":", 1)[1],
-            "props": link_props(link),
-        })
+        row = {"source": link.source, "target": link.target_id, "props": link_props(link)}
+        if label == "Unresolved":
+            row["name"] = link.target_id.split(":", 1)[1]
+        by_label[label].append(row)
     return [
         Statement(statements[label], {"rows": rows}, len(rows), phase, phase == RELINK)
         for label, rows in sorted(by_label.items())

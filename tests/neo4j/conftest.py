@@ -23,7 +23,6 @@ Login = tuple[str, str | None, str | None, str]
 # Tiny statements and transactions, so a small workspace spans many of them.
 SMALL = Limits(node_rows=8, memory_rows=6, link_rows=24, transaction_rows=40, memory_weight=2)
 
-pytestmark = pytest.mark.neo4j
 
 
 def driver_for(login: Login, uri: str | None = None, retry_seconds: float = 5.0) -> Driver:
