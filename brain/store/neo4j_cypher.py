@@ -60,10 +60,12 @@ def schema_file() -> str:
 
 
 # ------------------------------------------------------------------ writes
-# Every write statement is safe to run twice in a row: a managed transaction may be retried,
-# and a transaction whose commit outcome is unknown is run again by the store. Statements
-# that detach links return `orphans`: Unresolved ids that may now have nothing pointing at
-# them, for CLEANUP_UNRESOLVED at the end of the same transaction.
+# Every transaction built from these is safe to run twice in a row (a managed transaction
+# may be retried, and one whose commit outcome is unknown is run again by the store): nodes
+# are MERGEd and overwritten, a note's links are dropped before they are created in the same
+# transaction, a relink replaces whatever is at (source, ordinal). Statements that detach
+# links return `orphans`: Unresolved ids that may now have nothing pointing at them, for
+# CLEANUP_UNRESOLVED at the end of the same transaction.
 
 UPSERT_MEMORIES = """
 UNWIND $rows AS row
