@@ -297,6 +297,8 @@ class Ingester:
                 found = {sub.rel: sub for sub in walk_under(self.root, rel)}
                 stats.update(found)
                 gone.extend(k for k in self._known_under(rel) if k not in found)
+                if rel in self.files or rel in self.file_problems:
+                    gone.append(rel)  # it was a file or a link before it became a folder
                 continue
             if not stat.S_ISREG(st.st_mode):
                 gone.extend(self._known_under(rel))  # e.g. a folder replaced by a link to it

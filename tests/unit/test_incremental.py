@@ -83,3 +83,20 @@ def test_unreadable_file_is_reported_and_its_node_kept(
     memory = brain.store.memory_by_path("memory/bot/a.md")
     assert memory is not None
     assert memory.description == "second version, unreadable for now"
+
+
+def test_a_link_replaced_by_a_folder_leaves_no_stale_problem(tmp_path: Path) -> None:
+    # Found by the random-operations state machine: the symlink warning outlived the link.
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory/bob").symlink_to(tmp_path)
+    brain = Brain(tmp_path)
+    brain.sync()
+    brain.sync(["memory/bob"])
+    assert [p.code for p in brain.problems()] == ["symlink"]
+    (tmp_path / "memory/bob").unlink()
+    write(tmp_path, "memory/bob/alpha.md", "")
+    brain.sync(["memory/bob", "memory/bob/alpha.md"])
+    fresh = Brain(tmp_path)
+    fresh.sync()
+    assert brain.problems() == fresh.problems()
+    assert [p.code for p in brain.problems()] == ["memory-off"]
