@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from neo4j import GraphDatabase
 
 from brain.store.base import GraphStore
@@ -26,6 +27,12 @@ REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "tools" / "neo4j" / "neo4j.sh"
 URI_ENV = "BRAIN_TEST_NEO4J_URI"
 STORES = ["memory", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+
+# In CI, property tests draw the same examples every run, so a red build reads the same when
+# rerun; locally each run explores new ones (and keeps failures in .hypothesis/).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 
 def _unavailable(reason: str) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from graphql import GraphQLError
 
+from brain.store.open import StoreUnavailable
+
 MASKED_MESSAGE = "internal error: the server log has the details"
 
 
@@ -19,7 +21,8 @@ class Forbidden(GraphQLError):
 
 
 def should_mask(error: GraphQLError) -> bool:
-    """Mask everything but syntax, validation and input errors, `UserError`s and `Forbidden`.
+    """Mask everything but syntax, validation and input errors, `UserError`s, `Forbidden`,
+    and `StoreUnavailable` (a store that went away: the client should retry, not file a bug).
 
     graphql-core leaves `original_error` empty for errors it reports about the document
     and the variables; anything raised by a resolver is kept as `original_error`.
@@ -27,4 +30,4 @@ def should_mask(error: GraphQLError) -> bool:
     original = error.original_error
     if original is None:
         return False
-    return not isinstance(original, UserError | Forbidden)
+    return not isinstance(original, UserError | Forbidden | StoreUnavailable)

@@ -148,6 +148,7 @@ async def test_api_clients_get_errors_while_the_server_is_away_then_answers(
             proxy.down()
             failed = await post(client, live.graphql, query)
             assert failed["errors"]
+            assert "unavailable" in failed["errors"][0]["message"]  # said, not masked
             assert (await client.get(f"{live.base}/healthz")).status_code == 200  # the API stays up
             proxy.up()
             assert await post(client, live.graphql, query) == before
