@@ -17,7 +17,6 @@ An agent's token acts only as that agent; an admin (or an open server) may act a
 
 from __future__ import annotations
 
-import enum
 from typing import cast
 
 import strawberry
@@ -31,35 +30,16 @@ from brain.api.rest import actor_of, visible_history
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.history import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord
-from brain.tool.refusal import Refusal
+from brain.tool.refusal import Refusal, RefusalCode
 from brain.tool.service import MemoryService
 from brain.tool.tool import MemoryTool, ToolResult
 
-
-@strawberry.enum(
-    description="Why the memory tool refused a call; each has its HTTP status on the REST API."
+# The GraphQL enum is the service's own: one list of codes, named for the schema.
+MemoryRefusalCode = strawberry.enum(
+    RefusalCode,
+    name="MemoryRefusalCode",
+    description="Why the memory tool refused a call; each has its HTTP status on the REST API.",
 )
-class MemoryRefusalCode(enum.Enum):
-    NO_AGENT = "no-agent"
-    UNKNOWN_AGENT = "unknown-agent"
-    MEMORY_OFF = "memory-off"
-    FORBIDDEN = "forbidden"
-    INVALID_PATH = "invalid-path"
-    NOT_MARKDOWN = "not-markdown"
-    NESTED_DIRECTORY = "nested-directory"
-    IS_DIRECTORY = "is-directory"
-    NOT_FOUND = "not-found"
-    ALREADY_EXISTS = "already-exists"
-    CASE_CONFLICT = "case-conflict"
-    CONFLICT = "conflict"
-    INVALID_ARGUMENT = "invalid-argument"
-    NO_MATCH = "no-match"
-    MULTIPLE_MATCHES = "multiple-matches"
-    TOO_LARGE = "too-large"
-    SECRET = "secret"
-    NOT_TEXT = "not-text"
-    SYMLINK = "symlink"
-    UNSAFE_FOLDER = "unsafe-folder"
 
 
 @strawberry.type(description="A call that would have worked, as the model would make it.")
@@ -71,7 +51,7 @@ class MemorySuggestion:
 
 @strawberry.type(description="What was wrong with a memory call, and the call to make instead.")
 class MemoryRefusal:
-    code: MemoryRefusalCode
+    code: RefusalCode
     message: str
     status: int = strawberry.field(description="The HTTP status the REST API gives this refusal.")
     suggestion: MemorySuggestion | None
@@ -81,7 +61,7 @@ class MemoryRefusal:
     def of(cls, refusal: Refusal) -> MemoryRefusal:
         suggestion = refusal.suggestion
         return cls(
-            code=MemoryRefusalCode(refusal.code.value),
+            code=refusal.code,
             message=refusal.message,
             status=refusal.status,
             suggestion=None if suggestion is None else MemorySuggestion(
