@@ -6,6 +6,7 @@ Input and output are pickles over pipes between two processes of the same brain 
 
 from __future__ import annotations
 
+import gc
 import pickle
 import sys
 
@@ -13,6 +14,7 @@ from brain.ingest import build_memory
 
 
 def main() -> int:
+    gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     files = pickle.loads(sys.stdin.buffer.read())
     result = [build_memory(*f) for f in files]
     sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
