@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator
@@ -38,6 +39,7 @@ class FileRole:
 IGNORED = FileRole("ignored")
 
 
+@functools.lru_cache(maxsize=1 << 17)  # every rescan asks again for every file
 def classify(rel: str) -> FileRole:
     """The role of a file from its path relative to the root (with `/`). Pure."""
     parts = rel.split("/")
