@@ -449,7 +449,12 @@ class Ingester:
         and the old one, if still there, is forgotten so it is read when it wins back.
         """
         winners: dict[str, str | None] = {}
+        files = self.files
         for rel, st in stats.items():
+            known = files.get(rel)
+            unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
+            if unchanged and not st.is_link:
+                continue  # claimed when it was read, and nothing about it changed (a rescan)
             node_id = defined_id(classify(rel))
             if node_id is None:
                 continue
