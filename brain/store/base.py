@@ -26,6 +26,7 @@ from brain.model import (
     Problem,
     Severity,
     Stats,
+    name_key,
 )
 from brain.resolve import NameEntry
 
@@ -149,7 +150,12 @@ def link_problem(source_path: str, link: Link) -> Problem | None:
         code = "ambiguous-link"
         names = ", ".join(link.candidates)
         message = f"`{link.raw}` could mean any of: {names}"
-        fix = "name one explicitly, e.g. `[[" + _explicit(link.candidates[0]) + "]]`"
+        explicit = {name_key(_explicit(c)) for c in link.candidates}
+        if len(explicit) < len(link.candidates):
+            # Names that differ only in case or Unicode form: no link can tell them apart.
+            fix = f"rename one of {names}: their names differ only in case or accents"
+        else:
+            fix = "name one explicitly, e.g. `[[" + _explicit(link.candidates[0]) + "]]`"
     else:
         code = "missing-anchor"
         message = f"`{link.raw}`: the target has no heading `{link.anchor}`"

@@ -100,3 +100,25 @@ def test_a_link_replaced_by_a_folder_leaves_no_stale_problem(tmp_path: Path) -> 
     fresh.sync()
     assert brain.problems() == fresh.problems()
     assert [p.code for p in brain.problems()] == ["memory-off"]
+
+
+def test_ambiguity_between_case_variants_asks_for_a_rename(tmp_path: Path) -> None:
+    write(tmp_path, "memory/shared/Deploy.md", "# A\n")
+    write(tmp_path, "memory/shared/deploy.md", "# B\n")
+    write(tmp_path, "memory/shared/index.md", "see [[deploy]]\n")
+    brain = Brain(tmp_path)
+    brain.sync()
+    (problem,) = [p for p in brain.problems() if p.code == "ambiguous-link"]
+    assert problem.candidates == ("memory:shared/Deploy", "memory:shared/deploy")
+    assert problem.fix is not None
+    assert problem.fix.startswith("rename one of memory:shared/Deploy, memory:shared/deploy")
+
+
+def test_ambiguity_across_kinds_suggests_an_explicit_link(tmp_path: Path) -> None:
+    write(tmp_path, "memory/bot/index.md", "see [[deploy]]\n")
+    write(tmp_path, "workflows/deploy.yaml", "title: Deploy\n")
+    write(tmp_path, "chats/deploy.json", '{"title": "Deploy chat"}\n')
+    brain = Brain(tmp_path)
+    brain.sync()
+    (problem,) = [p for p in brain.problems() if p.code == "ambiguous-link"]
+    assert problem.fix == "name one explicitly, e.g. `[[chat:deploy]]`"
