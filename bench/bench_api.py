@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -33,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -182,25 +183,57 @@ async def page_cursors(url: str) -> list[str | None]:
             cursors.append(info["endCursor"])
 
 
-async def write_to_visible(url: str, root: Path, paths: list[str], writes: int) -> dict[str, Any]:
-    """Rewrite a note's description; time until a query shows it and until its event arrives."""
+@contextlib.asynccontextmanager
+async def described_events(ws_url: str) -> AsyncIterator[dict[str, float]]:
+    """Arrival times of graphChanged events, keyed by the memory description they carry."""
     arrivals: dict[str, float] = {}
-    visible: list[float] = []
-    delivered: list[float] = []
-    rng = random.Random(7)
-    ws_url = url.replace("http://", "ws://", 1)
-    async with ws_session(ws_url) as session, httpx.AsyncClient(timeout=60) as client:
+    async with ws_session(ws_url) as session:
         stream = await session.subscribe(EVENTS)
 
         async def follow() -> None:
             while True:
                 event = (await stream.payload(timeout=3600))["data"]["graphChanged"]
-                node = event.get("node") or {}
-                if node.get("description"):
-                    arrivals.setdefault(node["description"], time.perf_counter())
+                description = (event.get("node") or {}).get("description")
+                if description:
+                    arrivals.setdefault(description, time.perf_counter())
 
         follower = asyncio.create_task(follow())
         await asyncio.sleep(0.2)
+        try:
+            yield arrivals
+        finally:
+            follower.cancel()
+
+
+async def time_effects(
+    client: httpx.AsyncClient, url: str, rel: str, marker: str, started: float,
+    arrivals: dict[str, float], poll: float,
+) -> tuple[float, float]:
+    """Seconds from `started` until a query shows `marker` as the description, and until its
+    graphChanged event arrived."""
+    while True:
+        body = (await client.post(url, json={"query": MEMORY, "variables": {"path": rel}})).json()
+        if "errors" in body:
+            raise SystemExit(f"query failed: {body}")
+        if body["data"]["memory"]["description"] == marker:
+            visible = time.perf_counter() - started
+            break
+        await asyncio.sleep(poll)
+    deadline = time.perf_counter() + 10
+    while marker not in arrivals and time.perf_counter() < deadline:
+        await asyncio.sleep(poll)
+    if marker not in arrivals:
+        raise SystemExit(f"no graphChanged event for the write of {marker!r}")
+    return visible, arrivals[marker] - started
+
+
+async def write_to_visible(url: str, root: Path, paths: list[str], writes: int) -> dict[str, Any]:
+    """Rewrite a note's description; time until a query shows it and until its event arrives."""
+    visible: list[float] = []
+    delivered: list[float] = []
+    rng = random.Random(7)
+    ws_url = url.replace("http://", "ws://", 1)
+    async with described_events(ws_url) as arrivals, httpx.AsyncClient(timeout=60) as client:
         for i in range(writes):
             rel = rng.choice(paths)
             path = root / rel
@@ -209,20 +242,10 @@ async def write_to_visible(url: str, root: Path, paths: list[str], writes: int) 
                           count=1, flags=re.MULTILINE)
             started = time.perf_counter()
             path.write_text(text, encoding="utf-8")
-            while True:
-                body = (await client.post(url, json={"query": MEMORY, "variables": {"path": rel}})).json()
-                if body["data"]["memory"]["description"] == marker:
-                    visible.append(time.perf_counter() - started)
-                    break
-                await asyncio.sleep(0.002)
-            deadline = time.perf_counter() + 10
-            while marker not in arrivals and time.perf_counter() < deadline:
-                await asyncio.sleep(0.002)
-            if marker not in arrivals:
-                raise SystemExit(f"no graphChanged event for write {i}")
-            delivered.append(arrivals[marker] - started)
+            seen, event = await time_effects(client, url, rel, marker, started, arrivals, 0.002)
+            visible.append(seen)
+            delivered.append(event)
             await asyncio.sleep(0.25)  # separate writes, so each is its own change
-        follower.cancel()
     return {"query_visible": percentiles(visible), "event_delivered": percentiles(delivered)}
 
 

@@ -45,10 +45,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
-from bench_api import peak_rss_mb, percentiles, start_server  # noqa: E402
+from bench_api import (  # noqa: E402
+    described_events,
+    median_of,
+    peak_rss_mb,
+    percentiles,
+    start_server,
+    time_effects,
+)
 from workload import generate  # noqa: E402
-
-from tests.api.client import ws_session  # noqa: E402
 
 VIEW = """mutation($agent: String!, $path: String!) {
   memoryView(agent: $agent, path: $path) { ok text hash refusal { text } }
@@ -56,8 +61,6 @@ VIEW = """mutation($agent: String!, $path: String!) {
 REPLACE = """mutation($agent: String!, $path: String!, $old: String!, $new: String!) {
   memoryStrReplace(agent: $agent, path: $path, oldStr: $old, newStr: $new) { ok hash refusal { text } }
 }"""
-MEMORY = """query($path: String!) { memory(path: $path) { description } }"""
-EVENTS = """subscription { graphChanged { kind id node { ... on Memory { description } } } }"""
 DESCRIPTION = re.compile(r"^description: .*$", re.MULTILINE)
 
 Op = Callable[[httpx.AsyncClient, "Agent", random.Random], Awaitable[None]]
@@ -150,22 +153,11 @@ async def load(url: str, agents: list[Agent], op: Op, clients: int, seconds: flo
 async def write_to_graph(url: str, agent: Agent, writes: int) -> dict[str, Any]:
     """From sending a str_replace to the graph answering with it, and to its event arriving."""
     rng = random.Random(11)
-    arrivals: dict[str, float] = {}
     visible: list[float] = []
     delivered: list[float] = []
     ws_url = url.replace("http://", "ws://", 1) + "/graphql"
-    async with ws_session(ws_url) as session, httpx.AsyncClient(base_url=url, timeout=60) as client:
-        stream = await session.subscribe(EVENTS)
-
-        async def follow() -> None:
-            while True:
-                event = (await stream.payload(timeout=3600))["data"]["graphChanged"]
-                description = (event.get("node") or {}).get("description")
-                if description:
-                    arrivals.setdefault(description, time.perf_counter())
-
-        follower = asyncio.create_task(follow())
-        await asyncio.sleep(0.2)
+    async with described_events(ws_url) as arrivals, \
+            httpx.AsyncClient(base_url=url, timeout=60) as client:
         for i in range(writes):
             file = rng.choice(agent.files)
             old = agent.description_line(file)
@@ -176,26 +168,11 @@ async def write_to_graph(url: str, agent: Agent, writes: int) -> dict[str, Any]:
             _check(await client.post("/graphql", json={"query": REPLACE, "variables": variables}),
                    "memoryStrReplace")
             rel = f"memory/{agent.name}/{file}"
-            while True:
-                query = {"query": MEMORY, "variables": {"path": rel}}
-                body = _check(await client.post("/graphql", json=query))
-                if body["data"]["memory"]["description"] == marker:
-                    visible.append(time.perf_counter() - started)
-                    break
-                await asyncio.sleep(0.001)
-            deadline = time.perf_counter() + 10
-            while marker not in arrivals and time.perf_counter() < deadline:
-                await asyncio.sleep(0.001)
-            if marker not in arrivals:
-                raise SystemExit(f"no graphChanged event for write {i}")
-            delivered.append(arrivals[marker] - started)
+            seen, event = await time_effects(client, "/graphql", rel, marker, started, arrivals, 0.001)
+            visible.append(seen)
+            delivered.append(event)
             await asyncio.sleep(0.05)
-        follower.cancel()
     return {"query_visible": percentiles(visible), "event_delivered": percentiles(delivered)}
-
-
-def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
-    return {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
 
 
 async def measure(args: argparse.Namespace, root: Path, url: str) -> dict[str, Any]:
