@@ -74,19 +74,20 @@ def register(server: BrainLanguageServer) -> None:
             session, doc = found
             session.open(doc.rel, doc.uri, doc.text, doc.version)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: BrainLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-        found = ls.document(params.text_document.uri)
+    def apply_buffer(ls: BrainLanguageServer, uri: str) -> None:
+        """The editor's text of `uri` (saved or not) becomes what the graph reads for it."""
+        found = ls.document(uri)
         if found is not None:
             session, doc = found
             session.change(doc.rel, doc.uri, doc.text, doc.version)
 
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: BrainLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        apply_buffer(ls, params.text_document.uri)
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: BrainLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        found = ls.document(params.text_document.uri)
-        if found is not None:
-            session, doc = found
-            session.change(doc.rel, doc.uri, doc.text, doc.version)
+        apply_buffer(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: BrainLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
