@@ -12,8 +12,8 @@ from pathlib import Path
 from brain.check import CheckReport
 from brain.ingest import Progress
 from brain.service import Brain
-from brain.store.base import GraphStore
-from brain.store.open import StoreUnavailable, open_store
+from brain.store.base import GraphStore, StoreUnavailable
+from brain.store.open import open_store
 from brain.workspace import MEMORY_DIR
 
 

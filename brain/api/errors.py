@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphql import GraphQLError
 
-from brain.store.open import StoreUnavailable
+from brain.store.base import StoreUnavailable
 
 MASKED_MESSAGE = "internal error: the server log has the details"
 

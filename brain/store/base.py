@@ -31,6 +31,14 @@ from brain.model import (
 from brain.resolve import NameEntry
 
 
+class StoreUnavailable(Exception):
+    """The chosen store cannot be used (or went away): one clear line for the user, no traceback.
+
+    It lives with the interface, not with a backend or `open_store`, so every layer that
+    raises or catches it imports downwards.
+    """
+
+
 @dataclass(slots=True)
 class WriteBatch:
     """One atomic change of the graph.

@@ -15,7 +15,7 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from brain.store.open import StoreUnavailable
+from brain.store.base import StoreUnavailable
 
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from brain.store.base import GraphStore
+from brain.store.base import GraphStore, StoreUnavailable
 from brain.store.memory import MemoryStore
 
-
-class StoreUnavailable(Exception):
-    """The chosen store cannot be used: one clear line for the user, no traceback."""
+__all__ = ["StoreUnavailable", "open_store"]
 
 
 def open_store(args: argparse.Namespace) -> GraphStore:

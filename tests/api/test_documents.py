@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-import time
 import shutil
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any

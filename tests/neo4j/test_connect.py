@@ -13,9 +13,8 @@ import httpx
 import pytest
 
 from brain.service import Brain
-from brain.store.base import MemoryFilter
+from brain.store.base import MemoryFilter, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
-from brain.store.open import StoreUnavailable
 from tests.api.client import post
 from tests.api.live import live_server
 from tests.contract.helpers import Workspace, note, reference

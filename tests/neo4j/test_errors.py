@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from neo4j.exceptions import ConfigurationError, Neo4jError, ServiceUnavailable
 
+from brain.store.base import StoreUnavailable
 from brain.store.neo4j_errors import connect_errors, runtime_errors
-from brain.store.open import StoreUnavailable
 
 URI = "bolt://db.example:7687"
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from brain.service import Brain
-from brain.store.base import GraphExport
-from brain.store.open import StoreUnavailable
+from brain.store.base import GraphExport, StoreUnavailable
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import StoreMaker
 from tests.neo4j.faults import Crash, Injector
