@@ -42,11 +42,13 @@ def is_complete(text: str) -> bool:
 def writer_loop(root: str, history: str, start: int, ready: multiprocessing.synchronize.Event) -> None:
     tool = MemoryTool(MemoryService(Path(root), history=History(Path(history))))
     n = start
-    ready.set()
     while True:
         n += 1
         tool.run("writer", {"command": "create", "path": "/memories/journal.md", "file_text": version(n)},
                  actor=Actor.of_agent("writer", "python"))
+        # After one whole write, so every child leaves a version of its own however slow the
+        # machine is; the random delay then lands the kill somewhere in the writes after it.
+        ready.set()
 
 
 def test_killed_writers_leave_an_old_or_a_new_file(tmp_path: Path) -> None:
@@ -60,7 +62,7 @@ def test_killed_writers_leave_an_old_or_a_new_file(tmp_path: Path) -> None:
         ready = fork.Event()
         child = fork.Process(target=writer_loop, args=(str(root), str(history), kill * 1000, ready))
         child.start()
-        assert ready.wait(10)
+        assert ready.wait(30)
         time.sleep(rng.uniform(0.0, 0.05))
         assert child.pid is not None
         os.kill(child.pid, signal.SIGKILL)
