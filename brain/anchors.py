@@ -51,11 +51,15 @@ def with_sources(headings: tuple[Heading, ...], body: str, body_line: int) -> tu
         index = heading.line - body_line
         source = heading.text
         if 0 <= index < len(lines):
-            line = lines[index]
-            prefix = ATX_PREFIX_RE.match(line)
-            source = ATX_CLOSING_RE.sub("", line[prefix.end() :] if prefix else line).strip()
+            source = heading_source(lines[index])
         out.append(heading if source == heading.text else replace(heading, source=source))
     return tuple(out)
+
+
+def heading_source(line: str) -> str:
+    """The text of an ATX heading line as written: no `#` marks, no closing `#`s."""
+    prefix = ATX_PREFIX_RE.match(line)
+    return ATX_CLOSING_RE.sub("", line[prefix.end() :] if prefix else line).strip()
 
 
 def strip_heading(text: str) -> str:
@@ -176,3 +180,13 @@ def anchor_target(anchors: Anchors, anchor: str) -> Heading | Block | None:
 def is_block_id(text: str) -> bool:
     """A valid block id: basic Latin letters, digits and dashes (Obsidian's rule)."""
     return BLOCK_ID_RE.fullmatch(text) is not None
+
+
+def anchor_lines(anchors: Anchors, anchor: str) -> tuple[int, int] | None:
+    """1-based (first, last) line of what an anchor names: a heading's line, a block's lines."""
+    found = anchor_target(anchors, anchor)
+    if found is None:
+        return None
+    if isinstance(found, Block):
+        return found.start_line, found.line
+    return found.line, found.line

@@ -119,3 +119,17 @@ def _block_start(lines: list[str], index: int) -> int:
             break
         start -= 1
     return start
+
+
+def block_text(body: str, block_id: str) -> str | None:
+    """The text of the block `^block_id` names in `body` (its lines, without the id), or None."""
+    wanted = re.compile(rf"(?:^|(?<=[ \t]))\^{re.escape(block_id)}[ \t]*$", re.MULTILINE | re.IGNORECASE)
+    found = wanted.search(body)
+    if found is None:
+        return None
+    lines = body.split("\n")
+    line = body.count("\n", 0, found.start())
+    start = _block_start(lines, line)
+    text = lines[start : line + 1]
+    text[-1] = text[-1][: found.start() - (body.rfind("\n", 0, found.start()) + 1)].rstrip()
+    return "\n".join(text).strip("\n")
