@@ -27,8 +27,9 @@ from brain.model import Anchors, Block, Heading
 
 # Obsidian's `stripHeading`: what heading comparison ignores.
 STRIP_RE = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\\r\n]")
-# Obsidian's `stripHeadingForLink`: what cannot stay in the heading part of a link.
-LINK_UNSAFE_RE = re.compile(r"[:#|^\\\r\n]|%%|\[\[|\]\]")
+# Obsidian's `stripHeadingForLink`: what cannot stay in the heading part of a link; and a
+# lone `[` or `]`, which brain's link syntax cannot hold (Obsidian compares without them).
+LINK_UNSAFE_RE = re.compile(r"[:#|^\\\r\n\[\]]|%%")
 SPACES_RE = re.compile(r"\s+")
 # How a heading reads: `[[t|label]]` shows label, `[[t]]` shows t, `%%comments%%` nothing.
 WIKILINK_SHOWN_RE = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
@@ -68,7 +69,7 @@ def strip_heading(text: str) -> str:
 
 
 def heading_for_link(text: str) -> str:
-    """Obsidian's `stripHeadingForLink`: a heading as a link names it (`A: B` -> `A B`)."""
+    """A heading as a link names it (`A: B` -> `A B`), as Obsidian's `stripHeadingForLink`."""
     return SPACES_RE.sub(" ", LINK_UNSAFE_RE.sub(" ", text)).strip()
 
 
@@ -96,7 +97,8 @@ def _keys(text: str, source: str) -> frozenset[str]:
     keys = {match_key(text), match_key(rendered(text))}
     if source:
         keys |= {match_key(source), match_key(rendered(source))}
-    keys.discard("")
+    # A heading of punctuation only (`## ???`) has the empty key: like Obsidian, a link of
+    # punctuation only names it.
     return frozenset(keys)
 
 
