@@ -69,7 +69,6 @@ def _problem(m: re.Match[str], path: str, line: int, column: int) -> Problem:
         line=line,
         column=column,
         length=len(raw),
-        target="",
         fix=fix,
     )
 
