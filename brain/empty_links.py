@@ -74,11 +74,9 @@ def _problem(m: re.Match[str], path: str, line: int, column: int) -> Problem:
 
 
 def _escaped(text: str, pos: int) -> bool:
-    count = 0
-    while pos > 0 and text[pos - 1] == "\\":
-        count += 1
-        pos -= 1
-    return count % 2 == 1
+    """An odd run of backslashes right before `pos` (`\\[[|x]]` is text)."""
+    before = text[max(0, pos - 32) : pos]
+    return (len(before) - len(before.rstrip("\\"))) % 2 == 1
 
 
 def _in_text(body: str, found: list[re.Match[str]]) -> set[int]:
