@@ -34,7 +34,7 @@ from brain.lsp.session import Session
 from brain.lsp.watch import relevant
 from brain.model import Anchors, MemoryNode
 
-TRIGGERS = ["[", "#", "/", ":"]
+TRIGGERS = ["[", "#", "/", ":", "^"]  # `^` after `#`: block ids, a new list
 STILL_INDEXING = "brain is still indexing this workspace; try again in a moment"
 
 

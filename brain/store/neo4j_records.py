@@ -129,7 +129,9 @@ def memory_props(memory: MemoryNode) -> Props:
         "headings": [h.text for h in memory.headings],
         "headingLevels": [h.level for h in memory.headings],
         "headingLines": [h.line for h in memory.headings],
-        "headingSources": [h.source for h in memory.headings],
+        # Only where a heading is written otherwise than shown (inline code, emphasis).
+        "headingSources": [h.source for h in memory.headings]
+        if any(h.source for h in memory.headings) else None,
         "blocks": _json([[b.id, b.line, b.column, b.start_line] for b in memory.blocks])
         if memory.blocks else None,
         "problems": _json([_problem_fields(p) for p in memory.problems]),
