@@ -189,6 +189,7 @@ def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> N
         headings=note.headings,
         properties=note.properties,
         problems=tuple(problems) + note.problems,
+        blocks=note.blocks,
     )
     return NoteChange(memory, note.links)
 

@@ -99,9 +99,42 @@ class Position:
 
 @dataclass(frozen=True, slots=True)
 class Heading:
+    """A heading as shown (`text`) and, where that differs, as written (`source`).
+
+    `## The `date` *field*` shows as `The date field` and is written `The `date` *field*`:
+    Obsidian links match either (see brain.anchors).
+    """
+
     text: str
     level: int
     line: int
+    source: str = ""
+
+    @property
+    def written(self) -> str:
+        return self.source or self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A block anchor: a paragraph, list item or quote that ends with `^id`.
+
+    `line`/`column` are where `^id` is written (1-based; the `^`); `start_line` is the first
+    line of the block it names (a `^id` alone on a line names the block before it).
+    """
+
+    id: str
+    line: int
+    column: int
+    start_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """What `#...` in a link can name in one memory: its headings and its block ids."""
+
+    headings: tuple[Heading, ...] = ()
+    blocks: tuple[Block, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,10 +187,15 @@ class MemoryNode:
     headings: tuple[Heading, ...] = ()
     properties: Mapping[str, JSONValue] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
+    blocks: tuple[Block, ...] = ()
 
     @property
     def id(self) -> str:
         return memory_id(self.scope, self.name)
+
+    @property
+    def anchors(self) -> Anchors:
+        return Anchors(self.headings, self.blocks)
 
     @property
     def kind(self) -> Kind:

@@ -20,8 +20,13 @@ import mistune
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
+from brain.anchors import with_sources
+from brain.blocks import scan_blocks
+from brain.empty_links import empty_link_problems
+from brain.mathspans import outside_math
 from brain.model import (
     MEMORY_TYPES,
+    Block,
     Heading,
     JSONValue,
     Problem,
@@ -70,6 +75,7 @@ class ParsedNote:
     has_frontmatter: bool
     frontmatter_keys: Mapping[str, int] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
+    blocks: tuple[Block, ...] = ()
 
 
 def decode(raw: bytes, path: str) -> tuple[str, list[Problem]]:
@@ -133,17 +139,20 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
         str(k): to_json(v) for k, v in data.items() if k not in ("description", "type")
     }
     headings, links = scan_body(body, body_line)
+    # Anchors and empty links: brain.anchors, brain.blocks, brain.empty_links.
+    problems += empty_link_problems(body, body_line, path)
     return ParsedNote(
         description=description,
         type=note_type,
         properties=properties,
-        headings=headings,
+        headings=with_sources(headings, body, body_line),
         links=links,
         body=body,
         body_line=body_line,
         has_frontmatter=fm_present,
         frontmatter_keys=keys,
         problems=tuple(problems),
+        blocks=scan_blocks(body, body_line),
     )
 
 
@@ -319,6 +328,9 @@ def scan_body(
     reference the chunked reading is tested against).
     """
     link_matches = [m for m in WIKILINK_RE.finditer(body) if _is_link(m)]
+    if "$" in body and link_matches:  # math holds no links (brain.mathspans)
+        keep = outside_math(body, [m.start() for m in link_matches])
+        link_matches = [m for m, kept in zip(link_matches, keep, strict=True) if kept]
     atx = list(ATX_RE.finditer(body))
     if not link_matches and not atx and "\n-" not in body and "\n=" not in body:
         return (), ()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from brain.anchors import anchor_target
 from brain.model import (
     ENTITY_KINDS,
     SHARED_SCOPE,
+    Anchors,
     Kind,
     LinkStatus,
     WikiLink,
@@ -56,7 +57,7 @@ class Resolution:
 
 
 NameLookup = Callable[[str], Sequence[NameEntry]]
-HeadingLookup = Callable[[str], Iterable[str] | None]
+AnchorLookup = Callable[[str], Anchors | None]
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -82,12 +83,12 @@ def resolve_link(
     source_id: str,
     source_scope: str,
     names: NameLookup,
-    headings: HeadingLookup,
+    anchors: AnchorLookup,
 ) -> Resolution:
     """Where `link`, written in a note of `source_scope`, points."""
     if not link.target:
         # `[[#Heading]]` names a heading of the note it is written in.
-        return _check_anchor(Resolution(LinkStatus.RESOLVED, source_id), link, headings)
+        return _check_anchor(Resolution(LinkStatus.RESOLVED, source_id), link, anchors)
     target = parse_target(link.target)
     if not target.key or (target.scope is not None and "/" in target.key):
         return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key))
@@ -95,7 +96,7 @@ def resolve_link(
     for level in _levels(target, source_scope):
         matches = sorted({e.id for e in entries if level(e)})
         if len(matches) == 1:
-            return _check_anchor(Resolution(LinkStatus.RESOLVED, matches[0]), link, headings)
+            return _check_anchor(Resolution(LinkStatus.RESOLVED, matches[0]), link, anchors)
         if matches:
             return Resolution(LinkStatus.AMBIGUOUS, unresolved_id(target.full_key), tuple(matches))
     # Out of reach is not the same as missing: name the other agents' notes it could mean.
@@ -124,16 +125,11 @@ def _levels(target: Target, source_scope: str) -> list[Callable[[NameEntry], boo
     return levels
 
 
-def _check_anchor(resolution: Resolution, link: WikiLink, headings: HeadingLookup) -> Resolution:
+def _check_anchor(resolution: Resolution, link: WikiLink, anchors: AnchorLookup) -> Resolution:
+    """A `#Heading`, `#A#B` or `#^block` part must name something in the target memory."""
     if link.anchor is None or not resolution.target_id.startswith("memory:"):
         return resolution
-    # Case-insensitive and Unicode-normalized, like names: NFD and NFC look the same.
-    wanted = _heading_key(link.anchor)
-    found = headings(resolution.target_id)
-    if found is not None and any(_heading_key(h) == wanted for h in found):
+    found = anchors(resolution.target_id)
+    if found is not None and anchor_target(found, link.anchor) is not None:
         return resolution
     return Resolution(LinkStatus.MISSING_ANCHOR, resolution.target_id)
-
-
-def _heading_key(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())

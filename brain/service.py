@@ -35,6 +35,7 @@ class GraphChange:
 Listener = Callable[[GraphChange], None]
 _MEMORY_FIELDS = (
     "description", "type", "body", "headings", "properties", "problems", "path", "size", "hash",
+    "blocks",
 )
 _OTHER_FIELDS = ("title", "description", "memory_enabled", "memory_off", "path")
 

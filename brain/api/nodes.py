@@ -45,9 +45,19 @@ async def _links_into(info: Info, node_id: str) -> list[Link]:
 
 @strawberry.type
 class Heading:
-    text: str
+    text: str = strawberry.field(description="As shown: without inline code marks or emphasis.")
     level: int
     line: int
+    written: str = strawberry.field(
+        description="As written in the markdown (`` The `date` field ``); links may use either form."
+    )
+
+
+@strawberry.type(description="A block id: a paragraph, list item or quote that ends with `^id`.")
+class Block:
+    id: str = strawberry.field(description="The id without `^`; `[[note#^id]]` links to it.")
+    line: int = strawberry.field(description="The 1-based line where `^id` is written.")
+    start_line: int = strawberry.field(description="The 1-based first line of the block it names.")
 
 
 @strawberry.type(description="A note an agent (or every agent, in `shared`) remembers.")
@@ -66,7 +76,13 @@ class Memory(Node):
     # Computed only when asked: a page of a hundred memories rarely wants them.
     @strawberry.field
     def headings(self) -> list[Heading]:
-        return [Heading(text=h.text, level=h.level, line=h.line) for h in self.record.headings]
+        return [
+            Heading(text=h.text, level=h.level, line=h.line, written=h.written) for h in self.record.headings
+        ]
+
+    @field(description="Its block ids, in order: what `[[note#^id]]` can name.")
+    def blocks(self) -> list[Block]:
+        return [Block(id=b.id, line=b.line, start_line=b.start_line) for b in self.record.blocks]
 
     @strawberry.field
     def modified_at(self) -> datetime:

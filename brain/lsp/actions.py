@@ -5,6 +5,7 @@
   name that exists;
 - invalid `type`: set it to each of the four types;
 - ambiguous link: make it explicit with each candidate;
+- empty link: `[[|label]]` becomes its label, `[[#]]` and `[[]]` go;
 - a note without frontmatter: add `description:` (its current description) and `type:`.
 Every action is an edit the user accepts; nothing is written by the server.
 """
@@ -67,9 +68,26 @@ def actions_for(
                 out += explicit_links(doc, link, problem)
         elif problem.code == "invalid-frontmatter" and problem.target is not None:
             out += set_type(doc, problem)
+        elif problem.code == "empty-link":
+            out += empty_link_fix(doc, problem)
     if not doc.note.has_frontmatter and first_line <= _first_text_line(doc.lines):
         out += add_frontmatter(doc)
     return out
+
+
+def empty_link_fix(doc: Document, problem: Problem) -> list[Action]:
+    """`[[|label]]` -> `label`; an empty link without a label is deleted."""
+    if problem.line is None or problem.column is None or problem.length is None:
+        return []
+    line, start = problem.line - 1, problem.column - 1
+    raw = doc.lines[line][start : start + problem.length] if line < len(doc.lines) else ""
+    if not raw.endswith("]]") or "[[" not in raw:
+        return []  # the text moved on since the problem was found
+    label = re.split(r"\\?\|", raw[raw.index("[[") + 2 : -2], maxsplit=1)[1:]
+    text = label[0].strip() if label else ""
+    title = f"Replace `{raw}` by its label `{text}`" if text else f"Delete the empty link `{raw}`"
+    change = TextChange(doc.rel, line, start, start + len(raw), text)
+    return [Action(title, types.CodeActionKind.QuickFix, FileChanges(edits=[change]), problem, True)]
 
 
 def _link_of(doc: Document, problem: Problem) -> WikiLink | None:

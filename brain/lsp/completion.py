@@ -11,10 +11,10 @@ from __future__ import annotations
 import heapq
 import itertools
 import unicodedata
-from collections.abc import Sequence
 
 from lsprotocol import types
 
+from brain.lsp.anchor_items import anchor_choices
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.catalog import Catalog
 from brain.lsp.cursor import (
@@ -44,7 +44,7 @@ from brain.lsp.graph import (
 )
 from brain.lsp.linktext import prefix_of
 from brain.lsp.positions import LineIndex
-from brain.model import MEMORY_TYPES, AgentNode, EntityNode, Heading, Kind, LinkStatus, MemoryNode
+from brain.model import MEMORY_TYPES, AgentNode, Anchors, EntityNode, Kind, LinkStatus, MemoryNode
 from brain.resolve import KIND_PREFIXES
 from brain.store.base import GraphStore
 
@@ -100,7 +100,7 @@ def complete(
     index: LineIndex,
     cursor: int,
     features: ClientFeatures,
-    own_headings: Sequence[Heading],
+    own_anchors: Anchors,
     now: float,
     resolve_uri: str | None = None,
 ) -> types.CompletionList | None:
@@ -113,7 +113,7 @@ def complete(
     if isinstance(typing, LinkTyping):
         return link_targets(typing, source, store, catalog, editing, now)
     if isinstance(typing, AnchorTyping):
-        return anchors(typing, source, store, editing, own_headings)
+        return anchors(typing, source, store, editing, own_anchors)
     if isinstance(typing, KeyTyping):
         others = [text for number, text in enumerate(index.lines) if number != typing.line]
         return frontmatter_keys(editing, present=present_keys(others))
@@ -231,7 +231,7 @@ def resolve_item(
 
 def anchors(
     typing: AnchorTyping, source: NoteIdentity, store: GraphStore, editing: Editing,
-    own_headings: Sequence[Heading],
+    own_anchors: Anchors,
 ) -> types.CompletionList | None:
     if typing.target:
         resolution = Lookup(store).resolve(probe(typing.target), source)
@@ -240,21 +240,22 @@ def anchors(
         found = store.get_nodes([resolution.target_id]).get(resolution.target_id)
         if not isinstance(found, MemoryNode):
             return None
-        headings, owner = found.headings, found.id.split(":", 1)[1]
+        found_anchors, owner = found.anchors, found.id.split(":", 1)[1]
     else:
-        headings, owner = tuple(own_headings), "this note"
-    typed = fold(typing.typed)
+        found_anchors, owner = own_anchors, "this note"
+    typed_part, choices = anchor_choices(typing.typed, found_anchors, owner)
+    typed = fold(typed_part)
     items: list[types.CompletionItem] = []
-    for heading in headings:
-        if match_rank(fold(heading.text), typed) is None:
+    for choice in choices:
+        if match_rank(fold(choice.key), typed) is None:
             continue
         items.append(
             types.CompletionItem(
-                label=heading.text,
+                label=choice.label,
                 kind=types.CompletionItemKind.Reference,
-                detail=f"{'#' * heading.level} heading of {owner} (line {heading.line})",
+                detail=choice.detail,
                 sort_text=f"{len(items):05d}",
-                text_edit=editing.edit(heading.text if typing.closed else heading.text + "]]"),
+                text_edit=editing.edit(choice.insert if typing.closed else choice.insert + "]]"),
             )
         )
     return types.CompletionList(is_incomplete=False, items=items)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from brain.model import (
     AgentNode,
+    Anchors,
     EntityNode,
     LinkStatus,
     MemoryNode,
@@ -28,18 +29,18 @@ _LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
 
 
 class Lookup:
-    """Name and heading lookups over a store, cached, optionally with names swapped (a rename)."""
+    """Name and anchor lookups over a store, cached, optionally with names swapped (a rename)."""
 
     def __init__(
         self,
         store: GraphStore,
         without: Collection[str] = (),
         extra: Iterable[NameEntry] = (),
-        headings: dict[str, list[str]] | None = None,
+        anchors: dict[str, Anchors] | None = None,
     ) -> None:
         self.store = store
         self._names: dict[str, list[NameEntry]] = {}
-        self._headings: dict[str, list[str] | None] = dict(headings or {})
+        self._anchors: dict[str, Anchors | None] = dict(anchors or {})
         self._without = set(without)
         self._extra: dict[str, list[NameEntry]] = {}
         for entry in extra:
@@ -61,13 +62,13 @@ class Lookup:
         kept = [e for e in entries if e.id not in self._without]
         self._names[key] = kept + self._extra.get(key, [])
 
-    def headings(self, node_id: str) -> list[str] | None:
-        if node_id not in self._headings:
-            self._headings[node_id] = self.store.headings([node_id]).get(node_id)
-        return self._headings[node_id]
+    def anchors(self, node_id: str) -> Anchors | None:
+        if node_id not in self._anchors:
+            self._anchors[node_id] = self.store.anchors([node_id]).get(node_id)
+        return self._anchors[node_id]
 
     def resolve(self, link: WikiLink, source: NoteIdentity) -> Resolution:
-        return resolve_link(link, source.id, source.scope, self.names, self.headings)
+        return resolve_link(link, source.id, source.scope, self.names, self.anchors)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from brain.anchors import find_block
 from brain.lsp.actions import actions_for, to_code_action
+from brain.lsp.block_rename import BlockTarget, block_target, plan_block_rename
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.completion import complete, resolve_item
 from brain.lsp.cursor import AnchorTyping, typing_at
@@ -30,9 +32,9 @@ from brain.lsp.rename import RenameRefused, plan_rename, rename_target
 from brain.lsp.runtime import BrainLanguageServer, RequestFailed
 from brain.lsp.session import Session
 from brain.lsp.watch import relevant
-from brain.model import MemoryNode
+from brain.model import Anchors, MemoryNode
 
-TRIGGERS = ["[", "#", "/", ":"]
+TRIGGERS = ["[", "#", "/", ":", "^"]  # `^` after `#`: block ids, a new list
 STILL_INDEXING = "brain is still indexing this workspace; try again in a moment"
 
 
@@ -145,8 +147,10 @@ def register(server: BrainLanguageServer) -> None:
             return None
         if not session.ready.is_set():
             return types.CompletionList(is_incomplete=True, items=[])
-        # Only `[[#` needs this note's own headings: parse it for that alone.
-        own = doc.note.headings if isinstance(typing, AnchorTyping) and not typing.target else ()
+        # Only `[[#` needs this note's own headings and blocks: parse it for that alone.
+        own = Anchors()
+        if isinstance(typing, AnchorTyping) and not typing.target:
+            own = Anchors(doc.note.headings, doc.note.blocks)
         return complete(
             typing, doc.identity, session.brain.store, session.catalog, index, column, ls.features,
             own, time.time(), resolve_uri=doc.uri,
@@ -227,6 +231,9 @@ def register(server: BrainLanguageServer) -> None:
         if not session.ready.is_set():
             raise RequestFailed(STILL_INDEXING)
         try:
+            block = block_target(ls.context(session), doc, params.position)
+            if block is not None:
+                return types.PrepareRenamePlaceholder(range=block.range, placeholder=block.block.id)
             memory, span = rename_target(ls.context(session), doc, params.position)
         except RenameRefused as exc:
             raise refuse(exc) from None
@@ -240,6 +247,12 @@ def register(server: BrainLanguageServer) -> None:
         session, doc = found
         if not session.ready.is_set():
             raise RequestFailed(STILL_INDEXING)
+        try:
+            block = block_target(ls.context(session), doc, params.position)
+            if block is not None:
+                return await _rename_block(ls, session, block, params.new_name)
+        except RenameRefused as exc:
+            raise refuse(exc) from None
         if not ls.features.rename_files:
             raise RequestFailed("this editor cannot rename files through a language server")
         await session.settled()
@@ -298,6 +311,26 @@ def register(server: BrainLanguageServer) -> None:
 def kind_text(kind: types.CodeActionKind | str) -> str:
     """A code action kind as its wire text (`quickfix`), whatever enum or string it came as."""
     return kind.value if isinstance(kind, types.CodeActionKind) else kind
+
+
+async def _rename_block(
+    ls: BrainLanguageServer, session: Session, target: BlockTarget, new_name: str
+) -> types.WorkspaceEdit:
+    """`^old` -> `^new` in its note and every link to it, checked against the files as they are."""
+    await session.settled()
+    await session.refresh(_backlink_paths(session, target.memory))
+    ctx = ls.context(session)
+    memory = ctx.store.get_nodes([target.memory.id]).get(target.memory.id)
+    block = find_block(memory.blocks, target.block.id) if isinstance(memory, MemoryNode) else None
+    if not isinstance(memory, MemoryNode) or block is None:
+        raise RenameRefused(f"`^{target.block.id}` is gone from {target.memory.path}; try again")
+    changes = plan_block_rename(ctx.store, memory, block, new_name)
+    indexes = {path: ctx.lines_of(path) for path in {c.path for c in changes.edits}}
+    for change in changes.edits:
+        written = indexes[change.path].line(change.line)[change.start : change.end]
+        if written.casefold() != block.id.casefold():
+            raise RenameRefused(f"{change.path} changed while renaming; save it and try again")
+    return workspace_edit(ctx, changes, ls.versions(session), indexes)
 
 
 def _backlink_paths(session: Session, memory: MemoryNode) -> set[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from brain.anchors import anchor_target, heading_source
+from brain.blocks import block_text
 from brain.lsp.context import Context, Document
 from brain.lsp.describe import (
     KIND_WORDS,
@@ -17,6 +19,7 @@ from brain.lsp.graph import Linkable, node_name
 from brain.lsp.navigation import LinkHit, hit_at
 from brain.model import (
     AgentNode,
+    Block,
     EntityNode,
     LinkStatus,
     MemoryNode,
@@ -53,7 +56,12 @@ def hover_text(ctx: Context, doc: Document, hit: LinkHit) -> str:
         )
     assert isinstance(node, MemoryNode | EntityNode | AgentNode)
     if node.id == (doc.identity.id if doc.identity else None) and not hit.link.target:
-        return f"**heading** {code(hit.link.anchor or '')} of this note"
+        anchor = hit.link.anchor or ""
+        if anchor.startswith("^"):
+            shown = block_text(doc.note.body, anchor[1:].strip())
+            lines = [f"**block** {code(anchor)} of this note"]
+            return "\n".join(lines + (["", "---", "", body_excerpt(shown)] if shown else []))
+        return f"**heading** {code(anchor)} of this note"
     return describe_node(ctx, node, hit.link.anchor, status is LinkStatus.MISSING_ANCHOR)
 
 
@@ -75,9 +83,8 @@ def describe_node(
         lines += ["", description]
     if isinstance(node, MemoryNode):
         if anchor_missing:
-            headings = ", ".join(code(h.text) for h in node.headings) or "none"
-            lines += ["", f"No heading {code(anchor or '')} here. Headings: {headings}."]
-        excerpt = body_excerpt(section(node.body, anchor) if anchor and not anchor_missing else node.body)
+            lines += ["", missing_anchor_text(node, anchor or "")]
+        excerpt = body_excerpt(section(node, anchor) if anchor and not anchor_missing else node.body)
         if excerpt:
             lines += ["", "---", "", excerpt]
     if node.path:
@@ -98,14 +105,24 @@ def _file_age(ctx: Context, rel: str) -> str | None:
         return None
 
 
-def section(body: str, anchor: str) -> str:
-    """The part of a body from the heading named `anchor` on (the whole body if not found)."""
-    wanted = anchor.casefold()
-    lines = body.split("\n")
+def missing_anchor_text(node: MemoryNode, anchor: str) -> str:
+    """What is missing, a block or a heading, and what the note has instead."""
+    if anchor.strip().startswith("^"):
+        blocks = ", ".join(code(f"^{b.id}") for b in node.blocks) or "none"
+        return f"No block {code(anchor.strip())} here. Blocks: {blocks}."
+    headings = ", ".join(code(h.text) for h in node.headings) or "none"
+    return f"No heading {code(anchor)} here. Headings: {headings}."
+
+
+def section(node: MemoryNode, anchor: str) -> str:
+    """The part of a body an anchor names: a block, or from its heading on (else the whole body)."""
+    found = anchor_target(node.anchors, anchor)
+    if isinstance(found, Block):
+        return block_text(node.body, found.id) or node.body
+    if found is None:
+        return node.body
+    lines = node.body.split("\n")
     for number, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("#") and stripped.lstrip("#").strip().casefold() == wanted:
+        if line.lstrip(" >").startswith("#") and heading_source(line) in (found.written, found.text):
             return "\n".join(lines[number:])
-    return body
-
-
+    return node.body

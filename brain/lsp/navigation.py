@@ -6,11 +6,12 @@ A link in the open document is resolved against the graph with brain's resolver 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lsprotocol import types
 
+from brain.anchors import anchor_lines
 from brain.lsp.context import Context, Document
 from brain.lsp.cursor import link_at
 from brain.lsp.describe import (
@@ -23,7 +24,6 @@ from brain.lsp.positions import LineIndex
 from brain.model import (
     AgentNode,
     EntityNode,
-    Heading,
     LinkStatus,
     MemoryNode,
     Node,
@@ -75,22 +75,18 @@ def definition(
     node = hit.node
     if not isinstance(node, MemoryNode | EntityNode | AgentNode) or node.path is None:
         return None
-    line = 0
-    if hit.link.anchor and isinstance(node, MemoryNode):
-        line = _heading_line(node.headings, hit.link.anchor) or 0
-    target = types.Range(types.Position(line, 0), types.Position(line, 0))
+    target = types.Range(types.Position(0, 0), types.Position(0, 0))
+    anchor = hit.link.anchor
+    lines = anchor_lines(node.anchors, anchor) if anchor and isinstance(node, MemoryNode) else None
+    if lines is not None:
+        # A heading is one line; a block (`^id`) is every line of its paragraph or list.
+        first, last = lines[0] - 1, lines[1] - 1
+        end = types.Position(last, 0) if first == last else types.Position(last + 1, 0)
+        target = types.Range(types.Position(first, 0), end)
     uri = doc.uri if node.path == doc.rel else ctx.uri(node.path)
     if ctx.features.definition_links:
         return [types.LocationLink(uri, target, target, origin_selection_range=hit.range)]
     return [types.Location(uri, target)]
-
-
-def _heading_line(headings: Sequence[Heading], anchor: str) -> int | None:
-    wanted = anchor.casefold()
-    for heading in headings:
-        if heading.text.casefold() == wanted:
-            return heading.line - 1
-    return None
 
 
 # ------------------------------------------------------------------ references
@@ -151,9 +147,9 @@ def document_links(ctx: Context, doc: Document) -> list[types.DocumentLink]:
             continue
         uri = doc.uri if node.path == doc.rel else ctx.uri(node.path)
         if link.anchor and isinstance(node, MemoryNode) and resolution.status is LinkStatus.RESOLVED:
-            line = _heading_line(node.headings, link.anchor)
-            if line is not None:
-                uri += f"#L{line + 1}"
+            lines = anchor_lines(node.anchors, link.anchor)
+            if lines is not None:
+                uri += f"#L{lines[0]}"
         tooltip = None
         if ctx.features.link_tooltips:
             tooltip = f"{kind_line(node)} — {clip(description_of(node), 80)}"

@@ -85,7 +85,7 @@ def plan_rename(
         store,
         without=[memory.id],
         extra=[NameEntry(new_id, Kind.MEMORY, new_key, scope)],
-        headings={new_id: [h.text for h in memory.headings]},
+        anchors={new_id: memory.anchors},
     )
     incoming = [link for link in store.links_to([memory.id]).get(memory.id, []) if link.target]
     moved = {(link.source, link.ordinal) for link in incoming}

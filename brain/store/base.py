@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from brain.model import (
     AgentNode,
+    Anchors,
     Edge,
     EntityNode,
     JSONValue,
@@ -109,7 +110,9 @@ class GraphStore(Protocol):
     # what resolution needs
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]: ...
     def links_with_keys(self, keys: Collection[str]) -> list[Link]: ...
-    def headings(self, ids: Collection[str]) -> dict[str, list[str]]: ...
+    def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
+        """Headings and block ids of these memories (ids that are not memories are left out)."""
+        ...
 
     # reads
     def get_nodes(self, ids: Collection[str]) -> dict[str, Node]: ...
@@ -166,8 +169,7 @@ def link_problem(source_path: str, link: Link) -> Problem | None:
             fix = "name one explicitly, e.g. `[[" + _explicit(link.candidates[0]) + "]]`"
     else:
         code = "missing-anchor"
-        message = f"`{link.raw}`: the target has no heading `{link.anchor}`"
-        fix = "link to an existing heading or add that heading to the target"
+        message, fix = missing_anchor_words(link)
     return Problem(
         code=code,
         severity=Severity.ERROR,
@@ -179,6 +181,29 @@ def link_problem(source_path: str, link: Link) -> Problem | None:
         target=link.target,
         candidates=link.candidates,
         fix=fix,
+    )
+
+
+def missing_anchor_words(link: Link) -> tuple[str, str]:
+    """Message and fix of a `missing-anchor`: a block id and a heading are told apart."""
+    anchor = (link.anchor or "").strip()
+    if anchor.startswith("^"):
+        block = anchor[1:].strip()
+        return (
+            f"`{link.raw}`: the target has no block `^{block}`",
+            f"end a paragraph, list item or quote of the target with ` ^{block}`, "
+            "or link to an existing block id",
+        )
+    if "#" in anchor:
+        path = " > ".join(part.strip() for part in anchor.split("#") if part.strip())
+        return (
+            f"`{link.raw}`: the target has no heading path `{path}`",
+            "link to an existing heading (each `#` part a heading inside the one before) "
+            "or add the heading to the target",
+        )
+    return (
+        f"`{link.raw}`: the target has no heading `{anchor}`",
+        "link to an existing heading or add that heading to the target",
     )
 
 
@@ -231,7 +256,8 @@ def node_row(node: Node) -> NodeRow:
             "scope": node.scope, "name": node.name, "path": node.path,
             "description": node.description, "type": node.type, "hash": node.hash,
             "size": node.size, "modifiedAt": node.modified_at, "body": node.body,
-            "headings": [[h.text, h.level, h.line] for h in node.headings],
+            "headings": [[h.text, h.level, h.line, h.source] for h in node.headings],
+            "blocks": [[b.id, b.line, b.column, b.start_line] for b in node.blocks],
             "properties": dict(node.properties),
             "problems": [[p.code, p.message, p.line, p.column] for p in node.problems],
         }

@@ -3,7 +3,7 @@
 A link can only change where it points when a node with the name it asks for appears or
 disappears (or when its own note changes). Every stored link keeps the name key it asks
 for, so the links to re-resolve are `links_with_keys(names of changed nodes)`, however big
-the graph is. Headings are checked for anchors the same way.
+the graph is. Anchors (headings and block ids) are checked the same way.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from brain.model import (
     AgentNode,
+    Anchors,
     EntityNode,
     Kind,
     Link,
@@ -71,7 +72,7 @@ def plan(
     wanted_keys = {parse_target(w.target).key for n in notes for w in n.links if w.target}
     wanted_keys |= {link.key for link in others}
     names = _NameIndex(store, wanted_keys, upserted, changed_ids, fresh)
-    headings = _Headings(store, notes, others, names, fresh)
+    headings = _AnchorIndex(store, notes, others, names, fresh)
 
     batch = WriteBatch(
         memories=[n.memory for n in notes],
@@ -96,7 +97,7 @@ def plan(
 
 
 def _stored(
-    source: str, scope: str, ordinal: int, wiki: WikiLink, names: _NameIndex, headings: _Headings
+    source: str, scope: str, ordinal: int, wiki: WikiLink, names: _NameIndex, headings: _AnchorIndex
 ) -> Link:
     resolution = resolve_link(wiki, source, scope, names.lookup, headings.lookup)
     return Link(
@@ -139,8 +140,8 @@ class _NameIndex:
         return self.entries.get(key, ())
 
 
-class _Headings:
-    """Heading texts of anchor targets: the batch's own, else fetched once from the store."""
+class _AnchorIndex:
+    """Anchors of anchor targets: the batch's own, else fetched once from the store."""
 
     def __init__(
         self,
@@ -150,13 +151,11 @@ class _Headings:
         names: _NameIndex,
         fresh: bool,
     ) -> None:
-        self.known: dict[str, list[str]] = {
-            n.memory.id: [h.text for h in n.memory.headings] for n in notes
-        }
+        self.known: dict[str, Anchors] = {n.memory.id: n.memory.anchors for n in notes}
         self.store = store
         self.fresh = fresh
         if not fresh:
-            # Fetch the headings of every memory an anchored link may land on, in one call.
+            # Fetch the anchors of every memory an anchored link may land on, in one call.
             wanted = {
                 e.id
                 for key in {parse_target(w.target).key for n in notes for w in n.links
@@ -165,9 +164,9 @@ class _Headings:
                 if e.kind is Kind.MEMORY and e.id not in self.known
             }
             if wanted:
-                self.known.update(store.headings(wanted))
+                self.known.update(store.anchors(wanted))
 
-    def lookup(self, node_id: str) -> list[str] | None:
+    def lookup(self, node_id: str) -> Anchors | None:
         if node_id not in self.known and not self.fresh:
-            self.known.update(self.store.headings([node_id]))
+            self.known.update(self.store.anchors([node_id]))
         return self.known.get(node_id)

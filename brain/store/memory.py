@@ -14,6 +14,7 @@ from collections.abc import Collection
 
 from brain.model import (
     AgentNode,
+    Anchors,
     Edge,
     EntityNode,
     Kind,
@@ -161,11 +162,9 @@ class MemoryStore:
                 for source, ordinal in sorted(self._by_key.get(key, ()))
             ]
 
-    def headings(self, ids: Collection[str]) -> dict[str, list[str]]:
+    def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
         with self._lock:
-            return {
-                i: [h.text for h in self._memories[i].headings] for i in ids if i in self._memories
-            }
+            return {i: self._memories[i].anchors for i in ids if i in self._memories}
 
     # ------------------------------------------------------------------ reads
 

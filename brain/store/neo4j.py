@@ -24,6 +24,7 @@ from brain import __version__
 from brain.model import (
     SHARED_SCOPE,
     AgentNode,
+    Anchors,
     Edge,
     EntityNode,
     Kind,
@@ -56,6 +57,7 @@ from brain.store.neo4j_errors import connect_errors, runtime_errors
 from brain.store.neo4j_records import (
     KIND_OF_LABEL,
     agent_from,
+    anchors_from,
     entity_from,
     link_from,
     memory_from,
@@ -199,10 +201,10 @@ class Neo4jStore:
             links.sort(key=lambda link: (link.source, link.ordinal))
         return [link for key in ordered for link in by_key.get(key, ())]
 
-    def headings(self, ids: Collection[str]) -> dict[str, list[str]]:
+    def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
         if not ids:
             return {}
-        return {r["id"]: list(r["headings"]) for r in self._read(cypher.HEADINGS, ids=sorted(set(ids)))}
+        return {r["id"]: anchors_from(r["props"]) for r in self._read(cypher.ANCHORS, ids=sorted(set(ids)))}
 
     def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
         if not ids:

@@ -204,10 +204,10 @@ LINKS_TO = _union(
     "RETURN s.id AS source, t.id AS target, properties(r) AS props"
 )
 
-HEADINGS = """
+ANCHORS = """
 MATCH (m:Memory)
 WHERE m.id IN $ids
-RETURN m.id AS id, m.headings AS headings
+RETURN m.id AS id, m {.headings, .headingLevels, .headingLines, .headingSources, .blocks} AS props
 """
 
 MEMORY_BY_ID = "MATCH (m:Memory {id: $id}) RETURN properties(m) AS props"

@@ -21,6 +21,8 @@ from typing import Any
 from brain.model import (
     SHARED_SCOPE,
     AgentNode,
+    Anchors,
+    Block,
     EntityNode,
     Heading,
     JSONValue,
@@ -127,6 +129,11 @@ def memory_props(memory: MemoryNode) -> Props:
         "headings": [h.text for h in memory.headings],
         "headingLevels": [h.level for h in memory.headings],
         "headingLines": [h.line for h in memory.headings],
+        # Only where a heading is written otherwise than shown (inline code, emphasis).
+        "headingSources": [h.source for h in memory.headings]
+        if any(h.source for h in memory.headings) else None,
+        "blocks": _json([[b.id, b.line, b.column, b.start_line] for b in memory.blocks])
+        if memory.blocks else None,
         "problems": _json([_problem_fields(p) for p in memory.problems]),
         "problemCount": len(memory.problems),
         **encode_frontmatter(memory.properties),
@@ -134,8 +141,20 @@ def memory_props(memory: MemoryNode) -> Props:
     return _without_nulls(props)
 
 
+def anchors_from(props: Mapping[str, Any]) -> Anchors:
+    """Headings and blocks of a memory's properties (written before blocks existed: none)."""
+    texts = props.get("headings") or []
+    sources = props.get("headingSources") or [""] * len(texts)
+    rows = zip(texts, props.get("headingLevels") or [], props.get("headingLines") or [], sources, strict=True)
+    blocks = json.loads(props["blocks"]) if props.get("blocks") else []
+    return Anchors(
+        tuple(Heading(text, level, line, source) for text, level, line, source in rows),
+        tuple(Block(str(i), int(line), int(column), int(start)) for i, line, column, start in blocks),
+    )
+
+
 def memory_from(props: Mapping[str, Any]) -> MemoryNode:
-    headings = zip(props["headings"], props["headingLevels"], props["headingLines"], strict=True)
+    anchors = anchors_from(props)
     return MemoryNode(
         scope=props["scope"],
         name=props["name"],
@@ -146,7 +165,8 @@ def memory_from(props: Mapping[str, Any]) -> MemoryNode:
         size=props["size"],
         modified_at=props["modifiedAt"],
         body=props["body"],
-        headings=tuple(Heading(text, level, line) for text, level, line in headings),
+        headings=anchors.headings,
+        blocks=anchors.blocks,
         properties=decode_frontmatter(props),
         problems=tuple(problems_from(props["problems"])),
     )

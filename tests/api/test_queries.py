@@ -262,3 +262,38 @@ async def test_ambiguous_link_lists_its_candidates(serve: ServerFactory, workspa
     assert problem["code"] == "ambiguous-link"
     assert "chat:dup" in problem["message"]
     assert problem["fix"]
+
+
+ANCHORS = """
+query($path: String) {
+  memory(path: $path) {
+    headings { text written level line }
+    blocks { id line startLine }
+    links { anchor status }
+    problems { code line column message }
+  }
+}
+"""
+
+
+async def test_anchors_as_obsidian_writes_them(serve: ServerFactory, workspace: Path) -> None:
+    write(workspace, "memory/bot/anchored.md", (
+        "# The `date` field\n\nSome text,\nmore ^b-1\n\n"
+        "[[#The date field]] [[#The `date` field]] [[#^B-1]] [[#^nope]] $[[math]]$ [[|empty]]\n"
+    ))
+    live = serve(workspace, watch=False)
+    memory = data(await ask(live.graphql, ANCHORS, path="memory/bot/anchored.md"))["memory"]
+    assert memory["headings"] == [
+        {"text": "The date field", "written": "The `date` field", "level": 1, "line": 1},
+    ]
+    assert memory["blocks"] == [{"id": "b-1", "line": 4, "startLine": 3}]
+    assert memory["links"] == [
+        {"anchor": "The date field", "status": "RESOLVED"},
+        {"anchor": "The `date` field", "status": "RESOLVED"},
+        {"anchor": "^B-1", "status": "RESOLVED"},
+        {"anchor": "^nope", "status": "MISSING_ANCHOR"},
+    ]
+    assert [(p["code"], p["line"], p["column"]) for p in memory["problems"]] == [
+        ("missing-anchor", 6, 53), ("empty-link", 6, 75),
+    ]
+    assert memory["problems"][0]["message"] == "`[[#^nope]]`: the target has no block `^nope`"

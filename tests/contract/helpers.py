@@ -86,7 +86,7 @@ def answers(store: GraphStore) -> dict[str, Any]:
         "name_entries": {
             k: sorted(v, key=lambda e: e.id) for k, v in store.name_entries(keys).items()
         },
-        "headings": store.headings(memories),
+        "anchors": store.anchors(memories),
         "problems": store.problems(),
         "problems_at": store.problems([f"memory/{s}" for s in scopes] + paths[::2] + ["memory/x.md"]),
         "stats": store.stats(),

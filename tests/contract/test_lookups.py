@@ -154,7 +154,8 @@ def test_name_entries_and_headings(store: GraphStore, workspace: Workspace) -> N
         "release-flow": [NameEntry("workflow:release-flow", Kind.WORKFLOW, "release-flow")],
         "bot": [NameEntry("agent:bot", Kind.AGENT, "bot")],
     }
-    assert store.headings(["memory:bot/Retry Policy", "memory:bot/deploy", "memory:none/x"]) == {
+    found = store.anchors(["memory:bot/Retry Policy", "memory:bot/deploy", "memory:none/x"])
+    assert {k: [h.text for h in v.headings] for k, v in found.items()} == {
         "memory:bot/Retry Policy": ["Backoff", "Limits"],
         "memory:bot/deploy": [],
     }

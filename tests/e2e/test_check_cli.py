@@ -25,6 +25,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "all-problems"
 PROBLEM_CODES = {
     "broken-link", "ambiguous-link", "missing-anchor", "invalid-frontmatter", "not-markdown",
     "nested-directory", "memory-off", "outside-scope", "symlink", "duplicate-file", "invalid-encoding",
+    "empty-link",
 }
 
 
@@ -38,7 +39,7 @@ def brain(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[st
 
 EXPECTED_JSON = {
     "summary": {
-        "agents": 2, "memories": 7, "links": 13, "broken": 2, "ambiguous": 1, "errors": 7, "warnings": 6,
+        "agents": 2, "memories": 7, "links": 16, "broken": 2, "ambiguous": 1, "errors": 8, "warnings": 7,
     },
     "problems": [
         {
@@ -97,6 +98,21 @@ EXPECTED_JSON = {
             "`checklist` is only in another agent's folder (reviewer/checklist)",
             "target": "checklist", "candidates": ["memory:reviewer/checklist"],
             "fix": "link it with its scope, e.g. `[[reviewer/checklist]]`, or move it to memory/shared/",
+        },
+        {
+            "severity": "error", "code": "missing-anchor", "path": "memory/writer/drafts.md",
+            "line": 18, "column": 30,
+            "message": "`[[style#^slower]]`: the target has no block `^slower`",
+            "target": "style",
+            "fix": "end a paragraph, list item or quote of the target with ` ^slower`, "
+            "or link to an existing block id",
+        },
+        {
+            "severity": "warning", "code": "empty-link", "path": "memory/writer/drafts.md",
+            "line": 18, "column": 115,
+            "message": "`[[|label]]` links to nothing: it names no note and no heading",
+            "fix": "write the note's name before the `|` (`[[Note|label]]`), "
+            "or replace the link by its label `label`",
         },
         {
             "severity": "error", "code": "invalid-encoding", "path": "memory/writer/legacy.md",
@@ -178,7 +194,7 @@ def test_check_text_lines() -> None:
         expected.append(f"{where}: {p['severity']} {p['code']} {p['message']} (fix: {p['fix']})")
     assert lines[:-1] == expected
     assert lines[-1] == (
-        "failed: 7 memories of 2 agents, 13 links (2 broken, 1 ambiguous); 7 errors, 6 warnings"
+        "failed: 7 memories of 2 agents, 16 links (2 broken, 1 ambiguous); 8 errors, 7 warnings"
     )
 
 
@@ -267,7 +283,7 @@ def test_ingest_prints_a_summary() -> None:
     assert (result.returncode, result.stderr) == (0, "")
     summary = result.stdout.strip()
     assert re.fullmatch(
-        r"ingested .+all-problems: 2 agents, 7 memories, 13 links \(2 broken, 1 ambiguous\), "
+        r"ingested .+all-problems: 2 agents, 7 memories, 16 links \(2 broken, 1 ambiguous\), "
         r"2 workflows, 1 chats, 1 work items in \d+\.\d\d s \([\d,]+ files/s\)",
         summary,
     ), summary

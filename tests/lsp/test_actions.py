@@ -118,3 +118,19 @@ def test_clients_without_document_changes_get_plain_changes(make_brain: BrainFac
     assert edit.document_changes is None
     assert edit.changes is not None
     assert list(edit.changes) == [(brain.root / NOTE).as_uri()]
+
+
+@pytest.mark.parametrize(("text", "title", "new_text", "span"), [
+    ("x [[|see this]] y", "Replace `[[|see this]]` by its label `see this`", "see this", (2, 15)),
+    ("| [[\\|cell]] |", "Replace `[[\\|cell]]` by its label `cell`", "cell", (2, 12)),
+    ("x [[#]] y", "Delete the empty link `[[#]]`", "", (2, 7)),
+    ("😀 [[]]", "Delete the empty link `[[]]`", "", (2, 6)),
+])
+def test_empty_link_quick_fix(
+    make_brain: BrainFactory, text: str, title: str, new_text: str, span: tuple[int, int]
+) -> None:
+    (found,) = actions(make_brain, f"---\ntype: user\n---\n{text}\n")
+    assert (found.title, found.kind, found.preferred) == (title, types.CodeActionKind.QuickFix, True)
+    assert found.problem is not None
+    assert found.problem.code == "empty-link"
+    assert found.changes.edits == [TextChange(NOTE, 3, *span, new_text)]

@@ -11,7 +11,7 @@ from brain.lsp.completion import complete, match_rank
 from brain.lsp.cursor import typing_at
 from brain.lsp.graph import Lookup, identity_of, probe
 from brain.lsp.positions import Encoding, LineIndex
-from brain.model import LinkStatus
+from brain.model import Anchors, LinkStatus
 from brain.parse import parse_note
 from brain.service import Brain
 
@@ -32,9 +32,10 @@ def run(
     source = identity_of(rel)
     assert source is not None
     index = LineIndex(lines, features.encoding)
-    headings = parse_note(before + after).headings
+    note = parse_note(before + after)
+    own = Anchors(note.headings, note.blocks)
     catalog = Catalog.of(brain.store)
-    return complete(typing, source, brain.store, catalog, index, column, features, headings, NOW)
+    return complete(typing, source, brain.store, catalog, index, column, features, own, NOW)
 
 
 def labels(result: types.CompletionList | None) -> list[str]:

@@ -35,6 +35,13 @@ EXTRA = {  # what the generator does not produce: every other problem a memory f
         "---\ntype: Users\n---\n# Top\n\n😀 [[dup]] and 漢字 [[shared/parity-extra#Nope|x]] and [[#Top]]\n"
     ),
     "memory/shared/bad-yaml.md": "---\ndescription: [unclosed\n---\nbody\n",
+    # anchors as Obsidian writes them: headings with code and punctuation, paths, block ids
+    "memory/shared/parity-anchors.md": (
+        "# Top\n\n### The `date` field\n\n## Step 1: Install\n\n### Sub\n\nA paragraph ^para-1\n\n"
+        "- item ^li\n\n[[#^para-1]] [[#^LI]] [[#^nope]] [[#The date field]] [[#The `date` field]]\n"
+        "[[#Step 1 Install#Sub]] [[#Top#Nope]] [[parity-extra#Top]] [[parity-extra#^none]]\n"
+        "math $[[not-a-link]]$ and [[|label]] and [[#]] and `[[|code]]`\n"
+    ),
     "memory/shared/deep/nested.md": "in a nested folder\n",
 }
 
@@ -118,4 +125,17 @@ async def test_diagnostics_are_brain_checks_problems(
     codes = {code for _, code, *_ in seen}
     assert "broken-link" in codes
     if (root / "memory/shared/parity-extra.md").exists():
-        assert codes >= {"ambiguous-link", "missing-anchor", "invalid-frontmatter", "nested-directory"}
+        assert codes >= {
+            "ambiguous-link", "missing-anchor", "invalid-frontmatter", "nested-directory", "empty-link",
+        }
+        anchors = sorted(
+            (line, message) for rel, code, line, _, message in seen
+            if rel == "memory/shared/parity-anchors.md"
+        )
+        assert anchors == [
+            (12, "`[[#^nope]]`: the target has no block `^nope`"),
+            (13, "`[[#Top#Nope]]`: the target has no heading path `Top > Nope`"),
+            (13, "`[[parity-extra#^none]]`: the target has no block `^none`"),
+            (14, "`[[#]]` links to nothing: it names no note and no heading"),
+            (14, "`[[|label]]` links to nothing: it names no note and no heading"),
+        ]

@@ -83,7 +83,7 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     ("links_with_keys", cypher.LINKS_WITH_KEYS, {"keys": ["b"]}),
     ("links_from", cypher.LINKS_FROM, {"ids": ["memory:a/b"]}),
     ("links_to", cypher.LINKS_TO, {"ids": ["memory:a/b"]}),
-    ("headings", cypher.HEADINGS, {"ids": ["memory:a/b"]}),
+    ("anchors", cypher.ANCHORS, {"ids": ["memory:a/b"]}),
     ("memory_by_id", cypher.MEMORY_BY_ID, {"id": "memory:a/b"}),
     ("memories_by_key", cypher.MEMORIES_BY_KEY, {"key": "b"}),
     ("memory_by_path", cypher.MEMORY_BY_PATH, {"path": "memory/a/b.md"}),

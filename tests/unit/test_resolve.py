@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from brain.model import Kind, LinkStatus, WikiLink, name_key
+from brain.model import Anchors, Heading, Kind, LinkStatus, WikiLink, name_key
 from brain.resolve import NameEntry, Target, parse_target, resolve_link
 
 NFD_CAFE = "cafe\u0301"
@@ -35,10 +35,14 @@ ENTRIES = [
     NameEntry("agent:bot", Kind.AGENT, "bot"),
     NameEntry("agent:other", Kind.AGENT, "other"),
 ]
+def _anchors(*texts: str) -> Anchors:
+    return Anchors(tuple(Heading(text, 1, line) for line, text in enumerate(texts, 1)))
+
+
 HEADINGS = {
-    "memory:shared/style": ["House style", "Headline first"],
-    "memory:bot/style": ["Mine", "Ünïcödé Heading", f"{NFD_CAFE} au lait"],
-    "memory:bot/notes": [],
+    "memory:shared/style": _anchors("House style", "Headline first"),
+    "memory:bot/style": _anchors("Mine", "Ünïcödé Heading", f"{NFD_CAFE} au lait"),
+    "memory:bot/notes": _anchors(),
 }
 
 

@@ -1,0 +1,109 @@
+"""Links that name nothing: `[[]]`, `[[|label]]`, `[[#]]`. Pure.
+
+brain.parse keeps only links with a target or an anchor. A link with neither is not
+skipped silently: it is an `empty-link` problem (a warning: no note is misread and nothing
+in the graph is wrong, but the writer meant to link something, and Obsidian shows a link
+that goes nowhere). Like links, they count only outside code and math, which mistune and
+brain.mathspans decide; notes without one never reach mistune here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import mistune
+
+from brain.mathspans import outside_math
+from brain.model import Problem, Severity
+
+CANDIDATE_RE = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
+EMPTY_INNER_RE = re.compile(r"[ \t]*#?[ \t]*(?:(?:\\?\|)(.*))?")
+MARKER_RE = re.compile("\ue004(\\d+)\ue005")
+MAX_REPORTED = 100  # per note: the first hundred say all there is to say
+
+_MARKDOWN = mistune.create_markdown(renderer=None)
+
+
+def empty_link_problems(body: str, body_line: int, path: str) -> list[Problem]:
+    """An `empty-link` warning for each link in `body` that names no note and no heading."""
+    if "[[" not in body:
+        return []
+    found = [
+        m for m in CANDIDATE_RE.finditer(body)
+        if EMPTY_INNER_RE.fullmatch(m.group(2)) and not _escaped(body, m.start())
+    ]
+    if not found:
+        return []
+    if "$" in body:
+        keep = outside_math(body, [m.start() for m in found])
+        found = [m for m, kept in zip(found, keep, strict=True) if kept]
+    live = _in_text(body, found)
+    problems: list[Problem] = []
+    for index in sorted(live)[:MAX_REPORTED]:
+        m = found[index]
+        line = body.count("\n", 0, m.start())
+        column = m.start() - (body.rfind("\n", 0, m.start()) + 1) + 1
+        problems.append(_problem(m, path, line + body_line, column))
+    return problems
+
+
+def _problem(m: re.Match[str], path: str, line: int, column: int) -> Problem:
+    raw = m.group(0)
+    label = (EMPTY_INNER_RE.fullmatch(m.group(2)) or m).group(1)
+    label = label.strip() if label else ""
+    if label:
+        fix = (
+            f"write the note's name before the `|` (`[[Note|{label}]]`), "
+            f"or replace the link by its label `{label}`"
+        )
+    elif "#" in raw:
+        fix = "name a heading after the `#` (`[[#Heading]]`, `[[Note#Heading]]`) or delete the link"
+    else:
+        fix = "write a note's name between the brackets (`[[Note]]`) or delete the empty link"
+    return Problem(
+        code="empty-link",
+        severity=Severity.WARNING,
+        path=path,
+        message=f"`{raw}` links to nothing: it names no note and no heading",
+        line=line,
+        column=column,
+        length=len(raw),
+        fix=fix,
+    )
+
+
+def _escaped(text: str, pos: int) -> bool:
+    """An odd run of backslashes right before `pos` (`\\[[|x]]` is text)."""
+    before = text[max(0, pos - 32) : pos]
+    return (len(before) - len(before.rstrip("\\"))) % 2 == 1
+
+
+def _in_text(body: str, found: list[re.Match[str]]) -> set[int]:
+    """Indexes of the candidates whose `[[` mistune reads as text (not code, HTML or a URL)."""
+    pieces: list[str] = []
+    last = 0
+    for index, m in enumerate(found):
+        inside = m.start() + len(m.group(1)) + 2
+        pieces += [body[last:inside], f"\ue004{index}\ue005"]
+        last = inside
+    pieces.append(body[last:])
+    tokens = _MARKDOWN("".join(pieces))
+    assert isinstance(tokens, list)
+    live: set[int] = set()
+    for token in tokens:
+        _walk(token, live)
+    return live
+
+
+def _walk(token: Any, live: set[int]) -> None:
+    if not isinstance(token, dict):
+        return
+    if token.get("type") == "text":
+        live.update(int(i) for i in MARKER_RE.findall(str(token.get("raw", ""))))
+        return
+    for child in token.get("children") or ():
+        _walk(child, live)
+    if token.get("type") == "link":
+        url = str((token.get("attrs") or {}).get("url", ""))
+        live.difference_update(int(i) for i in MARKER_RE.findall(url))
