@@ -75,7 +75,7 @@ class ScopedMemoryTool:
             self._confine(command, args)
             call = Call(command, json_args(args))
             ctx = CallContext(self.service, self.actor, self.addr, call, expected_hash, self.agent)
-            if command == "view" and isinstance(parse_virtual(args.get("path"), self.agent), VirtualDir):
+            if command == "view" and _is_dir(args.get("path"), self.agent):
                 if args.get("view_range") is not None:
                     raise Refusal(
                         RefusalCode.INVALID_ARGUMENT,
@@ -116,3 +116,10 @@ class ScopedMemoryTool:
                 + (", and /memories/shared/ is left alone" if self.scope != SHARED_SCOPE else ""),
                 Call(command, json_args({**args, arg: fixed})) if name else Call("view", {"path": self.root}),
             )
+
+
+def _is_dir(raw: object, agent: str) -> bool:
+    try:
+        return isinstance(parse_virtual(raw, agent), VirtualDir)
+    except PathProblem:
+        return False  # the view command refuses it, with the canonical path
