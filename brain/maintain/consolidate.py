@@ -52,7 +52,7 @@ class Busy(Exception):
 @dataclass(slots=True)
 class ConsolidationReport:
     scope: str
-    status: str = "running"  # done | turn-cap | endpoint-error | malformed-answer
+    status: str = "running"  # done | turn-cap | endpoint-error | malformed-answer | cancelled
     message: str = ""
     summary: str = ""  # the model's own report
     changes: list[dict[str, Any]] = field(default_factory=list)
@@ -145,6 +145,11 @@ class Consolidation:
         self.service = service or memory_service(brain)
         self.tool = ScopedMemoryTool(self.service, scope, actor)
         self.client = client or ChatClient(endpoint)
+        self.cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop before the next turn (the caller went away); the report says so."""
+        self.cancelled.set()
 
     @classmethod
     def for_brain(
@@ -179,6 +184,10 @@ class Consolidation:
         progress(_event("started", report, f"scope `{self.scope}` with {report.findings} finding(s) "
                         f"as the starting point, on {self.endpoint.model}"))
         for turn in range(1, self.max_turns + 1):
+            if self.cancelled.is_set():
+                report.status = "cancelled"
+                report.message = f"the caller went away; stopped before turn {turn}"
+                break
             report.turns = turn
             try:
                 answer = self.client.complete(messages, [MEMORY_TOOL])

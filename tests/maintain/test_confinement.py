@@ -55,7 +55,9 @@ HOSTILE: list[dict[str, Any]] = [
 def _files(root: Path, *scopes: str) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
-        for scope in scopes for p in sorted((root / "memory" / scope).rglob("*")) if p.is_file()
+        for scope in scopes
+        for p in sorted((root / "memory" / scope).rglob("*"))
+        if p.is_file()
     }
 
 

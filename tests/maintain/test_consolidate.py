@@ -53,14 +53,19 @@ def test_a_run_tidies_the_scope_and_reports(ws: tuple[Path, Brain, MemoryService
         calls(
             {"command": "delete", "path": "/memories/style-a.md"},
             {
-                "command": "str_replace", "path": "/memories/old.md", "old_str": "# Deploy on Fridays",
-                "new_str": "---\ndescription: Never deploy on Fridays.\ntype: feedback\n---\n# Deploy on Fridays",
+                "command": "str_replace",
+                "path": "/memories/old.md",
+                "old_str": "# Deploy on Fridays",
+                "new_str": "---\ndescription: Never deploy on Fridays.\ntype: feedback\n---\n"
+                "# Deploy on Fridays",
             },
         ),
         final("Changed:\n- deleted /memories/style-a.md (duplicate)\nLook at:\n- nothing"),
     ]
     with chat_server(script) as server:
-        report, events = run(brain, service, "writer", server.url, {"KEY_VAR": "sk-test"}, api_key_env="KEY_VAR")
+        report, events = run(
+            brain, service, "writer", server.url, {"KEY_VAR": "sk-test"}, api_key_env="KEY_VAR"
+        )
 
     assert report.status == "done"
     assert report.turns == 3
@@ -83,7 +88,8 @@ def test_a_run_tidies_the_scope_and_reports(ws: tuple[Path, Brain, MemoryService
     assert server.requests[1]["messages"][-1]["role"] == "tool"
     assert server.requests[1]["messages"][-1]["content"].startswith("/memories: 3 files of scope `writer`")
     assert {(r.command, r.via) for r in service.history.records()} == {
-        ("delete", "consolidate"), ("str_replace", "consolidate"),
+        ("delete", "consolidate"),
+        ("str_replace", "consolidate"),
     }
     kinds = [e["kind"] for e in events]
     assert kinds[0] == "started"
@@ -94,7 +100,7 @@ def test_a_run_tidies_the_scope_and_reports(ws: tuple[Path, Brain, MemoryService
 
 
 def test_bad_calls_are_refused_and_the_run_goes_on(ws: tuple[Path, Brain, MemoryService]) -> None:
-    root, brain, service = ws
+    _root, brain, service = ws
     script = [
         calls(
             tool_call("{not json", call_id="c1"),
@@ -150,7 +156,11 @@ def test_a_lower_cap_from_brain_toml(ws: tuple[Path, Brain, MemoryService]) -> N
     [
         (b"this is not json", "malformed-answer", "not JSON"),
         (b'{"choices": []}', "malformed-answer", "no `choices[0]`"),
-        (b'{"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}', "malformed-answer", "no `function.name`"),
+        (
+            b'{"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}',
+            "malformed-answer",
+            "no `function.name`",
+        ),
         (500, "endpoint-error", "answered HTTP 500"),
         (401, "endpoint-error", "answered HTTP 401"),
     ],
@@ -186,13 +196,15 @@ def test_an_endpoint_that_is_down(ws: tuple[Path, Brain, MemoryService]) -> None
         (ConsolidateConfig(), {}, "no model endpoint is configured, so nothing was changed"),
         (ConsolidateConfig(url="http://127.0.0.1:9/v1"), {}, "has a url but no model"),
         (
-            ConsolidateConfig(url="http://127.0.0.1:9/v1", model="m", api_key_env="MISSING_KEY"), {},
+            ConsolidateConfig(url="http://127.0.0.1:9/v1", model="m", api_key_env="MISSING_KEY"),
+            {},
             'api_key_env = "MISSING_KEY", but that variable is not set',
         ),
     ],
 )
-def test_not_configured(ws: tuple[Path, Brain, MemoryService], config: ConsolidateConfig, env: dict[str, str],
-                        message: str) -> None:
+def test_not_configured(
+    ws: tuple[Path, Brain, MemoryService], config: ConsolidateConfig, env: dict[str, str], message: str
+) -> None:
     _root, brain, service = ws
     with pytest.raises(NotConfigured) as caught:
         Consolidation.for_brain(brain, "writer", BrainConfig(consolidate=config), env, service=service)
@@ -213,14 +225,18 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     import os
 
     return subprocess.run(
-        [sys.executable, "-m", "brain", *args], capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-m", "brain", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
         env={**os.environ, **(env or {})},
     )
 
 
 def test_cli_without_an_endpoint_changes_nothing(tmp_path: Path) -> None:
     root = workspace_with(tmp_path / "ws", FILES)
-    before = {p: p.read_bytes() for p in root.rglob("*")  if p.is_file()}
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     done = _cli("consolidate", str(root), "--scope", "writer", env={"BRAIN_CONSOLIDATE_URL": ""})
     assert done.returncode == 2
     assert "no model endpoint is configured, so nothing was changed" in done.stderr
@@ -229,7 +245,10 @@ def test_cli_without_an_endpoint_changes_nothing(tmp_path: Path) -> None:
 
 def test_cli_runs_against_the_endpoint_in_brain_toml(tmp_path: Path) -> None:
     root = workspace_with(tmp_path / "ws", FILES)
-    script = [calls({"command": "delete", "path": "/memories/style-a.md"}), final("Changed:\n- one duplicate")]
+    script = [
+        calls({"command": "delete", "path": "/memories/style-a.md"}),
+        final("Changed:\n- one duplicate"),
+    ]
     with chat_server(script) as server:
         (root / "brain.toml").write_text(f'[consolidate]\nurl = "{server.url}"\nmodel = "m"\n')
         done = _cli("consolidate", str(root), "--scope", "writer", "--format", "json")
