@@ -89,15 +89,19 @@ def apply_safe(report: MaintenanceReport, service: MemoryService, actor: Actor, 
 
 
 def record_run(
-    service: MemoryService, report: MaintenanceReport, actor: Actor = MAINTAIN_ACTOR
+    service: MemoryService, report: MaintenanceReport, actor: Actor = MAINTAIN_ACTOR,
+    local_day: date | None = None,
 ) -> HistoryRecord:
-    """One history record for a whole run, with its report (the scheduled runs' audit log)."""
-    summary = {
+    """One history record for a whole run, with its report (the scheduled runs' audit log).
+    `local_day`: the day a scheduled run counts for, in the server's time zone."""
+    summary: dict[str, object] = {
         "summary": report.summary(),
         "counts": report.counts(),
         "applied": [a.to_json() for a in report.applied],
         "skipped": report.skipped,
     }
+    if local_day is not None:
+        summary["localDay"] = local_day.isoformat()
     return service.history.append(
         at=iso_time(service.clock()), actor=actor.label, agent=None, via=actor.via,
         command="maintain", scope=report.scope or "*", path="memory", before=None, after=None,
