@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from brain.config import BrainConfig
+from brain.config import BrainConfig, MaintainConfig
 from brain.maintain.chat import ChatAnswer, ChatClient, ChatEndpoint, ChatError, Usage
 from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
 from brain.maintain.run import find
@@ -136,7 +136,7 @@ class Consolidation:
     def __init__(
         self, brain: Brain, scope: str, endpoint: ChatEndpoint, *, max_turns: int = 30,
         service: MemoryService | None = None, actor: Actor = CONSOLIDATE_ACTOR,
-        client: ChatClient | None = None,
+        client: ChatClient | None = None, maintain_config: MaintainConfig | None = None,
     ) -> None:
         self.brain = brain
         self.scope = scope
@@ -146,6 +146,7 @@ class Consolidation:
         self.tool = ScopedMemoryTool(self.service, scope, actor)
         self.client = client or ChatClient(endpoint)
         self.cancelled = threading.Event()
+        self.maintain_config = maintain_config
 
     def cancel(self) -> None:
         """Stop before the next turn (the caller went away); the report says so."""
@@ -157,7 +158,10 @@ class Consolidation:
         **kwargs: Any,
     ) -> Consolidation:
         endpoint = endpoint_of(config, os.environ if env is None else env)
-        return cls(brain, scope, endpoint, max_turns=config.consolidate.max_turns, **kwargs)
+        return cls(
+            brain, scope, endpoint, max_turns=config.consolidate.max_turns,
+            maintain_config=config.maintain, **kwargs,
+        )
 
     def run(self, progress: Progress | None = None) -> ConsolidationReport:
         key = (str(self.brain.root), self.scope)
@@ -175,7 +179,7 @@ class Consolidation:
     def _run(self, progress: Progress) -> ConsolidationReport:
         started = time.perf_counter()
         report = ConsolidationReport(self.scope)
-        findings = find(self.brain, self.scope)
+        findings = find(self.brain, self.scope, config=self.maintain_config)
         report.findings = len(findings.findings)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system_prompt(self.scope, self.tool.root, self.max_turns)},

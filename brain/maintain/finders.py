@@ -11,6 +11,8 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 
+import yaml
+
 from brain.maintain.findings import Finding, Proposal, vpath
 from brain.maintain.links import fixable_links
 from brain.maintain.snapshot import Snapshot
@@ -169,6 +171,16 @@ def frontmatter_lines(text: str) -> tuple[int | None, dict[str, tuple[int, str]]
     return None, {}
 
 
+def yaml_value(text: str) -> str:
+    """`text` as a one-line YAML value: plain when YAML reads it back unchanged, else quoted
+    (a JSON string is a YAML double-quoted scalar)."""
+    try:
+        plain = "\n" not in text and yaml.safe_load(f"k: {text}") == {"k": text}
+    except yaml.YAMLError:
+        plain = False
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
 def clip_words(text: str, limit: int = DESCRIPTION_CLIP) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
@@ -195,14 +207,16 @@ def descriptions(snap: Snapshot) -> Iterator[Finding]:
             yield Finding(
                 "weak-description", memory.path, scope,
                 "has no description (no `description:` and no text): indexes show it blank",
-                _set_key(scope, path, closing, keys, "description", "<one line: what this note is for>"),
+                _set_key(scope, path, closing, keys, "description", "<one line: its topic>", memory.type),
             )
         elif fallback and not has_desc:
             yield Finding(
                 "weak-description", memory.path, scope,
                 "has no `description:`; indexes fall back to its first line "
                 f"(`{clip_words(memory.description, 60)}`)",
-                _set_key(scope, path, closing, keys, "description", clip_words(memory.description)),
+                _set_key(
+                    scope, path, closing, keys, "description", clip_words(memory.description), memory.type
+                ),
             )
         elif len(memory.description) > DESCRIPTION_CLIP and "description" in keys:
             line, raw = keys["description"]
@@ -211,7 +225,8 @@ def descriptions(snap: Snapshot) -> Iterator[Finding]:
                 f"its description is {len(memory.description)} characters; indexes clip it at "
                 f"{DESCRIPTION_CLIP}: say it in one shorter line",
                 Proposal(scope, "str_replace", {
-                    "path": path, "old_str": raw, "new_str": f"description: {clip_words(memory.description)}",
+                    "path": path, "old_str": raw,
+                    "new_str": f"description: {yaml_value(clip_words(memory.description))}",
                 }),
                 line=line,
             )
@@ -219,20 +234,28 @@ def descriptions(snap: Snapshot) -> Iterator[Finding]:
             yield Finding(
                 "missing-type", memory.path, scope,
                 "has no valid `type:` (one of " + ", ".join(MEMORY_TYPES) + "): choose the one that fits",
-                _set_key(scope, path, closing, keys, "type", f"<{_TYPES}>"),
+                _set_key(
+                    scope, path, closing, keys, "type", f"<{_TYPES}>", None,
+                    description=memory.description if closing is None else None,
+                ),
                 line=keys["type"][0] if "type" in keys else None,
             )
 
 
 def _set_key(
-    scope: str, path: str, closing: int | None, keys: dict[str, tuple[int, str]], key: str, value: str
+    scope: str, path: str, closing: int | None, keys: dict[str, tuple[int, str]], key: str, value: str,
+    kind: str | None, *, description: str | None = None,
 ) -> Proposal:
-    line = f"{key}: {value}"
+    """Set one frontmatter key. A note without frontmatter gets the whole skeleton at once
+    (description and type), so the weak-description and missing-type fixes are one edit."""
+    line = f"{key}: {value if value.startswith('<') else yaml_value(value)}"
     if key in keys:
         return Proposal(scope, "str_replace", {"path": path, "old_str": keys[key][1], "new_str": line})
     if closing is None:
+        desc = line if key == "description" else f"description: {yaml_value(clip_words(description or ''))}"
+        typ = line if key == "type" else f"type: {kind or '<' + _TYPES + '>'}"
         return Proposal(
-            scope, "insert", {"path": path, "insert_line": 0, "insert_text": f"---\n{line}\n---\n"}
+            scope, "insert", {"path": path, "insert_line": 0, "insert_text": f"---\n{desc}\n{typ}\n---\n"}
         )
     return Proposal(scope, "insert", {"path": path, "insert_line": closing - 1, "insert_text": line + "\n"})
 

@@ -82,6 +82,6 @@ class Snapshot:
 def scope_names(brain: Brain) -> list[str]:
     """`shared`, then every agent with notes or memory on, by name (as the memory tool lists them)."""
     from brain.tool import memory_service
-    from brain.tool.access import Actor
 
-    return [s.scope for s in memory_service(brain).scopes(Actor.open())]
+    agents = memory_service(brain).agents.all()
+    return [SHARED_SCOPE, *(a.name for a in agents if a.memory_enabled or a.has_folder)]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from brain.maintain import LAYOUTS, MaintenanceLayout, find, register_layout
+from brain.maintain.finders import yaml_value
 from brain.maintain.findings import SAFE_CODES, Finding
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import MemoryNode
@@ -248,7 +249,7 @@ def test_description_proposals_edit_the_right_lines_and_work(tmp_path: Path) -> 
         "command": "insert",
         "path": "/memories/old.md",
         "insert_line": 0,
-        "insert_text": "---\ndescription: Deploy on Fridays\n---\n",
+        "insert_text": "---\ndescription: Deploy on Fridays\ntype: <user|feedback|project|reference>\n---\n",
     }
     assert by[("memory/writer/untyped.md", "missing-type")] == {
         "command": "insert",
@@ -305,3 +306,38 @@ def test_expired_daily_notes_where_a_layout_has_them(
     assert [(f.code, f.safe) for f in found] == ([("expired-daily-note", True)] if expired else [])
     if expired:
         assert f"{age_days} days old" in found[0].reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plain words.",
+        "Refunds: never promise one",
+        "- a list?",
+        "#hashtag first",
+        "ends with colon:",
+        "a # comment?",
+        "'quoted'",
+        '"double"',
+        "yes",
+        "null",
+        "[brackets]",
+        "{braces}",
+        "100%",
+        "@at",
+        "emoji 🚀 and 東京",
+        "*star",
+        "!bang",
+        "|pipe",
+        ">gt",
+        "back`tick",
+        "",
+    ],
+)
+def test_yaml_values_read_back_as_written(text: str) -> None:
+    import yaml
+
+    loaded = yaml.safe_load(f"description: {yaml_value(text)}")["description"]
+    assert (loaded if loaded is not None else "") == text or (
+        text in ("yes", "null") and loaded in (True, None)
+    )
