@@ -12,6 +12,7 @@ what was done so far: what changed, the paths touched, what a human should look 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -31,6 +32,7 @@ from brain.tool.access import Actor
 from brain.tool.paths import PathProblem, VirtualFile, parse_virtual
 from brain.tool.service import MemoryService
 
+log = logging.getLogger("brain.maintain")
 Progress = Callable[[dict[str, Any]], None]
 CONSOLIDATE_ACTOR = Actor.admin(via="consolidate")
 MAX_CALLS_PER_TURN = 16
@@ -52,7 +54,7 @@ class Busy(Exception):
 @dataclass(slots=True)
 class ConsolidationReport:
     scope: str
-    status: str = "running"  # done | turn-cap | endpoint-error | malformed-answer | cancelled
+    status: str = "running"  # done | turn-cap | endpoint-error | malformed-answer | cancelled | error
     message: str = ""
     summary: str = ""  # the model's own report
     changes: list[dict[str, Any]] = field(default_factory=list)
@@ -179,6 +181,17 @@ class Consolidation:
     def _run(self, progress: Progress) -> ConsolidationReport:
         started = time.perf_counter()
         report = ConsolidationReport(self.scope)
+        try:
+            self._loop(report, progress)
+        except Exception as exc:  # a failure of brain's own (a full disk...): still a report
+            log.exception("consolidating %s failed", self.scope)
+            report.status, report.message = "error", f"the run failed: {type(exc).__name__}: {exc}"
+        report.seconds = time.perf_counter() - started
+        headline = report.to_text().split("\n", 1)[0]
+        progress({**_event("finished", report, headline), "report": report.to_json()})
+        return report
+
+    def _loop(self, report: ConsolidationReport, progress: Progress) -> None:
         findings = find(self.brain, self.scope, config=self.maintain_config)
         report.findings = len(findings.findings)
         messages: list[dict[str, Any]] = [
@@ -212,10 +225,6 @@ class Consolidation:
                 f"stopped at the cap of {self.max_turns} turns before the model reported; the "
                 "changes listed were made"
             )
-        report.seconds = time.perf_counter() - started
-        headline = report.to_text().split("\n", 1)[0]
-        progress({**_event("finished", report, headline), "report": report.to_json()})
-        return report
 
     def _calls(
         self, answer: ChatAnswer, report: ConsolidationReport, progress: Progress

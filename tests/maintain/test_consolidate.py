@@ -257,3 +257,16 @@ def test_cli_runs_against_the_endpoint_in_brain_toml(tmp_path: Path) -> None:
     assert report["status"] == "done"
     assert report["paths"] == ["memory/writer/style-a.md"]
     assert "consolidate: ok" in done.stderr  # progress lines
+
+
+def test_a_failure_of_brains_own_still_ends_with_a_report(tmp_path: Path) -> None:
+    root = workspace_with(tmp_path / "ws", FILES)
+    (tmp_path / "history-is-a-folder").mkdir()
+    brain, service = open_brain(root, tmp_path / "history-is-a-folder")  # every write's record fails
+    script = [calls({"command": "delete", "path": "/memories/style-a.md"}), final("never reached")]
+    with chat_server(script) as server:
+        report, events = run(brain, service, "writer", server.url)
+    assert report.status == "error"
+    assert "IsADirectoryError" in report.message
+    assert events[-1]["kind"] == "finished"
+    assert events[-1]["report"]["status"] == "error"
