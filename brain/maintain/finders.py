@@ -43,9 +43,15 @@ def _properties(memory: MemoryNode) -> str:
 def duplicates(snap: Snapshot) -> Iterator[Finding]:
     """Notes of one scope with the same text (whitespace-trimmed): keep the newest."""
     for scope in snap.scopes():
-        same_body: dict[tuple[str, str | None, str], list[MemoryNode]] = {}
+        # Most notes have a description of their own: only notes sharing one are compared.
+        same_head: dict[tuple[str, str | None], list[MemoryNode]] = {}
         for memory in snap.by_scope.get(scope, []):
-            same_body.setdefault(_body_key(memory), []).append(memory)
+            same_head.setdefault((memory.description, memory.type), []).append(memory)
+        same_body: dict[tuple[str, str | None, str], list[MemoryNode]] = {}
+        for head in same_head.values():
+            if len(head) > 1:
+                for memory in head:
+                    same_body.setdefault(_body_key(memory), []).append(memory)
         groups: list[list[MemoryNode]] = []
         for candidates in same_body.values():
             if len(candidates) > 1:  # the same text needs the same other frontmatter keys too
@@ -65,7 +71,7 @@ def duplicates(snap: Snapshot) -> Iterator[Finding]:
                         f"({', '.join(linked[:3])}): point them at [[{keep.name}]] first"
                     )
                 else:
-                    snap.going.add(copy.id)
+                    snap.going.add(copy.path)
                 yield Finding(
                     "duplicate", copy.path, scope, reason,
                     Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash),
@@ -78,7 +84,7 @@ def same_names(snap: Snapshot) -> Iterator[Finding]:
     that hides a shared one of the same name from its agent's links."""
     shared = {name_key(m.name): m for m in snap.by_scope.get(SHARED_SCOPE, [])}
     for scope in snap.scopes():
-        notes = [m for m in snap.by_scope.get(scope, []) if m.id not in snap.going]
+        notes = [m for m in snap.by_scope.get(scope, []) if m.path not in snap.going]
         groups: dict[str, list[MemoryNode]] = {}
         for memory in notes:
             groups.setdefault("file:" + name_key(memory.name), []).append(memory)
@@ -134,7 +140,7 @@ def expired_daily_notes(snap: Snapshot) -> Iterator[Finding]:
         return
     for memory in snap.memories:
         day = dated(memory)
-        if day is None or memory.id in snap.going:
+        if day is None or memory.path in snap.going:
             continue
         age = (snap.today - day).days
         if age <= snap.layout.retain_days:
@@ -145,7 +151,7 @@ def expired_daily_notes(snap: Snapshot) -> Iterator[Finding]:
         if linked:
             reason += f"; kept for now because {', '.join(linked[:3])} link(s) to it"
         else:
-            snap.going.add(memory.id)
+            snap.going.add(memory.path)
         yield Finding(
             "expired-daily-note", memory.path, memory.scope, reason,
             Proposal(memory.scope, "delete", {"path": vpath(memory)}, memory.hash), safe=not linked,
@@ -171,9 +177,15 @@ def frontmatter_lines(text: str) -> tuple[int | None, dict[str, tuple[int, str]]
     return None, {}
 
 
+_SURELY_PLAIN = re.compile(r"[A-Za-z][\w .,;()/'’—–…-]*[\w.)’…]")
+_YAML_WORDS = frozenset(["yes", "no", "on", "off", "true", "false", "null", "y", "n"])
+
+
 def yaml_value(text: str) -> str:
     """`text` as a one-line YAML value: plain when YAML reads it back unchanged, else quoted
     (a JSON string is a YAML double-quoted scalar)."""
+    if _SURELY_PLAIN.fullmatch(text) and text.lower() not in _YAML_WORDS:
+        return text  # words and ordinary punctuation: no need to ask the (slow) YAML parser
     try:
         plain = "\n" not in text and yaml.safe_load(f"k: {text}") == {"k": text}
     except yaml.YAMLError:
@@ -189,12 +201,20 @@ def clip_words(text: str, limit: int = DESCRIPTION_CLIP) -> str:
     return cut + "…"
 
 
+def _first_line(body: str) -> str:
+    """`brain.parse.first_line`, without splitting a whole long body when its top line will do."""
+    start = len(body) - len(body.lstrip())
+    end = body.find("\n", start)
+    found = first_line(body[start:] if end < 0 else body[start:end])
+    return found or first_line(body)
+
+
 def descriptions(snap: Snapshot) -> Iterator[Finding]:
     """weak-description (empty, the first-line fallback, past the clip) and missing-type."""
     for memory in snap.memories:
-        if memory.id in snap.going:
+        if memory.path in snap.going:
             continue
-        fallback = memory.description == first_line(memory.body)
+        fallback = memory.description == _first_line(memory.body)
         if not (fallback or len(memory.description) > DESCRIPTION_CLIP or memory.type is None):
             continue
         text = snap.read_text(memory)
@@ -262,7 +282,7 @@ def _set_key(
 
 def large_notes(snap: Snapshot) -> Iterator[Finding]:
     for memory in snap.memories:
-        if memory.size <= snap.large_note_bytes or memory.id in snap.going:
+        if memory.size <= snap.large_note_bytes or memory.path in snap.going:
             continue
         sections = sum(1 for h in memory.headings if h.level <= 2)
         yield Finding(

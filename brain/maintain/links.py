@@ -13,7 +13,7 @@ close and no other is within one edit more: with two plausible targets brain doe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from rapidfuzz import process
@@ -30,67 +30,129 @@ if TYPE_CHECKING:
 _SEPARATORS = re.compile(r"[-_ ]+")
 _PREFIX = {Kind.WORKFLOW: "workflow:", Kind.CHAT: "chat:", Kind.WORK_ITEM: "work-item:", Kind.AGENT: "agent:"}
 
-class Pool(dict[str, str]):
-    """name key -> the link text that reaches it; `plain` is the keys with separators unified."""
+class Names:
+    """One set of reachable names (a scope's notes, or the entities), matched once per key."""
 
-    def near_length(self, n: int, spread: int) -> tuple[list[str], list[str]]:
-        """(plain keys, keys) of the names whose plain length is within `spread` of `n`."""
-        by_length: dict[int, list[tuple[str, str]]] | None = self.__dict__.get("_by_length")
-        if by_length is None:
-            by_length = self.__dict__["_by_length"] = {}
-            for key in self:
-                plain = _plain(key)
-                by_length.setdefault(len(plain), []).append((plain, key))
-        slices: dict[tuple[int, int], tuple[list[str], list[str]]] = self.__dict__.setdefault("_slices", {})
-        found = slices.get((n, spread))
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._by_length: dict[int, list[tuple[str, str]]] = {}
+        for key in keys:
+            plain = _plain(key)
+            self._by_length.setdefault(len(plain), []).append((plain, key))
+        self._slices: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
+        self._found: dict[str, list[tuple[int, str]]] = {}
+
+    def close(self, key: str) -> list[tuple[int, str]]:
+        """(edits, name key) of the names within one edit more than `key` allows."""
+        found = self._found.get(key)
         if found is None:
-            rows = [row for size in range(n - spread, n + spread + 1) for row in by_length.get(size, ())]
-            found = slices[(n, spread)] = ([p for p, _ in rows], [k for _, k in rows])
+            found = self._found[key] = self._close(key)
+        return found
+
+    def _close(self, key: str) -> list[tuple[int, str]]:
+        limit = edits_allowed(key) + 1
+        plain = _plain(key)
+        choices, names = self._near_length(len(plain), limit)
+        hits = process.extract(plain, choices, scorer=OSA.distance, score_cutoff=limit, limit=None)
+        return [(int(distance), names[index]) for _, distance, index in hits]
+
+    def _near_length(self, n: int, spread: int) -> tuple[list[str], list[str]]:
+        """Only names whose length is within `spread`: each edit changes the length by <= 1."""
+        found = self._slices.get((n, spread))
+        if found is None:
+            sizes = range(n - spread, n + spread + 1)
+            rows = [row for size in sizes for row in self._by_length.get(size, ())]
+            found = self._slices[(n, spread)] = ([p for p, _ in rows], [k for _, k in rows])
         return found
 
 
+Texts = dict[str, str | None]  # name key -> the link text that reaches it (None: none does)
+
+
 class _Pools:
-    """Candidate names per (scope, kind, explicit scope), built once per pass."""
+    """What a link from scope S may reach, per (S, kind, explicit scope), built once per pass."""
 
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
-        self._cache: dict[tuple[str, Kind | None, str | None], Pool] = {}
-        self._entities: dict[Kind, list[str]] = {}
-        self.matches: dict[tuple[str, Kind | None, str | None, str], list[tuple[int, str]]] = {}
+        self._texts: dict[tuple[str, Kind | None, str | None], Texts] = {}
+        self._scopes: dict[str, Names] = {}
+        self._entities: dict[Kind | None, Names] = {}
+        self._entity_ids: dict[Kind, list[str]] = {}
 
     def _memory_names(self, scope: str) -> list[str]:
-        return [m.name for m in self.snap.by_scope.get(scope, []) if m.id not in self.snap.going]
+        going = self.snap.going
+        notes = self.snap.by_scope.get(scope, [])
+        return [m.name for m in notes if m.path not in going]
 
-    def _entity_ids(self, kind: Kind) -> list[str]:
-        if kind not in self._entities:
-            self._entities[kind] = (
+    def _ids(self, kind: Kind) -> list[str]:
+        if kind not in self._entity_ids:
+            self._entity_ids[kind] = (
                 self.snap.agent_names() if kind is Kind.AGENT else self.snap.entity_ids(kind)
             )
+        return self._entity_ids[kind]
+
+    def _scope_names(self, scope: str) -> Names:
+        if scope not in self._scopes:
+            self._scopes[scope] = Names(name_key(n) for n in self._memory_names(scope))
+        return self._scopes[scope]
+
+    def _entity_names(self, kind: Kind | None) -> Names:
+        if kind not in self._entities:
+            kinds = _ENTITY_KINDS if kind is None else (kind,)
+            self._entities[kind] = Names(name_key(i) for k in kinds for i in self._ids(k))
         return self._entities[kind]
 
-    def pool(self, source_scope: str, kind: Kind | None, scope: str | None) -> Pool:
-        key = (source_scope, kind, scope)
-        if key in self._cache:
-            return self._cache[key]
-        pool = Pool()
+    def names(self, source: str, kind: Kind | None, scope: str | None) -> list[Names]:
         if kind in (None, Kind.MEMORY) and scope is not None:
-            if scope in (SHARED_SCOPE, source_scope):
-                pool.update({name_key(n): f"{scope}/{n}" for n in self._memory_names(scope)})
-        elif kind in (None, Kind.MEMORY):
-            own = {name_key(n): n for n in self._memory_names(source_scope)}
-            pool.update(own)
-            if source_scope != SHARED_SCOPE:
-                for n in self._memory_names(SHARED_SCOPE):
-                    pool.setdefault(name_key(n), f"shared/{n}" if name_key(n) in own else n)
+            return [self._scope_names(scope)] if scope in (SHARED_SCOPE, source) else []
+        if kind in (None, Kind.MEMORY):
+            out = [self._scope_names(source)]
+            if source != SHARED_SCOPE:
+                out.append(self._scope_names(SHARED_SCOPE))
             if kind is None:
-                for other in (Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM, Kind.AGENT):
-                    for ident in self._entity_ids(other):
+                out.append(self._entity_names(None))
+            return out
+        return [self._entity_names(kind)]
+
+    def texts(self, source: str, kind: Kind | None, scope: str | None) -> Texts:
+        key = (source, kind, scope)
+        if key in self._texts:
+            return self._texts[key]
+        texts: Texts = {}
+        if kind in (None, Kind.MEMORY) and scope is not None:
+            if scope in (SHARED_SCOPE, source):
+                texts.update({name_key(n): f"{scope}/{n}" for n in self._memory_names(scope)})
+        elif kind in (None, Kind.MEMORY):
+            own = {name_key(n): n for n in self._memory_names(source)}
+            texts.update(own)
+            if source != SHARED_SCOPE:
+                for n in self._memory_names(SHARED_SCOPE):
+                    texts.setdefault(name_key(n), f"shared/{n}" if name_key(n) in own else n)
+            if kind is None:
+                memories = set(texts)
+                for other in _ENTITY_KINDS:
+                    for ident in self._ids(other):
                         k = name_key(ident)
-                        pool[k] = _PREFIX[other] + ident if k in pool else ident
+                        if k in memories:
+                            continue  # the bare name reaches the note, never this entity
+                        # Two kinds with one id: a bare name would be ambiguous, so no fix to it.
+                        texts[k] = None if k in texts else ident
         else:
-            pool.update({name_key(i): _PREFIX[kind] + i for i in self._entity_ids(kind)})
-        self._cache[key] = pool
-        return pool
+            texts.update({name_key(i): _PREFIX[kind] + i for i in self._ids(kind)})
+        self._texts[key] = texts
+        return texts
+
+    def fix(self, source: str, kind: Kind | None, scope: str | None, key: str) -> str | None:
+        texts = self.texts(source, kind, scope)
+        nearest: dict[str, int] = {}
+        for names in self.names(source, kind, scope):
+            for distance, name in names.close(key):
+                if name in texts:
+                    nearest[name] = min(distance, nearest.get(name, distance))
+        best = single_candidate(key, sorted((d, n) for n, d in nearest.items()))
+        return None if best is None else texts[best]
+
+
+_ENTITY_KINDS = (Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM, Kind.AGENT)
 
 
 def edits_allowed(key: str) -> int:
@@ -99,15 +161,6 @@ def edits_allowed(key: str) -> int:
 
 def _plain(key: str) -> str:
     return _SEPARATORS.sub("-", key)
-
-
-def close_names(key: str, pool: Pool) -> list[tuple[int, str]]:
-    """Names of `pool` within one edit more than `key` allows, nearest first."""
-    limit = edits_allowed(key) + 1
-    plain = _plain(key)
-    choices, names = pool.near_length(len(plain), limit)  # each edit changes the length by <= 1
-    found = process.extract(plain, choices, scorer=OSA.distance, score_cutoff=limit, limit=None)
-    return sorted((int(distance), names[index]) for _, distance, index in found)
 
 
 def single_candidate(key: str, found: list[tuple[int, str]]) -> str | None:
@@ -120,7 +173,7 @@ def single_candidate(key: str, found: list[tuple[int, str]]) -> str | None:
 def fixable_links(snap: Snapshot) -> Iterator[Finding]:
     pools = _Pools(snap)
     for memory in snap.memories:
-        if memory.id in snap.going:
+        if memory.path in snap.going:
             continue
         broken = [
             link for link in snap.links.get(memory.id, [])
@@ -153,13 +206,7 @@ def _fix_of(pools: _Pools, source_scope: str, link: Link) -> str | None:
     target = parse_target(link.target)
     if not target.key:
         return None
-    pool = pools.pool(source_scope, target.kind, target.scope)
-    memo = (source_scope, target.kind, target.scope, target.key)
-    found = pools.matches.get(memo)
-    if found is None:
-        found = pools.matches[memo] = close_names(target.key, pool)
-    best = single_candidate(target.key, found)
-    return None if best is None else pool[best]
+    return pools.fix(source_scope, target.kind, target.scope, target.key)
 
 
 def _edit(text: str, link: Link, fixed: str) -> tuple[str, str] | None:

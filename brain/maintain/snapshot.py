@@ -47,7 +47,7 @@ class Snapshot:
     memories: list[MemoryNode] = field(default_factory=list)  # the scopes looked at
     by_scope: dict[str, list[MemoryNode]] = field(default_factory=dict)  # every scope
     links: dict[str, list[Link]] = field(default_factory=dict)  # outgoing, of `memories`
-    going: set[str] = field(default_factory=set)  # ids an earlier finder proposes to delete
+    going: set[str] = field(default_factory=set)  # paths an earlier finder proposes to delete
 
     @classmethod
     def read(
