@@ -154,11 +154,11 @@ class MaintenanceReport:
                 out.append(f"  {mark} {f.code:<18} {f.reason}{where}")
                 agent = f"as {f.proposal.agent}: " if f.proposal.agent else ""
                 out.append(f"    {'':<18} -> {agent}{f.proposal.text()}")
-        if self.applied:
-            out.append("applied:" if self.apply else "")
-            for a in self.applied:
-                out.append(f"  {'done' if a.ok else 'REFUSED'} {a.code:<18} {a.path}: {a.result}")
         if self.findings:
             out.append("(* = safe: --apply carries it out)")
+        if self.applied:
+            out.append("applied:")
+            for a in self.applied:
+                out.append(f"  {'done' if a.ok else 'REFUSED':<7} {a.code:<18} {a.path}: {a.result}")
         out.append(self.summary())
         return "\n".join(out)

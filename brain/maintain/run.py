@@ -84,7 +84,7 @@ def apply_safe(report: MaintenanceReport, service: MemoryService, actor: Actor, 
         done += 1
         if result.ok and proposal.command == "delete":
             deleted.add(finding.path)
-        first = result.text.split("\n", 1)[0]
+        first = result.text.split("\n", 1)[0].removesuffix(":").replace(" now read)", ")")
         report.applied.append(Applied(finding.code, finding.path, proposal.text(), result.ok, first))
 
 
