@@ -143,6 +143,22 @@ CASES: dict[str, tuple[dict[str, str | tuple[str, float]], str | None, list[tupl
         "writer",
         [("fixable-link", "memory/writer/notes.md", True)],
     ),
+    "a typo of a workflow, with its kind prefix": (
+        {
+            "workflows/release-train.yaml": "title: Release train\n",
+            "memory/writer/n.md": note("N.", "Run [[workflow:relase-train]] first."),
+        },
+        None,
+        [("fixable-link", "memory/writer/n.md", True)],
+    ),
+    "a bare typo of a workflow": (
+        {
+            "workflows/release-train.yaml": "title: Release train\n",
+            "memory/writer/n.md": note("N.", "Run [[relase-train]] first."),
+        },
+        None,
+        [("fixable-link", "memory/writer/n.md", True)],
+    ),
     "two close names: no guess": (
         {
             "memory/writer/release-notes.md": note("Notes.", "A"),
@@ -223,6 +239,26 @@ def test_a_link_fix_keeps_label_and_scope(tmp_path: Path) -> None:
     assert finding.proposal.arguments["old_str"] == "[[shared/prefers-short-answer|short]]"
     assert finding.proposal.arguments["new_str"] == "[[shared/prefers-short-answers|short]]"
     assert finding.line == 6
+
+
+@pytest.mark.parametrize(
+    ("case", "old", "new"),
+    [
+        (
+            "a typo of a workflow, with its kind prefix",
+            "[[workflow:relase-train]]",
+            "[[workflow:release-train]]",
+        ),
+        ("a bare typo of a workflow", "[[relase-train]]", "[[release-train]]"),
+        ("a typo with one close name", "[[house-styel]]", "[[house-style]]"),
+    ],
+)
+def test_link_fixes_are_written_as_the_link_will_resolve(
+    tmp_path: Path, case: str, old: str, new: str
+) -> None:
+    files, scope, _ = CASES[case]
+    (finding,) = run_case(tmp_path, files, scope)
+    assert (finding.proposal.arguments["old_str"], finding.proposal.arguments["new_str"]) == (old, new)
 
 
 def test_a_link_written_twice_is_fixed_with_unique_context(tmp_path: Path) -> None:
