@@ -53,8 +53,9 @@ def check_scope(scopes: list[str], scope: str | None) -> None:
 
 def run_maintain(args: argparse.Namespace) -> int:
     from brain.commands import open_brain, progress_bar
-    from brain.maintain.run import maintain, with_cap
+    from brain.maintain.run import maintain, record_run, with_cap
     from brain.maintain.snapshot import scope_names
+    from brain.tool import memory_service
 
     try:
         config = load_config(args.workspace)
@@ -71,6 +72,8 @@ def run_maintain(args: argparse.Namespace) -> int:
             brain, args.scope, apply=args.apply,
             config=with_cap(config.maintain, args.max_changes),
         )
+        if args.apply:  # the audit log: the run itself, with its report, beside its writes
+            record_run(memory_service(brain), report)
         if args.format == "json":
             print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         else:

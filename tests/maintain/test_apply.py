@@ -159,6 +159,14 @@ def test_cli_json_then_apply_then_nothing_left(tmp_path: Path) -> None:
 
     again = _cli("maintain", str(root), "--apply", "--scope", "writer", "--format", "json")
     assert json.loads(again.stdout)["applied"] == []
+    records = [json.loads(line) for line in (root / ".brain" / "history.jsonl").read_text().splitlines()]
+    assert [(r["command"], r["via"]) for r in records] == [
+        ("delete", "maintain"),
+        ("str_replace", "maintain"),
+        ("maintain", "maintain"),
+        ("maintain", "maintain"),
+    ]
+    assert records[2]["report"]["summary"].endswith("applied 2")
 
 
 @pytest.mark.parametrize(
