@@ -30,6 +30,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "schema": cmd_schema,
         "memory": cmd_memory,
         "index": cmd_index,
+        "maintain": cmd_maintain,
+        "consolidate": cmd_consolidate,
     }
     from brain.tool.cli import CliUsageError
 
@@ -147,6 +149,24 @@ def cmd_index(args: argparse.Namespace) -> int:
     from brain.tool.cli import run_index
 
     return run_index(args)
+
+
+def cmd_maintain(args: argparse.Namespace) -> int:
+    from brain.maintain.cli import MaintainUsageError, run_maintain
+
+    try:
+        return run_maintain(args)
+    except MaintainUsageError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    from brain.maintain.cli import MaintainUsageError, run_consolidate
+
+    try:
+        return run_consolidate(args)
+    except MaintainUsageError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def timed() -> float:

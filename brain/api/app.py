@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from strawberry.schema import BaseSchema
 
 from brain.api.context import Services
+from brain.api.maintenance import routes as maintenance_routes
 from brain.api.middleware import BearerAuthMiddleware
 from brain.api.rest import routes as memory_routes
 from brain.api.schema import build_schema
@@ -61,6 +62,7 @@ def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
         Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
         WebSocketRoute(GRAPHQL_PATH, graphql),
         *memory_routes(),
+        *maintenance_routes(),
     ]
 
 

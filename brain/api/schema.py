@@ -14,12 +14,14 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 
 from brain.api.limits import Limits
+from brain.api.maintenance import MaintenanceMutation, MaintenanceQuery, MaintenanceSubscription
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
 from brain.api.queries import GraphQuery
 from brain.api.subscriptions import Subscription
 
-QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery)
-MUTATION_PARTS: tuple[type, ...] = (MemoryMutation,)
+QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery, MaintenanceQuery)
+MUTATION_PARTS: tuple[type, ...] = (MemoryMutation, MaintenanceMutation)
+SUBSCRIPTION_PARTS: tuple[type, ...] = (Subscription, MaintenanceSubscription)
 
 
 def build_schema(
@@ -35,7 +37,7 @@ def build_schema(
     return strawberry.Schema(
         query=query,
         mutation=mutation,
-        subscription=Subscription,
+        subscription=merge_types("Subscription", SUBSCRIPTION_PARTS),
         extensions=(limits or Limits()).extensions(),
         config=StrawberryConfig(disable_field_suggestions=not dev),
     )

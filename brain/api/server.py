@@ -25,7 +25,9 @@ from brain.api.app import GRAPHQL_PATH, create_app
 from brain.api.auth import TokenRegistry, TokensFileError
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
+from brain.config import ConfigError, load_config
 from brain.ingest import SyncResult
+from brain.maintain.schedule import MaintenanceScheduler
 from brain.service import Brain
 from brain.watch import Watcher
 
@@ -74,6 +76,10 @@ def _run(
     progress = TerminalProgress()
     failed: list[BaseException] = []
     server: GracefulServer | None = None
+    try:
+        scheduler = scheduled_maintenance(brain)
+    except ConfigError as exc:
+        return _fail(str(exc))
 
     def on_ready(result: SyncResult) -> None:
         progress.close()
@@ -106,10 +112,29 @@ def _run(
               file=sys.stderr)
     print(f"brain serve: reading {brain.root} (the API answers once it is read)", file=sys.stderr,
           flush=True)
-    server.run(sockets=[sock])
+    if scheduler is not None:
+        print(f"brain serve: {scheduler.describe()}", file=sys.stderr, flush=True)
+        scheduler.start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if scheduler is not None:
+            scheduler.stop()
     progress.close()
     print("brain serve: stopped", file=sys.stderr)
     return 1 if failed else 0
+
+
+def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
+    """The daily maintenance of `[maintain] enabled = true` in brain.toml; None when off."""
+    config = load_config(brain.root).maintain
+    if not config.enabled:
+        return None
+
+    def report(line: str) -> None:
+        print(f"brain serve: {line}", file=sys.stderr, flush=True)
+
+    return MaintenanceScheduler(brain, config, report=report)
 
 
 def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings) -> str:

@@ -41,9 +41,13 @@ class HistoryRecord:
     after: str | None  # sha256 after, None when it was deleted
     new_scope: str | None = None  # a rename's destination
     new_path: str | None = None
+    report: dict[str, Any] | None = None  # a maintenance run's report (command "maintain")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if out["report"] is None:
+            del out["report"]
+        return out
 
 
 _FIELDS = tuple(f for f in HistoryRecord.__dataclass_fields__ if f != "id")

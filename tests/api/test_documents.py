@@ -256,6 +256,26 @@ async def _graph_changed(live: LiveServer, root: Path) -> None:
     assert "headline always first" in event["node"]["description"]
 
 
+@checks("maintenance-report.graphql")
+async def _maintenance_report(live: LiveServer, root: Path) -> None:
+    from brain.maintain import find
+
+    reference = Brain(root)  # the oracle: the same pass over a fresh embedded graph
+    reference.sync()
+    expected = find(reference).findings
+    answer = (await run(live, "maintenance-report.graphql"))["maintenanceReport"]
+    assert [(f["code"], f["path"], f["safe"]) for f in answer["findings"]] == [
+        (f.code, f.path, f.safe) for f in expected
+    ]
+    assert answer["findings"], "the example workspace has something to tidy"
+    for finding in answer["findings"]:
+        assert (root / finding["path"]).is_file()
+        scope = finding["path"].split("/")[1]
+        assert finding["proposal"]["agent"] == (None if scope == "shared" else scope)
+    one = (await run(live, "maintenance-report.graphql", scope="shared"))["maintenanceReport"]
+    assert all(f["scope"] == "shared" for f in one["findings"])
+
+
 # ------------------------------------------------------------------ the tests
 
 

@@ -1,0 +1,87 @@
+"""What the finders look at: the scopes' notes and their links, read once from the graph.
+
+The graph already holds every note's description, type, body, hash, size and age, and every
+link's resolution, so a pass over a live server costs no file reads; only the few notes a
+finding needs the exact text of (a link fix, a description fallback) are read again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode
+from brain.service import Brain
+from brain.store.base import MemoryFilter
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceLayout:
+    """What a layout tells maintenance. `daily_note` dates a note that is a daily note.
+
+    latchai (seeds/000) has no daily notes, so its `daily_note` is None and the
+    expired-daily-note finder finds nothing there. Layouts with daily notes (mindlink's
+    `memory/YYYY-MM-DD.md`, lab's daily logs) register one here when they arrive.
+    """
+
+    name: str
+    daily_note: Callable[[MemoryNode], date | None] | None = None
+    retain_days: int = 30
+
+
+LAYOUTS: dict[str, MaintenanceLayout] = {"latchai": MaintenanceLayout("latchai")}
+
+
+def register_layout(layout: MaintenanceLayout) -> None:
+    LAYOUTS[layout.name] = layout
+
+
+@dataclass(slots=True)
+class Snapshot:
+    brain: Brain
+    scope: str | None  # None: every scope
+    today: date
+    layout: MaintenanceLayout
+    large_note_bytes: int
+    memories: list[MemoryNode] = field(default_factory=list)  # the scopes looked at
+    by_scope: dict[str, list[MemoryNode]] = field(default_factory=dict)  # every scope
+    links: dict[str, list[Link]] = field(default_factory=dict)  # outgoing, of `memories`
+    going: set[str] = field(default_factory=set)  # paths an earlier finder proposes to delete
+
+    @classmethod
+    def read(
+        cls, brain: Brain, scope: str | None, today: date, layout: MaintenanceLayout,
+        large_note_bytes: int,
+    ) -> Snapshot:
+        every = brain.store.list_memories(MemoryFilter())
+        by_scope: dict[str, list[MemoryNode]] = {}
+        for memory in every:
+            by_scope.setdefault(memory.scope, []).append(memory)
+        mine = every if scope is None else by_scope.get(scope, [])
+        links = brain.store.links_from([m.id for m in mine])
+        return cls(brain, scope, today, layout, large_note_bytes, mine, by_scope, links)
+
+    def scopes(self) -> list[str]:
+        return sorted({m.scope for m in self.memories}, key=lambda s: (s != SHARED_SCOPE, s))
+
+    def entity_ids(self, kind: Kind) -> list[str]:
+        return [e.ident for e in self.brain.store.list_entities(kind)]
+
+    def agent_names(self) -> list[str]:
+        return [a.name for a in self.brain.store.list_agents()]
+
+    def read_text(self, memory: MemoryNode) -> str | None:
+        """The note's text as it is on disk now (None: gone or unreadable)."""
+        try:
+            return (self.brain.root / memory.path).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+
+def scope_names(brain: Brain) -> list[str]:
+    """`shared`, then every agent with notes or memory on, by name (as the memory tool lists them)."""
+    from brain.tool import memory_service
+
+    agents = memory_service(brain).agents.all()
+    return [SHARED_SCOPE, *(a.name for a in agents if a.memory_enabled or a.has_folder)]
