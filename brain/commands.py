@@ -30,6 +30,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "schema": cmd_schema,
         "memory": cmd_memory,
         "index": cmd_index,
+        "mcp": cmd_mcp,
     }
     from brain.tool.cli import CliUsageError
 
@@ -147,6 +148,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     from brain.tool.cli import run_index
 
     return run_index(args)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from brain.mcp.cli import run
+
+    return run(args)
 
 
 def timed() -> float:
