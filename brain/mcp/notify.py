@@ -6,8 +6,9 @@ session that may see the note's scope this sends `notifications/resources/list_c
 when a note appears or goes, and `notifications/resources/updated` to the sessions that
 subscribed to that note's URI. Another agent's sessions hear nothing about a private note.
 
-Sessions are remembered weakly, with the caller of their latest request: a closed session
-simply drops out. A session whose send fails is forgotten.
+The SDK makes a `ServerSession` per request; what lasts is the client's `Connection`, which
+owns the stream notifications ride. Connections are remembered weakly, with the caller of
+their latest request: a closed one simply drops out, and one whose send fails is forgotten.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import logging
 from weakref import WeakKeyDictionary
 
+import anyio
+from mcp.server.connection import Connection
 from mcp.server.session import ServerSession
 
 from brain.api.events import ChangeHub, SubscriberLagged
@@ -24,22 +27,29 @@ from brain.service import GraphChange
 from brain.tool.names import MD
 
 logger = logging.getLogger("brain.mcp")
+SEND_TIMEOUT = 5.0
 
 
 class Notifier:
     def __init__(self) -> None:
-        self._callers: WeakKeyDictionary[ServerSession, Caller] = WeakKeyDictionary()
-        self._subscribed: WeakKeyDictionary[ServerSession, set[str]] = WeakKeyDictionary()
+        self._callers: WeakKeyDictionary[Connection, Caller] = WeakKeyDictionary()
+        self._subscribed: WeakKeyDictionary[Connection, set[str]] = WeakKeyDictionary()
 
     def seen(self, session: ServerSession, caller: Caller) -> None:
-        self._callers[session] = caller
+        connection = connection_of(session)
+        if connection is not None:
+            self._callers[connection] = caller
 
     def subscribe(self, session: ServerSession, caller: Caller, uri: str) -> None:
-        self.seen(session, caller)
-        self._subscribed.setdefault(session, set()).add(uri)
+        connection = connection_of(session)
+        if connection is not None:
+            self._callers[connection] = caller
+            self._subscribed.setdefault(connection, set()).add(uri)
 
     def unsubscribe(self, session: ServerSession, uri: str) -> None:
-        self._subscribed.get(session, set()).discard(uri)
+        connection = connection_of(session)
+        if connection is not None:
+            self._subscribed.get(connection, set()).discard(uri)
 
     @property
     def sessions(self) -> int:
@@ -63,22 +73,30 @@ class Notifier:
         uri = note_uri(scope, stem + MD)
         listed = change.kind in ("added", "deleted")
         body = change.kind != "relinked"
-        for session, caller in list(self._callers.items()):
+        for connection, caller in list(self._callers.items()):
             if not caller.can_see(scope):
                 continue
             try:
-                if listed:
-                    await session.send_resource_list_changed()
-                if body and uri in self._subscribed.get(session, ()):
-                    await session.send_resource_updated(uri)
+                # A client that stops reading must not hold up everyone else's notifications.
+                with anyio.fail_after(SEND_TIMEOUT):
+                    if listed:
+                        await connection.send_resource_list_changed()
+                    if body and uri in self._subscribed.get(connection, ()):
+                        await connection.send_resource_updated(uri)
             except Exception as exc:  # a session that went away must not stop the others
                 logger.debug("dropping an MCP session that cannot be notified: %s", exc)
-                self._callers.pop(session, None)
-                self._subscribed.pop(session, None)
+                self._callers.pop(connection, None)
+                self._subscribed.pop(connection, None)
 
-    async def _everyone_relist(self) -> None:
-        for session in list(self._callers):
+    async def _everyone_relist(self) -> None:  # pragma: no cover - needs 10,000 queued changes
+        for connection in list(self._callers):
             try:
-                await session.send_resource_list_changed()
+                await connection.send_resource_list_changed()
             except Exception:
-                self._callers.pop(session, None)
+                self._callers.pop(connection, None)
+
+
+def connection_of(session: ServerSession) -> Connection | None:
+    """The connection a request's session belongs to (the SDK keeps it private, so look twice)."""
+    found = getattr(session, "_connection", None)
+    return found if isinstance(found, Connection) else None
