@@ -47,13 +47,15 @@ LIFE: list[Step] = [
     ("same", {"command": "str_replace", "path": "/memories/style.md", "old_str": "absent", "new_str": "x"}),
     ("same", {"command": "str_replace", "path": "/memories/style.md",
               "old_str": "- Headline first.", "new_str": "x"}),
-    ("same", {"command": "insert", "path": "/memories/style.md", "insert_line": 0, "insert_text": "# Style\n"}),
+    ("same", {"command": "insert", "path": "/memories/style.md", "insert_line": 0,
+              "insert_text": "# Style\n"}),
     ("same", {"command": "insert", "path": "/memories/style.md", "insert_line": 9, "insert_text": "Last."}),
     ("same", {"command": "insert", "path": "/memories/style.md", "insert_line": 99, "insert_text": "x\n"}),
     ("same", {"command": "view", "path": "/memories/style.md"}),
     ("same", {"command": "create", "path": "/memories/shared/tone.md", "file_text": "Calm.\n"}),
     ("same", {"command": "rename", "old_path": "/memories/style.md", "new_path": "/memories/shared/tone.md"}),
-    ("same", {"command": "rename", "old_path": "/memories/style.md", "new_path": "/memories/shared/style.md"}),
+    ("same", {"command": "rename", "old_path": "/memories/style.md",
+              "new_path": "/memories/shared/style.md"}),
     ("same", {"command": "view", "path": "/memories"}),
     ("same", {"command": "view", "path": "/memories/shared"}),
     ("same", {"command": "delete", "path": "/memories/shared/style.md"}),
@@ -167,7 +169,8 @@ def play(sides: Sides, script: list[Step]) -> list[str]:
             assert sides.call_sdk(fixed)[0], fixed
         else:
             seen.append("lenient")
-            assert args["command"] == "create" and "already exists" in sdk_text, sdk_text
+            assert args["command"] == "create", args
+            assert "already exists" in sdk_text, sdk_text
             sides.call_sdk({"command": "delete", "path": args["path"]})
             assert sides.call_sdk(args)[0]
         assert sides.brain_tree() == sides.sdk_tree(), (declared, args)
