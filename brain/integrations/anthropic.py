@@ -99,6 +99,10 @@ class BrainMemoryTool(BetaAbstractMemoryTool):
     def run(self, payload: Mapping[str, Any]) -> str:
         return _answer(*self.backend.run(payload))
 
+    def prompt(self) -> str:
+        """The `## Your memory` block for the system prompt ("" when the agent's memory is off)."""
+        return self.backend.prompt() or ""
+
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return self.run(_payload(command))
 
@@ -148,6 +152,10 @@ class BrainAsyncMemoryTool(BetaAsyncAbstractMemoryTool):
 
     async def run(self, payload: Mapping[str, Any]) -> str:
         return _answer(*await self.backend.run(payload))
+
+    async def prompt(self) -> str:
+        """The `## Your memory` block for the system prompt ("" when the agent's memory is off)."""
+        return await self.backend.prompt() or ""
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return await self.run(_payload(command))

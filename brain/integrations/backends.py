@@ -30,12 +30,17 @@ class BrainUnavailable(RuntimeError):
     """The brain server could not be asked (down, wrong URL, refused token): not the model's fault."""
 
 
+PROMPT = "query($agent: String!) { memoryPrompt(agent: $agent) }"
+
+
 class Backend(Protocol):
     def run(self, payload: Mapping[str, object]) -> tuple[bool, str]: ...
+    def prompt(self) -> str | None: ...
 
 
 class AsyncBackend(Protocol):
     async def run(self, payload: Mapping[str, object]) -> tuple[bool, str]: ...
+    async def prompt(self) -> str | None: ...
 
 
 class LocalBackend:
@@ -54,6 +59,9 @@ class LocalBackend:
         result = self.tool.run(self.agent, payload, actor=self.actor)
         return result.ok, result.text
 
+    def prompt(self) -> str | None:
+        return self.tool.service.prompt(self.agent)
+
 
 class AsyncLocalBackend:
     def __init__(self, local: LocalBackend) -> None:
@@ -64,6 +72,11 @@ class AsyncLocalBackend:
 
         return await anyio.to_thread.run_sync(self.local.run, payload)
 
+    async def prompt(self) -> str | None:
+        import anyio.to_thread
+
+        return await anyio.to_thread.run_sync(self.local.prompt)
+
 
 def _request(url: str, token: str | None, agent: str | None) -> tuple[str, dict[str, str], str | None]:
     endpoint = url.rstrip("/")
@@ -73,7 +86,7 @@ def _request(url: str, token: str | None, agent: str | None) -> tuple[str, dict[
     return endpoint, headers, agent
 
 
-def _answer(response: httpx.Response, endpoint: str) -> tuple[bool, str]:
+def _answer(response: httpx.Response, endpoint: str) -> Any:
     try:
         body: Any = response.json()
     except ValueError:
@@ -84,8 +97,23 @@ def _answer(response: httpx.Response, endpoint: str) -> tuple[bool, str]:
     if body.get("errors"):
         messages = "; ".join(str(e.get("message")) for e in body["errors"] if isinstance(e, dict))
         raise BrainUnavailable(f"brain at {endpoint}: {messages}")
-    result = body["data"]["memoryTool"]
+    return body["data"]
+
+
+def _tool_answer(data: Any) -> tuple[bool, str]:
+    result = data["memoryTool"]
     return bool(result["ok"]), str(result["text"])
+
+
+def _prompt_request(agent: str | None) -> dict[str, Any]:
+    if agent is None:
+        raise TypeError("name the agent (agent=...) to read its prompt from a brain server")
+    return {"query": PROMPT, "variables": {"agent": agent}}
+
+
+def _prompt_answer(data: Any) -> str | None:
+    found = data["memoryPrompt"]
+    return None if found is None else str(found)
 
 
 class RemoteBackend:
@@ -98,6 +126,12 @@ class RemoteBackend:
 
     def run(self, payload: Mapping[str, object]) -> tuple[bool, str]:
         body = {"query": MUTATION, "variables": {"agent": self.agent, "input": dict(payload)}}
+        return _tool_answer(self._post(body))
+
+    def prompt(self) -> str | None:
+        return _prompt_answer(self._post(_prompt_request(self.agent)))
+
+    def _post(self, body: dict[str, Any]) -> Any:
         try:
             response = self.client.post(self.endpoint, json=body, headers=self.headers)
         except httpx.HTTPError as exc:
@@ -115,6 +149,12 @@ class AsyncRemoteBackend:
 
     async def run(self, payload: Mapping[str, object]) -> tuple[bool, str]:
         body = {"query": MUTATION, "variables": {"agent": self.agent, "input": dict(payload)}}
+        return _tool_answer(await self._post(body))
+
+    async def prompt(self) -> str | None:
+        return _prompt_answer(await self._post(_prompt_request(self.agent)))
+
+    async def _post(self, body: dict[str, Any]) -> Any:
         try:
             response = await self.client.post(self.endpoint, json=body, headers=self.headers)
         except httpx.HTTPError as exc:

@@ -25,7 +25,7 @@ import pytest
 from anthropic.lib.tools import ToolError
 from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
 
-from brain.integrations.anthropic import BrainAsyncMemoryTool, BrainMemoryTool
+from brain.integrations.anthropic import BrainAsyncMemoryTool, BrainMemoryTool, BrainUnavailable
 from tests.api.live import LiveServer
 from tests.tool.conftest import write
 
@@ -231,3 +231,29 @@ def test_it_plugs_into_the_sdk_as_the_memory_tool(tmp_path: Path) -> None:
         "files with `---`, `description: <one line>`, `type: user|feedback|project|reference`, `---`."
     with pytest.raises(ToolError, match=r"^Refused: "):
         tool.call({"command": "view"})
+
+
+def test_the_prompt_block_in_process_and_remote(tmp_path: Path, server: LiveServer) -> None:
+    local = BrainMemoryTool(server.brain.root, agent="writer").prompt()
+    remote = BrainMemoryTool.remote(server.base, token="writer-token", agent="writer").prompt()
+    assert local.startswith("## Your memory\n")
+    assert remote == local
+    with pytest.raises(TypeError, match="name the agent"):
+        BrainMemoryTool.remote(server.base, token="writer-token").prompt()
+
+
+def test_a_server_that_refuses_the_token_is_not_the_model_s_fault(server: LiveServer) -> None:
+    tool = BrainMemoryTool.remote(server.base, token="wrong")
+    with pytest.raises(BrainUnavailable, match="answered 401"):
+        tool.call({"command": "view", "path": "/memories"})
+    tool = BrainMemoryTool.remote(server.base, token="reviewer-token", agent="writer")
+    with pytest.raises(ToolError, match="belong to agent `reviewer`"):
+        tool.call({"command": "view", "path": "/memories"})
+
+
+async def test_the_async_variant_remote(server: LiveServer) -> None:
+    tool = BrainAsyncMemoryTool.remote(server.base, token="writer-token", agent="writer")
+    assert (await tool.call({"command": "view", "path": "/memories/house-style.md"})).startswith(
+        "/memories/house-style.md (10 lines):"
+    )
+    assert (await tool.prompt()).startswith("## Your memory\n")
