@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
 
 from brain.mcp.caller import http_caller
 from brain.mcp.server import BrainMcp
@@ -27,24 +28,34 @@ MAX_BODY = 1 << 20  # a memory note is at most 64 KiB; one JSON-RPC message need
 
 
 class McpEndpoint:
-    """The MCP app of one server: its route and the session manager its lifespan runs."""
+    """The MCP app of one server: its route, and a session manager per run of the app's lifespan."""
 
     def __init__(self, services: Services) -> None:
         self.mcp = BrainMcp(
             services.brain, lambda ctx: http_caller(ctx.request), hub=services.hub
         )
-        self.manager = StreamableHTTPSessionManager(
+        self.manager = self._manager()
+
+    def _manager(self) -> StreamableHTTPSessionManager:
+        return StreamableHTTPSessionManager(
             app=self.mcp.server,
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
             max_request_body_size=MAX_BODY,
+            # Plain JSON answers: no tool streams progress, and an SSE stream per call costs
+            # about twice the server CPU (bench/bench_mcp.py). Notifications ride the GET stream.
+            json_response=True,
         )
-        self.asgi = StreamableHTTPASGIApp(self.manager)
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(MCP_PATH, self.asgi, methods=["GET", "POST", "DELETE"])]
+        return [Route(MCP_PATH, self, methods=["GET", "POST", "DELETE"])]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.manager.handle_request(scope, receive, send)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
+        # A manager runs once; an app whose lifespan starts again (tests do) gets a new one.
+        self.manager = self._manager()
         async with self.manager.run():
             yield
 
