@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
+import httpx2
 from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 from anthropic.types.beta import (
     BetaCacheControlEphemeralParam,
@@ -86,7 +86,7 @@ class BrainMemoryTool(BetaAbstractMemoryTool):
     @classmethod
     def remote(
         cls, url: str, *, token: str | None = None, agent: str | None = None,
-        client: httpx.Client | None = None, cache_control: BetaCacheControlEphemeralParam | None = None,
+        client: httpx2.Client | None = None, cache_control: BetaCacheControlEphemeralParam | None = None,
     ) -> BrainMemoryTool:
         """Through a running `brain serve` at `url`; the agent is the token's (or `agent`)."""
         return cls(backend=RemoteBackend(url, token, agent, client=client), cache_control=cache_control)
@@ -142,7 +142,7 @@ class BrainAsyncMemoryTool(BetaAsyncAbstractMemoryTool):
     @classmethod
     def remote(
         cls, url: str, *, token: str | None = None, agent: str | None = None,
-        client: httpx.AsyncClient | None = None,
+        client: httpx2.AsyncClient | None = None,
         cache_control: BetaCacheControlEphemeralParam | None = None,
     ) -> BrainAsyncMemoryTool:
         return cls(backend=AsyncRemoteBackend(url, token, agent, client=client), cache_control=cache_control)

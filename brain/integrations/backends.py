@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-import httpx
+import httpx2
 
 from brain.service import Brain
 from brain.tool import Actor, MemoryService, MemoryTool
@@ -86,7 +86,7 @@ def _request(url: str, token: str | None, agent: str | None) -> tuple[str, dict[
     return endpoint, headers, agent
 
 
-def _answer(response: httpx.Response, endpoint: str) -> Any:
+def _answer(response: httpx2.Response, endpoint: str) -> Any:
     try:
         body: Any = response.json()
     except ValueError:
@@ -119,10 +119,10 @@ def _prompt_answer(data: Any) -> str | None:
 class RemoteBackend:
     def __init__(
         self, url: str, token: str | None = None, agent: str | None = None, *,
-        client: httpx.Client | None = None, timeout: float = DEFAULT_TIMEOUT,
+        client: httpx2.Client | None = None, timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.endpoint, self.headers, self.agent = _request(url, token, agent)
-        self.client = client or httpx.Client(timeout=timeout)
+        self.client = client or httpx2.Client(timeout=timeout)
 
     def run(self, payload: Mapping[str, object]) -> tuple[bool, str]:
         body = {"query": MUTATION, "variables": {"agent": self.agent, "input": dict(payload)}}
@@ -134,7 +134,7 @@ class RemoteBackend:
     def _post(self, body: dict[str, Any]) -> Any:
         try:
             response = self.client.post(self.endpoint, json=body, headers=self.headers)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise BrainUnavailable(f"brain at {self.endpoint} cannot be reached: {exc}") from exc
         return _answer(response, self.endpoint)
 
@@ -142,10 +142,10 @@ class RemoteBackend:
 class AsyncRemoteBackend:
     def __init__(
         self, url: str, token: str | None = None, agent: str | None = None, *,
-        client: httpx.AsyncClient | None = None, timeout: float = DEFAULT_TIMEOUT,
+        client: httpx2.AsyncClient | None = None, timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.endpoint, self.headers, self.agent = _request(url, token, agent)
-        self.client = client or httpx.AsyncClient(timeout=timeout)
+        self.client = client or httpx2.AsyncClient(timeout=timeout)
 
     async def run(self, payload: Mapping[str, object]) -> tuple[bool, str]:
         body = {"query": MUTATION, "variables": {"agent": self.agent, "input": dict(payload)}}
@@ -157,6 +157,6 @@ class AsyncRemoteBackend:
     async def _post(self, body: dict[str, Any]) -> Any:
         try:
             response = await self.client.post(self.endpoint, json=body, headers=self.headers)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise BrainUnavailable(f"brain at {self.endpoint} cannot be reached: {exc}") from exc
         return _answer(response, self.endpoint)
