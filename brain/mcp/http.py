@@ -31,9 +31,8 @@ class McpEndpoint:
     """The MCP app of one server: its route, and a session manager per run of the app's lifespan."""
 
     def __init__(self, services: Services) -> None:
-        self.mcp = BrainMcp(
-            services.brain, lambda ctx: http_caller(ctx.request), hub=services.hub
-        )
+        # Its own ChangeHub, not the app's: /healthz counts GraphQL subscriptions there.
+        self.mcp = BrainMcp(services.brain, lambda ctx: http_caller(ctx.request))
         self.manager = self._manager()
 
     def _manager(self) -> StreamableHTTPSessionManager:
