@@ -1,5 +1,8 @@
 """Change notifications: the graph's change events become MCP resource notifications.
 
+(This is the handshake protocol's way, up to 2025-11-25; brain.mcp.listen serves the
+2026-07-28 `subscriptions/listen` streams from the same events.)
+
 Every accepted write (through any front end) and every file change the watcher applies is a
 `GraphChange` on the Brain; `ChangeHub` hands them to the event loop. For each connected
 session that may see the note's scope this sends `notifications/resources/list_changed`
@@ -22,6 +25,7 @@ from mcp.server.session import ServerSession
 
 from brain.api.events import ChangeHub, SubscriberLagged
 from brain.mcp.caller import Caller
+from brain.mcp.listen import AgentListens
 from brain.mcp.resources import note_uri, scope_of_node
 from brain.service import GraphChange
 from brain.tool.names import MD
@@ -31,7 +35,8 @@ SEND_TIMEOUT = 5.0
 
 
 class Notifier:
-    def __init__(self) -> None:
+    def __init__(self, listens: AgentListens | None = None) -> None:
+        self.listens = listens
         self._callers: WeakKeyDictionary[Connection, Caller] = WeakKeyDictionary()
         self._subscribed: WeakKeyDictionary[Connection, set[str]] = WeakKeyDictionary()
 
@@ -73,6 +78,8 @@ class Notifier:
         uri = note_uri(scope, stem + MD)
         listed = change.kind in ("added", "deleted")
         body = change.kind != "relinked"
+        if self.listens is not None:
+            await self.listens.publish(scope, uri, listed=listed, body=body)
         for connection, caller in list(self._callers.items()):
             if not caller.can_see(scope):
                 continue

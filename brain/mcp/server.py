@@ -25,6 +25,7 @@ from brain import __version__
 from brain.api.events import ChangeHub
 from brain.mcp import graph, resources
 from brain.mcp.caller import Caller
+from brain.mcp.listen import AgentListens
 from brain.mcp.notify import Notifier
 from brain.mcp.schemas import (
     BACKLINKS_TOOL,
@@ -70,7 +71,8 @@ class BrainMcp:
         self.caller_of = caller_of
         self.hub = hub
         self.search = search if search is not None else find_search(brain)
-        self.notifier = Notifier()
+        self.listens = AgentListens(self.service, caller_of)
+        self.notifier = Notifier(self.listens)
         self._background = background
         self.server: Server[Any] = Server(
             "brain",
@@ -87,6 +89,7 @@ class BrainMcp:
             on_unsubscribe_resource=self._unsubscribe,
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
+            on_subscriptions_listen=self.listens,
         )
 
     def initialization_options(self) -> InitializationOptions:

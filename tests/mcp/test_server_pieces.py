@@ -78,3 +78,41 @@ def test_brain_mcp_needs_a_workspace_with_memory(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "has no memory/ folder" in done.stderr
+
+
+async def test_listen_streams_carry_only_what_the_agent_may_see(workspace: Path) -> None:
+    """The 2026-07-28 protocol: `subscriptions/listen`, one agent's events only."""
+    import anyio
+    from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+
+    brain = Brain(workspace)
+    brain.sync()
+    writer = BrainMcp(brain, lambda _ctx: stdio_caller("writer"))
+    reviewer = BrainMcp(brain, lambda _ctx: stdio_caller("reviewer"))
+    async with Client(writer.server) as w, Client(reviewer.server) as r:  # noqa: SIM117 - listen needs w, r
+        async with (
+            w.listen(resources_list_changed=True, resource_subscriptions=[
+                "memory://writer/house-style.md", "memory://reviewer/private-notes.md",
+            ]) as w_events,
+            r.listen(resources_list_changed=True, resource_subscriptions=[
+                "memory://writer/house-style.md", "memory://shared/prefers-short-answers.md",
+            ]) as r_events,
+        ):
+            assert w_events.honored.resource_subscriptions == ["memory://writer/house-style.md"]
+            assert r_events.honored.resource_subscriptions == ["memory://shared/prefers-short-answers.md"]
+            await w.call_tool("memory", {
+                "command": "str_replace", "path": "/memories/house-style.md",
+                "old_str": "- Headline first.", "new_str": "- Headline first, always.",
+            })
+            await w.call_tool("memory", {
+                "command": "str_replace", "path": "/memories/shared/prefers-short-answers.md",
+                "old_str": "Conclusion first.", "new_str": "Conclusion first, always.",
+            })
+            with anyio.fail_after(10):
+                first = await w_events.__anext__()
+                second = await r_events.__anext__()
+    assert first == ResourceUpdated("memory://writer/house-style.md")
+    # the reviewer asked for the writer's note too, but hears only of the shared one
+    assert second == ResourceUpdated("memory://shared/prefers-short-answers.md")
+    assert not isinstance(second, ResourcesListChanged)
+    brain.close()
