@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -41,8 +42,6 @@ async def ready(session: Session) -> None:
         if ok:
             return
         assert "still being read" in text
-        import anyio
-
         await anyio.sleep(0.05)
     raise AssertionError("the workspace was never read")
 

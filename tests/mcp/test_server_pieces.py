@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import Client
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
@@ -82,9 +84,6 @@ def test_brain_mcp_needs_a_workspace_with_memory(tmp_path: Path) -> None:
 
 async def test_listen_streams_carry_only_what_the_agent_may_see(workspace: Path) -> None:
     """The 2026-07-28 protocol: `subscriptions/listen`, one agent's events only."""
-    import anyio
-    from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
-
     brain = Brain(workspace)
     brain.sync()
     writer = BrainMcp(brain, lambda _ctx: stdio_caller("writer"))
