@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     from brain.maintain.cli import add_parsers as add_maintain_parsers
 
     add_maintain_parsers(sub)
+    from brain.mcp.cli import add_parser as add_mcp_parser
+
+    add_mcp_parser(sub)
     return parser
 
 

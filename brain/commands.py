@@ -32,6 +32,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "index": cmd_index,
         "maintain": cmd_maintain,
         "consolidate": cmd_consolidate,
+        "mcp": cmd_mcp,
     }
     from brain.tool.cli import CliUsageError
 
@@ -167,6 +168,10 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
         return run_consolidate(args)
     except MaintainUsageError as exc:
         raise UsageError(str(exc)) from None
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from brain.mcp.cli import run
+
+    return run(args)
 
 
 def timed() -> float:

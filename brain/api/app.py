@@ -78,6 +78,9 @@ def create_app(
     """The app. With a watcher in `services`, its lifespan reads and follows the workspace."""
     settings = services.settings
     schema = schema or build_schema(dev=settings.dev, limits=settings.limits)
+    from brain.mcp.http import mcp_endpoint  # MCP at /mcp (streamable HTTP), same tokens
+
+    mcp = mcp_endpoint(services)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -87,13 +90,14 @@ def create_app(
             async with anyio.create_task_group() as tg:
                 if services.watcher is not None:
                     tg.start_soon(_run_watcher, services, stop, progress, on_ready, on_failure)
-                yield
+                async with mcp.running():
+                    yield
                 stop.set()
         finally:
             services.hub.stop()
 
     app = Starlette(
-        routes=[*build_routes(services, schema), *extra_routes],
+        routes=[*build_routes(services, schema), *mcp.routes(), *extra_routes],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
             *_cors(settings.allowed_origins),

@@ -147,6 +147,7 @@ def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings
     )
     if settings.dev:
         line += f"\nbrain serve: development mode: GraphiQL at {url}"
+    line += f"\nbrain serve: MCP (streamable HTTP) at {url.removesuffix(GRAPHQL_PATH)}/mcp"
     return line
 
 

@@ -1,0 +1,210 @@
+"""The read-only graph tools, for one agent: links, backlinks, neighbourhood, problems.
+
+The same store queries the GraphQL API resolves (`links_from`, `links_to`, `neighborhood`,
+`Brain.problems`), seen through the agent's eyes: notes are named by their virtual paths,
+and another agent's private notes are left out everywhere, as the memory tool leaves them
+out. Each function returns plain JSON data; `render` makes the text a model reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brain.model import SHARED_SCOPE, AgentNode, EntityNode, MemoryNode, Node, memory_id
+from brain.service import Brain
+from brain.tool.names import MD
+from brain.tool.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
+from brain.tool.refusal import Call, Refusal, RefusalCode
+
+MAX_DEPTH = 3
+MAX_NODES = 200
+MAX_PROBLEMS = 200
+
+
+class AgentView:
+    """The graph as one agent may see it: its own notes, the shared ones, and non-memory nodes."""
+
+    def __init__(self, brain: Brain, agent: str) -> None:
+        self.brain = brain
+        self.agent = agent
+
+    def visible(self, node_id: str) -> bool:
+        if not node_id.startswith("memory:"):
+            return True
+        scope = node_id.split(":", 1)[1].split("/", 1)[0]
+        return scope in (self.agent, SHARED_SCOPE)
+
+    def virtual(self, node: MemoryNode) -> str:
+        file = node.path.rsplit("/", 1)[-1]
+        return f"{ROOT}/{SHARED_SCOPE}/{file}" if node.scope == SHARED_SCOPE else f"{ROOT}/{file}"
+
+    def label(self, node: Node | None, node_id: str) -> str:
+        if isinstance(node, MemoryNode):
+            return self.virtual(node)
+        if isinstance(node, AgentNode):
+            return f"agent {node.name}"
+        if isinstance(node, EntityNode):
+            return f"{node.kind.value} {node.title or node.ident}"
+        return node_id
+
+    def note(self, path: object, tool: str) -> MemoryNode:
+        """The note a virtual path names, or a refusal naming a call that would work."""
+        if not self.brain.ready:
+            raise Refusal(RefusalCode.NOT_FOUND, "the workspace is still being read: ask again in a moment")
+        try:
+            target = parse_virtual(path, self.agent)
+        except PathProblem as problem:
+            fixed = {"path": problem.fixed} if problem.fixed else None
+            raise Refusal(problem.code, problem.reason, Call(tool, fixed) if fixed else _listing()) from None
+        if isinstance(target, VirtualDir):
+            raise Refusal(
+                RefusalCode.IS_DIRECTORY, f"{target.path} is a directory; {tool} works on one note",
+                _listing(),
+            )
+        assert isinstance(target, VirtualFile)
+        scope = target.scope(self.agent)
+        found = self.brain.store.get_nodes([memory_id(scope, target.name[: -len(MD)])])
+        node = next(iter(found.values()), None)
+        if not isinstance(node, MemoryNode):
+            raise Refusal(
+                RefusalCode.NOT_FOUND, f"{target.path} does not exist (or is not in the graph yet)",
+                _listing(),
+            )
+        return node
+
+    def nodes(self, ids: list[str]) -> dict[str, Node]:
+        return self.brain.store.get_nodes(ids) if ids else {}
+
+
+def _listing() -> Call:
+    return Call("memory", {"command": "view", "path": ROOT})
+
+
+def links(view: AgentView, path: object) -> dict[str, Any]:
+    node = view.note(path, "memory_links")
+    found = view.brain.store.links_from([node.id]).get(node.id, [])
+    targets = view.nodes(sorted({link.target_id for link in found}))
+    out = []
+    for link in sorted(found, key=lambda lk: lk.ordinal):
+        target = targets.get(link.target_id) if view.visible(link.target_id) else None
+        out.append({
+            "line": link.line,
+            "column": link.column,
+            "text": link.raw,
+            "status": link.status.value,
+            "target": view.label(target, link.target_id) if target is not None else None,
+            "targetId": link.target_id if target is not None else None,
+            "candidates": [c for c in link.candidates if view.visible(c)],
+        })
+    return {"path": view.virtual(node), "links": out}
+
+
+def backlinks(view: AgentView, path: object) -> dict[str, Any]:
+    node = view.note(path, "memory_backlinks")
+    found = [lk for lk in view.brain.store.links_to([node.id]).get(node.id, []) if view.visible(lk.source)]
+    sources = view.nodes(sorted({lk.source for lk in found}))
+    out = []
+    for link in sorted(found, key=lambda lk: (lk.source, lk.line, lk.column)):
+        source = sources.get(link.source)
+        out.append({
+            "source": view.label(source, link.source),
+            "line": link.line,
+            "column": link.column,
+            "text": link.raw,
+        })
+    return {"path": view.virtual(node), "backlinks": out}
+
+
+def neighborhood(view: AgentView, path: object, depth: object = 1, limit: object = 50) -> dict[str, Any]:
+    node = view.note(path, "memory_neighborhood")
+    hops = _bounded(depth, "depth", 1, MAX_DEPTH, node, view)
+    most = _bounded(limit, "limit", 1, MAX_NODES, node, view)
+    sub = view.brain.store.neighborhood(node.id, hops, most)
+    kept = [n for n in sub.nodes if view.visible(n.id)]
+    ids = {n.id for n in kept}
+    return {
+        "path": view.virtual(node),
+        "nodes": [{"id": n.id, "kind": n.kind.value, "label": view.label(n, n.id)} for n in kept],
+        "edges": [
+            {"type": e.type, "source": e.source, "target": e.target}
+            for e in sub.edges if e.source in ids and e.target in ids
+        ],
+        "truncated": sub.truncated,
+    }
+
+
+def _bounded(value: object, name: str, low: int, high: int, node: MemoryNode, view: AgentView) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    raise Refusal(
+        RefusalCode.INVALID_ARGUMENT, f"`{name}` must be a whole number from {low} to {high}, not {value!r}",
+        Call("memory_neighborhood", {"path": view.virtual(node), name: low}),
+    )
+
+
+def problems(view: AgentView, path: object = ROOT) -> dict[str, Any]:
+    if not view.brain.ready:
+        raise Refusal(RefusalCode.NOT_FOUND, "the workspace is still being read: ask again in a moment")
+    if path in (None, ROOT, ROOT + "/"):
+        prefixes = [f"memory/{view.agent}/", f"memory/{SHARED_SCOPE}/"]
+    else:
+        try:
+            target = parse_virtual(path, view.agent)
+        except PathProblem as problem:
+            fixed = Call("memory_problems", {"path": problem.fixed or ROOT})
+            raise Refusal(problem.code, problem.reason, fixed) from None
+        if isinstance(target, VirtualDir):
+            prefixes = [f"memory/{SHARED_SCOPE}/" if target.shared else f"memory/{view.agent}/"]
+        else:
+            prefixes = [f"memory/{target.scope(view.agent)}/{target.name}"]
+    found = [p for p in view.brain.problems() if any(p.path.startswith(x) for x in prefixes)]
+    out = [
+        {
+            "path": _virtual_of_rel(p.path, view.agent),
+            "line": p.line,
+            "column": p.column,
+            "severity": p.severity.value,
+            "code": p.code,
+            "message": p.message,
+            "fix": p.fix,
+        }
+        for p in found[:MAX_PROBLEMS]
+    ]
+    return {"problems": out, "total": len(found), "truncated": len(found) > MAX_PROBLEMS}
+
+
+def _virtual_of_rel(rel: str, agent: str) -> str:
+    parts = rel.split("/")
+    if len(parts) == 3 and parts[0] == "memory":
+        return f"{ROOT}/{SHARED_SCOPE}/{parts[2]}" if parts[1] == SHARED_SCOPE else f"{ROOT}/{parts[2]}"
+    return rel
+
+
+def render(tool: str, data: dict[str, Any]) -> str:
+    """The result as a model reads it: one line per item, after a one-line heading."""
+    if tool == "memory_links":
+        rows = [
+            f"line {x['line']}: {x['text']} -> {x['target'] or x['status']}"
+            + ("" if x["status"] == "resolved" else f" ({x['status']})")
+            for x in data["links"]
+        ]
+        return _block(f"{data['path']}: {len(rows)} link(s)", rows)
+    if tool == "memory_backlinks":
+        rows = [f"{x['source']} line {x['line']}: {x['text']}" for x in data["backlinks"]]
+        return _block(f"{data['path']}: {len(rows)} backlink(s)", rows)
+    if tool == "memory_neighborhood":
+        rows = [f"{n['label']} ({n['kind']})" for n in data["nodes"]]
+        rows += [f"{e['source']} -{e['type']}-> {e['target']}" for e in data["edges"]]
+        more = " (truncated)" if data["truncated"] else ""
+        counts = f"{len(data['nodes'])} node(s), {len(data['edges'])} edge(s){more}"
+        return _block(f"{data['path']}: {counts}", rows)
+    rows = [
+        f"{p['path']}:{p['line'] or 0}: {p['severity']} {p['code']}: {p['message']}"
+        + (f" Fix: {p['fix']}" if p["fix"] else "")
+        for p in data["problems"]
+    ]
+    return _block(f"{data['total']} problem(s)", rows)
+
+
+def _block(head: str, rows: list[str]) -> str:
+    return "\n".join([head, *rows])

@@ -1,0 +1,54 @@
+"""`brain mcp WORKSPACE --agent NAME`: one agent's MCP server on stdin/stdout.
+
+Desktop clients (Claude Desktop, Claude Code, Cursor) start this process and speak JSON-RPC
+on its stdio, so nothing else may be printed on stdout: messages go to stderr. The
+workspace is read in the background and then followed like `brain serve` follows it, so
+notes another process writes show up (and are announced) here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import anyio
+from mcp.server.stdio import stdio_server
+
+from brain.mcp.caller import stdio_caller
+from brain.mcp.server import BrainMcp
+from brain.service import Brain
+from brain.tool import Refusal, memory_service
+from brain.watch import Watcher
+
+
+def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
+    try:
+        memory_service(brain).agent_state(agent)
+    except Refusal as refusal:
+        print(f"brain mcp: {refusal.text()}", file=sys.stderr)
+        return 2
+    stop = anyio.Event()
+    watcher = Watcher(brain, rescan_seconds=rescan_seconds)
+
+    async def follow() -> None:
+        await watcher.run(stop)
+
+    server = BrainMcp(brain, lambda _ctx: stdio_caller(agent), background=follow)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.server.run(read, write, server.initialization_options())
+        stop.set()
+
+    anyio.run(main)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from brain.commands import open_brain
+
+    brain = open_brain(args)
+    try:
+        return run_stdio(brain, args.agent)
+    finally:
+        brain.close()
