@@ -43,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     from brain.tool.cli import add_parsers as add_memory_parsers
 
     add_memory_parsers(sub)
+
+    from brain.search.cli import add_parser as add_search_parser
+
+    add_store_options(add_search_parser(sub))
     return parser
 
 

@@ -30,6 +30,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "schema": cmd_schema,
         "memory": cmd_memory,
         "index": cmd_index,
+        "search": cmd_search,
     }
     from brain.tool.cli import CliUsageError
 
@@ -151,3 +152,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def timed() -> float:
     return time.perf_counter()
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from brain.search.cli import run as run_search
+
+    return run_search(args)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from brain.model import MemoryNode
-from brain.store.memory_search import title_of
+from brain.search.text import title_of
 
 EMBED_CHARS = 2_000  # more than the encoder's token window holds: the rest would be cut anyway
 

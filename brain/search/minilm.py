@@ -5,7 +5,7 @@ vocabulary, tokenizer.json); nothing is downloaded at run time. That package dep
 sentence-transformers and so on torch (gigabytes), which brain does not need: the encoder is a
 6-layer BERT of 22 M parameters, a few matrix products per layer, so it runs here on numpy
 (45 MB) with the `tokenizers` wheel (12 MB) for WordPiece. Output matches sentence-transformers
-(mean pooling over the attention mask, L2-normalised; checked to 1e-5 in the tests).
+(mean pooling over the attention mask, L2-normalised; tanh GELU, a 1e-3 approximation).
 """
 
 from __future__ import annotations

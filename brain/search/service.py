@@ -18,7 +18,7 @@ from typing import cast
 
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
 from brain.search.indexer import EmbeddingIndexer, SemanticStatus
-from brain.search.text import MAX_QUERY_CHARS, matched_terms, query_terms, snippet
+from brain.search.text import MAX_QUERY_CHARS, matched_terms, query_terms, snippet, title_of
 from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
 
 RRF_K = 60
@@ -154,8 +154,7 @@ def fuse(keyword: Ranked, semantic: Ranked, k: int = RRF_K) -> list[tuple[str, f
 def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequence[str]) -> SearchHit:
     body_terms = matched_terms(memory.body, terms)
     text = memory.body if body_terms or not matched_terms(memory.description, terms) else memory.description
-    found = matched_terms(f"{memory.name.replace('-', ' ').replace('_', ' ')} {memory.description} "
-                          f"{memory.body}", terms)
+    found = matched_terms(f"{title_of(memory.name)} {memory.description} {memory.body}", terms)
     return SearchHit(
         id=memory.id,
         path=memory.path,

@@ -26,6 +26,11 @@ STOP_WORDS = frozenset((
 ))
 
 
+def title_of(name: str) -> str:
+    """A note name as words: `deploy-checklist` and `deploy_checklist` both index as two words."""
+    return name.replace("-", " ").replace("_", " ")
+
+
 def query_terms(query: str) -> list[str]:
     """The distinct lower-case words of a query, in order, within the budget."""
     seen: dict[str, None] = {}

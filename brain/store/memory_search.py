@@ -14,17 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from brain.model import MemoryNode
-from brain.search.text import fts5_expression
+from brain.search.text import fts5_expression, title_of
 from brain.store.base import Ranked, SearchWhere, WriteBatch
 
 # Column weights of BM25: a word in the name counts more than one in the description, which
 # counts more than one in the body (measured on tests/fixtures/search; Neo4j uses the same).
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4.0, 2.0, 1.0
-
-
-def title_of(name: str) -> str:
-    """A note name as words: `deploy-checklist` and `deploy_checklist` both index as two words."""
-    return name.replace("-", " ").replace("_", " ")
 
 
 class KeywordIndex:
