@@ -9,6 +9,7 @@ or a second workspace with the same notes computes nothing again.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import sqlite3
@@ -105,12 +106,18 @@ class MiniLMEncoder:
         return self._model.encode(texts).tolist()  # type: ignore[no-any-return]
 
 
+@functools.cache
+def _shared_encoder() -> MiniLMEncoder:
+    # One copy of the weights (90 MB) per process, however many workspaces it serves.
+    return MiniLMEncoder()
+
+
 def load_encoder() -> tuple[Encoder | None, str]:
     """The packaged encoder, or None and why (keyword search works without it)."""
     if os.environ.get("BRAIN_SEMANTIC", "").lower() in ("0", "off", "false", "no"):
         return None, "semantic search is turned off (BRAIN_SEMANTIC=off)"
     try:
-        return MiniLMEncoder(), ""
+        return _shared_encoder(), ""
     except ImportError as exc:
         return None, (
             f"semantic search needs the `semantic` extra ({exc.name or exc}): "
