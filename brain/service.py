@@ -107,6 +107,10 @@ class Brain:
                 self._search.indexer.start()
             return self._search
 
+    @property
+    def search_if_started(self) -> SearchService | None:
+        return self._search
+
     def close(self) -> None:
         if self._search is not None:
             self._search.indexer.close()

@@ -16,9 +16,10 @@ from strawberry.tools import merge_types
 from brain.api.limits import Limits
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
 from brain.api.queries import GraphQuery
+from brain.api.search import SearchQuery
 from brain.api.subscriptions import Subscription
 
-QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery)
+QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery, SearchQuery)
 MUTATION_PARTS: tuple[type, ...] = (MemoryMutation,)
 
 

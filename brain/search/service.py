@@ -131,6 +131,14 @@ class SearchService:
         ]
         return SearchAnswer(hits, len(fused) > offset + limit, ran, mode, status)
 
+    def ids(self, query: str) -> list[str]:
+        """The ids `search` finds for a query as an admin, best first ([] for a bad query): for
+        the language server's workspace symbols, which see the whole workspace."""
+        try:
+            return [hit.id for hit in self.search(query, limit=MAX_LIMIT).hits]
+        except SearchError:
+            return []
+
     def _semantic(self, query: str, where: SearchWhere, depth: int) -> Ranked:
         encoder = self.indexer.encoder
         if encoder is None:
