@@ -47,7 +47,8 @@ def test_cli_json_contract(tmp_path: Path) -> None:
     done = brain_cli(str(ws.root), "friday", "--format", "json", "--mode", "keyword")
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
-    assert {r["path"] for r in results} == {"memory/shared/release-calendar.md", "memory/alice/launch-codes.md"}
+    paths = {r["path"] for r in results}
+    assert paths == {"memory/shared/release-calendar.md", "memory/alice/launch-codes.md"}
     for r in results:
         assert set(r) == {"id", "path", "scope", "name", "score", "snippet", "matched"}
         assert not r["path"].startswith("/")
