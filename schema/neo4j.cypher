@@ -16,3 +16,5 @@ CREATE INDEX workflow_key IF NOT EXISTS FOR (n:Workflow) ON (n.key);
 CREATE INDEX chat_key IF NOT EXISTS FOR (n:Chat) ON (n.key);
 CREATE INDEX work_item_key IF NOT EXISTS FOR (n:WorkItem) ON (n.key);
 CREATE INDEX links_to_key IF NOT EXISTS FOR ()-[n:LINKS_TO]-() ON (n.key);
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.description, n.body] OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}};
+CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};

@@ -7,6 +7,7 @@ brain/api/rest.py) are added to that list and get the same host check and bearer
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -51,8 +52,18 @@ def healthz(request: Request) -> JSONResponse:
             "error": watcher.error,
         },
         "subscriptions": services.hub.subscribers,
+        "search": _search_health(services),
     }
     return JSONResponse(body, status_code=200 if ready else 503)
+
+
+def _search_health(services: Services) -> dict[str, object] | None:
+    search = services.brain.search_if_started
+    if search is None:
+        return None
+    status = search.status()
+    return {"semantic": status.state, "embedded": status.done, "pending": status.pending,
+            "message": status.describe()}
 
 
 def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
@@ -89,7 +100,8 @@ def create_app(
         try:
             async with anyio.create_task_group() as tg:
                 if services.watcher is not None:
-                    tg.start_soon(_run_watcher, services, stop, progress, on_ready, on_failure)
+                    ready = _start_search(services, on_ready)
+                    tg.start_soon(_run_watcher, services, stop, progress, ready, on_failure)
                 async with mcp.running():
                     yield
                 stop.set()
@@ -133,6 +145,19 @@ async def _run_watcher(
         services.failure = f"reading the workspace failed: {cause}"
         if on_failure is not None:
             on_failure(cause)
+
+
+def _start_search(
+    services: Services, on_ready: Callable[[SyncResult], None] | None
+) -> Callable[[SyncResult], None]:
+    """After the first ingest, load the search model and embed in the background (brain/search)."""
+
+    def ready(result: SyncResult) -> None:
+        threading.Thread(target=lambda: services.brain.search, name="brain-search-start", daemon=True).start()
+        if on_ready is not None:
+            on_ready(result)
+
+    return ready
 
 
 def _cors(origins: Sequence[str]) -> list[Middleware]:

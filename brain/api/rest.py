@@ -8,6 +8,8 @@
     DELETE /api/memory/<scope>/<file>   remove a note
     GET    /api/memory-history          the write history, newest first (?agent ?scope ?path
                                         ?limit ?before)
+    GET    /api/memory/search           search (?q ?agent ?scope ?type ?limit ?offset ?mode):
+                                        brain/api/search.py
 
 Thin handlers over `MemoryService`: the same checks, refusals and history as the agent's
 tool, with paths and suggested calls in URL form. Errors are JSON
@@ -29,6 +31,7 @@ from starlette.routing import BaseRoute, Route
 
 from brain.api.auth import Principal
 from brain.api.loaders import in_thread
+from brain.api.search import search_endpoint
 from brain.ingest import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool import memory_service
@@ -73,6 +76,7 @@ def routes() -> list[BaseRoute]:
     return [
         Route(BASE, list_scopes, methods=["GET"]),
         Route(HISTORY, history, methods=["GET"]),
+        Route(BASE + "/search", search_endpoint, methods=["GET"]),  # before /{scope}: see brain/api/search.py
         Route(BASE + "/{scope}", list_scope, methods=["GET"]),
         Route(BASE + "/{scope}/{file:path}", note, methods=["GET", "PUT", "DELETE"]),
     ]

@@ -17,9 +17,10 @@ from brain.api.limits import Limits
 from brain.api.maintenance import MaintenanceMutation, MaintenanceQuery, MaintenanceSubscription
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
 from brain.api.queries import GraphQuery
+from brain.api.search import SearchQuery
 from brain.api.subscriptions import Subscription
 
-QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery, MaintenanceQuery)
+QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery, MaintenanceQuery, SearchQuery)
 MUTATION_PARTS: tuple[type, ...] = (MemoryMutation, MaintenanceMutation)
 SUBSCRIPTION_PARTS: tuple[type, ...] = (Subscription, MaintenanceSubscription)
 

@@ -217,7 +217,7 @@ def register(server: BrainLanguageServer) -> None:
         out: list[types.SymbolInformation] = []
         for session in ls.roots.sessions():
             if session.ready.is_set():
-                out += workspace_symbols(ls.context(session), params.query)
+                out += workspace_symbols(ls.context(session), params.query, session.brain.search.ids)
         return out
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)

@@ -6,7 +6,7 @@ A link in the open document is resolved against the graph with brain's resolver 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -208,8 +208,11 @@ def document_symbols(
     return roots
 
 
-def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]:
-    """Memories whose name or description contains the query, names that start with it first."""
+def workspace_symbols(
+    ctx: Context, query: str, search: Callable[[str], Sequence[str]] | None = None
+) -> list[types.SymbolInformation]:
+    """Memories whose name starts with or contains the query first (typing a name), then what
+    `search` (brain search: words and meaning, ids best first) finds in their text."""
     needle = query.strip().casefold()
     found = ctx.store.list_memories(MemoryFilter(text=needle or None))
 
@@ -220,6 +223,12 @@ def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]
         return (1, name) if needle in name else (2, name)
 
     found.sort(key=rank)
+    if search is not None and needle and len(found) < SYMBOL_LIMIT:
+        seen = {m.id for m in found}
+        extra = [i for i in search(query) if i not in seen]
+        found += [n for n in ctx.store.get_nodes(extra).values() if isinstance(n, MemoryNode)]
+        order = {node_id: rank for rank, node_id in enumerate(extra)}
+        found.sort(key=lambda m: (0, *rank(m)) if m.id in seen else (1, order[m.id], ""))
     start = types.Position(0, 0)
     return [
         types.SymbolInformation(

@@ -298,3 +298,36 @@ def _freeze(value: JSONValue) -> JSONValue:
     if isinstance(value, list | dict):
         return json.dumps(value, sort_keys=True, ensure_ascii=False)
     return value
+
+
+# ------------------------------------------------------------------ search (brain/search)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchWhere:
+    """Which memories a search may reach: `scopes` None is every scope (an admin)."""
+
+    scopes: frozenset[str] | None = None
+    type: str | None = None
+
+
+Ranked = list[tuple[str, float]]  # (memory id, score), best first
+
+
+@runtime_checkable
+class SearchIndex(Protocol):
+    """The search indexes a store keeps in step with its writes (both stores implement it).
+
+    Keyword: BM25 over name, description and body, any of the terms. Vectors: one unit
+    vector per memory, computed from the memory's content `hash`; a write that changes a
+    memory's hash drops its vector until `put_vectors` brings the new one.
+    """
+
+    def keyword_search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked: ...
+    def vector_search(self, vector: Sequence[float], where: SearchWhere, limit: int) -> Ranked: ...
+    def put_vectors(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> None:
+        """(memory id, content hash, vector): ignored where the memory's hash moved on."""
+        ...
+    def vector_hashes(self) -> dict[str, str]:
+        """memory id -> the hash its stored vector was computed from."""
+        ...

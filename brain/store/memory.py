@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections import defaultdict, deque
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from brain.model import (
     AgentNode,
@@ -35,6 +35,8 @@ from brain.store.base import (
     GraphExport,
     MemoryFilter,
     NodeRow,
+    Ranked,
+    SearchWhere,
     Subgraph,
     WriteBatch,
     link_problem,
@@ -45,6 +47,7 @@ from brain.store.base import (
     remembers_row,
 )
 from brain.store.linking import entry_of
+from brain.store.memory_search import KeywordIndex, VectorIndex
 
 LinkKey = tuple[str, int]
 
@@ -71,6 +74,8 @@ class MemoryStore:
             self._by_path: dict[str, str] = {}
             self._sorted_ids: list[str] | None = None
             self.writes = 0
+            self._keywords = KeywordIndex()
+            self._vectors = VectorIndex()
 
     def close(self) -> None:
         pass
@@ -113,6 +118,8 @@ class MemoryStore:
                     self._in.pop(target, None)
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
+                self._keywords.apply(batch)
+                self._vectors.apply(batch)
 
     def _delete(self, node_id: str, touched: set[str]) -> None:
         node: Node | None = (
@@ -346,3 +353,21 @@ class MemoryStore:
                 if row is not None:
                     edges.add(row)
             return GraphExport(frozenset(nodes), frozenset(edges))
+
+    # ------------------------------------------------------------------ search (SearchIndex)
+
+    def keyword_search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
+        with self._lock:
+            return self._keywords.search(terms, where, limit)
+
+    def vector_search(self, vector: Sequence[float], where: SearchWhere, limit: int) -> Ranked:
+        with self._lock:
+            return self._vectors.search(vector, where, limit)
+
+    def put_vectors(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> None:
+        with self._lock:
+            self._vectors.put(rows)
+
+    def vector_hashes(self) -> dict[str, str]:
+        with self._lock:
+            return self._vectors.hashes()

@@ -64,6 +64,7 @@ from brain.store.neo4j_records import (
     node_from,
     problems_from,
 )
+from brain.store.neo4j_search import Neo4jSearch, put_vectors
 from brain.store.neo4j_write import Limits, clear_some, run_transaction, transactions
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore:
+class Neo4jStore(Neo4jSearch):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
@@ -144,6 +145,10 @@ class Neo4jStore:
         with runtime_errors(self.uri), self._session() as session:
             for transaction in plan:
                 self.last_write.update(self._commit(session, run_transaction, transaction))
+
+    def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
+        with runtime_errors(self.uri), self._session() as session:
+            self._commit(session, put_vectors, rows)
 
     def clear(self) -> None:
         with runtime_errors(self.uri), self._session() as session:

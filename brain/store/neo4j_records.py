@@ -37,6 +37,7 @@ from brain.model import (
     agent_id,
     name_key,
 )
+from brain.search.text import title_of
 
 Props = dict[str, Any]
 FRONTMATTER_PREFIX = "fm_"
@@ -118,6 +119,7 @@ def memory_props(memory: MemoryNode) -> Props:
         "key": name_key(memory.name),
         "orderKey": order_key(memory.id),
         "nameFold": memory.name.casefold(),
+        "title": title_of(memory.name),  # the words search finds it by (memory_text index)
         "descriptionFold": memory.description.casefold(),
         "path": memory.path,
         "description": memory.description,

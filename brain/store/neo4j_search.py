@@ -1,0 +1,113 @@
+"""Search on Neo4j: its own full-text (Lucene BM25) and vector indexes, created with the schema.
+
+The full-text index `memory_text` covers title (the name as words), description and body
+with the same column weights as the embedded store's FTS5 index; the vector index
+`memory_embedding` holds each note's MiniLM vector. Neo4j keeps both in step with every
+committed write. A memory upsert replaces all of a node's properties (`SET m = row.props`),
+vector included, which is exactly the staleness rule: the search service re-puts the vector
+from its cache (keyed by content) right after the write.
+
+Neo4j's cosine score is (1 + cos) / 2; it is mapped back to the cosine so both stores
+report, and threshold, the same number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import ManagedTransaction, Record
+
+from brain.search.text import lucene_expression
+from brain.store.base import Ranked, SearchWhere
+from brain.store.memory_search import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT
+
+KEYWORD_SEARCH = """
+CALL db.index.fulltext.queryNodes('memory_text', $text) YIELD node, score
+WHERE ($scopes IS NULL OR node.scope IN $scopes) AND ($type IS NULL OR node.type = $type)
+RETURN node.id AS id, score
+ORDER BY score DESC, id
+LIMIT $limit
+"""
+
+VECTOR_SEARCH = """
+CALL db.index.vector.queryNodes('memory_embedding', $k, $vector) YIELD node, score
+WHERE ($scopes IS NULL OR node.scope IN $scopes) AND ($type IS NULL OR node.type = $type)
+RETURN node.id AS id, score
+ORDER BY score DESC, id
+LIMIT $limit
+"""
+
+COUNT_VECTORS = "MATCH (m:Memory) WHERE m.embeddingHash IS NOT NULL RETURN count(m) AS n"
+
+PUT_VECTORS = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id})
+WHERE m.hash = row.hash
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.vector)
+SET m.embeddingHash = row.hash
+"""
+
+VECTOR_HASHES = """
+MATCH (m:Memory) WHERE m.embeddingHash IS NOT NULL
+RETURN m.id AS id, m.embeddingHash AS hash
+"""
+
+
+def keyword_query(terms: Sequence[str]) -> str:
+    """One Lucene query over the three fields, weighted like FTS5's bm25(notes, 4, 2, 1)."""
+    anyof = lucene_expression(terms)
+    return (
+        f"title:({anyof})^{NAME_WEIGHT:g} OR description:({anyof})^{DESCRIPTION_WEIGHT:g} "
+        f"OR body:({anyof})^{BODY_WEIGHT:g}"
+    )
+
+
+def put_vectors(tx: ManagedTransaction, rows: list[dict[str, Any]]) -> None:
+    tx.run(PUT_VECTORS, rows=rows).consume()
+
+
+class Neo4jSearch:
+    """The SearchIndex half of Neo4jStore (mixed in; uses its `_read` and `_commit`)."""
+
+    def _read(self, query: str, **params: Any) -> list[Record]:
+        raise NotImplementedError
+
+    def keyword_search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
+        if not terms or limit <= 0 or (where.scopes is not None and not where.scopes):
+            return []
+        scopes = None if where.scopes is None else sorted(where.scopes)
+        records = self._read(
+            KEYWORD_SEARCH, text=keyword_query(terms), scopes=scopes, type=where.type, limit=limit
+        )
+        return [(r["id"], float(r["score"])) for r in records]
+
+    def vector_search(self, vector: Sequence[float], where: SearchWhere, limit: int) -> Ranked:
+        if limit <= 0 or (where.scopes is not None and not where.scopes):
+            return []
+        scopes = None if where.scopes is None else sorted(where.scopes)
+        total = int(self._read(COUNT_VECTORS)[0]["n"])
+        if not total:
+            return []
+        # The vector index filters after it ranks: ask for more neighbours until enough of
+        # them are in reach, or all of them were asked for.
+        k = min(total, max(limit * 4, 100))
+        while True:
+            records = self._read(
+                VECTOR_SEARCH, k=k, vector=list(vector), scopes=scopes, type=where.type, limit=limit
+            )
+            if len(records) >= limit or k >= total:
+                return [(r["id"], 2.0 * float(r["score"]) - 1.0) for r in records]
+            k = min(total, k * 4)
+
+    def put_vectors(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> None:
+        if not rows:
+            return
+        payload = [{"id": i, "hash": h, "vector": [float(x) for x in v]} for i, h, v in rows]
+        self._write_vectors(payload)
+
+    def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+    def vector_hashes(self) -> dict[str, str]:
+        return {r["id"]: r["hash"] for r in self._read(VECTOR_HASHES)}
