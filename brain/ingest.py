@@ -44,7 +44,7 @@ from brain.workspace import (
     FileStat,
     classify,
     read_agent_definition,
-    read_entity_title,
+    read_entity,
     scope_folders,
     walk,
     walk_dir,
@@ -402,7 +402,10 @@ class Ingester:
                 node_id = memory_id(role.scope, role.name)
             elif role.kind == "entity":
                 assert role.entity_kind is not None
-                title = read_entity_title(rel, raw) or role.name
+                title, content_problem = read_entity(rel, raw)
+                title = title or role.name
+                if content_problem is not None:
+                    self.file_problems[rel] = content_problem
                 entity = EntityNode(role.entity_kind, role.name, title, rel)
                 entities.append(entity)
                 node_id = entity.id
