@@ -46,6 +46,7 @@ from brain.workspace import (
     read_agent_definition,
     read_entity,
     scope_folders,
+    special_kind,
     walk,
     walk_dir,
 )
@@ -302,9 +303,10 @@ class Ingester:
                 continue
             if not stat.S_ISREG(st.st_mode):
                 gone.extend(self._known_under(rel))  # e.g. a folder replaced by a link to it
-                if not stat.S_ISLNK(st.st_mode):
-                    gone.append(rel)  # a FIFO or device: a full walk skips it, and reading blocks
-                    continue
+            special = special_kind(st.st_mode)  # a FIFO or device: reported, never read (it blocks)
+            if special is not None:
+                stats[rel] = FileStat(rel, 0, 0, True, special)
+                continue
             stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
         for rel in {*named, *stats, *gone}:  # a named empty folder is a scope too
             parts = rel.split("/")
@@ -358,6 +360,10 @@ class Ingester:
                 self.file_problems[rel] = Problem(
                     "symlink", Severity.WARNING, rel, "a symbolic link: brain does not follow links",
                     fix="replace the link with the file itself",
+                ) if st.special is None else Problem(
+                    "special-file", Severity.WARNING, rel,
+                    f"{st.special}: brain reads only regular files, so it is skipped",
+                    fix="remove it, or replace it with a regular file",
                 )
                 continue
             if role.kind == "problem":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,7 +86,21 @@ class FileStat:
     rel: str
     size: int
     mtime_ns: int
-    is_link: bool = False
+    is_link: bool = False  # a symlink, or another file that is never read (see `special`)
+    special: str | None = None  # what a FIFO, socket or device is: reading one can block
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file that is neither regular, a folder nor a link is, in words; else None."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    return "not a regular file"
 
 
 def walk(root: Path) -> Iterator[FileStat]:
@@ -111,6 +126,9 @@ def walk_dir(folder: Path, rel: str) -> Iterator[FileStat]:
             elif entry.is_file(follow_symlinks=False):
                 st = entry.stat(follow_symlinks=False)
                 yield FileStat(child, st.st_size, st.st_mtime_ns)
+            else:  # a FIFO, socket or device: reported, never opened
+                kind = special_kind(entry.stat(follow_symlinks=False).st_mode)
+                yield FileStat(child, 0, 0, is_link=True, special=kind)
         except OSError:
             continue
 

@@ -99,9 +99,9 @@ def _range(ctx: CallContext, target: VirtualFile, view_range: object, count: int
 
 def _listing(ctx: CallContext, target: VirtualDir) -> str:
     now = ctx.service.clock()
-    shared = ctx.service.notes(SHARED_SCOPE)
+    shared = ctx.service.listed_notes(SHARED_SCOPE)
     state = ctx.service.agents.get(ctx.agent)
-    own = [] if target.shared else ctx.service.notes(ctx.agent)
+    own = [] if target.shared else ctx.service.listed_notes(ctx.agent)
     if target.shared:
         lines = index_lines([], shared, now)
         head = f"{target.path}: {_count(len(shared), 'shared file')}"
