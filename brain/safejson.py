@@ -17,7 +17,7 @@ from typing import Any
 
 MAX_DEPTH = 64
 
-_STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_STRING_RE = re.compile(r'"(?:[^"\\\n]++|\\.)*+"')  # possessive: no backtracking stack
 _NOT_BRACKET = re.compile(r"[^\[\]{}\n]+")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
