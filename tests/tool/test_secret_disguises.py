@@ -13,6 +13,7 @@ import pytest
 from brain.tool.secret_scan import find_secret
 
 TOKEN = "ghp_" + "A1b2" * 9
+ENCODED_PASSWORD = base64.urlsafe_b64encode(b"password = Zq8xW2pL9v!").decode()
 
 
 def fullwidth(text: str) -> str:
@@ -32,8 +33,7 @@ DISGUISED = [
     ("password： " + fullwidth("Zq8xW2pL9v"), 1, "a password or key assignment", fullwidth("Zq8xW2pL9v")),
     ("blob " + base64.b64encode(TOKEN.encode()).decode() + " end", 1, "a GitHub token (base64-encoded)",
      base64.b64encode(TOKEN.encode()).decode()),
-    ("x\n" + base64.urlsafe_b64encode(b"password = Zq8xW2pL9v!").decode(), 2,
-     "a password or key assignment (base64-encoded)", base64.urlsafe_b64encode(b"password = Zq8xW2pL9v!").decode()),
+    ("x\n" + ENCODED_PASSWORD, 2, "a password or key assignment (base64-encoded)", ENCODED_PASSWORD),
 ]
 
 
