@@ -152,3 +152,17 @@ def brain_case(
     """Run the `brain` CLI in a limited child."""
     code = f"import sys\nfrom brain.cli import main\nsys.exit(main({list(args)!r}))\n"
     return python_case(code, seconds=seconds, memory=memory, cwd=cwd, stdin=stdin, source=source)
+
+
+# bench/bench_hostile.py sets this to take "before" figures on an older checkout: servers the
+# cases start (`brain lsp`, `brain serve`) then import brain from there too.
+SOURCE_ENV = "BRAIN_HOSTILE_SOURCE"
+
+
+def brain_argv(args: Sequence[str]) -> list[str]:
+    """The command line of `brain ARGS` (`python -m brain`), from BRAIN_HOSTILE_SOURCE if set."""
+    source = os.environ.get(SOURCE_ENV)
+    if not source:
+        return [sys.executable, "-m", "brain", *args]
+    code = _prelude(Path(source)) + f"from brain.cli import main\nsys.exit(main({list(args)!r}))\n"
+    return [sys.executable, "-c", code]

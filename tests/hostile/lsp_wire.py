@@ -12,26 +12,15 @@ import json
 import os
 import select
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-SERVER = [sys.executable, "-m", "brain", "lsp"]
-# bench/bench_hostile.py sets this to take "before" figures on an older checkout.
-SOURCE_ENV = "BRAIN_HOSTILE_SOURCE"
+from tests.hostile.budget import brain_argv
 
 
 def server_argv() -> list[str]:
-    source = os.environ.get(SOURCE_ENV)
-    if not source:
-        return SERVER
-    prelude = (
-        "import sys\n"
-        "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
-        f"sys.path.insert(0, {source!r})\n"
-    )
-    return [sys.executable, "-c", prelude + "from brain.cli import main\nsys.exit(main(['lsp']))\n"]
+    return brain_argv(["lsp"])
 
 
 class Wire:
