@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import subprocess
 import time
@@ -24,9 +25,10 @@ def server_argv() -> list[str]:
 
 
 class Wire:
-    def __init__(self, cwd: Path, argv: list[str] | None = None) -> None:
+    def __init__(self, cwd: Path, argv: list[str] | None = None, memory: int | None = None) -> None:
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))) if memory else None
         self.proc = subprocess.Popen(
-            argv or server_argv(), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            argv or server_argv(), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=limit,
             stderr=open(cwd / "server.log", "wb"),  # noqa: SIM115 - lives as long as the server
         )
         self.buffer = b""
