@@ -47,6 +47,7 @@ from brain.workspace import (
     read_entity,
     scope_folders,
     special_kind,
+    unread_problem,
     walk,
     walk_dir,
 )
@@ -357,14 +358,7 @@ class Ingester:
             if st.is_link:
                 # Before the role's own problems: a linked scope folder is a link, not a
                 # stray file at the top of memory/.
-                self.file_problems[rel] = Problem(
-                    "symlink", Severity.WARNING, rel, "a symbolic link: brain does not follow links",
-                    fix="replace the link with the file itself",
-                ) if st.special is None else Problem(
-                    "special-file", Severity.WARNING, rel,
-                    f"{st.special}: brain reads only regular files, so it is skipped",
-                    fix="remove it, or replace it with a regular file",
-                )
+                self.file_problems[rel] = unread_problem(st)
                 continue
             if role.kind == "problem":
                 assert role.problem is not None

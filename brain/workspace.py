@@ -90,6 +90,20 @@ class FileStat:
     special: str | None = None  # what a FIFO, socket or device is: reading one can block
 
 
+def unread_problem(st: FileStat) -> Problem:
+    """The warning for a file that is never read: a symlink, a FIFO, a socket or a device."""
+    if st.special is None:
+        return Problem(
+            "symlink", Severity.WARNING, st.rel, "a symbolic link: brain does not follow links",
+            fix="replace the link with the file itself",
+        )
+    return Problem(
+        "special-file", Severity.WARNING, st.rel,
+        f"{st.special}: brain reads only regular files, so it is skipped",
+        fix="remove it, or replace it with a regular file",
+    )
+
+
 def special_kind(mode: int) -> str | None:
     """What a file that is neither regular, a folder nor a link is, in words; else None."""
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
