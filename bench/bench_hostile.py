@@ -22,7 +22,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.hostile.budget import MIB, Outcome, brain_case, python_case
-from tests.hostile.corpus import check_cases, checked_in
+from tests.hostile.corpus import check_cases, checked_in, deep_json_object
+from tests.hostile.lsp_cases import CASES as LSP_CASES
+
+REPO = Path(__file__).resolve().parent.parent
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -65,6 +68,23 @@ def tool_case(data: bytes, seconds: float, source: Path | None) -> Outcome:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def script_case(module: str, args: list[str], seconds: float, source: Path | None) -> Outcome:
+    """A conversation script of tests/hostile (lsp_cases, serve_case); its servers use `source`."""
+    env = f"import os\nos.environ['BRAIN_HOSTILE_SOURCE'] = {str(source)!r}\n" if source else ""
+    code = env + f"import sys\nsys.argv = ['case', *{args!r}]\n"
+    code += f"from tests.hostile.{module} import main\nmain()\n"
+    return python_case(code, seconds=seconds, memory=3072 * MIB, cwd=REPO)
+
+
+def serve_workspace() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="brain-hostile-")) / "ws"
+    (root / "memory" / "shared").mkdir(parents=True)
+    (root / "workflows").mkdir()
+    (root / "chats").mkdir()
+    (root / "memory" / "shared" / "lol.md").write_bytes(checked_in("billion-laughs.md"))
+    return root
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, help="import brain from this checkout")
@@ -75,7 +95,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
 
     def record(name: str, outcome: Outcome) -> None:
-        tail = (outcome.stdout + outcome.stderr).strip().splitlines()[-1:] or [""]
+        tail = (outcome.stdout.strip() or outcome.stderr.strip()).splitlines()[-1:] or [""]
         rows.append({"case": name, "seconds": round(outcome.seconds, 3), "timed_out": outcome.timed_out,
                      "returncode": outcome.returncode, "peak_rss_mib": round(outcome.peak_rss_mib, 1),
                      "last_line": tail[0][:200]})
@@ -87,6 +107,16 @@ def main() -> None:
     for name in ("billion-laughs.md", "alias-bomb-mappings.md"):
         if not args.only or f"tool:{name}" in args.only:
             record(f"tool:{name}", tool_case(checked_in(name), args.seconds, args.source))
+    for name in LSP_CASES:
+        if not args.only or f"lsp:{name}" in args.only:
+            root = Path(tempfile.mkdtemp(prefix="brain-hostile-")) / "ws"
+            record(f"lsp:{name}", script_case("lsp_cases", [name, str(root)], 90, args.source))
+    if not args.only or "serve:alias-bomb" in args.only:
+        record("serve:alias-bomb", script_case("serve_case", [str(serve_workspace())], 90, args.source))
+    if not args.only or "serve:deep-chat" in args.only:
+        root = serve_workspace()
+        (root / "chats" / "deep.json").write_bytes(deep_json_object())
+        record("serve:deep-chat", script_case("serve_case", [str(root)], 90, args.source))
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / args.out
     out.write_text(json.dumps(rows, indent=2) + "\n")
