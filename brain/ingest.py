@@ -44,8 +44,10 @@ from brain.workspace import (
     FileStat,
     classify,
     read_agent_definition,
-    read_entity_title,
+    read_entity,
     scope_folders,
+    special_kind,
+    unread_problem,
     walk,
     walk_dir,
 )
@@ -303,9 +305,10 @@ class Ingester:
                 continue
             if not stat.S_ISREG(st.st_mode):
                 gone.extend(self._known_under(rel))  # e.g. a folder replaced by a link to it
-                if not stat.S_ISLNK(st.st_mode):
-                    gone.append(rel)  # a FIFO or device: a full walk skips it, and reading blocks
-                    continue
+            special = special_kind(st.st_mode)  # a FIFO or device: reported, never read (it blocks)
+            if special is not None:
+                stats[rel] = FileStat(rel, 0, 0, True, special)
+                continue
             stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
         for rel in {*named, *stats, *gone}:  # a named empty folder is a scope too
             parts = rel.split("/")
@@ -356,10 +359,7 @@ class Ingester:
             if st.is_link:
                 # Before the role's own problems: a linked scope folder is a link, not a
                 # stray file at the top of memory/.
-                self.file_problems[rel] = Problem(
-                    "symlink", Severity.WARNING, rel, "a symbolic link: brain does not follow links",
-                    fix="replace the link with the file itself",
-                )
+                self.file_problems[rel] = unread_problem(st)
                 continue
             if role.kind == "problem":
                 assert role.problem is not None
@@ -403,7 +403,10 @@ class Ingester:
                 node_id = memory_id(role.scope, role.name)
             elif role.kind == "entity":
                 assert role.entity_kind is not None
-                title = read_entity_title(rel, raw) or role.name
+                title, content_problem = read_entity(rel, raw)
+                title = title or role.name
+                if content_problem is not None:
+                    self.file_problems[rel] = content_problem
                 entity = EntityNode(role.entity_kind, role.name, title, rel)
                 entities.append(entity)
                 node_id = entity.id

@@ -17,13 +17,12 @@ from typing import Any
 from urllib.parse import unquote
 
 import mistune
-import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from brain.anchors import with_sources
 from brain.blocks import scan_blocks
 from brain.empty_links import empty_link_problems
 from brain.mathspans import outside_math
+from brain.frontmatter import key_lines, load_frontmatter, split_frontmatter
 from brain.model import (
     MEMORY_TYPES,
     Block,
@@ -42,7 +41,6 @@ ATX_RE = re.compile(
 )
 HEADING_MARKS_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
 CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-FM_KEY_RE = re.compile(r"^[\"']?([A-Za-z_][\w-]*)[\"']?[ \t]*:", re.MULTILINE)  # also `"type": x`
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
 # Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
 # also after list and quote markers (`-     x` is code inside a list item).
@@ -58,8 +56,6 @@ BOUNDARY_RE = re.compile(r"\n\n(?=\S)")
 SETEXT_UNDERLINE_RE = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?=\n|$)")
 INDENTED_FENCE_RE = re.compile(r"^[ \t]+(?:`{3,}|~{3,})|^ {0,3}>.*(?:`|~~~)", re.MULTILINE)
 
-_YAML = YAMLHandler()
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MARKDOWN = mistune.create_markdown(renderer=None)
 
 
@@ -130,9 +126,7 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
     keys: dict[str, int] = {}
     if fm_text is not None:
         data = load_frontmatter(fm_text, path, problems)
-        keys = {
-            m.group(1): fm_text.count("\n", 0, m.start()) + 2 for m in FM_KEY_RE.finditer(fm_text)
-        }
+        keys = key_lines(fm_text)
     description = _description(data, body, path, keys, problems)
     note_type = _type(data, path, keys, problems)
     properties = {
@@ -154,72 +148,6 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
         problems=tuple(problems),
         blocks=scan_blocks(body, body_line),
     )
-
-
-def split_frontmatter(
-    text: str, path: str, problems: list[Problem]
-) -> tuple[str | None, str, int, bool]:
-    """(frontmatter text or None, body, 1-based line of the body, frontmatter present)."""
-    if not (text.startswith("---\n") or text.rstrip(" \t") == "---"):
-        return None, text, 1, False
-    end = -1
-    pos = 4
-    line_no = 2
-    while pos <= len(text):
-        nl = text.find("\n", pos)
-        line = text[pos:] if nl < 0 else text[pos:nl]
-        if line.rstrip() in ("---", "..."):
-            end = pos
-            break
-        if nl < 0:
-            break
-        pos = nl + 1
-        line_no += 1
-    if end < 0:
-        problems.append(
-            Problem(
-                "invalid-frontmatter", Severity.ERROR, path,
-                "frontmatter opened on line 1 is never closed",
-                line=1, column=1, length=3,
-                fix="add a line `---` after the last frontmatter key",
-            )
-        )
-        return None, text, 1, False
-    fm_text = text[4:end]
-    nl = text.find("\n", end)
-    body = "" if nl < 0 else text[nl + 1 :]
-    return fm_text, body, line_no + 1, True
-
-
-def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[str, Any]:
-    try:
-        data = _YAML.load(fm_text, Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
-        column = mark.column + 1 if mark is not None else 1
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        problems.append(
-            Problem(
-                "invalid-frontmatter", Severity.ERROR, path,
-                f"frontmatter is not valid YAML: {reason}",
-                line=line, column=column,
-                fix="fix the YAML (quote values that contain `: ` or start with `[`, `{`, `*`)",
-            )
-        )
-        return {}
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        problems.append(
-            Problem(
-                "invalid-frontmatter", Severity.ERROR, path,
-                f"frontmatter must be a mapping of keys, not a {type(data).__name__}",
-                line=2, column=1, fix="write it as `description: ...` and `type: ...` lines",
-            )
-        )
-        return {}
-    return data
 
 
 def _description(
@@ -510,12 +438,15 @@ def _inline_text(token: dict[str, Any]) -> Iterator[str]:
 def _setext_candidates(text: str) -> list[tuple[int, int]]:
     """(offset of the end of the text line, line index) for lines underlined by === or ---."""
     out: list[tuple[int, int]] = []
+    line_index = counted = 0  # lines counted incrementally: many underlines stay linear
     for m in SETEXT_UNDERLINE_RE.finditer(text):
         end = m.start()
         start = text.rfind("\n", 0, end) + 1
         line = text[start:end]
         if line.strip() and not line.startswith(("    ", "\t")) and not NOT_SETEXT_TEXT_RE.match(line):
-            out.append((start + len(line.rstrip()), text.count("\n", 0, start)))
+            line_index += text.count("\n", counted, start)
+            counted = start
+            out.append((start + len(line.rstrip()), line_index))
     return out
 
 

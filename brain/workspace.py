@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,8 +12,11 @@ from typing import Any
 
 import yaml
 
+from brain import safejson
+from brain.frontmatter import TOO_COSTLY, key_lines, load_frontmatter, split_frontmatter
 from brain.model import SHARED_SCOPE, Kind, Problem, Severity
-from brain.parse import FM_KEY_RE, decode, first_line, load_frontmatter, split_frontmatter
+from brain.parse import decode, first_line
+from brain.safeyaml import YAMLBudgetError, safe_load
 
 MEMORY_DIR = "memory"
 AGENTS_DIR = "agents"
@@ -22,7 +25,6 @@ ENTITY_DIRS: dict[str, tuple[Kind, tuple[str, ...]]] = {
     "chats": (Kind.CHAT, (".json", ".jsonl", ".md")),
     "work-items": (Kind.WORK_ITEM, (".md", ".yaml", ".yml", ".json")),
 }
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,35 @@ class FileStat:
     rel: str
     size: int
     mtime_ns: int
-    is_link: bool = False
+    is_link: bool = False  # a symlink, or another file that is never read (see `special`)
+    special: str | None = None  # what a FIFO, socket or device is: reading one can block
+
+
+def unread_problem(st: FileStat) -> Problem:
+    """The warning for a file that is never read: a symlink, a FIFO, a socket or a device."""
+    if st.special is None:
+        return Problem(
+            "symlink", Severity.WARNING, st.rel, "a symbolic link: brain does not follow links",
+            fix="replace the link with the file itself",
+        )
+    return Problem(
+        "special-file", Severity.WARNING, st.rel,
+        f"{st.special}: brain reads only regular files, so it is skipped",
+        fix="remove it, or replace it with a regular file",
+    )
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file that is neither regular, a folder nor a link is, in words; else None."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    return "not a regular file"
 
 
 def walk(root: Path) -> Iterator[FileStat]:
@@ -110,6 +140,9 @@ def walk_dir(folder: Path, rel: str) -> Iterator[FileStat]:
             elif entry.is_file(follow_symlinks=False):
                 st = entry.stat(follow_symlinks=False)
                 yield FileStat(child, st.st_size, st.st_mtime_ns)
+            else:  # a FIFO, socket or device: reported, never opened
+                kind = special_kind(entry.stat(follow_symlinks=False).st_mode)
+                yield FileStat(child, 0, 0, is_link=True, special=kind)
         except OSError:
             continue
 
@@ -147,7 +180,7 @@ def read_agent_definition(rel: str, name: str, raw: bytes) -> AgentDefinition:
     memory = data.get("memory")
     if memory is not None and not isinstance(memory, bool):
         fm_text = fm or ""
-        lines = {m.group(1): fm_text.count("\n", 0, m.start()) + 2 for m in FM_KEY_RE.finditer(fm_text)}
+        lines = key_lines(fm_text)
         problems.append(Problem(
             "invalid-frontmatter", Severity.ERROR, rel,
             f"`memory` must be true or false, not {memory!r}: memory stays off",
@@ -161,25 +194,50 @@ def read_agent_definition(rel: str, name: str, raw: bytes) -> AgentDefinition:
 
 def read_entity_title(rel: str, raw: bytes) -> str | None:
     """The `title` (or `name`) of a workflow, chat or work item file, if it has one."""
+    return read_entity(rel, raw)[0]
+
+
+def read_entity(rel: str, raw: bytes) -> tuple[str | None, Problem | None]:
+    """(title, problem) of a workflow, chat or work item file.
+
+    Only the title is used, but the whole file is parsed: a document over the JSON or YAML
+    budget (nesting, alias expansion, size) is an `invalid-content` error on this file, never
+    an exception; plain syntax errors stay silent, as these files are not brain's own.
+    """
     text, _ = decode(raw, rel)
     data: Any = None
     try:
         if rel.endswith(".jsonl"):
             first = next((line for line in text.splitlines() if line.strip()), "")
-            data = json.loads(first) if first else None
+            data = safejson.loads(first) if first else None
         elif rel.endswith(".json"):
-            data = json.loads(text)
+            data = safejson.loads(text)
         elif rel.endswith((".yaml", ".yml")):
-            data = yaml.load(text, Loader=_LOADER)
+            data = safe_load(text)
         else:
             problems: list[Problem] = []
             fm, _, _, _ = split_frontmatter(text, rel, problems)
             data = load_frontmatter(fm, rel, problems) if fm is not None else None
+            costly = next((p for p in problems if p.message.startswith(TOO_COSTLY)), None)
+            if costly is not None:
+                return None, _content_problem(rel, costly.message, costly.line, costly.fix)
+    except safejson.JSONBudgetError as exc:
+        return None, _content_problem(rel, exc.message, exc.line, exc.fix)
+    except YAMLBudgetError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+        return None, _content_problem(rel, f"YAML too costly to read: {exc.problem}", line, exc.fix)
     except (ValueError, yaml.YAMLError):
-        return None
+        return None, None
     if isinstance(data, dict):
         for key in ("title", "name"):
             value = data.get(key)
             if isinstance(value, str | int | float) and str(value).strip():
-                return str(value).strip()
-    return None
+                return str(value).strip(), None
+    return None, None
+
+
+def _content_problem(rel: str, message: str, line: int | None, fix: str | None) -> Problem:
+    return Problem(
+        "invalid-content", Severity.ERROR, rel, f"{message}; its title is not read",
+        line=line, column=1 if line is not None else None, fix=fix,
+    )

@@ -28,10 +28,13 @@ def find_root(start: Path) -> Path | None:
 
 
 def path_of(uri: str) -> Path | None:
+    """The file a `file:` URI names; None for other schemes and for names no file can have."""
     if not uri.startswith("file:"):
         return None
     path = to_fs_path(uri)
-    return Path(path).resolve() if path else None
+    if not path or "\x00" in path:  # `%00` or a raw NUL: the OS refuses such a name
+        return None
+    return Path(path).resolve()
 
 
 class Roots:

@@ -12,20 +12,24 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from brain import __version__
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.context import Context, Document
+from brain.lsp.protocol import BrainProtocol
 from brain.lsp.roots import Roots
 from brain.lsp.session import ProgressEvent, Published, Session
+from brain.lsp.stdio import read_loop
 from brain.lsp.watch import FileWatcher
 
 log = logging.getLogger("brain.lsp")
@@ -41,7 +45,10 @@ class RequestFailed(JsonRpcException):
 
 class BrainLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("brain", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "brain", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=BrainProtocol,
+        )
         self.features = ClientFeatures()
         self.roots = Roots(self._new_session)
         self.watchers: dict[Path, FileWatcher] = {}
@@ -50,6 +57,19 @@ class BrainLanguageServer(LanguageServer):
         self._tokens = itertools.count(1)
         self._docs: dict[str, Document] = {}
         self._tasks: set[asyncio.Future[None]] = set()
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve stdio with brain's reader (limits on headers and body size; see stdio.py)."""
+        assert isinstance(self.protocol, BrainProtocol)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_loop(stdin or sys.stdin.buffer, self.protocol))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     # ------------------------------------------------------------------ sessions
 

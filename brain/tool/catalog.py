@@ -11,8 +11,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from brain.frontmatter import load_frontmatter, split_frontmatter
 from brain.model import MEMORY_TYPES, Problem
-from brain.parse import decode, first_line, load_frontmatter, split_frontmatter
+from brain.parse import decode, first_line
 from brain.tool.files import FileEntry, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
 
 READ_LIMIT = 4 << 20
@@ -54,14 +55,17 @@ class Catalog:
         self._cache: dict[tuple[str, str], tuple[int, int, str, str | None]] = {}
         self._lock = threading.Lock()
 
-    def notes(self, scope: str) -> list[NoteInfo]:
-        """The scope's notes by name; [] when the folder does not exist or is not a real folder."""
+    def notes(self, scope: str, *, strict: bool = False) -> list[NoteInfo]:
+        """The scope's notes by name; [] when the folder does not exist or is not a real folder
+        (`strict`: UnsafeEntry then, so a listing can say why instead of showing nothing)."""
         try:
             with self.folders.open(scope) as folder:
                 if folder is None:
                     return []
                 return [self._info(folder, entry) for entry in folder.entries()]
         except UnsafeEntry:
+            if strict:
+                raise
             return []
 
     def _info(self, folder: ScopeFolder, entry: FileEntry) -> NoteInfo:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from brain.frontmatter import load_frontmatter, split_frontmatter
 from brain.ingest import content_hash
 from brain.model import SHARED_SCOPE, Problem, memory_id
-from brain.parse import load_frontmatter, split_frontmatter
 from brain.tool.context import CallContext, ToolResult
 from brain.tool.names import MD
 from brain.tool.paths import ROOT, VirtualDir, VirtualFile
@@ -99,9 +99,9 @@ def _range(ctx: CallContext, target: VirtualFile, view_range: object, count: int
 
 def _listing(ctx: CallContext, target: VirtualDir) -> str:
     now = ctx.service.clock()
-    shared = ctx.service.notes(SHARED_SCOPE)
+    shared = ctx.service.listed_notes(SHARED_SCOPE)
     state = ctx.service.agents.get(ctx.agent)
-    own = [] if target.shared else ctx.service.notes(ctx.agent)
+    own = [] if target.shared else ctx.service.listed_notes(ctx.agent)
     if target.shared:
         lines = index_lines([], shared, now)
         head = f"{target.path}: {_count(len(shared), 'shared file')}"

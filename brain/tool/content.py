@@ -7,6 +7,7 @@ or an edit's new text moved into a second note).
 
 from __future__ import annotations
 
+from brain.frontmatter import TOO_COSTLY, costly_frontmatter
 from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.secret_scan import find_secret
 from brain.tool.textedit import changed_lines
@@ -44,6 +45,15 @@ def check_content(
             f"split it and put the rest in a new note such as "
             f"{second}",
             _too_large_call(call, content_arg, second, limit),
+        )
+    costly = costly_frontmatter(text)
+    if costly is not None:
+        raise Refusal(
+            RefusalCode.INVALID_ARGUMENT,
+            f"the frontmatter of {here} (line {costly.line}) is too costly to read: "
+            f"{costly.message.removeprefix(TOO_COSTLY + ': ')}. Frontmatter is a few lines of "
+            f"metadata: {costly.fix}",
+            None,
         )
     lines = changed_lines(old or "", text)
     hit = find_secret(text, lines)

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from brain import safejson
+
 log = logging.getLogger(__name__)
 
 DEFAULT_LIMIT = 50
@@ -143,12 +145,32 @@ class History:
         if not raw.strip():
             return None
         try:
-            data = json.loads(raw)
-            known = {k: data[k] for k in _FIELDS if k in data}
-            return HistoryRecord(id=offset, **known)
-        except (ValueError, TypeError) as exc:
+            return HistoryRecord(id=offset, **record_fields(safejson.loads(raw)))
+        except ValueError as exc:  # also bad UTF-8 and JSON over the depth budget
             log.warning(
-                "%s line %d is not a history record (cut short by a crash?), skipped: %s",
+                "%s line %d is not a history record (cut short by a crash, or edited?), skipped: %s",
                 self.path, self._lines, exc,
             )
             return None
+
+
+_OPTIONAL = frozenset({"agent", "before", "after", "new_scope", "new_path"})
+
+
+def record_fields(data: Any) -> dict[str, Any]:
+    """The fields of one history line, checked: a record is all strings (some may be null).
+
+    Every front end (CLI, REST, GraphQL) formats these as strings, so a line with a number or
+    a list where a string belongs is as bad as a torn line: ValueError, and it is skipped.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"a JSON {type(data).__name__}, not an object")
+    out: dict[str, Any] = {}  # str, or None for the optional fields
+    for name in _FIELDS:
+        value = data.get(name)
+        if value is None and name not in _OPTIONAL:
+            raise ValueError(f"`{name}` is missing")
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"`{name}` must be a string, not {type(value).__name__}")
+        out[name] = value
+    return out

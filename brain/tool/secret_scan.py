@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from brain.tool.secret_normalize import back, base64_runs, visible
+
 
 @dataclass(frozen=True, slots=True)
 class SecretHit:
@@ -68,16 +70,83 @@ _IDENTIFIER = re.compile(r"^[a-z]+(?:[-_/.:][a-z0-9]+)*$")
 
 
 def find_secret(text: str, lines: range | None = None) -> SecretHit | None:
-    """The first secret-looking value on the given 1-based lines (default: every line)."""
-    offset = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        if lines is None or number in lines:
-            hit = _scan_line(line)
+    """The first secret-looking value on the given 1-based lines (default: every line).
+
+    Each line is scanned as written, then undisguised (brain.tool.secret_normalize: NFKC
+    without invisible characters, then decoded base64 runs); then each pair of neighbouring
+    lines joined, for a secret split across them. Offsets always point into `text`.
+    """
+    rows = text.split("\n")
+    starts = [0]
+    for row in rows:
+        starts.append(starts[-1] + len(row) + 1)
+    wanted = range(1, len(rows) + 1) if lines is None else lines
+    for number, row in enumerate(rows, 1):
+        if number in wanted:
+            hit = _scan_views(row)
             if hit is not None:
                 kind, start, end = hit
-                return SecretHit(number, kind, offset + start, offset + end)
-        offset += len(line) + 1
+                return SecretHit(number, kind, starts[number - 1] + start, starts[number - 1] + end)
+    for number in range(1, len(rows)):
+        if number in wanted or number + 1 in wanted:
+            joined = _scan_joined(rows[number - 1], rows[number])
+            if joined is not None:
+                kind, start, end = joined  # offsets from the start of the first line
+                return SecretHit(number, kind, starts[number - 1] + start, starts[number - 1] + end)
     return None
+
+
+def _scan_views(line: str) -> tuple[str, int, int] | None:
+    hit = _scan_line(line)
+    if hit is not None:
+        return hit
+    folded, where = visible(line)
+    if where is not None:
+        hit = _scan_line(folded)
+        if hit is not None:
+            kind, start, end = hit
+            return kind, back(where, start), back(where, end - 1) + 1
+    for start, end, decoded in base64_runs(folded):
+        inner = _scan_line(decoded) or _scan_line(visible(decoded)[0])
+        if inner is not None:
+            return f"{inner[0]} (base64-encoded)", back(where, start), back(where, end - 1) + 1
+    return None
+
+
+_TOKEN_END = re.compile(r"[\w+/=-]+\\?[ \t]*$")  # a token at the end of a line, maybe with `\\`
+_TOKEN_START = re.compile(r"^[ \t]*([\w+/=-]+)")
+_CONTINUED = re.compile(r"\\?[ \t]*$")
+JOIN_WINDOW = 256  # characters each side of the break: longer than any pattern's match
+MIN_JOINED = 12  # a token across the break shorter than this is no secret
+
+
+def _scan_joined(first: str, second: str) -> tuple[str, int, int] | None:
+    """A secret that only exists across the line break (a `\\` continuation, an indent).
+
+    Only a break inside a token (a word on both sides, no space between them once the
+    continuation and the indent are gone) is looked at, within JOIN_WINDOW characters.
+    """
+    head, head_where = visible(first)
+    tail, tail_where = visible(second)
+    ending, opening = _TOKEN_END.search(head), _TOKEN_START.match(tail)
+    if ending is None or opening is None:
+        return None
+    head = head[: _CONTINUED.search(head).start()]  # type: ignore[union-attr]  # always matches
+    token = len(head) - ending.start() + len(opening.group(1))
+    if token < MIN_JOINED:
+        return None
+    indent = opening.start(1)
+    left = max(0, len(head) - JOIN_WINDOW)
+    window = head[left:] + tail[indent : indent + JOIN_WINDOW]
+    hit = _scan_line(window)
+    if hit is None or _scan_line(head) is not None or _scan_line(tail) is not None:
+        return None  # nothing, or a secret one line holds on its own: that line decides
+    kind, start, end = hit
+    cut = len(head) - left
+    if not start < cut < end:
+        return None  # within one line: that line's own scan decides
+    second_at = len(first) + 1  # where the second line starts, counted from the first
+    return kind, back(head_where, left + start), second_at + back(tail_where, indent + end - cut - 1) + 1
 
 
 def _scan_line(line: str) -> tuple[str, int, int] | None:

@@ -132,6 +132,13 @@ class MemoryService:
     def notes(self, scope: str) -> list[NoteInfo]:
         return self.catalog.notes(scope)
 
+    def listed_notes(self, scope: str) -> list[NoteInfo]:
+        """The notes a `view` of a folder lists; a symlinked or unsafe folder is refused."""
+        try:
+            return self.catalog.notes(scope, strict=True)
+        except UnsafeEntry as exc:
+            raise _unsafe(exc) from None
+
     def scopes(self, actor: Actor) -> list[ScopeInfo]:
         """Shared first, then every agent with memory on or a folder, by name."""
         out = [ScopeInfo(SHARED_SCOPE, None, self.notes(SHARED_SCOPE))]

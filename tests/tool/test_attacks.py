@@ -146,7 +146,9 @@ def test_symlinks_are_refused_by_name(hostile_world: tuple[Path, Path, MemoryToo
         "of the memory folders. A person can replace the link with the real file or folder"
     )
     folder = tool.view("linked", "/memories")
-    assert folder.ok  # the listing of a linked scope is empty rather than followed
+    assert folder.refusal is not None  # refused, not followed, and not listed as empty either
+    assert folder.refusal.code.value == "symlink"
+    assert "memory/linked is a symbolic link" in folder.text
     assert "secret" not in folder.text
     write_result = tool.create("linked", "/memories/x.md", "x")
     assert write_result.refusal is not None
