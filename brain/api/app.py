@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from strawberry.schema import BaseSchema
 
+from brain.api.bodylimit import BodyLimitMiddleware
 from brain.api.context import Services
 from brain.api.middleware import BearerAuthMiddleware
 from brain.api.rest import routes as memory_routes
@@ -94,6 +95,7 @@ def create_app(
         routes=[*build_routes(services, schema), *extra_routes],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
+            Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes),
             *_cors(settings.allowed_origins),
             Middleware(
                 BearerAuthMiddleware,

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from brain.api.auth import Principal, TokenRegistry
+from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.limits import Limits
 from brain.api.loaders import Loaders
 from brain.service import Brain
@@ -28,6 +29,11 @@ class ApiSettings:
     # Web pages on other origins allowed to call the API (CORS) and open its WebSocket.
     allowed_origins: tuple[str, ...] = ()
     rescan_seconds: float = 30.0
+    # Request bodies (GraphQL and REST) and WebSocket messages: see docs/security.md.
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_ws_message_bytes: int = DEFAULT_MAX_BODY_BYTES
+    # One GraphQL operation over HTTP; past it the request answers 503.
+    request_timeout: float = 30.0
 
 
 @dataclass(slots=True)

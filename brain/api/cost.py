@@ -68,8 +68,11 @@ class _Measurer:
         for selection in node.selections if node is not None else ():
             if isinstance(selection, FieldNode):
                 inner = self.selection_set(selection.selection_set)
+                # `ofType` only unwraps a list or non-null type (a short chain, one object
+                # per level): the spec's introspection query nests it seven deep.
+                deeper = 0 if selection.name.value == "ofType" else 1
                 total += Measure(inner.fields + 1, inner.aliases + (selection.alias is not None),
-                                 inner.depth + 1)
+                                 inner.depth + deeper)
             elif isinstance(selection, InlineFragmentNode):
                 total += self.selection_set(selection.selection_set)
             elif isinstance(selection, FragmentSpreadNode):
@@ -98,6 +101,22 @@ def measure_operations(document: DocumentNode) -> dict[str, Measure]:
         for definition in document.definitions
         if isinstance(definition, OperationDefinitionNode)
     }
+
+
+INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
+
+
+def uses_introspection(document: DocumentNode) -> bool:
+    """Whether any selection (in an operation or a fragment) asks for `__schema` or `__type`."""
+    stack: list[object] = list(document.definitions)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, FieldNode) and node.name.value in INTROSPECTION_FIELDS:
+            return True
+        selection_set = getattr(node, "selection_set", None)
+        if selection_set is not None:
+            stack.extend(selection_set.selections)
+    return False
 
 
 def count_directives(document: DocumentNode) -> int:

@@ -39,7 +39,7 @@ from strawberry.schema.schema import validate_document
 
 from brain.api.cost import DocumentLimits
 from brain.api.errors import MASKED_MESSAGE, should_mask
-from brain.api.validation import CheckedDocuments, DocumentChecks
+from brain.api.validation import CheckedDocuments, DocumentChecks, IntrospectionPolicy
 
 ExtensionFactory = Callable[[], SchemaExtension]
 CACHE_SIZE = 256  # distinct documents whose parse and validation are kept (dashboards send few)
@@ -62,12 +62,15 @@ class Limits:
     max_depth: int = 10
     max_aliases: int = 30
     max_tokens: int = 2000
-    # Fields with every fragment expanded: the biggest document in graphql/ selects 47, and
-    # the spec's overlapping-fields rule is quadratic in same-named fields, so keep it modest.
-    max_fields: int = 250
+    # Fields with every fragment expanded: the biggest document in graphql/ selects 47 and the
+    # full introspection query 229; the spec's overlapping-fields rule is quadratic in
+    # same-named fields, so keep it modest.
+    max_fields: int = 300
     max_operations: int = 20
     max_fragments: int = 100
     max_directives: int = 100
+    # `__schema`/`__type` for agents' tokens too (development mode always allows it).
+    agent_introspection: bool = False
     max_page_size: int = 100
     max_neighborhood_depth: int = 3
     max_neighborhood_nodes: int = 500
@@ -98,13 +101,14 @@ class Limits:
             max_directives=self.max_directives,
         )
 
-    def extensions(self) -> list[ExtensionFactory]:
+    def extensions(self, *, dev: bool = False) -> list[ExtensionFactory]:
         # One cache of validation results per schema, shared by its requests.
         checked = CheckedDocuments(self.document_limits(), CACHE_SIZE)
         return [
             partial(MaxTokensLimiter, max_token_count=self.max_tokens),
             partial(ParserCache, maxsize=CACHE_SIZE),
             partial(DocumentChecks, checked),
+            partial(IntrospectionPolicy, checked, dev or self.agent_introspection),
             partial(ArgumentLimiter, ArgumentBounds(self.bounds())),
             partial(MaskErrors, should_mask_error=should_mask, error_message=MASKED_MESSAGE),
         ]

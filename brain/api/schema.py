@@ -36,7 +36,7 @@ def build_schema(
         query=query,
         mutation=mutation,
         subscription=Subscription,
-        extensions=(limits or Limits()).extensions(),
+        extensions=(limits or Limits()).extensions(dev=dev),
         config=StrawberryConfig(disable_field_suggestions=not dev),
     )
 
