@@ -101,6 +101,7 @@ def create_app(
                 BearerAuthMiddleware,
                 tokens=services.tokens,
                 ide_path=GRAPHQL_PATH if settings.dev else None,
+                known_agents=services.known_agents,
             ),
         ],
         lifespan=lifespan,

@@ -14,6 +14,7 @@ from brain.api.auth import Principal, TokenRegistry
 from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.limits import Limits
 from brain.api.loaders import Loaders
+from brain.api.middleware import KnownAgents
 from brain.service import Brain
 
 if TYPE_CHECKING:
@@ -46,6 +47,17 @@ class Services:
     settings: ApiSettings = field(default_factory=ApiSettings)
     watcher: Watcher | None = None
     failure: str | None = None
+    known_agents: KnownAgents = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.known_agents = KnownAgents(self.agent_exists)
+
+    def agent_exists(self, name: str) -> bool | None:
+        """Whether the graph has agent `name` (blocking); None until the graph is read."""
+        if not self.brain.ready:
+            return None
+        node_id = f"agent:{name}"
+        return node_id in self.brain.store.get_nodes([node_id])
 
 
 @dataclass(slots=True)

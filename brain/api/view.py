@@ -24,7 +24,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
-from strawberry.http import GraphQLRequestData
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.schema import BaseSchema
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
@@ -35,7 +35,9 @@ from strawberry.types.unset import UnsetType
 from brain.api import jsonbody
 from brain.api.auth import Principal
 from brain.api.context import Context, Services
+from brain.api.errors import clip, clip_logged_errors
 from brain.api.loaders import Loaders
+from brain.api.middleware import unknown_agent_message
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"
 SUBSCRIPTION_OVER_HTTP = (
@@ -60,6 +62,7 @@ class BrainGraphQL(GraphQL[Context, None]):
             allowed_origins=services.settings.allowed_origins,
         )
         self.services = services
+        clip_logged_errors()
 
     def decode_json(self, data: str | bytes) -> object:
         return jsonbody.decode_json(data)
@@ -72,6 +75,13 @@ class BrainGraphQL(GraphQL[Context, None]):
         if not isinstance(value, dict | list):  # a list is a batch: refused with its own message
             raise HTTPException(400, NOT_AN_OBJECT)
         return value
+
+    async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        response = await super().process_result(request, result)
+        errors: list[dict[str, Any]] = response.get("errors") or []  # type: ignore[assignment]
+        for error in errors:
+            error["message"] = clip(str(error.get("message", "")))
+        return response
 
     async def execute_single(
         self,
@@ -141,6 +151,9 @@ class BrainGraphQL(GraphQL[Context, None]):
                 {"reason": "a bearer token is required: send connection_init with "
                  "payload {\"Authorization\": \"Bearer <token>\"}"}
             )
+        unknown = await self.services.known_agents.refused(principal)
+        if unknown is not None:
+            raise ConnectionRejectionError({"reason": unknown_agent_message(unknown)})
         context.principal = principal
         return await super().on_ws_connect(context)
 
