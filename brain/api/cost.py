@@ -93,14 +93,15 @@ class _Measurer:
         return measure
 
 
-def measure_operations(document: DocumentNode) -> dict[str, Measure]:
-    """Each operation's figures (the anonymous one is named "")."""
+def measure_operations(document: DocumentNode) -> list[tuple[str, Measure]]:
+    """Each operation's name ("" when anonymous) and figures, in order (names may repeat:
+    that is a validation error reported later, but each operation is measured)."""
     measurer = _Measurer(document)
-    return {
-        (definition.name.value if definition.name else ""): measurer.selection_set(definition.selection_set)
+    return [
+        (definition.name.value if definition.name else "", measurer.selection_set(definition.selection_set))
         for definition in document.definitions
         if isinstance(definition, OperationDefinitionNode)
-    }
+    ]
 
 
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
@@ -153,7 +154,7 @@ def document_errors(document: DocumentNode, limits: DocumentLimits) -> list[Grap
         ))
     if errors:
         return errors
-    for name, measure in measure_operations(document).items():
+    for name, measure in measure_operations(document):
         errors.extend(_operation_errors(name, measure, limits))
     return errors
 

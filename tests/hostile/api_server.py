@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 READY = re.compile(r"ready on (http://127\.0\.0\.1:\d+/graphql)")
-MEMORY_LIMIT = 2 * 1024**3  # address space of the server process; a 400 MB body must not fit twice
+MEMORY_LIMIT = 3 * 1024**3  # address space of the server process (threads reserve some)
 PROBE_BUDGET = 5.0  # seconds for /healthz or an ordinary query; generous: the CI machine is shared
 ADMIN_TOKEN = "admin-token-0123456789"
 AGENT_TOKEN = "bot-token-0123456789"
@@ -35,6 +35,7 @@ ORDINARY = "{ stats { memories agents } }"
 class HostileServer:
     process: subprocess.Popen[str]
     url: str  # .../graphql
+    log: Path  # the server's stderr: a file, since a pipe nobody reads would block the server
 
     @property
     def base(self) -> str:
@@ -55,9 +56,7 @@ class HostileServer:
         return self.process.poll() is None
 
     def stderr_tail(self) -> str:
-        if self.process.stderr is None or self.alive():
-            return ""
-        return self.process.stderr.read()[-4000:]
+        return self.log.read_text(encoding="utf-8", errors="replace")[-4000:]
 
 
 def _status_kib(pid: int, key: str) -> int:
@@ -84,24 +83,27 @@ def hostile_server(
     memory_limit: int = MEMORY_LIMIT,
 ) -> Iterator[HostileServer]:
     """`brain serve workspace --port 0` under a memory limit; killed at the end."""
+    log = workspace.parent / f"serve-{time.monotonic_ns()}.log"
+    stderr = log.open("w", encoding="utf-8")
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(workspace), "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE, stderr=stderr, text=True,
+        # Few malloc arenas: each thread's arena reserves 64 MB of address space otherwise.
+        env={**os.environ, "MALLOC_ARENA_MAX": "2", **(env or {})},
         preexec_fn=lambda: _limit_memory(memory_limit),
     )
     try:
-        yield HostileServer(process, _wait_for_url(process))
+        yield HostileServer(process, _wait_for_url(process, log), log)
     finally:
         if process.poll() is None:
             process.kill()
         process.wait(10)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        stderr.close()
+        if process.stdout is not None:
+            process.stdout.close()
 
 
-def _wait_for_url(process: subprocess.Popen[str], timeout: float = 60.0) -> str:
+def _wait_for_url(process: subprocess.Popen[str], log: Path, timeout: float = 60.0) -> str:
     assert process.stdout is not None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -111,8 +113,7 @@ def _wait_for_url(process: subprocess.Popen[str], timeout: float = 60.0) -> str:
             if found:
                 return found.group(1)
         if process.poll() is not None:
-            stderr = process.stderr.read() if process.stderr else ""
-            raise AssertionError(f"brain serve exited early: {stderr}")
+            raise AssertionError(f"brain serve exited early: {log.read_text()[-4000:]}")
     raise AssertionError("brain serve never printed its URL")
 
 
