@@ -35,6 +35,7 @@ from tests.hostile.api_server import (  # noqa: E402
     AGENT_TOKEN,
     HostileServer,
     hostile_server,
+    probe,
     write_tokens,
 )
 
@@ -176,6 +177,7 @@ def run_case(name: str, budget: float, body_mb: int, root: Path) -> Outcome:
     write_tokens(tokens)
     tokens.write_text(json.dumps({ADMIN_TOKEN: "*", AGENT_TOKEN: "bot", "ghost-token-0123456789": "ghost"}))
     with hostile_server(workspace, env={"BRAIN_TOKENS_FILE": str(tokens)}) as server:
+        probe(server)  # warm: the first request of a process pays for lazy imports
         rss_before = server.peak_rss()
         outcome: Outcome = {}
 
