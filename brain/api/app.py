@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from strawberry.schema import BaseSchema
 
+from brain.api.bodylimit import BodyLimitMiddleware
 from brain.api.context import Services
 from brain.api.maintenance import routes as maintenance_routes
 from brain.api.middleware import BearerAuthMiddleware
@@ -112,11 +113,13 @@ def create_app(
         routes=[*build_routes(services, schema), *mcp.routes(), *extra_routes],
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
+            Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes),
             *_cors(settings.allowed_origins),
             Middleware(
                 BearerAuthMiddleware,
                 tokens=services.tokens,
                 ide_path=GRAPHQL_PATH if settings.dev else None,
+                known_agents=services.known_agents,
             ),
         ],
         lifespan=lifespan,

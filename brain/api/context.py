@@ -11,8 +11,10 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from brain.api.auth import Principal, TokenRegistry
+from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.limits import Limits
 from brain.api.loaders import Loaders
+from brain.api.middleware import KnownAgents
 from brain.service import Brain
 
 if TYPE_CHECKING:
@@ -28,6 +30,11 @@ class ApiSettings:
     # Web pages on other origins allowed to call the API (CORS) and open its WebSocket.
     allowed_origins: tuple[str, ...] = ()
     rescan_seconds: float = 30.0
+    # Request bodies (GraphQL and REST) and WebSocket messages: see docs/security.md.
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_ws_message_bytes: int = DEFAULT_MAX_BODY_BYTES
+    # One GraphQL operation over HTTP; past it the request answers 503.
+    request_timeout: float = 30.0
 
 
 @dataclass(slots=True)
@@ -40,6 +47,17 @@ class Services:
     settings: ApiSettings = field(default_factory=ApiSettings)
     watcher: Watcher | None = None
     failure: str | None = None
+    known_agents: KnownAgents = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.known_agents = KnownAgents(self.agent_exists)
+
+    def agent_exists(self, name: str) -> bool | None:
+        """Whether the graph has agent `name` (blocking); None until the graph is read."""
+        if not self.brain.ready:
+            return None
+        node_id = f"agent:{name}"
+        return node_id in self.brain.store.get_nodes([node_id])
 
 
 @dataclass(slots=True)

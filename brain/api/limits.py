@@ -1,10 +1,13 @@
 """Refusing hostile documents before any resolver runs.
 
 Every limit is a schema extension passed as a factory, so each request gets its own
-instance (a shared instance would leak state between concurrent requests). Tokens, depth
-and aliases use strawberry's limiters; argument bounds (page sizes, neighbourhood depth) are
-checked in one more pass that sees the request's variables. Parsing and validation are
-cached per document text (bounded), which is most of the cost of a small query.
+instance (a shared instance would leak state between concurrent requests). Tokens use
+strawberry's limiter (the parser stops counting at the limit); depth, aliases, operations,
+fragments, directives and the number of fields with every fragment expanded are measured in
+one linear pass (brain/api/cost.py, brain/api/validation.py) before the spec's rules run;
+argument bounds (page sizes, neighbourhood depth) are checked in one more pass that sees the
+request's variables. Parsing and validation are cached per document text (bounded), which
+is most of the cost of a small query. docs/security.md lists every limit.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from typing import Any
 
 from graphql import (
     ArgumentNode,
-    ASTValidationRule,
     DirectiveNode,
     DocumentNode,
     FieldNode,
@@ -32,19 +34,12 @@ from graphql import (
     VariableNode,
     validate,
 )
-from strawberry.extensions import (
-    AddValidationRules,
-    MaskErrors,
-    MaxTokensLimiter,
-    ParserCache,
-    SchemaExtension,
-    ValidationCache,
-)
-from strawberry.extensions.max_aliases import create_validator as alias_validator
-from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+from strawberry.extensions import MaskErrors, MaxTokensLimiter, ParserCache, SchemaExtension
 from strawberry.schema.schema import validate_document
 
+from brain.api.cost import DocumentLimits
 from brain.api.errors import MASKED_MESSAGE, should_mask
+from brain.api.validation import CheckedDocuments, DocumentChecks, IntrospectionPolicy
 
 ExtensionFactory = Callable[[], SchemaExtension]
 CACHE_SIZE = 256  # distinct documents whose parse and validation are kept (dashboards send few)
@@ -67,6 +62,15 @@ class Limits:
     max_depth: int = 10
     max_aliases: int = 30
     max_tokens: int = 2000
+    # Fields with every fragment expanded: the biggest document in graphql/ selects 47 and the
+    # full introspection query 229; the spec's overlapping-fields rule is quadratic in
+    # same-named fields, so keep it modest.
+    max_fields: int = 300
+    max_operations: int = 20
+    max_fragments: int = 100
+    max_directives: int = 100
+    # `__schema`/`__type` for agents' tokens too (development mode always allows it).
+    agent_introspection: bool = False
     max_page_size: int = 100
     max_neighborhood_depth: int = 3
     max_neighborhood_nodes: int = 500
@@ -90,18 +94,21 @@ class Limits:
             **self.extra_bounds,
         }
 
-    def extensions(self) -> list[ExtensionFactory]:
-        # The depth and alias rules are built once here, not per request: validation results
-        # are cached by (document, rules), so a rule class made per request would never hit.
-        rules: list[type[ASTValidationRule]] = [
-            depth_validator(self.max_depth, None),
-            alias_validator(self.max_aliases),
-        ]
+    def document_limits(self) -> DocumentLimits:
+        return DocumentLimits(
+            max_fields=self.max_fields, max_aliases=self.max_aliases, max_depth=self.max_depth,
+            max_operations=self.max_operations, max_fragments=self.max_fragments,
+            max_directives=self.max_directives,
+        )
+
+    def extensions(self, *, dev: bool = False) -> list[ExtensionFactory]:
+        # One cache of validation results per schema, shared by its requests.
+        checked = CheckedDocuments(self.document_limits(), CACHE_SIZE)
         return [
             partial(MaxTokensLimiter, max_token_count=self.max_tokens),
             partial(ParserCache, maxsize=CACHE_SIZE),
-            partial(AddValidationRules, rules),
-            partial(ValidationCache, maxsize=CACHE_SIZE),
+            partial(DocumentChecks, checked),
+            partial(IntrospectionPolicy, checked, dev or self.agent_introspection),
             partial(ArgumentLimiter, ArgumentBounds(self.bounds())),
             partial(MaskErrors, should_mask_error=should_mask, error_message=MASKED_MESSAGE),
         ]

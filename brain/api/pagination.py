@@ -1,7 +1,9 @@
 """Relay-style forward pagination: opaque cursors and page info.
 
 A cursor names the last item seen (a memory id, a problem's sort key), never an offset, so
-a page boundary stays put while notes are added and deleted around it.
+a page boundary stays put while notes are added and deleted around it. Cursors come from
+callers: one longer than `MAX_CURSOR_CHARS` is refused without being decoded, and an
+error quotes at most the start of a bad one (it was echoed and logged whole, 400 KB and all).
 """
 
 from __future__ import annotations
@@ -27,7 +29,23 @@ def encode_cursor(kind: str, value: str) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
+MAX_CURSOR_CHARS = 16 * 1024  # a problem's key holds a path and a message: generous
+QUOTED_CHARS = 40
+
+
+def quoted(cursor: str) -> str:
+    """The cursor as an error message may show it: its start, and its length if cut."""
+    if len(cursor) <= QUOTED_CHARS:
+        return repr(cursor)
+    return f"{cursor[:QUOTED_CHARS]!r}… ({len(cursor):,} characters)"
+
+
 def decode_cursor(kind: str, cursor: str) -> str:
+    if len(cursor) > MAX_CURSOR_CHARS:
+        raise UserError(
+            f"`after` is {len(cursor):,} characters long; a cursor of this API is at most "
+            f"{MAX_CURSOR_CHARS:,}: pass the `endCursor` of the previous page"
+        )
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         text = base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8")
@@ -36,7 +54,7 @@ def decode_cursor(kind: str, cursor: str) -> str:
     prefix = f"{kind}:"
     if not text.startswith(prefix):
         raise UserError(
-            f"`after: {cursor!r}` is not a cursor of this list: pass the `endCursor` "
+            f"`after: {quoted(cursor)}` is not a cursor of this list: pass the `endCursor` "
             "of the previous page, or leave `after` out to start at the beginning"
         )
     return text[len(prefix):]
@@ -60,5 +78,6 @@ def problem_after(cursor: str) -> ProblemKey:
         return (str(path), int(line), int(column), str(code), str(message))
     except (ValueError, TypeError) as exc:
         raise UserError(
-            f"`after: {cursor!r}` is not a cursor of this list: pass the `endCursor` of the previous page"
+            f"`after: {quoted(cursor)}` is not a cursor of this list: pass the `endCursor` of the "
+            "previous page"
         ) from exc

@@ -30,8 +30,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from brain.api.auth import Principal
+from brain.api.jsonbody import decode_json
 from brain.api.loaders import in_thread
 from brain.api.search import search_endpoint
+from brain.api.preconditions import Precondition, read_preconditions
 from brain.ingest import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool import memory_service
@@ -194,8 +196,11 @@ async def _get(request: Request, service: MemoryService, actor: Actor, scope: st
 
 async def _put(request: Request, service: MemoryService, actor: Actor, scope: str, name: str) -> Response:
     url = ADDR.path(scope, name)
-    content, expected, from_header = await _body(request, service, url)
+    pre = read_preconditions(request.headers)
+    content, hashed = await _body(request, service, url)
     call = Call("PUT", {"path": url, "content": content}, style="http")
+    current = await _current_hash(service, actor, scope, name) if len(pre.tags) > 1 else None
+    expected = pre.expected(current) if pre.present else hashed
 
     def produce(_old: str | None) -> str:
         return content
@@ -203,12 +208,10 @@ async def _put(request: Request, service: MemoryService, actor: Actor, scope: st
     try:
         outcome = await in_thread(
             service.write, actor, scope, name, produce, command="put", call=call, addr=ADDR,
-            expected=expected, create=True, content_arg="content",
+            expected=expected, create=not pre.must_exist, content_arg="content",
         )
     except Refusal as refusal:
-        if from_header and refusal.code is RefusalCode.CONFLICT:
-            return refusal_response(refusal, status=412)
-        raise
+        return refusal_response(refusal, status=_precondition_status(refusal, pre))
     body = {
         "scope": scope, "file": name, "path": outcome.rel, "url": url, "hash": outcome.after,
         "previousHash": outcome.before, "created": outcome.created, "changed": outcome.changed,
@@ -219,31 +222,48 @@ async def _put(request: Request, service: MemoryService, actor: Actor, scope: st
 
 async def _delete(request: Request, service: MemoryService, actor: Actor, scope: str, name: str) -> Response:
     url = ADDR.path(scope, name)
-    expected, from_header = _preconditions(request)
-    if expected is None and "expectedHash" in request.query_params:
-        expected = request.query_params["expectedHash"]
+    pre = read_preconditions(request.headers)
+    current = await _current_hash(service, actor, scope, name) if len(pre.tags) > 1 else None
+    expected = pre.expected(current) if pre.present else request.query_params.get("expectedHash")
     call = Call("DELETE", {"path": url}, style="http")
     try:
         outcome = await in_thread(service.delete, actor, scope, name, call=call, addr=ADDR, expected=expected)
     except Refusal as refusal:
-        if from_header and refusal.code is RefusalCode.CONFLICT:
-            return refusal_response(refusal, status=412)
-        raise
+        return refusal_response(refusal, status=_precondition_status(refusal, pre))
     return JSONResponse({"deleted": True, "path": outcome.rel, "url": url, "previousHash": outcome.before})
 
 
-async def _body(request: Request, service: MemoryService, url: str) -> tuple[str, str | None, bool]:
-    """(content, expected hash, whether the expectation came from a header)."""
+def _precondition_status(refusal: Refusal, pre: Precondition) -> int | None:
+    """A conflict found by a header's condition is 412 (409 for `expectedHash` in the body);
+    `If-Match: *` on a note that does not exist is 412 too."""
+    if pre.present and refusal.code is RefusalCode.CONFLICT:
+        return 412
+    if pre.must_exist and refusal.code is RefusalCode.NOT_FOUND:
+        return 412
+    return None
+
+
+async def _current_hash(service: MemoryService, actor: Actor, scope: str, name: str) -> str | None:
+    """The note's hash now, to pick the matching tag of a list (the service re-checks it)."""
+    call = Call("GET", {"path": ADDR.path(scope, name)}, style="http")
+    try:
+        found = await in_thread(service.read, actor, scope, name, call=call, addr=ADDR)
+    except Refusal:
+        return None
+    return content_hash(found.data)
+
+
+async def _body(request: Request, service: MemoryService, url: str) -> tuple[str, str | None]:
+    """(content, the `expectedHash` of a JSON body)."""
     limit = service.max_file_bytes
     raw = await _read_capped(request, limit * 6 + 4096, url, limit)
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    expected, from_header = _preconditions(request)
     example = Call("PUT", {"path": url, "content": "---\ndescription: …\ntype: project\n---\n…"}, "http")
     if media == "application/json" or (not media and raw.lstrip().startswith(b"{")):
         try:
-            data = json.loads(raw)
+            data = decode_json(raw)
         except ValueError as exc:
-            message = f"the body is not valid JSON ({exc})"
+            message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise Refusal(RefusalCode.INVALID_ARGUMENT, message, example) from None
         if not isinstance(data, dict) or not isinstance(data.get("content"), str):
             raise Refusal(
@@ -254,14 +274,12 @@ async def _body(request: Request, service: MemoryService, url: str) -> tuple[str
         hashed = data.get("expectedHash")
         if hashed is not None and not isinstance(hashed, str):
             raise Refusal(RefusalCode.INVALID_ARGUMENT, '"expectedHash" must be a string', example)
-        if expected is None and hashed is not None:
-            expected, from_header = hashed, False
-        return data["content"], expected, from_header
+        return data["content"], hashed
     if media in ("text/markdown", "text/plain", "text/x-markdown", ""):
         if len(raw) > limit:
             raise _too_large(url, len(raw), limit)
         try:
-            return raw.decode("utf-8"), expected, from_header
+            return raw.decode("utf-8"), None
         except UnicodeDecodeError as exc:
             line = raw[: exc.start].count(b"\n") + 1
             raise Refusal(
@@ -299,15 +317,6 @@ def _too_large(url: str, size: int, limit: int) -> Refusal:
         "bytes. Keep one topic per file: split it into several notes",
         None,
     )
-
-
-def _preconditions(request: Request) -> tuple[str | None, bool]:
-    if_match = request.headers.get("if-match")
-    if if_match:
-        return if_match.strip().removeprefix("W/").strip('"'), True
-    if request.headers.get("if-none-match", "").strip() == "*":
-        return "", True
-    return None, False
 
 
 # ---------------------------------------------------------------------- shapes and checks

@@ -39,7 +39,7 @@ def build_schema(
         query=query,
         mutation=mutation,
         subscription=merge_types("Subscription", SUBSCRIPTION_PARTS),
-        extensions=(limits or Limits()).extensions(),
+        extensions=(limits or Limits()).extensions(dev=dev),
         config=StrawberryConfig(disable_field_suggestions=not dev),
     )
 

@@ -23,6 +23,7 @@ from strawberry.http.websocket_origin import normalize_allowed_origins
 
 from brain.api.app import GRAPHQL_PATH, create_app
 from brain.api.auth import TokenRegistry, TokensFileError
+from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.config import ConfigError, load_config
@@ -39,6 +40,7 @@ def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], B
     try:
         tokens = TokenRegistry.from_env()
         rescan_seconds = env_seconds("BRAIN_RESCAN_SECONDS", 30.0)
+        max_body = env_bytes("BRAIN_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
         origins = allowed_origins(os.environ)
     except (TokensFileError, ValueError) as exc:
         return _fail(str(exc))
@@ -47,6 +49,8 @@ def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], B
         allowed_hosts=allowed_hosts(args.host, os.environ),
         allowed_origins=origins,
         rescan_seconds=rescan_seconds,
+        max_body_bytes=max_body,
+        max_ws_message_bytes=max_body,
     )
     brain = open_brain(args)
     try:
@@ -102,6 +106,8 @@ def _run(
         timeout_graceful_shutdown=5,
         server_header=False,
         proxy_headers=False,
+        # A WebSocket message past the cap closes the connection (1009, "message too big").
+        ws_max_size=settings.max_ws_message_bytes,
     )
     server = GracefulServer(config)
     if "*" in settings.allowed_hosts:
@@ -249,6 +255,15 @@ def env_seconds(name: str, default: float) -> float:
     if not number > 0:
         raise ValueError(f"{name}={value!r} must be a number of seconds above 0, e.g. {default:g}")
     return number
+
+
+def env_bytes(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1024:
+        raise ValueError(f"{name}={value!r} must be a whole number of bytes, at least 1024, e.g. {default}")
+    return int(value)
 
 
 def _fail(message: str) -> int:

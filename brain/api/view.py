@@ -3,28 +3,51 @@
 HTTP callers are authenticated by `BearerAuthMiddleware` before they get here; WebSocket
 callers prove themselves in `connection_init` (browsers cannot set headers on a WebSocket).
 Until the first ingest is done the endpoint answers 503, so nobody reads a half-built graph.
+
+Bad requests are 400s that say what is wrong, never 500s: bodies that are not UTF-8 JSON
+objects, JSON nested deeper than brain's inputs need (brain/api/jsonbody.py), and
+subscriptions sent over HTTP (they are served over the WebSocket). An operation that runs
+longer than `ApiSettings.request_timeout` is stopped with 503.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
+import anyio
+from cross_web import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.schema import BaseSchema
+from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UnsetType
 
+from brain.api import jsonbody
 from brain.api.auth import Principal
 from brain.api.context import Context, Services
+from brain.api.errors import clip, clip_logged_errors
 from brain.api.loaders import Loaders
+from brain.api.middleware import unknown_agent_message
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"
+SUBSCRIPTION_OVER_HTTP = (
+    "subscriptions are served over the WebSocket: connect to this URL with the "
+    "graphql-transport-ws protocol and send the subscription in a `subscribe` message"
+)
+NOT_AN_OBJECT = (
+    'the body must be a JSON object: {"query": "...", "variables": {...}, "operationName": "..."}'
+)
+WRONG_WS_TOKEN = "the token in connection_init is not valid: check BRAIN_TOKEN or BRAIN_TOKENS_FILE"
 
 
 class BrainGraphQL(GraphQL[Context, None]):
@@ -39,6 +62,58 @@ class BrainGraphQL(GraphQL[Context, None]):
             allowed_origins=services.settings.allowed_origins,
         )
         self.services = services
+        clip_logged_errors()
+
+    def decode_json(self, data: str | bytes) -> object:
+        return jsonbody.decode_json(data)
+
+    def parse_json(self, data: str | bytes) -> Any:
+        try:
+            value = jsonbody.decode_json(data)
+        except json.JSONDecodeError as exc:
+            raise HTTPException(400, exc.msg) from None
+        if not isinstance(value, dict | list):  # a list is a batch: refused with its own message
+            raise HTTPException(400, NOT_AN_OBJECT)
+        return value
+
+    async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        response = await super().process_result(request, result)
+        errors: list[dict[str, Any]] = response.get("errors") or []  # type: ignore[assignment]
+        for error in errors:
+            error["message"] = clip(str(error.get("message", "")))
+        return response
+
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: Any,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        allowed = OperationType.from_http(request_adapter.method) - {OperationType.SUBSCRIPTION}
+        seconds = self.services.settings.request_timeout
+        try:
+            with anyio.fail_after(seconds):
+                return await self.schema.execute(
+                    request_data.query,
+                    root_value=root_value,
+                    variable_values=request_data.variables,
+                    context_value=context,
+                    operation_name=request_data.operation_name,
+                    allowed_operation_types=allowed,
+                    operation_extensions=request_data.extensions,
+                )
+        except InvalidOperationTypeError as exc:
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                raise HTTPException(400, SUBSCRIPTION_OVER_HTTP) from None
+            raise HTTPException(400, exc.as_http_error_reason(request_adapter.method)) from None
+        except TimeoutError:
+            raise HTTPException(
+                503, f"the operation ran longer than {seconds:g} s and was stopped: ask for less "
+                "(smaller pages, fewer fields) or split it",
+            ) from None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self.services.brain.ready:
@@ -61,16 +136,33 @@ class BrainGraphQL(GraphQL[Context, None]):
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         tokens = self.services.tokens
-        principal = tokens.principal_for_connection_params(context.connection_params)
-        if principal is None and context.principal is not None:
-            principal = context.principal  # a valid token on the handshake itself
+        params = context.connection_params
+        if tokens.required and has_token(params):
+            # A token in the payload decides, even when the handshake carried a valid one.
+            principal = tokens.principal_for_connection_params(params)
+            if principal is None:
+                raise ConnectionRejectionError({"reason": WRONG_WS_TOKEN})
+        else:
+            principal = tokens.principal_for_connection_params(params)
+            if principal is None:
+                principal = context.principal  # a valid token on the handshake itself
         if principal is None:
             raise ConnectionRejectionError(
                 {"reason": "a bearer token is required: send connection_init with "
                  "payload {\"Authorization\": \"Bearer <token>\"}"}
             )
+        unknown = await self.services.known_agents.refused(principal)
+        if unknown is not None:
+            raise ConnectionRejectionError({"reason": unknown_agent_message(unknown)})
         context.principal = principal
         return await super().on_ws_connect(context)
+
+
+def has_token(params: object) -> bool:
+    """Whether a `connection_init` payload carries a token at all (`Authorization` or `token`)."""
+    if not isinstance(params, dict):
+        return False
+    return any(isinstance(k, str) and k.lower() in ("authorization", "token") for k in params)
 
 
 async def _not_ready(scope: Scope, receive: Receive, send: Send) -> None:

@@ -27,6 +27,12 @@ async def ask(live: LiveServer, query: str, variables: dict[str, Any] | None = N
         return await post(client, live.graphql, query, variables)
 
 
+def fan_out(levels: int, leaf: str = "__typename") -> str:
+    """Each fragment spreads the next one twice: 2**levels fields from a few hundred bytes."""
+    fragments = [f"fragment F{i} on Query {{ ...F{i + 1} ...F{i + 1} }}" for i in range(levels)]
+    return "\n".join(["query { ...F0 }", *fragments, f"fragment F{levels} on Query {{ {leaf} }}"])
+
+
 def nested_links(levels: int) -> str:
     inner = "id"
     for _ in range(levels):
@@ -38,7 +44,44 @@ HOSTILE = [
     pytest.param(nested_links(6), None, "exceeds maximum operation depth of 10", id="depth"),
     pytest.param(
         "{ " + " ".join(f"a{i}: stats {{ agents }}" for i in range(31)) + " }", None,
-        "31 aliases found. Allowed: 30", id="aliases",
+        "uses 31 aliases once its fragments are expanded; the limit is 30 (max_aliases)", id="aliases",
+    ),
+    pytest.param(
+        fan_out(12), None,
+        "the operation selects 4,096 fields once its fragments are expanded; the limit is 300 "
+        "(max_fields)", id="fragment-fan-out",
+    ),
+    pytest.param(
+        "{ " + "stats { agents } " * 151 + "}", None,
+        "selects 302 fields once its fragments are expanded", id="fields",
+    ),
+    pytest.param(
+        "fragment A on Query { a: stats { agents } } { " + "...A " * 31 + "}", None,
+        "uses 31 aliases once its fragments are expanded", id="aliases-in-fragments",
+    ),
+    pytest.param(
+        "fragment A on Memory { links { target { ... on Memory { id } } } }"
+        + nested_links(4).replace("{ id }", "{ ...A }"), None,
+        "exceeds maximum operation depth of 10", id="depth-through-fragments",
+    ),
+    pytest.param(
+        " ".join(f"query Q{i} {{ __typename }}" for i in range(21)), None,
+        "the document holds 21 operations; at most 20 are allowed", id="operations",
+    ),
+    pytest.param(
+        " ".join(f"fragment F{i} on Query {{ __typename }}" for i in range(101)) + " { ...F0 }", None,
+        "the document holds 101 fragments; at most 100 are allowed", id="fragments",
+    ),
+    pytest.param(
+        "{ " + "__typename @include(if: true) " * 101 + "}", None,
+        "the document holds 101 directives; at most 100 are allowed", id="directives",
+    ),
+    pytest.param(
+        "fragment A on Query { ...B } fragment B on Query { ...A } { ...A }", None,
+        'Cannot spread fragment', id="fragment-cycle",
+    ),
+    pytest.param(
+        "{ " + "...Missing " * 3 + "}", None, "Unknown fragment 'Missing'", id="unknown-fragment",
     ),
     pytest.param(
         "{ stats { " + "agents " * 2100 + "} }", None,
