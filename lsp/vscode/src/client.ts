@@ -1,0 +1,94 @@
+/**
+ * The language client for one brain root, made quiet: the extension decides what the user is
+ * told (one notification with what to do), so the client's own error toasts ("couldn't create
+ * connection", "crashed 5 times", "Pending response rejected") go to the output channel only,
+ * and a server that keeps crashing is not restarted in a loop.
+ */
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
+  ErrorHandler,
+  ErrorHandlerResult,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+} from 'vscode-languageclient/node';
+import { globBelow } from './brain-root';
+import { Found } from './discovery';
+
+/** At most this many restarts after crashes within RESTART_WINDOW_MS, then it stays stopped. */
+export const MAX_RESTARTS = 2;
+export const RESTART_WINDOW_MS = 3 * 60_000;
+
+/** A LanguageClient that logs its errors but never shows them as notifications itself. */
+class QuietLanguageClient extends LanguageClient {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override error(message: string, data?: any, _showNotification?: boolean | 'force'): void {
+    super.error(message, data, false);
+  }
+}
+
+/** Restarts a crashed server a couple of times, quietly; then gives up and says so once. */
+export class CrashPolicy implements ErrorHandler {
+  private restarts: number[] = [];
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly giveUp: () => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  error(error: Error, _message: unknown, count: number | undefined): ErrorHandlerResult {
+    this.log(`connection error: ${error.message}`);
+    return { action: (count ?? 1) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+  }
+
+  closed(): CloseHandlerResult {
+    const now = this.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (this.restarts.length < MAX_RESTARTS) {
+      this.restarts.push(now);
+      this.log('the server stopped unexpectedly; restarting it');
+      return { action: CloseAction.Restart, handled: true };
+    }
+    this.log(`the server stopped ${MAX_RESTARTS + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes; not restarting it`);
+    this.giveUp();
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+}
+
+export interface ClientSetup {
+  root: string;
+  server: Found;
+  env: Record<string, string>;
+  output: vscode.OutputChannel;
+  workspaceFolder: vscode.WorkspaceFolder;
+  watcher: vscode.FileSystemWatcher;
+  giveUp(): void;
+}
+
+export function createClient(setup: ClientSetup): LanguageClient {
+  const { root, server, output } = setup;
+  const log = (line: string): void => output.appendLine(`[${root}] ${line}`);
+  const serverOptions: ServerOptions = { command: server.command, args: server.args, options: { cwd: root, env: setup.env } };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: 'file', language: 'markdown', pattern: globBelow(root) }],
+    synchronize: { fileEvents: setup.watcher }, // -> workspace/didChangeWatchedFiles
+    workspaceFolder: setup.workspaceFolder,
+    outputChannel: output,
+    traceOutputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    errorHandler: new CrashPolicy(log, setup.giveUp),
+    initializationFailedHandler: (error) => {
+      log(`the server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
+      return false; // no retry: start() rejects and the extension reports it once
+    },
+  };
+  // The id "brain" makes the client read its trace level from `brain.trace.server`.
+  return new QuietLanguageClient('brain', `brain (${path.basename(root)})`, serverOptions, clientOptions);
+}
