@@ -27,8 +27,7 @@ export const RESTART_WINDOW_MS = 3 * 60_000;
 
 /** A LanguageClient that logs its errors but never shows them as notifications itself. */
 class QuietLanguageClient extends LanguageClient {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  override error(message: string, data?: any, _showNotification?: boolean | 'force'): void {
+  override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
     super.error(message, data, false);
   }
 }

@@ -21,7 +21,7 @@ let output: vscode.OutputChannel;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('brain');
   // A venv created (or brain installed into it) after the notification: start without a restart.
-  const venvs = vscode.workspace.createFileSystemWatcher(`**/{${VENV_NAMES.join(',')}}/{bin,Scripts}/brain{,.exe}`);
+  const venvs = vscode.workspace.createFileSystemWatcher(`**/{${VENV_NAMES.join(',')}}/{bin,Scripts}/brain*`);
   context.subscriptions.push(
     output,
     venvs,
@@ -89,7 +89,12 @@ function start(root: string): void {
     void notices.restricted();
     return;
   }
-  starting.set(root, startClient(root).finally(() => starting.delete(root)));
+  const started = startClient(root).catch((err: unknown) => {
+    unavailable.add(root);
+    output.appendLine(`[${root}] the language server was not started: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    void notices.serverStopped(root, output);
+  });
+  starting.set(root, started.finally(() => starting.delete(root)));
 }
 
 async function startClient(root: string): Promise<void> {
