@@ -49,7 +49,11 @@ USER_SETTINGS: dict[str, Any] = {
     "git.enabled": False,
     "chat.disableAIFeatures": True,
     "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
+    # Only the language server's suggestions: VS Code's word list would fill the widget first.
+    "editor.wordBasedSuggestions": "off",
+    "editor.suggest.showWords": False,
     "editor.hover.delay": 100,
+    "remote.autoForwardPorts": False,  # other servers on this machine are not ours to announce
     "security.workspace.trust.startupPrompt": "never",
     "security.workspace.trust.banner": "never",
 }
@@ -196,7 +200,7 @@ class CodeServer:
 
     def output_log(self) -> str:
         """The extension's `brain` output channel, as VS Code keeps it on disk."""
-        logs = sorted(self.user_data.glob("logs/*/window*/exthost/output_logging_*/*brain.log"))
+        logs = sorted(self.user_data.glob("logs/**/output_logging_*/*brain.log"))
         return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in logs)
 
 

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-EDITOR = ".monaco-editor[data-uri$='.md'] textarea"
 SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
 SQUIGGLE_ERROR = ".monaco-editor .squiggly-error"
 TOASTS = ".notifications-toasts .notification-toast"
@@ -60,9 +60,22 @@ class Workbench:
         self.page.keyboard.type(text, delay=20)
 
     def suggestions(self, timeout: float = 60) -> Locator:
+        """The suggest widget's rows, once it shows some.
+
+        Typing `[[` before the server has started (or finished indexing) gets no list: the
+        provider is not registered yet, or the answer is empty and incomplete. A user then
+        asks again (Ctrl+Space) or types on; this asks again every two seconds.
+        """
         rows = self.page.locator(SUGGEST_ROWS)
-        rows.first.wait_for(timeout=timeout * 1000)
-        return rows
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                rows.first.wait_for(timeout=2000)
+                return rows
+            except PlaywrightTimeout:
+                if time.monotonic() > deadline:
+                    raise
+                self.page.keyboard.press("Control+Space")
 
     def active_tab(self) -> str:
         return self.page.locator(".tab.active .label-name").first.inner_text()

@@ -103,12 +103,13 @@ async function startClient(root: string): Promise<void> {
   const env = mergeEnv(process.env, config.get('server.env'));
   const folder = vscode.workspace.getWorkspaceFolder(rootUri);
 
+  const workspaceDirs = folder ? [root, folder.uri.fsPath] : [root];
   let discovery;
   try {
     discovery = await discover(
       {
         configured: config.get('server.command'),
-        workspaceDirs: folder ? [root, folder.uri.fsPath] : [root],
+        workspaceDirs,
         python: () => selectedPython(rootUri),
         env,
         platform: process.platform,
@@ -130,7 +131,7 @@ async function startClient(root: string): Promise<void> {
     if (config.get<unknown[] | string>('server.command')?.length) {
       return notices.badSetting(`${discovery.tried[0]} (${settingOrigin(config)})`);
     }
-    return notices.serverMissing([root], discovery.tried);
+    return notices.serverMissing(root, workspaceDirs, discovery.tried);
   }
 
   const version = server.version ? `brain ${server.version}` : 'brain';
