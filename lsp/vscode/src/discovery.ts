@@ -139,3 +139,14 @@ export function installCommand(platform: string): string {
     ? 'py -m venv .venv; .venv\\Scripts\\pip install brain'
     : 'python3 -m venv .venv && .venv/bin/pip install brain';
 }
+
+/**
+ * What was tried, with paths inside the outermost of `dirs` (the workspace folder) made
+ * relative to it: the notification stays readable; the output channel keeps full paths.
+ */
+export function shortTried(tried: string[], dirs: string[], sep: string): string[] {
+  if (dirs.length === 0) return tried;
+  const outermost = dirs.reduce((a, b) => (b.length < a.length ? b : a));
+  const prefix = outermost.replace(/[\\/]+$/, '') + sep;
+  return tried.map((line) => line.split(prefix).join(''));
+}

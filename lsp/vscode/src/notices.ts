@@ -6,7 +6,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { installCommand, probeOf } from './discovery';
+import { installCommand, probeOf, shortTried } from './discovery';
 import { probe } from './probe';
 
 export const PICK = 'Pick executable…';
@@ -26,17 +26,11 @@ function once(key: string): boolean {
   return true;
 }
 
-/** What was tried, with paths inside `dirs` made relative: the notification stays readable. */
-export function shortTried(tried: string[], dirs: string[]): string[] {
-  const prefixes = [...new Set(dirs)].sort((a, b) => b.length - a.length).map((d) => d.replace(/[\\/]+$/, '') + path.sep);
-  return tried.map((line) => prefixes.reduce((text, prefix) => text.split(prefix).join(''), line));
-}
-
 export async function serverMissing(root: string, dirs: string[], tried: string[]): Promise<void> {
   if (!once('missing')) return;
   const message =
     `brain: no language server found for ${path.basename(root)}, so there is no completion or diagnostics. ` +
-    `Looked for ${shortTried(tried, dirs).join('; ')}. Install brain into the workspace's .venv, or pick the executable.`;
+    `Looked for ${shortTried(tried, dirs, path.sep).join('; ')}. Install brain into the workspace's .venv, or pick the executable.`;
   const choice = await vscode.window.showWarningMessage(message, PICK, OPEN_SETTING, COPY_INSTALL);
   await act(choice);
 }

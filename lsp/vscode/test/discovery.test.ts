@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { Check, discover, DiscoveryInput, installCommand, parseVersion, probeOf } from '../src/discovery';
+import { Check, discover, DiscoveryInput, installCommand, parseVersion, probeOf, shortTried } from '../src/discovery';
 import { failureReason, probe } from '../src/probe';
 
 /** A check that answers from a table: command -> version, or the reason it fails. */
@@ -119,7 +119,14 @@ describe('discover', () => {
   });
 });
 
-describe('probeOf, parseVersion, installCommand', () => {
+describe('probeOf, parseVersion, installCommand, shortTried', () => {
+  it('makes paths inside the workspace folder relative to it', () => {
+    const tried = ['/ws/notes/.venv/bin/brain, /ws/.venv/bin/brain: not found', 'brain on PATH (/usr/bin/brain): exit 1'];
+    assert.deepEqual(shortTried(tried, ['/ws/notes', '/ws/'], '/'), [
+      'notes/.venv/bin/brain, .venv/bin/brain: not found',
+      'brain on PATH (/usr/bin/brain): exit 1',
+    ]);
+  });
   it('replaces the lsp subcommand and what follows with --version', () => {
     assert.deepEqual(probeOf(['lsp']), ['--version']);
     assert.deepEqual(probeOf(['-m', 'brain', 'lsp', '--tcp', 'x']), ['-m', 'brain', '--version']);
