@@ -250,3 +250,33 @@ def _description(note: Path) -> str:
         if line.startswith("description:"):
             return line.split(":", 1)[1].strip().strip("\"'")
     raise AssertionError(f"{note} has no description")
+
+
+def test_a_server_that_crashes_is_not_restarted_in_a_loop(
+    tools: tuple[list[str], Path], browser: Browser, tmp_path: Path
+) -> None:
+    entry, package = tools
+    workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
+    venv = make_venv(workspace)
+    # A broken install: it answers --version, then dies at start (say, a missing dependency).
+    (venv / "bin" / "brain").write_text(
+        '#!/bin/sh\nif [ "$1" = --version ]; then echo "brain 0.1.0"; exit 0; fi\n'
+        'echo "ModuleNotFoundError: No module named pygls" >&2\nexit 1\n'
+    )
+    shots = ARTIFACTS / "server-crashes"
+    with (
+        running(entry, tmp_path / "code-server", workspace, package) as server,
+        open_workbench(browser, server, shots) as bench,
+    ):
+        bench.open_file(NOTE)
+        bench.page.locator(TOASTS, has_text="brain").first.wait_for(timeout=60_000)
+        bench.open_file("memory/on-call/dashboards.md")
+        time.sleep(3)
+        bench.shot("1-stopped")
+        told = [n for n in bench.all_notifications() if "brain" in n.lower() or "server" in n.lower()]
+    log = server.output_log()
+    (shots / "output.log").write_text(log)
+    assert len(told) == 1, told
+    assert "stopped and was not restarted" in told[0], told
+    assert log.count("starting brain 0.1.0 (workspace-venv)") == 1, log
+    assert "No module named pygls" in log, log

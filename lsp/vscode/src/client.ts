@@ -20,6 +20,7 @@ import {
 } from 'vscode-languageclient/node';
 import { globBelow } from './brain-root';
 import { Found } from './discovery';
+import { RestartBudget } from './restart-budget';
 
 /** At most this many restarts after crashes within RESTART_WINDOW_MS, then it stays stopped. */
 export const MAX_RESTARTS = 2;
@@ -30,15 +31,22 @@ class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
     super.error(message, data, false);
   }
+
+  // The client passes "show a notification?" as the data of some info lines: "false" in the log.
+  override info(message: string, data?: unknown, _showNotification?: boolean): void {
+    super.info(message, typeof data === 'boolean' ? undefined : data, false);
+  }
 }
 
 /** Restarts a crashed server a couple of times, quietly; then gives up and says so once. */
 export class CrashPolicy implements ErrorHandler {
-  private restarts: number[] = [];
+  private readonly budget = new RestartBudget(MAX_RESTARTS, RESTART_WINDOW_MS);
 
   constructor(
     private readonly log: (line: string) => void,
     private readonly giveUp: () => void,
+    /** Whether the server ever finished starting: one that dies at start is not restarted at all. */
+    private readonly everStarted: () => boolean,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -48,10 +56,12 @@ export class CrashPolicy implements ErrorHandler {
   }
 
   closed(): CloseHandlerResult {
-    const now = this.now();
-    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
-    if (this.restarts.length < MAX_RESTARTS) {
-      this.restarts.push(now);
+    if (!this.everStarted()) {
+      this.log('the server exited before it finished starting; not restarting it');
+      this.giveUp();
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    if (this.budget.allow(this.now())) {
       this.log('the server stopped unexpectedly; restarting it');
       return { action: CloseAction.Restart, handled: true };
     }
@@ -69,6 +79,7 @@ export interface ClientSetup {
   workspaceFolder: vscode.WorkspaceFolder;
   watcher: vscode.FileSystemWatcher;
   giveUp(): void;
+  everStarted(): boolean;
 }
 
 export function createClient(setup: ClientSetup): LanguageClient {
@@ -82,7 +93,7 @@ export function createClient(setup: ClientSetup): LanguageClient {
     outputChannel: output,
     traceOutputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    errorHandler: new CrashPolicy(log, setup.giveUp),
+    errorHandler: new CrashPolicy(log, setup.giveUp, setup.everStarted),
     initializationFailedHandler: (error) => {
       log(`the server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
       return false; // no retry: start() rejects and the extension reports it once

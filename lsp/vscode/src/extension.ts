@@ -138,6 +138,7 @@ async function startClient(root: string): Promise<void> {
   const origin = server.source === 'setting' ? `setting, ${settingOrigin(config)}` : server.source;
   output.appendLine(`[${root}] starting ${version} (${origin}): ${formatCommand(server)}`);
   const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(rootUri, '**/*.{md,yaml,yml,json,jsonl}'));
+  let started = false;
   const client = createClient({
     root,
     server,
@@ -146,10 +147,12 @@ async function startClient(root: string): Promise<void> {
     workspaceFolder: asWorkspaceFolder(rootUri, folder),
     watcher,
     giveUp: () => void notices.serverStopped(root, output),
+    everStarted: () => started,
   });
   clients.set(root, { client, watcher });
   try {
     await client.start();
+    started = true;
   } catch (err) {
     output.appendLine(`[${root}] the server did not start: ${err instanceof Error ? err.message : String(err)}`);
     void notices.serverStopped(root, output);
