@@ -57,16 +57,17 @@ def example_workspace(tmp: Path) -> tuple[Path, str, str]:
 
 
 def large_workspace(notes: int) -> tuple[Path, str, str]:
+    """The generator's workload with two notes of our own (names no other agent uses, so quick
+    open finds exactly them): one with a broken link, one to complete in."""
     root = CACHE / f"vscode-workload-{notes}"
     if not (root / ".workload.json").exists():
         generate(root, notes)
     if not (root / ".venv").exists():
         make_venv(root)
     agent = sorted(p for p in (root / "memory").iterdir() if p.is_dir() and p.name != "shared")[0]
-    broken, other = sorted(agent.glob("*.md"))[:2]
-    if BROKEN not in broken.read_text(encoding="utf-8"):
-        with broken.open("a", encoding="utf-8") as f:
-            f.write(f"\nSee also {BROKEN}.\n")
+    broken, other = agent / "bench-vscode-broken.md", agent / "bench-vscode-complete.md"
+    broken.write_text(f"---\ndescription: a broken link for the benchmark\n---\nSee also {BROKEN}.\n")
+    other.write_text("---\ndescription: completion for the benchmark\n---\nSee also\n")
     return root, broken.relative_to(root).as_posix(), other.relative_to(root).as_posix()
 
 

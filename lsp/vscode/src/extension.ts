@@ -121,7 +121,9 @@ async function startClient(root: string): Promise<void> {
     if (!(err instanceof InvalidCommandSetting)) throw err;
     unavailable.add(root);
     output.appendLine(`[${root}] the language server was not started: ${err.message}`);
-    return notices.badSetting(`${err.message} (${settingOrigin(config)})`);
+    // Not awaited: the notification waits for the user, the start must not.
+    void notices.badSetting(`${err.message} (${settingOrigin(config)})`);
+    return;
   }
   const server = discovery.found;
   if (!server) {
@@ -129,9 +131,11 @@ async function startClient(root: string): Promise<void> {
     output.appendLine(`[${root}] no brain language server found. Looked for:`);
     for (const line of discovery.tried) output.appendLine(`    ${line}`);
     if (config.get<unknown[] | string>('server.command')?.length) {
-      return notices.badSetting(`${discovery.tried[0]} (${settingOrigin(config)})`);
+      void notices.badSetting(`${discovery.tried[0]} (${settingOrigin(config)})`);
+    } else {
+      void notices.serverMissing(root, workspaceDirs, discovery.tried);
     }
-    return notices.serverMissing(root, workspaceDirs, discovery.tried);
+    return;
   }
 
   const version = server.version ? `brain ${server.version}` : 'brain';
