@@ -74,6 +74,10 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+        # Editors ask this before starting `brain lsp`: answer without importing every command.
+        print(f"brain {__version__}")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     from brain import commands

@@ -130,15 +130,20 @@ def link_targets(
         kinds = tuple(kind for text, kind in KIND_PREFIXES if text == prefix.casefold())
     typed = fold(typed_name)
     groups = catalog.groups(source.scope, kinds, scope)
-    total = sum(len(group) for _, group in groups)
+    # A note never links to itself by name (its own headings come after `[[#`): leave it out.
+    own_id = source.id
     if not typed:
         # Everything matches: the groups are in tier order and sorted by name already.
-        shown = list(itertools.islice(itertools.chain.from_iterable(g for _, g in groups), LIMIT))
-        more = total > LIMIT
+        everything = itertools.chain.from_iterable(g for _, g in groups)
+        shown = list(itertools.islice((e for e in everything if e.node.id != own_id), LIMIT + 1))
+        more = len(shown) > LIMIT
+        del shown[LIMIT:]
     else:
         ranked: list[tuple[bool, int, int, str, int, int]] = []
         for number, (tier, group) in enumerate(groups):
             for position, candidate in enumerate(group):
+                if candidate.node.id == own_id:
+                    continue
                 rank = match_rank(candidate.key, typed)
                 if rank is not None:
                     ranked.append((rank > 1, tier, rank, candidate.key, number, position))

@@ -3,10 +3,15 @@
 A problem says where it is in 1-based lines and 1-based code point columns, with a length in
 code points: the link, or the frontmatter key. A problem with a line but no column covers
 that line's text; one without a line sits at the top of the file.
+
+Problem texts quote code in markdown backticks (the hover and `brain check --format json` keep
+them); editors show a diagnostic's message as plain text (VS Code's Problems panel, Neovim's
+virtual text), so the message puts the code in quotes instead.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from lsprotocol import types
@@ -31,8 +36,23 @@ def problem_range(problem: Problem, index: LineIndex) -> types.Range:
     return index.span(line, start, start + (problem.length or 0))
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def plain_text(text: str) -> str:
+    """`code` spans as plain text: a `[[link]]` is its own delimiter, anything else is quoted."""
+    return _CODE_SPAN.sub(_unquote, text)
+
+
+def _unquote(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code.startswith("[[") and code.endswith("]]"):
+        return code
+    return f"'{code}'" if '"' in code else f'"{code}"'
+
+
 def to_diagnostic(problem: Problem, index: LineIndex) -> types.Diagnostic:
-    message = problem.message + (f"\nfix: {problem.fix}" if problem.fix else "")
+    message = plain_text(problem.message + (f"\nfix: {problem.fix}" if problem.fix else ""))
     return types.Diagnostic(
         range=problem_range(problem, index),
         message=message,

@@ -2,7 +2,9 @@
 -- Environment: BRAIN_TEST_PYTHON, BRAIN_TEST_WORKSPACE, BRAIN_TEST_NOTE (relative), BRAIN_NVIM_PLUGIN,
 -- BRAIN_TEST_OUT (a JSON file this script writes its observations to).
 local env = vim.env
-local out = {}
+local out = { notified = {} }
+-- What the plugin tells the user (vim.notify), recorded.
+vim.notify = function(msg) table.insert(out.notified, msg) end
 
 local function finish(err)
   out.error = err
@@ -15,11 +17,22 @@ end
 local ok, err = pcall(function()
   vim.cmd('filetype on')
   local brain = dofile(env.BRAIN_NVIM_PLUGIN)
-  brain.setup({ cmd = { env.BRAIN_TEST_PYTHON, '-m', 'brain', 'lsp' } })
+  if env.BRAIN_TEST_SETUP == 'discover' then
+    brain.setup() -- no command: found in the workspace's .venv, or not at all
+  else
+    brain.setup({ cmd = { env.BRAIN_TEST_PYTHON, '-m', 'brain', 'lsp' } })
+  end
 
   vim.cmd('edit ' .. vim.fn.fnameescape(env.BRAIN_TEST_WORKSPACE .. '/' .. env.BRAIN_TEST_NOTE))
   local bufnr = vim.api.nvim_get_current_buf()
   out.filetype = vim.bo[bufnr].filetype
+  if env.BRAIN_TEST_EXPECT_NO_SERVER == '1' then
+    -- a second note of the same workspace, and one more look after a while: still one message
+    vim.cmd('edit ' .. vim.fn.fnameescape(env.BRAIN_TEST_WORKSPACE .. '/memory/bot/alpha.md'))
+    vim.wait(2000, function() return false end, 100)
+    out.attached = #vim.lsp.get_active_clients() > 0
+    return
+  end
 
   -- the broken-link diagnostic, at the link
   out.attached = vim.wait(20000, function() return #vim.lsp.buf_get_clients(bufnr) > 0 end, 50)

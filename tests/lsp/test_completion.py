@@ -49,10 +49,20 @@ def new_text(item: types.CompletionItem) -> str:
 
 
 def test_targets_in_resolution_order(make_brain: BrainFactory) -> None:
-    result = run(make_brain(), "see [[¦")
+    result = run(make_brain(), "see [[¦", rel="memory/bot/new-note.md")
     assert labels(result) == ["alpha", "beta", "gamma", "nightly-release", "standup", "fix-login"]
     assert result is not None
     assert result.is_incomplete is False
+
+
+@pytest.mark.parametrize("typed", ["", "al", "alp", "a", "bot/al"])
+def test_the_note_being_edited_is_not_offered(make_brain: BrainFactory, typed: str) -> None:
+    brain = make_brain()
+    assert "alpha" not in labels(run(brain, f"see [[{typed}¦"))
+    assert "bot/alpha" not in labels(run(brain, f"see [[{typed}¦"))
+    # ...but it is, from any other note
+    others = labels(run(brain, f"see [[{typed}¦", rel="memory/bot/beta.md"))
+    assert "alpha" in others or "bot/alpha" in others
 
 
 def test_each_item_shows_kind_type_and_description(make_brain: BrainFactory) -> None:

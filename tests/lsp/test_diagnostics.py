@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from brain.lsp.diagnostics import to_diagnostic
+from brain.lsp.diagnostics import plain_text, to_diagnostic
 from brain.lsp.positions import Encoding, LineIndex
 from brain.model import Problem, Severity
 
@@ -46,7 +46,7 @@ def test_diagnostic_fields() -> None:
     assert diagnostic.code == "ambiguous-link"
     assert diagnostic.source == "brain"
     assert diagnostic.severity is types.DiagnosticSeverity.Error
-    assert diagnostic.message == "`[[x]]` could mean any of: a, b\nfix: name one"
+    assert diagnostic.message == "[[x]] could mean any of: a, b\nfix: name one"
     assert diagnostic.data == {
         "code": "ambiguous-link", "target": "x", "candidates": ["memory:shared/x", "workflow:x"],
     }
@@ -74,3 +74,20 @@ def test_problems_by_path_are_the_full_list_filtered(make_brain: BrainFactory) -
     ):
         assert brain.problems(paths) == [p for p in everything if p.path in paths]
         assert brain.store.problems(paths) == [p for p in brain.store.problems() if p.path in paths]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "plain"),
+    [
+        ("`[[x]]` points to nothing: no note `x`", '[[x]] points to nothing: no note "x"'),
+        ("type `Users` is not one of user, feedback", 'type "Users" is not one of user, feedback'),
+        ('write `type: "a b"` instead', "write 'type: \"a b\"' instead"),
+        ("add a line `---` after the last key", 'add a line "---" after the last key'),
+        ("no code here", "no code here"),
+        ("a lone ` backtick", "a lone ` backtick"),
+    ],
+)
+def test_messages_are_plain_text(markdown: str, plain: str) -> None:
+    assert plain_text(markdown) == plain
+    problem = Problem("broken-link", Severity.ERROR, "p", markdown, fix="see `[[y]]`")
+    assert to_diagnostic(problem, LineIndex.of("", "utf-16")).message == plain + "\nfix: see [[y]]"

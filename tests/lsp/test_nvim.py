@@ -13,8 +13,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.vscode.harness import make_venv, path_without_brain
 
 from .conftest import WORKSPACE, write_tree
 
@@ -35,28 +38,67 @@ pytestmark = [
 ]
 
 
-def test_neovim_completion_and_diagnostics(tmp_path: Path) -> None:
+NOTE = "memory/bot/wants.md"
+
+
+def run_session(workspace: Path, **extra: str) -> dict[str, Any]:
     assert NVIM is not None, "Neovim is required (CI=true or BRAIN_REQUIRE_NVIM) but `nvim` is not on PATH"
-    note = "memory/bot/wants.md"
-    text = f"---\ndescription: waits\ntype: user\n---\n{PREFIX}[[missing-note]]\n"
-    write_tree(tmp_path, {**WORKSPACE, note: text})
-    out = tmp_path / "observed.json"
+    out = workspace / "observed.json"
     env = {
         **os.environ,
         "BRAIN_TEST_PYTHON": sys.executable,
-        "BRAIN_TEST_WORKSPACE": str(tmp_path),
-        "BRAIN_TEST_NOTE": note,
+        "BRAIN_TEST_WORKSPACE": str(workspace),
+        "BRAIN_TEST_NOTE": NOTE,
         "BRAIN_NVIM_PLUGIN": str(PLUGIN),
         "BRAIN_TEST_OUT": str(out),
         "PYTHONPATH": str(REPO),
+        **extra,
     }
     proc = subprocess.run(
         [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {SCRIPT}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, check=False,
+        cwd=workspace, env=env, capture_output=True, text=True, timeout=180, check=False,
     )
     assert out.exists(), f"Neovim wrote nothing (exit {proc.returncode}): {proc.stderr}"
-    seen = json.loads(out.read_text(encoding="utf-8"))
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     assert seen["error"] is None, seen["error"]
+    return seen
+
+
+def test_neovim_completion_and_diagnostics(tmp_path: Path) -> None:
+    text = f"---\ndescription: waits\ntype: user\n---\n{PREFIX}[[missing-note]]\n"
+    write_tree(tmp_path, {**WORKSPACE, NOTE: text})
+    seen = run_session(tmp_path)
+    check_session(seen)
+    assert seen["notified"] == []
+
+
+def test_setup_without_a_command_finds_brain_in_the_workspace_venv(tmp_path: Path) -> None:
+    text = f"---\ndescription: waits\ntype: user\n---\n{PREFIX}[[missing-note]]\n"
+    write_tree(tmp_path, {**WORKSPACE, NOTE: text})
+    make_venv(tmp_path)
+    seen = run_session(
+        tmp_path, BRAIN_TEST_SETUP="discover", PATH=path_without_brain(os.environ.get("PATH", "")),
+        VIRTUAL_ENV="", PYTHONPATH="",
+    )
+    check_session(seen)
+    assert seen["notified"] == []
+
+
+def test_setup_says_once_when_no_server_is_found(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**WORKSPACE, NOTE: "x\n"})
+    seen = run_session(
+        tmp_path, BRAIN_TEST_SETUP="discover", BRAIN_TEST_EXPECT_NO_SERVER="1",
+        PATH=path_without_brain(os.environ.get("PATH", "")), VIRTUAL_ENV="",
+    )
+    assert seen["attached"] is False
+    (message,) = seen["notified"]
+    assert message.startswith(f"brain: no language server found for {tmp_path}"), message
+    assert f"{tmp_path}/.venv/bin/brain, {tmp_path}/venv/bin/brain: not found" in message
+    assert "brain on PATH: not found" in message
+    assert "python3 -m venv .venv && .venv/bin/pip install brain" in message
+
+
+def check_session(seen: dict[str, Any]) -> None:
     assert seen["filetype"] == "markdown"
     assert seen["attached"]
     assert seen["client_name"] == "brain"
@@ -67,7 +109,7 @@ def test_neovim_completion_and_diagnostics(tmp_path: Path) -> None:
     assert diagnostic["end_col"] == start + len("[[missing-note]]")
     assert diagnostic["code"] == "broken-link"
     assert diagnostic["severity"] == 1  # vim.diagnostic.severity.ERROR
-    assert seen["labels"][:3] == ["alpha", "beta", "wants"]
-    assert "gamma" in seen["labels"]
+    assert seen["labels"][:3] == ["alpha", "beta", "gamma"]
+    assert "wants" not in seen["labels"]  # the note being edited is not offered
     assert seen["completed_line"] == f"{PREFIX}[[missing-note]] [[gamma]] "
     assert seen["cleared"]

@@ -1,4 +1,5 @@
-"""The editor sees exactly what `brain check` reports: same codes, same places, same messages.
+"""The editor sees exactly what `brain check` reports: same codes, same places, same messages
+(as plain text: the Problems panel shows no markdown).
 
 A generated workspace (broken, ambiguous and anchored links, shadowed names, non-ASCII text)
 is checked with `brain check --format json`; then every memory is opened in the language
@@ -22,6 +23,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from bench.workload import generate
+from brain.lsp.diagnostics import plain_text
 
 from .conftest import write_tree
 from .test_server import until
@@ -110,7 +112,7 @@ async def test_diagnostics_are_brain_checks_problems(
         text = path.read_text(encoding="utf-8").split("\n")[line]
         column = to_units(text[: problem.get("column", 1) - 1], encoding) if "column" in problem else None
         expected.add((problem["path"], problem["code"], line, column if column is not None else -1,
-                      problem["message"]))
+                      plain_text(problem["message"])))
     seen: set[tuple[str, str, int, int, str]] = set()
     for note in notes:
         for diagnostic in client.diagnostics[note.as_uri()]:
@@ -118,7 +120,8 @@ async def test_diagnostics_are_brain_checks_problems(
             message = diagnostic.message.split("\nfix: ")[0]
             start = diagnostic.range.start
             column = start.character
-            if not any(p["path"] == rel and p["message"] == message and "column" in p for p in problems):
+            placed = (p for p in problems if "column" in p and p["path"] == rel)
+            if not any(plain_text(p["message"]) == message for p in placed):
                 column = -1  # a problem without a column covers its line
             seen.add((rel, str(diagnostic.code), start.line, column, message))
     assert seen == expected

@@ -1,19 +1,34 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions } from 'vscode-languageclient/node';
-import { findBrainRoot, globBelow, isBrainRoot, isInside } from './brain-root';
-import { findExecutable, formatCommand, mergeEnv, resolveServerCommand } from './server-command';
+import { LanguageClient } from 'vscode-languageclient/node';
+import { findBrainRoot, isBrainRoot, isInside } from './brain-root';
+import { createClient } from './client';
+import { discover, VENV_NAMES } from './discovery';
+import * as notices from './notices';
+import { probe } from './probe';
+import { selectedPython } from './python';
+import { formatCommand, InvalidCommandSetting, mergeEnv } from './server-command';
 
 /** One language client per brain workspace root (a folder containing `memory/`), with its file watcher. */
 const clients = new Map<string, { client: LanguageClient; watcher: vscode.FileSystemWatcher }>();
+/** Roots being started (discovery runs processes): a second request for the same root waits for it. */
+const starting = new Map<string, Promise<void>>();
+/** Roots without a server, until brain appears in a venv, the setting changes or the user restarts. */
+const unavailable = new Set<string>();
 let output: vscode.OutputChannel;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('brain');
+  // A venv created (or brain installed into it) after the notification: start without a restart.
+  const venvs = vscode.workspace.createFileSystemWatcher(`**/{${VENV_NAMES.join(',')}}/{bin,Scripts}/brain*`);
   context.subscriptions.push(
     output,
+    venvs,
+    venvs.onDidCreate(() => retryUnavailable()),
     vscode.commands.registerCommand('brain.restartServer', restartAll),
+    vscode.commands.registerCommand('brain.pickServer', notices.pickExecutable),
+    vscode.commands.registerCommand('brain.showOutput', () => output.show(true)),
     vscode.workspace.onDidOpenTextDocument((doc) => startForDocument(doc)),
     vscode.workspace.onDidChangeWorkspaceFolders(async (event) => {
       for (const folder of event.removed) await stopUnder(folder.uri.fsPath);
@@ -21,6 +36,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('brain.server')) void restartAll();
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.appendLine('The workspace is trusted now: starting.');
+      unavailable.clear();
+      startAll();
     }),
   );
   startAll();
@@ -38,75 +58,129 @@ function startAll(): void {
 async function restartAll(): Promise<void> {
   output.appendLine('Restarting the brain language server(s)…');
   await stopUnder(undefined);
+  unavailable.clear();
+  notices.resetNotices();
+  startAll();
+}
+
+function retryUnavailable(): void {
+  if (unavailable.size === 0) return;
+  output.appendLine('A virtual environment changed: looking for brain again.');
+  unavailable.clear();
   startAll();
 }
 
 function startForFolder(folder: vscode.WorkspaceFolder): void {
-  if (folder.uri.scheme === 'file' && isBrainRoot(folder.uri.fsPath, isDirectory, path)) {
-    void startClient(folder.uri.fsPath);
-  }
+  if (folder.uri.scheme === 'file' && isBrainRoot(folder.uri.fsPath, isDirectory, path)) start(folder.uri.fsPath);
 }
 
 function startForDocument(doc: vscode.TextDocument): void {
   if (doc.uri.scheme !== 'file' || doc.languageId !== 'markdown') return;
   const root = findBrainRoot(doc.uri.fsPath, isDirectory, path);
-  if (root !== undefined) void startClient(root);
+  if (root !== undefined) start(root);
+}
+
+function start(root: string): void {
+  if (clients.has(root) || starting.has(root) || unavailable.has(root)) return;
+  if (!vscode.workspace.isTrusted) {
+    // The server is a program from the workspace (.venv) or its settings: it waits for trust.
+    output.appendLine(`[${root}] waiting: the workspace is in Restricted Mode (the server starts once it is trusted).`);
+    unavailable.add(root);
+    void notices.restricted();
+    return;
+  }
+  const started = startClient(root).catch((err: unknown) => {
+    unavailable.add(root);
+    output.appendLine(`[${root}] the language server was not started: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    void notices.serverStopped(root, output);
+  });
+  starting.set(root, started.finally(() => starting.delete(root)));
 }
 
 async function startClient(root: string): Promise<void> {
-  if (clients.has(root)) return;
   const rootUri = vscode.Uri.file(root);
   const config = vscode.workspace.getConfiguration('brain', rootUri);
   const env = mergeEnv(process.env, config.get('server.env'));
+  const folder = vscode.workspace.getWorkspaceFolder(rootUri);
 
-  let server;
+  const workspaceDirs = folder ? [root, folder.uri.fsPath] : [root];
+  let discovery;
   try {
-    server = resolveServerCommand({
-      configured: config.get('server.command'),
-      brainOnPath: findExecutable('brain', env, process.platform, isExecutable),
-      pythonPath: await activePythonPath(rootUri),
-      platform: process.platform,
-    });
+    discovery = await discover(
+      {
+        configured: config.get('server.command'),
+        workspaceDirs,
+        python: () => selectedPython(rootUri),
+        env,
+        platform: process.platform,
+        isExecutable,
+      },
+      (command, args) => probe(command, args, { cwd: root, env }),
+    );
   } catch (err) {
-    return reportBadSetting(root, err);
+    if (!(err instanceof InvalidCommandSetting)) throw err;
+    unavailable.add(root);
+    output.appendLine(`[${root}] the language server was not started: ${err.message}`);
+    // Not awaited: the notification waits for the user, the start must not.
+    void notices.badSetting(`${err.message} (${settingOrigin(config)})`);
+    return;
   }
-  if (clients.has(root)) return; // started meanwhile, while we asked the Python extension
+  const server = discovery.found;
+  if (!server) {
+    unavailable.add(root);
+    output.appendLine(`[${root}] no brain language server found. Looked for:`);
+    for (const line of discovery.tried) output.appendLine(`    ${line}`);
+    if (config.get<unknown[] | string>('server.command')?.length) {
+      void notices.badSetting(`${discovery.tried[0]} (${settingOrigin(config)})`);
+    } else {
+      void notices.serverMissing(root, workspaceDirs, discovery.tried);
+    }
+    return;
+  }
 
-  output.appendLine(`[${root}] starting (${server.source}): ${formatCommand(server)}`);
+  const version = server.version ? `brain ${server.version}` : 'brain';
+  const origin = server.source === 'setting' ? `setting, ${settingOrigin(config)}` : server.source;
+  output.appendLine(`[${root}] starting ${version} (${origin}): ${formatCommand(server)}`);
   const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(rootUri, '**/*.{md,yaml,yml,json,jsonl}'));
-  const serverOptions: ServerOptions = { command: server.command, args: server.args, options: { cwd: root, env } };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: 'file', language: 'markdown', pattern: globBelow(root) }],
-    synchronize: { fileEvents: watcher }, // -> workspace/didChangeWatchedFiles
-    workspaceFolder: asWorkspaceFolder(rootUri),
-    outputChannel: output,
-    traceOutputChannel: output,
-    revealOutputChannelOn: RevealOutputChannelOn.Never,
-  };
-  // The id "brain" makes the client read its trace level from `brain.trace.server`.
-  const client = new LanguageClient('brain', `brain (${path.basename(root)})`, serverOptions, clientOptions);
+  let started = false;
+  const client = createClient({
+    root,
+    server,
+    env,
+    output,
+    workspaceFolder: asWorkspaceFolder(rootUri, folder),
+    watcher,
+    giveUp: () => void notices.serverStopped(root, output),
+    everStarted: () => started,
+  });
   clients.set(root, { client, watcher });
   try {
     await client.start();
-  } catch {
-    // The client has already shown the error and logged it; add what to do about it.
-    output.appendLine(`[${root}] ${HOW_TO_FIX}`);
+    started = true;
+  } catch (err) {
+    output.appendLine(`[${root}] the server did not start: ${err instanceof Error ? err.message : String(err)}`);
+    void notices.serverStopped(root, output);
   }
 }
 
-const HOW_TO_FIX =
-  'Set "brain.server.command" to the full path of brain (e.g. ["/path/to/venv/bin/brain", "lsp"]), ' +
-  'then run "brain: Restart language server".';
+/** Where `brain.server.command` is set, so the user knows which settings file to edit. */
+function settingOrigin(config: vscode.WorkspaceConfiguration): string {
+  const value = config.inspect('server.command');
+  if (value?.workspaceFolderValue !== undefined) return 'from the folder settings';
+  if (value?.workspaceValue !== undefined) return 'from the workspace settings';
+  if (value?.globalValue !== undefined) return 'from the User settings';
+  return 'from the settings';
+}
 
 /** The brain root as the server's workspace folder (rootUri), even when it lies inside a larger folder. */
-function asWorkspaceFolder(rootUri: vscode.Uri): vscode.WorkspaceFolder {
-  const folder = vscode.workspace.getWorkspaceFolder(rootUri);
+function asWorkspaceFolder(rootUri: vscode.Uri, folder: vscode.WorkspaceFolder | undefined): vscode.WorkspaceFolder {
   if (folder && folder.uri.fsPath === rootUri.fsPath) return folder;
   return { uri: rootUri, name: path.basename(rootUri.fsPath), index: folder?.index ?? 0 };
 }
 
 /** Stops the clients whose root lies under `dir` (all of them when `dir` is undefined). */
 async function stopUnder(dir: string | undefined): Promise<void> {
+  await Promise.all(starting.values());
   const stopping: Promise<void>[] = [];
   for (const [root, { client, watcher }] of clients) {
     if (dir !== undefined && !isInside(root, dir, path.sep)) continue;
@@ -114,39 +188,6 @@ async function stopUnder(dir: string | undefined): Promise<void> {
     stopping.push(client.stop().catch(() => undefined).finally(() => watcher.dispose()));
   }
   await Promise.all(stopping);
-}
-
-function reportBadSetting(root: string, err: unknown): void {
-  const message = err instanceof Error ? err.message : String(err);
-  output.appendLine(`[${root}] the language server was not started: ${message}`);
-  void vscode.window.showErrorMessage(`brain: ${message}`, 'Open settings').then((choice) => {
-    if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'brain.server');
-  });
-}
-
-/** The part of the ms-python.python extension API that we use. */
-interface PythonApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string };
-    resolveEnvironment?(env: { id: string; path: string }): Promise<{ executable: { uri?: vscode.Uri } } | undefined>;
-  };
-}
-
-/** The interpreter selected in the Python extension, if it is installed. */
-async function activePythonPath(resource: vscode.Uri): Promise<string | undefined> {
-  const extension = vscode.extensions.getExtension<PythonApi>('ms-python.python');
-  if (!extension) return undefined;
-  try {
-    const api = extension.isActive ? extension.exports : await extension.activate();
-    const environments = api?.environments;
-    if (!environments || typeof environments.getActiveEnvironmentPath !== 'function') return undefined;
-    const active = environments.getActiveEnvironmentPath(resource);
-    const resolved = await environments.resolveEnvironment?.(active);
-    return resolved?.executable.uri?.fsPath ?? active.path;
-  } catch (err) {
-    output.appendLine(`Could not ask the Python extension for its interpreter: ${String(err)}`);
-    return undefined;
-  }
 }
 
 function isDirectory(p: string): boolean {

@@ -3,49 +3,8 @@
  * so they run (and are unit-tested) under plain Node.
  */
 
-export interface ServerCommand {
-  command: string;
-  args: string[];
-  /** Where the command came from, for the log. */
-  source: 'setting' | 'path' | 'python-extension' | 'default-python';
-}
-
-export interface ResolveInput {
-  /** Raw value of `brain.server.command` (string, string[], or anything a user typed). */
-  configured: unknown;
-  /** Absolute path of a `brain` executable found on PATH, if any. */
-  brainOnPath?: string;
-  /** Interpreter selected in the Python extension, if any. */
-  pythonPath?: string;
-  /** `process.platform`; decides the fallback interpreter name. */
-  platform?: string;
-}
-
 /** Thrown for a `brain.server.command` value that cannot be a command line. */
 export class InvalidCommandSetting extends Error {}
-
-/**
- * The order of precedence:
- * 1. `brain.server.command` when set (array of strings, or one string split like a shell would);
- * 2. `brain lsp` when `brain` is on PATH;
- * 3. `<python> -m brain lsp` with the Python extension's interpreter;
- * 4. `python3 -m brain lsp` (`python` on Windows).
- */
-export function resolveServerCommand(input: ResolveInput): ServerCommand {
-  const configured = parseConfiguredCommand(input.configured);
-  if (configured) {
-    const [command, ...args] = configured;
-    return { command, args, source: 'setting' };
-  }
-  if (input.brainOnPath) {
-    return { command: input.brainOnPath, args: ['lsp'], source: 'path' };
-  }
-  if (input.pythonPath) {
-    return { command: input.pythonPath, args: ['-m', 'brain', 'lsp'], source: 'python-extension' };
-  }
-  const python = input.platform === 'win32' ? 'python' : 'python3';
-  return { command: python, args: ['-m', 'brain', 'lsp'], source: 'default-python' };
-}
 
 /**
  * The setting as argv, or undefined when it is empty (meaning: use the defaults).
@@ -161,6 +120,6 @@ export function findExecutable(
 }
 
 /** The command line as one string for the log, quoting words with spaces. */
-export function formatCommand(cmd: Pick<ServerCommand, 'command' | 'args'>): string {
+export function formatCommand(cmd: { command: string; args: string[] }): string {
   return [cmd.command, ...cmd.args].map((w) => (w === '' || /[\s"']/.test(w) ? JSON.stringify(w) : w)).join(' ');
 }

@@ -7,46 +7,13 @@ import {
   getEnv,
   mergeEnv,
   parseConfiguredCommand,
-  resolveServerCommand,
   splitCommandLine,
 } from '../src/server-command';
 
-describe('resolveServerCommand', () => {
-  it('uses the setting when it is an array', () => {
-    const cmd = resolveServerCommand({ configured: ['/venv/bin/brain', 'lsp', '--log', 'debug'], brainOnPath: '/usr/bin/brain' });
-    assert.deepEqual(cmd, { command: '/venv/bin/brain', args: ['lsp', '--log', 'debug'], source: 'setting' });
-  });
-
-  it('splits the setting when it is a string', () => {
-    const cmd = resolveServerCommand({ configured: '"/my venv/bin/python" -m brain lsp', pythonPath: '/usr/bin/python3' });
-    assert.deepEqual(cmd, { command: '/my venv/bin/python', args: ['-m', 'brain', 'lsp'], source: 'setting' });
-  });
-
-  it('prefers brain on PATH when the setting is empty', () => {
-    for (const configured of [[], '', '   ', undefined, null]) {
-      const cmd = resolveServerCommand({ configured, brainOnPath: '/home/u/.venv/bin/brain', pythonPath: '/usr/bin/python3.12' });
-      assert.deepEqual(cmd, { command: '/home/u/.venv/bin/brain', args: ['lsp'], source: 'path' });
-    }
-  });
-
-  it('falls back to the Python extension interpreter', () => {
-    const cmd = resolveServerCommand({ configured: [], pythonPath: '/ws/.venv/bin/python' });
-    assert.deepEqual(cmd, { command: '/ws/.venv/bin/python', args: ['-m', 'brain', 'lsp'], source: 'python-extension' });
-  });
-
-  it('falls back to python3, or python on Windows', () => {
-    assert.deepEqual(resolveServerCommand({ configured: [], platform: 'linux' }), {
-      command: 'python3',
-      args: ['-m', 'brain', 'lsp'],
-      source: 'default-python',
-    });
-    assert.equal(resolveServerCommand({ configured: [], platform: 'win32' }).command, 'python');
-    assert.equal(resolveServerCommand({ configured: [] }).command, 'python3');
-  });
-
-  it('rejects settings that are not a command line', () => {
+describe('parseConfiguredCommand rejects', () => {
+  it('settings that are not a command line', () => {
     for (const configured of [42, { cmd: 'brain' }, ['brain', 1], [''], '"brain lsp']) {
-      assert.throws(() => resolveServerCommand({ configured }), InvalidCommandSetting, JSON.stringify(configured));
+      assert.throws(() => parseConfiguredCommand(configured), InvalidCommandSetting, JSON.stringify(configured));
     }
   });
 });

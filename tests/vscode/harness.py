@@ -1,0 +1,222 @@
+"""A real VS Code for tests and benchmarks: code-server (from npm, on Node 24) in a throw-away
+profile, the packaged brain extension installed offline from its .vsix, and Debian's chromium
+driven by Playwright for Python.
+
+Everything slow is cached under ~/.cache/brain-ci (code-server, Node); the profile, the
+workspace copy and the browser are per run. Nothing here downloads at test time except the
+one-off code-server install, which scripts/test runs first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION_DIR = REPO / "lsp" / "vscode"
+INSTALL_SCRIPT = Path(__file__).with_name("install_code_server.sh")
+CHROMIUM = os.environ.get("BRAIN_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+ARTIFACTS = Path(os.environ.get("BRAIN_TEST_ARTIFACTS", REPO / "test-artifacts")) / "vscode"
+EXTENSION_ID = "brain.brain-memory"
+
+# A profile that keeps VS Code quiet and offline: no welcome page, no update or telemetry
+# traffic, no extension gallery. It sets nothing for brain: discovery must do without.
+USER_SETTINGS: dict[str, Any] = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.enableExperiments": False,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "extensions.ignoreRecommendations": True,
+    "git.enabled": False,
+    "chat.disableAIFeatures": True,
+    "editor.quickSuggestions": {"other": False, "comments": False, "strings": False},
+    # Only the language server's suggestions: VS Code's word list would fill the widget first.
+    "editor.wordBasedSuggestions": "off",
+    "editor.suggest.showWords": False,
+    "editor.hover.delay": 100,
+    "remote.autoForwardPorts": False,  # other servers on this machine are not ours to announce
+    "security.workspace.trust.startupPrompt": "never",
+    "security.workspace.trust.banner": "never",
+}
+
+
+def code_server_entry() -> list[str]:
+    """`[node, entry.js]`, installing code-server into the cache first if needed."""
+    proc = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"installing code-server failed:\n{proc.stderr[-4000:]}")
+    return proc.stdout.strip().splitlines()[-1].split(" ")
+
+
+def vsix() -> Path:
+    """The packaged extension, rebuilt when a source file is newer than the package."""
+    version = json.loads((EXTENSION_DIR / "package.json").read_text())["version"]
+    package = EXTENSION_DIR / f"brain-memory-{version}.vsix"
+    sources = [EXTENSION_DIR / "package.json", EXTENSION_DIR / "README.md", *EXTENSION_DIR.glob("src/*")]
+    if not package.exists() or max(s.stat().st_mtime for s in sources) > package.stat().st_mtime:
+        build = ["bash", str(EXTENSION_DIR / "build.sh")]
+        proc = subprocess.run(build, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"lsp/vscode/build.sh failed:\n{proc.stdout[-2000:]}{proc.stderr[-4000:]}")
+    return package
+
+
+def make_venv(workspace: Path) -> Path:
+    """`<workspace>/.venv`: a real virtual environment whose `bin/brain` runs this checkout.
+
+    Installing brain and its dependencies again would take a minute; a `.pth` file lends the
+    venv this checkout and the test environment's site-packages instead, as `pip install -e`
+    would. The console script is the one pip writes.
+    """
+    venv = workspace / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    lend = [str(REPO), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
+    Path(site, "brain-checkout.pth").write_text("\n".join(dict.fromkeys(lend)) + "\n")
+    brain = venv / "bin" / "brain"
+    brain.write_text(
+        f"#!{python}\nimport re\nimport sys\nfrom brain.cli import main\n"
+        "if __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "    sys.exit(main())\n"
+    )
+    brain.chmod(0o755)
+    return venv
+
+
+def path_without_brain(path: str) -> str:
+    """PATH minus the folders that hold a `brain` (a developer's activated venv)."""
+    keep = [d for d in path.split(os.pathsep) if d and not Path(d, "brain").exists()]
+    return os.pathsep.join(keep)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class CodeServer:
+    """One code-server process with its own profile, serving `folder`."""
+
+    entry: list[str]
+    home: Path
+    folder: Path
+    port: int = field(default_factory=free_port)
+    trust: bool = True
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def user_data(self) -> Path:
+        return self.home / "user-data"
+
+    @property
+    def extensions(self) -> Path:
+        return self.home / "extensions"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?folder={self.folder}"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("VSCODE_", "BRAIN_"))}
+        env["PATH"] = path_without_brain(env.get("PATH", ""))
+        env["HOME"] = str(self.home / "home")
+        env.pop("VIRTUAL_ENV", None)
+        env.pop("PYTHONPATH", None)
+        return env
+
+    def install(self, package: Path) -> None:
+        settings = self.user_data / "User" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps(USER_SETTINGS, indent=2))
+        (self.home / "home").mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            [*self.entry, "--user-data-dir", str(self.user_data),
+             "--extensions-dir", str(self.extensions), "--install-extension", str(package)],
+            capture_output=True, text=True, env=self.env(), timeout=180, check=False,
+        )
+        if proc.returncode != 0 or "successfully installed" not in proc.stdout:
+            raise RuntimeError(f"--install-extension failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+
+    def start(self) -> None:
+        args = [
+            *self.entry, "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}",
+            "--user-data-dir", str(self.user_data), "--extensions-dir", str(self.extensions),
+            "--disable-telemetry", "--disable-update-check", "--disable-getting-started-override",
+            "--ignore-last-opened",
+        ]
+        if self.trust:
+            args.append("--disable-workspace-trust")
+        log = (self.home / "code-server.log").open("wb")
+        self.proc = subprocess.Popen(
+            args, stdout=log, stderr=subprocess.STDOUT, env=self.env(), cwd=self.home
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                log = (self.home / "code-server.log").read_text()
+                raise RuntimeError(f"code-server exited: {log[-3000:]}")
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2),
+            ):
+                return
+            time.sleep(0.2)
+        raise RuntimeError("code-server did not answer on /healthz within 60 s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def output_log(self) -> str:
+        """The extension's `brain` output channel, as VS Code keeps it on disk."""
+        logs = sorted(self.user_data.glob("logs/**/output_logging_*/*brain.log"))
+        return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in logs)
+
+
+@contextlib.contextmanager
+def running(
+    entry: list[str], home: Path, folder: Path, package: Path, trust: bool = True
+) -> Iterator[CodeServer]:
+    server = CodeServer(entry, home, folder, trust=trust)
+    server.install(package)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def copy_workspace(source: Path, dest: Path) -> Path:
+    shutil.copytree(source, dest, symlinks=True)
+    return dest

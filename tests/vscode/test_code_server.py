@@ -1,0 +1,282 @@
+"""The extension in a real VS Code: code-server from npm, the packaged .vsix installed offline,
+a copy of examples/workspace with its own `.venv`, Chromium driven by Playwright.
+
+With no setting at all the server is found in the workspace's .venv: completion after `[[`
+lists notes with their descriptions, a broken link typed into the note is underlined and
+listed in Problems (as plain text), hover and go to definition work, and the output channel
+has no errors. Without any brain (no .venv, none on PATH) the user gets exactly one
+notification that says what was tried. In Restricted Mode it says once why it waits, and
+starts when the folder is trusted.
+
+Screenshots land in test-artifacts/vscode/. In CI (CI=true) or with BRAIN_REQUIRE_VSCODE=1 a
+missing chromium or a failed code-server install fails the test instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from .harness import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    REPO,
+    CodeServer,
+    code_server_entry,
+    copy_workspace,
+    make_venv,
+    running,
+    vsix,
+)
+
+REQUIRED = os.environ.get("CI", "").lower() == "true" or bool(os.environ.get("BRAIN_REQUIRE_VSCODE"))
+pytestmark = pytest.mark.vscode
+
+EXAMPLE = REPO / "examples" / "workspace"
+NOTE = "memory/on-call/paging-etiquette.md"
+TIMINGS = ARTIFACTS / "timings.json"
+
+try:
+    from playwright.sync_api import Browser, sync_playwright
+
+    from .workbench import TOASTS, Workbench
+except ImportError:  # pragma: no cover - the test extras install playwright
+    if REQUIRED:
+        raise
+    pytest.skip("needs playwright (pip install -e '.[test]')", allow_module_level=True)
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"{reason} (required: CI=true or BRAIN_REQUIRE_VSCODE=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def tools() -> tuple[list[str], Path]:
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+    if shutil.which("npm") is None:
+        _unavailable("needs npm to install code-server")
+    try:
+        return code_server_entry(), vsix()
+    except RuntimeError as err:
+        _unavailable(str(err))
+        raise
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@contextlib.contextmanager
+def open_workbench(browser: Browser, server: CodeServer, shots: Path) -> Iterator[Workbench]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(server.url)
+    bench = Workbench(page, shots)
+    try:
+        bench.wait_ready()
+        yield bench
+    finally:
+        bench.shot("last")
+        context.close()
+
+
+def record(name: str, seconds: float) -> None:
+    timings = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    timings[name] = round(seconds, 3)
+    TIMINGS.parent.mkdir(parents=True, exist_ok=True)
+    TIMINGS.write_text(json.dumps(timings, indent=2))
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def test_works_without_any_setting(tools: tuple[list[str], Path], browser: Browser, tmp_path: Path) -> None:
+    entry, package = tools
+    workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
+    make_venv(workspace)
+    shots = ARTIFACTS / "found-in-venv"
+    with (
+        running(entry, tmp_path / "code-server", workspace, package) as server,
+        open_workbench(browser, server, shots) as bench,
+    ):
+        settings = json.loads((server.user_data / "User" / "settings.json").read_text())
+        assert not any(key.startswith("brain.") for key in settings)
+        opened = bench.open_file(NOTE)
+        bench.go_to_end()
+        bench.type("\nAlso see [[")
+        rows = bench.suggestions()
+        record("example: open -> first completion list (s)", time.monotonic() - opened)
+        time.sleep(0.5)
+        bench.shot("1-completion")
+        texts = [row.inner_text() for row in rows.all()]
+        labels = [t.split("\n")[0].strip() for t in texts]
+        assert "alert-tuning" in labels, texts
+        assert "dashboards" in labels, texts
+        assert "paging-etiquette" not in labels, "the note being edited is not offered"
+        described = next(t for t in texts if "alert-tuning" in t)
+        description = _description(workspace / "memory/on-call/alert-tuning.md")
+        assert description[:30] in " ".join(described.split()), (described, description)
+
+        bench.page.keyboard.press("Escape")
+        bench.type("no-such-note]]")
+        typed = time.monotonic()
+        squiggles = bench.page.locator(".monaco-editor .squiggly-error")
+        squiggles.first.wait_for(timeout=30_000)
+        record("example: typed broken link -> underlined (s)", time.monotonic() - typed)
+        bench.page.keyboard.press("Control+Shift+M")
+        problems = bench.page.locator(".markers-panel .monaco-list-row")
+        problems.filter(has_text="no-such-note").first.wait_for(timeout=15_000)
+        time.sleep(0.5)
+        bench.shot("2-problems")
+        problem = problems.filter(has_text="no-such-note").first.inner_text()
+        assert "[[no-such-note]] points to nothing" in problem, problem
+        assert "`" not in problem, f"markdown backticks in the Problems panel: {problem!r}"
+
+        # Hover and go to definition on the note's own link `[[alert-tuning]]` (line 7).
+        bench.page.keyboard.press("Control+G")
+        bench.page.keyboard.type("7:6")
+        bench.page.keyboard.press("Enter")
+        bench.page.keyboard.press("Control+K")
+        bench.page.keyboard.press("Control+I")
+        hover = bench.page.locator(".monaco-hover:not(.hidden)")
+        hover.filter(has_text=description[:20]).first.wait_for(timeout=15_000)
+        bench.shot("3-hover")
+        bench.page.keyboard.press("Escape")
+        bench.page.keyboard.press("F12")
+        bench.page.locator(".tab.active", has_text="alert-tuning.md").wait_for(timeout=15_000)
+        bench.shot("4-definition")
+
+        bench.command("brain: Show language server output")
+        bench.page.locator(".output-view, .panel .monaco-editor").first.wait_for()
+        time.sleep(0.5)
+        bench.shot("5-output")
+        notifications = bench.all_notifications()
+        assert not [n for n in notifications if "brain" in n.lower()], notifications
+
+        log = server.output_log()
+    (shots / "output.log").write_text(log)
+    assert re.search(r"starting brain \S+ \(workspace-venv\): \S+/\.venv/bin/brain lsp", log), log
+    bad = [line for line in log.splitlines() if re.search(r"error|exception|traceback", line, re.I)]
+    assert not bad, f"errors in the brain output channel: {bad}"
+
+
+def test_one_notification_when_no_server_is_found(
+    tools: tuple[list[str], Path], browser: Browser, tmp_path: Path
+) -> None:
+    entry, package = tools
+    workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")  # no .venv, no brain on PATH
+    shots = ARTIFACTS / "server-missing"
+    with (
+        running(entry, tmp_path / "code-server", workspace, package) as server,
+        open_workbench(browser, server, shots) as bench,
+    ):
+        bench.open_file(NOTE)
+        toasts = bench.page.locator(TOASTS, has_text="brain")
+        toasts.first.wait_for(timeout=60_000)
+        bench.open_file("memory/on-call/dashboards.md")
+        bench.open_file("memory/shared/glossary.md")
+        time.sleep(3)  # a restart loop or a toast per file would show by now
+        bench.shot("1-notification")
+        toast = toasts.first.inner_text()
+        assert "no language server found" in toast, toast
+        assert ".venv/bin/brain" in toast, toast
+        assert "PATH" in toast, toast
+        for button in ("Pick executable…", "Open setting", "Copy install command"):
+            assert button in toast, (button, toast)
+        notifications = [n for n in bench.all_notifications() if "brain" in n.lower()]
+        assert len(notifications) == 1, notifications
+        log = server.output_log()
+    (shots / "output.log").write_text(log)
+    assert "no brain language server found" in log, log
+    assert "starting brain" not in log
+
+
+def test_restricted_mode_says_why_it_waits_and_starts_when_trusted(
+    tools: tuple[list[str], Path], browser: Browser, tmp_path: Path
+) -> None:
+    entry, package = tools
+    workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
+    make_venv(workspace)
+    shots = ARTIFACTS / "restricted-mode"
+    with (
+        running(entry, tmp_path / "code-server", workspace, package, trust=False) as server,
+        open_workbench(browser, server, shots) as bench,
+    ):
+        bench.open_file(NOTE)
+        toasts = bench.page.locator(TOASTS, has_text="Restricted Mode")
+        toasts.first.wait_for(timeout=60_000)
+        bench.shot("1-restricted")
+        bench.open_file("memory/on-call/dashboards.md")
+        time.sleep(2)
+        told = [n for n in bench.all_notifications() if "brain" in n.lower()]
+        assert len(told) == 1, told
+        assert "starts as soon as you trust the folder" in told[0], told
+        assert "starting brain" not in server.output_log()
+        bench.command("Workspaces: Manage Workspace Trust")
+        bench.page.locator(".workspace-trust-editor a.monaco-button", has_text="Trust").first.click()
+        wait_for(lambda: "starting brain" in server.output_log(), 60, "the server to start once trusted")
+        bench.open_file(NOTE)
+        bench.go_to_end()
+        bench.type("\n[[")
+        bench.suggestions()
+        bench.shot("2-trusted-completion")
+
+
+def _description(note: Path) -> str:
+    for line in note.read_text(encoding="utf-8").splitlines():
+        if line.startswith("description:"):
+            return line.split(":", 1)[1].strip().strip("\"'")
+    raise AssertionError(f"{note} has no description")
+
+
+def test_a_server_that_crashes_is_not_restarted_in_a_loop(
+    tools: tuple[list[str], Path], browser: Browser, tmp_path: Path
+) -> None:
+    entry, package = tools
+    workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
+    venv = make_venv(workspace)
+    # A broken install: it answers --version, then dies at start (say, a missing dependency).
+    (venv / "bin" / "brain").write_text(
+        '#!/bin/sh\nif [ "$1" = --version ]; then echo "brain 0.1.0"; exit 0; fi\n'
+        'echo "ModuleNotFoundError: No module named pygls" >&2\nexit 1\n'
+    )
+    shots = ARTIFACTS / "server-crashes"
+    with (
+        running(entry, tmp_path / "code-server", workspace, package) as server,
+        open_workbench(browser, server, shots) as bench,
+    ):
+        bench.open_file(NOTE)
+        bench.page.locator(TOASTS, has_text="brain").first.wait_for(timeout=60_000)
+        bench.open_file("memory/on-call/dashboards.md")
+        time.sleep(3)
+        bench.shot("1-stopped")
+        told = [n for n in bench.all_notifications() if "brain" in n.lower() or "server" in n.lower()]
+    log = server.output_log()
+    (shots / "output.log").write_text(log)
+    assert len(told) == 1, told
+    assert "stopped and was not restarted" in told[0], told
+    assert log.count("starting brain 0.1.0 (workspace-venv)") == 1, log
+    assert "No module named pygls" in log, log
