@@ -21,8 +21,8 @@ import mistune
 from brain.anchors import with_sources
 from brain.blocks import scan_blocks
 from brain.empty_links import empty_link_problems
-from brain.mathspans import outside_math
 from brain.frontmatter import key_lines, load_frontmatter, split_frontmatter
+from brain.mathspans import outside_math
 from brain.model import (
     MEMORY_TYPES,
     Block,

@@ -32,8 +32,8 @@ from starlette.routing import BaseRoute, Route
 from brain.api.auth import Principal
 from brain.api.jsonbody import decode_json
 from brain.api.loaders import in_thread
-from brain.api.search import search_endpoint
 from brain.api.preconditions import Precondition, read_preconditions
+from brain.api.search import search_endpoint
 from brain.ingest import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool import memory_service
