@@ -1,4 +1,4 @@
-"""The starlette app: `/graphql`, `/healthz`, and the live watcher in its lifespan.
+"""The starlette app: `/graphql`, `/healthz`, the web UI at `/`, and the live watcher in its lifespan.
 
 `build_routes` is where other HTTP APIs join: the memory tool's REST routes (`/api/memory`,
 brain/api/rest.py) are added to that list and get the same host check and bearer tokens.
@@ -26,6 +26,8 @@ from brain.api.middleware import BearerAuthMiddleware
 from brain.api.rest import routes as memory_routes
 from brain.api.schema import build_schema
 from brain.api.view import BrainGraphQL
+from brain.api.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
+from brain.api.web import routes as web_routes
 from brain.ingest import Progress, SyncResult
 
 GRAPHQL_PATH = "/graphql"
@@ -61,6 +63,8 @@ def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
         Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
         WebSocketRoute(GRAPHQL_PATH, graphql),
         *memory_routes(),
+        *web_routes(),
+        schema_route(schema.as_str()),
     ]
 
 
@@ -98,7 +102,10 @@ def create_app(
             Middleware(
                 BearerAuthMiddleware,
                 tokens=services.tokens,
-                ide_path=GRAPHQL_PATH if settings.dev else None,
+                open_paths=("/healthz", *OPEN_PATHS),
+                open_prefixes=OPEN_PREFIXES,
+                # A browser opening /graphql gets GraphiQL (--dev) or a page of links: no data.
+                ide_path=GRAPHQL_PATH,
             ),
         ],
         lifespan=lifespan,

@@ -15,11 +15,16 @@ from strawberry.tools import merge_types
 
 from brain.api.limits import Limits
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
+from brain.api.overview import OverviewQuery
 from brain.api.queries import GraphQuery
+from brain.api.review import ReviewMutation, ReviewQuery
 from brain.api.subscriptions import Subscription
 
 QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery)
 MUTATION_PARTS: tuple[type, ...] = (MemoryMutation,)
+# The web UI's memory review and graph overview (brain/api/review.py, overview.py).
+QUERY_PARTS += (ReviewQuery, OverviewQuery)
+MUTATION_PARTS += (ReviewMutation,)
 
 
 def build_schema(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -23,6 +24,7 @@ from strawberry.types.unset import UnsetType
 from brain.api.auth import Principal
 from brain.api.context import Context, Services
 from brain.api.loaders import Loaders
+from brain.api.web import graphql_page, wants_html_page
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"
 
@@ -41,6 +43,11 @@ class BrainGraphQL(GraphQL[Context, None]):
         self.services = services
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self.services.settings.dev and wants_html_page(
+            Headers(scope=scope).get("accept", ""), scope.get("query_string", b""), scope["method"]
+        ):
+            await graphql_page()(scope, receive, send)
+            return
         if not self.services.brain.ready:
             await _not_ready(scope, receive, send)
             return
