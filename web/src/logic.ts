@@ -87,6 +87,30 @@ export function diffLines(before: string, after: string): DiffLine[] {
   return out;
 }
 
+export type DiffRow = DiffLine | { op: '…'; skipped: number };
+
+/** Keeps `context` unchanged lines around each change; longer unchanged runs become one row. */
+export function diffHunks(lines: DiffLine[], context = 3): DiffRow[] {
+  const near = new Array<boolean>(lines.length).fill(false);
+  lines.forEach((l, i) => {
+    if (l.op === ' ') return;
+    for (let k = Math.max(0, i - context); k <= Math.min(lines.length - 1, i + context); k++) near[k] = true;
+  });
+  const out: DiffRow[] = [];
+  let skipped = 0;
+  lines.forEach((l, i) => {
+    if (near[i]) {
+      if (skipped) out.push({ op: '…', skipped });
+      skipped = 0;
+      out.push(l);
+    } else {
+      skipped++;
+    }
+  });
+  if (skipped) out.push({ op: '…', skipped });
+  return out;
+}
+
 /** The text a `[[` completion replaces: from after `[[` (or `[[x|`-free) to the cursor, or null. */
 export function wikilinkQuery(lineBefore: string): { query: string; from: number } | null {
   const open = lineBefore.lastIndexOf('[[');

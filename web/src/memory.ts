@@ -5,7 +5,7 @@ import type * as EditorModule from './editor';
 import { ApiError, Forbidden, gql } from './api';
 import { clear, h, modal, toast } from './dom';
 import type { ChangeEvent } from './live';
-import { diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
 
@@ -30,7 +30,7 @@ export class MemoryView implements View {
   private scopes: Scope[] = [];
   private entities: LinkCandidate[] | null = null;
   private route: Route & { view: 'memory' } = { view: 'memory' };
-  private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
+  private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
   private filterText = '';
 
   constructor() {
@@ -209,7 +209,7 @@ export class MemoryView implements View {
       onChange: () => { if (this.open) { this.open.dirty = true; status.textContent = 'Unsaved changes'; } },
       onSave: () => void this.save(),
     }, `Markdown of ${loaded.info.path}`);
-    this.open = { scope, file, hash: loaded.hash, editor, dirty: false, problems: loaded.problems, banner, problemList };
+    this.open = { scope, file, hash: loaded.hash, editor, dirty: false, conflict: false, problems: loaded.problems, banner, problemList };
     this.setProblems(loaded.problems);
     if (line) goToLine(editor, line);
   }
@@ -245,6 +245,7 @@ export class MemoryView implements View {
       this.setProblems(loaded.problems);
       return;
     }
+    if (o.conflict) return;  // the conflict panel already shows both versions
     o.banner.hidden = false;
     clear(o.banner, 'This note changed on disk while you were editing. Saving will show both versions.');
   }
@@ -283,6 +284,7 @@ export class MemoryView implements View {
     if (!o) return;
     const theirs = await this.fetchFile(o.scope, o.file);
     const diff = diffLines(theirs?.text ?? '', mine);
+    o.conflict = true;
     o.banner.hidden = false;
     clear(o.banner,
       h('h2', {}, 'Conflict: not saved'),
@@ -296,6 +298,7 @@ export class MemoryView implements View {
         h('button', { type: 'button', class: 'primary', onclick: () => {
           o.hash = theirs?.hash ?? '';
           o.banner.hidden = true;
+          o.conflict = false;
           void this.save();
         } }, 'Overwrite with mine'),
         h('button', { type: 'button', onclick: () => {
@@ -304,6 +307,7 @@ export class MemoryView implements View {
           o.hash = theirs.hash;
           o.dirty = false;
           o.banner.hidden = true;
+          o.conflict = false;
           this.setProblems(theirs.problems);
         } }, 'Take theirs (drop mine)')));
     o.banner.querySelector('button')?.focus();
@@ -405,5 +409,7 @@ export class MemoryView implements View {
 }
 
 export function renderDiff(lines: ReturnType<typeof diffLines>): HTMLElement {
-  return h('pre', { class: 'diff', tabindex: '0' }, lines.map((l) => h('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'same' }, `${l.op} ${l.text}\n`)));
+  return h('pre', { class: 'diff', tabindex: '0' }, diffHunks(lines).map((l) => l.op === '…'
+    ? h('span', { class: 'skip' }, `⋯ ${l.skipped} unchanged ${l.skipped === 1 ? 'line' : 'lines'}\n`)
+    : h('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'same' }, `${l.op} ${l.text}\n`)));
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  backoffDelay, diffLines, filterProblems, formatSize, memoryFileName, newMemorySkeleton, noteOfId, noteOfPath,
+  backoffDelay, diffHunks, diffLines, filterProblems, formatSize, memoryFileName, newMemorySkeleton, noteOfId, noteOfPath,
   parseRoute, problemPlace, rankCandidates, routeHash, scopeOfPath, wikilinkQuery, type Problem,
 } from '../src/logic';
 
@@ -108,4 +108,12 @@ test('routes round-trip through the hash', () => {
   }
   assert.equal(parseRoute('').view, 'memory');
   assert.deepEqual(parseRoute('#/memory/x/y.md?line=abc'), { view: 'memory', scope: 'x', file: 'y.md', line: undefined });
+});
+
+test('diffHunks keeps context around changes and folds the rest', () => {
+  const before = Array.from({ length: 20 }, (_, i) => `l${i}`).join('\n');
+  const after = before.replace('l10', 'L10');
+  const rows = diffHunks(diffLines(before, after), 2);
+  assert.deepEqual(rows.map((r) => (r.op === '…' ? `…${r.skipped}` : `${r.op}${r.text}`)),
+    ['…8', ' l8', ' l9', '-l10', '+L10', ' l11', ' l12', '…7']);
 });
