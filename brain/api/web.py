@@ -11,16 +11,25 @@ from __future__ import annotations
 
 import html
 import mimetypes
+import os
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-WEB_DIST = Path(__file__).with_name("web_dist")
+# BRAIN_WEB_DIST serves another build of the UI (e.g. one made elsewhere).
+WEB_DIST = Path(os.environ.get("BRAIN_WEB_DIST") or Path(__file__).with_name("web_dist"))
 ASSETS = "/assets"
 SCHEMA_PATH = "/schema.graphql"
-OPEN_PATHS = ("/", SCHEMA_PATH)
+FAVICON_PATH = "/favicon.ico"
+OPEN_PATHS = ("/", SCHEMA_PATH, FAVICON_PATH)
+# Three linked nodes: browsers ask for /favicon.ico on every page, the UI's and the API's.
+FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><g stroke="#4e79a7" stroke-width="2.5">'
+    '<path d="M9 22 16 8l7 14z" fill="none"/></g><g fill="#f28e2b"><circle cx="16" cy="8" r="4.5"/>'
+    '<circle cx="9" cy="22" r="4.5"/><circle cx="23" cy="22" r="4.5"/></g></svg>'
+)
 OPEN_PREFIXES = (ASSETS + "/",)
 # Everything the page loads comes from here; the API is same-origin (fetch and WebSocket).
 CSP = (
@@ -110,8 +119,13 @@ def schema_route(sdl: str) -> Route:
     return Route(SCHEMA_PATH, schema, methods=["GET"])
 
 
+async def favicon(request: Request) -> Response:
+    return Response(FAVICON, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/", index, methods=["GET"]),
+        Route(FAVICON_PATH, favicon, methods=["GET"]),
         Route(ASSETS + "/{name:path}", asset, methods=["GET"]),
     ]

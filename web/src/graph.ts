@@ -16,7 +16,7 @@ type Overview = { truncated: boolean; edgeSources: number[]; edgeTargets: number
 type NbNode = { __typename: string; id: string; name?: string; scope?: string; type?: string | null; problems?: { code: string }[]; memoryOff?: boolean; target?: string };
 type Neighborhood = { truncated: boolean; nodes: NbNode[]; edges: { type: string; source: string; target: string; link: { status: string } | null }[] };
 type LinkInfo = { text: string; line: number; column: number; status: string; targetId: string; source: { id: string; path: string }; target: { __typename: string; id?: string } };
-type Details = { __typename: string; id: string; name?: string; scope?: string; path?: string | null; description?: string; type?: string | null; size?: number; age?: number;
+type Details = { __typename: string; id: string; name?: string; scope?: string; path?: string | null; agentPath?: string | null; entityPath?: string | null; description?: string; type?: string | null; size?: number; age?: number;
   title?: string; memoryEnabled?: boolean; memoryOff?: boolean; target?: string;
   links?: LinkInfo[]; backlinks?: LinkInfo[]; wantedBy?: LinkInfo[]; problems?: Problem[] };
 
@@ -193,6 +193,8 @@ export class GraphView implements View {
   }
 
   private report(note: string, what: string): void {
+    // Small drawings name every node; big ones only those zoomed in on.
+    this.sigma?.setSetting('labelRenderedSizeThreshold', this.graph.order <= 300 ? 0 : 7);
     const visible = this.graph.filterNodes((n) => !this.isHidden(n)).length;
     this.canvas.dataset.nodes = String(this.graph.order);
     this.canvas.dataset.edges = String(this.graph.size);
@@ -333,7 +335,7 @@ export class GraphView implements View {
     try {
       d = (await gql<{ node: Details | null }>(ops.NODE_DETAILS, { id })).node;
     } catch (e) {
-      this.failed(e);
+      clear(this.panel, h('p', { class: 'error' }, `Could not load ${id}: ${(e as Error).message}`));
       return;
     }
     if (id !== this.selected) return;
@@ -346,7 +348,7 @@ export class GraphView implements View {
       h('h2', {}, d.name ?? d.target ?? d.id),
       h('p', { class: 'muted' }, `${d.__typename}${d.scope ? ` · ${d.scope}` : ''}${d.type ? ` · ${d.type.toLowerCase()}` : ''}${d.memoryOff ? ' · memory off' : ''}`),
       d.description || d.title ? h('p', {}, d.description ?? d.title) : null,
-      d.path ? h('p', {}, h('code', {}, d.path)) : null,
+      (d.path ?? d.agentPath ?? d.entityPath) ? h('p', {}, h('code', {}, d.path ?? d.agentPath ?? d.entityPath)) : null,
       h('div', { class: 'buttons' },
         note ? h('a', { class: 'button', href: routeHash({ view: 'memory', scope: note.scope, file: note.file }) }, 'Open in editor') : null,
         h('button', { type: 'button', onclick: () => void this.expand(d!.id) }, 'Expand'),

@@ -49,8 +49,8 @@ const LINK = 'text line column status targetId source { id path } target { __typ
 
 export const NODE_DETAILS = `query NodeDetails($id: ID!) { node(id: $id) { __typename id
   ... on Memory { name scope path description type size age links { ${LINK} } backlinks { ${LINK} } problems { ${PROBLEM_FIELDS} } }
-  ... on Agent { name description memoryEnabled memoryOff path backlinks { ${LINK} } }
-  ... on Entity { name title path backlinks { ${LINK} } }
+  ... on Agent { name description memoryEnabled memoryOff agentPath: path backlinks { ${LINK} } }
+  ... on Entity { name title entityPath: path backlinks { ${LINK} } }
   ... on Unresolved { target wantedBy { ${LINK} } } } }`;
 
 export const FIND = `query Find($text: String!) { memories(filter: { text: $text }, first: 20) { nodes { id name scope description } } }`;
