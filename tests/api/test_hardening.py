@@ -196,7 +196,8 @@ async def test_graphiql_only_in_development(serve: ServerFactory, workspace: Pat
     # Without --dev a browser gets a short page of links (the UI, the schema), not GraphiQL.
     assert landing.status_code == 200
     assert "graphiql" not in landing.text.lower().replace("an interactive graphiql runs with", "")
-    assert 'href="/"' in landing.text and 'href="/schema.graphql"' in landing.text
+    assert 'href="/"' in landing.text
+    assert 'href="/schema.graphql"' in landing.text
     assert page.status_code == 200
     assert "graphiql" in page.text.lower()
 

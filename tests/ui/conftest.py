@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from tests.ui.server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, BrainServer, chromium_missing, copy_example, ensure_built
+from tests.ui.server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    BrainServer,
+    chromium_missing,
+    copy_example,
+    ensure_built,
+)
 
 
 @pytest.fixture(scope="session")

@@ -37,8 +37,11 @@ def test_link_report_filters_and_click_through_to_the_line(page: Any, server: Br
 def test_a_fixed_link_leaves_the_problems_list_live(page: Any, server: BrainServer, workspace: Path) -> None:
     page.goto(f"{server.base}/#/problems")
     expect(page.get_by_role("status").filter(has_text="problems")).to_have_text("3 of 3 problems")
-    (workspace / "memory/shared/postmortem-template.md").write_text("---\ndescription: How we write postmortems.\ntype: reference\n---\n")
-    expect(page.get_by_role("status").filter(has_text="problems")).to_have_text("2 of 2 problems", timeout=20_000)
+    (workspace / "memory/shared/postmortem-template.md").write_text(
+        "---\ndescription: How we write postmortems.\ntype: reference\n---\n"
+    )
+    summary = page.get_by_role("status").filter(has_text="problems")
+    expect(summary).to_have_text("2 of 2 problems", timeout=20_000)
 
 
 def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -> None:

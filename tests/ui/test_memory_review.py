@@ -26,8 +26,10 @@ def test_scopes_shared_first_with_memory_off_tag_and_file_details(page: Any, ser
     page.goto(server.base + "/")
     scopes = page.get_by_role("navigation", name="Memory scopes").get_by_role("link")
     expect(scopes.first).to_have_accessible_name(re.compile(r"^Shared, 8 notes"))
-    names = [n.split(",")[0] for n in (scopes.nth(i).get_attribute("aria-label") for i in range(scopes.count()))]
-    assert names[0] == "Shared" and names[1:] == sorted(names[1:])
+    labels = [scopes.nth(i).get_attribute("aria-label") for i in range(scopes.count())]
+    names = [label.split(",")[0] for label in labels]
+    assert names[0] == "Shared"
+    assert names[1:] == sorted(names[1:])
     expect(page.get_by_role("link", name=re.compile(r"^changelog-bot, 2 notes, memory off$"))).to_be_visible()
     table = page.get_by_role("table", name="Notes in Shared")
     expect(table.get_by_role("columnheader")).to_have_text(["Name", "Type", "Age", "Size", "Description"])
@@ -46,7 +48,9 @@ def test_scopes_shared_first_with_memory_off_tag_and_file_details(page: Any, ser
     snap(page, "memory-prompt")
 
 
-def test_edit_and_save_writes_the_file_and_the_history(page: Any, server: BrainServer, workspace: Path) -> None:
+def test_edit_and_save_writes_the_file_and_the_history(
+    page: Any, server: BrainServer, workspace: Path
+) -> None:
     open_note(page, server, "shared", "team-calendar.md")
     editor = page.get_by_role("textbox", name="Markdown of memory/shared/team-calendar.md")
     editor.click()
@@ -58,7 +62,8 @@ def test_edit_and_save_writes_the_file_and_the_history(page: Any, server: BrainS
     text = (workspace / "memory/shared/team-calendar.md").read_text()
     assert text.endswith("A line added in the browser.\n")
     page.get_by_role("button", name="History").click()
-    expect(page.get_by_role("region", name="History").get_by_role("listitem").first).to_contain_text("put by anonymous via graphql")
+    latest = page.get_by_role("region", name="History").get_by_role("listitem").first
+    expect(latest).to_contain_text("put by anonymous via graphql")
     snap(page, "memory-saved-history")
 
 
@@ -80,7 +85,9 @@ def test_wikilink_completion_and_problems_inline(page: Any, server: BrainServer)
     assert "See [[glossary]]" in editor_text(page, "memory/on-call/incident-2026-11-03.md")
 
 
-def test_a_conflicting_save_is_refused_and_shows_both_versions(page: Any, server: BrainServer, workspace: Path) -> None:
+def test_a_conflicting_save_is_refused_and_shows_both_versions(
+    page: Any, server: BrainServer, workspace: Path
+) -> None:
     note = workspace / "memory/shared/team-roster.md"
     open_note(page, server, "shared", "team-roster.md")
     page.get_by_role("textbox", name="Markdown of memory/shared/team-roster.md").click()
@@ -91,7 +98,8 @@ def test_a_conflicting_save_is_refused_and_shows_both_versions(page: Any, server
     page.get_by_role("button", name="Save", exact=True).click()
     banner = page.get_by_role("alert").filter(has_text="Conflict: not saved")
     expect(banner).to_be_visible()
-    expect(banner.get_by_role("region", name="On disk now")).to_contain_text("Theirs: written on disk meanwhile.")
+    on_disk = banner.get_by_role("region", name="On disk now")
+    expect(on_disk).to_contain_text("Theirs: written on disk meanwhile.")
     expect(banner.get_by_role("region", name="Your version")).to_contain_text("Mine: from the browser.")
     expect(banner.get_by_role("region", name="Differences")).to_contain_text("+ Mine: from the browser.")
     assert note.read_text() == theirs  # nothing lost: the refused write left the file alone
@@ -101,7 +109,9 @@ def test_a_conflicting_save_is_refused_and_shows_both_versions(page: Any, server
     assert "Mine: from the browser." in note.read_text()
 
 
-def test_new_memory_starts_with_the_frontmatter_skeleton(page: Any, server: BrainServer, workspace: Path) -> None:
+def test_new_memory_starts_with_the_frontmatter_skeleton(
+    page: Any, server: BrainServer, workspace: Path
+) -> None:
     page.goto(f"{server.base}/#/memory/release-writer")
     page.get_by_role("button", name="+ New memory").click()
     dialog = page.get_by_role("dialog", name="New memory in release-writer")
@@ -127,7 +137,9 @@ def test_delete_asks_first_and_names_the_path(page: Any, server: BrainServer, wo
     expect(dialog).to_have_count(0)
     assert victim.exists()
     page.get_by_role("button", name="Delete", exact=True).click()
-    page.get_by_role("dialog").get_by_role("button", name=f"Delete memory/code-reviewer/{victim.name}").click()
+    path = f"memory/code-reviewer/{victim.name}"
+    confirm = page.get_by_role("dialog").get_by_role("button", name=f"Delete {path}")
+    confirm.click()
     expect(page.get_by_role("heading", name="code-reviewer")).to_be_visible()
     assert not victim.exists()
     expect(page.get_by_role("link", name=victim.stem, exact=True)).to_have_count(0)
@@ -144,7 +156,9 @@ def test_rename_moves_the_file(page: Any, server: BrainServer, workspace: Path) 
     assert not (workspace / "memory/shared/customer-tiers.md").exists()
 
 
-def test_a_note_written_on_disk_appears_without_a_reload(page: Any, server: BrainServer, workspace: Path) -> None:
+def test_a_note_written_on_disk_appears_without_a_reload(
+    page: Any, server: BrainServer, workspace: Path
+) -> None:
     page.goto(server.base + "/")
     expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
     (workspace / "memory/shared/written-on-disk.md").write_text(
@@ -165,7 +179,9 @@ def test_reconnects_after_the_server_restarts(
     expect(live).to_have_text("Live")
     server.stop()
     expect(live).to_have_text("Reconnecting…")
-    (workspace / "memory/shared/after-restart.md").write_text("---\ndescription: Written while brain was down.\n---\n")
+    (workspace / "memory/shared/after-restart.md").write_text(
+        "---\ndescription: Written while brain was down.\n---\n"
+    )
     server.start()
     expect(live).to_have_text("Live", timeout=30_000)
     expect(page.get_by_role("link", name="after-restart", exact=True)).to_be_visible()

@@ -33,7 +33,9 @@ def test_the_app_and_its_files_need_no_token_and_come_from_brain(served: BrainSe
     assert index.headers["content-type"].startswith("text/html")
     assert index.headers["cache-control"] == "no-cache"
     csp = index.headers["content-security-policy"]
-    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "connect-src 'self'" in csp
+    assert "default-src 'none'" in csp
+    assert "script-src 'self'" in csp
+    assert "connect-src 'self'" in csp
     assets = re.findall(r'(?:src|href)="(/?assets/[^"]+)"', index.text)
     assert len(assets) == 2
     for asset in assets:
@@ -41,12 +43,14 @@ def test_the_app_and_its_files_need_no_token_and_come_from_brain(served: BrainSe
         assert got.status_code == 200, asset
         assert "immutable" in got.headers["cache-control"]
         # No CDN, no outside fonts: nothing the page loads names another host.
-        assert not re.search(rb"https?://(?!www\.w3\.org/)[a-z0-9.-]+\.[a-z]{2,}/[\w./-]*\.(?:js|css|woff2?)", got.content)
+        outside = rb"https?://(?!www\.w3\.org/)[a-z0-9.-]+\.[a-z]{2,}/[\w./-]*\.(?:js|css|woff2?)"
+        assert not re.search(outside, got.content)
     assert httpx.get(served.base + "/favicon.ico").headers["content-type"] == "image/svg+xml"
 
 
 def test_data_still_needs_a_token(served: BrainServer) -> None:
-    assert httpx.post(served.base + "/graphql", json={"query": "{ memoryScopes { scope } }"}).status_code == 401
+    anonymous = httpx.post(served.base + "/graphql", json={"query": "{ memoryScopes { scope } }"})
+    assert anonymous.status_code == 401
     ok = httpx.post(served.base + "/graphql", json={"query": "{ memoryScopes { scope } }"},
                     headers={"Authorization": "Bearer t0ken"})
     assert ok.json() == {"data": {"memoryScopes": [{"scope": "shared"}]}}
@@ -62,7 +66,8 @@ def test_paths_outside_the_assets_folder_are_refused(served: BrainServer) -> Non
 def test_a_browser_at_graphql_gets_links_not_a_404(served: BrainServer) -> None:
     page = httpx.get(served.base + "/graphql", headers={"Accept": "text/html"})
     assert page.status_code == 200
-    assert 'href="/"' in page.text and 'href="/schema.graphql"' in page.text
+    assert 'href="/"' in page.text
+    assert 'href="/schema.graphql"' in page.text
     sdl = httpx.get(served.base + "/schema.graphql").text
     assert sdl == (REPO / "schema" / "brain.graphql").read_text()
 
