@@ -1,14 +1,18 @@
 """The whole graph in one compact answer, for a workspace overview (the web UI's graph view).
 
 `neighborhood` answers one node's surroundings as full objects; drawing every note at once
-needs every node and edge, and tens of thousands of typed edge objects cost more to resolve
-than to draw. So nodes are small objects and edges are three parallel lists of scalars
-(`edgeSources[i]` -> `edgeTargets[i]` with `edgeStatus[i]`), indexes into `nodes`.
+needs every node and edge, and resolving tens of thousands of typed objects (or list items:
+graphql-core completes each one) takes seconds at 10,000 notes. So `nodes` are small typed
+objects for those who want them, and `columns` is the same graph as one JSON value of
+parallel arrays, which costs no more than its JSON encoding (the web UI asks for that).
 """
 
 from __future__ import annotations
 
+from typing import cast
+
 import strawberry
+from strawberry.scalars import JSON
 
 from brain import model
 from brain.api.context import Info
@@ -42,6 +46,23 @@ class GraphOverview:
         description="Each LINKS_TO edge's status; null for REMEMBERS (agent -> its memory)."
     )
     truncated: bool = strawberry.field(description="`limit` cut the memories short.")
+
+    @field(description=(
+        "The same graph as parallel arrays, one JSON object: `id`, `kind`, `label`, `scope`, "
+        "`type` (lower case or null), `problems`, `memoryOff` per node, and `source`, `target` "
+        "(node indexes) and `status` (`resolved`, `broken`, `ambiguous`, `missing-anchor`, or "
+        "null for REMEMBERS) per edge."
+    ))
+    def columns(self) -> JSON:
+        nodes = self.nodes
+        return cast(JSON, {
+            "id": [str(n.id) for n in nodes], "kind": [n.kind for n in nodes],
+            "label": [n.label for n in nodes], "scope": [n.scope for n in nodes],
+            "type": [n.type.value if n.type else None for n in nodes],
+            "problems": [n.problems for n in nodes], "memoryOff": [n.memory_off for n in nodes],
+            "source": self.edge_sources, "target": self.edge_targets,
+            "status": [s.value if s else None for s in self.edge_status],
+        })
 
 
 def build_overview(info: Info, limit: int) -> GraphOverview:

@@ -29,7 +29,7 @@ from brain.api.rest import ADDR, actor_of
 from brain.api.rest import _file as check_file
 from brain.api.rest import _scope as check_scope
 from brain.ingest import content_hash
-from brain.model import sorted_problems
+from brain.model import SHARED_SCOPE, sorted_problems
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.catalog import NoteInfo, summarize
@@ -69,6 +69,7 @@ class MemoryScope:
     )
     defined: bool = strawberry.field(description="Its agent has a definition in agents/ (true for shared).")
     description: str = strawberry.field(description="The agent's description, if any.")
+    file_count: int = strawberry.field(description="How many notes it holds.")
     files: list[MemoryFileInfo]
 
     @classmethod
@@ -78,7 +79,7 @@ class MemoryScope:
             scope=info.scope, agent=None if agent is None else agent.name, memory_off=info.memory_off,
             defined=True if agent is None else agent.defined,
             description="" if agent is None else agent.description,
-            files=[MemoryFileInfo.of(n, now) for n in info.notes],
+            file_count=len(info.notes), files=[MemoryFileInfo.of(n, now) for n in info.notes],
         )
 
 
@@ -115,6 +116,18 @@ def _actor(info: Info) -> Actor:
     return actor_of(info.context.principal, "graphql")
 
 
+def _scope_info(service: MemoryService, actor: Actor, scope: str) -> ScopeInfo | None:
+    """One entry of `service.scopes(actor)`, without listing every other folder."""
+    if scope == SHARED_SCOPE:
+        return ScopeInfo(SHARED_SCOPE, None, service.notes(SHARED_SCOPE))
+    if not actor.can_see(scope):
+        return None
+    state = next((a for a in service.agents.all() if a.name == scope), None)
+    if state is None or not (state.memory_enabled or state.has_folder):
+        return None
+    return ScopeInfo(scope, state, service.notes(scope))
+
+
 def _read(info: Info, scope: str, file: str) -> MemoryFileContent:
     service, actor = _service(info), _actor(info)
     scope = check_scope(scope)
@@ -145,6 +158,12 @@ class ReviewQuery:
         scopes = await in_thread(service.scopes, actor)
         now = service.clock()
         return [MemoryScope.of(s, now) for s in scopes]
+
+    @field(description="One memory folder the caller may see, with its files; null if there is none.")
+    async def memory_scope(self, info: Info, scope: str) -> MemoryScope | None:
+        service, actor = _service(info), _actor(info)
+        found = await in_thread(_scope_info, service, actor, scope)
+        return None if found is None else MemoryScope.of(found, service.clock())
 
     @field(description="One note's text and hash by scope and file name; null if it does not exist.")
     async def memory_file(self, info: Info, scope: str, file: str) -> MemoryFileContent | None:

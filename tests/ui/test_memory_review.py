@@ -39,7 +39,7 @@ def test_scopes_shared_first_with_memory_off_tag_and_file_details(page: Any, ser
     )
     snap(page, "memory-list")
     page.get_by_role("link", name=re.compile("^changelog-bot")).click()
-    expect(page.get_by_role("heading", name="changelog-bot")).to_be_visible()
+    expect(page.get_by_role("heading", name="changelog-bot", exact=True)).to_be_visible()
     expect(page.get_by_text("this folder outlived its agent")).to_be_visible()
     page.get_by_role("link", name=re.compile("^release-writer")).click()
     prompt = page.get_by_label("The ## Your memory block of release-writer")
@@ -140,7 +140,7 @@ def test_delete_asks_first_and_names_the_path(page: Any, server: BrainServer, wo
     path = f"memory/code-reviewer/{victim.name}"
     confirm = page.get_by_role("dialog").get_by_role("button", name=f"Delete {path}")
     confirm.click()
-    expect(page.get_by_role("heading", name="code-reviewer")).to_be_visible()
+    expect(page.get_by_role("heading", name="code-reviewer", exact=True)).to_be_visible()
     assert not victim.exists()
     expect(page.get_by_role("link", name=victim.stem, exact=True)).to_have_count(0)
 

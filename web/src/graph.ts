@@ -11,8 +11,10 @@ import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './l
 import * as ops from './ops';
 import type { View } from './main';
 
-type OverviewNode = { id: string; kind: string; label: string; scope: string | null; type: string | null; problems: number; memoryOff: boolean };
-type Overview = { truncated: boolean; edgeSources: number[]; edgeTargets: number[]; edgeStatus: (string | null)[]; nodes: OverviewNode[] };
+type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];
+  problems: number[]; memoryOff: boolean[]; source: number[]; target: number[]; status: (string | null)[] };
+type Overview = { truncated: boolean; columns: Columns };
+const STATUS_OF: Record<string, string> = { resolved: 'RESOLVED', broken: 'BROKEN', ambiguous: 'AMBIGUOUS', 'missing-anchor': 'MISSING_ANCHOR' };
 type NbNode = { __typename: string; id: string; name?: string; scope?: string; type?: string | null; problems?: { code: string }[]; memoryOff?: boolean; target?: string };
 type Neighborhood = { truncated: boolean; nodes: NbNode[]; edges: { type: string; source: string; target: string; link: { status: string } | null }[] };
 type LinkInfo = { text: string; line: number; column: number; status: string; targetId: string; source: { id: string; path: string }; target: { __typename: string; id?: string } };
@@ -107,14 +109,19 @@ export class GraphView implements View {
       this.failed(e);
       return;
     }
-    const positions = clusterLayout(data.nodes.map((n) => ({ cluster: clusterOf(attrs(n)) })));
+    const c = data.columns;
+    const nodes: NodeAttrs[] = c.id.map((_, i) => ({
+      kind: c.kind[i], label: c.label[i], scope: c.scope[i], memType: c.type[i]?.toUpperCase() ?? null,
+      problems: c.problems[i], memoryOff: c.memoryOff[i],
+    }));
+    const positions = clusterLayout(nodes.map((n) => ({ cluster: clusterOf(n) })));
     const g = this.graph;
     g.clear();
-    data.nodes.forEach((n, i) => g.addNode(n.id, { ...attrs(n), x: positions[i].x, y: positions[i].y }));
-    for (let i = 0; i < data.edgeSources.length; i++) {
-      const status = data.edgeStatus[i];
-      if (data.edgeSources[i] === data.edgeTargets[i]) continue;  // a note linking to itself: nothing to draw
-      g.addEdge(data.nodes[data.edgeSources[i]].id, data.nodes[data.edgeTargets[i]].id, { status });
+    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y }));
+    for (let i = 0; i < c.source.length; i++) {
+      if (c.source[i] === c.target[i]) continue;  // a note linking to itself: nothing to draw
+      const status = c.status[i];
+      g.addEdge(c.id[c.source[i]], c.id[c.target[i]], { status: status === null ? null : STATUS_OF[status] ?? 'RESOLVED' });
     }
     this.layoutSmall(100);  // small workspaces get a force layout; big ones keep the clusters
     this.styleAll();
@@ -358,10 +365,6 @@ export class GraphView implements View {
       d.wantedBy ? [h('h3', {}, `Wanted by (${d.wantedBy.length})`), h('ul', { class: 'links' }, d.wantedBy.map((l) => linkItem(l, l.source.id)))] : null,
       d.backlinks ? [h('h3', {}, `Backlinks (${d.backlinks.length})`), h('ul', { class: 'links' }, d.backlinks.map((l) => linkItem(l, l.source.id)))] : null);
   }
-}
-
-function attrs(n: OverviewNode): NodeAttrs {
-  return { kind: n.kind, label: n.label, scope: n.scope, memType: n.type, problems: n.problems, memoryOff: n.memoryOff };
 }
 
 function labelOfId(id: string): string {

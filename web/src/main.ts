@@ -1,7 +1,7 @@
 // The app shell: header (views, live state, token), hash routing, and live events to views.
 import './app.css';
-import { AuthRequired, setAuthHandler, token } from './api';
-import { clear, h } from './dom';
+import { ApiError, AuthRequired, setAuthHandler, token } from './api';
+import { clear, h, toast } from './dom';
 import { Live, type ChangeEvent, type LiveState } from './live';
 import { parseRoute, routeHash, type Route } from './logic';
 
@@ -60,7 +60,9 @@ async function route(): Promise<void> {
   try {
     await v.show(r);
   } catch (e) {
-    if (!(e instanceof AuthRequired)) throw e;
+    if (e instanceof AuthRequired) return;  // the sign-in dialog is up; the route runs again after
+    if (e instanceof ApiError) { toast(e.message, 'error'); return; }
+    throw e;
   }
 }
 

@@ -10,7 +10,7 @@ import * as ops from './ops';
 import type { View } from './main';
 
 export type FileInfo = { scope: string; file: string; name: string; path: string; type: string | null; description: string; size: number; modifiedAt: number; age: string };
-export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; files: FileInfo[] };
+export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; fileCount: number };
 type Loaded = { text: string; hash: string; info: FileInfo; problems: Problem[] };
 type WriteResult = { ok: boolean; path: string | null; hash: string | null; previousHash: string | null; refusal: { code: string; message: string; text: string } | null };
 type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null };
@@ -28,6 +28,9 @@ export class MemoryView implements View {
   private readonly nav = h('nav', { class: 'scopes', 'aria-label': 'Memory scopes' });
   private readonly body = h('section', { class: 'scope-body', 'aria-live': 'off' });
   private scopes: Scope[] = [];
+  private scopesLoaded: Promise<void> | null = null;
+  /** Files by scope, loaded when a scope is shown; a change in a scope drops its entry. */
+  private files = new Map<string, Promise<FileInfo[]>>();
   private entities: LinkCandidate[] | null = null;
   private route: Route & { view: 'memory' } = { view: 'memory' };
   private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
@@ -39,30 +42,46 @@ export class MemoryView implements View {
 
   async show(route: Route): Promise<void> {
     if (route.view !== 'memory') return;
-    this.route = route;
-    await this.loadScopes();
-    if (!route.scope) {
-      this.route = { view: 'memory', scope: this.scopes[0]?.scope ?? SHARED };
+    this.route = route.scope ? route : { ...route, scope: SHARED };
+    // The nav (every scope, counted) and this scope's files load side by side.
+    const nav = (this.scopesLoaded ??= this.loadScopes().then(() => this.renderNav()));
+    try {
+      await Promise.all([
+        this.route.file ? this.openFile(this.route.scope!, this.route.file, this.route.line) : this.renderScope(), nav,
+      ]);
+    } catch (e) {
+      this.scopesLoaded = null;  // e.g. a token is needed: try again after signing in
+      throw e;
     }
     this.renderNav();
-    if (this.route.file) await this.openFile(this.route.scope!, this.route.file, this.route.line);
-    else this.renderScope();
   }
 
   changed(events: ChangeEvent[]): void {
     const touchesMemory = events.some((e) => e.id === '*' || e.id.startsWith('memory:') || e.id.startsWith('agent:'));
-    if (!touchesMemory || !this.el.isConnected) return;
-    void this.loadScopes().then(() => {
-      this.renderNav();
-      if (!this.open) { this.renderScope(); return; }
-      const id = `memory:${this.open.scope}/${this.open.file.replace(/\.md$/, '')}`;
-      if (events.some((e) => e.id === '*' || e.id === id || (e.kind === 'RELINKED'))) void this.refreshOpen();
-    });
+    if (!touchesMemory) return;
+    if (events.some((e) => e.id === '*' || e.id.startsWith('agent:'))) this.files.clear();
+    for (const e of events) if (e.scope) this.files.delete(e.scope);
+    if (!this.el.isConnected) { this.scopesLoaded = null; return; }
+    this.scopesLoaded = this.loadScopes().then(() => this.renderNav());
+    this.scopesLoaded.catch(() => { this.scopesLoaded = null; });
+    if (!this.open) { this.renderScope().catch((e: Error) => toast(e.message, 'error')); return; }
+    const id = `memory:${this.open.scope}/${this.open.file.replace(/\.md$/, '')}`;
+    if (events.some((e) => e.id === '*' || e.id === id || e.kind === 'RELINKED')) void this.refreshOpen();
   }
 
   private async loadScopes(): Promise<void> {
     const data = await gql<{ memoryScopes: Scope[] }>(ops.MEMORY_SCOPES);
     this.scopes = data.memoryScopes;
+  }
+
+  private filesOf(scope: string): Promise<FileInfo[]> {
+    let found = this.files.get(scope);
+    if (!found) {
+      found = gql<{ memoryScope: { files: FileInfo[] } | null }>(ops.MEMORY_SCOPE, { scope }).then((d) => d.memoryScope?.files ?? []);
+      found.catch(() => this.files.delete(scope));
+      this.files.set(scope, found);
+    }
+    return found;
   }
 
   private scope(name: string | undefined): Scope | undefined {
@@ -74,16 +93,25 @@ export class MemoryView implements View {
       h('a', {
         href: routeHash({ view: 'memory', scope: s.scope }),
         'aria-current': s.scope === this.route.scope ? 'page' : null,
-        'aria-label': `${s.scope === SHARED ? 'Shared' : s.scope}, ${s.files.length} notes${s.memoryOff ? ', memory off' : ''}`,
+        'aria-label': `${s.scope === SHARED ? 'Shared' : s.scope}, ${s.fileCount} notes${s.memoryOff ? ', memory off' : ''}`,
       },
       h('span', { class: 'scope-name' }, s.scope === SHARED ? 'Shared' : s.scope),
       s.memoryOff ? h('span', { class: 'tag off', title: s.defined ? 'Its definition does not set memory: true' : 'It has no definition in agents/' }, 'memory off') : null,
-      h('span', { class: 'count' }, String(s.files.length)))))));
+      h('span', { class: 'count' }, String(s.fileCount)))))));
   }
 
-  private renderScope(): void {
+  private async renderScope(): Promise<void> {
+    const name = this.route.scope ?? SHARED;
+    const [files, scopeInfo] = await Promise.all([
+      this.filesOf(name),
+      // The heading needs the scope's agent and memory-off state: from the nav when it is there.
+      this.scope(name) ? Promise.resolve(this.scope(name)) : gql<{ memoryScope: Scope | null }>(
+        `query($scope: String!) { memoryScope(scope: $scope) { scope agent memoryOff defined description fileCount } }`, { scope: name },
+      ).then((d) => d.memoryScope ?? undefined),
+    ]);
+    if (this.route.file || (this.route.scope ?? SHARED) !== name) return;  // the person moved on
     this.closeEditor();
-    const s = this.scope(this.route.scope);
+    const s = scopeInfo && { ...scopeInfo, files };
     if (!s) {
       clear(this.body, h('p', { class: 'empty' }, `There is no memory scope “${this.route.scope}”.`));
       return;
@@ -135,9 +163,11 @@ export class MemoryView implements View {
     }
   }
 
+  private linkFiles: { own: FileInfo[]; shared: FileInfo[] } = { own: [], shared: [] };
+
   private candidates(scope: string): LinkCandidate[] {
-    const own = this.scope(scope)?.files ?? [];
-    const shared = scope === SHARED ? [] : this.scope(SHARED)?.files ?? [];
+    const { own, shared } = this.linkFiles;
+    void scope;
     return [
       ...own.map((f) => ({ name: f.name, detail: f.description, scope: f.scope })),
       ...shared.map((f) => ({ name: f.name, detail: f.description, scope: SHARED })),
@@ -178,7 +208,10 @@ export class MemoryView implements View {
     }
     this.closeEditor();
     // CodeMirror loads with the first note opened, not with the list.
-    const [loaded, { createEditor, goToLine }] = await Promise.all([this.fetchFile(scope, file), loadEditor(), this.loadEntities()]);
+    const [loaded, { createEditor, goToLine }, own, shared] = await Promise.all([
+      this.fetchFile(scope, file), loadEditor(), this.filesOf(scope),
+      scope === SHARED ? Promise.resolve([]) : this.filesOf(SHARED), this.loadEntities()]);
+    this.linkFiles = { own, shared };
     if (!loaded) {
       clear(this.body, h('p', { class: 'empty' }, `memory/${scope}/${file} does not exist (any more).`),
         h('a', { href: routeHash({ view: 'memory', scope }) }, `Back to ${scope === SHARED ? 'Shared' : scope}`));
@@ -328,7 +361,7 @@ export class MemoryView implements View {
           scope: s.scope, file: name.file, content: newMemorySkeleton(type.value), expectedHash: '',
         })).memoryWrite;
         if (!r.ok) { error.textContent = r.refusal?.message ?? 'refused'; return true; }
-        await this.loadScopes();
+        this.files.delete(s.scope);
         location.hash = routeHash({ view: 'memory', scope: s.scope, file: name.file, line: 2 });
         return false;
       } },
@@ -351,6 +384,7 @@ export class MemoryView implements View {
         }
         toast(`Deleted ${path}`);
         this.closeEditor();
+        this.files.delete(o.scope);
         location.hash = routeHash({ view: 'memory', scope: o.scope });
       } },
       { label: 'Cancel', action: () => {} },
@@ -378,7 +412,8 @@ export class MemoryView implements View {
         if (!r.ok) { error.textContent = r.refusal?.message ?? 'refused'; return true; }
         toast(`Renamed to ${r.path}`);
         this.closeEditor();
-        await this.loadScopes();
+        this.files.delete(o.scope);
+        this.files.delete(scope.value);
         location.hash = routeHash({ view: 'memory', scope: scope.value, file: name.file });
         return false;
       } },

@@ -2,7 +2,9 @@
 
 export const PROBLEM_FIELDS = 'code severity path message line column length fix target';
 
-export const MEMORY_SCOPES = `query MemoryScopes { memoryScopes { scope agent memoryOff defined description
+export const MEMORY_SCOPES = `query MemoryScopes { memoryScopes { scope agent memoryOff defined description fileCount } }`;
+
+export const MEMORY_SCOPE = `query MemoryScope($scope: String!) { memoryScope(scope: $scope) {
   files { scope file name path type description size modifiedAt age } } }`;
 
 export const MEMORY_FILE = `query MemoryFile($scope: String!, $file: String!) { memoryFile(scope: $scope, file: $file) {
@@ -33,8 +35,7 @@ export const LINK_REPORT = `query LinkReport { linkReport { total errors warning
 export const PROBLEMS = `query Problems($after: String) { problems(first: 100, after: $after) {
   totalCount pageInfo { hasNextPage endCursor } nodes { ${PROBLEM_FIELDS} } } }`;
 
-export const OVERVIEW = `query Overview { graphOverview { truncated edgeSources edgeTargets edgeStatus
-  nodes { id kind label scope type problems memoryOff } } }`;
+export const OVERVIEW = `query Overview { graphOverview { truncated columns } }`;
 
 export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighborhood(id: $id, depth: $depth, limit: 500) {
   truncated
