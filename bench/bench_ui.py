@@ -81,7 +81,8 @@ def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], fl
     page = new_page(browser)
     try:
         page.goto(f"{base}/#/graph")
-        took = float(page.evaluate(WAIT, [0, "/^Whole workspace: /.test(document.querySelector('.graph-status')?.textContent ?? '')"]))
+        drawn = "/^Whole workspace: /.test(document.querySelector('.graph-status')?.textContent ?? '')"
+        took = float(page.evaluate(WAIT, [0, drawn]))
         heap = float(page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : NaN")) / 2**20
         frames = pan(page)
         return took, frames, heap
@@ -92,7 +93,8 @@ def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], fl
 def pan(page: Any) -> dict[str, float]:
     """Drags the camera for about a second; the frame times say whether it stays interactive."""
     page.evaluate("""() => { window.__frames = []; let last = performance.now();
-      const tick = (t) => { window.__frames.push(t - last); last = t; if (window.__frames.length < 400) requestAnimationFrame(tick); };
+      const tick = (t) => { window.__frames.push(t - last); last = t;
+        if (window.__frames.length < 400) requestAnimationFrame(tick); };
       requestAnimationFrame(tick); }""")
     box = page.locator(".graph-canvas").bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -138,13 +140,15 @@ def expands(browser: Any, base: str, ids: list[str], samples: int, rng: random.R
             label = node.removeprefix("memory:")
             page.wait_for_function(
                 "([label, name]) => (document.querySelector('.graph-status')?.textContent ?? '')"
-                ".startsWith(`Around ${label}, `) && document.querySelector('.details h2')?.textContent === name"
+                ".startsWith(`Around ${label}, `)"
+                " && document.querySelector('.details h2')?.textContent === name"
                 " && document.querySelector('.details ul.links button')",
                 arg=[label, label.split("/")[1]],
             )
             button = page.locator(".details ul.links button").first
             label = button.inner_text()
-            check = f"(document.querySelector('.graph-status')?.textContent ?? '').includes({json.dumps('from ' + label + ')')})"
+            done = json.dumps(f"from {label})")
+            check = f"(document.querySelector('.graph-status')?.textContent ?? '').includes({done})"
             handle = button.element_handle()
             took.append(float(page.evaluate(
                 "async ([b, wait, check]) => { const t0 = performance.now(); b.click();"
