@@ -26,7 +26,7 @@ const KIND_OF_TYPENAME: Record<string, string> = { Memory: 'memory', Agent: 'age
 
 export class GraphView implements View {
   readonly el = h('div', { class: 'graph-view' });
-  private readonly graph = new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
+  private graph = newGraph();
   private sigma: Sigma | null = null;
   private readonly canvas = h('div', { class: 'graph-canvas', role: 'img', 'aria-label': 'Graph drawing' });
   private readonly panel = h('aside', { class: 'details', 'aria-label': 'Details' });
@@ -84,6 +84,13 @@ export class GraphView implements View {
     if (this.selected) void this.details(this.selected);
   }
 
+  private setGraph(g: Graph): void {
+    // Arrow heads cost a second program per edge: big drawings get plain lines.
+    this.sigma?.setSetting('defaultEdgeType', g.size > 5000 ? 'line' : 'arrow');
+    this.sigma?.setGraph(g);
+    this.graph = g;
+  }
+
   private ensureSigma(): void {
     if (this.sigma) return;
     this.sigma = new Sigma(this.graph, this.canvas, {
@@ -115,18 +122,19 @@ export class GraphView implements View {
       problems: c.problems[i], memoryOff: c.memoryOff[i],
     }));
     const positions = clusterLayout(nodes.map((n) => ({ cluster: clusterOf(n) })));
-    const g = this.graph;
-    g.clear();
+    // Built apart from sigma, then handed over: sigma does per-edge work on every addEdge event.
+    const g = newGraph();
     nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y }));
     for (let i = 0; i < c.source.length; i++) {
       if (c.source[i] === c.target[i]) continue;  // a note linking to itself: nothing to draw
       const status = c.status[i];
       g.addEdge(c.id[c.source[i]], c.id[c.target[i]], { status: status === null ? null : STATUS_OF[status] ?? 'RESOLVED' });
     }
-    this.layoutSmall(100);  // small workspaces get a force layout; big ones keep the clusters
-    this.styleAll();
+    if (g.order <= 2000) layoutSmall(g, 100);  // small workspaces get a force layout; big ones keep the clusters
+    this.styleAll(g);
+    this.setGraph(g);
     this.fillAgentFilter();
-    this.applyFilters();
+    this.applyFilters(false);
     this.sigma?.getCamera().animatedReset({ duration: 0 });
     this.report(data.truncated ? ' (memories cut at the limit)' : '', 'Whole workspace');
   }
@@ -142,12 +150,13 @@ export class GraphView implements View {
       return;
     }
     if (!nb) { this.status.textContent = `There is no node ${id}.`; return; }
-    this.graph.clear();
-    this.merge(nb, null);
-    this.layoutSmall();
-    this.styleAll();
+    const g = newGraph();
+    merge(g, nb, null);
+    layoutSmall(g);
+    this.styleAll(g);
+    this.setGraph(g);
     this.fillAgentFilter();
-    this.applyFilters();
+    this.applyFilters(false);
     this.sigma?.getCamera().animatedReset({ duration: 0 });
     await this.select(id, false);
     this.report(nb.truncated ? ' (cut at 500 nodes)' : '', `Around ${labelOfId(id)}, depth ${this.depth.value}`);
@@ -158,37 +167,12 @@ export class GraphView implements View {
     const nb = (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: 1 })).neighborhood;
     if (!nb) return;
     const before = this.graph.order;
-    this.merge(nb, id);
-    if (this.mode?.kind === 'focus' && this.graph.order < 1500) this.layoutSmall(4);
+    merge(this.graph, nb, id);
+    if (this.mode?.kind === 'focus' && this.graph.order < 1500) layoutSmall(this.graph, 4);
     this.styleAll();
     this.fillAgentFilter();
     this.applyFilters();
     this.report(` (+${this.graph.order - before} from ${labelOfId(id)})`, this.mode?.kind === 'overview' ? 'Whole workspace' : 'Explored');
-  }
-
-  private merge(nb: Neighborhood, around: string | null): void {
-    const g = this.graph;
-    const centre = around && g.hasNode(around) ? g.getNodeAttributes(around) as { x: number; y: number } : { x: 0, y: 0 };
-    nb.nodes.forEach((n, i) => {
-      if (g.hasNode(n.id)) return;
-      const a: NodeAttrs = {
-        kind: KIND_OF_TYPENAME[n.__typename] ?? 'memory',
-        label: n.name ?? n.target ?? n.id, scope: n.scope ?? (n.__typename === 'Agent' ? n.name ?? null : null),
-        memType: n.type ?? null, problems: n.problems?.length ?? 0, memoryOff: Boolean(n.memoryOff),
-      };
-      const angle = (i / Math.max(1, nb.nodes.length)) * Math.PI * 2;
-      g.addNode(n.id, { ...a, x: centre.x + Math.cos(angle) * 5 + Math.random(), y: centre.y + Math.sin(angle) * 5 + Math.random() });
-    });
-    for (const e of nb.edges) {
-      const status = e.type === 'REMEMBERS' ? null : e.link?.status ?? 'RESOLVED';
-      const exists = g.edges(e.source, e.target).some((k) => g.getEdgeAttribute(k, 'status') === status);
-      if (!exists && e.source !== e.target && g.hasNode(e.source) && g.hasNode(e.target)) g.addEdge(e.source, e.target, { status });
-    }
-  }
-
-  private layoutSmall(iterations = 80): void {
-    if (this.graph.order > 2000 || this.graph.order < 2) return;
-    forceAtlas2.assign(this.graph, { iterations, settings: { ...forceAtlas2.inferSettings(this.graph), barnesHutOptimize: this.graph.order > 300 } });
   }
 
   private failed(e: unknown): void {
@@ -202,7 +186,7 @@ export class GraphView implements View {
   private report(note: string, what: string): void {
     // Small drawings name every node; big ones only those zoomed in on.
     this.sigma?.setSetting('labelRenderedSizeThreshold', this.graph.order <= 300 ? 0 : 7);
-    const visible = this.graph.filterNodes((n) => !this.isHidden(n)).length;
+    const visible = this.graph.filterNodes((n, a) => !this.isHidden(a, n)).length;
     this.canvas.dataset.nodes = String(this.graph.order);
     this.canvas.dataset.edges = String(this.graph.size);
     this.canvas.setAttribute('aria-label', `${what}: ${this.graph.order} nodes and ${this.graph.size} edges`);
@@ -211,9 +195,27 @@ export class GraphView implements View {
 
   // ------------------------------------------------------------------ look and filters
 
-  /** Look is computed in the reducers (colour, size, label): a colour change is one refresh. */
-  private styleAll(): void {
+  /**
+   * Writes each node's and edge's look (colour, size, label) into its attributes, in place and
+   * without graph events, so sigma's reducers only handle selection and filters: at 10,000
+   * notes a per-frame reducer that computes colours costs seconds on a software renderer.
+   */
+  private styleAll(g: Graph = this.graph): void {
     this.colourMode = this.colourBy.value as ColourBy;
+    g.forEachNode((node, a) => {
+      const n = a as unknown as NodeAttrs;
+      a.color = nodeColour(n, this.colourMode);
+      a.size = nodeSize(n, g.degree(node));
+      a.label = n.kind === 'unresolved' ? `⚠ ${n.label}` : n.memoryOff ? `${n.label} (memory off)` : n.label;
+      a.forceLabel = n.kind === 'agent' || n.kind === 'unresolved';
+      a.zIndex = n.kind === 'unresolved' || n.problems ? 2 : 1;
+    });
+    g.forEachEdge((_e, a) => {
+      const bad = isProblemStatus(a.status as string | null);
+      a.color = edgeColour(a.status as string | null);
+      a.size = bad ? 2.5 : 0.6;
+      a.zIndex = bad ? 2 : 0;
+    });
   }
 
   private fillAgentFilter(): void {
@@ -223,7 +225,7 @@ export class GraphView implements View {
     clear(this.agentFilter, h('option', { value: '' }, 'all scopes'), [...scopes].sort().map((s) => h('option', { value: s, selected: s === current }, s)));
   }
 
-  private applyFilters(): void {
+  private applyFilters(refresh = true): void {
     const status = this.statusFilter.value;
     if (status) {
       const keep = new Set<string>();
@@ -234,13 +236,16 @@ export class GraphView implements View {
     } else {
       this.problemNodes = null;
     }
-    this.styleAll();
-    this.sigma?.refresh();
+    if (refresh) {
+      this.styleAll();
+      this.sigma?.refresh();
+    } else if (this.problemNodes) {
+      this.sigma?.refresh();
+    }
     if (this.mode) this.report('', this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`);
   }
 
-  private isHidden(node: string): boolean {
-    const a = this.graph.getNodeAttributes(node);
+  private isHidden(a: Record<string, unknown>, node: string): boolean {
     const agent = this.agentFilter.value;
     const type = this.typeFilter.value;
     if (agent && a.kind === 'memory' && a.scope !== agent) return true;
@@ -251,25 +256,19 @@ export class GraphView implements View {
   }
 
   private reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
-    if (this.isHidden(node)) return { ...data, hidden: true };
-    const n = data as unknown as NodeAttrs;
-    const look = {
-      ...data, color: nodeColour(n, this.colourMode), size: nodeSize(n, this.graph.degree(node)),
-      label: n.kind === 'unresolved' ? `⚠ ${n.label}` : n.memoryOff ? `${n.label} (memory off)` : n.label,
-      forceLabel: n.kind === 'agent' || n.kind === 'unresolved', zIndex: n.kind === 'unresolved' || n.problems ? 2 : 1,
-    };
-    if (node === this.selected) return { ...look, highlighted: true, forceLabel: true, zIndex: 3 };
-    return look;
+    if (this.isHidden(data, node)) return { ...data, hidden: true };
+    if (node === this.selected) return { ...data, highlighted: true, forceLabel: true, zIndex: 3 };
+    return data;
   }
 
   private reduceEdge(edge: string, data: Record<string, unknown>): Record<string, unknown> {
     const status = this.statusFilter.value;
     const s = data.status as string | null;
     if (status && !(status === 'PROBLEMS' ? isProblemStatus(s) : s === status)) return { ...data, hidden: true };
-    const bad = isProblemStatus(s);
-    const look = { ...data, color: edgeColour(s), size: bad ? 2.5 : 0.6, zIndex: bad ? 2 : 0 };
-    if (this.selected && this.graph.hasExtremity(edge, this.selected)) return { ...look, size: Math.max(1.5, look.size), zIndex: 3 };
-    return look;
+    // The graph sigma draws (during setGraph it is already the new one, `this.graph` maybe not).
+    const graph = this.sigma?.getGraph() ?? this.graph;
+    if (this.selected && graph.hasEdge(edge) && graph.hasExtremity(edge, this.selected)) return { ...data, size: Math.max(1.5, Number(data.size)), zIndex: 3 };
+    return data;
   }
 
   // ------------------------------------------------------------------ find and select
@@ -365,6 +364,34 @@ export class GraphView implements View {
       d.wantedBy ? [h('h3', {}, `Wanted by (${d.wantedBy.length})`), h('ul', { class: 'links' }, d.wantedBy.map((l) => linkItem(l, l.source.id)))] : null,
       d.backlinks ? [h('h3', {}, `Backlinks (${d.backlinks.length})`), h('ul', { class: 'links' }, d.backlinks.map((l) => linkItem(l, l.source.id)))] : null);
   }
+}
+
+function merge(g: Graph, nb: Neighborhood, around: string | null): void {
+  const centre = around && g.hasNode(around) ? g.getNodeAttributes(around) as { x: number; y: number } : { x: 0, y: 0 };
+  nb.nodes.forEach((n, i) => {
+    if (g.hasNode(n.id)) return;
+    const a: NodeAttrs = {
+      kind: KIND_OF_TYPENAME[n.__typename] ?? 'memory',
+      label: n.name ?? n.target ?? n.id, scope: n.scope ?? (n.__typename === 'Agent' ? n.name ?? null : null),
+      memType: n.type ?? null, problems: n.problems?.length ?? 0, memoryOff: Boolean(n.memoryOff),
+    };
+    const angle = (i / Math.max(1, nb.nodes.length)) * Math.PI * 2;
+    g.addNode(n.id, { ...a, x: centre.x + Math.cos(angle) * 5 + Math.random(), y: centre.y + Math.sin(angle) * 5 + Math.random() });
+  });
+  for (const e of nb.edges) {
+    const status = e.type === 'REMEMBERS' ? null : e.link?.status ?? 'RESOLVED';
+    const exists = g.edges(e.source, e.target).some((k) => g.getEdgeAttribute(k, 'status') === status);
+    if (!exists && e.source !== e.target && g.hasNode(e.source) && g.hasNode(e.target)) g.addEdge(e.source, e.target, { status });
+  }
+}
+
+function layoutSmall(g: Graph, iterations = 80): void {
+if (g.order > 2000 || g.order < 2) return;
+forceAtlas2.assign(g, { iterations, settings: { ...forceAtlas2.inferSettings(g), barnesHutOptimize: g.order > 300 } });
+}
+
+function newGraph(): Graph {
+  return new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
 }
 
 function labelOfId(id: string): string {
