@@ -14,7 +14,6 @@ $(STAMP): pyproject.toml
 
 serve: $(STAMP)
 	@bash web/build.sh --if-needed || echo "make serve: the web UI was not built (see above); the API works, / says how to build it"
-	@echo "brain: the web UI will be at http://127.0.0.1:8765/ (GraphQL at /graphql)"
 	$(VENV)/bin/brain serve examples/workspace
 
 # The web UI (web/ -> brain/api/web_dist): Node >= 18 and the npm registry.
