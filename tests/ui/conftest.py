@@ -21,8 +21,10 @@ from tests.ui.server import (
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium per test module. Not per session: Playwright's sync API keeps an event loop
+    running in this thread while it is open, and pytest-asyncio's tests elsewhere need none."""
     missing = chromium_missing()
     if missing:
         if os.environ.get("CI") == "true":
