@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: serve test lint bench clean
+.PHONY: serve test lint bench clean web
 
 $(STAMP): pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,12 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-* && touch $@
 
 serve: $(STAMP)
+	@bash web/build.sh --if-needed || echo "make serve: the web UI was not built (see above); the API works, / says how to build it"
 	$(VENV)/bin/brain serve examples/workspace
+
+# The web UI (web/ -> brain/api/web_dist): Node >= 18 and the npm registry.
+web:
+	bash web/build.sh
 
 test: $(STAMP)
 	bash scripts/test

@@ -1,4 +1,4 @@
-"""The starlette app: `/graphql`, `/healthz`, and the live watcher in its lifespan.
+"""The starlette app: `/graphql`, `/healthz`, the web UI at `/`, and the live watcher in its lifespan.
 
 `build_routes` is where other HTTP APIs join: the memory tool's REST routes (`/api/memory`,
 brain/api/rest.py) are added to that list and get the same host check and bearer tokens.
@@ -29,6 +29,8 @@ from brain.api.middleware import BearerAuthMiddleware
 from brain.api.rest import routes as memory_routes
 from brain.api.schema import build_schema
 from brain.api.view import BrainGraphQL
+from brain.api.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
+from brain.api.web import routes as web_routes
 from brain.ingest import Progress, SyncResult
 
 GRAPHQL_PATH = "/graphql"
@@ -75,6 +77,8 @@ def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
         WebSocketRoute(GRAPHQL_PATH, graphql),
         *memory_routes(),
         *maintenance_routes(),
+        *web_routes(),
+        schema_route(schema.as_str()),
     ]
 
 
@@ -118,7 +122,10 @@ def create_app(
             Middleware(
                 BearerAuthMiddleware,
                 tokens=services.tokens,
-                ide_path=GRAPHQL_PATH if settings.dev else None,
+                open_paths=("/healthz", *OPEN_PATHS),
+                open_prefixes=OPEN_PREFIXES,
+                # A browser opening /graphql gets GraphiQL (--dev) or a page of links: no data.
+                ide_path=GRAPHQL_PATH,
                 known_agents=services.known_agents,
             ),
         ],

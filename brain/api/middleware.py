@@ -80,10 +80,12 @@ class BearerAuthMiddleware:
         open_paths: Collection[str] = ("/healthz",),
         ide_path: str | None = None,
         known_agents: KnownAgents | None = None,
+        open_prefixes: tuple[str, ...] = (),
     ) -> None:
         self.app = app
         self.tokens = tokens
         self.open_paths = frozenset(open_paths)
+        self.open_prefixes = open_prefixes
         self.ide_path = ide_path
         self.known_agents = known_agents
 
@@ -120,7 +122,7 @@ class BearerAuthMiddleware:
 
     def _is_open(self, scope: Scope, headers: Headers) -> bool:
         path: str = scope.get("path", "")
-        if path in self.open_paths:
+        if path in self.open_paths or (self.open_prefixes and path.startswith(self.open_prefixes)):
             return True
         # The GraphiQL page itself (development mode) holds no data; its queries carry the token.
         return (

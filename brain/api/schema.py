@@ -16,12 +16,17 @@ from strawberry.tools import merge_types
 from brain.api.limits import Limits
 from brain.api.maintenance import MaintenanceMutation, MaintenanceQuery, MaintenanceSubscription
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
+from brain.api.overview import OverviewQuery
 from brain.api.queries import GraphQuery
+from brain.api.review import ReviewMutation, ReviewQuery
 from brain.api.search import SearchQuery
 from brain.api.subscriptions import Subscription
 
-QUERY_PARTS: tuple[type, ...] = (GraphQuery, MemoryQuery, MaintenanceQuery, SearchQuery)
-MUTATION_PARTS: tuple[type, ...] = (MemoryMutation, MaintenanceMutation)
+# One part per concern; the web UI's are memory review and the graph overview.
+QUERY_PARTS: tuple[type, ...] = (
+    GraphQuery, MemoryQuery, MaintenanceQuery, SearchQuery, ReviewQuery, OverviewQuery
+)
+MUTATION_PARTS: tuple[type, ...] = (MemoryMutation, MaintenanceMutation, ReviewMutation)
 SUBSCRIPTION_PARTS: tuple[type, ...] = (Subscription, MaintenanceSubscription)
 
 

@@ -151,6 +151,7 @@ def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings
         f"{s.chats} chats, {s.work_items} work items; read in {result.seconds:.2f} s; "
         f"watching {brain.root} (full rescan every {settings.rescan_seconds:g} s)"
     )
+    line += f"\nbrain serve: web UI at {url.removesuffix(GRAPHQL_PATH)}/"
     if settings.dev:
         line += f"\nbrain serve: development mode: GraphiQL at {url}"
     line += f"\nbrain serve: MCP (streamable HTTP) at {url.removesuffix(GRAPHQL_PATH)}/mcp"

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 from cross_web import HTTPException
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -38,6 +39,7 @@ from brain.api.context import Context, Services
 from brain.api.errors import clip, clip_logged_errors
 from brain.api.loaders import Loaders
 from brain.api.middleware import unknown_agent_message
+from brain.api.web import graphql_page, wants_html_page
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"
 SUBSCRIPTION_OVER_HTTP = (
@@ -116,6 +118,11 @@ class BrainGraphQL(GraphQL[Context, None]):
             ) from None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self.services.settings.dev and wants_html_page(
+            Headers(scope=scope).get("accept", ""), scope.get("query_string", b""), scope["method"]
+        ):
+            await graphql_page()(scope, receive, send)
+            return
         if not self.services.brain.ready:
             await _not_ready(scope, receive, send)
             return

@@ -234,8 +234,13 @@ async def test_graphiql_only_in_development(serve: ServerFactory, workspace: Pat
     development = serve(workspace, watch=False, settings=ApiSettings(dev=True))
     html = {"Accept": "text/html"}
     async with httpx.AsyncClient() as client:
-        assert (await client.get(production.graphql, headers=html)).status_code == 404
+        landing = await client.get(production.graphql, headers=html)
         page = await client.get(development.graphql, headers=html)
+    # Without --dev a browser gets a short page of links (the UI, the schema), not GraphiQL.
+    assert landing.status_code == 200
+    assert "graphiql" not in landing.text.lower().replace("an interactive graphiql runs with", "")
+    assert 'href="/"' in landing.text
+    assert 'href="/schema.graphql"' in landing.text
     assert page.status_code == 200
     assert "graphiql" in page.text.lower()
 

@@ -1,0 +1,212 @@
+"""The web UI in headless Chromium against a real `brain serve` on the 10,000-note workload.
+
+    .venv/bin/python bench/bench_ui.py [--notes 10000] [--runs 5] [--samples 30]
+
+Measured (times from the page's own clock, `performance.now()`):
+
+* first rendered memory list: navigation start to the first row of the Shared table;
+* first drawn graph overview: navigation start to every node and edge in the drawing, then
+  one more frame; and whether it stays pannable: frame times while the camera is dragged;
+* open a note: from asking for a note (the route changes) to its editor showing its text;
+* expand a node: from a click on a neighbour in the details panel to its neighbours drawn;
+* the page's JS heap with the overview loaded; the bundle's size, raw and gzipped.
+
+Goals (issue 10): list < 1 s, expand p95 < 100 ms, overview < 3 s and pannable. Client and
+server share the machine. Prints a summary and writes bench/results/ui.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+from bench_api import peak_rss_mb, percentiles, start_server  # noqa: E402
+from workload import generate  # noqa: E402
+
+from tests.ui.server import CHROMIUM, CHROMIUM_ARGS, ensure_built  # noqa: E402
+
+DIST = ROOT / "brain" / "api" / "web_dist"
+
+# Resolves once `check()` is true, polled every animation frame, then waits one more frame so
+# what changed is painted; answers the time it took from `t0`.
+WAIT = """async ([t0, check]) => {
+  const ok = new Function('return (' + check + ')');
+  const deadline = performance.now() + 60000;
+  while (!ok()) {
+    if (performance.now() > deadline) throw new Error('timed out: ' + check);
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+  await new Promise((r) => requestAnimationFrame(r));
+  return performance.now() - t0;
+}"""
+
+
+def new_page(browser: Any) -> Any:
+    # The app's CSP forbids eval; the bench's own probes (wait_for_function) need it.
+    return browser.new_page(viewport={"width": 1400, "height": 860}, bypass_csp=True)
+
+
+def bundle() -> dict[str, float]:
+    files = [p for p in (DIST / "assets").iterdir() if p.is_file()]
+    raw = sum(p.stat().st_size for p in files)
+    gz = sum(len(gzip.compress(p.read_bytes(), 9)) for p in files)
+    first = [DIST / "assets" / "app.js", DIST / "assets" / "app.css"]
+    return {"files": len(files), "raw_kib": round(raw / 1024, 1), "gzip_kib": round(gz / 1024, 1),
+            "entry_gzip_kib": round(sum(len(gzip.compress(p.read_bytes(), 9)) for p in first) / 1024, 1)}
+
+
+def first_list(browser: Any, base: str) -> float:
+    page = new_page(browser)
+    try:
+        page.goto(f"{base}/#/memory/shared")
+        page.wait_for_selector("table.files tbody tr td a")
+        return float(page.evaluate(WAIT, [0, "document.querySelector('table.files tbody tr td a')"]))
+    finally:
+        page.close()
+
+
+def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], float]:
+    page = new_page(browser)
+    try:
+        page.goto(f"{base}/#/graph")
+        drawn = "/^Whole workspace: /.test(document.querySelector('.graph-status')?.textContent ?? '')"
+        took = float(page.evaluate(WAIT, [0, drawn]))
+        heap = float(page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : NaN")) / 2**20
+        frames = pan(page)
+        return took, frames, heap
+    finally:
+        page.close()
+
+
+def pan(page: Any) -> dict[str, float]:
+    """Drags the camera for about a second; the frame times say whether it stays interactive."""
+    page.evaluate("""() => { window.__frames = []; let last = performance.now();
+      const tick = (t) => { window.__frames.push(t - last); last = t;
+        if (window.__frames.length < 400) requestAnimationFrame(tick); };
+      requestAnimationFrame(tick); }""")
+    box = page.locator(".graph-canvas").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    start = time.monotonic()
+    step = 0
+    while time.monotonic() - start < 1.0:
+        step += 1
+        page.mouse.move(x + 200 * ((step % 40) / 40 - 0.5), y + 100 * ((step % 20) / 20 - 0.5))
+    page.mouse.up()
+    frames = [f / 1000 for f in page.evaluate("window.__frames")[2:]]
+    p = percentiles(frames)
+    return {"frame_p50_ms": p["p50_ms"], "frame_p95_ms": p["p95_ms"], "frames": p["n"]}
+
+
+def open_notes(browser: Any, base: str, files: list[str], samples: int, rng: random.Random) -> list[float]:
+    page = new_page(browser)
+    try:
+        page.goto(f"{base}/#/memory/shared")
+        page.wait_for_selector("table.files tbody tr")
+        took: list[float] = []
+        for rel in rng.sample(files, samples):
+            scope, name = rel.split("/")[1:]
+            hash_ = f"#/memory/{scope}/{name}"
+            check = (f"document.querySelector('.scope-head h1')?.textContent === {json.dumps(rel)} "
+                     "&& document.querySelector('.cm-content')?.textContent.length > 0")
+            took.append(float(page.evaluate(
+                "async ([h, wait, check]) => { const t0 = performance.now(); location.hash = h;"
+                " return await (new Function('return ' + wait)())([t0, check]); }",
+                [hash_, WAIT, check])) / 1000)
+        return took
+    finally:
+        page.close()
+
+
+def expands(browser: Any, base: str, ids: list[str], samples: int, rng: random.Random) -> list[float]:
+    page = new_page(browser)
+    took: list[float] = []
+    try:
+        for node in rng.sample(ids, samples):
+            page.goto(f"{base}/#/graph?node={node}")
+            label = node.removeprefix("memory:")
+            page.wait_for_function(
+                "([label, name]) => (document.querySelector('.graph-status')?.textContent ?? '')"
+                ".startsWith(`Around ${label}, `)"
+                " && document.querySelector('.details h2')?.textContent === name"
+                " && document.querySelector('.details ul.links button')",
+                arg=[label, label.split("/")[1]],
+            )
+            button = page.locator(".details ul.links button").first
+            label = button.inner_text()
+            done = json.dumps(f"from {label})")
+            check = f"(document.querySelector('.graph-status')?.textContent ?? '').includes({done})"
+            handle = button.element_handle()
+            took.append(float(page.evaluate(
+                "async ([b, wait, check]) => { const t0 = performance.now(); b.click();"
+                " return await (new Function('return ' + wait)())([t0, check]); }",
+                [handle, WAIT, check])) / 1000)
+        return took
+    finally:
+        page.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    args = parser.parse_args()
+    ensure_built()
+    root = args.cache / f"workload-{args.notes}"
+    if not (root / ".workload.json").exists():
+        generate(root, args.notes)  # brain serve only reads it: the cached copy is used as is
+    files = sorted(str(p.relative_to(root)) for p in (root / "memory").glob("*/*.md"))
+    process, url, ingest_s = start_server(root, "memory")
+    base = url.removesuffix("/graphql")
+    rng = random.Random(7)
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            lists = [first_list(browser, base) for _ in range(args.runs)]
+            overviews = [first_overview(browser, base) for _ in range(args.runs)]
+            opened = open_notes(browser, base, files, args.samples, rng)
+            ids = [f"memory:{f.split('/')[1]}/{f.split('/')[2].removesuffix('.md')}" for f in files]
+            expanded = expands(browser, base, ids, args.samples, rng)
+            browser.close()
+        rss = peak_rss_mb(process.pid)
+    finally:
+        process.terminate()
+        process.wait(30)
+    report = {
+        "notes": args.notes, "cpus": os.cpu_count(), "runs": args.runs, "samples": args.samples,
+        "server_ready_s": ingest_s, "server_peak_rss_mb": round(rss, 1),
+        "first_memory_list_ms": {"median": round(statistics.median(lists)), "all": [round(x) for x in lists]},
+        "first_overview_ms": {"median": round(statistics.median(o[0] for o in overviews)),
+                              "all": [round(o[0]) for o in overviews]},
+        "overview_pan": overviews[len(overviews) // 2][1],
+        "overview_js_heap_mb": round(statistics.median(o[2] for o in overviews), 1),
+        "open_note": percentiles(opened),
+        "expand_node": percentiles(expanded),
+        "bundle": bundle(),
+    }
+    print(json.dumps(report, indent=2))
+    out = HERE / "results" / "ui.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

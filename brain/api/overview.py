@@ -1,0 +1,128 @@
+"""The whole graph in one compact answer, for a workspace overview (the web UI's graph view).
+
+`neighborhood` answers one node's surroundings as full objects; drawing every note at once
+needs every node and edge, and resolving tens of thousands of typed objects (or list items:
+graphql-core completes each one) takes seconds at 10,000 notes. So `nodes` are small typed
+objects for those who want them, and `columns` is the same graph as one JSON value of
+parallel arrays, which costs no more than its JSON encoding (the web UI asks for that).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import strawberry
+from strawberry.scalars import JSON
+
+from brain import model
+from brain.api.context import Info
+from brain.api.enums import LinkStatus, MemoryType
+from brain.api.errors import UserError
+from brain.api.fields import field
+from brain.api.loaders import in_thread
+from brain.api.permissions import ADMIN_ONLY
+from brain.store.base import MemoryFilter
+
+MAX_OVERVIEW_NODES = 200_000
+
+
+@strawberry.type(description="A node of the overview: just what a drawing needs.")
+class OverviewNode:
+    id: strawberry.ID
+    kind: str = strawberry.field(description="memory, agent, workflow, chat, work-item or unresolved.")
+    label: str = strawberry.field(description="A memory's or entity's name, an agent's name, a target.")
+    scope: str | None = strawberry.field(description="A memory's scope; an agent's own name.")
+    type: MemoryType | None
+    problems: int = strawberry.field(description="A memory's own problems and those of its links.")
+    memory_off: bool = strawberry.field(description="An agent whose memory is off.")
+
+
+@strawberry.type(description="Every node, and every edge as parallel lists of node indexes.")
+class GraphOverview:
+    nodes: list[OverviewNode]
+    edge_sources: list[int] = strawberry.field(description="Index into `nodes` of each edge's source.")
+    edge_targets: list[int] = strawberry.field(description="Index into `nodes` of each edge's target.")
+    edge_status: list[LinkStatus | None] = strawberry.field(
+        description="Each LINKS_TO edge's status; null for REMEMBERS (agent -> its memory)."
+    )
+    truncated: bool = strawberry.field(description="`limit` cut the memories short.")
+
+    @field(description=(
+        "The same graph as parallel arrays, one JSON object: `id`, `kind`, `label`, `scope`, "
+        "`type` (lower case or null), `problems`, `memoryOff` per node, and `source`, `target` "
+        "(node indexes) and `status` (`resolved`, `broken`, `ambiguous`, `missing-anchor`, or "
+        "null for REMEMBERS) per edge."
+    ))
+    def columns(self) -> JSON:
+        nodes = self.nodes
+        return cast(JSON, {
+            "id": [str(n.id) for n in nodes], "kind": [n.kind for n in nodes],
+            "label": [n.label for n in nodes], "scope": [n.scope for n in nodes],
+            "type": [n.type.value if n.type else None for n in nodes],
+            "problems": [n.problems for n in nodes], "memoryOff": [n.memory_off for n in nodes],
+            "source": self.edge_sources, "target": self.edge_targets,
+            "status": [s.value if s else None for s in self.edge_status],
+        })
+
+
+def build_overview(info: Info, limit: int) -> GraphOverview:
+    store = info.context.brain.store
+    memories = store.list_memories(MemoryFilter(), limit=limit + 1)
+    truncated = len(memories) > limit
+    memories = memories[:limit]
+    nodes: list[OverviewNode] = []
+    index: dict[str, int] = {}
+
+    def add(node: OverviewNode) -> int:
+        index[str(node.id)] = len(nodes)
+        nodes.append(node)
+        return len(nodes) - 1
+
+    for agent in store.list_agents():
+        add(OverviewNode(id=strawberry.ID(agent.id), kind="agent", label=agent.name, scope=agent.name,
+                         type=None, problems=0, memory_off=agent.memory_off))
+    for kind in model.ENTITY_KINDS:
+        for entity in store.list_entities(kind):
+            add(OverviewNode(id=strawberry.ID(entity.id), kind=kind.value, label=entity.ident,
+                             scope=None, type=None, problems=0, memory_off=False))
+    links = store.links_from([m.id for m in memories])
+    sources: list[int] = []
+    targets: list[int] = []
+    status: list[LinkStatus | None] = []
+    for memory in memories:
+        own = links.get(memory.id, [])
+        bad = len(memory.problems) + sum(1 for link in own if link.status is not model.LinkStatus.RESOLVED)
+        i = add(OverviewNode(id=strawberry.ID(memory.id), kind="memory", label=memory.name,
+                             scope=memory.scope, type=MemoryType.of(memory.type), problems=bad,
+                             memory_off=False))
+        owner = index.get(model.agent_id(memory.scope))
+        if owner is not None:
+            sources.append(owner)
+            targets.append(i)
+            status.append(None)
+    for memory in memories:
+        for link in links.get(memory.id, []):
+            j = index.get(link.target_id)
+            if j is None:
+                if not link.target_id.startswith("unresolved:"):
+                    continue  # a memory beyond `limit`
+                j = add(OverviewNode(id=strawberry.ID(link.target_id), kind="unresolved",
+                                     label=link.target_id.removeprefix("unresolved:"), scope=None,
+                                     type=None, problems=0, memory_off=False))
+            sources.append(index[memory.id])
+            targets.append(j)
+            status.append(LinkStatus.of(link.status))
+    return GraphOverview(nodes=nodes, edge_sources=sources, edge_targets=targets, edge_status=status,
+                         truncated=truncated)
+
+
+@strawberry.type
+class OverviewQuery:
+    @field(
+        description="Every node and edge of the graph at once (memories up to `limit`), compact.",
+        permission_classes=ADMIN_ONLY,
+    )
+    async def graph_overview(self, info: Info, limit: int = 20_000) -> GraphOverview:
+        if not 1 <= limit <= MAX_OVERVIEW_NODES:
+            raise UserError(f"limit must be between 1 and {MAX_OVERVIEW_NODES:,}, not {limit}")
+        return await in_thread(build_overview, info, limit)

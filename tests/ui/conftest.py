@@ -1,0 +1,102 @@
+"""Fixtures of the web UI's end-to-end tests: a real server, a real browser, no console errors."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    BrainServer,
+    chromium_missing,
+    copy_example,
+    ensure_built,
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium per test module. Not per session: Playwright's sync API keeps an event loop
+    running in this thread while it is open, and pytest-asyncio's tests elsewhere need none."""
+    missing = chromium_missing()
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the web UI tests need a browser in CI: {missing}")
+        pytest.skip(missing)
+    ensure_built()
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return copy_example(tmp_path)
+
+
+@pytest.fixture
+def server(workspace: Path) -> Iterator[BrainServer]:
+    s = BrainServer(workspace).start()
+    yield s
+    s.stop()
+
+
+class ConsoleErrors(list[str]):
+    """Console errors and uncaught exceptions of a page; `allow` patterns expected ones."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.allowed: list[re.Pattern[str]] = []
+
+    def allow(self, pattern: str) -> None:
+        self.allowed.append(re.compile(pattern))
+
+    def unexpected(self) -> list[str]:
+        return [e for e in self if not any(p.search(e) for p in self.allowed)]
+
+
+@pytest.fixture
+def console() -> ConsoleErrors:
+    return ConsoleErrors()
+
+
+@pytest.fixture
+def page(server: BrainServer, bare_page: Any) -> Any:
+    """A page of the example workspace's server (closed before the server stops)."""
+    return bare_page
+
+
+@pytest.fixture
+def bare_page(browser: Any, console: ConsoleErrors, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh browser tab; it must log no errors (beyond those the test allows)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("console", lambda m: console.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    yield page
+    shot = ARTIFACTS / f"{request.node.name}-end.png"
+    try:
+        page.screenshot(path=str(shot))
+    finally:
+        context.close()
+    assert console.unexpected() == [], f"the page logged errors (screenshot {shot})"
+
+
+def snap(page: Any, name: str) -> Path:
+    """A screenshot kept as a test artifact (tests/ui/artifacts/, or $BRAIN_UI_ARTIFACTS)."""
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    print(f"screenshot: {path}")
+    return path

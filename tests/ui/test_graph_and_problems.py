@@ -1,0 +1,94 @@
+"""Link integrity and the graph explorer in a real browser, against a real `brain serve`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.ui.conftest import snap
+from tests.ui.server import BrainServer
+
+
+def test_link_report_filters_and_click_through_to_the_line(page: Any, server: BrainServer) -> None:
+    page.goto(f"{server.base}/#/problems")
+    report = page.get_by_role("region", name="Link report")
+    expect(report).to_contain_text("82links")
+    expect(report).to_contain_text("2broken")
+    expect(page.get_by_role("status").filter(has_text="problems")).to_have_text("3 of 3 problems")
+    snap(page, "problems")
+    page.get_by_role("combobox", name="Severity").select_option("WARNING")
+    expect(page.get_by_role("status").filter(has_text="problems")).to_have_text("1 of 3 problems")
+    page.get_by_role("combobox", name="Severity").select_option("")
+    page.get_by_role("combobox", name="Code").select_option("broken-link")
+    page.get_by_role("combobox", name="Scope").select_option("on-call")
+    rows = page.get_by_role("table").get_by_role("row")
+    expect(rows).to_have_count(2)  # the header and one problem
+    page.get_by_role("link", name="memory/on-call/incident-2026-11-03.md:25:30").click()
+    expect(page.get_by_role("heading", name="memory/on-call/incident-2026-11-03.md")).to_be_visible()
+    # The cursor sits on the problem's line.
+    expect(page.locator(".cm-lineNumbers .cm-activeLineGutter")).to_have_text("25")
+    assert "[[postmortem-template]]" in page.locator(".cm-activeLine").inner_text()
+    snap(page, "problems-click-through")
+
+
+def test_a_fixed_link_leaves_the_problems_list_live(page: Any, server: BrainServer, workspace: Path) -> None:
+    page.goto(f"{server.base}/#/problems")
+    expect(page.get_by_role("status").filter(has_text="problems")).to_have_text("3 of 3 problems")
+    (workspace / "memory/shared/postmortem-template.md").write_text(
+        "---\ndescription: How we write postmortems.\ntype: reference\n---\n"
+    )
+    summary = page.get_by_role("status").filter(has_text="problems")
+    expect(summary).to_have_text("2 of 2 problems", timeout=20_000)
+
+
+def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -> None:
+    page.goto(f"{server.base}/#/graph")
+    canvas = page.get_by_role("img", name=re.compile("^Whole workspace"))
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Whole workspace: \d+ nodes and \d+ edges"))
+    snap(page, "graph-overview")
+    find = page.get_by_role("combobox", name="Find a node")
+    find.fill("glossa")
+    option = page.get_by_role("option", name=re.compile("^glossary shared"))
+    expect(option).to_be_visible()
+    expect(page.get_by_role("option", name=re.compile("^glossary code-reviewer"))).to_be_visible()
+    find.press("ArrowDown")  # keyboard: the second option is the shared glossary
+    expect(option).to_have_attribute("aria-selected", "true")
+    find.press("Enter")
+    status = page.locator(".graph-status")
+    expect(status).to_contain_text("Around shared/glossary, depth 1")
+    details = page.get_by_role("complementary", name="Details")
+    expect(details.get_by_role("heading", name="glossary")).to_be_visible()
+    expect(details).to_contain_text("Backlinks")
+    before = int(page.locator(".graph-canvas").get_attribute("data-nodes"))
+    # Expand a neighbour: its own neighbours join the drawing.
+    details.get_by_role("button", name=re.compile("^Select ")).first.click()
+    expect(status).to_contain_text(re.compile(r"\(\+\d+ from "))
+    after = int(page.locator(".graph-canvas").get_attribute("data-nodes"))
+    assert after >= before
+    snap(page, "graph-expanded")
+    # Depth 2 reaches further than depth 1.
+    page.get_by_role("combobox", name="Depth").select_option("2")
+    expect(status).to_contain_text("depth 2")
+    # Filter to problem links only: fewer nodes are shown.
+    page.get_by_role("button", name="Whole workspace").click()
+    expect(status).to_contain_text("Whole workspace")
+    page.get_by_role("combobox", name="Link status filter").select_option("PROBLEMS")
+    expect(status).to_contain_text(re.compile(r", 4 shown by the filters"))
+    snap(page, "graph-problems-only")
+    page.get_by_role("combobox", name="Link status filter").select_option("")
+    page.get_by_role("combobox", name="Agent filter").select_option("on-call")
+    expect(status).to_contain_text("shown by the filters")
+    page.get_by_role("combobox", name="Colour by").select_option("type")
+
+
+def test_the_graph_page_and_the_schema(page: Any, server: BrainServer) -> None:
+    page.goto(f"{server.base}/graphql")
+    expect(page.get_by_role("heading", name="brain GraphQL API")).to_be_visible()
+    page.get_by_role("link", name="The schema").click()
+    expect(page.locator("body")).to_contain_text("type Query")
+    page.goto(f"{server.base}/graphql")
+    page.get_by_role("link", name="Open the web UI").click()
+    expect(page.get_by_role("navigation", name="Views")).to_be_visible()

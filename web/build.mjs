@@ -1,0 +1,39 @@
+// Bundles the web UI into ../brain/api/web_dist (package data `brain serve` answers at /).
+// index.html names each asset with ?v=<content hash> so browsers cache builds forever and
+// never mix two. With --tests, bundles the unit tests into out/test/ for `node --test`.
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+
+if (process.argv.includes('--tests')) {
+  const tests = readdirSync('test').filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
+  rmSync('out', { recursive: true, force: true });
+  await build({
+    entryPoints: tests, outdir: 'out/test', bundle: true, platform: 'node', format: 'esm',
+    target: 'node18', logLevel: 'warning', outExtension: { '.js': '.mjs' },
+  });
+} else {
+  const dist = '../brain/api/web_dist';
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(`${dist}/assets`, { recursive: true });
+  await build({
+    entryPoints: { app: 'src/main.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
+    format: 'esm', splitting: true, chunkNames: 'chunk-[hash]', target: ['chrome100', 'firefox100', 'safari15'], platform: 'browser',
+    sourcemap: false, legalComments: 'none', logLevel: 'warning', loader: { '.css': 'css' },
+  });
+  const version = (name) => createHash('sha256').update(readFileSync(`${dist}/assets/${name}`)).digest('hex').slice(0, 12);
+  const page = readFileSync('index.html', 'utf8')
+    .replace('{{css}}', `assets/app.css?v=${version('app.css')}`)
+    .replace('{{js}}', `assets/app.js?v=${version('app.js')}`);
+  writeFileSync(`${dist}/index.html`, page);
+  let total = 0;
+  let gz = 0;
+  for (const name of readdirSync(`${dist}/assets`).sort()) {
+    const raw = readFileSync(`${dist}/assets/${name}`);
+    total += raw.length;
+    gz += gzipSync(raw).length;
+    console.log(`[brain-web] ${name}: ${(raw.length / 1024).toFixed(1)} KiB, ${(gzipSync(raw).length / 1024).toFixed(1)} KiB gzipped`);
+  }
+  console.log(`[brain-web] total: ${(total / 1024).toFixed(1)} KiB, ${(gz / 1024).toFixed(1)} KiB gzipped`);
+}

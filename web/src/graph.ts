@@ -1,0 +1,405 @@
+// Graph explorer: find a node, its neighbourhood at a depth, expand on click, colour and
+// filters, a details panel, and the whole-workspace overview. sigma.js (WebGL) + graphology.
+import Graph from 'graphology';
+import forceAtlas2 from 'graphology-layout-forceatlas2';
+import Sigma from 'sigma';
+import { Forbidden, gql } from './api';
+import { clear, h } from './dom';
+import type { ChangeEvent } from './live';
+import { clusterLayout, clusterOf, edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './graphmodel';
+import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
+import * as ops from './ops';
+import type { View } from './main';
+
+type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];
+  problems: number[]; memoryOff: boolean[]; source: number[]; target: number[]; status: (string | null)[] };
+type Overview = { truncated: boolean; columns: Columns };
+const STATUS_OF: Record<string, string> = { resolved: 'RESOLVED', broken: 'BROKEN', ambiguous: 'AMBIGUOUS', 'missing-anchor': 'MISSING_ANCHOR' };
+type NbNode = { __typename: string; id: string; name?: string; scope?: string; type?: string | null; problems?: { code: string }[]; memoryOff?: boolean; target?: string };
+type Neighborhood = { truncated: boolean; nodes: NbNode[]; edges: { type: string; source: string; target: string; link: { status: string } | null }[] };
+type LinkInfo = { text: string; line: number; column: number; status: string; targetId: string; source: { id: string; path: string }; target: { __typename: string; id?: string } };
+type Details = { __typename: string; id: string; name?: string; scope?: string; path?: string | null; agentPath?: string | null; entityPath?: string | null; description?: string; type?: string | null; size?: number; age?: number;
+  title?: string; memoryEnabled?: boolean; memoryOff?: boolean; target?: string;
+  links?: LinkInfo[]; backlinks?: LinkInfo[]; wantedBy?: LinkInfo[]; problems?: Problem[] };
+
+const KIND_OF_TYPENAME: Record<string, string> = { Memory: 'memory', Agent: 'agent', Workflow: 'workflow', Chat: 'chat', WorkItem: 'work-item', Unresolved: 'unresolved' };
+
+export class GraphView implements View {
+  readonly el = h('div', { class: 'graph-view' });
+  private graph = newGraph();
+  private sigma: Sigma | null = null;
+  private readonly canvas = h('div', { class: 'graph-canvas', role: 'img', 'aria-label': 'Graph drawing' });
+  private readonly panel = h('aside', { class: 'details', 'aria-label': 'Details' });
+  private readonly status = h('p', { class: 'graph-status', role: 'status' }, '');
+  private readonly find = h('input', { type: 'search', role: 'combobox', 'aria-label': 'Find a node', 'aria-autocomplete': 'list', 'aria-expanded': 'false', 'aria-controls': 'find-list', placeholder: 'Find a note by name…', autocomplete: 'off' });
+  private readonly suggestions = h('ul', { id: 'find-list', role: 'listbox', class: 'suggestions', hidden: true, 'aria-label': 'Matching nodes' });
+  private readonly depth = h('select', { 'aria-label': 'Depth' }, [1, 2, 3].map((d) => h('option', { value: String(d) }, `depth ${d}`)));
+  private readonly colourBy = h('select', { 'aria-label': 'Colour by' }, (['kind', 'scope', 'type'] as ColourBy[]).map((c) => h('option', { value: c }, `colour by ${c}`)));
+  private readonly agentFilter = h('select', { 'aria-label': 'Agent filter' }, h('option', { value: '' }, 'all scopes'));
+  private readonly typeFilter = h('select', { 'aria-label': 'Type filter' }, h('option', { value: '' }, 'all types'),
+    ['USER', 'FEEDBACK', 'PROJECT', 'REFERENCE'].map((t) => h('option', { value: t }, t.toLowerCase())), h('option', { value: 'NONE' }, 'untyped'));
+  private readonly statusFilter = h('select', { 'aria-label': 'Link status filter' }, h('option', { value: '' }, 'all links'),
+    h('option', { value: 'PROBLEMS' }, 'only problems'), h('option', { value: 'BROKEN' }, 'broken'), h('option', { value: 'AMBIGUOUS' }, 'ambiguous'), h('option', { value: 'MISSING_ANCHOR' }, 'missing anchor'));
+  private mode: { kind: 'overview' } | { kind: 'focus'; id: string } | null = null;
+  private selected: string | null = null;
+  private colourMode: ColourBy = 'kind';
+  private problemNodes: Set<string> | null = null;
+  private findTimer: ReturnType<typeof setTimeout> | undefined;
+  private activeSuggestion = -1;
+
+  constructor() {
+    const overview = h('button', { type: 'button', onclick: () => { location.hash = '#/graph'; void this.overview(); } }, 'Whole workspace');
+    const legend = h('div', { class: 'legend', 'aria-label': 'Legend' },
+      h('span', { class: 'sw', style: 'background:#e15759' }), 'broken / unresolved ',
+      h('span', { class: 'sw', style: 'background:#f28e2b' }), 'ambiguous ',
+      h('span', { class: 'sw', style: 'background:#9c27b0' }), 'missing anchor');
+    this.el.append(
+      h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Graph controls' },
+        h('div', { class: 'find' }, this.find, this.suggestions), this.depth, overview,
+        this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
+      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.canvas, this.status, legend), this.panel));
+    clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
+    this.find.addEventListener('input', () => { clearTimeout(this.findTimer); this.findTimer = setTimeout(() => void this.suggest(), 120); });
+    this.find.addEventListener('keydown', (e) => this.findKey(e));
+    for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter]) s.addEventListener('change', () => this.applyFilters());
+    this.depth.addEventListener('change', () => { if (this.mode?.kind === 'focus') void this.focus(this.mode.id); });
+  }
+
+  async show(route: Route): Promise<void> {
+    if (route.view !== 'graph') return;
+    this.ensureSigma();
+    if (route.node) {
+      if (this.mode?.kind !== 'focus' || this.mode.id !== route.node) await this.focus(route.node);
+    } else if (!this.mode || this.mode.kind !== 'overview') {
+      await this.overview();
+    }
+  }
+
+  changed(events: ChangeEvent[]): void {
+    if (!this.el.isConnected || !this.mode) return;
+    const relevant = events.some((e) => e.id === '*' || this.graph.hasNode(e.id) || e.kind === 'ADDED');
+    if (!relevant) return;
+    if (this.mode.kind === 'overview') void this.overview(true);
+    else void this.focus(this.mode.id, true);
+    if (this.selected) void this.details(this.selected);
+  }
+
+  private setGraph(g: Graph): void {
+    // Arrow heads cost a second program per edge: big drawings get plain lines.
+    this.sigma?.setSetting('defaultEdgeType', g.size > 5000 ? 'line' : 'arrow');
+    this.sigma?.setGraph(g);
+    this.graph = g;
+  }
+
+  private ensureSigma(): void {
+    if (this.sigma) return;
+    this.sigma = new Sigma(this.graph, this.canvas, {
+      renderEdgeLabels: false, labelRenderedSizeThreshold: 7, defaultEdgeType: 'arrow', hideEdgesOnMove: true,
+      labelDensity: 0.5, labelFont: 'system-ui, sans-serif', zIndex: true,
+      nodeReducer: (node, data) => this.reduceNode(node, data),
+      edgeReducer: (edge, data) => this.reduceEdge(edge, data),
+    });
+    this.sigma.on('clickNode', ({ node }) => { void this.select(node, true); });
+    this.sigma.on('enterNode', () => { this.canvas.style.cursor = 'pointer'; });
+    this.sigma.on('leaveNode', () => { this.canvas.style.cursor = ''; });
+  }
+
+  // ------------------------------------------------------------------ data
+
+  async overview(quiet = false): Promise<void> {
+    this.mode = { kind: 'overview' };
+    if (!quiet) this.status.textContent = 'Loading the whole workspace…';
+    let data: Overview;
+    try {
+      data = (await gql<{ graphOverview: Overview }>(ops.OVERVIEW)).graphOverview;
+    } catch (e) {
+      this.failed(e);
+      return;
+    }
+    const c = data.columns;
+    const nodes: NodeAttrs[] = c.id.map((_, i) => ({
+      kind: c.kind[i], label: c.label[i], scope: c.scope[i], memType: c.type[i]?.toUpperCase() ?? null,
+      problems: c.problems[i], memoryOff: c.memoryOff[i],
+    }));
+    const positions = clusterLayout(nodes.map((n) => ({ cluster: clusterOf(n) })));
+    // Built apart from sigma, then handed over: sigma does per-edge work on every addEdge event.
+    const g = newGraph();
+    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y }));
+    for (let i = 0; i < c.source.length; i++) {
+      if (c.source[i] === c.target[i]) continue;  // a note linking to itself: nothing to draw
+      const status = c.status[i];
+      g.addEdge(c.id[c.source[i]], c.id[c.target[i]], { status: status === null ? null : STATUS_OF[status] ?? 'RESOLVED' });
+    }
+    if (g.order <= 2000) layoutSmall(g, 100);  // small workspaces get a force layout; big ones keep the clusters
+    this.styleAll(g);
+    this.setGraph(g);
+    this.fillAgentFilter();
+    this.applyFilters(false);
+    this.sigma?.getCamera().animatedReset({ duration: 0 });
+    this.report(data.truncated ? ' (memories cut at the limit)' : '', 'Whole workspace');
+  }
+
+  private async focus(id: string, quiet = false): Promise<void> {
+    this.mode = { kind: 'focus', id };
+    if (!quiet) this.status.textContent = 'Loading the neighbourhood…';
+    let nb: Neighborhood | null;
+    try {
+      nb = (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: Number(this.depth.value) })).neighborhood;
+    } catch (e) {
+      this.failed(e);
+      return;
+    }
+    if (!nb) { this.status.textContent = `There is no node ${id}.`; return; }
+    const g = newGraph();
+    merge(g, nb, null);
+    layoutSmall(g);
+    this.styleAll(g);
+    this.setGraph(g);
+    this.fillAgentFilter();
+    this.applyFilters(false);
+    this.sigma?.getCamera().animatedReset({ duration: 0 });
+    await this.select(id, false);
+    this.report(nb.truncated ? ' (cut at 500 nodes)' : '', `Around ${labelOfId(id)}, depth ${this.depth.value}`);
+  }
+
+  /** Adds the node's neighbours (depth 1) next to it. */
+  async expand(id: string): Promise<void> {
+    const nb = (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: 1 })).neighborhood;
+    if (!nb) return;
+    const before = this.graph.order;
+    merge(this.graph, nb, id);
+    if (this.mode?.kind === 'focus' && this.graph.order < 1500) layoutSmall(this.graph, 4);
+    this.styleAll();
+    this.fillAgentFilter();
+    this.applyFilters();
+    this.report(` (+${this.graph.order - before} from ${labelOfId(id)})`, this.mode?.kind === 'overview' ? 'Whole workspace' : 'Explored');
+  }
+
+  private failed(e: unknown): void {
+    if (e instanceof Forbidden) {
+      this.status.textContent = 'The graph reads every agent’s notes, so it needs an admin token. This token reaches its own notes in Memory.';
+      return;
+    }
+    this.status.textContent = `Could not load the graph: ${(e as Error).message}`;
+  }
+
+  private report(note: string, what: string): void {
+    // Small drawings name every node; big ones only those zoomed in on.
+    this.sigma?.setSetting('labelRenderedSizeThreshold', this.graph.order <= 300 ? 0 : 7);
+    const visible = this.graph.filterNodes((n, a) => !this.isHidden(a, n)).length;
+    this.canvas.dataset.nodes = String(this.graph.order);
+    this.canvas.dataset.edges = String(this.graph.size);
+    this.canvas.setAttribute('aria-label', `${what}: ${this.graph.order} nodes and ${this.graph.size} edges`);
+    this.status.textContent = `${what}: ${this.graph.order} nodes, ${this.graph.size} edges${visible !== this.graph.order ? `, ${visible} shown by the filters` : ''}${note}`;
+  }
+
+  // ------------------------------------------------------------------ look and filters
+
+  /**
+   * Writes each node's and edge's look (colour, size, label) into its attributes, in place and
+   * without graph events, so sigma's reducers only handle selection and filters: at 10,000
+   * notes a per-frame reducer that computes colours costs seconds on a software renderer.
+   */
+  private styleAll(g: Graph = this.graph): void {
+    this.colourMode = this.colourBy.value as ColourBy;
+    g.forEachNode((node, a) => {
+      const n = a as unknown as NodeAttrs;
+      a.color = nodeColour(n, this.colourMode);
+      a.size = nodeSize(n, g.degree(node));
+      a.label = n.kind === 'unresolved' ? `⚠ ${n.label}` : n.memoryOff ? `${n.label} (memory off)` : n.label;
+      a.forceLabel = n.kind === 'agent' || n.kind === 'unresolved';
+      a.zIndex = n.kind === 'unresolved' || n.problems ? 2 : 1;
+    });
+    g.forEachEdge((_e, a) => {
+      const bad = isProblemStatus(a.status as string | null);
+      a.color = edgeColour(a.status as string | null);
+      a.size = bad ? 2.5 : 0.6;
+      a.zIndex = bad ? 2 : 0;
+    });
+  }
+
+  private fillAgentFilter(): void {
+    const scopes = new Set<string>();
+    this.graph.forEachNode((_n, a) => { if (a.scope && (a.kind === 'memory' || a.kind === 'agent')) scopes.add(a.scope as string); });
+    const current = this.agentFilter.value;
+    clear(this.agentFilter, h('option', { value: '' }, 'all scopes'), [...scopes].sort().map((s) => h('option', { value: s, selected: s === current }, s)));
+  }
+
+  private applyFilters(refresh = true): void {
+    const status = this.statusFilter.value;
+    if (status) {
+      const keep = new Set<string>();
+      this.graph.forEachEdge((_e, a, s, t) => {
+        if (status === 'PROBLEMS' ? isProblemStatus(a.status as string | null) : a.status === status) { keep.add(s); keep.add(t); }
+      });
+      this.problemNodes = keep;
+    } else {
+      this.problemNodes = null;
+    }
+    if (refresh) {
+      this.styleAll();
+      this.sigma?.refresh();
+    } else if (this.problemNodes) {
+      this.sigma?.refresh();
+    }
+    if (this.mode) this.report('', this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`);
+  }
+
+  private isHidden(a: Record<string, unknown>, node: string): boolean {
+    const agent = this.agentFilter.value;
+    const type = this.typeFilter.value;
+    if (agent && a.kind === 'memory' && a.scope !== agent) return true;
+    if (agent && a.kind === 'agent' && a.scope !== agent) return true;
+    if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
+    if (this.problemNodes && !this.problemNodes.has(node)) return true;
+    return false;
+  }
+
+  private reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
+    if (this.isHidden(data, node)) return { ...data, hidden: true };
+    if (node === this.selected) return { ...data, highlighted: true, forceLabel: true, zIndex: 3 };
+    return data;
+  }
+
+  private reduceEdge(edge: string, data: Record<string, unknown>): Record<string, unknown> {
+    const status = this.statusFilter.value;
+    const s = data.status as string | null;
+    if (status && !(status === 'PROBLEMS' ? isProblemStatus(s) : s === status)) return { ...data, hidden: true };
+    // The graph sigma draws (during setGraph it is already the new one, `this.graph` maybe not).
+    const graph = this.sigma?.getGraph() ?? this.graph;
+    if (this.selected && graph.hasEdge(edge) && graph.hasExtremity(edge, this.selected)) return { ...data, size: Math.max(1.5, Number(data.size)), zIndex: 3 };
+    return data;
+  }
+
+  // ------------------------------------------------------------------ find and select
+
+  private async suggest(): Promise<void> {
+    const text = this.find.value.trim();
+    if (!text) { this.hideSuggestions(); return; }
+    let found: { id: string; label: string; detail: string }[] = [];
+    const local: { id: string; label: string; detail: string }[] = [];
+    const q = text.toLowerCase();
+    this.graph.forEachNode((n, a) => {
+      if (local.length < 8 && a.kind !== 'memory' && String(a.label).toLowerCase().includes(q)) local.push({ id: n, label: String(a.label), detail: String(a.kind) });
+    });
+    try {
+      const d = await gql<{ memories: { nodes: { id: string; name: string; scope: string; description: string }[] } }>(ops.FIND, { text });
+      found = d.memories.nodes.map((m) => ({ id: m.id, label: m.name, detail: `${m.scope} · ${m.description}` }));
+    } catch (e) {
+      this.failed(e);
+    }
+    if (this.find.value.trim() !== text) return;
+    const all = [...found.sort((a, b) => rank(a.label, q) - rank(b.label, q)), ...local].slice(0, 20);
+    this.activeSuggestion = all.length ? 0 : -1;
+    clear(this.suggestions, all.length ? all.map((s, i) => h('li', {
+      role: 'option', id: `find-opt-${i}`, 'aria-selected': i === 0 ? 'true' : 'false', dataset: { id: s.id },
+      onmousedown: (e: Event) => { e.preventDefault(); this.choose(s.id); },
+    }, h('strong', {}, s.label), ' ', h('span', { class: 'muted' }, s.detail))) : h('li', { class: 'muted' }, 'Nothing matches.'));
+    this.suggestions.hidden = false;
+    this.find.setAttribute('aria-expanded', 'true');
+    if (all.length) this.find.setAttribute('aria-activedescendant', 'find-opt-0');
+  }
+
+  private findKey(e: KeyboardEvent): void {
+    const options = [...this.suggestions.querySelectorAll<HTMLElement>('[role=option]')];
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      if (!options.length) return;
+      e.preventDefault();
+      this.activeSuggestion = (this.activeSuggestion + (e.key === 'ArrowDown' ? 1 : -1) + options.length) % options.length;
+      options.forEach((o, i) => o.setAttribute('aria-selected', i === this.activeSuggestion ? 'true' : 'false'));
+      this.find.setAttribute('aria-activedescendant', options[this.activeSuggestion].id);
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      const pick = options[this.activeSuggestion];
+      if (pick?.dataset.id) this.choose(pick.dataset.id);
+    } else if (e.key === 'Escape') {
+      this.hideSuggestions();
+    }
+  }
+
+  private hideSuggestions(): void {
+    this.suggestions.hidden = true;
+    this.find.setAttribute('aria-expanded', 'false');
+    this.find.removeAttribute('aria-activedescendant');
+  }
+
+  private choose(id: string): void {
+    this.hideSuggestions();
+    location.hash = routeHash({ view: 'graph', node: id });
+  }
+
+  private async select(id: string, expand: boolean): Promise<void> {
+    this.selected = id;
+    this.sigma?.refresh();
+    const work: Promise<unknown>[] = [this.details(id)];
+    if (expand && this.mode?.kind === 'focus') work.push(this.expand(id));
+    await Promise.all(work);
+  }
+
+  private async details(id: string): Promise<void> {
+    let d: Details | null;
+    try {
+      d = (await gql<{ node: Details | null }>(ops.NODE_DETAILS, { id })).node;
+    } catch (e) {
+      clear(this.panel, h('p', { class: 'error' }, `Could not load ${id}: ${(e as Error).message}`));
+      return;
+    }
+    if (id !== this.selected) return;
+    if (!d) { clear(this.panel, h('p', { class: 'muted' }, `${id} no longer exists.`)); return; }
+    const note = noteOfId(d.id);
+    const linkItem = (l: LinkInfo, other: string) => h('li', { class: `st-${l.status.toLowerCase()}` },
+      h('button', { type: 'button', class: 'link', onclick: () => void this.select(other, true), 'aria-label': `Select ${labelOfId(other)}` }, labelOfId(other)),
+      ' ', h('code', {}, l.text), l.status !== 'RESOLVED' ? h('span', { class: 'badge' }, l.status.toLowerCase().replace('_', ' ')) : null);
+    clear(this.panel,
+      h('h2', {}, d.name ?? d.target ?? d.id),
+      h('p', { class: 'muted' }, `${d.__typename}${d.scope ? ` · ${d.scope}` : ''}${d.type ? ` · ${d.type.toLowerCase()}` : ''}${d.memoryOff ? ' · memory off' : ''}`),
+      d.description || d.title ? h('p', {}, d.description ?? d.title) : null,
+      (d.path ?? d.agentPath ?? d.entityPath) ? h('p', {}, h('code', {}, d.path ?? d.agentPath ?? d.entityPath)) : null,
+      h('div', { class: 'buttons' },
+        note ? h('a', { class: 'button', href: routeHash({ view: 'memory', scope: note.scope, file: note.file }) }, 'Open in editor') : null,
+        h('button', { type: 'button', onclick: () => void this.expand(d!.id) }, 'Expand'),
+        h('a', { class: 'button', href: routeHash({ view: 'graph', node: d.id }) }, 'Focus')),
+      d.problems?.length ? [h('h3', {}, 'Problems'), h('ul', { class: 'problem-list' }, d.problems.map((p) => h('li', { class: p.severity.toLowerCase() }, `${problemPlace(p)} ${p.code}: ${p.message}`)))] : null,
+      d.links ? [h('h3', {}, `Links (${d.links.length})`), h('ul', { class: 'links' }, d.links.map((l) => linkItem(l, l.targetId)))] : null,
+      d.wantedBy ? [h('h3', {}, `Wanted by (${d.wantedBy.length})`), h('ul', { class: 'links' }, d.wantedBy.map((l) => linkItem(l, l.source.id)))] : null,
+      d.backlinks ? [h('h3', {}, `Backlinks (${d.backlinks.length})`), h('ul', { class: 'links' }, d.backlinks.map((l) => linkItem(l, l.source.id)))] : null);
+  }
+}
+
+function merge(g: Graph, nb: Neighborhood, around: string | null): void {
+  const centre = around && g.hasNode(around) ? g.getNodeAttributes(around) as { x: number; y: number } : { x: 0, y: 0 };
+  nb.nodes.forEach((n, i) => {
+    if (g.hasNode(n.id)) return;
+    const a: NodeAttrs = {
+      kind: KIND_OF_TYPENAME[n.__typename] ?? 'memory',
+      label: n.name ?? n.target ?? n.id, scope: n.scope ?? (n.__typename === 'Agent' ? n.name ?? null : null),
+      memType: n.type ?? null, problems: n.problems?.length ?? 0, memoryOff: Boolean(n.memoryOff),
+    };
+    const angle = (i / Math.max(1, nb.nodes.length)) * Math.PI * 2;
+    g.addNode(n.id, { ...a, x: centre.x + Math.cos(angle) * 5 + Math.random(), y: centre.y + Math.sin(angle) * 5 + Math.random() });
+  });
+  for (const e of nb.edges) {
+    const status = e.type === 'REMEMBERS' ? null : e.link?.status ?? 'RESOLVED';
+    const exists = g.edges(e.source, e.target).some((k) => g.getEdgeAttribute(k, 'status') === status);
+    if (!exists && e.source !== e.target && g.hasNode(e.source) && g.hasNode(e.target)) g.addEdge(e.source, e.target, { status });
+  }
+}
+
+function layoutSmall(g: Graph, iterations = 80): void {
+if (g.order > 2000 || g.order < 2) return;
+forceAtlas2.assign(g, { iterations, settings: { ...forceAtlas2.inferSettings(g), barnesHutOptimize: g.order > 300 } });
+}
+
+function newGraph(): Graph {
+  return new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
+}
+
+function labelOfId(id: string): string {
+  const rest = id.slice(id.indexOf(':') + 1);
+  return rest.includes('/') && id.startsWith('memory:') ? rest : rest;
+}
+
+function rank(label: string, q: string): number {
+  const l = label.toLowerCase();
+  return l === q ? 0 : l.startsWith(q) ? 1 : 2;
+}

@@ -1,0 +1,450 @@
+// Memory review (seeds/000 "Reviewing it"): scopes, their files, the editor, new / delete /
+// rename, history, and the agent's `## Your memory` prompt block.
+import type { EditorView } from '@codemirror/view';
+import type * as EditorModule from './editor';
+import { ApiError, Forbidden, gql } from './api';
+import { clear, h, modal, toast } from './dom';
+import type { ChangeEvent } from './live';
+import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import * as ops from './ops';
+import type { View } from './main';
+
+export type FileInfo = { scope: string; file: string; name: string; path: string; type: string | null; description: string; size: number; modifiedAt: number; age: string };
+export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; fileCount: number };
+type Loaded = { text: string; hash: string; info: FileInfo; problems: Problem[] };
+type WriteResult = { ok: boolean; path: string | null; hash: string | null; previousHash: string | null; refusal: { code: string; message: string; text: string } | null };
+type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null };
+
+const SHARED = 'shared';
+
+let editorModule: typeof EditorModule | null = null;
+async function loadEditor(): Promise<typeof EditorModule> {
+  editorModule ??= await import('./editor');
+  return editorModule;
+}
+
+export class MemoryView implements View {
+  readonly el = h('div', { class: 'memory-view' });
+  private readonly nav = h('nav', { class: 'scopes', 'aria-label': 'Memory scopes' });
+  private readonly body = h('section', { class: 'scope-body', 'aria-live': 'off' });
+  private scopes: Scope[] = [];
+  private scopesLoaded: Promise<void> | null = null;
+  /** Files by scope, loaded when a scope is shown; a change in a scope drops its entry. */
+  private files = new Map<string, Promise<FileInfo[]>>();
+  private entities: LinkCandidate[] | null = null;
+  private route: Route & { view: 'memory' } = { view: 'memory' };
+  private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
+  private filterText = '';
+
+  constructor() {
+    this.el.append(this.nav, this.body);
+  }
+
+  async show(route: Route): Promise<void> {
+    if (route.view !== 'memory') return;
+    this.route = route.scope ? route : { ...route, scope: SHARED };
+    // The nav (every scope, counted) and this scope's files load side by side.
+    const nav = (this.scopesLoaded ??= this.loadScopes().then(() => this.renderNav()));
+    try {
+      await Promise.all([
+        this.route.file ? this.openFile(this.route.scope!, this.route.file, this.route.line) : this.renderScope(), nav,
+      ]);
+    } catch (e) {
+      this.scopesLoaded = null;  // e.g. a token is needed: try again after signing in
+      throw e;
+    }
+    this.renderNav();
+  }
+
+  changed(events: ChangeEvent[]): void {
+    const touchesMemory = events.some((e) => e.id === '*' || e.id.startsWith('memory:') || e.id.startsWith('agent:'));
+    if (!touchesMemory) return;
+    if (events.some((e) => e.id === '*' || e.id.startsWith('agent:'))) this.files.clear();
+    for (const e of events) if (e.scope) this.files.delete(e.scope);
+    if (!this.el.isConnected) { this.scopesLoaded = null; return; }
+    this.scopesLoaded = this.loadScopes().then(() => this.renderNav());
+    this.scopesLoaded.catch(() => { this.scopesLoaded = null; });
+    if (!this.open) { this.renderScope().catch((e: Error) => toast(e.message, 'error')); return; }
+    const id = `memory:${this.open.scope}/${this.open.file.replace(/\.md$/, '')}`;
+    if (events.some((e) => e.id === '*' || e.id === id || e.kind === 'RELINKED')) void this.refreshOpen();
+  }
+
+  private async loadScopes(): Promise<void> {
+    const data = await gql<{ memoryScopes: Scope[] }>(ops.MEMORY_SCOPES);
+    this.scopes = data.memoryScopes;
+  }
+
+  private filesOf(scope: string): Promise<FileInfo[]> {
+    let found = this.files.get(scope);
+    if (!found) {
+      found = gql<{ memoryScope: { files: FileInfo[] } | null }>(ops.MEMORY_SCOPE, { scope }).then((d) => d.memoryScope?.files ?? []);
+      found.catch(() => this.files.delete(scope));
+      this.files.set(scope, found);
+    }
+    return found;
+  }
+
+  private scope(name: string | undefined): Scope | undefined {
+    return this.scopes.find((s) => s.scope === name);
+  }
+
+  private renderNav(): void {
+    clear(this.nav, h('h2', { class: 'visually-hidden' }, 'Scopes'), h('ul', {}, this.scopes.map((s) => h('li', {},
+      h('a', {
+        href: routeHash({ view: 'memory', scope: s.scope }),
+        'aria-current': s.scope === this.route.scope ? 'page' : null,
+        'aria-label': `${s.scope === SHARED ? 'Shared' : s.scope}, ${s.fileCount} notes${s.memoryOff ? ', memory off' : ''}`,
+      },
+      h('span', { class: 'scope-name' }, s.scope === SHARED ? 'Shared' : s.scope),
+      s.memoryOff ? h('span', { class: 'tag off', title: s.defined ? 'Its definition does not set memory: true' : 'It has no definition in agents/' }, 'memory off') : null,
+      h('span', { class: 'count' }, String(s.fileCount)))))));
+  }
+
+  private async renderScope(): Promise<void> {
+    const name = this.route.scope ?? SHARED;
+    const [files, scopeInfo] = await Promise.all([
+      this.filesOf(name),
+      // The heading needs the scope's agent and memory-off state: from the nav when it is there.
+      this.scope(name) ? Promise.resolve(this.scope(name)) : gql<{ memoryScope: Scope | null }>(
+        `query($scope: String!) { memoryScope(scope: $scope) { scope agent memoryOff defined description fileCount } }`, { scope: name },
+      ).then((d) => d.memoryScope ?? undefined),
+    ]);
+    if (this.route.file || (this.route.scope ?? SHARED) !== name) return;  // the person moved on
+    this.closeEditor();
+    const s = scopeInfo && { ...scopeInfo, files };
+    if (!s) {
+      clear(this.body, h('p', { class: 'empty' }, `There is no memory scope “${this.route.scope}”.`));
+      return;
+    }
+    const title = s.scope === SHARED ? 'Shared' : s.scope;
+    const filter = h('input', { type: 'search', 'aria-label': 'Filter notes', placeholder: 'Filter by name or description', value: this.filterText });
+    const tbody = h('tbody');
+    const fill = () => {
+      const q = this.filterText.toLowerCase();
+      const rows = s.files.filter((f) => !q || f.name.toLowerCase().includes(q) || f.description.toLowerCase().includes(q));
+      clear(tbody, rows.length ? rows.map((f) => h('tr', {},
+        h('td', {}, h('a', { href: routeHash({ view: 'memory', scope: s.scope, file: f.file }) }, f.name)),
+        h('td', {}, f.type ? h('span', { class: `type t-${f.type.toLowerCase()}` }, f.type.toLowerCase()) : h('span', { class: 'muted' }, '—')),
+        h('td', { class: 'num' }, f.age),
+        h('td', { class: 'num' }, formatSize(f.size)),
+        h('td', { class: 'desc' }, f.description))) :
+        h('tr', {}, h('td', { colspan: 5, class: 'empty' }, s.files.length ? 'No note matches the filter.' : 'No notes yet.')));
+    };
+    filter.addEventListener('input', () => { this.filterText = filter.value; fill(); });
+    fill();
+    const prompt = h('section', { class: 'prompt', 'aria-label': 'Prompt block' });
+    clear(this.body,
+      h('div', { class: 'scope-head' },
+        h('h1', {}, title),
+        s.memoryOff ? h('span', { class: 'tag off' }, 'memory off') : null,
+        h('span', { class: 'spacer' }),
+        filter,
+        h('button', { type: 'button', class: 'primary', onclick: () => this.newMemory(s) }, '+ New memory')),
+      s.memoryOff ? h('p', { class: 'notice' }, s.defined
+        ? `Agent ${s.scope}'s definition does not set memory: true: it keeps these notes but cannot read or write them. You can read or clear them here.`
+        : `There is no agents/${s.scope}.md: this folder outlived its agent. You can read or clear its notes here.`) : null,
+      s.description ? h('p', { class: 'muted' }, s.description) : null,
+      h('table', { class: 'files' },
+        h('caption', { class: 'visually-hidden' }, `Notes in ${title}`),
+        h('thead', {}, h('tr', {}, ['Name', 'Type', 'Age', 'Size', 'Description'].map((c) => h('th', { scope: 'col' }, c)))),
+        tbody),
+      s.agent ? prompt : null);
+    if (s.agent && !s.memoryOff) void this.loadPrompt(s.agent, prompt);
+    else if (s.agent) clear(prompt, h('h2', {}, 'Prompt'), h('p', { class: 'muted' }, 'Memory is off: this agent gets no “## Your memory” block.'));
+  }
+
+  private async loadPrompt(agent: string, into: HTMLElement): Promise<void> {
+    try {
+      const data = await gql<{ memoryPrompt: string | null }>(ops.MEMORY_PROMPT, { agent });
+      clear(into, h('h2', {}, `What ${agent} sees in its prompt`),
+        h('pre', { class: 'prompt-block', tabindex: '0', 'aria-label': `The ## Your memory block of ${agent}` }, data.memoryPrompt ?? '(no block: memory is off)'));
+    } catch (e) {
+      clear(into, h('p', { class: 'muted' }, `The prompt block is not available: ${(e as Error).message}`));
+    }
+  }
+
+  private linkFiles: { own: FileInfo[]; shared: FileInfo[] } = { own: [], shared: [] };
+
+  private candidates(scope: string): LinkCandidate[] {
+    const { own, shared } = this.linkFiles;
+    void scope;
+    return [
+      ...own.map((f) => ({ name: f.name, detail: f.description, scope: f.scope })),
+      ...shared.map((f) => ({ name: f.name, detail: f.description, scope: SHARED })),
+      ...(this.entities ?? []),
+    ];
+  }
+
+  private async loadEntities(): Promise<void> {
+    if (this.entities) return;
+    try {
+      type E = { name: string; title: string };
+      const d = await gql<{ workflows: E[]; chats: E[]; workItems: E[] }>(ops.ENTITIES);
+      this.entities = [
+        ...d.workflows.map((e) => ({ name: e.name, detail: e.title, scope: 'workflow' })),
+        ...d.chats.map((e) => ({ name: e.name, detail: e.title, scope: 'chat' })),
+        ...d.workItems.map((e) => ({ name: e.name, detail: e.title, scope: 'work item' })),
+      ];
+    } catch (e) {
+      if (!(e instanceof Forbidden)) throw e;
+      this.entities = [];  // an agent's token: its own notes and shared ones only
+    }
+  }
+
+  private async fetchFile(scope: string, file: string): Promise<Loaded | null> {
+    const d = await gql<{ memoryFile: Loaded | null }>(ops.MEMORY_FILE, { scope, file });
+    return d.memoryFile;
+  }
+
+  private closeEditor(): void {
+    this.open?.editor.destroy();
+    this.open = null;
+  }
+
+  private async openFile(scope: string, file: string, line?: number): Promise<void> {
+    if (this.open && this.open.scope === scope && this.open.file === file) {
+      if (line) (await loadEditor()).goToLine(this.open.editor, line);
+      return;
+    }
+    this.closeEditor();
+    // CodeMirror loads with the first note opened, not with the list.
+    const [loaded, { createEditor, goToLine }, own, shared] = await Promise.all([
+      this.fetchFile(scope, file), loadEditor(), this.filesOf(scope),
+      scope === SHARED ? Promise.resolve([]) : this.filesOf(SHARED), this.loadEntities()]);
+    this.linkFiles = { own, shared };
+    if (!loaded) {
+      clear(this.body, h('p', { class: 'empty' }, `memory/${scope}/${file} does not exist (any more).`),
+        h('a', { href: routeHash({ view: 'memory', scope }) }, `Back to ${scope === SHARED ? 'Shared' : scope}`));
+      return;
+    }
+    const holder = h('div', { class: 'editor' });
+    const banner = h('div', { class: 'banner', role: 'alert', hidden: true });
+    const problemList = h('ul', { class: 'problem-list' });
+    const historyBox = h('section', { class: 'history', 'aria-label': 'History' });
+    const save = h('button', { type: 'button', class: 'primary', onclick: () => void this.save() }, 'Save');
+    const status = h('span', { class: 'muted', role: 'status' }, '');
+    clear(this.body,
+      h('div', { class: 'crumbs' }, h('a', { href: routeHash({ view: 'memory', scope }) }, `← ${scope === SHARED ? 'Shared' : scope}`)),
+      h('div', { class: 'scope-head' },
+        h('h1', {}, loaded.info.path),
+        loaded.info.type ? h('span', { class: `type t-${loaded.info.type.toLowerCase()}` }, loaded.info.type.toLowerCase()) : null,
+        h('span', { class: 'muted' }, `${formatSize(loaded.info.size)} · ${loaded.info.age}`),
+        h('span', { class: 'spacer' }), status,
+        save,
+        h('button', { type: 'button', onclick: () => this.rename() }, 'Rename'),
+        h('button', { type: 'button', onclick: () => void this.showHistory(historyBox) }, 'History'),
+        h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
+      banner, holder,
+      h('section', { 'aria-label': 'Problems of this note' }, h('h2', {}, 'Problems'), problemList),
+      historyBox);
+    const editor = createEditor(holder, loaded.text, {
+      candidates: () => this.candidates(scope),
+      onChange: () => { if (this.open) { this.open.dirty = true; status.textContent = 'Unsaved changes'; } },
+      onSave: () => void this.save(),
+    }, `Markdown of ${loaded.info.path}`);
+    this.open = { scope, file, hash: loaded.hash, editor, dirty: false, conflict: false, problems: loaded.problems, banner, problemList };
+    this.setProblems(loaded.problems);
+    if (line) goToLine(editor, line);
+  }
+
+  private setProblems(problems: Problem[]): void {
+    const o = this.open;
+    if (!o) return;
+    o.problems = problems;
+    editorModule?.showProblems(o.editor, problems);
+    clear(o.problemList, problems.length ? problems.map((p) => h('li', { class: p.severity.toLowerCase() },
+      h('button', { type: 'button', class: 'link', onclick: () => p.line && editorModule?.goToLine(o.editor, p.line) }, problemPlace(p)),
+      ' ', h('code', {}, p.code), ' ', p.message, p.fix ? h('span', { class: 'fix' }, ` Fix: ${p.fix}`) : null)) :
+      h('li', { class: 'muted' }, 'No problems.'));
+  }
+
+  /** The file changed (on disk, or its links): reload it unless the person is editing. */
+  private async refreshOpen(): Promise<void> {
+    const o = this.open;
+    if (!o) return;
+    const loaded = await this.fetchFile(o.scope, o.file);
+    if (this.open !== o) return;
+    if (!loaded) {
+      o.banner.hidden = false;
+      clear(o.banner, `This note was deleted or moved. Your text is still here: Save puts it back as memory/${o.scope}/${o.file}.`);
+      o.hash = '';
+      return;
+    }
+    if (loaded.hash === o.hash) { this.setProblems(loaded.problems); return; }
+    if (!o.dirty) {
+      o.editor.dispatch({ changes: { from: 0, to: o.editor.state.doc.length, insert: loaded.text } });
+      o.dirty = false;
+      o.hash = loaded.hash;
+      this.setProblems(loaded.problems);
+      return;
+    }
+    if (o.conflict) return;  // the conflict panel already shows both versions
+    o.banner.hidden = false;
+    clear(o.banner, 'This note changed on disk while you were editing. Saving will show both versions.');
+  }
+
+  private async save(): Promise<void> {
+    const o = this.open;
+    if (!o) return;
+    const content = o.editor.state.doc.toString();
+    let result: WriteResult;
+    try {
+      result = (await gql<{ memoryWrite: WriteResult }>(ops.MEMORY_WRITE, { scope: o.scope, file: o.file, content, expectedHash: o.hash })).memoryWrite;
+    } catch (e) {
+      toast(`Not saved: ${(e as Error).message}`, 'error');
+      return;
+    }
+    if (!result.ok && result.refusal?.code === 'CONFLICT') {
+      await this.conflict(content);
+      return;
+    }
+    if (!result.ok) {
+      toast(`Not saved: ${result.refusal?.message}`, 'error');
+      return;
+    }
+    o.hash = result.hash ?? o.hash;
+    o.dirty = false;
+    o.banner.hidden = true;
+    toast(`Saved ${result.path}`);
+    const loaded = await this.fetchFile(o.scope, o.file);
+    if (loaded && this.open === o) this.setProblems(loaded.problems);
+    (this.body.querySelector('[role=status]') as HTMLElement | null)?.replaceChildren('Saved');
+  }
+
+  /** Someone else wrote the file since it was opened: show both, lose neither. */
+  private async conflict(mine: string): Promise<void> {
+    const o = this.open;
+    if (!o) return;
+    const theirs = await this.fetchFile(o.scope, o.file);
+    const diff = diffLines(theirs?.text ?? '', mine);
+    o.conflict = true;
+    o.banner.hidden = false;
+    clear(o.banner,
+      h('h2', {}, 'Conflict: not saved'),
+      h('p', {}, theirs ? 'Someone else saved this note after you opened it. Both versions are kept: yours is in the editor, theirs is on disk.' :
+        'This note was deleted after you opened it. Your version is in the editor.'),
+      h('div', { class: 'conflict' },
+        h('section', { 'aria-label': 'On disk now' }, h('h3', {}, 'On disk now'), h('pre', { tabindex: '0' }, theirs?.text ?? '(deleted)')),
+        h('section', { 'aria-label': 'Your version' }, h('h3', {}, 'Your version'), h('pre', { tabindex: '0' }, mine)),
+        h('section', { 'aria-label': 'Differences' }, h('h3', {}, 'Differences (disk → yours)'), renderDiff(diff))),
+      h('div', { class: 'buttons' },
+        h('button', { type: 'button', class: 'primary', onclick: () => {
+          o.hash = theirs?.hash ?? '';
+          o.banner.hidden = true;
+          o.conflict = false;
+          void this.save();
+        } }, 'Overwrite with mine'),
+        h('button', { type: 'button', onclick: () => {
+          if (!theirs) return;
+          o.editor.dispatch({ changes: { from: 0, to: o.editor.state.doc.length, insert: theirs.text } });
+          o.hash = theirs.hash;
+          o.dirty = false;
+          o.banner.hidden = true;
+          o.conflict = false;
+          this.setProblems(theirs.problems);
+        } }, 'Take theirs (drop mine)')));
+    o.banner.querySelector('button')?.focus();
+  }
+
+  private newMemory(s: Scope): void {
+    const input = h('input', { id: 'new-name', type: 'text', required: true, placeholder: 'e.g. release-checklist', autocomplete: 'off' });
+    const type = h('select', { id: 'new-type' }, MEMORY_TYPES.map((t) => h('option', { value: t, selected: t === 'project' }, t)));
+    const error = h('p', { class: 'error', role: 'alert' });
+    modal(`New memory in ${s.scope === SHARED ? 'Shared' : s.scope}`, [
+      h('label', { for: 'new-name' }, 'Name'), input,
+      h('label', { for: 'new-type' }, 'Type'), type, error,
+    ], [
+      { label: 'Create', primary: true, action: async () => {
+        const name = memoryFileName(input.value);
+        if ('error' in name) { error.textContent = name.error; return true; }
+        const r = (await gql<{ memoryWrite: WriteResult }>(ops.MEMORY_WRITE, {
+          scope: s.scope, file: name.file, content: newMemorySkeleton(type.value), expectedHash: '',
+        })).memoryWrite;
+        if (!r.ok) { error.textContent = r.refusal?.message ?? 'refused'; return true; }
+        this.files.delete(s.scope);
+        location.hash = routeHash({ view: 'memory', scope: s.scope, file: name.file, line: 2 });
+        return false;
+      } },
+      { label: 'Cancel', action: () => {} },
+    ]);
+    input.focus();
+  }
+
+  private remove(): void {
+    const o = this.open;
+    if (!o) return;
+    const path = `memory/${o.scope}/${o.file}`;
+    modal('Delete this memory?', h('p', {}, `Delete ${path}? The file is removed from the workspace.`), [
+      { label: `Delete ${path}`, danger: true, primary: true, action: async () => {
+        const r = (await gql<{ memoryRemove: WriteResult }>(ops.MEMORY_REMOVE, { scope: o.scope, file: o.file, expectedHash: o.hash })).memoryRemove;
+        if (!r.ok) {
+          if (r.refusal?.code === 'CONFLICT') { toast('Not deleted: the note changed since you opened it. Review it first.', 'error'); void this.refreshOpen(); }
+          else toast(`Not deleted: ${r.refusal?.message}`, 'error');
+          return;
+        }
+        toast(`Deleted ${path}`);
+        this.closeEditor();
+        this.files.delete(o.scope);
+        location.hash = routeHash({ view: 'memory', scope: o.scope });
+      } },
+      { label: 'Cancel', action: () => {} },
+    ]);
+  }
+
+  private rename(): void {
+    const o = this.open;
+    if (!o) return;
+    const input = h('input', { id: 'rename-name', type: 'text', value: o.file.replace(/\.md$/, ''), required: true });
+    const scope = h('select', { id: 'rename-scope' }, this.scopes.filter((s) => !s.memoryOff || s.scope === o.scope)
+      .map((s) => h('option', { value: s.scope, selected: s.scope === o.scope }, s.scope === SHARED ? 'Shared' : s.scope)));
+    const error = h('p', { class: 'error', role: 'alert' });
+    modal(`Rename memory/${o.scope}/${o.file}`, [
+      h('label', { for: 'rename-name' }, 'New name'), input,
+      h('label', { for: 'rename-scope' }, 'Scope'), scope,
+      h('p', { class: 'muted' }, 'Links to the old name are not rewritten: they show up as broken in Link integrity.'), error,
+    ], [
+      { label: 'Rename', primary: true, action: async () => {
+        const name = memoryFileName(input.value);
+        if ('error' in name) { error.textContent = name.error; return true; }
+        const r = (await gql<{ memoryMove: WriteResult }>(ops.MEMORY_MOVE, {
+          scope: o.scope, file: o.file, newScope: scope.value, newFile: name.file, expectedHash: o.hash,
+        })).memoryMove;
+        if (!r.ok) { error.textContent = r.refusal?.message ?? 'refused'; return true; }
+        toast(`Renamed to ${r.path}`);
+        this.closeEditor();
+        this.files.delete(o.scope);
+        this.files.delete(scope.value);
+        location.hash = routeHash({ view: 'memory', scope: scope.value, file: name.file });
+        return false;
+      } },
+      { label: 'Cancel', action: () => {} },
+    ]);
+    input.select();
+  }
+
+  private async showHistory(into: HTMLElement): Promise<void> {
+    const o = this.open;
+    if (!o) return;
+    const path = `memory/${o.scope}/${o.file}`;
+    let records: HistoryRecord[];
+    try {
+      records = (await gql<{ memoryHistory: { records: HistoryRecord[] } }>(ops.MEMORY_HISTORY, { path })).memoryHistory.records;
+    } catch (e) {
+      if (e instanceof ApiError) { clear(into, h('p', { class: 'error' }, e.message)); return; }
+      throw e;
+    }
+    const short = (x: string | null) => (x ? x.slice(0, 8) : '∅');
+    clear(into, h('h2', {}, 'History'), records.length ? h('ol', { class: 'history-list' }, records.map((r) => h('li', {},
+      h('time', { datetime: r.at }, new Date(r.at).toLocaleString()), ' ',
+      h('strong', {}, r.command), ` by ${r.actor} via ${r.via} `,
+      h('code', {}, `${short(r.before)} → ${short(r.after)}`),
+      r.newPath ? ` → ${r.newPath}` : null))) :
+      h('p', { class: 'muted' }, 'No writes through brain are recorded for this note (edits made straight on disk are not in the history).'));
+  }
+}
+
+export function renderDiff(lines: ReturnType<typeof diffLines>): HTMLElement {
+  return h('pre', { class: 'diff', tabindex: '0' }, diffHunks(lines).map((l) => l.op === '…'
+    ? h('span', { class: 'skip' }, `⋯ ${l.skipped} unchanged ${l.skipped === 1 ? 'line' : 'lines'}\n`)
+    : h('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'same' }, `${l.op} ${l.text}\n`)));
+}

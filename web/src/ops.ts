@@ -1,0 +1,57 @@
+// The UI's GraphQL operations (public API only). Kept in one place so they are easy to audit.
+
+export const PROBLEM_FIELDS = 'code severity path message line column length fix target';
+
+export const MEMORY_SCOPES = `query MemoryScopes { memoryScopes { scope agent memoryOff defined description fileCount } }`;
+
+export const MEMORY_SCOPE = `query MemoryScope($scope: String!) { memoryScope(scope: $scope) {
+  files { scope file name path type description size modifiedAt age } } }`;
+
+export const MEMORY_FILE = `query MemoryFile($scope: String!, $file: String!) { memoryFile(scope: $scope, file: $file) {
+  text hash info { scope file name path type description size modifiedAt age }
+  problems { ${PROBLEM_FIELDS} } } }`;
+
+const WRITE_RESULT = 'ok path hash previousHash refusal { code message text }';
+
+export const MEMORY_WRITE = `mutation MemoryWrite($scope: String!, $file: String!, $content: String!, $expectedHash: String) {
+  memoryWrite(scope: $scope, file: $file, content: $content, expectedHash: $expectedHash) { ${WRITE_RESULT} } }`;
+
+export const MEMORY_REMOVE = `mutation MemoryRemove($scope: String!, $file: String!, $expectedHash: String) {
+  memoryRemove(scope: $scope, file: $file, expectedHash: $expectedHash) { ${WRITE_RESULT} } }`;
+
+export const MEMORY_MOVE = `mutation MemoryMove($scope: String!, $file: String!, $newScope: String!, $newFile: String!, $expectedHash: String) {
+  memoryMove(scope: $scope, file: $file, newScope: $newScope, newFile: $newFile, expectedHash: $expectedHash) { ${WRITE_RESULT} } }`;
+
+export const MEMORY_HISTORY = `query MemoryHistory($path: String!) { memoryHistory(path: $path, first: 50) {
+  records { id at actor via command scope path before after newPath } } }`;
+
+export const MEMORY_PROMPT = `query MemoryPrompt($agent: String!) { memoryPrompt(agent: $agent) }`;
+
+export const ENTITIES = `query Entities { workflows { name title } chats { name title } workItems { name title } }`;
+
+export const LINK_REPORT = `query LinkReport { linkReport { total errors warnings byStatus { status count } byCode { code severity count }
+  mostWanted(first: 5) { count target { target } } } }`;
+
+export const PROBLEMS = `query Problems($after: String) { problems(first: 100, after: $after) {
+  totalCount pageInfo { hasNextPage endCursor } nodes { ${PROBLEM_FIELDS} } } }`;
+
+export const OVERVIEW = `query Overview { graphOverview { truncated columns } }`;
+
+export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighborhood(id: $id, depth: $depth, limit: 500) {
+  truncated
+  nodes { __typename id
+    ... on Memory { name scope type problems { code } }
+    ... on Agent { name memoryOff }
+    ... on Entity { name }
+    ... on Unresolved { target } }
+  edges { type source target link { status } } } }`;
+
+const LINK = 'text line column status targetId source { id path } target { __typename ... on Node { id } }';
+
+export const NODE_DETAILS = `query NodeDetails($id: ID!) { node(id: $id) { __typename id
+  ... on Memory { name scope path description type size age links { ${LINK} } backlinks { ${LINK} } problems { ${PROBLEM_FIELDS} } }
+  ... on Agent { name description memoryEnabled memoryOff agentPath: path backlinks { ${LINK} } }
+  ... on Entity { name title entityPath: path backlinks { ${LINK} } }
+  ... on Unresolved { target wantedBy { ${LINK} } } } }`;
+
+export const FIND = `query Find($text: String!) { memories(filter: { text: $text }, first: 20) { nodes { id name scope description } } }`;

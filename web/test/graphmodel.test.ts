@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { clusterLayout, clusterOf, edgeColour, hashColour, isProblemStatus, nodeColour, nodeSize, STATUS_COLOURS, type NodeAttrs } from '../src/graphmodel';
+
+const node = (over: Partial<NodeAttrs>): NodeAttrs => ({ kind: 'memory', label: 'x', scope: 'a', memType: null, problems: 0, memoryOff: false, ...over });
+
+test('unresolved nodes stay red whatever the colouring', () => {
+  for (const by of ['kind', 'scope', 'type'] as const) assert.equal(nodeColour(node({ kind: 'unresolved' }), by), '#e15759');
+});
+
+test('colour by scope is stable per scope and differs between scopes', () => {
+  assert.equal(nodeColour(node({ scope: 'on-call' }), 'scope'), nodeColour(node({ scope: 'on-call', label: 'y' }), 'scope'));
+  assert.notEqual(hashColour('on-call'), hashColour('release-writer'));
+});
+
+test('colour by type, and untyped grey', () => {
+  assert.equal(nodeColour(node({ memType: 'FEEDBACK' }), 'type'), '#f28e2b');
+  assert.equal(nodeColour(node({ memType: null }), 'type'), '#9aa0a6');
+});
+
+test('problem links stand out', () => {
+  assert.ok(isProblemStatus('BROKEN') && isProblemStatus('AMBIGUOUS') && isProblemStatus('MISSING_ANCHOR'));
+  assert.ok(!isProblemStatus('RESOLVED') && !isProblemStatus(null));
+  assert.equal(edgeColour('BROKEN'), STATUS_COLOURS.BROKEN);
+  assert.equal(edgeColour(null), STATUS_COLOURS.REMEMBERS);
+});
+
+test('nodes with problems are drawn bigger; sizes are capped', () => {
+  assert.ok(nodeSize(node({ problems: 2 }), 1) > nodeSize(node({}), 1));
+  assert.ok(nodeSize(node({}), 1_000_000) <= 20);
+});
+
+test('cluster layout: one disc per scope, no two nodes on one spot', () => {
+  const nodes = [...Array(300)].map((_, i) => ({ cluster: clusterOf(node({ scope: `s${i % 5}` })) }));
+  const pos = clusterLayout(nodes);
+  assert.equal(pos.length, 300);
+  const keys = new Set(pos.map((p) => `${p.x.toFixed(3)},${p.y.toFixed(3)}`));
+  assert.equal(keys.size, 300);
+  assert.equal(clusterOf(node({ kind: 'workflow', scope: null })), 'entities');
+  assert.equal(clusterOf(node({ kind: 'unresolved', scope: null })), 'unresolved');
+});
