@@ -83,14 +83,42 @@ class _Measurer:
         found = self.done.get(name)
         if found is not None:
             return found
-        definition = self.fragments.get(name)
-        if definition is None or name in self.open:
-            return EMPTY
-        self.open.add(name)
-        measure = self.selection_set(definition.selection_set)
-        self.open.discard(name)
-        self.done[name] = measure
-        return measure
+        if name not in self.fragments or name in self.open:
+            return EMPTY  # unknown, or a cycle back to a fragment being measured
+        self._measure_from(name)
+        return self.done[name]
+
+    def _measure_from(self, name: str) -> None:
+        """Measure `name` and the fragments it needs, those first, without recursion: a
+        chain of fragments is as long as the document allows, Python's stack is not."""
+        stack = [name]
+        while stack:
+            top = stack[-1]
+            if top in self.done:
+                stack.pop()
+            elif top not in self.open:  # first visit: measure what it spreads first
+                self.open.add(top)
+                stack.extend(
+                    spread for spread in _spreads(self.fragments[top].selection_set)
+                    if spread in self.fragments and spread not in self.done and spread not in self.open
+                )
+            else:  # what it spreads is measured (or is a cycle back to it)
+                stack.pop()
+                self.done[top] = self.selection_set(self.fragments[top].selection_set)
+                self.open.discard(top)
+
+
+def _spreads(node: SelectionSetNode) -> list[str]:
+    """The fragments a selection set spreads, at any depth, in order."""
+    names: list[str] = []
+    stack: list[SelectionSetNode] = [node]
+    while stack:
+        for selection in stack.pop().selections:
+            if isinstance(selection, FragmentSpreadNode):
+                names.append(selection.name.value)
+            elif isinstance(selection, FieldNode | InlineFragmentNode) and selection.selection_set:
+                stack.append(selection.selection_set)
+    return names
 
 
 def measure_operations(document: DocumentNode) -> list[tuple[str, Measure]]:
