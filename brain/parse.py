@@ -21,7 +21,7 @@ import mistune
 from brain.anchors import with_sources
 from brain.blocks import scan_blocks
 from brain.empty_links import empty_link_problems
-from brain.frontmatter import key_lines, load_frontmatter, split_frontmatter
+from brain.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_frontmatter, split_frontmatter
 from brain.mathspans import outside_math
 from brain.model import (
     MEMORY_TYPES,
@@ -126,7 +126,7 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
     keys: dict[str, int] = {}
     if fm_text is not None:
         data = load_frontmatter(fm_text, path, problems)
-        keys = key_lines(fm_text)
+        keys = key_lines(fm_text) if len(fm_text) <= MAX_FRONTMATTER_BYTES else {}
     description = _description(data, body, path, keys, problems)
     note_type = _type(data, path, keys, problems)
     properties = {
