@@ -42,13 +42,23 @@ class Workbench:
 
     def open_file(self, relative: str) -> float:
         """Quick-opens a file; returns the monotonic time at which its editor has focus."""
-        self.page.keyboard.press("Control+P")
-        box = self.page.locator(".quick-input-widget input")
-        box.wait_for(state="visible")
-        box.fill(relative)
-        self.page.locator(".quick-input-list .monaco-list-row", has_text=Path(relative).name).first.wait_for()
-        self.page.keyboard.press("Enter")
         name = Path(relative).name
+        # File search starts with the window; on a busy machine the first query can come back
+        # empty or late: ask again, as a user would.
+        for attempt in range(4):
+            self.page.keyboard.press("Control+P")
+            box = self.page.locator(".quick-input-widget input")
+            box.wait_for(state="visible")
+            box.fill(relative)
+            row = self.page.locator(".quick-input-list .monaco-list-row", has_text=name).first
+            try:
+                row.wait_for(timeout=30_000)
+                break
+            except PlaywrightTimeout:
+                self.page.keyboard.press("Escape")
+                if attempt == 3:
+                    raise
+        self.page.keyboard.press("Enter")
         self.page.locator(f".monaco-editor[data-uri$='{name}'] .view-lines").wait_for()
         self.page.locator(".tab.active", has_text=name).wait_for()
         return time.monotonic()
