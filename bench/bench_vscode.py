@@ -141,7 +141,8 @@ def main() -> None:
         browser.close()
     out = HERE / "results" / "vscode.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
+    earlier = json.loads(out.read_text()) if out.exists() else {}  # other workloads' last figures
+    out.write_text(json.dumps({**earlier, **results}, indent=2))
     print(f"wrote {out}")
 
 
