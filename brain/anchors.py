@@ -40,6 +40,8 @@ BLOCK_ID_RE = re.compile(r"[A-Za-z0-9-]+")
 # The marks before an ATX heading's text (also in list items and quotes), and its closing #s.
 ATX_PREFIX_RE = re.compile(r"^ {0,3}(?:(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*+)*+#{1,6}(?:[ \t]+|$)")
 ATX_CLOSING_RE = re.compile(r"[ \t]+#+[ \t]*$|^#+[ \t]*$")
+# What may stand before a heading's text when the line is nothing but marks and that text.
+MARKS_ONLY_RE = re.compile(r"[ \t>*+\-\d.)#]*[ \t]")
 
 
 def with_sources(headings: tuple[Heading, ...], body: str, body_line: int) -> tuple[Heading, ...]:
@@ -52,7 +54,11 @@ def with_sources(headings: tuple[Heading, ...], body: str, body_line: int) -> tu
         index = heading.line - body_line
         source = heading.text
         if 0 <= index < len(lines):
-            source = heading_source(lines[index])
+            line = lines[index]
+            text = heading.text
+            # Most headings are written as shown (`## Title`): skip the full reading for them.
+            plain = line.endswith(text) and MARKS_ONLY_RE.fullmatch(line, 0, len(line) - len(text))
+            source = text if plain else heading_source(line)
         out.append(heading if source == heading.text else replace(heading, source=source))
     return tuple(out)
 

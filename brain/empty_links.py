@@ -17,8 +17,9 @@ import mistune
 from brain.mathspans import outside_math
 from brain.model import Problem, Severity
 
-CANDIDATE_RE = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
-EMPTY_INNER_RE = re.compile(r"[ \t]*#?[ \t]*(?:(?:\\?\|)(.*))?")
+# Only empty links, and starting with the literal `[[` so that the scan of a note (every
+# note has links) is a fast literal search; a `!` before it is checked after.
+EMPTY_RE = re.compile(r"\[\[[ \t]*#?[ \t]*(?:\\?\|([^\[\]\n]*))?\]\]")
 MARKER_RE = re.compile("\ue004(\\d+)\ue005")
 MAX_REPORTED = 100  # per note: the first hundred say all there is to say
 
@@ -29,28 +30,30 @@ def empty_link_problems(body: str, body_line: int, path: str) -> list[Problem]:
     """An `empty-link` warning for each link in `body` that names no note and no heading."""
     if "[[" not in body:
         return []
-    found = [
-        m for m in CANDIDATE_RE.finditer(body)
-        if EMPTY_INNER_RE.fullmatch(m.group(2)) and not _escaped(body, m.start())
-    ]
+    found = [m for m in EMPTY_RE.finditer(body) if not _escaped(body, _start(m))]
     if not found:
         return []
     if "$" in body:
-        keep = outside_math(body, [m.start() for m in found])
+        keep = outside_math(body, [_start(m) for m in found])
         found = [m for m, kept in zip(found, keep, strict=True) if kept]
     live = _in_text(body, found)
     problems: list[Problem] = []
     for index in sorted(live)[:MAX_REPORTED]:
         m = found[index]
-        line = body.count("\n", 0, m.start())
-        column = m.start() - (body.rfind("\n", 0, m.start()) + 1) + 1
-        problems.append(_problem(m, path, line + body_line, column))
+        start = _start(m)
+        line = body.count("\n", 0, start)
+        column = start - (body.rfind("\n", 0, start) + 1) + 1
+        problems.append(_problem(body[start : m.end()], m.group(1), path, line + body_line, column))
     return problems
 
 
-def _problem(m: re.Match[str], path: str, line: int, column: int) -> Problem:
-    raw = m.group(0)
-    label = (EMPTY_INNER_RE.fullmatch(m.group(2)) or m).group(1)
+def _start(m: re.Match[str]) -> int:
+    """Where the link starts: at its `!` when it is an embed."""
+    start = m.start()
+    return start - 1 if start > 0 and m.string[start - 1] == "!" else start
+
+
+def _problem(raw: str, label: str | None, path: str, line: int, column: int) -> Problem:
     label = label.strip() if label else ""
     if label:
         fix = (
@@ -84,7 +87,7 @@ def _in_text(body: str, found: list[re.Match[str]]) -> set[int]:
     pieces: list[str] = []
     last = 0
     for index, m in enumerate(found):
-        inside = m.start() + len(m.group(1)) + 2
+        inside = m.start() + 2
         pieces += [body[last:inside], f"\ue004{index}\ue005"]
         last = inside
     pieces.append(body[last:])

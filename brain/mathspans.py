@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-TOKEN_RE = re.compile(r"(?P<fence>^ {0,3}(?:`{3,}|~{3,}))|\\[\s\S]|`+|\$\$|\$", re.MULTILINE)
+SPECIAL_RE = re.compile(r"[`~\\$]")  # a character class: a fast scan between them
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+BACKTICKS_RE = re.compile(r"`+")
 BLANK_LINE_RE = re.compile(r"\n[ \t>]*\n")
 INLINE_CLOSER_RE = re.compile(r"(?<=[^\s\\])\$(?!\d)")
 DISPLAY_CLOSER_RE = re.compile(r"(?<!\\)\$\$")
@@ -35,26 +36,33 @@ def math_ranges(body: str) -> list[tuple[int, int]]:
     no_closer_until = -1  # inline `$` search already failed up to here
     length = len(body)
     while pos < length:
-        m = TOKEN_RE.search(body, pos)
+        m = SPECIAL_RE.search(body, pos)
         if m is None:
             break
-        token = m.group(0)
         start = m.start()
-        if m.group("fence") is not None:
-            pos = _fence_end(body, start)
-        elif token.startswith("\\"):
-            pos = m.end()
-        elif token.startswith("`"):
-            pos = _code_span_end(body, m.end(), len(token))
-        elif token == "$$":
-            close = DISPLAY_CLOSER_RE.search(body, m.end())
+        char = body[start]
+        if char in "`~":
+            line_start = body.rfind("\n", 0, start) + 1
+            fence = FENCE_RE.match(body, line_start) if start - line_start <= 3 else None
+            if fence is not None and fence.start(1) == start:
+                pos = _fence_end(body, fence)
+            elif char == "`":
+                run = BACKTICKS_RE.match(body, start)
+                assert run is not None
+                pos = _code_span_end(body, run.end(), run.end() - start)
+            else:
+                pos = start + 1
+        elif char == "\\":
+            pos = start + 2
+        elif body.startswith("$$", start):
+            close = DISPLAY_CLOSER_RE.search(body, start + 2)
             if close is None:
-                pos = m.end()
+                pos = start + 2
             else:
                 out.append((start, close.end()))
                 pos = close.end()
         else:  # a single `$`
-            pos = m.end()
+            pos = start + 1
             if pos >= length or body[pos].isspace() or start < no_closer_until:
                 continue
             stop = _paragraph_end(body, pos)
@@ -79,10 +87,7 @@ def outside_math(body: str, offsets: Sequence[int]) -> list[bool]:
     return keep
 
 
-def _fence_end(body: str, start: int) -> int:
-    opener = FENCE_RE.match(body, start)
-    if opener is None:
-        return start + 3
+def _fence_end(body: str, opener: re.Match[str]) -> int:
     marker = opener.group(1)
     for closer in FENCE_RE.finditer(body, opener.end()):
         fence = closer.group(1)
