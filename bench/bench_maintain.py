@@ -136,6 +136,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     # Its own cache: the seeding rewrites notes, which must not disturb other benchmarks' copies.
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench-maintain"))
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "maintain.json")
     args = parser.parse_args()
     report: dict[str, object] = {"cpus": os.cpu_count(), "runs": args.runs, "sizes": {}}
     scratch = args.cache / "maintain-scratch"
@@ -173,8 +174,8 @@ def main() -> None:
             f"{summary['findings']} findings {summary['counts']}",
             flush=True,
         )
-    out = HERE / "results" / "maintain.json"
-    out.parent.mkdir(exist_ok=True)
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")
 
