@@ -116,7 +116,7 @@ def seed(root: Path, seed: int = 7) -> dict[str, int]:
     return counts
 
 
-def run_once(root: Path, scratch: Path) -> dict[str, float]:
+def run_once(root: Path, scratch: Path, cli: bool = True) -> dict[str, float]:
     history = scratch / "history.jsonl"
     history.unlink(missing_ok=True)
     out = subprocess.run(
@@ -125,8 +125,13 @@ def run_once(root: Path, scratch: Path) -> dict[str, float]:
     )
     result: dict[str, float] = json.loads(out.stdout)
     seed(root)
-    cli = subprocess.run([sys.executable, "-c", CLI, str(root)], check=True, capture_output=True, text=True)
-    result.update(json.loads(cli.stdout))
+    if cli:
+        done = subprocess.run(
+            [sys.executable, "-c", CLI, str(root)], check=True, capture_output=True, text=True
+        )
+        result.update(json.loads(done.stdout))
+    else:
+        result.update({"cli_s": float("nan"), "cli_peak_rss_mb": float("nan")})
     return result
 
 
@@ -136,6 +141,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     # Its own cache: the seeding rewrites notes, which must not disturb other benchmarks' copies.
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench-maintain"))
+    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end `brain maintain` run")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "maintain.json")
     args = parser.parse_args()
     report: dict[str, object] = {"cpus": os.cpu_count(), "runs": args.runs, "sizes": {}}
     scratch = args.cache / "maintain-scratch"
@@ -146,7 +153,7 @@ def main() -> None:
         runs = []
         for _ in range(args.runs if size < 100_000 else 1):
             seed(root)
-            runs.append(run_once(root, scratch))
+            runs.append(run_once(root, scratch, cli=not args.no_cli))
         numbers = [k for k, v in runs[0].items() if isinstance(v, float | int)]
         med = {k: statistics.median(float(r[k]) for r in runs) for k in numbers}
         summary = {
@@ -173,8 +180,8 @@ def main() -> None:
             f"{summary['findings']} findings {summary['counts']}",
             flush=True,
         )
-    out = HERE / "results" / "maintain.json"
-    out.parent.mkdir(exist_ok=True)
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")
 

@@ -104,6 +104,7 @@ class MaintenanceReport:
     apply: bool = False
     cap: int = 0
     skipped: int = 0  # safe findings left for the next run by the cap
+    notes: list[str] = field(default_factory=list)  # what the pass left undone, and why
     seconds: float = 0.0
 
     @property
@@ -124,6 +125,7 @@ class MaintenanceReport:
             "counts": self.counts(),
             "cap": self.cap,
             "skipped": self.skipped,
+            "notes": self.notes,
             "seconds": round(self.seconds, 3),
         }
 
@@ -160,5 +162,6 @@ class MaintenanceReport:
             out.append("applied:")
             for a in self.applied:
                 out.append(f"  {'done' if a.ok else 'REFUSED':<7} {a.code:<18} {a.path}: {a.result}")
+        out.extend(f"note: {note}" for note in self.notes)
         out.append(self.summary())
         return "\n".join(out)

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from brain.maintain.snapshot import Snapshot
 
 _SEPARATORS = re.compile(r"[-_ ]+")
+#: Near-miss searches one pass may make (each compares one target with a scope's names, so
+#: the work grows with broken targets x names): past it, further broken links wait for a
+#: narrower run (`--scope`), and the report says how many were left unexamined.
+SEARCH_BUDGET = 5_000
 _PREFIX = {Kind.WORKFLOW: "workflow:", Kind.CHAT: "chat:", Kind.WORK_ITEM: "work-item:", Kind.AGENT: "agent:"}
 
 class Names:
@@ -40,6 +44,9 @@ class Names:
             self._by_length.setdefault(len(plain), []).append((plain, key))
         self._slices: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
         self._found: dict[str, list[tuple[int, str]]] = {}
+
+    def cached(self, key: str) -> bool:
+        return key in self._found
 
     def close(self, key: str) -> list[tuple[int, str]]:
         """(edits, name key) of the names within one edit more than `key` allows."""
@@ -77,6 +84,8 @@ class _Pools:
         self._scopes: dict[str, Names] = {}
         self._entities: dict[Kind | None, Names] = {}
         self._entity_ids: dict[Kind, list[str]] = {}
+        self.searches = 0
+        self.unexamined = 0
 
     def _memory_names(self, scope: str) -> list[str]:
         going = self.snap.going
@@ -144,7 +153,13 @@ class _Pools:
     def fix(self, source: str, kind: Kind | None, scope: str | None, key: str) -> str | None:
         texts = self.texts(source, kind, scope)
         nearest: dict[str, int] = {}
-        for names in self.names(source, kind, scope):
+        sets = self.names(source, kind, scope)
+        new = sum(1 for names in sets if not names.cached(key))
+        if new and self.searches + new > SEARCH_BUDGET:
+            self.unexamined += 1
+            return None
+        self.searches += new
+        for names in sets:
             for distance, name in names.close(key):
                 if name in texts:
                     nearest[name] = min(distance, nearest.get(name, distance))
@@ -200,6 +215,11 @@ def fixable_links(snap: Snapshot) -> Iterator[Finding]:
                 }),
                 safe=True, line=link.line,
             )
+    if pools.unexamined:
+        snap.notes.append(
+            f"fixable-link: {pools.unexamined:,} broken link(s) were not examined: the pass makes at "
+            f"most {SEARCH_BUDGET:,} near-miss searches; run it per scope (--scope) to look at the rest"
+        )
 
 
 def _fix_of(pools: _Pools, source_scope: str, link: Link) -> str | None:

@@ -43,7 +43,7 @@ def find(
     for finder in FINDERS:
         findings.extend(finder(snap))
     findings.sort(key=lambda f: (f.path, f.line or 0, f.code))
-    report = MaintenanceReport(scope, findings, cap=config.max_changes_per_run)
+    report = MaintenanceReport(scope, findings, cap=config.max_changes_per_run, notes=snap.notes)
     report.seconds = time.perf_counter() - started
     return report
 

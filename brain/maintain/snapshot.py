@@ -48,6 +48,7 @@ class Snapshot:
     by_scope: dict[str, list[MemoryNode]] = field(default_factory=dict)  # every scope
     links: dict[str, list[Link]] = field(default_factory=dict)  # outgoing, of `memories`
     going: set[str] = field(default_factory=set)  # paths an earlier finder proposes to delete
+    notes: list[str] = field(default_factory=list)  # what the pass could not do, for the report
 
     @classmethod
     def read(

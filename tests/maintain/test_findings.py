@@ -377,3 +377,24 @@ def test_yaml_values_read_back_as_written(text: str) -> None:
     assert (loaded if loaded is not None else "") == text or (
         text in ("yes", "null") and loaded in (True, None)
     )
+
+
+def test_the_link_search_has_a_budget_and_says_what_it_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from brain.maintain import links
+
+    monkeypatch.setattr(links, "SEARCH_BUDGET", 1)  # one search: the note's own scope, for one target
+    files: dict[str, str | tuple[str, float]] = {
+        "memory/shared/house-style.md": STYLE,
+        "memory/shared/n.md": note("N.", "See [[house-styel]] and [[hose-style]] and [[hoese-style]]."),
+    }
+    brain = Brain(workspace_with(tmp_path / "ws", files))
+    brain.sync()
+    report = find(brain, None)
+    assert [f.code for f in report.findings] == []  # a shared note searches shared + entities: 2 > 1
+    assert report.notes == [
+        "fixable-link: 3 broken link(s) were not examined: the pass makes at most 1 near-miss searches; "
+        "run it per scope (--scope) to look at the rest"
+    ]
+    assert "note: fixable-link: 3 broken link(s)" in report.to_text()
