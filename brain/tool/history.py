@@ -154,11 +154,13 @@ class History:
             return None
 
 
-_OPTIONAL = frozenset({"agent", "before", "after", "new_scope", "new_path"})
+_OPTIONAL = frozenset({"agent", "before", "after", "new_scope", "new_path", "report"})
+_OBJECTS = frozenset({"report"})  # a maintenance run's report: a JSON object, not a string
 
 
 def record_fields(data: Any) -> dict[str, Any]:
-    """The fields of one history line, checked: a record is all strings (some may be null).
+    """The fields of one history line, checked: a record is strings (some may be null), and
+    a maintenance run's `report` object.
 
     Every front end (CLI, REST, GraphQL) formats these as strings, so a line with a number or
     a list where a string belongs is as bad as a torn line: ValueError, and it is skipped.
@@ -170,7 +172,9 @@ def record_fields(data: Any) -> dict[str, Any]:
         value = data.get(name)
         if value is None and name not in _OPTIONAL:
             raise ValueError(f"`{name}` is missing")
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"`{name}` must be a string, not {type(value).__name__}")
+        wanted = dict if name in _OBJECTS else str
+        if value is not None and not isinstance(value, wanted):
+            kind = "an object" if wanted is dict else "a string"
+            raise ValueError(f"`{name}` must be {kind}, not {type(value).__name__}")
         out[name] = value
     return out
