@@ -174,8 +174,13 @@ def has_token(params: object) -> bool:
 
 async def _not_ready(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] == "websocket":
-        # 1013: "try again later"; closing before accept refuses the handshake.
-        await WebSocket(scope, receive, send).close(code=1013, reason=NOT_READY)
+        # 1013 "try again later" reaches the client only after an accept (a close before it is
+        # a bare HTTP 403, which browsers log as an error): accept, then close with the reason.
+        websocket = WebSocket(scope, receive, send)
+        wanted = scope.get("subprotocols") or []
+        protocol = GRAPHQL_TRANSPORT_WS_PROTOCOL if GRAPHQL_TRANSPORT_WS_PROTOCOL in wanted else None
+        await websocket.accept(subprotocol=protocol)
+        await websocket.close(code=1013, reason=NOT_READY)
         return
     body = json.dumps({"errors": [{"message": NOT_READY}]})
     response = Response(body, status_code=503, media_type="application/json",

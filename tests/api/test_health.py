@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from brain.api.context import ApiSettings
 from brain.store.base import WriteBatch
@@ -42,9 +42,14 @@ async def test_nothing_answers_before_the_first_ingest(serve: ServerFactory, wor
         async with httpx.AsyncClient() as client:
             health = await client.get(f"{live.base}/healthz")
             query = await client.post(live.graphql, json={"query": "{ stats { memories } }"})
-        with pytest.raises(InvalidStatus):
-            async with connect(live.ws, subprotocols=[PROTOCOL]):  # type: ignore[list-item]
-                pass
+        # The handshake is accepted and closed at once with 1013 "try again later" and the
+        # reason: a refused handshake would be a bare 403 that browsers log as an error.
+        async with connect(live.ws, subprotocols=[PROTOCOL]) as ws:  # type: ignore[list-item]
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.recv()
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1013
+        assert "still reading the workspace" in closed.value.rcvd.reason
     finally:
         store.gate.set()
     assert health.status_code == 503
