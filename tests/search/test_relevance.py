@@ -47,7 +47,7 @@ def test_relevance_stays_above_its_floor(brain: Brain, mode: Mode, kind: str | N
 def test_fusion_finds_paraphrases_keywords_miss(brain: Brain) -> None:
     keyword = measure(brain.search, Mode.KEYWORD, "paraphrase")
     fused = measure(brain.search, Mode.HYBRID, "paraphrase")
-    assert fused.recall_at_3 > keyword.recall_at_3 + 0.2
+    assert fused.recall_at_3 > keyword.recall_at_3 + 0.1
 
 
 def test_every_result_says_which_rankers_found_it(brain: Brain) -> None:
