@@ -53,7 +53,7 @@ else:
     store = Neo4jStore.connect(uri)
     store.clear()
     if not index_on:
-        store._read("DROP INDEX memory_text IF EXISTS")
+        store._driver.execute_query("DROP INDEX memory_text IF EXISTS", database_=store.database)
     else:
         store.ensure_schema()
 brain = Brain(root, store)
@@ -127,6 +127,7 @@ def run(root: Path, store: str, uri: str, index_on: bool, queries: int, sample: 
         check=True, capture_output=True, text=True,
     )
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"{store} {'with' if index_on else 'without'} keyword index: {json.dumps(result)}", flush=True)
     return result
 
 
