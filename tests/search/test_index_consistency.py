@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -24,8 +25,9 @@ from brain.search.indexer import EmbeddingIndexer
 from brain.search.service import Mode, SearchService
 from brain.search.text import query_terms, title_of
 from brain.service import Brain
-from brain.store.base import MemoryFilter
+from brain.store.base import GraphStore, MemoryFilter, SearchIndex
 from brain.store.memory import MemoryStore
+from tests.contract.helpers import Workspace
 
 WORDS = ["apple", "berry", "cherry", "delta", "echo", "fig"]
 NAMES = ["one", "two", "three", "four"]
@@ -38,9 +40,9 @@ class BagOfWords:
     def encode_texts(self, texts: Sequence[str]) -> list[list[float]]:
         out = []
         for text in texts:
-            vector = [0.0] * 16
+            vector = [0.0] * 384  # the model's size: Neo4j's vector index is made for it
             for word in query_terms(text):
-                vector[hashlib.sha1(word.encode()).digest()[0] % 16] += 1.0
+                vector[int.from_bytes(hashlib.sha1(word.encode()).digest()[:2], "big") % 384] += 1.0
             norm = sum(v * v for v in vector) ** 0.5 or 1.0
             out.append([v / norm for v in vector])
         return out
@@ -116,3 +118,44 @@ class SearchFollowsTheFiles(RuleBasedStateMachine):
 
 SearchFollowsTheFiles.TestCase.settings = settings(max_examples=25, stateful_step_count=12, deadline=None)
 TestSearchFollowsTheFiles = SearchFollowsTheFiles.TestCase
+
+
+def test_edits_renames_and_deletes_on_both_stores(store: GraphStore, tmp_path: Path) -> None:
+    """The same steps as the state machine, written out, on the embedded store and on Neo4j."""
+    ws = Workspace(tmp_path)
+    ws.write("memory/bot/alpha.md", "---\ndescription: first\n---\napple berry\n")
+    ws.write("memory/shared/beta.md", "---\ndescription: second\n---\nberry cherry\n")
+    brain = ws.brain(store)
+    index = cast(SearchIndex, store)
+    indexer = EmbeddingIndexer(store, index, BagOfWords(), cache=VectorCache("t", tmp_path / ".c"))
+    service = SearchService(store, indexer)
+    brain.ingester.listeners.append(service.on_batch)
+    indexer.start()
+
+    def found(word: str, agent: str | None = None) -> set[str]:
+        return {h.id for h in service.search(word, mode=Mode.KEYWORD, agent=agent).hits}
+
+    def vectors_follow() -> None:
+        assert indexer.wait(timeout=120)
+        assert index.vector_hashes() == {m.id: m.hash for m in store.list_memories(MemoryFilter())}
+
+    try:
+        assert found("berry") == {"memory:bot/alpha", "memory:shared/beta"}
+        vectors_follow()
+        brain.sync([ws.write("memory/bot/alpha.md", "---\ndescription: first\n---\ndelta\n")])
+        assert found("apple") == set()
+        assert found("delta") == {"memory:bot/alpha"}
+        vectors_follow()
+        brain.sync(ws.rename("memory/bot/alpha.md", "memory/bot/gamma.md"))
+        assert found("delta") == {"memory:bot/gamma"}
+        assert found("gamma") == {"memory:bot/gamma"}  # the name is searchable as words
+        vectors_follow()
+        semantic = service.search("delta", mode=Mode.SEMANTIC).hits
+        assert [h.id for h in semantic][:1] == ["memory:bot/gamma"]
+        assert found("delta", agent="other") == set()
+        brain.sync([ws.delete("memory/bot/gamma.md")])
+        assert found("delta") == set()
+        vectors_follow()
+        assert [h.id for h in service.search("cherry", mode=Mode.SEMANTIC).hits] == ["memory:shared/beta"]
+    finally:
+        indexer.close()
