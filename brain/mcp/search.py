@@ -1,11 +1,10 @@
-"""Where `search` joins the MCP server once brain has a search service.
+"""The `memory_search` tool: brain's search (brain/search) as the agent sees it.
 
-The `memory_search` tool is listed only when a search function exists, so a server without
-search never offers a tool that cannot answer. `find_search` looks for it on the Brain
-(`brain.search`, the name the search work is expected to use); until then it finds nothing.
-To wire another implementation, pass `search=` to `BrainMcp`: a callable taking the query,
-the scopes the agent may read (its own and `shared`) and a limit, and returning JSON-ready
-hits (each with at least `path` or `id`); this module turns memory paths into virtual ones.
+`find_search` adapts `Brain.search` (keyword and semantic, fused) to the tool's shape: the
+query, the scopes the agent may read (its own and `shared`) and a limit, returning JSON-ready
+hits. Another implementation can be passed as `search=` to `BrainMcp`. Whatever the search
+returns, this module keeps only the agent's own and shared notes and turns memory paths into
+the agent's virtual ones.
 """
 
 from __future__ import annotations
@@ -22,10 +21,26 @@ MAX_QUERY = 1000
 MAX_LIMIT = 50
 
 
-def find_search(brain: Brain) -> SearchFunction | None:
-    """The Brain's search, if this build has one (a feature check, not a dependency)."""
-    found = getattr(brain, "search", None)
-    return found if callable(found) else None
+def find_search(brain: Brain) -> SearchFunction:
+    """The Brain's search, started on the first query (it loads the model and embeds)."""
+
+    def search(query: str, scopes: Sequence[str], limit: int) -> list[dict[str, Any]]:
+        from brain.search.service import SearchError
+
+        agent = next(s for s in scopes if s != SHARED_SCOPE)
+        try:
+            answer = brain.search.search(query, agent=agent, limit=min(limit, MAX_LIMIT))
+        except SearchError as exc:
+            raise Refusal(
+                RefusalCode.INVALID_ARGUMENT, str(exc), Call("memory_search", {"query": "release notes"})
+            ) from None
+        return [
+            {"id": hit.id, "path": hit.path, "name": hit.name, "scope": hit.scope,
+             "score": round(hit.score, 6), "snippet": hit.snippet, "matched": list(hit.matched)}
+            for hit in answer.hits
+        ]
+
+    return search
 
 
 def run_search(search: SearchFunction, agent: str, args: dict[str, Any]) -> dict[str, Any]:

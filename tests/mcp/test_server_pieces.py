@@ -35,19 +35,30 @@ def search_of(calls: list[tuple[str, tuple[str, ...], int]]) -> Any:
     return search
 
 
-async def test_search_is_offered_only_where_it_exists(workspace: Path) -> None:
+async def test_brain_search_finds_own_and_shared_notes_only(workspace: Path) -> None:
     brain = Brain(workspace)
     brain.sync()
-    without = BrainMcp(brain, lambda _ctx: stdio_caller("writer"))
-    async with Client(without.server) as client:
+    server = BrainMcp(brain, lambda _ctx: stdio_caller("writer"))
+    async with Client(server.server) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-    assert "memory_search" not in names
+        assert "memory_search" in names
+        result = await client.call_tool("memory_search", {"query": "headline", "limit": 5})
+        assert not result.is_error
+        paths = [h["path"] for h in result.structured_content["hits"]]
+        assert "/memories/house-style.md" in paths
+        assert all(p.startswith("/memories/") for p in paths)  # never another agent's note
+        too_long = await client.call_tool("memory_search", {"query": "x" * 600})
+        assert too_long.is_error
+        assert "characters long" in too_long.content[0].text
+    brain.close()
 
+
+async def test_search_results_are_filtered_to_the_agent(workspace: Path) -> None:
+    brain = Brain(workspace)
+    brain.sync()
     calls: list[tuple[str, tuple[str, ...], int]] = []
     with_search = BrainMcp(brain, lambda _ctx: stdio_caller("writer"), search=search_of(calls))
     async with Client(with_search.server) as client:
-        names = {t.name for t in (await client.list_tools()).tools}
-        assert "memory_search" in names
         result = await client.call_tool("memory_search", {"query": "headline", "limit": 5})
         assert not result.is_error
         hits = result.structured_content["hits"]
