@@ -206,3 +206,33 @@ export function routeHash(r: Route): string {
   if (r.line) h += `?line=${r.line}`;
   return h;
 }
+
+export type SnippetPart = { text: string; mark: boolean };
+
+/**
+ * The search API's snippet marks each matched word `**word**`: split it into plain and marked
+ * parts, which the UI renders as text and <mark> elements (never as HTML). An unpaired `**`
+ * stays literal text. Given the `terms` the note matched, a pair around anything else (the
+ * note's own markdown bold) stays literal too, so only matched words are marked.
+ */
+export function snippetParts(snippet: string, terms?: readonly string[]): SnippetPart[] {
+  const wanted = terms ? new Set(terms.map((t) => t.toLowerCase())) : null;
+  const out: SnippetPart[] = [];
+  const push = (text: string, mark: boolean) => {
+    if (!text) return;
+    const last = out[out.length - 1];
+    if (last && last.mark === mark) last.text += text; else out.push({ text, mark });
+  };
+  let rest = snippet;
+  for (;;) {
+    const open = rest.indexOf('**');
+    const close = open < 0 ? -1 : rest.indexOf('**', open + 2);
+    if (open < 0 || close < 0 || close === open + 2) { push(rest, false); break; }
+    push(rest.slice(0, open), false);
+    const inner = rest.slice(open + 2, close);
+    if (!wanted || wanted.has(inner.toLowerCase())) push(inner, true);
+    else push(`**${inner}**`, false);
+    rest = rest.slice(close + 2);
+  }
+  return out;
+}

@@ -4,8 +4,9 @@ import type { EditorView } from '@codemirror/view';
 import type * as EditorModule from './editor';
 import { ApiError, Forbidden, gql } from './api';
 import { clear, h, modal, toast } from './dom';
+import { FindBox } from './find';
 import type { ChangeEvent } from './live';
-import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
 
@@ -36,8 +37,13 @@ export class MemoryView implements View {
   private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
   private filterText = '';
 
+  private readonly find = new FindBox({
+    label: 'Search memory', placeholder: 'Search notes…',
+    onHit: (hit) => { const note = noteOfPath(hit.path); if (note) location.hash = routeHash({ view: 'memory', ...note }); },
+  });
+
   constructor() {
-    this.el.append(this.nav, this.body);
+    this.el.append(h('div', { class: 'memory-side' }, h('div', { class: 'memory-find', role: 'search' }, this.find.el), this.nav), this.body);
   }
 
   async show(route: Route): Promise<void> {
