@@ -4,6 +4,7 @@ import type { EditorView } from '@codemirror/view';
 import type * as EditorModule from './editor';
 import { ApiError, Forbidden, gql } from './api';
 import { clear, h, modal, toast } from './dom';
+import { ConsolidatePanel } from './consolidate';
 import { FindBox } from './find';
 import type { ChangeEvent } from './live';
 import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
@@ -36,6 +37,8 @@ export class MemoryView implements View {
   private route: Route & { view: 'memory' } = { view: 'memory' };
   private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
   private filterText = '';
+  /** Consolidation panels by scope: they outlive the re-renders the run's own writes cause. */
+  private consolidations = new Map<string, ConsolidatePanel>();
 
   private readonly find = new FindBox({
     label: 'Search memory', placeholder: 'Search notes…',
@@ -139,12 +142,19 @@ export class MemoryView implements View {
     filter.addEventListener('input', () => { this.filterText = filter.value; fill(); });
     fill();
     const prompt = h('section', { class: 'prompt', 'aria-label': 'Prompt block' });
+    const consolidate = () => {
+      let panel = this.consolidations.get(s.scope);
+      if (!panel) { panel = new ConsolidatePanel(s.scope, title); this.consolidations.set(s.scope, panel); }
+      if (!panel.el.isConnected) this.body.querySelector('table.files')?.after(panel.el);
+      void panel.run();
+    };
     clear(this.body,
       h('div', { class: 'scope-head' },
         h('h1', {}, title),
         s.memoryOff ? h('span', { class: 'tag off' }, 'memory off') : null,
         h('span', { class: 'spacer' }),
         filter,
+        h('button', { type: 'button', onclick: consolidate, title: 'Ask the configured model to merge, fix and tidy this scope; shows the run and its report' }, 'Consolidate'),
         h('button', { type: 'button', class: 'primary', onclick: () => this.newMemory(s) }, '+ New memory')),
       s.memoryOff ? h('p', { class: 'notice' }, s.defined
         ? `Agent ${s.scope}'s definition does not set memory: true: it keeps these notes but cannot read or write them. You can read or clear them here.`
@@ -154,6 +164,7 @@ export class MemoryView implements View {
         h('caption', { class: 'visually-hidden' }, `Notes in ${title}`),
         h('thead', {}, h('tr', {}, ['Name', 'Type', 'Age', 'Size', 'Description'].map((c) => h('th', { scope: 'col' }, c)))),
         tbody),
+      this.consolidations.get(s.scope)?.el,
       s.agent ? prompt : null);
     if (s.agent && !s.memoryOff) void this.loadPrompt(s.agent, prompt);
     else if (s.agent) clear(prompt, h('h2', {}, 'Prompt'), h('p', { class: 'muted' }, 'Memory is off: this agent gets no “## Your memory” block.'));
