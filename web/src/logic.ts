@@ -236,3 +236,20 @@ export function snippetParts(snippet: string, terms?: readonly string[]): Snippe
   }
   return out;
 }
+
+export type HistoryVersions = { command: string; before: string | null; after: string | null; beforeText: string | null; afterText: string | null };
+
+/**
+ * What a history record changed: the diff of its two versions (a new file diffs from empty,
+ * a delete to empty), nothing for a rename that kept the text, or which version was not kept.
+ */
+export function historyDiff(r: HistoryVersions): { kind: 'diff'; lines: DiffLine[] } | { kind: 'same' } | { kind: 'missing'; message: string } {
+  if (r.before === r.after) return { kind: 'same' };
+  const missingBefore = r.before !== null && r.beforeText === null;
+  const missingAfter = r.after !== null && r.afterText === null;
+  if (missingBefore || missingAfter) {
+    const which = missingBefore && missingAfter ? 'Neither version' : missingBefore ? 'The version before' : 'The version after';
+    return { kind: 'missing', message: `${which} of this write was not kept (written before brain kept versions, or over the file cap), so there is no diff.` };
+  }
+  return { kind: 'diff', lines: diffLines(r.beforeText ?? '', r.afterText ?? '') };
+}

@@ -7,7 +7,7 @@ import { clear, h, modal, toast } from './dom';
 import { ConsolidatePanel } from './consolidate';
 import { FindBox } from './find';
 import type { ChangeEvent } from './live';
-import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
 
@@ -15,7 +15,7 @@ export type FileInfo = { scope: string; file: string; name: string; path: string
 export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; fileCount: number };
 type Loaded = { text: string; hash: string; info: FileInfo; problems: Problem[] };
 type WriteResult = { ok: boolean; path: string | null; hash: string | null; previousHash: string | null; refusal: { code: string; message: string; text: string } | null };
-type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null };
+type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null; beforeText: string | null; afterText: string | null };
 
 const SHARED = 'shared';
 
@@ -451,12 +451,21 @@ export class MemoryView implements View {
       throw e;
     }
     const short = (x: string | null) => (x ? x.slice(0, 8) : '∅');
+    const change = (r: HistoryRecord) => {
+      const d = historyDiff(r);
+      if (d.kind === 'same') return null;
+      if (d.kind === 'missing') return h('p', { class: 'muted' }, d.message);
+      return h('div', { role: 'region', 'aria-label': `Changes of the ${r.command} at ${r.at}` }, renderDiff(d.lines));
+    };
     clear(into, h('h2', {}, 'History'), records.length ? h('ol', { class: 'history-list' }, records.map((r) => h('li', {},
-      h('time', { datetime: r.at }, new Date(r.at).toLocaleString()), ' ',
-      h('strong', {}, r.command), ` by ${r.actor} via ${r.via} `,
-      h('code', {}, `${short(r.before)} → ${short(r.after)}`),
-      r.newPath ? ` → ${r.newPath}` : null))) :
+      h('div', { class: 'history-head' },
+        h('time', { datetime: r.at }, new Date(r.at).toLocaleString()), ' ',
+        h('strong', {}, r.command), ` by ${r.actor} via ${r.via} `,
+        h('code', {}, `${short(r.before)} → ${short(r.after)}`),
+        r.newPath ? ` → ${r.newPath}` : null),
+      change(r)))) :
       h('p', { class: 'muted' }, 'No writes through brain are recorded for this note (edits made straight on disk are not in the history).'));
+    into.scrollIntoView({ block: 'start' });
   }
 }
 

@@ -23,7 +23,7 @@ export const MEMORY_MOVE = `mutation MemoryMove($scope: String!, $file: String!,
   memoryMove(scope: $scope, file: $file, newScope: $newScope, newFile: $newFile, expectedHash: $expectedHash) { ${WRITE_RESULT} } }`;
 
 export const MEMORY_HISTORY = `query MemoryHistory($path: String!) { memoryHistory(path: $path, first: 50) {
-  records { id at actor via command scope path before after newPath } } }`;
+  records { id at actor via command scope path before after newPath beforeText afterText } } }`;
 
 export const MEMORY_PROMPT = `query MemoryPrompt($agent: String!) { memoryPrompt(agent: $agent) }`;
 

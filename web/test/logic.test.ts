@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   backoffDelay, diffHunks, diffLines, filterProblems, formatSize, memoryFileName, newMemorySkeleton, noteOfId, noteOfPath,
-  parseRoute, problemPlace, rankCandidates, routeHash, scopeOfPath, snippetParts, wikilinkQuery, type Problem,
+  parseRoute, problemPlace, historyDiff, rankCandidates, routeHash, scopeOfPath, snippetParts, wikilinkQuery, type Problem,
 } from '../src/logic';
 
 test('formatSize', () => {
@@ -136,4 +136,18 @@ test('search snippets: **marked** words become marked parts, everything else sta
   assert.deepEqual(snippetParts('**Why:** **Retries** fail', ['retries']), [
     { text: '**Why:** ', mark: false }, { text: 'Retries', mark: true }, { text: ' fail', mark: false },
   ]);
+});
+
+test('historyDiff: a diff per write, from empty for a create, to empty for a delete', () => {
+  const edit = historyDiff({ command: 'str_replace', before: 'h1', after: 'h2', beforeText: 'a\nb', afterText: 'a\nc' });
+  assert.equal(edit.kind, 'diff');
+  assert.deepEqual(edit.kind === 'diff' && edit.lines.map((l) => `${l.op}${l.text}`), [' a', '-b', '+c']);
+  const created = historyDiff({ command: 'create', before: null, after: 'h', beforeText: null, afterText: 'x' });
+  assert.deepEqual(created.kind === 'diff' && created.lines.map((l) => l.op), ['-', '+']);
+  const deleted = historyDiff({ command: 'delete', before: 'h', after: null, beforeText: 'x', afterText: null });
+  assert.deepEqual(deleted.kind === 'diff' && deleted.lines.map((l) => `${l.op}${l.text}`), ['-x', '+']);
+  assert.deepEqual(historyDiff({ command: 'rename', before: 'h', after: 'h', beforeText: 'x', afterText: 'x' }), { kind: 'same' });
+  const lost = historyDiff({ command: 'put', before: 'h1', after: 'h2', beforeText: null, afterText: 'y' });
+  assert.equal(lost.kind, 'missing');
+  assert.match(lost.kind === 'missing' ? lost.message : '', /^The version before of this write was not kept/);
 });
