@@ -53,6 +53,7 @@ def test_consolidate_shows_the_run_and_its_report(
     expect(log).to_contain_text("tokens so far")
     report = panel.get_by_role("region", name="Consolidation report")
     expect(report).to_contain_text("done after 2 turns: 1 change, 240 tokens")
+    expect(page.get_by_role("button", name="Consolidate")).to_be_enabled()
     expect(report.get_by_label("The model’s summary")).to_contain_text("deleted alert-tuning")
     expect(report.get_by_role("link", name="memory/on-call/alert-tuning.md")).to_be_visible()
     expect(report.locator("ul.review li")).to_have_count(1)

@@ -146,7 +146,9 @@ export class MemoryView implements View {
       let panel = this.consolidations.get(s.scope);
       if (!panel) { panel = new ConsolidatePanel(s.scope, title); this.consolidations.set(s.scope, panel); }
       if (!panel.el.isConnected) this.body.querySelector('table.files')?.after(panel.el);
-      void panel.run();
+      const button = () => this.body.querySelector<HTMLButtonElement>('button.consolidate');
+      button()?.setAttribute('disabled', '');
+      void panel.run().finally(() => button()?.removeAttribute('disabled'));
     };
     clear(this.body,
       h('div', { class: 'scope-head' },
@@ -154,7 +156,7 @@ export class MemoryView implements View {
         s.memoryOff ? h('span', { class: 'tag off' }, 'memory off') : null,
         h('span', { class: 'spacer' }),
         filter,
-        h('button', { type: 'button', onclick: consolidate, title: 'Ask the configured model to merge, fix and tidy this scope; shows the run and its report' }, 'Consolidate'),
+        h('button', { type: 'button', class: 'consolidate', disabled: Boolean(this.consolidations.get(s.scope)?.running), onclick: consolidate, title: 'Ask the configured model to merge, fix and tidy this scope; shows the run and its report' }, 'Consolidate'),
         h('button', { type: 'button', class: 'primary', onclick: () => this.newMemory(s) }, '+ New memory')),
       s.memoryOff ? h('p', { class: 'notice' }, s.defined
         ? `Agent ${s.scope}'s definition does not set memory: true: it keeps these notes but cannot read or write them. You can read or clear them here.`
