@@ -115,6 +115,17 @@ class MemoryHistoryRecord:
     new_scope: str | None = strawberry.field(description="A rename's destination scope.")
     new_path: str | None = strawberry.field(description="A rename's destination path.")
 
+    @field(description=(
+        "The file's text before this write; null for a new file, or when that version was not "
+        "kept (written before brain kept versions, or over the file cap)."
+    ))
+    async def before_text(self, info: Info) -> str | None:
+        return await in_thread(_service(info).blobs.text, self.before)
+
+    @field(description="The file's text after this write; null after a delete, or when not kept.")
+    async def after_text(self, info: Info) -> str | None:
+        return await in_thread(_service(info).blobs.text, self.after)
+
     @classmethod
     def of(cls, record: HistoryRecord) -> MemoryHistoryRecord:
         return cls(

@@ -24,6 +24,7 @@ from brain.ingest import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
+from brain.tool.blobs import BlobStore, default_blob_dir
 from brain.tool.catalog import Catalog, NoteInfo
 from brain.tool.content import check_content
 from brain.tool.files import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
@@ -93,6 +94,8 @@ class MemoryService:
         self.history = history if history is not None else History(default_history_path(self.root))
         self.clock = clock
         self.max_file_bytes = max_file_bytes
+        # Each version written, for the history's diffs (capped like a write).
+        self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
         # Files people put there may be bigger than the tool writes; past this, not even read.
         self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
@@ -189,6 +192,7 @@ class MemoryService:
             folder.write_atomic(name, data, mode=current.mode if current is not None else None)
             rel = folder.rel_of(name)
             self._sync([rel])
+            self._keep(current.data if current is not None else None, data)
             record = self._record(actor, command, scope, rel, before, after)
             return WriteOutcome(scope, name, rel, before, after, new_text, record)
 
@@ -208,6 +212,7 @@ class MemoryService:
             folder.unlink(name)
             rel = folder.rel_of(name)
             self._sync([rel])
+            self._keep(current.data, None)
             record = self._record(actor, command, scope, rel, before, None)
             return WriteOutcome(scope, name, rel, before, None, None, record)
 
@@ -395,6 +400,12 @@ class MemoryService:
         brain = self.brain
         if brain is not None and brain.ready:
             brain.sync(rels)
+
+    def _keep(self, *versions: bytes | None) -> None:
+        """Both sides of a write, so its diff can be shown (also a file first made on disk)."""
+        for data in versions:
+            if data is not None:
+                self.blobs.put(data)
 
     def _record(
         self, actor: Actor, command: str, scope: str, rel: str, before: str | None,

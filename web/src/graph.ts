@@ -4,6 +4,7 @@ import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
 import { Forbidden, gql } from './api';
+import { FindBox, type ExtraHit } from './find';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
 import { clusterLayout, clusterOf, edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './graphmodel';
@@ -31,8 +32,11 @@ export class GraphView implements View {
   private readonly canvas = h('div', { class: 'graph-canvas', role: 'img', 'aria-label': 'Graph drawing' });
   private readonly panel = h('aside', { class: 'details', 'aria-label': 'Details' });
   private readonly status = h('p', { class: 'graph-status', role: 'status' }, '');
-  private readonly find = h('input', { type: 'search', role: 'combobox', 'aria-label': 'Find a node', 'aria-autocomplete': 'list', 'aria-expanded': 'false', 'aria-controls': 'find-list', placeholder: 'Find a note by name…', autocomplete: 'off' });
-  private readonly suggestions = h('ul', { id: 'find-list', role: 'listbox', class: 'suggestions', hidden: true, 'aria-label': 'Matching nodes' });
+  private readonly find = new FindBox({
+    label: 'Find a node', placeholder: 'Find notes by words or meaning…',
+    onHit: (hit) => this.choose(hit.id),
+    extra: async (text) => ({ hits: [...await nameMatches(text), ...this.localMatches(text)], pick: (id) => this.choose(id) }),
+  });
   private readonly depth = h('select', { 'aria-label': 'Depth' }, [1, 2, 3].map((d) => h('option', { value: String(d) }, `depth ${d}`)));
   private readonly colourBy = h('select', { 'aria-label': 'Colour by' }, (['kind', 'scope', 'type'] as ColourBy[]).map((c) => h('option', { value: c }, `colour by ${c}`)));
   private readonly agentFilter = h('select', { 'aria-label': 'Agent filter' }, h('option', { value: '' }, 'all scopes'));
@@ -44,8 +48,6 @@ export class GraphView implements View {
   private selected: string | null = null;
   private colourMode: ColourBy = 'kind';
   private problemNodes: Set<string> | null = null;
-  private findTimer: ReturnType<typeof setTimeout> | undefined;
-  private activeSuggestion = -1;
 
   constructor() {
     const overview = h('button', { type: 'button', onclick: () => { location.hash = '#/graph'; void this.overview(); } }, 'Whole workspace');
@@ -55,12 +57,10 @@ export class GraphView implements View {
       h('span', { class: 'sw', style: 'background:#9c27b0' }), 'missing anchor');
     this.el.append(
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Graph controls' },
-        h('div', { class: 'find' }, this.find, this.suggestions), this.depth, overview,
+        this.find.el, this.depth, overview,
         this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
       h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.canvas, this.status, legend), this.panel));
     clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
-    this.find.addEventListener('input', () => { clearTimeout(this.findTimer); this.findTimer = setTimeout(() => void this.suggest(), 120); });
-    this.find.addEventListener('keydown', (e) => this.findKey(e));
     for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter]) s.addEventListener('change', () => this.applyFilters());
     this.depth.addEventListener('change', () => { if (this.mode?.kind === 'focus') void this.focus(this.mode.id); });
   }
@@ -273,58 +273,17 @@ export class GraphView implements View {
 
   // ------------------------------------------------------------------ find and select
 
-  private async suggest(): Promise<void> {
-    const text = this.find.value.trim();
-    if (!text) { this.hideSuggestions(); return; }
-    let found: { id: string; label: string; detail: string }[] = [];
-    const local: { id: string; label: string; detail: string }[] = [];
+  /** Agents, entities and unresolved targets in the drawing whose label matches (search finds notes). */
+  private localMatches(text: string): ExtraHit[] {
     const q = text.toLowerCase();
+    const local: ExtraHit[] = [];
     this.graph.forEachNode((n, a) => {
       if (local.length < 8 && a.kind !== 'memory' && String(a.label).toLowerCase().includes(q)) local.push({ id: n, label: String(a.label), detail: String(a.kind) });
     });
-    try {
-      const d = await gql<{ memories: { nodes: { id: string; name: string; scope: string; description: string }[] } }>(ops.FIND, { text });
-      found = d.memories.nodes.map((m) => ({ id: m.id, label: m.name, detail: `${m.scope} · ${m.description}` }));
-    } catch (e) {
-      this.failed(e);
-    }
-    if (this.find.value.trim() !== text) return;
-    const all = [...found.sort((a, b) => rank(a.label, q) - rank(b.label, q)), ...local].slice(0, 20);
-    this.activeSuggestion = all.length ? 0 : -1;
-    clear(this.suggestions, all.length ? all.map((s, i) => h('li', {
-      role: 'option', id: `find-opt-${i}`, 'aria-selected': i === 0 ? 'true' : 'false', dataset: { id: s.id },
-      onmousedown: (e: Event) => { e.preventDefault(); this.choose(s.id); },
-    }, h('strong', {}, s.label), ' ', h('span', { class: 'muted' }, s.detail))) : h('li', { class: 'muted' }, 'Nothing matches.'));
-    this.suggestions.hidden = false;
-    this.find.setAttribute('aria-expanded', 'true');
-    if (all.length) this.find.setAttribute('aria-activedescendant', 'find-opt-0');
-  }
-
-  private findKey(e: KeyboardEvent): void {
-    const options = [...this.suggestions.querySelectorAll<HTMLElement>('[role=option]')];
-    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      if (!options.length) return;
-      e.preventDefault();
-      this.activeSuggestion = (this.activeSuggestion + (e.key === 'ArrowDown' ? 1 : -1) + options.length) % options.length;
-      options.forEach((o, i) => o.setAttribute('aria-selected', i === this.activeSuggestion ? 'true' : 'false'));
-      this.find.setAttribute('aria-activedescendant', options[this.activeSuggestion].id);
-    } else if (e.key === 'Enter') {
-      e.preventDefault();
-      const pick = options[this.activeSuggestion];
-      if (pick?.dataset.id) this.choose(pick.dataset.id);
-    } else if (e.key === 'Escape') {
-      this.hideSuggestions();
-    }
-  }
-
-  private hideSuggestions(): void {
-    this.suggestions.hidden = true;
-    this.find.setAttribute('aria-expanded', 'false');
-    this.find.removeAttribute('aria-activedescendant');
+    return local;
   }
 
   private choose(id: string): void {
-    this.hideSuggestions();
     location.hash = routeHash({ view: 'graph', node: id });
   }
 
@@ -399,7 +358,13 @@ function labelOfId(id: string): string {
   return rest.includes('/') && id.startsWith('memory:') ? rest : rest;
 }
 
-function rank(label: string, q: string): number {
-  const l = label.toLowerCase();
-  return l === q ? 0 : l.startsWith(q) ? 1 : 2;
+/** Notes whose name contains what is typed so far: search ranks whole words, a type-ahead needs prefixes. */
+async function nameMatches(text: string): Promise<ExtraHit[]> {
+  const q = text.toLowerCase();
+  const d = await gql<{ memories: { nodes: { id: string; name: string; scope: string; description: string }[] } }>(ops.FIND_NAME, { text });
+  const rank = (l: string) => (l === q ? 0 : l.startsWith(q) ? 1 : 2);
+  return d.memories.nodes.filter((m) => m.name.toLowerCase().includes(q))
+    .sort((a, b) => rank(a.name.toLowerCase()) - rank(b.name.toLowerCase()))
+    .map((m) => ({ id: m.id, label: m.name, detail: `${m.scope} · name match · ${m.description}` }));
 }
+

@@ -206,3 +206,50 @@ export function routeHash(r: Route): string {
   if (r.line) h += `?line=${r.line}`;
   return h;
 }
+
+export type SnippetPart = { text: string; mark: boolean };
+
+/**
+ * The search API's snippet marks each matched word `**word**`: split it into plain and marked
+ * parts, which the UI renders as text and <mark> elements (never as HTML). An unpaired `**`
+ * stays literal text. Given the `terms` the note matched, a pair around anything else (the
+ * note's own markdown bold) stays literal too, so only matched words are marked.
+ */
+export function snippetParts(snippet: string, terms?: readonly string[]): SnippetPart[] {
+  const wanted = terms ? new Set(terms.map((t) => t.toLowerCase())) : null;
+  const out: SnippetPart[] = [];
+  const push = (text: string, mark: boolean) => {
+    if (!text) return;
+    const last = out[out.length - 1];
+    if (last && last.mark === mark) last.text += text; else out.push({ text, mark });
+  };
+  let rest = snippet;
+  for (;;) {
+    const open = rest.indexOf('**');
+    const close = open < 0 ? -1 : rest.indexOf('**', open + 2);
+    if (open < 0 || close < 0 || close === open + 2) { push(rest, false); break; }
+    push(rest.slice(0, open), false);
+    const inner = rest.slice(open + 2, close);
+    if (!wanted || wanted.has(inner.toLowerCase())) push(inner, true);
+    else push(`**${inner}**`, false);
+    rest = rest.slice(close + 2);
+  }
+  return out;
+}
+
+export type HistoryVersions = { command: string; before: string | null; after: string | null; beforeText: string | null; afterText: string | null };
+
+/**
+ * What a history record changed: the diff of its two versions (a new file diffs from empty,
+ * a delete to empty), nothing for a rename that kept the text, or which version was not kept.
+ */
+export function historyDiff(r: HistoryVersions): { kind: 'diff'; lines: DiffLine[] } | { kind: 'same' } | { kind: 'missing'; message: string } {
+  if (r.before === r.after) return { kind: 'same' };
+  const missingBefore = r.before !== null && r.beforeText === null;
+  const missingAfter = r.after !== null && r.afterText === null;
+  if (missingBefore || missingAfter) {
+    const which = missingBefore && missingAfter ? 'Neither version' : missingBefore ? 'The version before' : 'The version after';
+    return { kind: 'missing', message: `${which} of this write was not kept (written before brain kept versions, or over the file cap), so there is no diff.` };
+  }
+  return { kind: 'diff', lines: diffLines(r.beforeText ?? '', r.afterText ?? '') };
+}

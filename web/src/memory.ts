@@ -4,8 +4,10 @@ import type { EditorView } from '@codemirror/view';
 import type * as EditorModule from './editor';
 import { ApiError, Forbidden, gql } from './api';
 import { clear, h, modal, toast } from './dom';
+import { ConsolidatePanel } from './consolidate';
+import { FindBox } from './find';
 import type { ChangeEvent } from './live';
-import { diffHunks, diffLines, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
 
@@ -13,7 +15,7 @@ export type FileInfo = { scope: string; file: string; name: string; path: string
 export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; fileCount: number };
 type Loaded = { text: string; hash: string; info: FileInfo; problems: Problem[] };
 type WriteResult = { ok: boolean; path: string | null; hash: string | null; previousHash: string | null; refusal: { code: string; message: string; text: string } | null };
-type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null };
+type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null; beforeText: string | null; afterText: string | null };
 
 const SHARED = 'shared';
 
@@ -35,9 +37,16 @@ export class MemoryView implements View {
   private route: Route & { view: 'memory' } = { view: 'memory' };
   private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
   private filterText = '';
+  /** Consolidation panels by scope: they outlive the re-renders the run's own writes cause. */
+  private consolidations = new Map<string, ConsolidatePanel>();
+
+  private readonly find = new FindBox({
+    label: 'Search memory', placeholder: 'Search notes…',
+    onHit: (hit) => { const note = noteOfPath(hit.path); if (note) location.hash = routeHash({ view: 'memory', ...note }); },
+  });
 
   constructor() {
-    this.el.append(this.nav, this.body);
+    this.el.append(h('div', { class: 'memory-side' }, h('div', { class: 'memory-find', role: 'search' }, this.find.el), this.nav), this.body);
   }
 
   async show(route: Route): Promise<void> {
@@ -133,12 +142,21 @@ export class MemoryView implements View {
     filter.addEventListener('input', () => { this.filterText = filter.value; fill(); });
     fill();
     const prompt = h('section', { class: 'prompt', 'aria-label': 'Prompt block' });
+    const consolidate = () => {
+      let panel = this.consolidations.get(s.scope);
+      if (!panel) { panel = new ConsolidatePanel(s.scope, title); this.consolidations.set(s.scope, panel); }
+      if (!panel.el.isConnected) this.body.querySelector('table.files')?.after(panel.el);
+      const button = () => this.body.querySelector<HTMLButtonElement>('button.consolidate');
+      button()?.setAttribute('disabled', '');
+      void panel.run().finally(() => button()?.removeAttribute('disabled'));
+    };
     clear(this.body,
       h('div', { class: 'scope-head' },
         h('h1', {}, title),
         s.memoryOff ? h('span', { class: 'tag off' }, 'memory off') : null,
         h('span', { class: 'spacer' }),
         filter,
+        h('button', { type: 'button', class: 'consolidate', disabled: Boolean(this.consolidations.get(s.scope)?.running), onclick: consolidate, title: 'Ask the configured model to merge, fix and tidy this scope; shows the run and its report' }, 'Consolidate'),
         h('button', { type: 'button', class: 'primary', onclick: () => this.newMemory(s) }, '+ New memory')),
       s.memoryOff ? h('p', { class: 'notice' }, s.defined
         ? `Agent ${s.scope}'s definition does not set memory: true: it keeps these notes but cannot read or write them. You can read or clear them here.`
@@ -148,6 +166,7 @@ export class MemoryView implements View {
         h('caption', { class: 'visually-hidden' }, `Notes in ${title}`),
         h('thead', {}, h('tr', {}, ['Name', 'Type', 'Age', 'Size', 'Description'].map((c) => h('th', { scope: 'col' }, c)))),
         tbody),
+      this.consolidations.get(s.scope)?.el,
       s.agent ? prompt : null);
     if (s.agent && !s.memoryOff) void this.loadPrompt(s.agent, prompt);
     else if (s.agent) clear(prompt, h('h2', {}, 'Prompt'), h('p', { class: 'muted' }, 'Memory is off: this agent gets no “## Your memory” block.'));
@@ -434,12 +453,21 @@ export class MemoryView implements View {
       throw e;
     }
     const short = (x: string | null) => (x ? x.slice(0, 8) : '∅');
+    const change = (r: HistoryRecord) => {
+      const d = historyDiff(r);
+      if (d.kind === 'same') return null;
+      if (d.kind === 'missing') return h('p', { class: 'muted' }, d.message);
+      return h('div', { role: 'region', 'aria-label': `Changes of the ${r.command} at ${r.at}` }, renderDiff(d.lines));
+    };
     clear(into, h('h2', {}, 'History'), records.length ? h('ol', { class: 'history-list' }, records.map((r) => h('li', {},
-      h('time', { datetime: r.at }, new Date(r.at).toLocaleString()), ' ',
-      h('strong', {}, r.command), ` by ${r.actor} via ${r.via} `,
-      h('code', {}, `${short(r.before)} → ${short(r.after)}`),
-      r.newPath ? ` → ${r.newPath}` : null))) :
+      h('div', { class: 'history-head' },
+        h('time', { datetime: r.at }, new Date(r.at).toLocaleString()), ' ',
+        h('strong', {}, r.command), ` by ${r.actor} via ${r.via} `,
+        h('code', {}, `${short(r.before)} → ${short(r.after)}`),
+        r.newPath ? ` → ${r.newPath}` : null),
+      change(r)))) :
       h('p', { class: 'muted' }, 'No writes through brain are recorded for this note (edits made straight on disk are not in the history).'));
+    into.scrollIntoView({ block: 'start' });
   }
 }
 

@@ -23,7 +23,7 @@ export const MEMORY_MOVE = `mutation MemoryMove($scope: String!, $file: String!,
   memoryMove(scope: $scope, file: $file, newScope: $newScope, newFile: $newFile, expectedHash: $expectedHash) { ${WRITE_RESULT} } }`;
 
 export const MEMORY_HISTORY = `query MemoryHistory($path: String!) { memoryHistory(path: $path, first: 50) {
-  records { id at actor via command scope path before after newPath } } }`;
+  records { id at actor via command scope path before after newPath beforeText afterText } } }`;
 
 export const MEMORY_PROMPT = `query MemoryPrompt($agent: String!) { memoryPrompt(agent: $agent) }`;
 
@@ -54,4 +54,8 @@ export const NODE_DETAILS = `query NodeDetails($id: ID!) { node(id: $id) { __typ
   ... on Entity { name title entityPath: path backlinks { ${LINK} } }
   ... on Unresolved { target wantedBy { ${LINK} } } } }`;
 
-export const FIND = `query Find($text: String!) { memories(filter: { text: $text }, first: 20) { nodes { id name scope description } } }`;
+
+export const SEARCH = `query Search($query: String!, $first: Int!) { search(query: $query, first: $first) {
+  mode notice nodes { id path scope name snippet matched terms } } }`;
+
+export const FIND_NAME = `query FindName($text: String!) { memories(filter: { text: $text }, first: 20) { nodes { id name scope description } } }`;

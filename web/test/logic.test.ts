@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   backoffDelay, diffHunks, diffLines, filterProblems, formatSize, memoryFileName, newMemorySkeleton, noteOfId, noteOfPath,
-  parseRoute, problemPlace, rankCandidates, routeHash, scopeOfPath, wikilinkQuery, type Problem,
+  parseRoute, problemPlace, historyDiff, rankCandidates, routeHash, scopeOfPath, snippetParts, wikilinkQuery, type Problem,
 } from '../src/logic';
 
 test('formatSize', () => {
@@ -116,4 +116,38 @@ test('diffHunks keeps context around changes and folds the rest', () => {
   const rows = diffHunks(diffLines(before, after), 2);
   assert.deepEqual(rows.map((r) => (r.op === '…' ? `…${r.skipped}` : `${r.op}${r.text}`)),
     ['…8', ' l8', ' l9', '-l10', '+L10', ' l11', ' l12', '…7']);
+});
+
+test('search snippets: **marked** words become marked parts, everything else stays text', () => {
+  assert.deepEqual(snippetParts('the **glossary** of **Brinewater** terms'), [
+    { text: 'the ', mark: false }, { text: 'glossary', mark: true }, { text: ' of ', mark: false },
+    { text: 'Brinewater', mark: true }, { text: ' terms', mark: false },
+  ]);
+  assert.deepEqual(snippetParts('**a****b**'), [{ text: 'ab', mark: true }]);
+  assert.deepEqual(snippetParts('no marks'), [{ text: 'no marks', mark: false }]);
+  assert.deepEqual(snippetParts(''), []);
+  // An unpaired or empty pair of ** is literal text, and HTML is just characters.
+  assert.deepEqual(snippetParts('a ** b'), [{ text: 'a ** b', mark: false }]);
+  assert.deepEqual(snippetParts('x **** y'), [{ text: 'x **** y', mark: false }]);
+  assert.deepEqual(snippetParts('**<img src=x onerror=alert(1)>** &amp;'), [
+    { text: '<img src=x onerror=alert(1)>', mark: true }, { text: ' &amp;', mark: false },
+  ]);
+  // With the matched terms, the note's own **bold** is not taken for a match.
+  assert.deepEqual(snippetParts('**Why:** **Retries** fail', ['retries']), [
+    { text: '**Why:** ', mark: false }, { text: 'Retries', mark: true }, { text: ' fail', mark: false },
+  ]);
+});
+
+test('historyDiff: a diff per write, from empty for a create, to empty for a delete', () => {
+  const edit = historyDiff({ command: 'str_replace', before: 'h1', after: 'h2', beforeText: 'a\nb', afterText: 'a\nc' });
+  assert.equal(edit.kind, 'diff');
+  assert.deepEqual(edit.kind === 'diff' && edit.lines.map((l) => `${l.op}${l.text}`), [' a', '-b', '+c']);
+  const created = historyDiff({ command: 'create', before: null, after: 'h', beforeText: null, afterText: 'x' });
+  assert.deepEqual(created.kind === 'diff' && created.lines.map((l) => l.op), ['-', '+']);
+  const deleted = historyDiff({ command: 'delete', before: 'h', after: null, beforeText: 'x', afterText: null });
+  assert.deepEqual(deleted.kind === 'diff' && deleted.lines.map((l) => `${l.op}${l.text}`), ['-x', '+']);
+  assert.deepEqual(historyDiff({ command: 'rename', before: 'h', after: 'h', beforeText: 'x', afterText: 'x' }), { kind: 'same' });
+  const lost = historyDiff({ command: 'put', before: 'h1', after: 'h2', beforeText: null, afterText: 'y' });
+  assert.equal(lost.kind, 'missing');
+  assert.match(lost.kind === 'missing' ? lost.message : '', /^The version before of this write was not kept/);
 });

@@ -1,0 +1,88 @@
+"""The content of each version the memory tool wrote, kept beside the history for its diffs.
+
+history.jsonl records only hashes; this store maps a sha256 to the bytes it hashes, so the
+history can show what each write changed. Content-addressed: one file per distinct version at
+`<dir>/<first 2 hex>/<sha256>`, written once (a temp file, fsync, rename), never rewritten,
+so equal versions share it. A version over the cap (the memory tool's file cap) is not kept,
+and a failure to keep one never fails the write it belongs to: the history then says the
+content is not available. Reads check the hash, so a damaged or planted blob is never shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import secrets
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def default_blob_dir(history_path: Path) -> Path:
+    """`.brain/history.jsonl` -> `.brain/history/blobs`."""
+    return history_path.with_name(history_path.stem) / "blobs"
+
+
+class BlobStore:
+    def __init__(self, directory: Path, max_bytes: int) -> None:
+        self.directory = Path(directory)
+        self.max_bytes = max_bytes
+
+    def _path(self, digest: str) -> Path | None:
+        if not _SHA256.fullmatch(digest):
+            return None  # never a path built from anything but a hash
+        return self.directory / digest[:2] / digest
+
+    def put(self, data: bytes) -> str | None:
+        """Keep `data`; its sha256, or None when it is over the cap or could not be written."""
+        if len(data) > self.max_bytes:
+            return None
+        digest = hashlib.sha256(data).hexdigest()
+        path = self._path(digest)
+        assert path is not None
+        if path.exists():
+            return digest
+        tmp = path.with_name(f".{digest}.{secrets.token_hex(6)}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except OSError as exc:
+            log.warning("could not keep a version for the history at %s: %s", path, exc)
+            tmp.unlink(missing_ok=True)
+            return None
+        return digest
+
+    def get(self, digest: str | None) -> bytes | None:
+        """The bytes of `digest`, or None when they were not kept (or do not match it)."""
+        path = self._path(digest or "")
+        if path is None:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            data = os.read(fd, self.max_bytes + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if len(data) > self.max_bytes or hashlib.sha256(data).hexdigest() != digest:
+            return None
+        return data
+
+    def text(self, digest: str | None) -> str | None:
+        data = self.get(digest)
+        return None if data is None else data.decode("utf-8", errors="replace")
