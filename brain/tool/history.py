@@ -167,14 +167,8 @@ def record_fields(data: Any) -> dict[str, Any]:
     """
     if not isinstance(data, dict):
         raise ValueError(f"a JSON {type(data).__name__}, not an object")
-    out: dict[str, Any] = {}  # str, or None for the optional fields
-    report = data.get("report")
-    if report is not None and not isinstance(report, dict):
-        raise ValueError(f"`report` must be an object, not {type(report).__name__}")
-    out["report"] = report  # a maintenance run's (command "maintain"); other records have none
+    out: dict[str, Any] = {}  # str or a report object, or None for the optional fields
     for name in _FIELDS:
-        if name == "report":
-            continue
         value = data.get(name)
         if value is None and name not in _OPTIONAL:
             raise ValueError(f"`{name}` is missing")
