@@ -135,10 +135,10 @@ async def test_diagnostics_are_brain_checks_problems(
             (line, message) for rel, code, line, _, message in seen
             if rel == "memory/shared/parity-anchors.md"
         )
-        assert anchors == [
+        assert anchors == [(line, plain_text(message)) for line, message in [
             (12, "`[[#^nope]]`: the target has no block `^nope`"),
             (13, "`[[#Top#Nope]]`: the target has no heading path `Top > Nope`"),
             (13, "`[[parity-extra#^none]]`: the target has no block `^none`"),
             (14, "`[[#]]` links to nothing: it names no note and no heading"),
             (14, "`[[|label]]` links to nothing: it names no note and no heading"),
-        ]
+        ]]

@@ -51,6 +51,7 @@ async def test_lists_the_memory_tool_with_the_anthropic_schema(open_session: Ope
         listed = {t.name: t for t in (await session.client.list_tools()).tools}
     assert set(listed) == {
         "memory", "memory_links", "memory_backlinks", "memory_neighborhood", "memory_problems",
+        "memory_search",
     }
     schema = listed["memory"].input_schema
     assert set(schema["properties"]) == ANTHROPIC_PROPERTIES
@@ -59,7 +60,8 @@ async def test_lists_the_memory_tool_with_the_anthropic_schema(open_session: Ope
         "view", "create", "str_replace", "insert", "delete", "rename",
     ]
     assert schema == MEMORY_INPUT_SCHEMA
-    for name in ("memory_links", "memory_backlinks", "memory_neighborhood", "memory_problems"):
+    for name in ("memory_links", "memory_backlinks", "memory_neighborhood", "memory_problems",
+                 "memory_search"):
         annotations = listed[name].annotations
         assert annotations is not None
         assert annotations.read_only_hint is True

@@ -31,10 +31,13 @@ async def test_brain_serve_prints_and_serves_mcp(workspace: Path, tmp_path: Path
         while base is None and time.monotonic() < deadline:
             if select.select([process.stdout], [], [], 0.2)[0]:
                 line = process.stdout.readline()
-                if "ready on" in line:  # the MCP line is printed with it: already buffered
-                    found = MCP_LINE.search(process.stdout.readline())
-                    assert found, line
-                    base = found.group(1)
+                if "ready on" in line:  # the UI and MCP lines come with it: already buffered
+                    for _ in range(3):
+                        found = MCP_LINE.search(process.stdout.readline())
+                        if found:
+                            base = found.group(1)
+                            break
+                    assert base, line
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
         assert base is not None, "brain serve never printed its MCP URL"
         async with http_session(base, "writer-token") as session:
