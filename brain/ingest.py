@@ -10,23 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import os
-import pickle
 import stat
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.memory_files import MemoryFile, build_memories, content_hash
 from brain.model import (
     SHARED_SCOPE,
     AgentNode,
     EntityNode,
-    MemoryNode,
     Node,
     Problem,
     Severity,
@@ -34,7 +29,6 @@ from brain.model import (
     entity_id,
     memory_id,
 )
-from brain.parse import decode, parse_note
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.workspace import (
@@ -74,10 +68,6 @@ class SyncResult:
     changed_ids: list[str] = field(default_factory=list)
 
 
-def content_hash(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
-
-
 def defined_id(role: FileRole) -> str | None:
     """The id of the node a file defines, from its path alone (None: it defines none)."""
     if role.kind == "memory":
@@ -112,88 +102,6 @@ def _gc_paused(settle: bool) -> Iterator[None]:
             gc.enable()
         if settle:
             gc.freeze()
-
-
-MemoryFile = tuple[str, str, str, bytes, float]  # rel, scope, name, bytes, mtime
-PARALLEL_MIN = 2000
-
-
-def build_memories(files: Sequence[MemoryFile]) -> list[NoteChange]:
-    """build_memory over many files; a big batch (a first ingest) is parsed on every core.
-
-    Helpers are plain `python -m brain.ingest_worker` processes fed through pipes, not a
-    multiprocessing pool: nothing of the caller's process (threads, its __main__) is
-    copied or re-imported, and a helper that fails only means its share is parsed here.
-    """
-    cores = int(os.environ.get("BRAIN_INGEST_WORKERS", "0")) or min(os.cpu_count() or 1, 8)
-    if len(files) < PARALLEL_MIN or cores < 2:
-        return [build_memory(*f) for f in files]
-    share = len(files) // cores
-    # The helpers start while this process parses the first share.
-    parts = [files[: share], *(files[share * i : share * (i + 1)] for i in range(1, cores - 1))]
-    parts.append(files[share * (cores - 1) :])
-    helpers = [start_worker(part) for part in parts[1:]]
-    out = [build_memory(*f) for f in parts[0]]
-    for part, helper in zip(parts[1:], helpers, strict=True):
-        out.extend(finish_worker(helper, part))
-    return out
-
-
-def start_worker(files: Sequence[MemoryFile]) -> subprocess.Popen[bytes] | None:
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "brain.ingest_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )
-    except OSError:
-        return None
-    payload = pickle.dumps(list(files), protocol=pickle.HIGHEST_PROTOCOL)
-    threading.Thread(target=_feed, args=(proc, payload), daemon=True).start()
-    return proc
-
-
-def _feed(proc: subprocess.Popen[bytes], payload: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(payload)
-        proc.stdin.close()
-    except OSError:
-        pass
-
-
-def finish_worker(proc: subprocess.Popen[bytes] | None, files: Sequence[MemoryFile]) -> list[NoteChange]:
-    if proc is not None:
-        assert proc.stdout is not None
-        try:
-            result: list[NoteChange] = pickle.loads(proc.stdout.read())
-            if proc.wait() == 0 and len(result) == len(files):
-                return result
-        except (OSError, EOFError, pickle.UnpicklingError):
-            proc.kill()
-            proc.wait()
-    return [build_memory(*f) for f in files]
-
-
-def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> NoteChange:
-    """A memory node and its wikilinks from a file's bytes. Pure but for its arguments."""
-    text, problems = decode(raw, rel)
-    note = parse_note(text, rel)
-    memory = MemoryNode(
-        scope=scope,
-        name=name,
-        path=rel,
-        description=note.description,
-        type=note.type,
-        hash=content_hash(raw),
-        size=len(raw),
-        modified_at=mtime,
-        body=note.body,
-        headings=note.headings,
-        properties=note.properties,
-        problems=tuple(problems) + note.problems,
-        blocks=note.blocks,
-    )
-    return NoteChange(memory, note.links)
 
 
 class Ingester:

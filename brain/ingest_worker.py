@@ -1,7 +1,7 @@
 """A helper process of a big ingest: parses the memory files it is sent on stdin.
 
 Input and output are pickles over pipes between two processes of the same brain install;
-`brain.ingest.build_memories` starts it and parses the share itself if this fails.
+`brain.memory_files.build_memories` starts it and parses the share itself if this fails.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import gc
 import pickle
 import sys
 
-from brain.ingest import build_memory
+from brain.memory_files import build_memory
 
 
 def main() -> int:

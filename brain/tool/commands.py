@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from brain.frontmatter import load_frontmatter, split_frontmatter
-from brain.ingest import content_hash
+from brain.memory_files import content_hash
 from brain.model import SHARED_SCOPE, Problem, memory_id
 from brain.tool.context import CallContext, ToolResult
 from brain.tool.names import MD

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 
 from brain.api.auth import TokenRegistry
-from brain.ingest import content_hash
+from brain.memory_files import content_hash
 from tests.api.client import post
 from tests.api.conftest import ServerFactory
 

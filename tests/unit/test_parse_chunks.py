@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain import ingest
-from brain.ingest import build_memories, build_memory
+from brain import memory_files
+from brain.memory_files import build_memories, build_memory
 from brain.parse import scan_body
 
 PIECES = [
@@ -52,6 +52,6 @@ def test_parallel_parse_equals_serial(monkeypatch: pytest.MonkeyPatch, tmp_path:
          1_700_000_000.0 + i)
         for i in range(60)
     ]
-    monkeypatch.setattr(ingest, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(memory_files, "PARALLEL_MIN", 10)
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "3")
     assert build_memories(files) == [build_memory(*f) for f in files]
