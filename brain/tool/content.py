@@ -55,6 +55,12 @@ def check_content(
             f"metadata: {costly.fix}",
             None,
         )
+    check_secrets(text, old, here, call, content_arg)
+    return data
+
+
+def check_secrets(text: str, old: str | None, here: str, call: Call, content_arg: str | None) -> None:
+    """Refuse a text whose new or changed lines look like a credential (never echoing it)."""
     lines = changed_lines(old or "", text)
     hit = find_secret(text, lines)
     if hit is not None:
@@ -66,7 +72,6 @@ def check_content(
             "is kept (a vault, an environment variable) instead of the secret itself",
             _arg_replace(call, content_arg, secret, REDACTED),
         )
-    return data
 
 
 def _arg_replace(call: Call, arg: str | None, old: str, new: str) -> Call | None:

@@ -152,26 +152,7 @@ class ScopeFolder:
     def write_atomic(self, name: str, data: bytes, mode: int | None = None) -> None:
         """Replace `name` by `data` all at once: a temp dot-file, fsync, rename, fsync the folder."""
         _require_name(name)
-        tmp = f".{name}.{secrets.token_hex(6)}.tmp"
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
-            dir_fd=self.fd,
-        )
-        try:
-            try:
-                if mode is not None:
-                    os.fchmod(fd, mode)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
-        except BaseException:
-            _unlink_quietly(tmp, self.fd)
-            raise
-        os.fsync(self.fd)
+        write_atomic_at(self.fd, name, data, mode)
 
     def move(self, name: str, dest: ScopeFolder, new_name: str) -> None:
         """Move a file without ever replacing another: FileExistsError when `new_name` is taken.
@@ -295,6 +276,36 @@ class MemoryFolders:
                 return
             self._swept.add(folder.scope)
         folder.sweep_temps(time.time())
+
+
+def write_atomic_at(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None:
+    """Replace `name` in the folder `dir_fd` by `data` all at once: a temp dot-file, fsync,
+    rename, fsync the folder (also used by the nested trees of brain.tool.tree)."""
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(
+        tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
+        dir_fd=dir_fd,
+    )
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        _unlink_quietly(tmp, dir_fd)
+        raise
+    os.fsync(dir_fd)
+
+
+def open_dir(name: str, parent_fd: int, rel: str) -> int | None:
+    """A folder's descriptor without following a link (UnsafeEntry); None when missing."""
+    return _open_dir(name, parent_fd, rel)
 
 
 def _open_dir(name: str, parent_fd: int, rel: str) -> int | None:

@@ -41,6 +41,10 @@ class RefusalCode(enum.Enum):
     NOT_TEXT = "not-text"
     SYMLINK = "symlink"
     UNSAFE_FOLDER = "unsafe-folder"
+    PATH_TOO_LONG = "path-too-long"  # the Space's bounds (seeds/001): 512 bytes, 16 levels
+    PATH_TOO_DEEP = "path-too-deep"
+    NOT_A_FOLDER = "not-a-folder"
+    NOT_A_MEMORY = "not-a-memory"  # mindlink: only entries and daily notes are memories
 
     @property
     def status(self) -> int:
@@ -68,6 +72,10 @@ _STATUS = {
     RefusalCode.NOT_TEXT: 422,
     RefusalCode.SYMLINK: 409,
     RefusalCode.UNSAFE_FOLDER: 409,
+    RefusalCode.PATH_TOO_LONG: 400,
+    RefusalCode.PATH_TOO_DEEP: 400,
+    RefusalCode.NOT_A_FOLDER: 409,
+    RefusalCode.NOT_A_MEMORY: 400,
 }
 
 #: String arguments longer than this are abbreviated when a call is rendered as text.

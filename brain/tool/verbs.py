@@ -1,0 +1,92 @@
+"""Which memory verbs a workspace offers: its layout's (design.md section 8), for every front end.
+
+latchai has the memory tool (brain.tool.tool); space has read / write / delete (seeds/001);
+mindlink has memory_search / memory_get / memory_write / memory_delete (seeds/003); lab has
+no verbs of its own in the seeds. REST, MCP and the CLI ask `layout_verbs` and dispatch
+the same names to the same `call`, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from brain.tool.access import Actor
+from brain.tool.agent_memory import AgentMemory
+from brain.tool.mindlink import VERBS as MINDLINK_VERBS
+from brain.tool.mindlink import Mindlink
+from brain.tool.mindlink import render as render_mindlink
+from brain.tool.space import VERBS as SPACE_VERBS
+from brain.tool.space import Space
+from brain.tool.space import render as render_space
+
+if TYPE_CHECKING:
+    from brain.service import Brain
+    from brain.tool.service import MemoryService
+
+
+class Verbs(Protocol):
+    def call(self, actor: Actor, agent: str | None, verb: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutVerbs:
+    layout: str
+    names: tuple[str, ...]
+    verbs: Verbs
+
+    def call(self, actor: Actor, agent: str | None, verb: str, args: dict[str, Any]) -> dict[str, Any]:
+        return self.verbs.call(actor, agent, verb, args)
+
+    def render(self, verb: str, answer: dict[str, Any]) -> str:
+        if self.layout == "space":
+            return render_space(verb, answer)
+        return render_mindlink(verb, answer)
+
+
+def workspace_layout(brain: Brain) -> str:
+    """The layout of the served workspace (brain.toml, else detected)."""
+    import tomllib
+
+    try:
+        with open(brain.root / "brain.toml", "rb") as fh:
+            value = tomllib.load(fh).get("layout", "latchai")
+    except (OSError, tomllib.TOMLDecodeError):
+        return "latchai"
+    return value if isinstance(value, str) else "latchai"
+
+
+def layout_verbs(brain: Brain, memory: MemoryService | None = None) -> LayoutVerbs | None:
+    """The verbs of the workspace's layout, or None (latchai and lab: the memory tool)."""
+    from brain.tool import memory_service
+
+    layout = workspace_layout(brain)
+    if layout not in ("space", "mindlink"):
+        return None
+    tree = AgentMemory(memory if memory is not None else memory_service(brain))
+    if layout == "space":
+        return LayoutVerbs("space", SPACE_VERBS, Space(tree))
+    return LayoutVerbs("mindlink", MINDLINK_VERBS, Mindlink(tree, brain_search(brain)))
+
+
+def brain_search(brain: Brain) -> Any:
+    """brain's search (brain/search) as mindlink's memory_search calls it."""
+
+    def search(query: str, agent: str, limit: int) -> Sequence[dict[str, Any]]:
+        from brain.search.service import SearchError
+        from brain.tool.refusal import Call, Refusal, RefusalCode
+
+        try:
+            answer = brain.search.search(query, agent=agent, limit=limit)
+        except SearchError as exc:
+            raise Refusal(
+                RefusalCode.INVALID_ARGUMENT, str(exc), Call("memory_search", {"query": "release notes"})
+            ) from None
+        return [
+            {"id": hit.id, "path": hit.path, "name": hit.name, "score": round(hit.score, 6),
+             "snippet": hit.snippet, "matched": list(hit.matched)}
+            for hit in answer.hits
+        ]
+
+    return search
