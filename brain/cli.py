@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     from brain.tool.cli import add_parsers as add_memory_parsers
 
     add_memory_parsers(sub)
+    from brain.tool.layout_cli import add_parsers as add_layout_parsers
+
+    add_layout_parsers(sub)
 
     from brain.maintain.cli import add_parsers as add_maintain_parsers
 

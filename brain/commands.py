@@ -34,6 +34,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "consolidate": cmd_consolidate,
         "mcp": cmd_mcp,
         "search": cmd_search,
+        "space": cmd_layout_verb,
+        "mindlink": cmd_layout_verb,
     }
     from brain.tool.cli import CliUsageError
 
@@ -145,6 +147,15 @@ def cmd_memory(args: argparse.Namespace) -> int:
     from brain.tool.cli import run_memory
 
     return run_memory(args)
+
+
+def cmd_layout_verb(args: argparse.Namespace) -> int:
+    from brain.tool.layout_cli import LayoutUsageError, run_layout_verb
+
+    try:
+        return run_layout_verb(args)
+    except LayoutUsageError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def cmd_index(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from strawberry.schema import BaseSchema
 
 from brain.api.bodylimit import BodyLimitMiddleware
 from brain.api.context import Services
+from brain.api.layout_rest import routes as layout_routes
 from brain.api.maintenance import routes as maintenance_routes
 from brain.api.middleware import BearerAuthMiddleware
 from brain.api.rest import routes as memory_routes
@@ -76,6 +77,7 @@ def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
         Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
         WebSocketRoute(GRAPHQL_PATH, graphql),
         *memory_routes(),
+        *layout_routes(),
         *maintenance_routes(),
         *web_routes(),
         schema_route(schema.as_str()),

@@ -25,6 +25,7 @@ from brain import __version__
 from brain.api.events import ChangeHub
 from brain.mcp import graph, resources
 from brain.mcp.caller import Caller
+from brain.mcp.layout_tools import call_layout_tool, layout_tools
 from brain.mcp.listen import AgentListens
 from brain.mcp.notify import Notifier
 from brain.mcp.schemas import (
@@ -42,6 +43,7 @@ from brain.mcp.search import SearchFunction, find_search, run_search
 from brain.service import Brain
 from brain.tool import MemoryTool, Refusal, memory_service
 from brain.tool.tool import ToolResult
+from brain.tool.verbs import layout_verbs
 
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]
 Context = ServerRequestContext[Any, Any]
@@ -72,6 +74,8 @@ class BrainMcp:
         self.hub = hub
         self.search = search if search is not None else find_search(brain)
         self.listens = AgentListens(self.service, caller_of)
+        # space and mindlink workspaces: the seeds' own verbs instead of the memory tool
+        self.layout_verbs = layout_verbs(brain, self.service)
         self.notifier = Notifier(self.listens)
         self._background = background
         self.server: Server[Any] = Server(
@@ -127,6 +131,8 @@ class BrainMcp:
     async def _list_tools(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if self.layout_verbs is not None:
+            return types.ListToolsResult(tools=layout_tools(self.layout_verbs))
         tools = [memory_tool(), *graph_tools()]
         if self.search is not None:
             tools.append(search_tool())
@@ -135,6 +141,10 @@ class BrainMcp:
     async def _call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         caller = self._who(ctx)
         args: dict[str, Any] = dict(params.arguments or {})
+        verbs = self.layout_verbs
+        if verbs is not None:
+            run_verb = functools.partial(call_layout_tool, verbs, caller, params.name, args)
+            return await anyio.to_thread.run_sync(run_verb)
         if params.name == MEMORY_TOOL:
             run = functools.partial(self.tool.run, caller.agent, args, actor=caller.actor)
             return memory_result(await anyio.to_thread.run_sync(run))

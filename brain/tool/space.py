@@ -34,7 +34,7 @@ class Space:
         """One verb with its arguments (`path`; `content` or `contentBase64`, `delete`,
         `expectedHash` for write; `expectedHash` for delete). Refusal on anything wrong."""
         if verb == "read":
-            return self.read(actor, agent, args.get("path"))
+            return self.read(actor, agent, args.get("path", HOME + "/"))
         if verb == "write" and args.get("delete") is True:
             return self.delete(actor, agent, args.get("path"), _hash_arg(args, verb))
         if verb == "write":

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
 from brain.tool.mindlink import VERBS as MINDLINK_VERBS
-from brain.tool.mindlink import Mindlink
+from brain.tool.mindlink import Mindlink, SearchFunction
 from brain.tool.mindlink import render as render_mindlink
 from brain.tool.space import VERBS as SPACE_VERBS
 from brain.tool.space import Space
@@ -45,12 +46,12 @@ class LayoutVerbs:
         return render_mindlink(verb, answer)
 
 
-def workspace_layout(brain: Brain) -> str:
-    """The layout of the served workspace (brain.toml, else detected)."""
+def workspace_layout(root: Path) -> str:
+    """The layout of a workspace (brain.toml, else detected)."""
     import tomllib
 
     try:
-        with open(brain.root / "brain.toml", "rb") as fh:
+        with open(root / "brain.toml", "rb") as fh:
             value = tomllib.load(fh).get("layout", "latchai")
     except (OSError, tomllib.TOMLDecodeError):
         return "latchai"
@@ -61,16 +62,23 @@ def layout_verbs(brain: Brain, memory: MemoryService | None = None) -> LayoutVer
     """The verbs of the workspace's layout, or None (latchai and lab: the memory tool)."""
     from brain.tool import memory_service
 
-    layout = workspace_layout(brain)
-    if layout not in ("space", "mindlink"):
-        return None
-    tree = AgentMemory(memory if memory is not None else memory_service(brain))
+    return verbs_for(
+        workspace_layout(brain.root), memory if memory is not None else memory_service(brain),
+        brain_search(brain),
+    )
+
+
+def verbs_for(layout: str, memory: MemoryService, search: SearchFunction | None) -> LayoutVerbs | None:
+    """The verbs of `layout` over a workspace's memory service, or None when it has none."""
+    tree = AgentMemory(memory)
     if layout == "space":
         return LayoutVerbs("space", SPACE_VERBS, Space(tree))
-    return LayoutVerbs("mindlink", MINDLINK_VERBS, Mindlink(tree, brain_search(brain)))
+    if layout == "mindlink":
+        return LayoutVerbs("mindlink", MINDLINK_VERBS, Mindlink(tree, search))
+    return None
 
 
-def brain_search(brain: Brain) -> Any:
+def brain_search(brain: Brain) -> SearchFunction:
     """brain's search (brain/search) as mindlink's memory_search calls it."""
 
     def search(query: str, agent: str, limit: int) -> Sequence[dict[str, Any]]:
