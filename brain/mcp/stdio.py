@@ -18,12 +18,18 @@ from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
 from brain.service import Brain
 from brain.tool import Refusal, memory_service
+from brain.tool.access import Actor
+from brain.tool.agent_memory import AgentMemory
+from brain.tool.verbs import workspace_layout
 from brain.watch import Watcher
 
 
 def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
     try:
-        memory_service(brain).agent_state(agent)
+        if workspace_layout(brain.root) in ("space", "mindlink"):
+            AgentMemory(memory_service(brain)).tree(Actor.open("mcp"), agent, write=False)
+        else:
+            memory_service(brain).agent_state(agent)
     except Refusal as refusal:
         print(f"brain mcp: {refusal.text()}", file=sys.stderr)
         return 2
