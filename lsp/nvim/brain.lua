@@ -3,8 +3,10 @@
 -- Install: copy this file to ~/.config/nvim/lua/brain.lua and add to init.lua:
 --     require('brain').setup()   -- finds brain: <root>/.venv, <root>/venv, $VIRTUAL_ENV, PATH
 --     require('brain').setup({ cmd = { '/path/to/venv/bin/brain', 'lsp' } })
--- It starts one server per brain workspace (the nearest ancestor folder that
--- contains a `memory/` folder) for markdown buffers below it.
+-- It starts one server per brain workspace (the nearest ancestor folder holding a
+-- `brain.toml`, else the nearest one that contains a `memory/` folder) for markdown
+-- buffers below it. brain.toml wins: in the space and mindlink layouts each agent has its
+-- own `<agent>/memory/` one level below the workspace.
 --
 -- Neovim 0.11+ has vim.lsp.config / vim.lsp.enable (used by nvim-lspconfig too);
 -- instead of this module you can then write:
@@ -13,26 +15,31 @@
 --     cmd = { 'brain', 'lsp' },
 --     filetypes = { 'markdown' },
 --     root_dir = function(bufnr, on_dir)
---       local root = vim.fs.root(bufnr, function(name, path)
+--       local root = vim.fs.root(bufnr, 'brain.toml') or vim.fs.root(bufnr, function(name, path)
 --         return name == 'memory' and vim.fn.isdirectory(path .. '/' .. name) == 1
 --       end)
---       if root then on_dir(root) end  -- no memory/ folder above: no server
+--       if root then on_dir(root) end  -- no brain.toml or memory/ above: no server
 --     end,
 --   })
 --   vim.lsp.enable('brain')
 
 local M = {}
 
--- The nearest ancestor of `path` (a file) that contains a `memory` folder, or nil.
+-- The nearest ancestor of `path` (a file) holding a `brain.toml`, else the nearest one
+-- that contains a `memory` folder, or nil.
 function M.find_root(path)
   local dir = vim.fn.fnamemodify(path, ':p:h')
+  local with_memory = nil
   while true do
-    if vim.fn.isdirectory(dir .. '/memory') == 1 then
+    if vim.fn.filereadable(dir .. '/brain.toml') == 1 then
       return dir
+    end
+    if with_memory == nil and vim.fn.isdirectory(dir .. '/memory') == 1 then
+      with_memory = dir
     end
     local parent = vim.fn.fnamemodify(dir, ':h')
     if parent == dir then
-      return nil
+      return with_memory
     end
     dir = parent
   end

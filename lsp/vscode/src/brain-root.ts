@@ -1,6 +1,9 @@
 /**
- * Where a brain workspace starts: the nearest folder that contains a `memory/`
- * folder. Pure: the file system check is injected.
+ * Where a brain workspace starts: the nearest folder holding a `brain.toml` (any layout:
+ * latchai, space, mindlink, lab), else the nearest folder that contains a `memory/` folder
+ * (the latchai and lab layouts without the file). `brain.toml` wins over a nearer `memory/`
+ * because in the space and mindlink layouts every agent has its own `<agent>/memory/`, one
+ * level below the workspace. Pure: the file system checks are injected.
  */
 
 export interface PathApi {
@@ -8,25 +11,37 @@ export interface PathApi {
   join(...parts: string[]): string;
 }
 
-/** True when `dir` holds a `memory` folder. */
-export function isBrainRoot(dir: string, isDirectory: (p: string) => boolean, pathApi: PathApi): boolean {
-  return isDirectory(pathApi.join(dir, 'memory'));
+export const CONFIG_FILE = 'brain.toml';
+
+const noFile = (_p: string): boolean => false;
+
+/** True when `dir` holds a `brain.toml` file or a `memory` folder. */
+export function isBrainRoot(
+  dir: string,
+  isDirectory: (p: string) => boolean,
+  pathApi: PathApi,
+  isFile: (p: string) => boolean = noFile,
+): boolean {
+  return isFile(pathApi.join(dir, CONFIG_FILE)) || isDirectory(pathApi.join(dir, 'memory'));
 }
 
 /**
- * The nearest ancestor of `file` (a file path) that contains a `memory` folder,
- * or undefined when there is none up to the file system root.
+ * The brain root of `file` (a file path): its nearest ancestor holding `brain.toml`, else
+ * its nearest ancestor holding a `memory` folder, else undefined.
  */
 export function findBrainRoot(
   file: string,
   isDirectory: (p: string) => boolean,
   pathApi: PathApi,
+  isFile: (p: string) => boolean = noFile,
 ): string | undefined {
   let dir = pathApi.dirname(file);
+  let withMemory: string | undefined;
   for (;;) {
-    if (isBrainRoot(dir, isDirectory, pathApi)) return dir;
+    if (isFile(pathApi.join(dir, CONFIG_FILE))) return dir;
+    if (withMemory === undefined && isDirectory(pathApi.join(dir, 'memory'))) withMemory = dir;
     const parent = pathApi.dirname(dir);
-    if (parent === dir) return undefined;
+    if (parent === dir) return withMemory;
     dir = parent;
   }
 }

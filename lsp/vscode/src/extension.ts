@@ -10,7 +10,7 @@ import { probe } from './probe';
 import { selectedPython } from './python';
 import { formatCommand, InvalidCommandSetting, mergeEnv } from './server-command';
 
-/** One language client per brain workspace root (a folder containing `memory/`), with its file watcher. */
+/** One language client per brain workspace root (a folder with `brain.toml` or `memory/`), with its file watcher. */
 const clients = new Map<string, { client: LanguageClient; watcher: vscode.FileSystemWatcher }>();
 /** Roots being started (discovery runs processes): a second request for the same root waits for it. */
 const starting = new Map<string, Promise<void>>();
@@ -71,12 +71,14 @@ function retryUnavailable(): void {
 }
 
 function startForFolder(folder: vscode.WorkspaceFolder): void {
-  if (folder.uri.scheme === 'file' && isBrainRoot(folder.uri.fsPath, isDirectory, path)) start(folder.uri.fsPath);
+  if (folder.uri.scheme === 'file' && isBrainRoot(folder.uri.fsPath, isDirectory, path, isFile)) {
+    start(folder.uri.fsPath);
+  }
 }
 
 function startForDocument(doc: vscode.TextDocument): void {
   if (doc.uri.scheme !== 'file' || doc.languageId !== 'markdown') return;
-  const root = findBrainRoot(doc.uri.fsPath, isDirectory, path);
+  const root = findBrainRoot(doc.uri.fsPath, isDirectory, path, isFile);
   if (root !== undefined) start(root);
 }
 
@@ -141,7 +143,7 @@ async function startClient(root: string): Promise<void> {
   const version = server.version ? `brain ${server.version}` : 'brain';
   const origin = server.source === 'setting' ? `setting, ${settingOrigin(config)}` : server.source;
   output.appendLine(`[${root}] starting ${version} (${origin}): ${formatCommand(server)}`);
-  const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(rootUri, '**/*.{md,yaml,yml,json,jsonl}'));
+  const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(rootUri, '**/*.{md,yaml,yml,json,jsonl,toml}'));
   let started = false;
   const client = createClient({
     root,
@@ -193,6 +195,14 @@ async function stopUnder(dir: string | undefined): Promise<void> {
 function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
   } catch {
     return false;
   }

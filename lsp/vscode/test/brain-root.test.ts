@@ -34,7 +34,41 @@ describe('findBrainRoot', () => {
   });
 });
 
+describe('findBrainRoot with brain.toml', () => {
+  const files = (...list: string[]) => {
+    const set = new Set(list);
+    return (p: string) => set.has(p);
+  };
+
+  it('finds the folder holding brain.toml above an agent\'s memory/ (space, mindlink)', () => {
+    const isDir = dirs('/ws/alice/memory', '/ws/alice/memory/drafts', '/ws/bob/memory');
+    const isFile = files('/ws/brain.toml');
+    assert.equal(findBrainRoot('/ws/alice/memory/drafts/plan.md', isDir, path.posix, isFile), '/ws');
+    assert.equal(findBrainRoot('/ws/bob/memory/2026-12-01.md', isDir, path.posix, isFile), '/ws');
+    // without the file, the nearest memory/ holder is the agent's folder: brain.toml is the way
+    assert.equal(findBrainRoot('/ws/alice/memory/drafts/plan.md', isDir, path.posix), '/ws/alice');
+  });
+  it('finds it for a lab workspace and prefers the nearest brain.toml', () => {
+    const isDir = dirs('/lab/memory', '/lab/skills/deploy', '/lab/sub/memory');
+    const isFile = files('/lab/brain.toml', '/lab/sub/brain.toml');
+    assert.equal(findBrainRoot('/lab/skills/deploy/SKILL.md', isDir, path.posix, isFile), '/lab');
+    assert.equal(findBrainRoot('/lab/sub/memory/2026-12-01.md', isDir, path.posix, isFile), '/lab/sub');
+  });
+  it('falls back to memory/ and to undefined', () => {
+    assert.equal(findBrainRoot('/ws/memory/bot/x.md', dirs('/ws/memory'), path.posix, files()), '/ws');
+    assert.equal(findBrainRoot('/none/x.md', dirs(), path.posix, files()), undefined);
+  });
+  it('works with Windows paths', () => {
+    const isFile = files('C:\\ws\\brain.toml');
+    assert.equal(findBrainRoot('C:\\ws\\alice\\memory\\a.md', dirs('C:\\ws\\alice\\memory'), path.win32, isFile), 'C:\\ws');
+  });
+});
+
 describe('isBrainRoot / isInside', () => {
+  it('checks for brain.toml', () => {
+    assert.equal(isBrainRoot('/ws', dirs(), path.posix, (p) => p === '/ws/brain.toml'), true);
+    assert.equal(isBrainRoot('/ws', dirs(), path.posix, () => false), false);
+  });
   it('checks for the memory folder', () => {
     assert.equal(isBrainRoot('/ws', dirs('/ws/memory'), path.posix), true);
     assert.equal(isBrainRoot('/ws/memory', dirs('/ws/memory'), path.posix), false);
