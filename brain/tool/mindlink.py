@@ -172,8 +172,9 @@ def check_entry(text: str, path: str, call: Call) -> None:
         if missing:
             raise Refusal(
                 RefusalCode.INVALID_ARGUMENT,
-                f"{path} is a feedback entry without a line starting "
-                + " or ".join(f"`{m}`" for m in missing)
+                f"{path} is a feedback entry without "
+                + (f"a line starting `{missing[0]}`" if len(missing) == 1 else
+                   "lines starting `Why:` and `How to apply:`")
                 + " (feedback-incomplete): say why the feedback was given and how to apply it, "
                 "so later conversations apply it correctly",
                 call.with_args(content=text.rstrip("\n") + "\n\n" + "".join(f"{m} …\n" for m in missing)),

@@ -56,7 +56,13 @@ class Space:
         self, actor: Actor, agent: str | None, raw: object, data: bytes, expected: str | None = None,
         args: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        path = _path(raw, "write", writing=True)
+        try:
+            path = _path(raw, "write", writing=True)
+        except Refusal as refusal:  # the suggested write keeps the content
+            if refusal.suggestion is not None and refusal.suggestion.command == "write" and args:
+                rest = {k: v for k, v in args.items() if k != "path"}
+                refusal.suggestion = refusal.suggestion.with_args(**rest)
+            raise
         call = Call("write", {"path": path.home, **{k: v for k, v in (args or {}).items() if k != "path"}})
         done = self.memory.write(
             actor, agent or "", path.parts, data, command="write", call=call, where=_where(path),
