@@ -89,6 +89,25 @@ def mindlink_tools() -> list[types.Tool]:
     ]
 
 
+def layout_instructions(verbs: LayoutVerbs | None) -> str | None:
+    """What the server tells the client about the memory, in a layout with verbs of its own."""
+    if verbs is None:
+        return None
+    if verbs.layout == "space":
+        return (
+            "brain keeps this agent's memory: the files under ~/memory/ (notes, data, drafts; any "
+            "files, nested folders). `read` a path (a folder lists its files with sizes; read "
+            "~/memory/ before starting a task), `write` a whole file (folders are made), `delete` "
+            "a file or folder. Never store secrets."
+        )
+    return (
+        "brain keeps this agent's memory: long-term entries (entries/<name>.md, with name, "
+        "description and type) and daily notes (YYYY-MM-DD.md). Use memory_search and memory_get "
+        "to look things up, memory_write to create or update by path, memory_delete to remove. "
+        "Never store secrets."
+    )
+
+
 def layout_tools(verbs: LayoutVerbs) -> list[types.Tool]:
     return space_tools() if verbs.layout == "space" else mindlink_tools()
 

@@ -25,7 +25,7 @@ from brain import __version__
 from brain.api.events import ChangeHub
 from brain.mcp import graph, resources
 from brain.mcp.caller import Caller
-from brain.mcp.layout_tools import call_layout_tool, layout_tools
+from brain.mcp.layout_tools import call_layout_tool, layout_instructions, layout_tools
 from brain.mcp.listen import AgentListens
 from brain.mcp.notify import Notifier
 from brain.mcp.schemas import (
@@ -82,7 +82,7 @@ class BrainMcp:
             "brain",
             version=__version__,
             title="brain: agent memory",
-            instructions=INSTRUCTIONS,
+            instructions=layout_instructions(self.layout_verbs) or INSTRUCTIONS,
             lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
@@ -187,6 +187,8 @@ class BrainMcp:
     async def _list_resources(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        if self.layout_verbs is not None:  # memory:// notes are latchai's; the verbs read the rest
+            return types.ListResourcesResult(resources=[])
         caller = self._who(ctx)
         agent = self._agent(caller)
         found = await anyio.to_thread.run_sync(resources.list_notes, self.service, agent)
@@ -195,7 +197,8 @@ class BrainMcp:
     async def _list_templates(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=resources.templates())
+        found = resources.templates() if self.layout_verbs is None else []
+        return types.ListResourceTemplatesResult(resource_templates=found)
 
     async def _read_resource(
         self, ctx: Context, params: types.ReadResourceRequestParams
@@ -218,7 +221,7 @@ class BrainMcp:
     async def _list_prompts(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=resources.prompts())
+        return types.ListPromptsResult(prompts=resources.prompts() if self.layout_verbs is None else [])
 
     async def _get_prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         caller = self._who(ctx)
