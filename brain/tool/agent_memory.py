@@ -13,10 +13,10 @@ one that does not exist. Admins and an open server reach every agent's tree.
 
 from __future__ import annotations
 
-import mimetypes
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from brain.layouts.files import is_binary, media_type
 from brain.memory_files import content_hash
 from brain.tool.access import Actor
 from brain.tool.content import check_content, check_secrets
@@ -152,13 +152,13 @@ class AgentMemory:
         except FileTooLarge as exc:
             head = opened.head(parts, _BINARY_PROBE)
             binary = b"\x00" in head or not _utf8_prefix(head)
-            return FileRead(path, exc.size, 0, None, binary, media_type(parts[-1], binary), None)
+            return FileRead(path, exc.size, 0, None, binary, media_type(parts[-1], head, binary), None)
         assert found is not None
         text = decoded(found.data)
         binary = text is None
         return FileRead(
             path, found.size, found.mtime_ns, content_hash(found.data), binary,
-            media_type(parts[-1], binary), text,
+            media_type(parts[-1], found.data, binary), text,
         )
 
     # ------------------------------------------------------------------ writes
@@ -310,22 +310,7 @@ class AgentMemory:
 
 def decoded(data: bytes) -> str | None:
     """The text of `data`, or None when it is binary (a NUL byte, or not UTF-8)."""
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def media_type(name: str, binary: bool) -> str:
-    lowered = name.lower()
-    if lowered.endswith((".md", ".markdown")):
-        return "text/markdown"
-    guessed, _ = mimetypes.guess_type(lowered, strict=False)
-    if guessed:
-        return guessed
-    return "application/octet-stream" if binary else "text/plain"
+    return None if is_binary(data) else data.decode("utf-8")
 
 
 def _utf8_prefix(head: bytes) -> bool:

@@ -47,15 +47,10 @@ class LayoutVerbs:
 
 
 def workspace_layout(root: Path) -> str:
-    """The layout of a workspace (brain.toml, else detected)."""
-    import tomllib
+    """The layout of a workspace: brain.toml's `layout`, else detected (latchai when unknown)."""
+    from brain.layouts import choose_layout_leniently
 
-    try:
-        with open(root / "brain.toml", "rb") as fh:
-            value = tomllib.load(fh).get("layout", "latchai")
-    except (OSError, tomllib.TOMLDecodeError):
-        return "latchai"
-    return value if isinstance(value, str) else "latchai"
+    return choose_layout_leniently(root).name
 
 
 def layout_verbs(brain: Brain, memory: MemoryService | None = None) -> LayoutVerbs | None:
