@@ -13,6 +13,7 @@ Every action is an edit the user accepts; nothing is written by the server.
 from __future__ import annotations
 
 import difflib
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -117,6 +118,14 @@ def create_note(
     name = link.raw[parts.name_start : parts.name_end]
     if not name or FORBIDDEN.search(name) or name.startswith("."):
         return []
+    layout = ctx.layout.name if ctx.layout is not None else "latchai"
+    if layout != "latchai":
+        path = _note_path(layout, doc.rel, source, link.raw[parts.target_start : parts.name_end], name)
+        if path is None:
+            return []
+        body = SKELETON + (f"\n# {link.anchor}\n" if link.anchor else "")
+        return [Action(title=f"Create {path}", kind=types.CodeActionKind.QuickFix,
+                       changes=FileChanges(creates=[(path, body)]), problem=problem, preferred=True)]
     scopes = [target.scope] if target.scope else [source.scope]
     if not target.scope and source.scope != SHARED_SCOPE:
         scopes.append(SHARED_SCOPE)
@@ -136,6 +145,21 @@ def create_note(
             )
         )
     return out
+
+
+def _note_path(layout: str, rel: str, source: NoteIdentity, target: str, name: str) -> str | None:
+    """Where a note a link asks for goes in a layout other than latchai (None: nowhere sensible)."""
+    home = f"{source.scope}/memory"
+    if layout == "space":
+        folders = [p for p in target.split("/")[:-1] if p]
+        if any(p in (".", "..") or p.startswith(".") or FORBIDDEN.search(p) for p in folders):
+            return None
+        if folders:
+            return "/".join([home, *folders, f"{name}.md"])
+        return posixpath.join(posixpath.dirname(rel), f"{name}.md")
+    if layout == "mindlink":
+        return f"{home}/entries/{name}.md"
+    return None
 
 
 def close_names(

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path
 
@@ -16,6 +17,9 @@ from brain.lsp.positions import LineIndex, split_lines
 from brain.parse import ParsedNote, normalize_text, parse_note
 from brain.store.base import GraphStore
 
+if TYPE_CHECKING:
+    from brain.layouts.base import Layout
+
 
 @dataclass(frozen=True)
 class Document:
@@ -25,6 +29,7 @@ class Document:
     rel: str
     text: str
     version: int | None = None
+    layout: Layout | None = None  # the workspace's (None: latchai)
 
     @cached_property
     def lines(self) -> list[str]:
@@ -36,7 +41,7 @@ class Document:
 
     @cached_property
     def identity(self) -> NoteIdentity | None:
-        return identity_of(self.rel)
+        return identity_of(self.rel, self.layout)
 
     def index(self, features: ClientFeatures) -> LineIndex:
         return LineIndex(self.lines, features.encoding)
@@ -52,6 +57,7 @@ class Context:
     features: ClientFeatures
     now: float
     open_text: Callable[[str], str | None] = field(default=lambda rel: None)
+    layout: Layout | None = None  # the workspace's (None: latchai)
 
     def uri(self, rel: str) -> str:
         uri: str | None = from_fs_path(str(self.root / rel))

@@ -8,21 +8,25 @@ link points exactly as ingest and `brain check` do.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from brain.model import (
     AgentNode,
     Anchors,
     EntityNode,
+    Kind,
     LinkStatus,
     MemoryNode,
     Node,
     WikiLink,
-    memory_id,
+    note_id,
 )
-from brain.resolve import NameEntry, Resolution, parse_target, resolve_link
+from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, Resolution, parse_target, resolve_link
 from brain.store.base import GraphStore
-from brain.workspace import classify
+
+if TYPE_CHECKING:
+    from brain.layouts.base import Layout
 
 Linkable = MemoryNode | EntityNode | AgentNode
 _LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
@@ -68,27 +72,36 @@ class Lookup:
         return self._anchors[node_id]
 
     def resolve(self, link: WikiLink, source: NoteIdentity) -> Resolution:
-        return resolve_link(link, source.id, source.scope, self.names, self.anchors)
+        return resolve_link(link, source.id, source.scope, self.names, self.anchors, source.rules)
 
 
 @dataclass(frozen=True, slots=True)
 class NoteIdentity:
-    """The memory a document is, from its path: `memory/<scope>/<name>.md`."""
+    """The note a document is, from its path as the workspace's layout reads it
+    (latchai: `memory/<scope>/<name>.md`; space: `<agent>/memory/<path>.md`; ...), and the
+    link rules its links resolve by."""
 
     scope: str
     name: str
     path: str
+    kind: Kind = Kind.MEMORY
+    rules: LinkRules = field(default=LATCHAI_LINKS, compare=False)
 
     @property
     def id(self) -> str:
-        return memory_id(self.scope, self.name)
+        return note_id(self.kind, self.scope, self.name)
 
 
-def identity_of(rel: str) -> NoteIdentity | None:
-    role = classify(rel)
+def identity_of(rel: str, layout: Layout | None = None) -> NoteIdentity | None:
+    """The note at `rel` by the layout's classification (latchai when none is given)."""
+    if layout is None:
+        from brain.layouts import LATCHAI
+
+        layout = LATCHAI
+    role = layout.classify(rel)
     if role.kind != "memory":
         return None
-    return NoteIdentity(role.scope, role.name, rel)
+    return NoteIdentity(role.scope, role.name, rel, role.node_kind, layout.links)
 
 
 def probe(target: str, anchor: str | None = None) -> WikiLink:

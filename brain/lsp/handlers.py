@@ -109,7 +109,7 @@ def register(server: BrainLanguageServer) -> None:
             if located is None:
                 continue
             session, rel = located
-            if relevant(session.root, str(session.root / rel)) is not None:
+            if relevant(session.root, str(session.root / rel), session.brain.layout) is not None:
                 by_session.setdefault(session.root, set()).add(rel)
         for root, rels in by_session.items():
             target = ls.roots.get(root)
@@ -237,7 +237,7 @@ def register(server: BrainLanguageServer) -> None:
             memory, span = rename_target(ls.context(session), doc, params.position)
         except RenameRefused as exc:
             raise refuse(exc) from None
-        return types.PrepareRenamePlaceholder(range=span, placeholder=memory.name)
+        return types.PrepareRenamePlaceholder(range=span, placeholder=memory.name.rsplit("/", 1)[-1])
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def on_rename(ls: BrainLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
@@ -261,7 +261,10 @@ def register(server: BrainLanguageServer) -> None:
             sources = _backlink_paths(session, memory)
             await session.refresh(sources)  # positions must match the files as they are now
             ctx = ls.context(session)
-            plan = plan_rename(ctx.store, memory, params.new_name, lambda rel: (session.root / rel).exists())
+            plan = plan_rename(
+                ctx.store, memory, params.new_name, lambda rel: (session.root / rel).exists(),
+                session.brain.layout.links,
+            )
             indexes = {path: ctx.lines_of(path) for path in {c.path for c in plan.changes.edits}}
             raws = {link.raw for link in ctx.store.links_to([memory.id]).get(memory.id, [])}
             for change in plan.changes.edits:

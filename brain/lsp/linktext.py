@@ -43,7 +43,7 @@ def link_parts(raw: str) -> LinkParts:
             name_start = _skip_spaces(raw, t_start + len(prefix), t_end)
             break
     if kind in (None, Kind.MEMORY):
-        slash = raw.find("/", name_start, t_end)
+        slash = raw.rfind("/", name_start, t_end)  # the leaf: space paths have folders
         if slash >= 0:
             name_start = _skip_spaces(raw, slash + 1, t_end)
     name_end = t_end

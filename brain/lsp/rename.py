@@ -9,6 +9,7 @@ prefixed, and a `.md` suffix stays.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,9 +22,9 @@ from brain.lsp.edits import FileChanges, TextChange
 from brain.lsp.graph import Lookup, NoteIdentity
 from brain.lsp.linktext import link_parts, replace_name
 from brain.lsp.navigation import hit_at
-from brain.model import Kind, Link, LinkStatus, MemoryNode, WikiLink, memory_id, name_key
+from brain.model import Kind, Link, LinkStatus, MemoryNode, WikiLink, leaf_key, note_id
 from brain.parse import split_link
-from brain.resolve import NameEntry
+from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
 from brain.store.base import GraphStore
 
 FORBIDDEN = re.compile(r'[/\\#|\[\]:*?"<>\x00-\x1f\x7f]')
@@ -65,26 +66,32 @@ def clean_name(text: str) -> str:
 
 
 def plan_rename(
-    store: GraphStore, memory: MemoryNode, new_text: str, path_exists: Callable[[str], bool]
+    store: GraphStore, memory: MemoryNode, new_text: str, path_exists: Callable[[str], bool],
+    rules: LinkRules = LATCHAI_LINKS,
 ) -> RenamePlan:
-    new_name = clean_name(new_text)
+    """The edits of renaming `memory` to `new_text`: its file stays in its folder (in space,
+    `drafts/plan` renamed `draft` is `drafts/draft`); `rules` are the layout's link rules."""
+    _check_renamable(memory)
+    leaf = clean_name(new_text)
     scope = memory.scope
+    folder = memory.name.rpartition("/")[0]
+    new_name = f"{folder}/{leaf}" if folder else leaf
     label = f"{scope}/{memory.name}"
     if new_name == memory.name:
         raise RenameRefused(f"`{label}` already has this name")
-    new_path = f"memory/{scope}/{new_name}.md"
-    old_key, new_key = name_key(memory.name), name_key(new_name)
+    new_path = posixpath.join(posixpath.dirname(memory.path), f"{leaf}.md")
+    old_key, new_key = leaf_key(memory.name), leaf_key(new_name)
     if new_key != old_key:
         taken = store.find_memory(scope, new_name)
         if taken is not None or path_exists(new_path):
             where = taken.path if taken is not None else new_path
             raise RenameRefused(f"cannot rename `{label}` to `{new_name}`: {where} already exists")
 
-    new_id = memory_id(scope, new_name)
+    new_id = note_id(memory.note_kind, scope, new_name)
     after = Lookup(
         store,
         without=[memory.id],
-        extra=[NameEntry(new_id, Kind.MEMORY, new_key, scope)],
+        extra=[NameEntry(new_id, memory.note_kind, new_key, scope)],
         anchors={new_id: memory.anchors},
     )
     incoming = [link for link in store.links_to([memory.id]).get(memory.id, []) if link.target]
@@ -92,8 +99,8 @@ def plan_rename(
     conflicts: list[str] = []
     rewrites: list[tuple[Link, str]] = []
     for link in incoming:
-        new_raw = replace_name(link.raw, new_name)
-        resolution = after.resolve(_wikilink(new_raw, link), _source(link.source, memory, new_name))
+        new_raw = replace_name(link.raw, leaf)
+        resolution = after.resolve(_wikilink(new_raw, link), _source(link.source, memory, new_name, rules))
         if resolution.target_id != new_id or resolution.status not in _LANDED:
             conflicts.append(
                 _describe(link, new_raw, resolution.target_id, resolution.status, memory.id, link.status)
@@ -103,7 +110,7 @@ def plan_rename(
         if (link.source, link.ordinal) in moved or not link.target:
             continue
         wiki = WikiLink(link.raw, link.target, link.label, link.anchor, link.embed, link.line, link.column)
-        resolution = after.resolve(wiki, _source(link.source, memory, new_name))
+        resolution = after.resolve(wiki, _source(link.source, memory, new_name, rules))
         if (resolution.target_id, resolution.status, resolution.candidates) != (
             link.target_id, link.status, link.candidates
         ):
@@ -139,11 +146,25 @@ def _wikilink(raw: str, like: Link) -> WikiLink:
     return WikiLink(raw, target, label, anchor, raw.startswith("!"), like.line, like.column)
 
 
-def _source(source_id: str, memory: MemoryNode, new_name: str) -> NoteIdentity:
-    scope, name = source_id.split(":", 1)[1].split("/", 1)
+def _source(source_id: str, memory: MemoryNode, new_name: str, rules: LinkRules) -> NoteIdentity:
+    kind, rest = source_id.split(":", 1)
+    scope, name = rest.split("/", 1)
     if source_id == memory.id:
         name = new_name
-    return NoteIdentity(scope, name, "")
+    return NoteIdentity(scope, name, "", Kind(kind), rules)
+
+
+def _check_renamable(memory: MemoryNode) -> None:
+    """Notes whose file name is fixed by their layout are not renamed by name."""
+    if memory.note_kind is Kind.DAILY_NOTE:
+        raise RenameRefused(f"{memory.path} is a daily note: it is named by its date")
+    if memory.note_kind in (Kind.SKILL, Kind.TOOL):
+        raise RenameRefused(
+            f"{memory.path} is named by its folder: rename the folder to rename the "
+            f"{memory.note_kind.value}"
+        )
+    if posixpath.basename(memory.path) == "MEMORY.md":
+        raise RenameRefused(f"{memory.path} is an agent's MEMORY.md: its name is fixed")
 
 
 def _describe(
@@ -198,7 +219,7 @@ def rename_target(ctx: Context, doc: Document, position: types.Position) -> tupl
         column = hit.link.column - 1
         return node, index.span(hit.link.line - 1, column + start, column + end)
     if doc.identity is None:
-        raise RenameRefused(f"{doc.rel} is not a memory (memories are memory/<scope>/<name>.md)")
+        raise RenameRefused(f"{doc.rel} is not a note of this workspace (see its layout in brain.toml)")
     found = ctx.store.get_nodes([doc.identity.id]).get(doc.identity.id)
     if not isinstance(found, MemoryNode):
         raise RenameRefused(f"{doc.rel} is not in the graph yet; save it first")

@@ -1,8 +1,11 @@
-"""Which brain workspace a file belongs to: the nearest folder above it that holds `memory/`.
+"""Which brain workspace a file belongs to: the nearest folder above it that holds `brain.toml`,
+else the nearest one that holds `memory/`.
 
-Each workspace folder of the client is its own brain workspace when it (or a folder above it)
-holds `memory/`; a file opened outside those is placed by walking up from it. One `Session`
-per root, created on first need.
+`brain.toml` wins over a nearer `memory/` because in the space and mindlink layouts every agent
+has its own `<agent>/memory/` one level below the workspace. Each workspace folder of the
+client is its own brain workspace when it (or a folder above it) is a root by those rules, or
+when its folders read as a space or mindlink workspace (layout detection); a file opened
+outside those is placed by walking up from it. One `Session` per root, created on first need.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import to_fs_path
 
+from brain.config import CONFIG_FILE
 from brain.workspace import MEMORY_DIR
 
 if TYPE_CHECKING:
@@ -20,11 +24,32 @@ if TYPE_CHECKING:
 
 
 def find_root(start: Path) -> Path | None:
-    """`start` or the nearest folder above it that contains a `memory/` folder."""
+    """`start` or the nearest folder above it holding `brain.toml`, else the nearest one that
+    contains a `memory/` folder."""
+    with_memory: Path | None = None
     for folder in (start, *start.parents):
-        if (folder / MEMORY_DIR).is_dir():
+        if (folder / CONFIG_FILE).is_file():
             return folder
-    return None
+        if with_memory is None and (folder / MEMORY_DIR).is_dir():
+            with_memory = folder
+    return with_memory
+
+
+def folder_root(folder: Path) -> Path | None:
+    """The root of a folder the client opened: as `find_root`, or the folder itself when its
+    agents' `<agent>/memory/` make it a space or mindlink workspace without a brain.toml."""
+    root = find_root(folder)
+    if root is not None and (root == folder or root in folder.parents):
+        return root
+    from brain.layouts import detect_layout
+
+    try:
+        choice = detect_layout(folder)
+    except OSError:
+        choice = None
+    if choice is not None and choice.name in ("space", "mindlink"):
+        return folder
+    return root
 
 
 def path_of(uri: str) -> Path | None:
@@ -58,7 +83,7 @@ class Roots:
 
     def add_folder(self, uri: str) -> Session | None:
         path = path_of(uri)
-        root = find_root(path) if path is not None else None
+        root = folder_root(path) if path is not None else None
         return self.ensure(root) if root is not None else None
 
     def remove_folder(self, uri: str) -> list[Session]:

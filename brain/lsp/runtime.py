@@ -105,7 +105,9 @@ class BrainLanguageServer(LanguageServer):
 
     def watch_disk(self, session: Session) -> None:
         if session.root not in self.watchers:
-            watcher = self.watchers[session.root] = FileWatcher(session.root, session.files_changed)
+            watcher = self.watchers[session.root] = FileWatcher(
+                session.root, session.files_changed, layout=session.brain.layout
+            )
             watcher.start()
 
     def from_worker(self, fn: Callable[..., None], *args: Any) -> None:
@@ -146,7 +148,7 @@ class BrainLanguageServer(LanguageServer):
             return None
         cached = self._docs.get(uri)
         if cached is None or cached.version != text_doc.version or cached.text != text_doc.source:
-            cached = Document(uri, rel, text_doc.source, text_doc.version)
+            cached = Document(uri, rel, text_doc.source, text_doc.version, session.brain.layout)
             self._docs[uri] = cached
         return session, cached
 
@@ -159,7 +161,9 @@ class BrainLanguageServer(LanguageServer):
             return applied.text if applied is not None else None
 
         brain = session.brain
-        return Context(brain.store, session.catalog, session.root, self.features, time.time(), open_text)
+        return Context(
+            brain.store, session.catalog, session.root, self.features, time.time(), open_text, brain.layout
+        )
 
     def versions(self, session: Session, doc: Document | None = None) -> Callable[[str], int | None]:
         def version(rel: str) -> int | None:

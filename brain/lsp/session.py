@@ -257,7 +257,7 @@ class Session:
             touched.update(rel for rel in paths if rel in self.applied)
         by_id = {}
         for rel in self.applied:
-            identity = identity_of(rel)
+            identity = identity_of(rel, self.brain.layout)
             if identity is not None:
                 by_id[identity.id] = rel
         touched.update(by_id[node_id] for node_id in self._changed if node_id in by_id)

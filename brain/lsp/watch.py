@@ -11,32 +11,48 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import watchfiles
 
 from brain.workspace import AGENTS_DIR, ENTITY_DIRS, MEMORY_DIR
 
+if TYPE_CHECKING:
+    from brain.layouts.base import Layout
+
 log = logging.getLogger(__name__)
 TOP_DIRS = frozenset({MEMORY_DIR, AGENTS_DIR, *ENTITY_DIRS})
 
 
-def relevant(root: Path, path: str) -> str | None:
-    """The workspace-relative path of an event that can matter to the graph, else None."""
+def relevant(root: Path, path: str, layout: Layout | None = None) -> str | None:
+    """The workspace-relative path of an event that can matter to the graph, else None.
+
+    latchai: anything under its top folders; another layout: what its classification makes
+    a node or a problem (space: `<agent>/memory/**`, lab: `MEMORY.md`, `skills/`, ...), and
+    any folder (a folder deleted or moved takes its files with it)."""
     try:
         rel = Path(path).relative_to(root).as_posix()
     except ValueError:
         return None
     parts = rel.split("/")
-    if parts[0] not in TOP_DIRS or any(part.startswith(".") for part in parts):
+    if any(part.startswith(".") for part in parts):
         return None
-    return rel
+    if layout is None or layout.name == "latchai":
+        return rel if parts[0] in TOP_DIRS else None
+    if rel == "brain.toml" or layout.classify(rel).kind != "ignored" or Path(path).is_dir():
+        return rel
+    return None
 
 
 class FileWatcher:
     """A daemon thread that feeds changed workspace paths to `on_paths`."""
 
-    def __init__(self, root: Path, on_paths: Callable[[set[str]], None], debounce_ms: int = 150) -> None:
+    def __init__(
+        self, root: Path, on_paths: Callable[[set[str]], None], debounce_ms: int = 150,
+        layout: Layout | None = None,
+    ) -> None:
         self.root = root
+        self.layout = layout
         self.on_paths = on_paths
         self.debounce_ms = debounce_ms
         self._stop = threading.Event()
@@ -53,14 +69,16 @@ class FileWatcher:
         try:
             for changes in watchfiles.watch(
                 self.root,
-                watch_filter=lambda _, path: relevant(self.root, path) is not None,
+                watch_filter=lambda _, path: relevant(self.root, path, self.layout) is not None,
                 debounce=self.debounce_ms,
                 step=20,
                 stop_event=self._stop,
                 rust_timeout=1000,
                 raise_interrupt=False,
             ):
-                rels = {rel for _, path in changes if (rel := relevant(self.root, path)) is not None}
+                rels = {
+                    rel for _, path in changes if (rel := relevant(self.root, path, self.layout)) is not None
+                }
                 if rels:
                     self.on_paths(rels)
         except Exception:  # a watcher that cannot run must not take the server down
