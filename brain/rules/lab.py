@@ -166,3 +166,33 @@ def incomplete_skill(path: str, text: str, kind: str) -> Problem | None:
         f"this {file} lacks {named}: the agent cannot tell what it is or when to use it",
         line=line, column=1, fix="; ".join(fixes),
     )
+
+
+_ITEM_TEXT_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$")
+MAX_TRIGGERS = 50
+
+
+def triggers(body: str, frontmatter_triggers: Any = None) -> tuple[str, ...]:
+    """A skill's trigger phrases: frontmatter `triggers`, else the list under its triggers heading.
+
+    Quotes around a phrase (`- "deploy <model>"`) are dropped; at most MAX_TRIGGERS.
+    """
+    found: list[str] = []
+    if isinstance(frontmatter_triggers, str):
+        found = [frontmatter_triggers]
+    elif isinstance(frontmatter_triggers, list):
+        found = [str(t) for t in frontmatter_triggers if isinstance(t, str | int | float)]
+    else:
+        level = 0
+        for _, line in prose_lines(body):
+            heading = _ATX_RE.match(line)
+            if level:
+                if heading is not None and len(heading.group(1)) <= level:
+                    break
+                item = _ITEM_TEXT_RE.match(line)
+                if item is not None:
+                    found.append(item.group(1))
+            elif heading is not None and _TRIGGER_HEADING_RE.match(line[heading.end():].strip()):
+                level = len(heading.group(1))
+    phrases = (" ".join(t.split()).strip("\"'“”") for t in found)
+    return tuple(p for p in phrases if p)[:MAX_TRIGGERS]

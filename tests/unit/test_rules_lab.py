@@ -8,7 +8,7 @@ import pytest
 
 from brain.model import Problem, Severity
 from brain.rules.dates import daily_name_date, first_date
-from brain.rules.lab import daily_log_name, incomplete_skill, memory_entries, undated_entries
+from brain.rules.lab import daily_log_name, incomplete_skill, memory_entries, triggers, undated_entries
 
 # ------------------------------------------------------------------ dates
 
@@ -203,3 +203,20 @@ def test_incomplete_skill(text: str, kind: str, expected: tuple[str, int, str] |
         f"this {file} {lacks}: the agent cannot tell what it is or when to use it",
         line=line, column=1, fix=fix,
     )
+
+
+TRIGGERS = [
+    (SKILL_OK.split("---\n", 2)[2], None, ("ship it",)),
+    ('## Triggers\n- "deploy <model>"\n* ship the\n  checkpoint\n1. roll out\n## Steps\n- run\n', None,
+     ("deploy <model>", "ship the", "roll out")),
+    ("### When to use\n- a\n#### Examples\n- b\n## Next\n- c\n", None, ("a", "b")),
+    ("```\n## Triggers\n- in code\n```\n", None, ()),
+    ("## Triggers\n- from the body\n", ["from", " frontmatter "], ("from", "frontmatter")),
+    ("", "one phrase", ("one phrase",)),
+    ("## Triggers\n" + "- x\n" * 80, None, ("x",) * 50),
+]
+
+
+@pytest.mark.parametrize(("body", "front", "expected"), TRIGGERS)
+def test_triggers(body: str, front: object, expected: tuple[str, ...]) -> None:
+    assert triggers(body, front) == expected
