@@ -5,6 +5,11 @@
     daily_local_hour = 2        # the local hour (0-23) at which it runs, once a day
     max_changes_per_run = 20    # the most changes one run applies
 
+    layout = "latchai"          # latchai | space | mindlink | lab (default: detected)
+
+    [mindlink]
+    daily_note_retain_days = 30 # daily notes older than this are `expired-daily-note`
+
     [consolidate]
     url = "http://localhost:11434/v1"   # an OpenAI-compatible chat-completions endpoint
     model = "qwen2.5:7b"
@@ -28,6 +33,8 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 CONFIG_FILE = "brain.toml"
+#: The workspace layouts (design.md section 8); brain.layouts holds what each one means.
+LAYOUT_NAMES: tuple[str, ...] = ("latchai", "space", "mindlink", "lab")
 
 
 class ConfigError(Exception):
@@ -73,13 +80,27 @@ class ConsolidateConfig:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class MindlinkConfig:
+    daily_note_retain_days: int = 30
+
+    def check(self) -> list[tuple[str, str]]:
+        out = []
+        if not 1 <= self.daily_note_retain_days <= 36_500:
+            out.append(("daily_note_retain_days", "must be a number of days from 1 to 36500"))
+        return out
+
+
 #: section name -> the dataclass it fills. Add a section here (and a field to BrainConfig).
 SECTIONS: dict[str, type[Any]] = {
     "maintain": MaintainConfig,
     "consolidate": ConsolidateConfig,
+    "mindlink": MindlinkConfig,
 }
-#: top-level key -> its Python type (`layout = "latchai"` joins here).
-TOP_LEVEL: dict[str, type[Any]] = {}
+#: top-level key -> its Python type.
+TOP_LEVEL: dict[str, type[Any]] = {"layout": str}
+#: top-level key -> the values it may take (a closed set, checked with the file's line).
+TOP_LEVEL_CHOICES: dict[str, tuple[str, ...]] = {"layout": LAYOUT_NAMES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +108,8 @@ class BrainConfig:
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
     path: Path | None = None  # the file read, None when there is none
+    layout: str | None = None  # None: detected from the folders (brain.layouts.detect)
+    mindlink: MindlinkConfig = field(default_factory=MindlinkConfig)
 
 
 def load_config(root: Path) -> BrainConfig:
@@ -119,6 +142,13 @@ def parse_config(raw: bytes, path: Path) -> BrainConfig:
             values[key] = _section(SECTIONS[key], key, value, path, lines)
         elif key in TOP_LEVEL:
             values[key] = _value(key, value, TOP_LEVEL[key], path, lines, key)
+            choices = TOP_LEVEL_CHOICES.get(key)
+            if choices is not None and value not in choices:
+                raise ConfigError(
+                    f"{_where(path, lines, key, key)}: `{key}` must be one of "
+                    + ", ".join(f'"{c}"' for c in choices)
+                    + f", not {value!r}{_did_you_mean(str(value), list(choices))}"
+                )
         else:
             known = [*TOP_LEVEL, *(f"[{s}]" for s in SECTIONS)]
             raise ConfigError(

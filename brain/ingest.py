@@ -17,32 +17,34 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.config import BrainConfig
+from brain.layouts import LATCHAI, Layout, RuleContext
+from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
+from brain.layouts.secrets import secret_problems
 from brain.memory_files import MemoryFile, build_memories, content_hash
 from brain.model import (
-    SHARED_SCOPE,
     AgentNode,
     EntityNode,
+    FileNode,
     Node,
     Problem,
     Severity,
     agent_id,
     entity_id,
-    memory_id,
+    file_id,
+    is_note_id,
+    note_id,
 )
-from brain.store.base import GraphStore, WriteBatch
+from brain.store.base import GraphStore, MemoryFilter, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.workspace import (
-    MEMORY_DIR,
     AgentDefinition,
     FileRole,
     FileStat,
-    classify,
     read_agent_definition,
     read_entity,
-    scope_folders,
     special_kind,
     unread_problem,
-    walk,
     walk_dir,
 )
 
@@ -71,7 +73,9 @@ class SyncResult:
 def defined_id(role: FileRole) -> str | None:
     """The id of the node a file defines, from its path alone (None: it defines none)."""
     if role.kind == "memory":
-        return memory_id(role.scope, role.name)
+        return note_id(role.node_kind, role.scope, role.name)
+    if role.kind == "file":
+        return file_id(role.scope, role.name)
     if role.kind == "entity":
         assert role.entity_kind is not None
         return entity_id(role.entity_kind, role.name)
@@ -105,13 +109,23 @@ def _gc_paused(settle: bool) -> Iterator[None]:
 
 
 class Ingester:
-    """Keeps one store equal to one workspace folder."""
+    """Keeps one store equal to one workspace folder, read as `layout` says (brain.layouts)."""
 
-    def __init__(self, root: Path, store: GraphStore) -> None:
+    def __init__(
+        self, root: Path, store: GraphStore, layout: Layout = LATCHAI,
+        config: BrainConfig | None = None,
+    ) -> None:
         self.root = root.resolve()
         self.store = store
+        self.layout = layout
+        self.config = config if config is not None else BrainConfig()
         self.files: dict[str, FileState] = {}
         self.file_problems: dict[str, Problem] = {}
+        # The layout's rule problems kept outside the store: of a path (space's bounds), of
+        # a plain file's content (`secret`), and across the notes of a scope.
+        self.path_problems: dict[str, tuple[Problem, ...]] = {}
+        self.content_problems: dict[str, list[Problem]] = {}
+        self.scope_problems: dict[str, list[Problem]] = {}
         self.definitions: dict[str, AgentDefinition] = {}
         # node id -> the files that define it; the first in sorted order wins (`x.json` and
         # `x.yaml` both define workflow `x`), so the graph never depends on sync order.
@@ -138,10 +152,11 @@ class Ingester:
                 paths = None  # after a failed sync: the whole workspace again
             self.store.clear()
         if paths is None:
-            stats = {s.rel: s for s in walk(self.root)}
+            stats = {s.rel: s for s in self.layout.walk(self.root)}
             gone = [rel for rel in self.files if rel not in stats]
             gone += [rel for rel in self.file_problems if rel not in stats and rel not in self.files]
-            self._scopes = scope_folders(self.root)
+            gone += [rel for rel in self.path_problems if rel not in stats and rel not in self.files]
+            self._scopes = self.layout.scope_folders(self.root)
         else:
             stats, gone = self._stat_paths(paths)
         # Named paths are always read (the hash decides): a rewrite within the file
@@ -165,6 +180,9 @@ class Ingester:
         """
         self.files.clear()
         self.file_problems.clear()
+        self.path_problems.clear()
+        self.content_problems.clear()
+        self.scope_problems.clear()
         self.definitions.clear()
         self.claims.clear()
         self._agents = {}
@@ -184,8 +202,16 @@ class Ingester:
         return self.sync([rel])
 
     def problems(self) -> list[Problem]:
-        """File-level problems the store cannot know: misplaced and unreadable files."""
-        return sorted(self.file_problems.values(), key=Problem.sort_key)
+        """File-level problems the store cannot know: misplaced and unreadable files, and
+        the layout's rules of paths, plain files and scopes."""
+        found = list(self.file_problems.values())
+        for group in (self.path_problems, self.content_problems, self.scope_problems):
+            for problems in group.values():
+                found.extend(problems)
+        return sorted(found, key=Problem.sort_key)
+
+    def rule_context(self) -> RuleContext:
+        return RuleContext(self.config)
 
     # ---------------------------------------------------------------- internals
 
@@ -219,13 +245,14 @@ class Ingester:
                 continue
             stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
         for rel in {*named, *stats, *gone}:  # a named empty folder is a scope too
-            parts = rel.split("/")
-            if parts[0] == MEMORY_DIR and len(parts) >= 2:
-                scope_dir = self.root / MEMORY_DIR / parts[1]
+            folder = self.layout.scope_folder(rel)
+            if folder is not None:
+                scope, folder_rel = folder
+                scope_dir = self.root / folder_rel
                 if scope_dir.is_dir() and not scope_dir.is_symlink():
-                    self._scopes.add(parts[1])
+                    self._scopes.add(scope)
                 else:
-                    self._scopes.discard(parts[1])
+                    self._scopes.discard(scope)
         return stats, gone
 
     def _apply(
@@ -235,7 +262,9 @@ class Ingester:
         notes: list[NoteChange] = []
         to_build: list[MemoryFile] = []
         entities: list[EntityNode] = []
+        plain_files: list[FileNode] = []
         deletes: list[str] = []
+        classify = self.layout.classify
         definitions_changed = False
         read = 0
         stats = dict(stats)
@@ -244,6 +273,8 @@ class Ingester:
 
         for rel in sorted(gone):
             self.file_problems.pop(rel, None)
+            self.path_problems.pop(rel, None)
+            self.content_problems.pop(rel, None)
             state = self.files.pop(rel, None)
             if state is None:
                 continue
@@ -273,6 +304,8 @@ class Ingester:
                 assert role.problem is not None
                 self.file_problems[rel] = role.problem
                 continue
+            if role.problems:
+                self.path_problems[rel] = role.problems
             defined = defined_id(role)
             winner = min(self.claims.get(defined) or {rel}) if defined is not None else rel
             if defined is not None and winner != rel:
@@ -300,7 +333,7 @@ class Ingester:
             if known is not None and known.hash == digest:
                 touched = known.mtime_ns != st.mtime_ns
                 known.size, known.mtime_ns = st.size, st.mtime_ns
-                if overlay is not None or role.kind != "memory" or not touched:
+                if overlay is not None or role.kind not in ("memory", "file") or not touched:
                     continue
                 # Same bytes, new modification time: the memory's age changed.
             self.file_problems.pop(rel, None)  # read anew: its own problems are decided below
@@ -308,7 +341,17 @@ class Ingester:
             node_id: str | None = None
             if role.kind == "memory":
                 to_build.append((rel, role.scope, role.name, raw, mtime))
-                node_id = memory_id(role.scope, role.name)
+                node_id = note_id(role.node_kind, role.scope, role.name)
+            elif role.kind == "file":
+                node = file_node(role, rel, raw, digest, mtime)
+                plain_files.append(node)
+                node_id = node.id
+                found = secret_problems(rel, raw.decode("utf-8")) if (
+                    not node.binary and len(raw) <= SECRET_SCAN_MAX_BYTES) else []
+                if found:
+                    self.content_problems[rel] = found
+                else:
+                    self.content_problems.pop(rel, None)
             elif role.kind == "entity":
                 assert role.entity_kind is not None
                 title, content_problem = read_entity(rel, raw)
@@ -326,19 +369,37 @@ class Ingester:
                 definitions_changed = True
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
-        notes.extend(build_memories(to_build))
+        context = self.rule_context()
+        notes.extend(build_memories(to_build, (self.layout.name, context)))
         agents, agent_deletes = self._agent_changes(notes, definitions_changed or fresh)
         batch = plan(
-            self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh
+            self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh,
+            files=plain_files, rules=self.layout.links,
         )
         if batch:
             before = self.store.get_nodes(batch.changed_ids()) if self.listeners else {}
             self.store.write(batch)
+            if self.layout.has_scope_rules:
+                self._check_scopes(batch, context, fresh)
             for listener in self.listeners:
                 listener(batch, before)
         return SyncResult(
             batch, files=total, read=read, parsed=len(notes), changed_ids=batch.changed_ids()
         )
+
+    def _check_scopes(self, batch: WriteBatch, context: RuleContext, fresh: bool) -> None:
+        """The layout's rules across notes, again for each scope the batch touched."""
+        scopes = {m.scope for m in batch.memories}
+        scopes |= {i.split(":", 1)[1].split("/", 1)[0] for i in batch.deletes if is_note_id(i)}
+        if fresh:
+            self.scope_problems.clear()
+        for scope in sorted(scopes):
+            notes = self.store.list_memories(MemoryFilter(scope=scope))
+            found = self.layout.scope_rules(notes, context)
+            if found:
+                self.scope_problems[scope] = found
+            else:
+                self.scope_problems.pop(scope, None)
 
     def _unlinked(self, rel: str) -> str:
         """`rel`, or its first ancestor that is a symlink: a full walk never enters one."""
@@ -367,7 +428,7 @@ class Ingester:
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
             if unchanged and not st.is_link:
                 continue  # claimed when it was read, and nothing about it changed (a rescan)
-            node_id = defined_id(classify(rel))
+            node_id = defined_id(self.layout.classify(rel))
             if node_id is None:
                 continue
             owners = self.claims.setdefault(node_id, set())
@@ -378,7 +439,7 @@ class Ingester:
             else:
                 owners.add(rel)
         for rel in gone:
-            node_id = defined_id(classify(rel))
+            node_id = defined_id(self.layout.classify(rel))
             held = self.claims.get(node_id) if node_id is not None else None
             if node_id is None or held is None:
                 continue
@@ -413,13 +474,15 @@ class Ingester:
     ) -> tuple[list[AgentNode], list[str]]:
         """Agents are the definitions plus every scope folder (a folder outlives its agent)."""
         scopes = set(self._scopes)
-        scopes |= {n.memory.scope for n in notes}
-        scopes.discard(SHARED_SCOPE)
+        scopes |= {owner for n in notes if (owner := n.memory.owner) is not None}
         names = set(self.definitions) | scopes
         wanted: dict[str, AgentNode] = {}
         for name in names:
             definition = self.definitions.get(name)
-            enabled = definition is not None and definition.memory
+            if self.layout.agents_need_definition:
+                enabled = definition is not None and definition.memory
+            else:  # the layout has no definitions: an agent folder is an agent that remembers
+                enabled = definition.memory if definition is not None else True
             wanted[name] = AgentNode(
                 name=name,
                 description=definition.description if definition else "",

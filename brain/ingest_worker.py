@@ -10,13 +10,14 @@ import gc
 import pickle
 import sys
 
-from brain.memory_files import build_memory
+from brain.memory_files import MemoryFile, NoteRules, build_memory
 
 
 def main() -> int:
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
-    files = pickle.loads(sys.stdin.buffer.read())
-    result = [build_memory(*f) for f in files]
+    payload: tuple[NoteRules | None, list[MemoryFile]] = pickle.loads(sys.stdin.buffer.read())
+    rules, files = payload
+    result = [build_memory(*f, rules=rules) for f in files]
     sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     sys.stdout.buffer.flush()
     return 0

@@ -16,6 +16,8 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from brain.layouts import RuleContext, get_layout
+from brain.layouts.secrets import secret_problems
 from brain.model import MemoryNode
 from brain.parse import decode, parse_note
 from brain.store.linking import NoteChange
@@ -26,10 +28,12 @@ def content_hash(raw: bytes) -> str:
 
 
 MemoryFile = tuple[str, str, str, bytes, float]  # rel, scope, name, bytes, mtime
+#: The layout (by name: it crosses into helper processes) and what its rules depend on.
+NoteRules = tuple[str, RuleContext]
 PARALLEL_MIN = 2000
 
 
-def build_memories(files: Sequence[MemoryFile]) -> list[NoteChange]:
+def build_memories(files: Sequence[MemoryFile], rules: NoteRules | None = None) -> list[NoteChange]:
     """build_memory over many files; a big batch (a first ingest) is parsed on every core.
 
     Helpers are plain `python -m brain.ingest_worker` processes fed through pipes, not a
@@ -38,19 +42,21 @@ def build_memories(files: Sequence[MemoryFile]) -> list[NoteChange]:
     """
     cores = int(os.environ.get("BRAIN_INGEST_WORKERS", "0")) or min(os.cpu_count() or 1, 8)
     if len(files) < PARALLEL_MIN or cores < 2:
-        return [build_memory(*f) for f in files]
+        return [build_memory(*f, rules=rules) for f in files]
     share = len(files) // cores
     # The helpers start while this process parses the first share.
     parts = [files[: share], *(files[share * i : share * (i + 1)] for i in range(1, cores - 1))]
     parts.append(files[share * (cores - 1) :])
-    helpers = [start_worker(part) for part in parts[1:]]
-    out = [build_memory(*f) for f in parts[0]]
+    helpers = [start_worker(part, rules) for part in parts[1:]]
+    out = [build_memory(*f, rules=rules) for f in parts[0]]
     for part, helper in zip(parts[1:], helpers, strict=True):
-        out.extend(finish_worker(helper, part))
+        out.extend(finish_worker(helper, part, rules))
     return out
 
 
-def start_worker(files: Sequence[MemoryFile]) -> subprocess.Popen[bytes] | None:
+def start_worker(
+    files: Sequence[MemoryFile], rules: NoteRules | None = None
+) -> subprocess.Popen[bytes] | None:
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "brain.ingest_worker"],
@@ -58,7 +64,7 @@ def start_worker(files: Sequence[MemoryFile]) -> subprocess.Popen[bytes] | None:
         )
     except OSError:
         return None
-    payload = pickle.dumps(list(files), protocol=pickle.HIGHEST_PROTOCOL)
+    payload = pickle.dumps((rules, list(files)), protocol=pickle.HIGHEST_PROTOCOL)
     threading.Thread(target=_feed, args=(proc, payload), daemon=True).start()
     return proc
 
@@ -72,7 +78,9 @@ def _feed(proc: subprocess.Popen[bytes], payload: bytes) -> None:
         pass
 
 
-def finish_worker(proc: subprocess.Popen[bytes] | None, files: Sequence[MemoryFile]) -> list[NoteChange]:
+def finish_worker(
+    proc: subprocess.Popen[bytes] | None, files: Sequence[MemoryFile], rules: NoteRules | None = None
+) -> list[NoteChange]:
     if proc is not None:
         assert proc.stdout is not None
         try:
@@ -82,13 +90,24 @@ def finish_worker(proc: subprocess.Popen[bytes] | None, files: Sequence[MemoryFi
         except (OSError, EOFError, pickle.UnpicklingError):
             proc.kill()
             proc.wait()
-    return [build_memory(*f) for f in files]
+    return [build_memory(*f, rules=rules) for f in files]
 
 
-def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> NoteChange:
-    """A memory node and its wikilinks from a file's bytes. Pure but for its arguments."""
+def build_memory(
+    rel: str, scope: str, name: str, raw: bytes, mtime: float, rules: NoteRules | None = None
+) -> NoteChange:
+    """A note node and its wikilinks from a file's bytes. Pure but for its arguments.
+
+    `rules` name the layout (default latchai): it gives the note's kind and its own rule
+    problems; the `secret` rule holds in every layout.
+    """
     text, problems = decode(raw, rel)
     note = parse_note(text, rel)
+    layout = get_layout(rules[0] if rules is not None else "latchai")
+    role = layout.classify(rel)
+    context = rules[1] if rules is not None else RuleContext()
+    problems.extend(secret_problems(rel, text))
+    problems.extend(layout.note_rules(rel, role, text, note, context))
     memory = MemoryNode(
         scope=scope,
         name=name,
@@ -103,5 +122,7 @@ def build_memory(rel: str, scope: str, name: str, raw: bytes, mtime: float) -> N
         properties=note.properties,
         problems=tuple(problems) + note.problems,
         blocks=note.blocks,
+        note_kind=role.node_kind,
+        triggers=layout.note_triggers(rel, role, note),
     )
     return NoteChange(memory, note.links)

@@ -25,6 +25,11 @@ class Kind(enum.Enum):
     CHAT = "chat"
     WORK_ITEM = "work-item"
     UNRESOLVED = "unresolved"
+    # Layouts (design.md section 8): notes of other kinds, and plain files.
+    DAILY_NOTE = "daily-note"
+    SKILL = "skill"
+    TOOL = "tool"
+    FILE = "file"
 
     @property
     def label(self) -> str:
@@ -43,8 +48,16 @@ _LABELS = {
     Kind.CHAT: "Chat",
     Kind.WORK_ITEM: "WorkItem",
     Kind.UNRESOLVED: "Unresolved",
+    Kind.DAILY_NOTE: "DailyNote",
+    Kind.SKILL: "Skill",
+    Kind.TOOL: "Tool",
+    Kind.FILE: "File",
 }
 ENTITY_KINDS: tuple[Kind, ...] = (Kind.WORKFLOW, Kind.CHAT, Kind.WORK_ITEM)
+#: Kinds held by a `MemoryNode`: markdown notes with a body, headings, links and anchors.
+#: They share all of the note machinery; only their kind (id prefix, label, GraphQL type) differs.
+NOTE_KINDS: tuple[Kind, ...] = (Kind.MEMORY, Kind.DAILY_NOTE, Kind.SKILL, Kind.TOOL)
+_UNOWNED_NOTE_KINDS = (Kind.SKILL, Kind.TOOL)
 
 
 class Severity(enum.Enum):
@@ -70,6 +83,27 @@ def name_key(text: str) -> str:
 
 def memory_id(scope: str, name: str) -> str:
     return f"memory:{scope}/{name}"
+
+
+def note_id(kind: Kind, scope: str, name: str) -> str:
+    """The id of a note of any note kind: `<kind>:<scope>/<name>` (`memory_id` for memories)."""
+    return f"{kind.value}:{scope}/{name}"
+
+
+def file_id(scope: str, name: str) -> str:
+    return f"file:{scope}/{name}"
+
+
+def leaf_key(name: str) -> str:
+    """The name key a bare link matches: of the last path segment (`drafts/plan` -> `plan`)."""
+    return name_key(name.rsplit("/", 1)[-1])
+
+
+def is_note_id(node_id: str) -> bool:
+    return node_id.split(":", 1)[0] in _NOTE_PREFIXES
+
+
+_NOTE_PREFIXES = frozenset(k.value for k in NOTE_KINDS)
 
 
 def agent_id(name: str) -> str:
@@ -188,10 +222,14 @@ class MemoryNode:
     properties: Mapping[str, JSONValue] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     blocks: tuple[Block, ...] = ()
+    # Layouts: a daily note, skill or tool is a note of another kind (NOTE_KINDS); `name`
+    # may hold `/` (space: the path under the agent's memory root, without `.md`).
+    note_kind: Kind = Kind.MEMORY
+    triggers: tuple[str, ...] = ()  # skills and tools (lab): when to use them
 
     @property
     def id(self) -> str:
-        return memory_id(self.scope, self.name)
+        return note_id(self.note_kind, self.scope, self.name)
 
     @property
     def anchors(self) -> Anchors:
@@ -199,11 +237,19 @@ class MemoryNode:
 
     @property
     def kind(self) -> Kind:
-        return Kind.MEMORY
+        return self.note_kind
 
     @property
     def owner(self) -> str | None:
-        return None if self.scope == SHARED_SCOPE else self.scope
+        """The agent that REMEMBERS it: none for shared notes, project notes, skills and tools."""
+        if self.scope == SHARED_SCOPE or ":" in self.scope or self.note_kind in _UNOWNED_NOTE_KINDS:
+            return None
+        return self.scope
+
+    @property
+    def date(self) -> str | None:
+        """A daily note's day, `YYYY-MM-DD` (its name)."""
+        return self.name if self.note_kind is Kind.DAILY_NOTE else None
 
     @property
     def virtual_path(self) -> str:
@@ -248,6 +294,32 @@ class EntityNode:
 
 
 @dataclass(frozen=True, slots=True)
+class FileNode:
+    """A file that is not a note (space: any non-markdown file of an agent's memory tree).
+
+    `name` is its path under the agent's memory root (`data/report.csv`); `path` is relative
+    to the workspace. `binary`: it holds a NUL byte or is not UTF-8 (read as metadata only).
+    """
+
+    scope: str
+    name: str
+    path: str
+    size: int
+    media_type: str
+    binary: bool
+    hash: str
+    modified_at: float
+
+    @property
+    def id(self) -> str:
+        return file_id(self.scope, self.name)
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.FILE
+
+
+@dataclass(frozen=True, slots=True)
 class UnresolvedNode:
     target: str
 
@@ -260,7 +332,7 @@ class UnresolvedNode:
         return Kind.UNRESOLVED
 
 
-Node = MemoryNode | AgentNode | EntityNode | UnresolvedNode
+Node = MemoryNode | AgentNode | EntityNode | FileNode | UnresolvedNode
 
 
 @dataclass(frozen=True, slots=True)

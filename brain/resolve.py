@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from brain.anchors import anchor_target
 from brain.model import (
     ENTITY_KINDS,
+    NOTE_KINDS,
     SHARED_SCOPE,
     Anchors,
     Kind,
@@ -47,6 +49,7 @@ class Target:
     scope: str | None
     key: str
     full_key: str
+    path: str | None = None  # layouts with folders (space): the name key of the whole path
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,47 @@ class Resolution:
 
 NameLookup = Callable[[str], Sequence[NameEntry]]
 AnchorLookup = Callable[[str], Anchors | None]
+Level = Callable[[NameEntry], bool]
+
+
+class LinkRules(Protocol):
+    """How one layout reads a link target and where a name is looked for (design.md 3, 8).
+
+    `parse` takes the target apart (its `key` is the name key of the last segment: the
+    name a bare link asks for, stored on the link so new names re-resolve it); `levels`
+    are tried in order and the first with exactly one match wins (two or more: ambiguous);
+    `out_of_reach` names the notes a broken link could have meant but may not reach.
+    """
+
+    def parse(self, target: str) -> Target: ...
+    def levels(self, target: Target, source_scope: str) -> list[Level]: ...
+    def out_of_reach(
+        self, target: Target, entries: Sequence[NameEntry], source_scope: str
+    ) -> tuple[str, ...]: ...
+
+
+class LatchaiLinks:
+    """design.md section 3: scope prefixes, then own scope, `shared`, entities and agents."""
+
+    def parse(self, target: str) -> Target:
+        return parse_target(target)
+
+    def levels(self, target: Target, source_scope: str) -> list[Level]:
+        return _levels(target, source_scope)
+
+    def out_of_reach(
+        self, target: Target, entries: Sequence[NameEntry], source_scope: str
+    ) -> tuple[str, ...]:
+        # Out of reach is not the same as missing: name the other agents' notes it could mean.
+        if target.scope is None and target.kind in (None, Kind.MEMORY):
+            return tuple(sorted(
+                e.id for e in entries
+                if e.kind is Kind.MEMORY and e.scope not in (source_scope, SHARED_SCOPE)
+            ))
+        return ()
+
+
+LATCHAI_LINKS = LatchaiLinks()
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -84,39 +128,34 @@ def resolve_link(
     source_scope: str,
     names: NameLookup,
     anchors: AnchorLookup,
+    rules: LinkRules = LATCHAI_LINKS,
 ) -> Resolution:
-    """Where `link`, written in a note of `source_scope`, points."""
+    """Where `link`, written in a note of `source_scope`, points (by the layout's `rules`)."""
     if not link.target:
         # `[[#Heading]]` names a heading of the note it is written in.
         return _check_anchor(Resolution(LinkStatus.RESOLVED, source_id), link, anchors)
-    target = parse_target(link.target)
+    target = rules.parse(link.target)
     if not target.key or (target.scope is not None and "/" in target.key):
         return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key))
     entries = names(target.key)
-    for level in _levels(target, source_scope):
+    for level in rules.levels(target, source_scope):
         matches = sorted({e.id for e in entries if level(e)})
         if len(matches) == 1:
             return _check_anchor(Resolution(LinkStatus.RESOLVED, matches[0]), link, anchors)
         if matches:
             return Resolution(LinkStatus.AMBIGUOUS, unresolved_id(target.full_key), tuple(matches))
-    # Out of reach is not the same as missing: name the other agents' notes it could mean.
-    private: tuple[str, ...] = ()
-    if target.scope is None and target.kind in (None, Kind.MEMORY):
-        private = tuple(sorted(
-            e.id for e in entries
-            if e.kind is Kind.MEMORY and e.scope not in (source_scope, SHARED_SCOPE)
-        ))
+    private = rules.out_of_reach(target, entries, source_scope)
     return Resolution(LinkStatus.BROKEN, unresolved_id(target.full_key), private)
 
 
-def _levels(target: Target, source_scope: str) -> list[Callable[[NameEntry], bool]]:
+def _levels(target: Target, source_scope: str) -> list[Level]:
     if target.scope is not None:
         scope_key = name_key(target.scope)
         return [lambda e: e.kind is Kind.MEMORY and name_key(e.scope or "") == scope_key]
     if target.kind not in (None, Kind.MEMORY):
         kind = target.kind
         return [lambda e: e.kind is kind]
-    levels: list[Callable[[NameEntry], bool]] = [
+    levels: list[Level] = [
         lambda e: e.kind is Kind.MEMORY and e.scope == source_scope,
         lambda e: e.kind is Kind.MEMORY and e.scope == SHARED_SCOPE,
     ]
@@ -127,7 +166,7 @@ def _levels(target: Target, source_scope: str) -> list[Callable[[NameEntry], boo
 
 def _check_anchor(resolution: Resolution, link: WikiLink, anchors: AnchorLookup) -> Resolution:
     """A `#Heading`, `#A#B` or `#^block` part must name something in the target memory."""
-    if link.anchor is None or not resolution.target_id.startswith("memory:"):
+    if link.anchor is None or Kind.of_id(resolution.target_id) not in NOTE_KINDS:
         return resolution
     found = anchors(resolution.target_id)
     if found is not None and anchor_target(found, link.anchor) is not None:

@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.config import BrainConfig, ConfigError, load_config
 from brain.ingest import Ingester, Progress, SyncResult
+from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import SearchService, open_search
 from brain.store.base import GraphStore, WriteBatch
@@ -42,10 +44,20 @@ _OTHER_FIELDS = ("title", "description", "memory_enabled", "memory_off", "path")
 
 
 class Brain:
-    def __init__(self, root: Path, store: GraphStore | None = None) -> None:
+    def __init__(
+        self, root: Path, store: GraphStore | None = None, layout: LayoutChoice | None = None
+    ) -> None:
         self.root = Path(root).resolve()
         self.store: GraphStore = store if store is not None else MemoryStore()
-        self.ingester = Ingester(self.root, self.store)
+        # The CLI chooses strictly (a workspace it cannot place is exit 2); an embedder
+        # that passes nothing gets brain.toml's layout, else the detected one, else latchai.
+        self.layout_choice = layout if layout is not None else choose_layout_leniently(self.root)
+        self.layout = get_layout(self.layout_choice.name)
+        try:
+            config = load_config(self.root)
+        except ConfigError:
+            config = BrainConfig()  # the part that reads it (maintain, the CLI) reports it
+        self.ingester = Ingester(self.root, self.store, self.layout, config)
         self.ingester.listeners.append(self._on_batch)
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []

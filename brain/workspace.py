@@ -29,13 +29,21 @@ ENTITY_DIRS: dict[str, tuple[Kind, tuple[str, ...]]] = {
 
 @dataclass(frozen=True, slots=True)
 class FileRole:
-    """What a workspace file is: a memory, an agent definition, an entity, or a misplaced file."""
+    """What a workspace file is: a note, a file, an agent definition, an entity, or a misplaced file.
 
-    kind: str  # "memory" | "agent" | "entity" | "problem" | "ignored"
+    `kind` "memory" is any note (`node_kind`: a memory, daily note, skill or tool, all parsed
+    as markdown); "file" a non-markdown file that is a node (space). `problems` are rule
+    problems of its path (e.g. `path-too-deep`) for a file that is still a node; `problem`
+    is the one problem of a file that is not a node (kind "problem").
+    """
+
+    kind: str  # "memory" | "file" | "agent" | "entity" | "problem" | "ignored"
     scope: str = ""
     name: str = ""
     entity_kind: Kind | None = None
     problem: Problem | None = None
+    node_kind: Kind = Kind.MEMORY
+    problems: tuple[Problem, ...] = ()
 
 
 IGNORED = FileRole("ignored")

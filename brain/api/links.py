@@ -11,10 +11,23 @@ from brain.api.context import Info
 from brain.api.enums import LinkStatus
 from brain.api.errors import UserError
 from brain.api.fields import field
-from brain.api.nodes import Agent, Chat, Memory, Unresolved, Workflow, WorkItem, graph_node
+from brain.api.nodes import (
+    Agent,
+    Chat,
+    DailyNote,
+    File,
+    Memory,
+    Skill,
+    Tool,
+    Unresolved,
+    Workflow,
+    WorkItem,
+    graph_node,
+    note_of,
+)
 
 LinkTarget = Annotated[
-    Memory | Agent | Workflow | Chat | WorkItem | Unresolved,
+    Memory | Agent | Workflow | Chat | WorkItem | Unresolved | DailyNote | Skill | Tool | File,
     strawberry.union("LinkTarget", description="Whatever a wikilink can land on."),
 ]
 
@@ -54,7 +67,7 @@ class Link:
         node = await info.context.loaders.nodes.load(self.record.source)
         if not isinstance(node, model.MemoryNode):
             raise _changed_meanwhile(self.record.source)
-        return Memory.of(node)
+        return note_of(node)
 
     @field(description="Where it landed: a node, or the Unresolved node it waits on.")
     async def target(self, info: Info) -> LinkTarget:

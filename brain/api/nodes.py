@@ -266,14 +266,84 @@ class Unresolved(Node):
         return await _links_into(info, self.id)
 
 
-GraphNode = Memory | Agent | Workflow | Chat | WorkItem | Unresolved
+# ---------------------------------------------------------------- layouts (design.md 8)
+
+
+@strawberry.type(description="A daily note (mindlink, lab): one day's raw notes of one agent.")
+class DailyNote(Memory):
+    @field(description="Its day, `YYYY-MM-DD` (the file name).")
+    def date(self) -> str:
+        return self.record.date or self.record.name
+
+    @field(description="The agent it belongs to.")
+    def agent(self) -> str:
+        return self.record.scope
+
+
+@strawberry.type(description="A skill (lab `skills/<name>/SKILL.md`): a capability and when to use it.")
+class Skill(Memory):
+    @field(description="The phrases that call for it.")
+    def triggers(self) -> list[str]:
+        return list(self.record.triggers)
+
+
+@strawberry.type(description="A tool (lab `tools/<name>/TOOL.md`): a command the agent can invoke.")
+class Tool(Memory):
+    @field(description="The phrases that call for it.")
+    def triggers(self) -> list[str]:
+        return list(self.record.triggers)
+
+
+@strawberry.type(description="A file of an agent's memory tree that is not a note (space).")
+class File(Node):
+    scope: str = strawberry.field(description="The agent whose memory tree holds it.")
+    name: str = strawberry.field(description="Its path under the memory root, e.g. `data/report.csv`.")
+    path: str = strawberry.field(description="Relative to the workspace root.")
+    size: int = strawberry.field(description="Bytes on disk.")
+    media_type: str = strawberry.field(description="E.g. `image/png`, from its first bytes or its extension.")
+    binary: bool = strawberry.field(description="It holds a NUL byte or is not UTF-8: read as metadata only.")
+    hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
+    record: strawberry.Private[model.FileNode]
+
+    @classmethod
+    def of(cls, node: model.FileNode) -> File:
+        return cls(
+            id=strawberry.ID(node.id), scope=node.scope, name=node.name, path=node.path,
+            size=node.size, media_type=node.media_type, binary=node.binary, hash=node.hash,
+            record=node,
+        )
+
+    @strawberry.field
+    def modified_at(self) -> datetime:
+        return datetime.fromtimestamp(self.record.modified_at, tz=UTC)
+
+    @field(description="Notes that link here (`[[data/report.csv]]`, `![[logo.png]]`).")
+    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id)
+
+
+_NOTE_TYPES: dict[model.Kind, type[Memory]] = {
+    model.Kind.MEMORY: Memory,
+    model.Kind.DAILY_NOTE: DailyNote,
+    model.Kind.SKILL: Skill,
+    model.Kind.TOOL: Tool,
+}
+
+GraphNode = Memory | Agent | Workflow | Chat | WorkItem | Unresolved | File
+
+
+def note_of(node: model.MemoryNode) -> Memory:
+    """The GraphQL type of a note of any note kind: Memory, DailyNote, Skill or Tool."""
+    return _NOTE_TYPES[node.note_kind].of(node)
 
 
 def graph_node(node: model.Node) -> GraphNode:
     if isinstance(node, model.MemoryNode):
-        return Memory.of(node)
+        return note_of(node)
     if isinstance(node, model.AgentNode):
         return Agent.of(node)
     if isinstance(node, model.EntityNode):
         return entity_of(node)
+    if isinstance(node, model.FileNode):
+        return File.of(node)
     return Unresolved.of(node)

@@ -18,6 +18,7 @@ from brain.model import (
     Anchors,
     Edge,
     EntityNode,
+    FileNode,
     JSONValue,
     Kind,
     Link,
@@ -56,16 +57,17 @@ class WriteBatch:
     deletes: list[str] = field(default_factory=list)
     links: dict[str, list[Link]] = field(default_factory=dict)
     relinks: list[Link] = field(default_factory=list)
+    files: list[FileNode] = field(default_factory=list)  # layouts with plain files (space)
 
     def __bool__(self) -> bool:
         return bool(
             self.memories or self.agents or self.entities or self.deletes or self.links
-            or self.relinks
+            or self.relinks or self.files
         )
 
     def changed_ids(self) -> list[str]:
         ids = [m.id for m in self.memories] + [a.id for a in self.agents]
-        ids += [e.id for e in self.entities] + list(self.deletes)
+        ids += [e.id for e in self.entities] + [f.id for f in self.files] + list(self.deletes)
         ids += [link.source for link in self.relinks if link.source not in self.links]
         return sorted(set(ids))
 
@@ -261,7 +263,9 @@ def node_row(node: Node) -> NodeRow:
             "properties": dict(node.properties),
             "problems": [[p.code, p.message, p.line, p.column] for p in node.problems],
         }
-        label = "Memory"
+        if node.note_kind is not Kind.MEMORY:
+            props["triggers"] = list(node.triggers)
+        label = node.note_kind.label
     elif isinstance(node, AgentNode):
         props = {
             "name": node.name, "description": node.description,
@@ -271,6 +275,13 @@ def node_row(node: Node) -> NodeRow:
     elif isinstance(node, EntityNode):
         props = {"id": node.ident, "title": node.title, "path": node.path}
         label = node.entity_kind.label
+    elif isinstance(node, FileNode):
+        props = {
+            "scope": node.scope, "name": node.name, "path": node.path, "size": node.size,
+            "mediaType": node.media_type, "binary": node.binary, "hash": node.hash,
+            "modifiedAt": node.modified_at,
+        }
+        label = "File"
     else:
         props = {"target": node.target}
         label = "Unresolved"

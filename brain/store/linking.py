@@ -13,16 +13,20 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from brain.model import (
+    NOTE_KINDS,
     AgentNode,
     Anchors,
     EntityNode,
+    FileNode,
     Kind,
     Link,
     MemoryNode,
     WikiLink,
+    is_note_id,
+    leaf_key,
     name_key,
 )
-from brain.resolve import NameEntry, parse_target, resolve_link
+from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, resolve_link
 from brain.store.base import GraphStore, WriteBatch
 
 
@@ -34,19 +38,25 @@ class NoteChange:
     links: tuple[WikiLink, ...]
 
 
-def entry_of(node: MemoryNode | AgentNode | EntityNode) -> NameEntry:
+Named = MemoryNode | AgentNode | EntityNode | FileNode
+
+
+def entry_of(node: Named) -> NameEntry:
+    """The name entry of a node: a note or file is named by the last segment of its name."""
     if isinstance(node, MemoryNode):
-        return NameEntry(node.id, Kind.MEMORY, name_key(node.name), node.scope)
+        return NameEntry(node.id, node.note_kind, leaf_key(node.name), node.scope)
+    if isinstance(node, FileNode):
+        return NameEntry(node.id, Kind.FILE, leaf_key(node.name), node.scope)
     if isinstance(node, AgentNode):
         return NameEntry(node.id, Kind.AGENT, name_key(node.name))
     return NameEntry(node.id, node.entity_kind, name_key(node.ident))
 
 
 def key_of_id(node_id: str) -> str:
-    """The name key of a node id (`memory:scope/name` -> `name`)."""
+    """The name key of a node id (`memory:scope/name` -> `name`, `file:a/x/y.png` -> `y.png`)."""
     kind, rest = node_id.split(":", 1)
-    if kind == Kind.MEMORY.value:
-        rest = rest.split("/", 1)[1]
+    if is_note_id(node_id) or kind == Kind.FILE.value:
+        return leaf_key(rest.split("/", 1)[1])
     return name_key(rest)
 
 
@@ -57,10 +67,16 @@ def plan(
     entities: Sequence[EntityNode] = (),
     deletes: Collection[str] = (),
     fresh: bool = False,
+    files: Sequence[FileNode] = (),
+    rules: LinkRules = LATCHAI_LINKS,
 ) -> WriteBatch:
-    """The batch that applies these changes. `fresh`: the store is known to be empty."""
-    upserted: list[MemoryNode | AgentNode | EntityNode] = [n.memory for n in notes]
-    upserted += list(agents) + list(entities)
+    """The batch that applies these changes. `fresh`: the store is known to be empty.
+
+    `rules` are the layout's link rules (brain.layouts): how targets parse and in which
+    order names are looked for.
+    """
+    upserted: list[Named] = [n.memory for n in notes]
+    upserted += list(agents) + list(entities) + list(files)
     changed_ids = {n.id for n in upserted} | set(deletes)
     changed_keys = {entry_of(n).key for n in upserted} | {key_of_id(i) for i in deletes}
 
@@ -69,27 +85,28 @@ def plan(
         sources = {n.memory.id for n in notes} | set(deletes)
         others = [link for link in store.links_with_keys(changed_keys) if link.source not in sources]
 
-    wanted_keys = {parse_target(w.target).key for n in notes for w in n.links if w.target}
+    wanted_keys = {rules.parse(w.target).key for n in notes for w in n.links if w.target}
     wanted_keys |= {link.key for link in others}
     names = _NameIndex(store, wanted_keys, upserted, changed_ids, fresh)
-    headings = _AnchorIndex(store, notes, others, names, fresh)
+    headings = _AnchorIndex(store, notes, others, names, fresh, rules)
 
     batch = WriteBatch(
         memories=[n.memory for n in notes],
         agents=list(agents),
         entities=list(entities),
         deletes=sorted(set(deletes)),
+        files=list(files),
     )
     for note in notes:
         memory = note.memory
         batch.links[memory.id] = [
-            _stored(memory.id, memory.scope, ordinal, wiki, names, headings)
+            _stored(memory.id, memory.scope, ordinal, wiki, names, headings, rules)
             for ordinal, wiki in enumerate(note.links)
         ]
     for old in others:
         scope = old.source.split(":", 1)[1].split("/", 1)[0]
         wiki = WikiLink(old.raw, old.target, old.label, old.anchor, old.embed, old.line, old.column)
-        new = _stored(old.source, scope, old.ordinal, wiki, names, headings)
+        new = _stored(old.source, scope, old.ordinal, wiki, names, headings, rules)
         before = (old.target_id, old.status, old.candidates)
         if (new.target_id, new.status, new.candidates) != before:
             batch.relinks.append(new)
@@ -97,9 +114,10 @@ def plan(
 
 
 def _stored(
-    source: str, scope: str, ordinal: int, wiki: WikiLink, names: _NameIndex, headings: _AnchorIndex
+    source: str, scope: str, ordinal: int, wiki: WikiLink, names: _NameIndex,
+    headings: _AnchorIndex, rules: LinkRules,
 ) -> Link:
-    resolution = resolve_link(wiki, source, scope, names.lookup, headings.lookup)
+    resolution = resolve_link(wiki, source, scope, names.lookup, headings.lookup, rules)
     return Link(
         source=source,
         ordinal=ordinal,
@@ -107,7 +125,7 @@ def _stored(
         status=resolution.status,
         raw=wiki.raw,
         target=wiki.target,
-        key=parse_target(wiki.target).key if wiki.target else "",
+        key=rules.parse(wiki.target).key if wiki.target else "",
         label=wiki.label,
         anchor=wiki.anchor,
         embed=wiki.embed,
@@ -124,7 +142,7 @@ class _NameIndex:
         self,
         store: GraphStore,
         keys: Collection[str],
-        upserted: Iterable[MemoryNode | AgentNode | EntityNode],
+        upserted: Iterable[Named],
         changed_ids: Collection[str],
         fresh: bool,
     ) -> None:
@@ -150,6 +168,7 @@ class _AnchorIndex:
         others: Sequence[Link],
         names: _NameIndex,
         fresh: bool,
+        rules: LinkRules = LATCHAI_LINKS,
     ) -> None:
         self.known: dict[str, Anchors] = {n.memory.id: n.memory.anchors for n in notes}
         self.store = store
@@ -158,10 +177,10 @@ class _AnchorIndex:
             # Fetch the anchors of every memory an anchored link may land on, in one call.
             wanted = {
                 e.id
-                for key in {parse_target(w.target).key for n in notes for w in n.links
+                for key in {rules.parse(w.target).key for n in notes for w in n.links
                             if w.anchor and w.target} | {o.key for o in others if o.anchor}
                 for e in names.lookup(key)
-                if e.kind is Kind.MEMORY and e.id not in self.known
+                if e.kind in NOTE_KINDS and e.id not in self.known
             }
             if wanted:
                 self.known.update(store.anchors(wanted))

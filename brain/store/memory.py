@@ -17,6 +17,7 @@ from brain.model import (
     Anchors,
     Edge,
     EntityNode,
+    FileNode,
     Kind,
     Link,
     LinkStatus,
@@ -66,6 +67,7 @@ class MemoryStore:
             self._memories: dict[str, MemoryNode] = {}
             self._agents: dict[str, AgentNode] = {}
             self._entities: dict[str, EntityNode] = {}
+            self._files: dict[str, FileNode] = {}
             self._unresolved: dict[str, UnresolvedNode] = {}
             self._out: dict[str, list[Link]] = {}
             self._in: dict[str, dict[LinkKey, Link]] = defaultdict(dict)
@@ -99,6 +101,9 @@ class MemoryStore:
             for entity in batch.entities:
                 self._entities[entity.id] = entity
                 self._index_name(entity)
+            for plain in batch.files:
+                self._files[plain.id] = plain
+                self._index_name(plain)
             for source, links in batch.links.items():
                 for old_link in self._out.pop(source, []):
                     self._unindex_link(old_link, touched_targets)
@@ -126,6 +131,7 @@ class MemoryStore:
             self._memories.pop(node_id, None)
             or self._agents.pop(node_id, None)
             or self._entities.pop(node_id, None)
+            or self._files.pop(node_id, None)
         )
         if node is None or isinstance(node, UnresolvedNode):
             return
@@ -136,7 +142,7 @@ class MemoryStore:
         entry = entry_of(node)
         self._names[entry.key].pop(node_id, None)
 
-    def _index_name(self, node: MemoryNode | AgentNode | EntityNode) -> None:
+    def _index_name(self, node: MemoryNode | AgentNode | EntityNode | FileNode) -> None:
         entry = entry_of(node)
         self._names[entry.key][entry.id] = entry
 
@@ -180,6 +186,7 @@ class MemoryStore:
             self._memories.get(node_id)
             or self._agents.get(node_id)
             or self._entities.get(node_id)
+            or self._files.get(node_id)
             or self._unresolved.get(node_id)
         )
 
@@ -345,7 +352,7 @@ class MemoryStore:
     def export(self) -> GraphExport:
         with self._lock:
             nodes: set[NodeRow] = set()
-            for group in (self._memories, self._agents, self._entities, self._unresolved):
+            for group in (self._memories, self._agents, self._entities, self._files, self._unresolved):
                 nodes.update(node_row(n) for n in group.values())
             edges: set[EdgeRow] = {link_row(link) for links in self._out.values() for link in links}
             for memory in self._memories.values():
