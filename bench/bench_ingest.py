@@ -1,6 +1,9 @@
 """Full ingest, no-change rescan and `brain check` on the design.md section 7 workload.
 
-    .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3]
+    .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3] [--layout L]
+
+`--layout mindlink|lab` runs the same workload reshaped into that layout (bench/workload_layouts.py:
+the same notes' bytes), so its figures compare with latchai's.
 
 Every run is a fresh process (so peak RSS is that run's own), on a generated workspace that
 is cached between runs. Prints medians and writes bench/results/ingest.json.
@@ -20,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from workload import generate  # noqa: E402
+from workload_layouts import RESHAPERS, generate_layout  # noqa: E402
 
 DRIVER = """
 import json, resource, sys, time
@@ -40,7 +44,9 @@ print(json.dumps({
 """
 
 
-def workspace(size: int, cache: Path) -> Path:
+def workspace(size: int, cache: Path, layout: str = "latchai") -> Path:
+    if layout != "latchai":
+        return generate_layout(cache / f"workload-{layout}-{size}", size, layout, cache)
     root = cache / f"workload-{size}"
     if not (root / ".workload.json").exists():
         generate(root, size)
@@ -67,10 +73,14 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--layout", choices=["latchai", *sorted(RESHAPERS)], default="latchai")
     args = parser.parse_args()
-    report: dict[str, object] = {"cpus": os.cpu_count(), "runs": args.runs, "sizes": {}}
+    report: dict[str, object] = {
+        "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout, "sizes": {},
+        "load_average": os.getloadavg(),
+    }
     for size in args.sizes:
-        root = workspace(size, args.cache)
+        root = workspace(size, args.cache, args.layout)
         runs = [run_once(root) for _ in range(args.runs if size < 100_000 else max(1, args.runs // 2))]
         med = {k: statistics.median(float(r[k]) for r in runs) for k in runs[0]}
         summary = {
@@ -95,7 +105,8 @@ def main() -> None:
             f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB)",
             flush=True,
         )
-    out = HERE / "results" / "ingest.json"
+    suffix = "" if args.layout == "latchai" else f"-{args.layout}"
+    out = HERE / "results" / f"ingest{suffix}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")

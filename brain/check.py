@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from brain.layouts.detect import LayoutChoice
 from brain.model import Problem, Severity, Stats
 
 
@@ -14,6 +15,7 @@ class CheckReport:
     stats: Stats
     problems: Sequence[Problem]
     strict: bool = False
+    layout: LayoutChoice | None = None  # which layout the workspace was read as, and why
 
     @property
     def errors(self) -> int:
@@ -28,7 +30,10 @@ class CheckReport:
         failing = self.errors + (self.warnings if self.strict else 0)
         return 1 if failing else 0
 
-    def summary(self) -> dict[str, int]:
+    def summary(self) -> dict[str, int | str]:
+        layout: dict[str, int | str] = {} if self.layout is None else {
+            "layout": self.layout.name, "layoutReason": self.layout.describe(),
+        }
         return {
             "agents": self.stats.agents,
             "memories": self.stats.memories,
@@ -37,6 +42,7 @@ class CheckReport:
             "ambiguous": self.stats.ambiguous,
             "errors": self.errors,
             "warnings": self.warnings,
+            **layout,
         }
 
     def to_json(self) -> str:
@@ -54,6 +60,7 @@ class CheckReport:
             f"{verdict}: {s['memories']} memories of {s['agents']} agents, {s['links']} links "
             f"({s['broken']} broken, {s['ambiguous']} ambiguous); "
             f"{s['errors']} errors, {s['warnings']} warnings"
+            + (f"; {self.layout.describe()}" if self.layout is not None else "")
         )
         return "\n".join(lines)
 

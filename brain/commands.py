@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from brain.check import CheckReport
+from brain.config import CONFIG_FILE, ConfigError
 from brain.ingest import Progress
+from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
 from brain.service import Brain
 from brain.store.base import GraphStore, StoreUnavailable
 from brain.store.open import open_store
@@ -47,21 +49,35 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def workspace_root(path: Path | None) -> Path:
+    return workspace_layout(path)[0]
+
+
+def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
+    """The workspace folder and its layout (brain.toml's, else detected); exit 2 if neither."""
     if path is None:
         raise UsageError("no workspace given (pass a folder or set BRAIN_WORKSPACE)")
     if not path.is_dir():
         raise UsageError(f"{path} is not a folder that can be read")
-    if not (path / MEMORY_DIR).is_dir():
+    try:
+        choice = choose_layout(path)
+    except (LayoutError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    if choice.name == "latchai" and not (path / MEMORY_DIR).is_dir():
         raise UsageError(
-            f"{path} has no {MEMORY_DIR}/ folder: a workspace keeps notes in {MEMORY_DIR}/<scope>/"
+            f"{path} has no {MEMORY_DIR}/ folder: a workspace keeps notes in {MEMORY_DIR}/<scope>/ "
+            f"(for another layout, write {CONFIG_FILE} with layout = \"space\", \"mindlink\" or \"lab\")"
         )
-    return path.resolve()
+    try:
+        get_layout(choice.name)
+    except LayoutError as exc:
+        raise UsageError(str(exc)) from None
+    return path.resolve(), choice
 
 
 def open_brain(args: argparse.Namespace) -> Brain:
-    root = workspace_root(args.workspace)
+    root, layout = workspace_layout(args.workspace)
     store: GraphStore = open_store(args)
-    return Brain(root, store)
+    return Brain(root, store, layout)
 
 
 @contextmanager
@@ -117,7 +133,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)
-        report = CheckReport(brain.stats(), brain.problems(), strict=args.strict)
+        report = CheckReport(
+            brain.stats(), brain.problems(), strict=args.strict, layout=brain.layout_choice
+        )
         print(report.to_json() if args.format == "json" else report.to_text())
         return report.exit_code
     finally:

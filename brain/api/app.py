@@ -57,6 +57,8 @@ def healthz(request: Request) -> JSONResponse:
         },
         "subscriptions": services.hub.subscribers,
         "search": _search_health(services),
+        "layout": services.brain.layout_choice.name,
+        "layoutReason": services.brain.layout_choice.describe(),
     }
     return JSONResponse(body, status_code=200 if ready else 503)
 

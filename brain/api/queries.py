@@ -20,6 +20,7 @@ from brain.api.loaders import in_thread
 from brain.api.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.permissions import ADMIN_ONLY
 from brain.api.reports import LinkReport, Stats, Subgraph, subgraph_of
+from brain.layouts import LayoutChoice
 from brain.store.base import MemoryFilter
 
 
@@ -137,3 +138,21 @@ class GraphQuery:
     @field(description="Counts of the whole graph.", permission_classes=ADMIN_ONLY)
     async def stats(self, info: Info) -> Stats:
         return Stats.of(await in_thread(info.context.brain.stats))
+
+    @field(
+        description="The workspace's layout (latchai, space, mindlink or lab) and how it was chosen.",
+        permission_classes=ADMIN_ONLY,
+    )
+    def layout(self, info: Info) -> WorkspaceLayout:
+        return WorkspaceLayout.of(info.context.brain.layout_choice)
+
+
+@strawberry.type(description="How brain reads the workspace's folders (design.md section 8).")
+class WorkspaceLayout:
+    name: str = strawberry.field(description="`latchai`, `space`, `mindlink` or `lab`.")
+    detected: bool = strawberry.field(description="Read from the folders (true) or set in brain.toml.")
+    reason: str = strawberry.field(description="Why, in words: what was found, or brain.toml.")
+
+    @classmethod
+    def of(cls, choice: LayoutChoice) -> WorkspaceLayout:
+        return cls(name=choice.name, detected=choice.detected, reason=choice.reason)

@@ -15,12 +15,16 @@ from brain.layouts.detect import (
     choose_layout_leniently,
     detect_layout,
 )
+from brain.layouts.lab import LAB
 from brain.layouts.latchai import LATCHAI
+from brain.layouts.mindlink import MINDLINK
 from brain.layouts.space import SPACE
 
 LAYOUTS: dict[str, Layout] = {
     LATCHAI.name: LATCHAI,
     SPACE.name: SPACE,
+    MINDLINK.name: MINDLINK,
+    LAB.name: LAB,
 }
 
 

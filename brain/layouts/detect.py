@@ -41,10 +41,11 @@ class LayoutChoice:
         return f"layout {self.name} ({how}: {self.reason})"
 
 
-def unplaceable(root: Path, found: str) -> LayoutError:
+def unplaceable(root: Path) -> LayoutError:
     names = " | ".join(f'"{n}"' for n in LAYOUT_NAMES)
     return LayoutError(
-        f"{root}: cannot tell which memory layout this is ({found}); brain reads four: "
+        f"{root} has no memory/ folder, no <agent>/memory/ folder and no MEMORY.md, so brain "
+        "cannot tell which memory layout it is; brain reads four: "
         "latchai (memory/<scope>/*.md), space (<agent>/memory/**), mindlink "
         "(<agent>/memory/entries/*.md), lab (MEMORY.md, memory/YYYY-MM-DD.md); write "
         f"{CONFIG_FILE} at the workspace root with layout = {names}"
@@ -93,7 +94,7 @@ def choose_layout(root: Path, config: BrainConfig | None = None) -> LayoutChoice
         return LayoutChoice(config.layout, f"layout = \"{config.layout}\" in {CONFIG_FILE}", False)
     choice = detect_layout(root)
     if choice is None:
-        raise unplaceable(root, "no memory/, <agent>/memory/ or MEMORY.md")
+        raise unplaceable(root)
     return choice
 
 

@@ -79,10 +79,9 @@ class SpaceLinks:
                 break
         path: str | None = None
         if kind in (None, Kind.MEMORY):
-            if text.startswith(_HOME):
-                text = text[len(_HOME) :]
-            text = text.lstrip("/")
-            if "/" in text:
+            rooted = text.startswith(("/", _HOME))  # `[[/plan]]`: the root's plan, not any plan
+            text = text.removeprefix(_HOME).lstrip("/")
+            if rooted or "/" in text:
                 path = name_key(text)
         return Target(kind, None, leaf_key(text), name_key(target), path)
 

@@ -212,7 +212,7 @@ def _first_line(body: str) -> str:
 def descriptions(snap: Snapshot) -> Iterator[Finding]:
     """weak-description (empty, the first-line fallback, past the clip) and missing-type."""
     for memory in snap.memories:
-        if memory.path in snap.going:
+        if memory.path in snap.going or not snap.layout.typed(memory):
             continue
         fallback = memory.description == _first_line(memory.body)
         if not (fallback or len(memory.description) > DESCRIPTION_CLIP or memory.type is None):

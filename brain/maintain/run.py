@@ -17,7 +17,7 @@ from brain.config import MaintainConfig
 from brain.maintain.finders import FINDERS
 from brain.maintain.findings import Applied, Finding, MaintenanceReport
 from brain.maintain.scoped_tool import ScopedMemoryTool
-from brain.maintain.snapshot import LAYOUTS, MaintenanceLayout, Snapshot
+from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
@@ -36,7 +36,7 @@ def find(
     started = time.perf_counter()
     config = config or MaintainConfig()
     snap = Snapshot.read(
-        brain, scope, today or datetime.now(UTC).date(), layout or LAYOUTS["latchai"],
+        brain, scope, today or datetime.now(UTC).date(), layout or layout_of(brain),
         config.large_note_bytes,
     )
     findings: list[Finding] = []

@@ -8,7 +8,7 @@ finding needs the exact text of (a link fix, a description fallback) are read ag
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode
@@ -28,13 +28,44 @@ class MaintenanceLayout:
     name: str
     daily_note: Callable[[MemoryNode], date | None] | None = None
     retain_days: int = 30
+    #: The notes that carry a frontmatter `description` and `type` (weak-description,
+    #: missing-type look only at these): every note in latchai.
+    typed: Callable[[MemoryNode], bool] = lambda memory: True
 
 
-LAYOUTS: dict[str, MaintenanceLayout] = {"latchai": MaintenanceLayout("latchai")}
+def daily_note_day(memory: MemoryNode) -> date | None:
+    """The day of a DailyNote node (its name, `YYYY-MM-DD`); None for every other note."""
+    if memory.note_kind is not Kind.DAILY_NOTE:
+        return None
+    try:
+        return date.fromisoformat(memory.name)
+    except ValueError:
+        return None
+
+
+LAYOUTS: dict[str, MaintenanceLayout] = {
+    "latchai": MaintenanceLayout("latchai"),
+    # seeds/003: idle maintain cleans expired daily notes (`daily_note_retain_days`).
+    # Its entries carry `name`, `description` and `type`; daily notes are plain text.
+    "mindlink": MaintenanceLayout(
+        "mindlink", daily_note=daily_note_day, typed=lambda m: m.note_kind is Kind.MEMORY
+    ),
+    # seeds/004: the lab keeps its daily logs indefinitely, so none ever expires; its notes
+    # have no `type` (a skill's or tool's description is the `incomplete-skill` rule's).
+    "lab": MaintenanceLayout("lab", typed=lambda m: False),
+}
 
 
 def register_layout(layout: MaintenanceLayout) -> None:
     LAYOUTS[layout.name] = layout
+
+
+def layout_of(brain: Brain) -> MaintenanceLayout:
+    """What maintenance knows of the workspace's layout, with its brain.toml settings."""
+    found = LAYOUTS.get(brain.layout.name, LAYOUTS["latchai"])
+    if found.daily_note is not None and brain.layout.name == "mindlink":
+        found = replace(found, retain_days=brain.ingester.config.mindlink.daily_note_retain_days)
+    return found
 
 
 @dataclass(slots=True)

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.model import ENTITY_KINDS, Kind
+from brain.model import ENTITY_KINDS, NOTE_KINDS, Kind
 from brain.store.base import MemoryFilter
 from brain.store.neo4j_records import order_key
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
 ENTITY_LABELS: tuple[str, ...] = tuple(kind.label for kind in ENTITY_KINDS)
-NAMED_LABELS: tuple[str, ...] = ("Memory", "Agent", *ENTITY_LABELS)
+# Notes of the layouts' other kinds (DailyNote, Skill, Tool) carry `Memory` too, so every
+# note query works on them; each node is read once, under its primary label.
+NOTE_SUBLABELS: tuple[str, ...] = tuple(k.label for k in NOTE_KINDS if k is not Kind.MEMORY)
+PRIMARY_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in NOTE_SUBLABELS)
+NAMED_LABELS: tuple[str, ...] = ("Memory", "Agent", *ENTITY_LABELS, "File")
 ANY_LABEL = "|".join(LABELS)
 
 # ------------------------------------------------------------------ schema
@@ -31,6 +35,7 @@ _INDEXES: tuple[tuple[str, str, str], ...] = (
     ("workflow_key", "(n:Workflow)", "n.key"),
     ("chat_key", "(n:Chat)", "n.key"),
     ("work_item_key", "(n:WorkItem)", "n.key"),
+    ("file_key", "(n:File)", "n.key"),
     ("links_to_key", "()-[n:LINKS_TO]-()", "n.key"),
 )
 
@@ -90,7 +95,20 @@ SET a = row.props
 WITH a, row
 WHERE row.props.name <> $shared
 MATCH (m:Memory {scope: row.props.name})
+WHERE m.owner = row.props.name
 MERGE (a)-[:REMEMBERS]->(m)
+"""
+
+# A note of another kind: the same, plus its own label (from the allow-list).
+UPSERT_NOTES: dict[str, str] = {
+    label: UPSERT_MEMORIES.replace("SET m = row.props\n", f"SET m = row.props\nSET m:{label}\n")
+    for label in NOTE_SUBLABELS
+}
+
+UPSERT_FILES = """
+UNWIND $rows AS row
+MERGE (n:File {id: row.props.id})
+SET n = row.props
 """
 
 UPSERT_ENTITIES: dict[str, str] = {
@@ -159,7 +177,7 @@ WITH n, collect(u.id) AS orphans
 DETACH DELETE n
 RETURN orphans
 """
-    for label in NAMED_LABELS
+    for label in (*NAMED_LABELS, *NOTE_SUBLABELS)
 }
 
 CLEANUP_UNRESOLVED = """
@@ -179,7 +197,7 @@ RETURN count(*) AS deleted
 # ------------------------------------------------------------------ reads
 
 
-def _union(template: str, labels: tuple[str, ...] = LABELS) -> str:
+def _union(template: str, labels: tuple[str, ...] = PRIMARY_LABELS) -> str:
     """One statement over several labels: `template` with {label} filled from the allow-list."""
     return "\nUNION ALL\n".join(template.format(label=label) for label in labels)
 
@@ -290,7 +308,7 @@ NEIGHBOURS = (
     "\nUNION ALL\n"
     + _union(
         "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, [(s)-[:LINKS_TO]->(n) | s.id] AS ids",
-        tuple(label for label in LABELS if label != "Memory"),
+        tuple(label for label in PRIMARY_LABELS if label != "Memory"),
     )
     + "\nUNION ALL\n"
     "UNWIND $ids AS agent WITH agent WHERE agent STARTS WITH 'agent:' "

@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from brain.model import (
-    SHARED_SCOPE,
     AgentNode,
     Anchors,
     Block,
     EntityNode,
+    FileNode,
     Heading,
     JSONValue,
     Kind,
@@ -35,6 +35,7 @@ from brain.model import (
     Severity,
     UnresolvedNode,
     agent_id,
+    leaf_key,
     name_key,
 )
 from brain.search.text import title_of
@@ -116,7 +117,10 @@ def memory_props(memory: MemoryNode) -> Props:
         "id": memory.id,
         "scope": memory.scope,
         "name": memory.name,
-        "key": name_key(memory.name),
+        "key": leaf_key(memory.name),
+        "owner": memory.owner,  # REMEMBERS: not every scope is an agent (shared, projects, skills)
+        "noteKind": memory.note_kind.value if memory.note_kind is not Kind.MEMORY else None,
+        "triggers": list(memory.triggers) if memory.triggers else None,
         "orderKey": order_key(memory.id),
         "nameFold": memory.name.casefold(),
         "title": title_of(memory.name),  # the words search finds it by (memory_text index)
@@ -171,11 +175,30 @@ def memory_from(props: Mapping[str, Any]) -> MemoryNode:
         blocks=anchors.blocks,
         properties=decode_frontmatter(props),
         problems=tuple(problems_from(props["problems"])),
+        note_kind=Kind(props.get("noteKind") or Kind.MEMORY.value),
+        triggers=tuple(props.get("triggers") or ()),
     )
 
 
 def memory_owner_id(memory: MemoryNode) -> str | None:
-    return None if memory.scope == SHARED_SCOPE else agent_id(memory.scope)
+    owner = memory.owner
+    return None if owner is None else agent_id(owner)
+
+
+def file_props(node: FileNode) -> Props:
+    return {
+        "id": node.id, "scope": node.scope, "name": node.name, "key": leaf_key(node.name),
+        "path": node.path, "size": node.size, "mediaType": node.media_type,
+        "binary": node.binary, "hash": node.hash, "modifiedAt": node.modified_at,
+    }
+
+
+def file_from(props: Mapping[str, Any]) -> FileNode:
+    return FileNode(
+        scope=props["scope"], name=props["name"], path=props["path"], size=props["size"],
+        media_type=props["mediaType"], binary=props["binary"], hash=props["hash"],
+        modified_at=props["modifiedAt"],
+    )
 
 
 def agent_props(agent: AgentNode) -> Props:
@@ -222,6 +245,10 @@ def node_from(label: str, props: Mapping[str, Any]) -> Node:
         return agent_from(props)
     if kind is Kind.UNRESOLVED:
         return UnresolvedNode(props["target"])
+    if kind is Kind.FILE:
+        return file_from(props)
+    if kind in (Kind.DAILY_NOTE, Kind.SKILL, Kind.TOOL):
+        return memory_from(props)
     return entity_from(kind, props)
 
 

@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction, Result
 
-from brain.model import SHARED_SCOPE, Kind, Link
+from brain.model import SHARED_SCOPE, Kind, Link, is_note_id
 from brain.store import neo4j_cypher as cypher
 from brain.store.base import WriteBatch
 from brain.store.neo4j_records import (
     agent_props,
     entity_props,
+    file_props,
     link_props,
     memory_owner_id,
     memory_props,
@@ -84,7 +85,7 @@ def transactions(batch: WriteBatch, limits: Limits = Limits()) -> list[Transacti
 
 def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     upserted = {m.id for m in batch.memories} | {a.id for a in batch.agents}
-    upserted |= {e.id for e in batch.entities}
+    upserted |= {e.id for e in batch.entities} | {f.id for f in batch.files}
 
     agents: list[dict[str, Any]] = [{"props": agent_props(a)} for a in batch.agents]
     for rows in _chunks(agents, limits.node_rows):
@@ -95,12 +96,17 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     for label, entity_rows in sorted(by_label.items()):
         for rows in _chunks(entity_rows, limits.node_rows):
             yield [Statement(cypher.UPSERT_ENTITIES[label], {"rows": rows}, len(rows), UPSERT)]
-    memories: list[dict[str, Any]] = [
-        {"props": memory_props(m), "owner": memory_owner_id(m)} for m in batch.memories
-    ]
-    for rows in _chunks(memories, limits.memory_rows):
-        cost = len(rows) * limits.memory_weight
-        yield [Statement(cypher.UPSERT_MEMORIES, {"rows": rows}, cost, UPSERT)]
+    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in batch.memories:
+        by_kind[m.note_kind.label].append({"props": memory_props(m), "owner": memory_owner_id(m)})
+    for kind_label, memories in sorted(by_kind.items()):
+        statement = cypher.UPSERT_NOTES.get(kind_label, cypher.UPSERT_MEMORIES)
+        for rows in _chunks(memories, limits.memory_rows):
+            cost = len(rows) * limits.memory_weight
+            yield [Statement(statement, {"rows": rows}, cost, UPSERT)]
+    files: list[dict[str, Any]] = [{"props": file_props(f)} for f in batch.files]
+    for rows in _chunks(files, limits.node_rows):
+        yield [Statement(cypher.UPSERT_FILES, {"rows": rows}, len(rows), UPSERT)]
 
     for links in _chunks(batch.relinks, limits.link_rows):
         yield _link_statements(cypher.RELINKS, links, RELINK)
@@ -108,7 +114,7 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     # A memory deleted and upserted in one batch keeps no links but the batch's.
     replaced = dict(batch.links)
     for node_id in batch.deletes:
-        if node_id in upserted and node_id.startswith("memory:"):
+        if node_id in upserted and is_note_id(node_id):
             replaced.setdefault(node_id, [])
     for sources in _link_groups(replaced, limits.link_rows):
         drop = Statement(cypher.DROP_LINKS, {"sources": sources}, len(sources), DROP, True)

@@ -40,6 +40,7 @@ def brain(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[st
 EXPECTED_JSON = {
     "summary": {
         "agents": 2, "memories": 7, "links": 16, "broken": 2, "ambiguous": 1, "errors": 8, "warnings": 7,
+        "layout": "latchai", "layoutReason": "layout latchai (detected: a memory/ folder at the root)",
     },
     "problems": [
         {
@@ -170,7 +171,8 @@ def test_check_json_fields_follow_the_contract() -> None:
     report = json.loads(brain("check", FIXTURE, "--format", "json").stdout)
     assert list(report) == ["summary", "problems"]
     assert list(report["summary"]) == [
-        "agents", "memories", "links", "broken", "ambiguous", "errors", "warnings",
+        "agents", "memories", "links", "broken", "ambiguous", "errors", "warnings", "layout",
+        "layoutReason",
     ]
     allowed = ["severity", "code", "path", "line", "column", "message", "target", "candidates", "fix"]
     for problem in report["problems"]:
@@ -195,6 +197,7 @@ def test_check_text_lines() -> None:
     assert lines[:-1] == expected
     assert lines[-1] == (
         "failed: 7 memories of 2 agents, 16 links (2 broken, 1 ambiguous); 8 errors, 7 warnings"
+        "; layout latchai (detected: a memory/ folder at the root)"
     )
 
 
@@ -234,12 +237,14 @@ def test_a_healthy_workspace_exits_0(tmp_path: Path) -> None:
     assert json.loads(result.stdout) == {
         "summary": {
             "agents": 1, "memories": 3, "links": 4, "broken": 0, "ambiguous": 0, "errors": 0, "warnings": 0,
+            "layout": "latchai", "layoutReason": "layout latchai (detected: a memory/ folder at the root)",
         },
         "problems": [],
     }
     text = brain("check", root)
     assert (text.returncode, text.stdout) == (
-        0, "ok: 3 memories of 1 agents, 4 links (0 broken, 0 ambiguous); 0 errors, 0 warnings\n",
+        0, "ok: 3 memories of 1 agents, 4 links (0 broken, 0 ambiguous); 0 errors, 0 warnings"
+        "; layout latchai (detected: a memory/ folder at the root)\n",
     )
 
 

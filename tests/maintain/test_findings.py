@@ -398,3 +398,38 @@ def test_the_link_search_has_a_budget_and_says_what_it_left(
         "run it per scope (--scope) to look at the rest"
     ]
     assert "note: fixable-link: 3 broken link(s)" in report.to_text()
+
+
+@pytest.mark.parametrize(
+    ("retain", "expired"),
+    [
+        (None, ["bot/memory/2026-09-01.md"]),
+        (90, []),
+        (10, ["bot/memory/2026-09-01.md", "bot/memory/2026-10-20.md"]),
+    ],
+)
+def test_mindlink_daily_notes_expire_as_brain_toml_says(
+    tmp_path: Path, retain: int | None, expired: list[str]
+) -> None:
+    """seeds/003's idle maintain: the mindlink layout's hook, with `daily_note_retain_days`."""
+    settings = "" if retain is None else f"\n[mindlink]\ndaily_note_retain_days = {retain}\n"
+    (tmp_path / "brain.toml").write_text('layout = "mindlink"\n' + settings)
+    for rel in ("bot/memory/2026-09-01.md", "bot/memory/2026-10-20.md", "bot/memory/entries/2026-01-01.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(f"what happened, as {rel} tells it\n")
+    brain = Brain(tmp_path)
+    brain.sync()
+    found = find(brain, today=date(2026, 11, 1)).findings
+    assert [(f.code, f.path, f.safe) for f in found if f.code == "expired-daily-note"] == [
+        ("expired-daily-note", rel, True) for rel in expired
+    ]
+
+
+def test_lab_daily_logs_never_expire(tmp_path: Path) -> None:
+    """seeds/004: the lab keeps its daily logs indefinitely."""
+    (tmp_path / "MEMORY.md").write_text("# Lab\n")
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2001-01-01.md").write_text("a day long ago\n")
+    brain = Brain(tmp_path)
+    brain.sync()
+    assert [f.code for f in find(brain, today=date(2026, 11, 1)).findings] == []
