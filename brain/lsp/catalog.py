@@ -9,7 +9,7 @@ pass over the names it offers, not over the workspace.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from brain.model import (
@@ -20,6 +20,7 @@ from brain.model import (
     MemoryNode,
     name_key,
 )
+from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
 from brain.service import GraphChange
 from brain.store.base import GraphStore, MemoryFilter
 
@@ -32,6 +33,22 @@ AGENT_TIER = 5
 class Entry:
     key: str
     node: Linkable
+
+
+def reach_of(rules: LinkRules, source_scope: str) -> Callable[[Entry], bool] | None:
+    """Which notes of other scopes a bare link from `source_scope` reaches by `rules` (None:
+    latchai's, the `shared` scope)."""
+    if rules is LATCHAI_LINKS:
+        return None
+    later = rules.levels(rules.parse("x"), source_scope)[1:]
+
+    def shares(found: Entry) -> bool:
+        node = found.node
+        kind = node.note_kind if isinstance(node, MemoryNode) else node.kind
+        probe = NameEntry(node.id, kind, found.key, getattr(node, "scope", None))
+        return any(level(probe) for level in later)
+
+    return shares
 
 
 def entry(node: Linkable) -> Entry:
@@ -112,13 +129,16 @@ class Catalog:
         return cached
 
     def groups(
-        self, source_scope: str, kinds: Sequence[Kind] | None = None, scope: str | None = None
+        self, source_scope: str, kinds: Sequence[Kind] | None = None, scope: str | None = None,
+        shares: Callable[[Entry], bool] | None = None,
     ) -> list[tuple[int, list[Entry]]]:
         """What a link from a note of `source_scope` can name, as (tier, entries by key).
 
         Tiers follow resolution order: the note's own scope, shared, then workflows, chats and
         work items. With `scope` (the user typed `scope/`), only that scope's memories; with
         `kinds` (a typed `workflow:` ...), only those kinds. Agents come after `agent:`.
+        `shares`: which notes of other scopes a bare link reaches (a layout's rules, e.g. the
+        lab's skills, tools and project notes); without it, the `shared` scope's.
         """
         if scope is not None:
             wanted = name_key(scope)
@@ -127,7 +147,11 @@ class Catalog:
         out: list[tuple[int, list[Entry]]] = []
         if Kind.MEMORY in chosen:
             out.append((0, self.memories(source_scope)))
-            if source_scope != SHARED_SCOPE:
+            if shares is not None:  # the layout's own rules say which other notes a link reaches
+                others = [s for s in self.scopes() if s != source_scope]
+                reached = [e for s in others for e in self.memories(s) if shares(e)]
+                out.append((1, sorted(reached, key=lambda e: (e.key, e.node.id))))
+            elif source_scope != SHARED_SCOPE:
                 out.append((1, self.memories(SHARED_SCOPE)))
         out += [(tier, self.others(kind)) for tier, kind in ENTITY_TIERS if kind in chosen]
         if Kind.AGENT in chosen:

@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from brain.lsp.anchor_items import anchor_choices
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog
+from brain.lsp.catalog import Catalog, reach_of
 from brain.lsp.cursor import (
     AnchorTyping,
     KeyTyping,
@@ -129,7 +129,7 @@ def link_targets(
     if prefix:
         kinds = tuple(kind for text, kind in KIND_PREFIXES if text == prefix.casefold())
     typed = fold(typed_name)
-    groups = catalog.groups(source.scope, kinds, scope)
+    groups = catalog.groups(source.scope, kinds, scope, reach_of(source.rules, source.scope))
     # A note never links to itself by name (its own headings come after `[[#`): leave it out.
     own_id = source.id
     if not typed:

@@ -22,6 +22,10 @@ KEY_MEANINGS: dict[str, str] = {
 }
 KIND_WORDS: dict[Kind, str] = {
     Kind.MEMORY: "memory",
+    Kind.DAILY_NOTE: "daily note",
+    Kind.SKILL: "skill",
+    Kind.TOOL: "tool",
+    Kind.FILE: "file",
     Kind.WORKFLOW: "workflow",
     Kind.CHAT: "chat",
     Kind.WORK_ITEM: "work item",
@@ -52,6 +56,8 @@ def scope_words(scope: str) -> str:
 def kind_line(node: MemoryNode | EntityNode | AgentNode) -> str:
     """`memory · shared · feedback`, `workflow · Nightly release`, `agent · memory on`."""
     if isinstance(node, MemoryNode):
+        if node.note_kind is not Kind.MEMORY:  # daily notes, skills and tools carry no type
+            return f"{KIND_WORDS[node.note_kind]} · {node.scope}"
         return f"memory · {node.scope} · {node.type or 'no type'}"
     if isinstance(node, EntityNode):
         title = f" · {node.title}" if node.title != node.ident else ""

@@ -21,6 +21,7 @@ from brain.model import (
     AgentNode,
     Block,
     EntityNode,
+    Kind,
     LinkStatus,
     MemoryNode,
     UnresolvedNode,
@@ -68,10 +69,11 @@ def hover_text(ctx: Context, doc: Document, hit: LinkHit) -> str:
 def describe_node(
     ctx: Context, node: Linkable, anchor: str | None = None, anchor_missing: bool = False
 ) -> str:
-    kind = KIND_WORDS[node.kind]
+    kind = KIND_WORDS.get(node.kind, node.kind.value)
     parts = [f"**{kind}** {code(_display_id(node))}"]
     if isinstance(node, MemoryNode):
-        parts.append(node.type or "no type")
+        if node.note_kind is Kind.MEMORY:
+            parts.append(node.type or "no type")
         parts.append(age_text(node.modified_at, ctx.now))
     elif node.path is not None:
         age = _file_age(ctx, node.path)

@@ -216,7 +216,8 @@ async def test_lab_links_to_skills_and_problems(client: LanguageClient, workspac
     line = "Use [[deploy]] for releases."
     shown = await hover(client, memory, 4, line.index("deploy") + 1)
     assert "Ship a release to production." in shown
-    labels = [item.label for item in await complete(client, memory, 5, "[[")]
+    project = await open_note(client, workspace, "projects/web/notes.md", "see [[\n")
+    labels = [item.label for item in await complete(client, project, 0, "see [[")]
     assert "deploy" in labels
     text = (workspace / "MEMORY.md").read_text()
     change(client, memory, 2, text + "\n## An undated entry\n\nNo date here.\n")
