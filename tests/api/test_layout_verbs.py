@@ -144,7 +144,8 @@ def test_mindlink_get_write_delete_search(mindlink: LiveServer) -> None:
         found = http.get("/api/mindlink/alice/search", params={"query": "answers sentences"})
         assert found.status_code == 200
         paths = [h["path"] for h in found.json()["hits"]]
-        assert all(not p.startswith("bob/") for p in paths)
+        assert paths[0] == "entries/prefers-short-answers.md"  # brain's search, keyword and semantic
+        assert all("bobs" not in p for p in paths)  # bob's entry says the same: never found for alice
         deleted = http.delete("/api/mindlink/alice/2026-11-30.md")
         assert deleted.json()["deleted"] == "file"
         assert http.get("/api/mindlink/bob/entries/bobs.md").status_code == 404

@@ -67,6 +67,11 @@ async def test_mindlink_tools_over_stdio(tmp_path: Path) -> None:
         assert "feedback-incomplete" in text
         ok, text, _ = await session.tool("memory_get", {"path": "entries/no-emoji.md"})
         assert (ok, text) == (True, FEEDBACK)
+        ok, text, data = await session.tool("memory_search", {"query": "answers in three sentences"})
+        assert ok
+        assert [h["path"] for h in data["hits"]][:1] == ["entries/prefers-short-answers.md"]
+        assert all("bobs" not in h["path"] for h in data["hits"])
+        assert text.startswith("entries/prefers-short-answers.md (")
         ok, text, _ = await session.tool("memory_delete", {"path": "entries/no-emoji.md"})
         assert ok
         ok, text, data = await session.tool("memory_get", {"path": "entries/bobs.md"})
