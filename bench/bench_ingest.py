@@ -1,6 +1,9 @@
 """Full ingest, no-change rescan and `brain check` on the design.md section 7 workload.
 
-    .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3]
+    .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3] [--layout space]
+
+`--layout space` runs the same on the space workload (10% of the files not markdown) and
+writes bench/results/ingest-space.json; compare files/s and peak RSS with the latchai figures.
 
 Every run is a fresh process (so peak RSS is that run's own), on a generated workspace that
 is cached between runs. Prints medians and writes bench/results/ingest.json.
@@ -40,10 +43,10 @@ print(json.dumps({
 """
 
 
-def workspace(size: int, cache: Path) -> Path:
-    root = cache / f"workload-{size}"
+def workspace(size: int, cache: Path, layout: str = "latchai") -> Path:
+    root = cache / (f"workload-{size}" if layout == "latchai" else f"workload-{layout}-{size}")
     if not (root / ".workload.json").exists():
-        generate(root, size)
+        generate(root, size, layout=layout)
     return root
 
 
@@ -67,10 +70,14 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--layout", choices=("latchai", "space"), default="latchai")
     args = parser.parse_args()
-    report: dict[str, object] = {"cpus": os.cpu_count(), "runs": args.runs, "sizes": {}}
+    report: dict[str, object] = {
+        "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout,
+        "load_average": list(os.getloadavg()), "sizes": {},
+    }
     for size in args.sizes:
-        root = workspace(size, args.cache)
+        root = workspace(size, args.cache, args.layout)
         runs = [run_once(root) for _ in range(args.runs if size < 100_000 else max(1, args.runs // 2))]
         med = {k: statistics.median(float(r[k]) for r in runs) for k in runs[0]}
         summary = {
@@ -95,7 +102,7 @@ def main() -> None:
             f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB)",
             flush=True,
         )
-    out = HERE / "results" / "ingest.json"
+    out = HERE / "results" / ("ingest.json" if args.layout == "latchai" else f"ingest-{args.layout}.json")
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")
