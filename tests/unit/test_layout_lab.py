@@ -11,7 +11,8 @@ import pytest
 from brain.layouts import get_layout
 from brain.layouts.lab import classify
 from brain.model import Kind
-from tests.unit.layout_helpers import ingest, links_of
+from brain.service import Brain
+from tests.unit.layout_helpers import ingest, links_of, write_files
 
 CLASSIFY = [
     # rel -> (role kind, scope, name, node kind or problem code)
@@ -144,8 +145,6 @@ def test_walk_reads_only_the_memory_layer(tmp_path: Path) -> None:
         "agents/ops/prompt.md": "not memory\n",
         "README.md": "the repository's readme\n",
     }
-    from tests.unit.layout_helpers import write_files
-
     write_files(tmp_path, files)
     os.symlink(tmp_path / "MEMORY.md", tmp_path / "projects" / "atlas" / "link.md")
     walked = sorted(s.rel for s in get_layout("lab").walk(tmp_path))
@@ -173,4 +172,20 @@ def test_rules_in_ingest(tmp_path: Path) -> None:
         ("incomplete-skill", "tools/backup/TOOL.md", 1),
         ("undated-entry", "MEMORY.md", 2),
         ("undated-entry", "agents/ops/MEMORY.md", 1),
+    ]
+
+
+def test_rules_follow_unsaved_edits(tmp_path: Path) -> None:
+    """What an editor shows as you type in MEMORY.md or a SKILL.md: the same rules, same code path."""
+    write_files(tmp_path, {
+        "MEMORY.md": "# Lab\n- 2026-01-01 dated\n", "skills/x/SKILL.md": SKILL.format("x"),
+    })
+    brain = Brain(tmp_path)
+    brain.sync()
+    assert brain.layout.name == "lab"
+    assert brain.problems(["MEMORY.md", "skills/x/SKILL.md"]) == []
+    brain.set_overlay("MEMORY.md", "# Lab\n- 2026-01-01 dated\n- not yet\n")
+    brain.set_overlay("skills/x/SKILL.md", "---\nname: x\n---\n")
+    assert [(p.code, p.path, p.line) for p in brain.problems(["MEMORY.md", "skills/x/SKILL.md"])] == [
+        ("undated-entry", "MEMORY.md", 3), ("incomplete-skill", "skills/x/SKILL.md", 1),
     ]
