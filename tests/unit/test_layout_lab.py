@@ -4,6 +4,7 @@ its rules as ingest applies them, as tables."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,19 @@ def test_rules_follow_unsaved_edits(tmp_path: Path) -> None:
     assert [(p.code, p.path, p.line) for p in brain.problems(["MEMORY.md", "skills/x/SKILL.md"])] == [
         ("undated-entry", "MEMORY.md", 3), ("incomplete-skill", "skills/x/SKILL.md", 1),
     ]
+
+
+def test_main_stays_while_its_memory_md_does(tmp_path: Path) -> None:
+    """Deleting the daily logs' folder leaves `main` (and its REMEMBERS) to MEMORY.md."""
+    write_files(tmp_path, {
+        "MEMORY.md": "# Lab\n", "memory/2026-01-01.md": "day\n", "agents/ops/MEMORY.md": "",
+    })
+    brain = Brain(tmp_path)
+    brain.sync()
+    assert sorted(a.name for a in brain.store.list_agents()) == ["main", "ops"]
+    shutil.rmtree(tmp_path / "memory")
+    brain.sync(["memory/2026-01-01.md", "memory"])
+    assert sorted(a.name for a in brain.store.list_agents()) == ["main", "ops"]
+    shutil.rmtree(tmp_path / "agents" / "ops")
+    brain.sync(["agents/ops"])
+    assert [a.name for a in brain.store.list_agents()] == ["main"]
