@@ -14,7 +14,7 @@ from brain.layouts.mindlink import MINDLINK, classify
 from brain.model import Kind
 from brain.parse import parse_note
 from brain.service import Brain
-from tests.unit.layout_helpers import ingest, links_of, write_files
+from tests.unit.layout_helpers import assert_role, ingest, links_of, write_files
 
 CLASSIFY = [
     # rel -> (role kind, scope, name, node kind or problem code)
@@ -35,14 +35,7 @@ CLASSIFY = [
 
 @pytest.mark.parametrize(("rel", "expected"), CLASSIFY)
 def test_classify(rel: str, expected: tuple[str, str, str, object]) -> None:
-    role = classify(rel)
-    kind, scope, name, what = expected
-    assert (role.kind, role.scope, role.name) == (kind, scope, name)
-    if kind == "memory":
-        assert role.node_kind is what
-    elif kind == "problem":
-        assert role.problem is not None
-        assert role.problem.code == what
+    assert_role(classify(rel), expected)
 
 
 FILES = {
