@@ -59,7 +59,7 @@ def workspace_root(path: Path | None) -> Path:
 def open_brain(args: argparse.Namespace) -> Brain:
     root = workspace_root(args.workspace)
     store: GraphStore = open_store(args)
-    return Brain(root, store)
+    return Brain(root, store, cache=not getattr(args, "no_cache", False))
 
 
 @contextmanager

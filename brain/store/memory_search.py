@@ -84,6 +84,16 @@ class KeywordIndex:
         self._db.execute("DELETE FROM notes")
         self._rowids.clear()
 
+    def image(self) -> bytes:
+        """The whole index as bytes (SQLite's own file format), for a snapshot."""
+        return self._db.serialize()
+
+    def load_image(self, image: bytes) -> None:
+        """Replace the index by an `image()`: far faster than inserting every note again."""
+        self._db.deserialize(image)
+        self._rowids = {node_id: rowid for rowid, node_id in self._db.execute("SELECT rowid, id FROM notes")}
+        self._next = max(self._rowids.values(), default=0) + 1
+
     def __len__(self) -> int:
         return len(self._rowids)
 
