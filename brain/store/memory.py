@@ -87,6 +87,10 @@ class MemoryStore:
         with self._lock:
             self.writes += 1
             touched_targets: set[str] = set()
+            replaced = {
+                i: self._memories[i]
+                for i in [*batch.deletes, *(m.id for m in batch.memories)] if i in self._memories
+            }
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
             for memory in batch.memories:
@@ -122,7 +126,7 @@ class MemoryStore:
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
                 if keywords:
-                    self._keywords.apply(batch)
+                    self._keywords.apply(batch, replaced)
                 self._vectors.apply(batch)
 
     def _delete(self, node_id: str, touched: set[str]) -> None:
