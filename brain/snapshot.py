@@ -51,6 +51,7 @@ CONFIG_FILES = ("brain.toml",)  # what in a workspace changes how files are pars
 class Payload:
     ingest: IngestState
     graph: WriteBatch
+    bodies: dict[str, bytes]  # the store's own form of them (the graph's memories come without)
 
 
 @runtime_checkable
@@ -58,8 +59,8 @@ class SnapshotStore(Protocol):
     """A store that can hand over its whole contents and take them back (the embedded one;
     Neo4j keeps its own data between starts)."""
 
-    def contents(self) -> tuple[WriteBatch, bytes]: ...
-    def restore(self, batch: WriteBatch, keyword_image: bytes) -> None: ...
+    def contents(self) -> tuple[WriteBatch, bytes, dict[str, bytes]]: ...
+    def restore(self, batch: WriteBatch, keyword_image: bytes, bodies: dict[str, bytes]) -> None: ...
 
 
 class SnapshotRefused(Exception):
@@ -119,11 +120,14 @@ def identity(root: Path) -> dict[str, Any]:
     }
 
 
-def write(path: Path, root: Path, state: IngestState, graph: WriteBatch, keywords: bytes) -> int:
+def write(
+    path: Path, root: Path, state: IngestState, graph: WriteBatch, keywords: bytes,
+    bodies: dict[str, bytes],
+) -> int:
     """Write the snapshot atomically (a private temp file, fsync, rename); returns its size."""
     encode = rows.codec(Payload)
     assert encode is not None
-    payload = msgpack.packb(encode[0](Payload(state, graph)), use_bin_type=True)
+    payload = msgpack.packb(encode[0](Payload(state, graph, bodies)), use_bin_type=True)
     digest = hashlib.sha256(payload)
     digest.update(keywords)
     header = {**identity(root), "payload": len(payload), "keywords": len(keywords),
@@ -146,7 +150,7 @@ def write(path: Path, root: Path, state: IngestState, graph: WriteBatch, keyword
     return len(MAGIC) + 4 + len(head) + len(payload) + len(keywords)
 
 
-def read(path: Path, root: Path) -> tuple[IngestState, WriteBatch, bytes]:
+def read(path: Path, root: Path) -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
     """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError)."""
     data = path.read_bytes()
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
@@ -186,7 +190,7 @@ def read(path: Path, root: Path) -> tuple[IngestState, WriteBatch, bytes]:
         loaded: Payload = decode[1](plain)
     except Exception as exc:  # the checksum matched, so this is a writer bug: still never fatal
         raise SnapshotRefused(f"corrupt: cannot decode ({type(exc).__name__}: {exc})") from None
-    return loaded.ingest, loaded.graph, bytes(keywords)
+    return loaded.ingest, loaded.graph, bytes(keywords), loaded.bodies
 
 
 @contextlib.contextmanager

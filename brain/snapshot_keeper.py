@@ -56,8 +56,8 @@ class SnapshotKeeper:
         started = time.perf_counter()
         try:
             with gc_paused():
-                state, graph, keywords = read(self.path, self.ingester.root)
-                self.store.restore(graph, keywords)
+                state, graph, keywords, bodies = read(self.path, self.ingester.root)
+                self.store.restore(graph, keywords, bodies)
                 self.ingester.restore(state)
         except FileNotFoundError:
             self.status = "no snapshot yet"
@@ -129,9 +129,9 @@ class SnapshotKeeper:
                 if not self.ingester.synced:
                     return  # a failed sync: the graph is not the workspace's
                 state = distrust_recent(self.ingester.state(), time.time_ns())
-                graph, keywords = self.store.contents()
+                graph, keywords, bodies = self.store.contents()
                 self._shape = self._current_shape()
-            size = write(self.path, self.ingester.root, state, graph, keywords)
+            size = write(self.path, self.ingester.root, state, graph, keywords, bodies)
         except Exception as exc:
             log.warning("brain: cannot write the snapshot %s: %s (the next start reads everything)",
                         self.path, exc)
