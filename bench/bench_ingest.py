@@ -1,14 +1,19 @@
-"""Full ingest, no-change rescan and `brain check` on the design.md section 7 workload.
+"""Full ingest, no-change rescan, `brain check`, and restarts from the snapshot, on the
+design.md section 7 workload.
 
     .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3] [--layout space]
 
 `--layout space` runs the same on the space workload (10% of the files not markdown) and
 writes bench/results/ingest-space.json; compare files/s and peak RSS with the latchai figures.
 `--layout mindlink|lab` runs the latchai workload reshaped into that layout
-(bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json.
+(bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json. `--iwe PATH` times `iwe count` beside `brain ingest`.
 
 Every run is a fresh process (so peak RSS is that run's own), on a generated workspace that
-is cached between runs. Prints medians and writes bench/results/ingest.json.
+is cached between runs. `cold`: a start without a snapshot (full ingest, then the snapshot
+is written, timed apart); `warm`: a restart that loads it and rescans (what `brain serve` and
+`brain lsp` do on an unchanged workspace). `brain ingest` is timed from process start to
+exit, and beside `iwe count` when --iwe names the binary. Prints medians and the machine's
+load, and writes bench/results/ingest.json.
 """
 
 from __future__ import annotations
@@ -46,6 +51,48 @@ print(json.dumps({
 """
 
 
+RESTART = """
+import json, resource, sys, time
+from pathlib import Path
+from brain.service import Brain
+t0 = time.perf_counter()
+brain = Brain(Path(sys.argv[1]), cache=True)
+result = brain.sync(); t1 = time.perf_counter()
+assert brain.snapshots is not None
+brain.close(); t2 = time.perf_counter()
+print(json.dumps({
+    "start_s": t1 - t0, "close_s": t2 - t1, "loaded": brain.snapshots.loaded,
+    "load_s": brain.snapshots.load_seconds, "read": result.read,
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "worker_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+}))
+"""
+
+
+def restart(root: Path, snapshots: Path, cold: bool) -> dict[str, float]:
+    env = {**os.environ, "BRAIN_SNAPSHOT_DIR": str(snapshots)}
+    if cold:
+        for old in snapshots.glob("*.snapshot"):
+            old.unlink()
+    out = subprocess.run(
+        [sys.executable, "-c", RESTART, str(root)], check=True, capture_output=True, text=True, env=env
+    )
+    result: dict[str, float] = json.loads(out.stdout)
+    result["snapshot_mb"] = sum(p.stat().st_size for p in snapshots.glob("*.snapshot")) / 1e6
+    return result
+
+
+def timed_command(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, env=env, cwd=cwd)
+    return time.perf_counter() - started
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def workspace(size: int, cache: Path, layout: str = "latchai") -> Path:
     if layout in RESHAPERS:
         return generate_layout(cache / f"workload-{layout}-{size}", size, layout, cache)
@@ -76,6 +123,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--layout", choices=("latchai", "space", *RESHAPERS), default="latchai")
+    parser.add_argument("--iwe", help="the iwe binary (cargo install iwe), to time `iwe count` beside")
     args = parser.parse_args()
     report: dict[str, object] = {
         "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout,
@@ -83,7 +131,9 @@ def main() -> None:
     }
     for size in args.sizes:
         root = workspace(size, args.cache, args.layout)
-        runs = [run_once(root) for _ in range(args.runs if size < 100_000 else max(1, args.runs // 2))]
+        count = args.runs if size < 100_000 else max(1, args.runs // 2)
+        print(f"{size:>7} notes: before: {load()}", flush=True)
+        runs = [run_once(root) for _ in range(count)]
         med = {k: statistics.median(float(r[k]) for r in runs) for k in runs[0]}
         summary = {
             "runs": len(runs),
@@ -99,12 +149,52 @@ def main() -> None:
             "broken": int(med["broken"]),
             "all_ingest_s": [round(float(r["ingest_s"]), 3) for r in runs],
         }
+        snapshots = args.cache / f"snapshots-{size}"
+        snapshots.mkdir(exist_ok=True)
+        colds, warms = [], []
+        for _ in range(count):
+            colds.append(restart(root, snapshots, cold=True))
+            warms.append(restart(root, snapshots, cold=False))
+        assert all(w["loaded"] and not w["read"] for w in warms), warms
+        env = {**os.environ, "BRAIN_SNAPSHOT_DIR": str(snapshots)}
+        brain_cmd = [sys.executable, "-m", "brain", "ingest", str(root)]
+        ingest_cold = [timed_command([*brain_cmd, "--no-cache"], env) for _ in range(count)]
+        ingest_warm = [timed_command(brain_cmd, env) for _ in range(count)]
+        iwe = [timed_command([args.iwe, "count"], None, root) for _ in range(count)] if args.iwe else []
+        summary.update({
+            "cold_start_s_median": round(statistics.median(r["start_s"] for r in colds), 3),
+            "cold_snapshot_write_s_median": round(statistics.median(r["close_s"] for r in colds), 3),
+            "cold_peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in colds), 1),
+            "warm_start_s_median": round(statistics.median(r["start_s"] for r in warms), 3),
+            "warm_load_s_median": round(statistics.median(r["load_s"] for r in warms), 3),
+            "warm_peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in warms), 1),
+            "snapshot_mb": round(colds[-1]["snapshot_mb"], 1),
+            "brain_ingest_process_s_median": round(statistics.median(ingest_cold), 3),
+            "brain_ingest_process_warm_s_median": round(statistics.median(ingest_warm), 3),
+            "load_after": load(),
+        })
+        if iwe:
+            summary["iwe_count_s_median"] = round(statistics.median(iwe), 3)
+            ratio = statistics.median(ingest_cold) / statistics.median(iwe)
+            summary["brain_ingest_over_iwe"] = round(ratio, 2)
         report["sizes"][str(size)] = summary  # type: ignore[index]
         print(
             f"{size:>7} notes: ingest {summary['ingest_s_median']} s "
             f"({summary['ingest_files_per_s']} files/s), rescan {summary['rescan_s_median']} s "
             f"({summary['rescan_speedup']}x faster), check {summary['check_s_median']} s, "
             f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB)",
+            flush=True,
+        )
+        print(
+            f"{size:>7} notes: restart cold {summary['cold_start_s_median']} s "
+            f"(+ snapshot write {summary['cold_snapshot_write_s_median']} s, {summary['snapshot_mb']} MB), "
+            f"warm {summary['warm_start_s_median']} s (load {summary['warm_load_s_median']} s), "
+            f"peak RSS cold {summary['cold_peak_rss_mb']} MB, warm {summary['warm_peak_rss_mb']} MB; "
+            f"`brain ingest` process {summary['brain_ingest_process_s_median']} s cold, "
+            f"{summary['brain_ingest_process_warm_s_median']} s warm"
+            + (f", `iwe count` {summary['iwe_count_s_median']} s "
+               f"(ratio {summary['brain_ingest_over_iwe']})" if iwe else "")
+            + f"; {summary['load_after']}",
             flush=True,
         )
     out = HERE / "results" / ("ingest.json" if args.layout == "latchai" else f"ingest-{args.layout}.json")

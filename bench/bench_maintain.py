@@ -15,7 +15,8 @@ Measured in a fresh process per run (so peak RSS is that run's own):
   and CPU time (on a machine shared with other work the CPU time is the steadier figure);
 * apply: `maintain(apply=True)` at the default cap of 20 changes: a pass, then 20 memory-tool
   writes, each fsynced with its history record (the fsyncs are most of it);
-* cli: `brain maintain WORKSPACE --format json` end to end, as a user runs it.
+* cli: `brain maintain WORKSPACE --format json` end to end, as a user runs it, without a
+  startup snapshot (cold: it reads every note, then writes one) and again with it (warm).
 Prints medians and writes bench/results/maintain.json. Goal: the pass under 2 s at 10,000.
 """
 
@@ -126,12 +127,21 @@ def run_once(root: Path, scratch: Path, cli: bool = True) -> dict[str, float]:
     result: dict[str, float] = json.loads(out.stdout)
     seed(root)
     if cli:
+        snapshots = scratch / "snapshots"
+        env = {**os.environ, "BRAIN_SNAPSHOT_DIR": str(snapshots)}
+        for old in snapshots.glob("*.snapshot"):
+            old.unlink()
         done = subprocess.run(
-            [sys.executable, "-c", CLI, str(root)], check=True, capture_output=True, text=True
+            [sys.executable, "-c", CLI, str(root)], check=True, capture_output=True, text=True, env=env
         )
         result.update(json.loads(done.stdout))
+        warm = subprocess.run(
+            [sys.executable, "-c", CLI, str(root)], check=True, capture_output=True, text=True, env=env
+        )
+        result.update({f"warm_{k}": v for k, v in json.loads(warm.stdout).items()})
     else:
-        result.update({"cli_s": float("nan"), "cli_peak_rss_mb": float("nan")})
+        result.update({"cli_s": float("nan"), "cli_peak_rss_mb": float("nan"),
+                       "warm_cli_s": float("nan"), "warm_cli_peak_rss_mb": float("nan")})
     return result
 
 
@@ -163,6 +173,9 @@ def main() -> None:
             "pass_cpu_s_median": round(med["pass_cpu_s"], 3),
             "apply_s_median": round(med["apply_s"], 3),
             "cli_s_median": round(med["cli_s"], 2),
+            "warm_cli_s_median": round(med["warm_cli_s"], 2),
+            "warm_cli_peak_rss_mb": round(med["warm_cli_peak_rss_mb"], 1),
+            "load": "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()),
             "peak_rss_mb": round(med["peak_rss_mb"], 1),
             "cli_peak_rss_mb": round(med["cli_peak_rss_mb"], 1),
             "findings": int(med["findings"]), "safe": int(med["safe"]), "applied": int(med["applied"]),
@@ -175,7 +188,8 @@ def main() -> None:
             f"+{seeded['typo_links']} typo links): pass {summary['pass_s_median']} s "
             f"(CPU {summary['pass_cpu_s_median']} s), "
             f"read {summary['read_s_median']} s, "
-            f"apply(20) {summary['apply_s_median']} s, cli {summary['cli_s_median']} s; "
+            f"apply(20) {summary['apply_s_median']} s, cli {summary['cli_s_median']} s "
+            f"(warm {summary['warm_cli_s_median']} s); {summary['load']}; "
             f"peak RSS {summary['peak_rss_mb']} MB (cli {summary['cli_peak_rss_mb']} MB); "
             f"{summary['findings']} findings {summary['counts']}",
             flush=True,

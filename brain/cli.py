@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     lsp = sub.add_parser("lsp", help="run the language server (stdio)")
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    add_cache_option(lsp)
 
     sub.add_parser("schema", help="print the GraphQL schema (SDL)")
 
@@ -74,6 +75,14 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--neo4j-user", default=os.environ.get("NEO4J_USER"))
     group.add_argument("--neo4j-password", default=os.environ.get("NEO4J_PASSWORD"))
     group.add_argument("--neo4j-database", default=os.environ.get("NEO4J_DATABASE", "neo4j"))
+    add_cache_option(parser)
+
+
+def add_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="neither read nor write the workspace's snapshot in the cache folder (read every file)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -77,7 +77,7 @@ def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
 def open_brain(args: argparse.Namespace) -> Brain:
     root, layout = workspace_layout(args.workspace)
     store: GraphStore = open_store(args)
-    return Brain(root, store, layout)
+    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False))
 
 
 @contextmanager

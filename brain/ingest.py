@@ -70,6 +70,18 @@ class SyncResult:
     changed_ids: list[str] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class IngestState:
+    """What an Ingester knows besides the store, as a snapshot keeps it (brain/snapshot.py)."""
+
+    files: dict[str, FileState]
+    file_problems: dict[str, Problem]
+    definitions: dict[str, AgentDefinition]
+    claims: dict[str, set[str]]
+    agents: dict[str, AgentNode]
+    scopes: set[str]
+
+
 def defined_id(role: FileRole) -> str | None:
     """The id of the node a file defines, from its path alone (None: it defines none)."""
     if role.kind == "memory":
@@ -212,6 +224,23 @@ class Ingester:
 
     def rule_context(self) -> RuleContext:
         return RuleContext(self.config)
+
+    def state(self) -> IngestState:
+        """A copy of what this ingester knows (the store holds the rest)."""
+        files = {rel: FileState(f.size, f.mtime_ns, f.hash, f.node_id) for rel, f in self.files.items()}
+        return IngestState(
+            files, dict(self.file_problems), dict(self.definitions),
+            {node_id: set(owners) for node_id, owners in self.claims.items()},
+            dict(self._agents), set(self._scopes),
+        )
+
+    def restore(self, state: IngestState) -> None:
+        """Know what `state` says, as if it had been synced (the store was restored with it):
+        the next `sync` is then a rescan that reads only what changed since."""
+        self.files, self.file_problems = state.files, state.file_problems
+        self.definitions, self.claims = state.definitions, state.claims
+        self._agents, self._scopes = state.agents, state.scopes
+        self._synced, self._rebuild = True, False
 
     # ---------------------------------------------------------------- internals
 

@@ -19,6 +19,8 @@ from brain.ingest import Ingester, Progress, SyncResult
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import SearchService, open_search
+from brain.snapshot import SnapshotStore
+from brain.snapshot_keeper import SnapshotKeeper
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 
@@ -45,7 +47,8 @@ _OTHER_FIELDS = ("title", "description", "memory_enabled", "memory_off", "path")
 
 class Brain:
     def __init__(
-        self, root: Path, store: GraphStore | None = None, layout: LayoutChoice | None = None
+        self, root: Path, store: GraphStore | None = None, layout: LayoutChoice | None = None,
+        cache: bool = False,
     ) -> None:
         self.root = Path(root).resolve()
         self.store: GraphStore = store if store is not None else MemoryStore()
@@ -64,18 +67,29 @@ class Brain:
         self._seq = itertools.count(1)
         self.last_sync: float | None = None
         self._search: SearchService | None = None
+        # `cache`: start from the snapshot in the user's cache folder (brain/snapshot.py), keep it.
+        self.snapshots: SnapshotKeeper | None = None
+        if cache and isinstance(self.store, SnapshotStore):
+            self.snapshots = SnapshotKeeper(self.ingester, self.store, self._lock)
 
     # ---------------------------------------------------------------- syncing
 
     def sync(self, paths: Iterable[str] | None = None, progress: Progress | None = None) -> SyncResult:
         with self._lock:
+            first = not self.ingester.synced
+            if first and self.snapshots is not None and self.snapshots.load() and paths is not None:
+                self.ingester.sync()  # whatever changed while brain was down, before the named paths
             result = self.ingester.sync(paths, progress)
             self.last_sync = time.time()
+            if self.snapshots is not None:
+                if first:
+                    result.seconds += self.snapshots.load_seconds
+                self.snapshots.synced(result, first)
             return result
 
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         with self._lock:
-            return self.ingester.set_overlay(rel, text)
+            return self.ingester.set_overlay(rel, text)  # an unsaved buffer: no snapshot for it
 
     @property
     def ready(self) -> bool:
@@ -125,6 +139,8 @@ class Brain:
         return self._search
 
     def close(self) -> None:
+        if self.snapshots is not None:
+            self.snapshots.close()
         if self._search is not None:
             self._search.indexer.close()
         self.store.close()

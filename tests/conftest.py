@@ -122,3 +122,16 @@ def store_factory(
 def store(store_factory: Callable[[], GraphStore]) -> GraphStore:
     """An empty store: the embedded one, then a real Neo4j."""
     return store_factory()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_snapshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Commands run by tests keep their startup snapshots (brain/snapshot.py) in a folder of
+    this session, not in the user's cache."""
+    before = os.environ.get("BRAIN_SNAPSHOT_DIR")
+    os.environ["BRAIN_SNAPSHOT_DIR"] = str(tmp_path_factory.mktemp("snapshots"))
+    yield
+    if before is None:
+        os.environ.pop("BRAIN_SNAPSHOT_DIR", None)
+    else:
+        os.environ["BRAIN_SNAPSHOT_DIR"] = before

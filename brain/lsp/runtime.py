@@ -54,6 +54,7 @@ class BrainLanguageServer(LanguageServer):
         self.watchers: dict[Path, FileWatcher] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.started = False
+        self.cache = False  # `brain lsp` turns it on: sessions start from their snapshots
         self._tokens = itertools.count(1)
         self._docs: dict[str, Document] = {}
         self._tasks: set[asyncio.Future[None]] = set()
@@ -81,6 +82,7 @@ class BrainLanguageServer(LanguageServer):
             publish=lambda items: self.from_worker(self.send_diagnostics, items),
             progress=lambda event: self.from_worker(relay.event, event),
             log_message=lambda kind, text: self.from_worker(self.log_to_client, kind, text),
+            cache=self.cache,
         )
         if self.started:
             self.start_session(session)

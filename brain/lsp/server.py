@@ -38,6 +38,7 @@ def run_server(args: argparse.Namespace) -> int:
     # that the same keystroke started.
     sys.setswitchinterval(float(os.environ.get("BRAIN_LSP_SWITCH_INTERVAL", "0.001")))
     server = build_server()
+    server.cache = not getattr(args, "no_cache", False)
     tcp = getattr(args, "tcp", None)
     if tcp:
         host, port = parse_tcp(tcp)

@@ -76,10 +76,11 @@ class Session:
         progress: Report,
         log_message: Log,
         store: GraphStore | None = None,
+        cache: bool = False,
     ) -> None:
         self.root = root
         self.encoding = encoding
-        self.brain = Brain(root, store)
+        self.brain = Brain(root, store, cache=cache)
         self.catalog = Catalog(self.brain.store)
         self.brain.subscribe(self._on_change)
         self._publish = publish

@@ -1,0 +1,206 @@
+"""A snapshot of the graph and of what the ingester knows, so a restart reads only what changed.
+
+Without it every `brain serve`, `brain lsp` or `brain check` parses the whole workspace again
+(seconds at 10,000 notes, a minute at 100,000). The snapshot lives outside the workspace, in
+the user's cache folder (`BRAIN_CACHE_DIR`, else `$XDG_CACHE_HOME/brain`, else
+`~/.cache/brain`), one file per workspace named by a digest of its real path. After loading
+it, the usual stat-and-hash rescan runs, so a file changed while brain was down is read.
+
+It is never trusted blindly. The header names the workspace, the file format, brain's
+version, a digest of brain's own code and of `brain.toml` (what changes parsing); a snapshot
+of another workspace, of other code or settings is ignored, as is one whose length or
+SHA-256 does not match (truncated, corrupt). The body is msgpack decoded field by field
+against brain's own dataclasses (brain/rows.py): nothing in the file picks a class or runs
+code. Whatever is wrong, one log line says so and the workspace is read in full.
+
+File: MAGIC, u32 header length, header (JSON), payload (msgpack), keyword index (SQLite image).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import hashlib
+import json
+import logging
+import os
+import struct
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import msgpack  # type: ignore[import-untyped]
+
+from brain import __version__, rows
+from brain.ingest import IngestState
+from brain.search.embedding import cache_dir
+from brain.store.base import WriteBatch
+
+log = logging.getLogger("brain.snapshot")
+
+FORMAT = 1
+MAGIC = b"brain-snapshot\n"
+MAX_HEADER = 1 << 16
+CONFIG_FILES = ("brain.toml",)  # what in a workspace changes how files are parsed
+
+
+@dataclass(slots=True)
+class Payload:
+    ingest: IngestState
+    graph: WriteBatch
+    bodies: dict[str, bytes]  # the store's own form of them (the graph's memories come without)
+
+
+@runtime_checkable
+class SnapshotStore(Protocol):
+    """A store that can hand over its whole contents and take them back (the embedded one;
+    Neo4j keeps its own data between starts)."""
+
+    def contents(self) -> tuple[WriteBatch, bytes, dict[str, bytes]]: ...
+    def restore(self, batch: WriteBatch, keyword_image: bytes, bodies: dict[str, bytes]) -> None: ...
+
+
+class SnapshotRefused(Exception):
+    """Why a snapshot file cannot be used: stale, foreign, truncated or corrupt."""
+
+
+def snapshot_path(root: Path, folder: Path | None = None) -> Path:
+    """`<folder>/<digest of the workspace's real path>.snapshot`; the folder is
+    `BRAIN_SNAPSHOT_DIR`, else `snapshots/` in brain's cache folder."""
+    key = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:32]
+    if folder is None:
+        explicit = os.environ.get("BRAIN_SNAPSHOT_DIR")
+        folder = Path(explicit) if explicit else cache_dir() / "snapshots"
+    return folder / f"{key}.snapshot"
+
+
+RACY_NS = 2_000_000_000
+
+
+def distrust_recent(state: IngestState, now_ns: int) -> IngestState:
+    """Files modified in the last seconds may change again within their mtime's granularity
+    with the same size: mark them so the next start reads them (the hash decides), as git
+    does with racily clean entries."""
+    for file in state.files.values():
+        if file.mtime_ns >= now_ns - RACY_NS:
+            file.size = -3
+    return state
+
+
+@functools.cache
+def code_digest() -> str:
+    """brain's own source (and the payload's schema): a parser fix makes old snapshots stale."""
+    digest = hashlib.sha256(rows.schema(Payload).encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        with contextlib.suppress(OSError):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def config_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for name in CONFIG_FILES:
+        try:
+            digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+        except OSError:
+            digest.update(name.encode() + b"\0-\0")
+    return digest.hexdigest()
+
+
+def identity(root: Path) -> dict[str, Any]:
+    """What a snapshot must have been written for, to be used for `root` now."""
+    return {
+        "format": FORMAT, "brain": __version__, "code": code_digest(),
+        "config": config_digest(root), "root": str(root.resolve()),
+    }
+
+
+def write(
+    path: Path, root: Path, state: IngestState, graph: WriteBatch, keywords: bytes,
+    bodies: dict[str, bytes],
+) -> int:
+    """Write the snapshot atomically (a private temp file, fsync, rename); returns its size."""
+    encode = rows.codec(Payload)
+    assert encode is not None
+    payload = msgpack.packb(encode[0](Payload(state, graph, bodies)), use_bin_type=True)
+    digest = hashlib.sha256(payload)
+    digest.update(keywords)
+    header = {**identity(root), "payload": len(payload), "keywords": len(keywords),
+              "sha256": digest.hexdigest(), "written": time.time()}
+    head = json.dumps(header).encode()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)  # mode 0600: bodies are private
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(MAGIC + struct.pack(">I", len(head)) + head)
+            out.write(payload)
+            out.write(keywords)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return len(MAGIC) + 4 + len(head) + len(payload) + len(keywords)
+
+
+def read(path: Path, root: Path) -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
+    """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError)."""
+    data = path.read_bytes()
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
+        raise SnapshotRefused("corrupt: not a brain snapshot")
+    (size,) = struct.unpack_from(">I", data, len(MAGIC))
+    start = len(MAGIC) + 4
+    if size > MAX_HEADER or start + size > len(data):
+        raise SnapshotRefused("corrupt or truncated header")
+    try:
+        header = json.loads(data[start : start + size])
+        payload_size, keywords_size = int(header["payload"]), int(header["keywords"])
+        checksum = str(header["sha256"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SnapshotRefused(f"corrupt header ({exc})") from None
+    wanted = identity(root)
+    if header.get("root") != wanted["root"]:
+        raise SnapshotRefused(f"foreign: written for {header.get('root')!r}")
+    for key in ("format", "brain", "code", "config"):
+        if header.get(key) != wanted[key]:
+            what = {"format": "snapshot format", "brain": "brain version", "code": "brain's code",
+                    "config": "brain.toml"}[key]
+            raise SnapshotRefused(f"stale: {what} changed since it was written")
+    body = start + size
+    expected = body + payload_size + keywords_size
+    if len(data) != expected:
+        raise SnapshotRefused(f"truncated: {len(data)} bytes where {expected} were written")
+    view = memoryview(data)
+    payload, keywords = view[body : body + payload_size], view[body + payload_size :]
+    digest = hashlib.sha256(payload)
+    digest.update(keywords)
+    if digest.hexdigest() != checksum:
+        raise SnapshotRefused("corrupt: checksum mismatch")
+    decode = rows.codec(Payload)
+    assert decode is not None
+    try:
+        plain = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True)
+        loaded: Payload = decode[1](plain)
+    except Exception as exc:  # the checksum matched, so this is a writer bug: still never fatal
+        raise SnapshotRefused(f"corrupt: cannot decode ({type(exc).__name__}: {exc})") from None
+    return loaded.ingest, loaded.graph, bytes(keywords), loaded.bodies
+
+
+@contextlib.contextmanager
+def gc_paused() -> Any:
+    """Decoding builds a million acyclic objects: no collections meanwhile, then freeze them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        gc.freeze()

@@ -1,0 +1,50 @@
+"""The embedded store keeps bodies compressed: every way a memory leaves it has its body."""
+
+from __future__ import annotations
+
+import pytest
+
+from brain.model import MemoryNode
+from brain.store.base import MemoryFilter, WriteBatch
+from brain.store.memory import MemoryStore
+
+BODIES = {
+    "plain": "# Title\n\nSome text [[other]].\n",
+    "empty": "",
+    "unicode": "Grüße, 東京, emoji 🧠\n",
+    "long": "line of text that repeats\n" * 5000,
+}
+
+
+def memory(name: str, body: str) -> MemoryNode:
+    return MemoryNode(
+        scope="shared", name=name, path=f"memory/shared/{name}.md", description=f"about {name}",
+        type=None, hash=f"h-{name}", size=len(body), modified_at=0.0, body=body,
+    )
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    store = MemoryStore()
+    store.write(WriteBatch(memories=[memory(name, body) for name, body in BODIES.items()]))
+    return store
+
+
+@pytest.mark.parametrize("name", list(BODIES))
+def test_every_read_gives_the_body_back(store: MemoryStore, name: str) -> None:
+    expected = memory(name, BODIES[name])
+    assert store.get_nodes([expected.id]) == {expected.id: expected}
+    assert store.find_memory("shared", name) == expected
+    assert store.memory_by_path(expected.path) == expected
+    assert expected in store.list_memories(MemoryFilter())
+    assert expected in store.neighborhood(expected.id, 1, 10).nodes
+    assert any(row[0] == expected.id and ("body", BODIES[name]) in row[2] for row in store.export().nodes)
+
+
+def test_bodies_are_held_compressed_and_follow_updates_and_deletes(store: MemoryStore) -> None:
+    assert all(not m.body for m in store._memories.values())  # held without them
+    assert sum(map(len, store._bodies.values())) < sum(len(b) for b in BODIES.values()) / 3
+    store.write(WriteBatch(memories=[memory("plain", "rewritten")], deletes=["memory:shared/long"]))
+    assert store.memory_by_path("memory/shared/plain.md") == memory("plain", "rewritten")
+    assert "memory:shared/long" not in store._bodies
+    assert store.count_memories(MemoryFilter()) == 3
