@@ -29,7 +29,7 @@ from brain.model import (
     entity_id,
     memory_id,
 )
-from brain.store.base import GraphStore, WriteBatch
+from brain.store.base import GraphStore, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.workspace import (
     MEMORY_DIR,
@@ -136,7 +136,10 @@ class Ingester:
         if fresh:
             if self._rebuild:
                 paths = None  # after a failed sync: the whole workspace again
-            self.store.clear()
+            if isinstance(self.store, SharedStore):
+                self.store.claim(str(self.root))  # not cleared: only the difference is written
+            else:
+                self.store.clear()
         if paths is None:
             stats = {s.rel: s for s in walk(self.root)}
             gone = [rel for rel in self.files if rel not in stats]
@@ -331,9 +334,17 @@ class Ingester:
         batch = plan(
             self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh
         )
+        # A shared store (Neo4j) keeps its graph between runs: a first sync writes only the
+        # difference, in one transaction, and nothing at all on an unchanged workspace.
+        shared = self.store if fresh and isinstance(self.store, SharedStore) else None
+        if shared is not None:
+            batch = shared.difference(batch)
         if batch:
             before = self.store.get_nodes(batch.changed_ids()) if self.listeners else {}
-            self.store.write(batch)
+            if shared is not None:
+                shared.write_all(batch)
+            else:
+                self.store.write(batch)
             for listener in self.listeners:
                 listener(batch, before)
         return SyncResult(

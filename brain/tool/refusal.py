@@ -41,6 +41,7 @@ class RefusalCode(enum.Enum):
     NOT_TEXT = "not-text"
     SYMLINK = "symlink"
     UNSAFE_FOLDER = "unsafe-folder"
+    READ_ONLY = "read-only"  # a read-only replica (`brain serve --read-only`): write to its writer
 
     @property
     def status(self) -> int:
@@ -68,6 +69,7 @@ _STATUS = {
     RefusalCode.NOT_TEXT: 422,
     RefusalCode.SYMLINK: 409,
     RefusalCode.UNSAFE_FOLDER: 409,
+    RefusalCode.READ_ONLY: 409,
 }
 
 #: String arguments longer than this are abbreviated when a call is rendered as text.
