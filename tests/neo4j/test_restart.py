@@ -30,13 +30,18 @@ pytestmark = pytest.mark.neo4j
 def last_commit(login: Login) -> str:
     """The database's own record of its last committed transaction (a bookmark)."""
     uri, user, password, database = login
-    with GraphDatabase.driver(uri, auth=(user, password or "") if user else None) as driver:
-        with driver.session(database=database) as session:
-            session.execute_read(lambda tx: tx.run("RETURN 1").consume())
-            return str(sorted(session.last_bookmarks().raw_values))
+    with (
+        GraphDatabase.driver(uri, auth=(user, password or "") if user else None) as driver,
+        driver.session(database=database) as session,
+    ):
+        session.execute_read(lambda tx: tx.run("RETURN 1").consume())
+        return str(sorted(session.last_bookmarks().raw_values))
 
 
-def counted(login: Login, injector: Injector, limits: Limits = Limits()) -> Neo4jStore:
+DEFAULT = Limits()
+
+
+def counted(login: Login, injector: Injector, limits: Limits = DEFAULT) -> Neo4jStore:
     store = Neo4jStore(cast(Driver, FaultyDriver(driver_for(login), injector)), login[3], login[0])
     store.limits = limits
     return store
@@ -57,7 +62,7 @@ def workspace(tmp_path: Path, make_store: StoreMaker) -> Workspace:
     return ws
 
 
-def restart(ws: Workspace, login: Login, limits: Limits = Limits()) -> tuple[Brain, Injector]:
+def restart(ws: Workspace, login: Login, limits: Limits = DEFAULT) -> tuple[Brain, Injector]:
     injector = Injector()
     brain = Brain(ws.root, counted(login, injector, limits))
     brain.sync()
@@ -134,7 +139,8 @@ def test_another_workspaces_graph_is_refused_then_replaced_on_request(
     message = str(refused.value)
     assert f"holds the graph of workspace {workspace.root.resolve()}" in message
     assert f"not of {other.root.resolve()}" in message
-    assert "--neo4j-replace" in message and "--neo4j-database" in message
+    assert "--neo4j-replace" in message
+    assert "--neo4j-database" in message
     assert last_commit(neo4j_login) == before
 
     store.replace_foreign = True
