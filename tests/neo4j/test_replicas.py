@@ -31,6 +31,7 @@ pytestmark = pytest.mark.neo4j
 EVENTS = "subscription { graphChanged { kind id node { ... on Memory { description } } } }"
 DESCRIPTION = "query($path: String) { memory(path: $path) { description } }"
 FAST = {"BRAIN_REPLICA_POLL_SECONDS": "0.05"}
+AWAY = "c, written while the writer was away"
 
 
 @contextmanager
@@ -104,11 +105,11 @@ async def test_a_writer_and_two_replicas_share_one_database(workspace: Workspace
         assert await asyncio.to_thread(writer.wait, 30) == 0
         assert [description(url, "memory/bot/a.md") for url in urls] == ["a", "a"]
         async with subscribed(urls) as streams:
-            workspace.write("memory/bot/c.md", note("c written while the writer was away"))
+            workspace.write("memory/bot/c.md", note(AWAY))
             with serving(workspace, neo4j_login):
                 events = [await next_change(stream, "memory:bot/c") for stream in streams]
         assert [event["kind"] for event in events] == ["ADDED", "ADDED"]
-        assert [description(url, "memory/bot/c.md") for url in urls] == ["c written while the writer was away"] * 2
+        assert [description(url, "memory/bot/c.md") for url in urls] == [AWAY, AWAY]
         health = httpx.get(urls[1].replace("/graphql", "/healthz"), timeout=10).json()
         assert health["status"] == "ready"
         assert health["watcher"]["error"] is None
