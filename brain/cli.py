@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=os.environ.get("BRAIN_HOST", "127.0.0.1"))
     serve.add_argument("--port", type=int, default=int(os.environ.get("BRAIN_PORT", "8765")))
     serve.add_argument("--dev", action="store_true", help="development mode: GraphiQL, field suggestions")
+    serve.add_argument(
+        "--read-only", action="store_true",
+        help="a replica: answer from the Neo4j database another `brain serve` writes; refuse writes",
+    )
     add_store_options(serve)
 
     lsp = sub.add_parser("lsp", help="run the language server (stdio)")
@@ -75,6 +79,10 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--neo4j-user", default=os.environ.get("NEO4J_USER"))
     group.add_argument("--neo4j-password", default=os.environ.get("NEO4J_PASSWORD"))
     group.add_argument("--neo4j-database", default=os.environ.get("NEO4J_DATABASE", "neo4j"))
+    group.add_argument(
+        "--neo4j-replace", action="store_true",
+        help="replace the graph of another workspace that the Neo4j database holds (else refused)",
+    )
     add_cache_option(parser)
 
 

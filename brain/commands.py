@@ -129,7 +129,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    brain = open_brain(args)
+    compared = None
+    if getattr(args, "store", "memory") == "neo4j":
+        # Beside a server on the same database: check in process, compare read-only.
+        from brain.check_shared import open_check
+
+        compared = open_check(args)
+        brain = compared.brain
+    else:
+        brain = open_brain(args)
     try:
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)
@@ -137,9 +145,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             brain.stats(), brain.problems(), strict=args.strict, layout=brain.layout_choice
         )
         print(report.to_json() if args.format == "json" else report.to_text())
+        if compared is not None:
+            print(f"brain check: {compared.summary()}", file=sys.stderr)
         return report.exit_code
     finally:
         brain.close()
+        if compared is not None:
+            compared.close()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

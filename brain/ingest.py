@@ -35,7 +35,7 @@ from brain.model import (
     is_note_id,
     note_id,
 )
-from brain.store.base import GraphStore, MemoryFilter, WriteBatch
+from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.workspace import (
     AgentDefinition,
@@ -80,6 +80,9 @@ class IngestState:
     claims: dict[str, set[str]]
     agents: dict[str, AgentNode]
     scopes: set[str]
+    path_problems: dict[str, tuple[Problem, ...]]
+    content_problems: dict[str, list[Problem]]
+    scope_problems: dict[str, list[Problem]]
 
 
 def defined_id(role: FileRole) -> str | None:
@@ -162,7 +165,10 @@ class Ingester:
         if fresh:
             if self._rebuild:
                 paths = None  # after a failed sync: the whole workspace again
-            self.store.clear()
+            if isinstance(self.store, SharedStore):
+                self.store.claim(str(self.root))  # not cleared: only the difference is written
+            else:
+                self.store.clear()
         if paths is None:
             stats = {s.rel: s for s in self.layout.walk(self.root)}
             gone = [rel for rel in self.files if rel not in stats]
@@ -222,6 +228,13 @@ class Ingester:
                 found.extend(problems)
         return sorted(found, key=Problem.sort_key)
 
+    def rules_identity(self) -> str:
+        """What, besides the files and brain.toml, decides the problems a sync finds: the
+        layout, and today's date where a rule reads it. A snapshot keeps it (brain/snapshot.py)."""
+        if self.layout.dated_rules:
+            return f"{self.layout.name}@{self.rule_context().today.isoformat()}"
+        return self.layout.name
+
     def rule_context(self) -> RuleContext:
         return RuleContext(self.config)
 
@@ -232,6 +245,7 @@ class Ingester:
             files, dict(self.file_problems), dict(self.definitions),
             {node_id: set(owners) for node_id, owners in self.claims.items()},
             dict(self._agents), set(self._scopes),
+            dict(self.path_problems), dict(self.content_problems), dict(self.scope_problems),
         )
 
     def restore(self, state: IngestState) -> None:
@@ -240,6 +254,8 @@ class Ingester:
         self.files, self.file_problems = state.files, state.file_problems
         self.definitions, self.claims = state.definitions, state.claims
         self._agents, self._scopes = state.agents, state.scopes
+        self.path_problems, self.content_problems = state.path_problems, state.content_problems
+        self.scope_problems = state.scope_problems
         self._synced, self._rebuild = True, False
 
     # ---------------------------------------------------------------- internals
@@ -405,11 +421,21 @@ class Ingester:
             self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh,
             files=plain_files, rules=self.layout.links,
         )
+        # A shared store (Neo4j) keeps its graph between runs: a first sync writes only the
+        # difference, in one transaction, and nothing at all on an unchanged workspace.
+        shared = self.store if fresh and isinstance(self.store, SharedStore) else None
+        planned = batch  # the scope rules look at every note a first sync read, written or not
+        if shared is not None:
+            batch = shared.difference(batch)
+        before = self.store.get_nodes(batch.changed_ids()) if batch and self.listeners else {}
         if batch:
-            before = self.store.get_nodes(batch.changed_ids()) if self.listeners else {}
-            self.store.write(batch)
-            if self.layout.has_scope_rules:
-                self._check_scopes(batch, context, fresh)
+            if shared is not None:
+                shared.write_all(batch)
+            else:
+                self.store.write(batch)
+        if self.layout.has_scope_rules and (batch or fresh):
+            self._check_scopes(planned, context, fresh)
+        if batch:
             for listener in self.listeners:
                 listener(batch, before)
         return SyncResult(

@@ -8,9 +8,10 @@ file-level ones, and tells subscribers what each applied batch changed.
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severi
 from brain.search.service import SearchService, open_search
 from brain.snapshot import SnapshotStore
 from brain.snapshot_keeper import SnapshotKeeper
-from brain.store.base import GraphStore, WriteBatch
+from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.memory import MemoryStore
 
 
@@ -37,6 +38,7 @@ class GraphChange:
     at: float = field(default_factory=time.time)
 
 
+log = logging.getLogger(__name__)
 Listener = Callable[[GraphChange], None]
 _MEMORY_FIELDS = (
     "description", "type", "body", "headings", "properties", "problems", "path", "size", "hash",
@@ -71,10 +73,15 @@ class Brain:
         self.snapshots: SnapshotKeeper | None = None
         if cache and isinstance(self.store, SnapshotStore):
             self.snapshots = SnapshotKeeper(self.ingester, self.store, self._lock)
+        # A read-only replica (`brain serve --read-only`) answers from a database another
+        # brain writes: it never syncs, and learns of changes from the writer's change log.
+        self.read_only = bool(getattr(self.store, "read_only", False))
 
     # ---------------------------------------------------------------- syncing
 
     def sync(self, paths: Iterable[str] | None = None, progress: Progress | None = None) -> SyncResult:
+        if self.read_only:
+            raise StoreReadOnly(self.read_only_reason() or "this brain is read-only")
         with self._lock:
             first = not self.ingester.synced
             if first and self.snapshots is not None and self.snapshots.load() and paths is not None:
@@ -93,7 +100,17 @@ class Brain:
 
     @property
     def ready(self) -> bool:
-        return self.ingester.synced
+        return self.read_only or self.ingester.synced
+
+    def read_only_reason(self) -> str | None:
+        """Why writes are refused here, naming the writer; None where writes are welcome."""
+        if not self.read_only or not isinstance(self.store, SharedStore):
+            return None
+        try:
+            self.store.check_writable()
+        except StoreUnavailable as exc:
+            return str(exc)
+        return None
 
     # ---------------------------------------------------------------- events
 
@@ -102,9 +119,25 @@ class Brain:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _on_batch(self, batch: WriteBatch, before: dict[str, Node]) -> None:
-        if not self._listeners:
+        shared = self.store if isinstance(self.store, SharedStore) else None
+        if not self._listeners and shared is None:
             return
-        for change in changes_of(batch, before, self._seq):
+        changes = changes_of(batch, before, self._seq)
+        self._deliver(changes)
+        if shared is not None and changes:
+            try:
+                shared.log_changes([change_entry(c) for c in changes])
+            except StoreUnavailable as exc:  # the batch itself is committed: keep it
+                log.warning("the change log of %s missed a batch: %s", shared.describe(), exc)
+
+    def publish(self, entries: Iterable[Mapping[str, object]]) -> None:
+        """Deliver changes another brain applied (a replica following the writer's log)."""
+        changes = [change_from(entry, next(self._seq)) for entry in entries]
+        with self._lock:
+            self._deliver(changes)
+
+    def _deliver(self, changes: Iterable[GraphChange]) -> None:
+        for change in changes:
             for listener in list(self._listeners):
                 listener(change)
 
@@ -131,7 +164,8 @@ class Brain:
             if self._search is None:
                 self._search = open_search(self.store)
                 self.ingester.listeners.append(self._search.on_batch)
-                self._search.indexer.start()
+                if not self.read_only:  # a replica's vectors come from the writer
+                    self._search.indexer.start()
             return self._search
 
     @property
@@ -170,6 +204,23 @@ def changes_of(
         scope = source.split(":", 1)[1].split("/", 1)[0]
         out.append(GraphChange(next(numbers), "relinked", source, scope, ("links",)))
     return out
+
+
+def change_entry(change: GraphChange) -> dict[str, object]:
+    """A change as plain JSON, for the change log in a shared database."""
+    return {"kind": change.kind, "id": change.id, "scope": change.scope,
+            "fields": list(change.fields), "at": change.at}
+
+
+def change_from(entry: Mapping[str, object], seq: int) -> GraphChange:
+    fields = entry.get("fields")
+    scope = entry.get("scope")
+    at = entry.get("at")
+    return GraphChange(
+        seq, str(entry["kind"]), str(entry["id"]), scope if isinstance(scope, str) else None,
+        tuple(str(f) for f in fields) if isinstance(fields, list) else (),
+        float(at) if isinstance(at, int | float) else time.time(),
+    )
 
 
 def count_by_severity(problems: Iterable[Problem]) -> tuple[int, int]:

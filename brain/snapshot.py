@@ -112,17 +112,18 @@ def config_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def identity(root: Path) -> dict[str, Any]:
-    """What a snapshot must have been written for, to be used for `root` now."""
+def identity(root: Path, rules: str = "latchai") -> dict[str, Any]:
+    """What a snapshot must have been written for, to be used for `root` now (`rules`: the
+    layout, and the day where its rules read the date: Ingester.rules_identity)."""
     return {
         "format": FORMAT, "brain": __version__, "code": code_digest(),
-        "config": config_digest(root), "root": str(root.resolve()),
+        "config": config_digest(root), "root": str(root.resolve()), "rules": rules,
     }
 
 
 def write(
     path: Path, root: Path, state: IngestState, graph: WriteBatch, keywords: bytes,
-    bodies: dict[str, bytes],
+    bodies: dict[str, bytes], rules: str = "latchai",
 ) -> int:
     """Write the snapshot atomically (a private temp file, fsync, rename); returns its size."""
     encode = rows.codec(Payload)
@@ -130,7 +131,7 @@ def write(
     payload = msgpack.packb(encode[0](Payload(state, graph, bodies)), use_bin_type=True)
     digest = hashlib.sha256(payload)
     digest.update(keywords)
-    header = {**identity(root), "payload": len(payload), "keywords": len(keywords),
+    header = {**identity(root, rules), "payload": len(payload), "keywords": len(keywords),
               "sha256": digest.hexdigest(), "written": time.time()}
     head = json.dumps(header).encode()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -150,7 +151,7 @@ def write(
     return len(MAGIC) + 4 + len(head) + len(payload) + len(keywords)
 
 
-def read(path: Path, root: Path) -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
+def read(path: Path, root: Path, rules: str = "latchai") -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
     """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError)."""
     data = path.read_bytes()
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
@@ -165,13 +166,13 @@ def read(path: Path, root: Path) -> tuple[IngestState, WriteBatch, bytes, dict[s
         checksum = str(header["sha256"])
     except (ValueError, KeyError, TypeError) as exc:
         raise SnapshotRefused(f"corrupt header ({exc})") from None
-    wanted = identity(root)
+    wanted = identity(root, rules)
     if header.get("root") != wanted["root"]:
         raise SnapshotRefused(f"foreign: written for {header.get('root')!r}")
-    for key in ("format", "brain", "code", "config"):
+    for key in ("format", "brain", "code", "config", "rules"):
         if header.get(key) != wanted[key]:
             what = {"format": "snapshot format", "brain": "brain version", "code": "brain's code",
-                    "config": "brain.toml"}[key]
+                    "config": "brain.toml", "rules": "the layout or its day"}[key]
             raise SnapshotRefused(f"stale: {what} changed since it was written")
     body = start + size
     expected = body + payload_size + keywords_size

@@ -56,7 +56,9 @@ class SnapshotKeeper:
         started = time.perf_counter()
         try:
             with gc_paused():
-                state, graph, keywords, bodies = read(self.path, self.ingester.root)
+                state, graph, keywords, bodies = read(
+                    self.path, self.ingester.root, self.ingester.rules_identity()
+                )
                 self.store.restore(graph, keywords, bodies)
                 self.ingester.restore(state)
         except FileNotFoundError:
@@ -131,7 +133,10 @@ class SnapshotKeeper:
                 state = distrust_recent(self.ingester.state(), time.time_ns())
                 graph, keywords, bodies = self.store.contents()
                 self._shape = self._current_shape()
-            size = write(self.path, self.ingester.root, state, graph, keywords, bodies)
+            size = write(
+                self.path, self.ingester.root, state, graph, keywords, bodies,
+                self.ingester.rules_identity(),
+            )
         except Exception as exc:
             log.warning("brain: cannot write the snapshot %s: %s (the next start reads everything)",
                         self.path, exc)

@@ -23,3 +23,6 @@ CREATE INDEX file_key IF NOT EXISTS FOR (n:File) ON (n.key);
 CREATE INDEX links_to_key IF NOT EXISTS FOR ()-[n:LINKS_TO]-() ON (n.key);
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.description, n.body] OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}};
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE CONSTRAINT brain_workspace_key IF NOT EXISTS FOR (n:BrainWorkspace) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT brain_change_batch IF NOT EXISTS FOR (n:BrainChange) REQUIRE n.batch IS UNIQUE;
+CREATE INDEX brain_change_seq IF NOT EXISTS FOR (n:BrainChange) ON (n.seq);

@@ -19,6 +19,7 @@ from brain.service import Brain
 
 if TYPE_CHECKING:
     from brain.api.events import ChangeHub
+    from brain.replica import ReplicaFollower
     from brain.watch import Watcher
 
 
@@ -45,7 +46,7 @@ class Services:
     hub: ChangeHub
     tokens: TokenRegistry = field(default_factory=TokenRegistry)
     settings: ApiSettings = field(default_factory=ApiSettings)
-    watcher: Watcher | None = None
+    watcher: Watcher | ReplicaFollower | None = None  # a replica follows the writer's change log
     failure: str | None = None
     known_agents: KnownAgents = field(init=False)
 

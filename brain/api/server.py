@@ -29,7 +29,9 @@ from brain.api.events import ChangeHub
 from brain.config import ConfigError, load_config
 from brain.ingest import SyncResult
 from brain.maintain.schedule import MaintenanceScheduler
+from brain.replica import ReplicaFollower
 from brain.service import Brain
+from brain.store.base import SharedStore, StoreUnavailable
 from brain.watch import Watcher
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -75,7 +77,7 @@ def _run(
         hub=ChangeHub(brain),
         tokens=tokens,
         settings=settings,
-        watcher=Watcher(brain, rescan_seconds=settings.rescan_seconds),
+        watcher=_follower(brain, settings),
     )
     progress = TerminalProgress()
     failed: list[BaseException] = []
@@ -87,6 +89,7 @@ def _run(
 
     def on_ready(result: SyncResult) -> None:
         progress.close()
+        announce_writer(brain, url.removesuffix(GRAPHQL_PATH))
         print(ready_line(brain, result, url, settings), flush=True)
 
     def on_failure(exc: BaseException) -> None:
@@ -134,7 +137,7 @@ def _run(
 def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
     """The daily maintenance of `[maintain] enabled = true` in brain.toml; None when off."""
     config = load_config(brain.root).maintain
-    if not config.enabled:
+    if not config.enabled or brain.read_only:  # a replica writes nothing; its writer maintains
         return None
 
     def report(line: str) -> None:
@@ -143,13 +146,35 @@ def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
     return MaintenanceScheduler(brain, config, report=report)
 
 
+def _follower(brain: Brain, settings: ApiSettings) -> Watcher | ReplicaFollower:
+    """What keeps the graph live: the files' watcher, or (a replica) the writer's change log."""
+    if brain.read_only:
+        return ReplicaFollower(brain, poll_seconds=env_seconds("BRAIN_REPLICA_POLL_SECONDS", 0.1))
+    return Watcher(brain, rescan_seconds=settings.rescan_seconds)
+
+
+def announce_writer(brain: Brain, url: str) -> None:
+    """A writer on a shared database tells its replicas where writes go."""
+    if brain.read_only or not isinstance(brain.store, SharedStore):
+        return
+    try:
+        brain.store.record_writer(url)
+    except StoreUnavailable as exc:
+        print(f"brain serve: could not record this writer's URL: {exc}", file=sys.stderr, flush=True)
+
+
 def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings) -> str:
     s = brain.stats()
+    if brain.read_only and isinstance(brain.store, SharedStore):
+        following = (
+            f"read-only replica of {brain.store.describe()}, following its writer's change log"
+        )
+    else:
+        following = f"watching {brain.root} (full rescan every {settings.rescan_seconds:g} s)"
     line = (
         f"brain serve: ready on {url} — {s.memories} memories of {s.agents} agents, "
         f"{s.links} links ({s.broken} broken, {s.ambiguous} ambiguous), {s.workflows} workflows, "
-        f"{s.chats} chats, {s.work_items} work items; read in {result.seconds:.2f} s; "
-        f"watching {brain.root} (full rescan every {settings.rescan_seconds:g} s)"
+        f"{s.chats} chats, {s.work_items} work items; read in {result.seconds:.2f} s; {following}"
     )
     line += f"\nbrain serve: web UI at {url.removesuffix(GRAPHQL_PATH)}/"
     if settings.dev:

@@ -48,6 +48,9 @@ class Layout:
     agents_need_definition: ClassVar[bool] = False
     #: True when `scope_rules` has anything to say (it costs a read of the changed scopes).
     has_scope_rules: ClassVar[bool] = False
+    #: True when a rule's answer depends on today's date (expired daily notes): a snapshot
+    #: written on another day is stale for such a layout (brain/snapshot.py).
+    dated_rules: ClassVar[bool] = False
 
     def classify(self, rel: str) -> FileRole:
         """The role of the file at `rel` (relative to the root, with `/`)."""

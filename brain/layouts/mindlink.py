@@ -90,6 +90,7 @@ class MindlinkLayout(Layout):
     name: ClassVar[str] = "mindlink"
     links: ClassVar[MindlinkLinks] = MindlinkLinks()
     has_scope_rules: ClassVar[bool] = True
+    dated_rules: ClassVar[bool] = True
 
     def classify(self, rel: str) -> FileRole:
         return classify(rel)

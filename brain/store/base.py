@@ -41,6 +41,10 @@ class StoreUnavailable(Exception):
     """
 
 
+class StoreReadOnly(StoreUnavailable):
+    """A write reached a read-only replica: the message names the writer to send it to."""
+
+
 @dataclass(slots=True)
 class WriteBatch:
     """One atomic change of the graph.
@@ -137,6 +141,49 @@ class GraphStore(Protocol):
         ...
     def stats(self) -> Stats: ...
     def export(self) -> GraphExport: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LogPosition:
+    """Where a reader is in a shared store's change log (a replaced graph starts a new log)."""
+
+    log_id: str | None
+    seq: int
+
+
+@runtime_checkable
+class SharedStore(Protocol):
+    """A store that outlives the process and may be shared by several (Neo4j).
+
+    Its first sync does not start from empty: the ingester `claim`s it for the workspace,
+    asks for the `difference` between the whole graph and what it holds, and writes that
+    with `write_all` (one transaction). After each batch the changes go to `log_changes`,
+    which read-only replicas follow.
+    """
+
+    read_only: bool
+
+    def describe(self) -> str: ...
+    def workspace(self) -> dict[str, JSONValue] | None:
+        """Whose graph it holds (`root`, the claiming `host`, the writer's URL); None: nobody's."""
+        ...
+    def claim(self, root: str) -> None: ...
+    def difference(self, graph: WriteBatch) -> WriteBatch: ...
+    def write_all(self, batch: WriteBatch) -> None: ...
+    def check_writable(self) -> None:
+        """Raise StoreReadOnly, naming the writer, if this is a read-only replica."""
+        ...
+    def log_changes(self, changes: Sequence[Mapping[str, object]]) -> None: ...
+    def log_position(self) -> LogPosition:
+        """The end of the change log now."""
+        ...
+    def changes_after(
+        self, position: LogPosition, limit: int = 100
+    ) -> tuple[LogPosition, list[dict[str, JSONValue]]]:
+        """The changes logged after `position` (at most `limit` batches), and the new position."""
+        ...
+    def record_writer(self, url: str) -> None: ...
+    def writer_url(self) -> str | None: ...
 
 
 def link_problem(source_path: str, link: Link) -> Problem | None:

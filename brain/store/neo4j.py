@@ -65,6 +65,7 @@ from brain.store.neo4j_records import (
     problems_from,
 )
 from brain.store.neo4j_search import Neo4jSearch, put_vectors
+from brain.store.neo4j_shared import Neo4jShared
 from brain.store.neo4j_write import Limits, clear_some, run_transaction, transactions
 
 log = logging.getLogger(__name__)
@@ -73,21 +74,26 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(Neo4jSearch):
+class Neo4jStore(Neo4jShared, Neo4jSearch):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
-    that database: `clear()` (run by every full ingest) deletes them and nothing else.
+    that database, and BrainWorkspace and BrainChange (brain/store/neo4j_shared.py):
+    `clear()` deletes them and nothing else. A full ingest does not clear: it writes the
+    difference (brain/store/neo4j_revs.py).
     """
 
     limits = Limits()
     commit_retries = 3
     clear_rows = 10_000
 
-    def __init__(self, driver: Driver, database: str = DEFAULT_DATABASE, uri: str = "") -> None:
+    def __init__(
+        self, driver: Driver, database: str = DEFAULT_DATABASE, uri: str = "", *, read_only: bool = False
+    ) -> None:
         self._driver = driver
         self.database = database
         self.uri = uri or "the configured URI"
+        self.read_only = read_only
         self.transactions = 0  # write transactions committed, for benchmarks and tests
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
 
@@ -100,9 +106,11 @@ class Neo4jStore(Neo4jSearch):
         database: str | None = None,
         *,
         retry_seconds: float = 15.0,
+        read_only: bool = False,
     ) -> Neo4jStore:
         """Connect, check the server, the credentials and the database, and set up the schema.
 
+        A `read_only` store (a replica) writes nothing, not even the schema: the writer made it.
         Raises StoreUnavailable with one line a user can act on.
         """
         database = database or DEFAULT_DATABASE
@@ -115,11 +123,14 @@ class Neo4jStore(Neo4jSearch):
                 connection_acquisition_timeout=30.0,
                 user_agent=f"brain/{__version__}",
             )
-        store = cls(driver, database, uri)
+        store = cls(driver, database, uri, read_only=read_only)
         try:
             with connect_errors(uri, user, database):
                 driver.verify_connectivity()
-                store.ensure_schema()
+                if read_only:  # the database must exist: asked for in a read
+                    driver.execute_query(cypher.PING, database_=database, routing_=RoutingControl.READ)
+                else:
+                    store.ensure_schema()
         except BaseException:
             driver.close()
             raise
@@ -138,7 +149,14 @@ class Neo4jStore(Neo4jSearch):
     # ------------------------------------------------------------------ writes
 
     def write(self, batch: WriteBatch) -> None:
-        plan = transactions(batch, self.limits)
+        self._write_plan(batch, atomic=False)
+
+    def _write_atomic(self, batch: WriteBatch) -> None:
+        self._write_plan(batch, atomic=True)
+
+    def _write_plan(self, batch: WriteBatch, atomic: bool) -> None:
+        self.check_writable()
+        plan = transactions(batch, self.limits, atomic)
         self.last_write = Counter()
         if not plan:
             return
@@ -147,13 +165,17 @@ class Neo4jStore(Neo4jSearch):
                 self.last_write.update(self._commit(session, run_transaction, transaction))
 
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
+        self.check_writable()
         with runtime_errors(self.uri), self._session() as session:
             self._commit(session, put_vectors, rows)
 
     def clear(self) -> None:
+        self.check_writable()
         with runtime_errors(self.uri), self._session() as session:
             while self._commit(session, clear_some, self.clear_rows):
                 pass
+        with runtime_errors(self.uri):
+            self._clear_shared()
 
     def _session(self) -> Session:
         return self._driver.session(
@@ -161,8 +183,13 @@ class Neo4jStore(Neo4jSearch):
             bookmark_manager=self._driver.execute_query_bookmark_manager,
         )
 
-    def _commit(self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A) -> R:
-        """One managed write transaction; run again if its commit outcome was lost."""
+    def _commit(
+        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
+    ) -> R:
+        """One managed write transaction; run again if its commit outcome was lost.
+
+        `graph`: it writes the graph (counted in `transactions`), not the change log or identity.
+        """
         for attempt in range(1, self.commit_retries + 2):
             try:
                 result = session.execute_write(work, arg)
@@ -173,7 +200,7 @@ class Neo4jStore(Neo4jSearch):
                     raise
                 log.warning("commit outcome unknown; running the transaction again (%d)", attempt)
                 continue
-            self.transactions += 1
+            self.transactions += graph
             return result
         raise AssertionError("unreachable")
 

@@ -12,6 +12,7 @@ from typing import Any
 from brain.model import ENTITY_KINDS, NOTE_KINDS, Kind
 from brain.store.base import MemoryFilter
 from brain.store.neo4j_records import order_key
+from brain.store.neo4j_shared import SHARED_SCHEMA
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
 ENTITY_LABELS: tuple[str, ...] = tuple(kind.label for kind in ENTITY_KINDS)
@@ -58,6 +59,7 @@ SCHEMA: tuple[str, ...] = (
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}",
     "CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding) "
     "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}",
+    *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j_shared.py)
 )
 AWAIT_INDEXES = "CALL db.awaitIndexes($seconds)"
 
@@ -123,10 +125,13 @@ SET n = row.props
 # The USING INDEX SEEK hints pin the plan: planned on an empty database (the first chunk of a
 # full ingest), Neo4j would otherwise scan every LINKS_TO edge (or, hinted with a plain
 # USING INDEX, the whole id index) per row, and keep that plan cached.
+# It also stores the source's revision (brain/store/neo4j_revs.py), or clears it (null).
 DROP_LINKS = """
-UNWIND $sources AS source
-MATCH (s:Memory {id: source})
+UNWIND $rows AS row
+MATCH (s:Memory {id: row.source})
 USING INDEX SEEK s:Memory(id)
+SET s.rev = row.rev
+WITH s
 MATCH (s)-[r:LINKS_TO]->(t)
 WITH r, CASE WHEN t:Unresolved THEN t.id END AS orphan
 DELETE r
@@ -151,7 +156,8 @@ SET r = row.props
     for label in LABELS
 }
 
-# A relink replaces the link at (source, ordinal) only if there is one, as the embedded store.
+# A relink replaces the link at (source, ordinal) only if there is one, as the embedded store,
+# and clears the source's revision: the next start rewrites that note whole.
 RELINKS: dict[str, str] = {
     label: f"""
 UNWIND $rows AS row
@@ -162,7 +168,7 @@ MATCH (s)-[old:LINKS_TO {{ordinal: row.props.ordinal}}]->(previous)
 WITH s, t, old, row, CASE WHEN previous:Unresolved THEN previous.id END AS orphan
 DELETE old
 CREATE (s)-[r:LINKS_TO]->(t)
-SET r = row.props
+SET r = row.props, s.rev = null
 RETURN collect(DISTINCT orphan) AS orphans
 """
     for label in LABELS

@@ -29,6 +29,7 @@ from brain.store.neo4j_records import (
     memory_owner_id,
     memory_props,
 )
+from brain.store.neo4j_revs import REV, memory_rev, node_rev
 
 T = TypeVar("T")
 
@@ -60,15 +61,22 @@ class Limits:
     link_rows: int = 5_000
     transaction_rows: int = 25_000
     memory_weight: int = 4
+    # A first sync's difference up to this many rows is one transaction (readers see it all
+    # at once); past it, the server's heap decides: it is written in transaction_rows parts.
+    atomic_rows: int = 400_000
 
 
-def transactions(batch: WriteBatch, limits: Limits = Limits()) -> list[Transaction]:
-    """The transactions that apply `batch`, in order; one if the batch is small."""
+def transactions(batch: WriteBatch, limits: Limits = Limits(), atomic: bool = False) -> list[Transaction]:
+    """The transactions that apply `batch`, in order; one if the batch is small, or `atomic`
+    and within `limits.atomic_rows`."""
     out: list[Transaction] = []
     current = Transaction()
-    for unit in _units(batch, limits):
+    units = list(_units(batch, limits))
+    if atomic and sum(s.rows for unit in units for s in unit) > limits.atomic_rows:
+        atomic = False
+    for unit in units:
         cost = sum(s.rows for s in unit)
-        if current.statements and current.rows + cost > limits.transaction_rows:
+        if current.statements and current.rows + cost > limits.transaction_rows and not atomic:
             out.append(current)
             current = Transaction()
         current.statements.extend(unit)
@@ -87,18 +95,22 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     upserted = {m.id for m in batch.memories} | {a.id for a in batch.agents}
     upserted |= {e.id for e in batch.entities} | {f.id for f in batch.files}
 
-    agents: list[dict[str, Any]] = [{"props": agent_props(a)} for a in batch.agents]
+    agents: list[dict[str, Any]] = [{"props": _with_rev(agent_props(a))} for a in batch.agents]
     for rows in _chunks(agents, limits.node_rows):
         yield [Statement(cypher.UPSERT_AGENTS, {"rows": rows, "shared": SHARED_SCOPE}, len(rows), UPSERT)]
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entity in batch.entities:
-        by_label[entity.entity_kind.label].append({"props": entity_props(entity)})
+        by_label[entity.entity_kind.label].append({"props": _with_rev(entity_props(entity))})
     for label, entity_rows in sorted(by_label.items()):
         for rows in _chunks(entity_rows, limits.node_rows):
             yield [Statement(cypher.UPSERT_ENTITIES[label], {"rows": rows}, len(rows), UPSERT)]
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in batch.memories:
         by_kind[m.note_kind.label].append({"props": memory_props(m), "owner": memory_owner_id(m)})
+    revs = {
+        row["props"]["id"]: memory_rev(row["props"], row["owner"], batch.links[row["props"]["id"]])
+        for memories in by_kind.values() for row in memories if row["props"]["id"] in batch.links
+    }
     for kind_label, memories in sorted(by_kind.items()):
         statement = cypher.UPSERT_NOTES.get(kind_label, cypher.UPSERT_MEMORIES)
         for rows in _chunks(memories, limits.memory_rows):
@@ -117,7 +129,9 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
         if node_id in upserted and is_note_id(node_id):
             replaced.setdefault(node_id, [])
     for sources in _link_groups(replaced, limits.link_rows):
-        drop = Statement(cypher.DROP_LINKS, {"sources": sources}, len(sources), DROP, True)
+        # The drop stores each source's revision: in the transaction that writes its links.
+        rows = [{"source": source, "rev": revs.get(source)} for source in sources]
+        drop = Statement(cypher.DROP_LINKS, {"rows": rows}, len(sources), DROP, True)
         links = [link for source in sources for link in replaced[source]]
         yield [drop, *_link_statements(cypher.CREATE_LINKS, links, CREATE)]
 
@@ -157,6 +171,10 @@ def _count(changed: Counter[str], result: Result) -> None:
 def clear_some(tx: ManagedTransaction, limit: int) -> int:
     """Delete up to `limit` of brain's nodes; how many went (0: none are left)."""
     return int(tx.run(cypher.CLEAR_SOME, {"limit": limit}).single(strict=True)["deleted"])
+
+
+def _with_rev(props: dict[str, Any]) -> dict[str, Any]:
+    return {**props, REV: node_rev(props)}
 
 
 def _link_statements(statements: dict[str, str], links: Sequence[Link], phase: int) -> list[Statement]:

@@ -45,6 +45,7 @@ class RefusalCode(enum.Enum):
     PATH_TOO_DEEP = "path-too-deep"
     NOT_A_FOLDER = "not-a-folder"
     NOT_A_MEMORY = "not-a-memory"  # mindlink: only entries and daily notes are memories
+    READ_ONLY = "read-only"  # a read-only replica (`brain serve --read-only`): write to its writer
 
     @property
     def status(self) -> int:
@@ -76,6 +77,7 @@ _STATUS = {
     RefusalCode.PATH_TOO_DEEP: 400,
     RefusalCode.NOT_A_FOLDER: 409,
     RefusalCode.NOT_A_MEMORY: 400,
+    RefusalCode.READ_ONLY: 409,
 }
 
 #: String arguments longer than this are abbreviated when a call is rendered as text.

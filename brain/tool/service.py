@@ -108,6 +108,9 @@ class MemoryService:
     def authorize(self, actor: Actor, scope: str, addr: Addressing, *, write: bool) -> None:
         """Refuse unless `actor` may read (or write) `scope`; other agents' scopes do not exist."""
         self.gate.authorize(actor, scope, addr, write=write)
+        reason = self.brain.read_only_reason() if write and self.brain is not None else None
+        if reason is not None:
+            raise Refusal(RefusalCode.READ_ONLY, reason)
 
     # ------------------------------------------------------------------ reads
 

@@ -14,6 +14,7 @@ from brain.service import Brain
 from brain.store.base import GraphExport
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_write import Limits
+from tests.conftest import open_neo4j
 from tests.contract.helpers import reference_export
 from tests.neo4j.faults import FaultyDriver, Injector
 from tests.neo4j.proxy import Proxy
@@ -21,7 +22,10 @@ from tests.neo4j.proxy import Proxy
 Login = tuple[str, str | None, str | None, str]
 
 # Tiny statements and transactions, so a small workspace spans many of them.
-SMALL = Limits(node_rows=8, memory_rows=6, link_rows=24, transaction_rows=40, memory_weight=2)
+# (A first sync is written in many of them too: no atomic write past 40 rows.)
+SMALL = Limits(
+    node_rows=8, memory_rows=6, link_rows=24, transaction_rows=40, memory_weight=2, atomic_rows=40
+)
 
 
 
@@ -41,8 +45,10 @@ StoreMaker = Callable[..., Neo4jStore]
 
 @pytest.fixture
 def make_store(neo4j_login: Login) -> Iterator[StoreMaker]:
-    """`make_store(injector=None, uri=None, limits=SMALL, retry_seconds=5)`: a cleared store."""
+    """`make_store(injector=None, uri=None, limits=SMALL, retry_seconds=5)`: stores on a
+    database cleared once per test (every store made in a test sees the same database)."""
     made: list[Neo4jStore] = []
+    open_neo4j(neo4j_login).close()
 
     def make(
         injector: Injector | None = None, uri: str | None = None, limits: Limits = SMALL,
@@ -76,12 +82,14 @@ def workload_export(workload: Path) -> GraphExport:
 def baseline(workload: Path, neo4j_login: Login) -> Injector:
     """How many statements and commits an uninterrupted ingest of the workload makes."""
     counting = Injector()
+    open_neo4j(neo4j_login).close()
     store = Neo4jStore(cast(Driver, FaultyDriver(driver_for(neo4j_login), counting)), neo4j_login[3])
     store.limits = SMALL
     try:
         Brain(workload, store).sync()
     finally:
         store.close()
+        open_neo4j(neo4j_login).close()  # the tests start from an empty database
     return counting
 
 

@@ -80,7 +80,7 @@ def test_connection_settings_come_from_the_environment(workspace: Workspace, neo
 def test_ingest_on_neo4j_reports_the_same_summary(workspace: Workspace, neo4j_login: Login) -> None:
     uri, user, password, database = neo4j_login
     args = ["ingest", str(workspace.root), "--store", "neo4j", "--neo4j-uri", uri]
-    args += ["--neo4j-database", database]
+    args += ["--neo4j-database", database, "--neo4j-replace"]  # earlier tests left their graphs
     if user:
         args += ["--neo4j-user", user, "--neo4j-password", password or ""]
     done = brain_cli(*args)

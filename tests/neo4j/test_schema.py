@@ -19,7 +19,7 @@ from tests.conftest import open_neo4j
 from tests.neo4j.conftest import Login
 
 REPO = Path(__file__).resolve().parents[2]
-ALLOWED = {*cypher.LABELS, "LINKS_TO", "REMEMBERS"}
+ALLOWED = {*cypher.LABELS, "LINKS_TO", "REMEMBERS", "BrainWorkspace", "BrainChange"}
 
 
 def every_statement() -> list[str]:
@@ -93,7 +93,7 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     ("list_by_scope", *cypher.list_memories(MemoryFilter(scope="a"), None, 10)),
     ("upsert_memories", cypher.UPSERT_MEMORIES, {"rows": [ROW]}),
     ("upsert_agents", cypher.UPSERT_AGENTS, {"rows": [ROW], "shared": "shared"}),
-    ("drop_links", cypher.DROP_LINKS, {"sources": ["memory:a/b"]}),
+    ("drop_links", cypher.DROP_LINKS, {"rows": [{"source": "memory:a/b", "rev": "x"}]}),
     *((f"create_links_{k}", v, {"rows": [ROW]}) for k, v in cypher.CREATE_LINKS.items()),
     *((f"relinks_{k}", v, {"rows": [ROW]}) for k, v in cypher.RELINKS.items()),
     *((f"delete_{k}", v, {"ids": ["x"]}) for k, v in cypher.DELETE_NODES.items()),

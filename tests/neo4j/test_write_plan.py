@@ -41,7 +41,8 @@ def test_a_big_batch_is_cut_into_budgeted_transactions_keeping_units_whole(tmp_p
         assert transaction.rows <= limits.transaction_rows
         phases = [s.phase for s in transaction.statements]
         assert phases == sorted(phases)
-        dropped = {src for s in transaction.statements if s.phase == DROP for src in s.params["sources"]}
+        drops = [s for s in transaction.statements if s.phase == DROP]
+        dropped = {row["source"] for s in drops for row in s.params["rows"]}
         for statement in transaction.statements:
             assert len(statement.params.get("rows", statement.params.get("ids", ()))) <= 200
             if statement.phase == CREATE:

@@ -1,0 +1,85 @@
+"""A read-only replica: answers from a shared Neo4j database and follows the writer's change log.
+
+`brain serve --store neo4j --read-only` runs no ingest and watches no files: the writer (the
+`brain serve` that follows the workspace) keeps the database in step and appends every
+applied batch to a change log in the same database (brain/store/neo4j_shared.py). A
+`ReplicaFollower` takes the watcher's place in the app: it checks once that the database
+holds this workspace, then polls the log (one index seek when nothing changed) and delivers
+each change to the replica's own `graphChanged` subscribers. The writer may restart, or the
+database go away for a while: the follower keeps polling and reports the error on /healthz
+meanwhile; a replaced graph starts a new log, which the follower follows from its start.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import anyio
+import anyio.to_thread
+
+from brain.ingest import Progress, SyncResult
+from brain.service import Brain
+from brain.store.base import SharedStore, StoreUnavailable, WriteBatch
+
+logger = logging.getLogger("brain.replica")
+DEFAULT_POLL_SECONDS = 0.1
+BATCHES_PER_POLL = 100
+
+
+class ReplicaFollower:
+    """Follows the change log of the shared database a read-only Brain answers from."""
+
+    def __init__(self, brain: Brain, *, poll_seconds: float = DEFAULT_POLL_SECONDS) -> None:
+        if not isinstance(brain.store, SharedStore) or not brain.read_only:
+            raise TypeError("a replica follows a read-only shared store (--store neo4j --read-only)")
+        self.brain = brain
+        self.store: SharedStore = brain.store
+        self.poll_seconds = poll_seconds
+        self.running = False
+        self.events = 0
+        self.last_event_at: float | None = None
+        self.last_rescan_at: float | None = None  # the last successful poll
+        self.error: str | None = None
+
+    async def run(
+        self,
+        stop: anyio.Event,
+        progress: Progress | None = None,
+        on_ready: Callable[[SyncResult], None] | None = None,
+    ) -> None:
+        started = time.perf_counter()
+        await anyio.to_thread.run_sync(self.store.claim, str(self.brain.root))
+        position = await anyio.to_thread.run_sync(self.store.log_position)
+        self.running = True
+        if on_ready is not None:
+            on_ready(SyncResult(WriteBatch(), seconds=time.perf_counter() - started))
+        failures = 0
+        try:
+            while not stop.is_set():
+                try:
+                    position, entries = await anyio.to_thread.run_sync(
+                        self.store.changes_after, position, BATCHES_PER_POLL
+                    )
+                except StoreUnavailable as exc:
+                    failures += 1
+                    if self.error is None:
+                        logger.warning("following the writer's change log: %s", exc)
+                    self.error = str(exc)
+                    entries = []
+                else:
+                    failures = 0
+                    self.error = None
+                    self.last_rescan_at = time.time()
+                if entries:
+                    self.events += len(entries)
+                    self.last_event_at = time.time()
+                    self.brain.publish(entries)
+                    continue  # there may be more: poll again at once
+                # Back off while the database is away: up to 2 s between tries.
+                wait = self.poll_seconds if not failures else min(2.0, self.poll_seconds * 2**failures)
+                with anyio.move_on_after(wait):
+                    await stop.wait()
+        finally:
+            self.running = False

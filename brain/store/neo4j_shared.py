@@ -1,0 +1,247 @@
+"""One Neo4j database shared by several brain processes: identity, revisions, change log.
+
+The database remembers whose graph it holds: one `BrainWorkspace` node (the workspace's real
+path, the host that claimed it, the change log's id and position, the writer's URL). A writer
+claims it on its first sync and refuses a database that holds another workspace's graph,
+unless told to replace it. It then writes only the difference between the files and what
+the database holds (brain/store/neo4j_revs.py), in one transaction, so readers never see a
+half-written graph.
+
+After every applied batch the writer appends one `BrainChange` node (the batch's changes as
+JSON, a sequence number from the workspace node) in its own transaction, after the batch
+committed: a replica that sees an entry also sees its data. Read-only replicas poll the log
+by sequence number (an index seek) and deliver the changes to their own subscribers. The log
+keeps the last `log_keep` batches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from neo4j import ManagedTransaction, Record, Session
+
+from brain.model import JSONValue
+from brain.store.base import LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
+from brain.store.neo4j_errors import runtime_errors
+from brain.store.neo4j_revs import difference
+
+A = TypeVar("A")
+R = TypeVar("R")
+
+# ------------------------------------------------------------------ Cypher
+
+SHARED_SCHEMA: tuple[str, ...] = (
+    "CREATE CONSTRAINT brain_workspace_key IF NOT EXISTS FOR (n:BrainWorkspace) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT brain_change_batch IF NOT EXISTS FOR (n:BrainChange) REQUIRE n.batch IS UNIQUE",
+    "CREATE INDEX brain_change_seq IF NOT EXISTS FOR (n:BrainChange) ON (n.seq)",
+)
+WORKSPACE = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN properties(w) AS props"
+CLAIM = """
+MERGE (w:BrainWorkspace {key: 'brain'})
+ON CREATE SET w.root = $root, w.host = $host, w.logId = $log_id, w.seq = 0, w.claimedAt = $now
+RETURN properties(w) AS props
+"""
+RECORD_WRITER = """
+MATCH (w:BrainWorkspace {key: 'brain'})
+SET w.writerUrl = $url, w.writerHost = $host, w.writerPid = $pid, w.writerStartedAt = $now
+"""
+REVS = "MATCH (n:Memory|Agent|Workflow|Chat|WorkItem) RETURN n.id AS id, n.rev AS rev"
+# Idempotent: a batch id already logged is not logged again (a commit outcome may be lost).
+LOG_CHANGES = """
+MATCH (w:BrainWorkspace {key: 'brain'})
+OPTIONAL MATCH (done:BrainChange {batch: $batch})
+WITH w, done WHERE done IS NULL
+SET w.seq = w.seq + 1
+CREATE (:BrainChange {batch: $batch, seq: w.seq, logId: w.logId, at: $at, changes: $changes})
+WITH w
+MATCH (old:BrainChange) WHERE old.seq <= w.seq - $keep
+DELETE old
+"""
+LOG_POSITION = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN w.logId AS logId, w.seq AS seq"
+CHANGES_AFTER = """
+MATCH (c:BrainChange) WHERE c.seq > $seq
+RETURN c.seq AS seq, c.logId AS logId, c.changes AS changes
+ORDER BY c.seq
+LIMIT $limit
+"""
+CLEAR_SHARED = """
+MATCH (n:BrainWorkspace|BrainChange)
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+
+
+ChangeEntry = dict[str, JSONValue]  # one change as the writer logged it: kind, id, scope, fields, at
+
+
+def _run(tx: ManagedTransaction, query_params: tuple[str, dict[str, Any]]) -> list[Record]:
+    query, params = query_params
+    return list(tx.run(query, params))
+
+
+def _clear_some(tx: ManagedTransaction, limit: int) -> int:
+    return int(tx.run(CLEAR_SHARED, {"limit": limit}).single(strict=True)["deleted"])
+
+
+class Neo4jShared:
+    """The shared-database half of Neo4jStore (mixed in; uses its reads and writes)."""
+
+    database: str
+    uri: str
+    read_only: bool = False
+    replace_foreign: bool = False  # --neo4j-replace: a writer may replace another workspace's graph
+    log_keep = 1_000  # batches kept in the change log
+    clear_rows = 10_000
+
+    def _read(self, query: str, **params: Any) -> list[Record]:
+        raise NotImplementedError
+
+    def _session(self) -> Session:
+        raise NotImplementedError
+
+    def _commit(
+        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
+    ) -> R:
+        raise NotImplementedError
+
+    def write(self, batch: WriteBatch) -> None:
+        raise NotImplementedError
+
+    def _write_atomic(self, batch: WriteBatch) -> None:
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- identity
+
+    def describe(self) -> str:
+        return f"Neo4j database {self.database!r} at {self.uri}"
+
+    def workspace(self) -> dict[str, JSONValue] | None:
+        """The BrainWorkspace node's properties; None if no brain has claimed the database."""
+        found = self._read(WORKSPACE)
+        return dict(found[0]["props"]) if found else None
+
+    def claim(self, root: str) -> None:
+        """Make sure the database holds (or may hold) the graph of workspace `root`.
+
+        A writer claims an unclaimed database; a database claimed by another workspace is
+        refused with what to do, or cleared first under `replace_foreign`. A read-only
+        replica only checks.
+        """
+        held = self.workspace()
+        if held is not None and held.get("root") == root:
+            return
+        if self.read_only:
+            if held is None:
+                raise StoreUnavailable(
+                    f"{self.describe()} holds no brain graph yet: start the writer first "
+                    f"(`brain serve {root} --store neo4j`), then the read-only replicas"
+                )
+            raise StoreUnavailable(
+                f"{self.describe()} holds the graph of workspace {held.get('root')}, not of {root}: "
+                f"a replica serves the writer's workspace (`brain serve {held.get('root')} "
+                "--store neo4j --read-only`)"
+            )
+        if held is not None:
+            if not self.replace_foreign:
+                raise StoreUnavailable(self._foreign_message(held, root))
+            self.clear()
+        claimed = self._write_query(CLAIM, root=root, host=socket.gethostname(),
+                                    log_id=uuid.uuid4().hex, now=time.time())
+        props = dict(claimed[0]["props"])
+        if props.get("root") != root:  # another writer claimed it in between
+            raise StoreUnavailable(self._foreign_message(props, root))
+
+    def _foreign_message(self, held: Mapping[str, Any], root: str) -> str:
+        host = held.get("host")
+        return (
+            f"{self.describe()} holds the graph of workspace {held.get('root')}"
+            f"{f' (claimed from host {host})' if host else ''}, not of {root}: serve that workspace, "
+            "give this one a database of its own (--neo4j-database, or another Neo4j server), "
+            "or replace that graph with this workspace's (--neo4j-replace)"
+        )
+
+    def record_writer(self, url: str) -> None:
+        """Where the writer answers, for the replicas' refusals of writes."""
+        self._write_query(RECORD_WRITER, url=url, host=socket.gethostname(), pid=os.getpid(),
+                          now=time.time())
+
+    def writer_url(self) -> str | None:
+        held = self.workspace()
+        url = None if held is None else held.get("writerUrl")
+        return url if isinstance(url, str) else None
+
+    # ---------------------------------------------------------------- revisions
+
+    def difference(self, graph: WriteBatch) -> WriteBatch:
+        """What writing the whole graph `graph` would change here (reads only)."""
+        held = {r["id"]: r["rev"] for r in self._read(REVS)}
+        return difference(graph, held)
+
+    def write_all(self, batch: WriteBatch) -> None:
+        """Write `batch` in one transaction: readers see none of it, then all of it."""
+        self.check_writable()
+        if batch:
+            self._write_atomic(batch)
+
+    def check_writable(self) -> None:
+        if self.read_only:
+            url = self.writer_url()
+            where = f"the writer at {url}" if url else "the writer (`brain serve` without --read-only)"
+            raise StoreReadOnly(
+                f"this brain is a read-only replica of {self.describe()}: send writes to {where}"
+            )
+
+    # ---------------------------------------------------------------- change log
+
+    def log_changes(self, changes: Sequence[Mapping[str, object]]) -> None:
+        """Append one applied batch's changes to the log the replicas follow."""
+        if not changes or self.read_only:
+            return
+        self._write_query(
+            LOG_CHANGES, batch=uuid.uuid4().hex, at=time.time(), keep=self.log_keep,
+            changes=json.dumps(list(changes), ensure_ascii=False, separators=(",", ":")),
+        )
+
+    def log_position(self) -> LogPosition:
+        """The end of the log now: a replica that starts here gets the changes from now on."""
+        found = self._read(LOG_POSITION)
+        if not found:
+            return LogPosition(None, 0)
+        return LogPosition(found[0]["logId"], int(found[0]["seq"]))
+
+    def changes_after(self, position: LogPosition, limit: int = 100) -> tuple[LogPosition, list[ChangeEntry]]:
+        """The changes logged after `position`, and the position after them."""
+        end = self.log_position()
+        if end.log_id != position.log_id:
+            position = LogPosition(end.log_id, 0)  # a new log (the database was replaced)
+        if end.seq <= position.seq:
+            return position, []
+        entries: list[ChangeEntry] = []
+        seq = position.seq
+        for r in self._read(CHANGES_AFTER, seq=seq, limit=limit):
+            if r["logId"] != end.log_id:
+                continue
+            seq = int(r["seq"])
+            entries.extend(json.loads(r["changes"]))
+        return LogPosition(end.log_id, seq), entries
+
+    # ---------------------------------------------------------------- helpers
+
+    def _clear_shared(self) -> None:
+        with self._session() as session:
+            while self._commit(session, _clear_some, self.clear_rows, graph=False):
+                pass
+
+    def _write_query(self, query: str, **params: Any) -> list[Record]:
+        with runtime_errors(self.uri), self._session() as session:
+            return self._commit(session, _run, (query, params), graph=False)
