@@ -16,7 +16,7 @@ from pathlib import Path
 
 from brain.ingest import Ingester, Progress, SyncResult
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
-from brain.search.service import SearchService, open_search
+from brain.search.service import Embedding, SearchService, open_search
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 
@@ -52,6 +52,9 @@ class Brain:
         self._seq = itertools.count(1)
         self.last_sync: float | None = None
         self._search: SearchService | None = None
+        # Where search embeds notes: a server sets HELPER (a process of its own), an editor OFF.
+        self.embedding = Embedding.INLINE
+        self.embedding_off_reason = ""
 
     # ---------------------------------------------------------------- syncing
 
@@ -103,7 +106,7 @@ class Brain:
         """Search (brain/search), started on first use: it loads the model and starts embedding."""
         with self._lock:
             if self._search is None:
-                self._search = open_search(self.store)
+                self._search = open_search(self.store, self.embedding, self.embedding_off_reason)
                 self.ingester.listeners.append(self._search.on_batch)
                 self._search.indexer.start()
             return self._search
