@@ -15,6 +15,10 @@
     model = "qwen2.5:7b"
     api_key_env = "OPENAI_API_KEY"      # the name of the variable holding the key, never the key
 
+    [history]
+    keep_versions = 50          # the content of a note's newest 50 writes is kept for diffs...
+    keep_days = 90              # ...and of every write younger than 90 days (0: no age rule)
+
 Why strict: a misspelt key that is silently ignored turns a feature off without a word, so an
 unknown section or key is an error that names the file, the line and the keys there are.
 Sections are declared in `SECTIONS` (one frozen dataclass each) and top-level keys in
@@ -91,11 +95,28 @@ class MindlinkConfig:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryConfig:
+    """How long the history keeps each write's content (brain/tool/retention.py)."""
+
+    keep_versions: int = 50
+    keep_days: int = 90
+
+    def check(self) -> list[tuple[str, str]]:
+        out = []
+        if not 1 <= self.keep_versions <= 1_000_000:
+            out.append(("keep_versions", "must be from 1 to 1000000"))
+        if not 0 <= self.keep_days <= 100_000:
+            out.append(("keep_days", "must be from 0 (no age rule) to 100000"))
+        return out
+
+
 #: section name -> the dataclass it fills. Add a section here (and a field to BrainConfig).
 SECTIONS: dict[str, type[Any]] = {
     "maintain": MaintainConfig,
     "consolidate": ConsolidateConfig,
     "mindlink": MindlinkConfig,
+    "history": HistoryConfig,
 }
 #: top-level key -> its Python type.
 TOP_LEVEL: dict[str, type[Any]] = {"layout": str}
@@ -107,6 +128,7 @@ TOP_LEVEL_CHOICES: dict[str, tuple[str, ...]] = {"layout": LAYOUT_NAMES}
 class BrainConfig:
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
+    history: HistoryConfig = field(default_factory=HistoryConfig)
     path: Path | None = None  # the file read, None when there is none
     layout: str | None = None  # None: detected from the folders (brain.layouts.detect)
     mindlink: MindlinkConfig = field(default_factory=MindlinkConfig)

@@ -19,7 +19,7 @@ from brain.config import BrainConfig, ConfigError, load_config
 from brain.ingest import Ingester, Progress, SyncResult
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
-from brain.search.service import SearchService, open_search
+from brain.search.service import Embedding, SearchService, open_search
 from brain.snapshot import SnapshotStore
 from brain.snapshot_keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
@@ -76,6 +76,9 @@ class Brain:
         # A read-only replica (`brain serve --read-only`) answers from a database another
         # brain writes: it never syncs, and learns of changes from the writer's change log.
         self.read_only = bool(getattr(self.store, "read_only", False))
+        # Where search embeds notes: a server sets HELPER (a process of its own), an editor OFF.
+        self.embedding = Embedding.INLINE
+        self.embedding_off_reason = ""
 
     # ---------------------------------------------------------------- syncing
 
@@ -162,7 +165,7 @@ class Brain:
         """Search (brain/search), started on first use: it loads the model and starts embedding."""
         with self._lock:
             if self._search is None:
-                self._search = open_search(self.store)
+                self._search = open_search(self.store, self.embedding, self.embedding_off_reason)
                 self.ingester.listeners.append(self._search.on_batch)
                 if not self.read_only:  # a replica's vectors come from the writer
                     self._search.indexer.start()

@@ -30,6 +30,7 @@ from brain.config import ConfigError, load_config
 from brain.ingest import SyncResult
 from brain.maintain.schedule import MaintenanceScheduler
 from brain.replica import ReplicaFollower
+from brain.search.service import Embedding
 from brain.service import Brain
 from brain.store.base import SharedStore, StoreUnavailable
 from brain.watch import Watcher
@@ -55,6 +56,7 @@ def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], B
         max_ws_message_bytes=max_body,
     )
     brain = open_brain(args)
+    brain.embedding = Embedding.HELPER  # out of the serving process (brain/search/helper.py)
     try:
         try:
             sock = bind(args.host, args.port)

@@ -25,6 +25,7 @@ from brain.lsp.diagnostics import to_diagnostics
 from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
 from brain.model import Problem
+from brain.search.service import Embedding
 from brain.service import Brain, GraphChange
 from brain.store.base import GraphStore
 
@@ -81,6 +82,10 @@ class Session:
         self.root = root
         self.encoding = encoding
         self.brain = Brain(root, store, cache=cache)
+        # Workspace symbols are type-ahead name fragments, where meaning adds noise, and an
+        # editor per window must not load a 90 MB model or embed the workspace (docs/search.md).
+        self.brain.embedding = Embedding.OFF
+        self.brain.embedding_off_reason = "the language server searches by keyword (brain serve adds meaning)"
         self.catalog = Catalog(self.brain.store)
         self.brain.subscribe(self._on_change)
         self._publish = publish

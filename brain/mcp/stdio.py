@@ -52,8 +52,10 @@ def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from brain.commands import open_brain
+    from brain.search.service import Embedding
 
     brain = open_brain(args)
+    brain.embedding = Embedding.HELPER  # a long-lived server: embed out of its process
     try:
         return run_stdio(brain, args.agent)
     finally:

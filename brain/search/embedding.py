@@ -22,12 +22,50 @@ from brain.model import MemoryNode
 from brain.search.text import title_of
 
 EMBED_CHARS = 2_000  # more than the encoder's token window holds: the rest would be cut anyway
+QUERY_TOKENS = 64
+MODEL_NAME = f"all-minilm-l6-v2-t{QUERY_TOKENS}"  # model and recipe: part of the cache file name
 
 
 class Encoder(Protocol):
     name: str  # model and recipe: part of the cache file name
 
     def encode_texts(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+class EmbedderFailed(RuntimeError):
+    """The embedder cannot go on (its helper process died): search stays keyword only."""
+
+
+class Embedder(Protocol):
+    """Texts -> vectors, through the vector cache: in process, or in a helper process."""
+
+    def embed(self, texts: Sequence[str]) -> tuple[Sequence[Sequence[float]], int]:
+        """One vector per text, and how many of them were computed (not found in the cache)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LocalEmbedder:
+    """In this process: for `brain search` (one shot, nothing to compete with) and tests."""
+
+    def __init__(self, encoder: Encoder, cache: VectorCache) -> None:
+        self.encoder = encoder
+        self.cache = cache
+
+    def embed(self, texts: Sequence[str]) -> tuple[Sequence[Sequence[float]], int]:
+        keys = [text_key(t) for t in texts]
+        known = self.cache.get_many(keys)
+        misses = [i for i, key in enumerate(keys) if key not in known]
+        if misses:
+            vectors = self.encoder.encode_texts([texts[i] for i in misses])
+            fresh = [(keys[i], vector) for i, vector in zip(misses, vectors, strict=True)]
+            self.cache.put_many(fresh)
+            known.update(fresh)
+        return [known[k] for k in keys], len(misses)
+
+    def close(self) -> None:
+        self.cache.close()
 
 
 def embedding_text(memory: MemoryNode) -> str:
@@ -88,6 +126,21 @@ class VectorCache:
                 [(key, array.array("f", vector).tobytes()) for key, vector in rows],
             )
 
+    def get_arrays(self, keys: Iterable[str]) -> dict[str, bytes]:
+        """Like `get_many`, but the raw float32 bytes (the helper process copies no floats)."""
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, bytes] = {}
+        with self._lock:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                sql = f"SELECT key, vector FROM vectors WHERE key IN ({', '.join('?' * len(chunk))})"
+                out.update(self._db.execute(sql, chunk))
+        return out
+
+    def put_arrays(self, rows: Sequence[tuple[str, bytes]]) -> None:
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -101,7 +154,9 @@ class MiniLMEncoder:
     little (MRR 0.89 -> 0.85). The cost is linear in tokens, and it is what a first start pays.
     """
 
-    def __init__(self, max_tokens: int = 64) -> None:
+    dimensions = 384
+
+    def __init__(self, max_tokens: int = QUERY_TOKENS) -> None:
         from brain.search.minilm import MiniLM
 
         self._model = MiniLM(max_tokens=max_tokens)
@@ -110,6 +165,24 @@ class MiniLMEncoder:
     def encode_texts(self, texts: Sequence[str]) -> list[list[float]]:
         return self._model.encode(texts).tolist()  # type: ignore[no-any-return]
 
+    def encode_bytes(self, texts: Sequence[str]) -> list[bytes]:
+        """Each text's vector as little-endian float32 bytes (the cache's and the pipe's form)."""
+        return [row.astype("<f4").tobytes() for row in self._model.encode(texts)]
+
+
+class LazyEncoder:
+    """The packaged encoder, loaded on the first text (a server's first semantic query)."""
+
+    name = MODEL_NAME
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def encode_texts(self, texts: Sequence[str]) -> list[list[float]]:
+        with self._lock:
+            encoder = _shared_encoder()
+        return encoder.encode_texts(texts)
+
 
 @functools.cache
 def _shared_encoder() -> MiniLMEncoder:
@@ -117,10 +190,17 @@ def _shared_encoder() -> MiniLMEncoder:
     return MiniLMEncoder()
 
 
-def load_encoder() -> tuple[Encoder | None, str]:
-    """The packaged encoder, or None and why (keyword search works without it)."""
+def semantic_off() -> str:
+    """Why semantic search is off by the operator's choice, or "" if it is not."""
     if os.environ.get("BRAIN_SEMANTIC", "").lower() in ("0", "off", "false", "no"):
-        return None, "semantic search is turned off (BRAIN_SEMANTIC=off)"
+        return "semantic search is turned off (BRAIN_SEMANTIC=off)"
+    return ""
+
+
+def load_encoder() -> tuple[MiniLMEncoder | None, str]:
+    """The packaged encoder, or None and why (keyword search works without it)."""
+    if off := semantic_off():
+        return None, off
     try:
         return _shared_encoder(), ""
     except ImportError as exc:

@@ -9,17 +9,27 @@ vector lands (a few hundred milliseconds).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from brain.model import MemoryNode
-from brain.search.embedding import Encoder, VectorCache, embedding_text, text_key
+from brain.search.embedding import (
+    Embedder,
+    EmbedderFailed,
+    Encoder,
+    LocalEmbedder,
+    VectorCache,
+    embedding_text,
+)
 from brain.store.base import GraphStore, MemoryFilter, SearchIndex
 
 log = logging.getLogger(__name__)
+QUERY_CACHE = 256  # query vectors kept: a type-ahead box and paging ask the same query again
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +54,20 @@ class SemanticStatus:
 
 
 class EmbeddingIndexer:
+    """Notes' vectors through an `embedder` (a helper process in a server, else in process);
+    queries through `encoder`, in this process (a query is a few tokens: ~10 ms)."""
+
     def __init__(self, store: GraphStore, index: SearchIndex, encoder: Encoder | None,
-                 reason: str = "", cache: VectorCache | None = None, batch: int = 32) -> None:
+                 reason: str = "", cache: VectorCache | None = None, batch: int = 32,
+                 embedder: Embedder | None = None) -> None:
         self._store = store
         self._index = index
         self.encoder = encoder
         self.reason = reason
-        self.cache = cache if cache is not None or encoder is None else VectorCache(encoder.name)
+        if embedder is None and encoder is not None:
+            embedder = LocalEmbedder(encoder, cache if cache is not None else VectorCache(encoder.name))
+        self.embedder = embedder
+        self._queries: OrderedDict[str, Sequence[float]] = OrderedDict()
         self._batch = batch
         self._pending: dict[str, MemoryNode] = {}
         self._busy = 0
@@ -58,6 +75,7 @@ class EmbeddingIndexer:
         self._caught_up = False
         self._cond = threading.Condition()
         self._stop = False
+        self._failed = ""  # why embedding stopped for good (the helper died): keyword only
         self._thread: threading.Thread | None = None
         self.embedded_now = 0  # notes the model encoded (cache misses), for benchmarks
 
@@ -86,6 +104,8 @@ class EmbeddingIndexer:
         with self._cond:
             if self.encoder is None:
                 return SemanticStatus("off", 0, 0, self.reason)
+            if self._failed:
+                return SemanticStatus("off", self._done, 0, self._failed, model=model)
             pending = len(self._pending) + self._busy
             state = "ready" if self._caught_up else "indexing"
             return SemanticStatus(state, self._done, pending, model=model)
@@ -94,7 +114,9 @@ class EmbeddingIndexer:
         """Block until nothing is queued (True) or `timeout` seconds passed (False)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
-            while self.encoder is not None and (self._pending or self._busy or not self._caught_up):
+            while self.encoder is not None and not self._failed and (
+                self._pending or self._busy or not self._caught_up
+            ):
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
@@ -105,10 +127,26 @@ class EmbeddingIndexer:
         with self._cond:
             self._stop = True
             self._cond.notify_all()
+        if self.embedder is not None:
+            self.embedder.close()
         if self._thread is not None:
             self._thread.join(timeout=10)
-        if self.cache is not None:
-            self.cache.close()
+
+    def query_vector(self, query: str) -> Sequence[float] | None:
+        """The query's vector (cached: the same query costs nothing the second time)."""
+        if self.encoder is None:
+            return None
+        with self._cond:
+            vector = self._queries.get(query)
+            if vector is not None:
+                self._queries.move_to_end(query)
+                return vector
+        vector = self.encoder.encode_texts([query])[0]
+        with self._cond:
+            self._queries[query] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
 
     # ---------------------------------------------------------------- the worker
 
@@ -126,11 +164,22 @@ class EmbeddingIndexer:
                     self._cond.wait()
                 if self._stop:
                     return
-                ids = sorted(self._pending)[: self._batch]
+                # Oldest first; no sort of the whole queue per batch (10,000 notes queued at start).
+                ids = list(itertools.islice(self._pending, self._batch))
                 work = [self._pending.pop(i) for i in ids]
                 self._busy = len(work)
             try:
                 self._embed(work)
+            except EmbedderFailed as exc:
+                with self._cond:
+                    if self._stop:
+                        return
+                    self._failed = f"{exc}: search is keyword only until brain restarts"
+                    self._pending.clear()
+                    self._busy = 0
+                    self._cond.notify_all()
+                log.error("embedding stopped: %s", exc)
+                return
             except Exception:
                 log.exception("embedding %d notes failed", len(work))
             finally:
@@ -149,16 +198,7 @@ class EmbeddingIndexer:
                 self._pending.setdefault(memory.id, memory)
 
     def _embed(self, memories: list[MemoryNode]) -> None:
-        assert self.encoder is not None
-        assert self.cache is not None
-        texts = [embedding_text(m) for m in memories]
-        keys = [text_key(t) for t in texts]
-        known = self.cache.get_many(keys)
-        misses = [i for i, key in enumerate(keys) if key not in known]
-        if misses:
-            vectors = self.encoder.encode_texts([texts[i] for i in misses])
-            fresh = [(keys[i], vector) for i, vector in zip(misses, vectors, strict=True)]
-            self.cache.put_many(fresh)
-            known.update(fresh)
-            self.embedded_now += len(misses)
-        self._index.put_vectors([(m.id, m.hash, known[k]) for m, k in zip(memories, keys, strict=True)])
+        assert self.embedder is not None
+        vectors, computed = self.embedder.embed([embedding_text(m) for m in memories])
+        self.embedded_now += computed
+        self._index.put_vectors([(m.id, m.hash, v) for m, v in zip(memories, vectors, strict=True)])

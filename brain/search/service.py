@@ -140,10 +140,9 @@ class SearchService:
             return []
 
     def _semantic(self, query: str, where: SearchWhere, depth: int) -> Ranked:
-        encoder = self.indexer.encoder
-        if encoder is None:
+        vector = self.indexer.query_vector(query)
+        if vector is None:
             return []
-        vector = encoder.encode_texts([query])[0]
         return [(i, s) for i, s in self.index.vector_search(vector, where, depth) if s >= SEMANTIC_FLOOR]
 
 
@@ -177,11 +176,31 @@ def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequen
     )
 
 
-def open_search(store: GraphStore) -> SearchService:
+class Embedding(enum.Enum):
+    """Where notes are embedded (see brain/search/helper.py for why a server uses a helper)."""
+
+    HELPER = "helper"  # a helper process at low priority: servers
+    INLINE = "inline"  # this process: one-shot commands, which have nothing to compete with
+    OFF = "off"  # keyword only
+
+
+def open_search(
+    store: GraphStore, embedding: Embedding = Embedding.INLINE, off_reason: str = ""
+) -> SearchService:
     """Search over `store` with the packaged encoder if it is installed (keyword only if not)."""
-    from brain.search.embedding import load_encoder
+    from brain.search.embedding import LazyEncoder, load_encoder, semantic_off
 
     if not isinstance(store, SearchIndex):
         raise TypeError(f"{type(store).__name__} keeps no search index")
-    encoder, reason = load_encoder()
-    return SearchService(store, EmbeddingIndexer(store, store, encoder, reason))
+    if embedding is Embedding.OFF:
+        return SearchService(store, EmbeddingIndexer(store, store, None, off_reason or "keyword only"))
+    if embedding is Embedding.INLINE:
+        encoder, reason = load_encoder()
+        return SearchService(store, EmbeddingIndexer(store, store, encoder, reason))
+    from brain.search.remote import HelperEmbedder
+
+    if off := semantic_off():
+        return SearchService(store, EmbeddingIndexer(store, store, None, off))
+    # The query encoder loads on the first semantic search; notes go to the helper.
+    indexer = EmbeddingIndexer(store, store, LazyEncoder(), embedder=HelperEmbedder())
+    return SearchService(store, indexer)

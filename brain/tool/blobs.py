@@ -6,20 +6,41 @@ history can show what each write changed. Content-addressed: one file per distin
 so equal versions share it. A version over the cap (the memory tool's file cap) is not kept,
 and a failure to keep one never fails the write it belongs to: the history then says the
 content is not available. Reads check the hash, so a damaged or planted blob is never shown.
+
+Retention (brain/tool/retention.py) deletes blobs no kept history entry needs. A writer keeps
+a blob before it appends the entry naming it, so `prune` spares blobs younger than a grace
+period; `put` of a blob that is already there refreshes its time, and both run under a lock
+file (shared for `put`, exclusive for `prune`), so a blob a writer just reused is never
+deleted under it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import logging
 import os
 import re
 import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+LOCK_NAME = ".lock"
+
+
+@dataclass(frozen=True, slots=True)
+class PruneReport:
+    removed: int
+    kept: int
+    freed_bytes: int
 
 
 def default_blob_dir(history_path: Path) -> Path:
@@ -44,8 +65,20 @@ class BlobStore:
         digest = hashlib.sha256(data).hexdigest()
         path = self._path(digest)
         assert path is not None
-        if path.exists():
+        try:
+            with self._locked(fcntl.LOCK_SH):
+                return self._write(path, digest, data)
+        except OSError as exc:
+            log.warning("could not keep a version for the history at %s: %s", path, exc)
+            return None
+
+    def _write(self, path: Path, digest: str, data: bytes) -> str | None:
+        try:
+            # Already kept: fresh again, so a prune running now spares it.
+            os.utime(path, follow_symlinks=False)
             return digest
+        except FileNotFoundError:
+            pass
         tmp = path.with_name(f".{digest}.{secrets.token_hex(6)}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,6 +96,45 @@ class BlobStore:
             tmp.unlink(missing_ok=True)
             return None
         return digest
+
+    @contextlib.contextmanager
+    def _locked(self, how: int) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, how)
+            yield
+        finally:
+            os.close(fd)
+
+    def prune(self, keep: set[str], grace_seconds: float, now: float | None = None) -> PruneReport:
+        """Delete every blob not in `keep` and older than `grace_seconds` (and stale temp files)."""
+        now = time.time() if now is None else now
+        removed = kept = freed = 0
+        if not self.directory.is_dir():
+            return PruneReport(0, 0, 0)
+        with self._locked(fcntl.LOCK_EX):
+            for folder in self.directory.iterdir():
+                fanout = re.fullmatch(r"[0-9a-f]{2}", folder.name)
+                if not (fanout and folder.is_dir() and not folder.is_symlink()):
+                    continue
+                for path in folder.iterdir():
+                    name = path.name
+                    wanted = name in keep or not (_SHA256.fullmatch(name) or name.endswith(".tmp"))
+                    try:
+                        info = path.lstat()
+                    except FileNotFoundError:
+                        continue
+                    if wanted or now - info.st_mtime < grace_seconds:
+                        kept += 1
+                        continue
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                        removed += 1
+                        freed += info.st_size
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only when it is empty
+        return PruneReport(removed, kept, freed)
 
     def get(self, digest: str | None) -> bytes | None:
         """The bytes of `digest`, or None when they were not kept (or do not match it)."""

@@ -119,6 +119,10 @@ class History:
             out.append(record)
         return out
 
+    def all(self) -> list[HistoryRecord]:
+        """Every record, oldest first (retention needs the whole history, not a page)."""
+        return self._load()
+
     def _load(self) -> list[HistoryRecord]:
         with self._lock:
             try:

@@ -12,6 +12,7 @@ Paths in messages and suggested calls come from an `Addressing`: agents see virt
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -20,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brain.config import ConfigError, load_config
 from brain.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
-from brain.tool.blobs import BlobStore, default_blob_dir
+from brain.tool.blobs import BlobStore, PruneReport, default_blob_dir
 from brain.tool.catalog import Catalog, NoteInfo
 from brain.tool.content import check_content
 from brain.tool.files import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
@@ -33,6 +35,7 @@ from brain.tool.history import History, HistoryRecord, iso_time
 from brain.tool.names import MD, fold
 from brain.tool.prompt import render_prompt
 from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.retention import Retention
 
 if TYPE_CHECKING:
     from brain.service import Brain
@@ -75,6 +78,9 @@ class ScopeInfo:
 Produce = Callable[[str | None], str]
 
 
+log = logging.getLogger(__name__)
+
+
 class MemoryService:
     def __init__(
         self,
@@ -96,6 +102,7 @@ class MemoryService:
         self.max_file_bytes = max_file_bytes
         # Each version written, for the history's diffs (capped like a write).
         self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
+        self._retention: Retention | None = None  # from brain.toml [history], on the first write
         # Files people put there may be bigger than the tool writes; past this, not even read.
         self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
@@ -414,10 +421,34 @@ class MemoryService:
         self, actor: Actor, command: str, scope: str, rel: str, before: str | None,
         after: str | None, **extra: str,
     ) -> HistoryRecord:
-        return self.history.append(
+        record = self.history.append(
             at=iso_time(self.clock()), actor=actor.label, agent=actor.agent, via=actor.via,
             command=command, scope=scope, path=rel, before=before, after=after, **extra,
         )
+        retention = self.retention()
+        if retention is not None and retention.due():
+            try:
+                retention.prune(self.history.all(), self.clock())
+            except OSError as exc:  # retention never fails the write it follows
+                log.warning("history retention could not prune %s: %s", self.blobs.directory, exc)
+        return record
+
+    def retention(self) -> Retention | None:
+        """The blob store's retention (brain.toml [history]); None while brain.toml is broken:
+        nothing is deleted under a policy that could not be read."""
+        if self._retention is None:
+            try:
+                policy = load_config(self.root).history
+            except ConfigError as exc:
+                log.warning("history retention is paused: %s", exc)
+                return None
+            self._retention = Retention(self.blobs, policy)
+        return self._retention
+
+    def prune_history(self) -> PruneReport | None:
+        """Prune the blob store now (otherwise it happens after writes, at most hourly)."""
+        retention = self.retention()
+        return None if retention is None else retention.prune(self.history.all(), self.clock())
 
 
 def default_history_path(root: Path) -> Path:

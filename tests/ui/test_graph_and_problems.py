@@ -48,6 +48,13 @@ def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -
     page.goto(f"{server.base}/#/graph")
     canvas = page.get_by_role("img", name=re.compile("^Whole workspace"))
     expect(canvas).to_have_attribute("aria-label", re.compile(r"Whole workspace: \d+ nodes and \d+ edges"))
+    edges = canvas.get_attribute("data-edges")
+    # A small workspace draws every link; the box that draws them all on big ones is there.
+    all_links = page.get_by_role("checkbox", name="Draw all links")
+    all_links.check()
+    expect(canvas).to_have_attribute("data-edges", edges or "")
+    expect(page.locator(".graph-status")).not_to_contain_text("links; the")
+    all_links.uncheck()
     snap(page, "graph-overview")
     find = page.get_by_role("combobox", name="Find a node")
     find.fill("glossa")

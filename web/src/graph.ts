@@ -7,7 +7,7 @@ import { Forbidden, gql } from './api';
 import { FindBox, type ExtraHit } from './find';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
-import { clusterLayout, clusterOf, edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './graphmodel';
+import { clusterLayout, clusterOf, edgeColour, isProblemStatus, nodeColour, nodeSize, overviewEdges, type ColourBy, type NodeAttrs } from './graphmodel';
 import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
@@ -44,6 +44,9 @@ export class GraphView implements View {
     ['USER', 'FEEDBACK', 'PROJECT', 'REFERENCE'].map((t) => h('option', { value: t }, t.toLowerCase())), h('option', { value: 'NONE' }, 'untyped'));
   private readonly statusFilter = h('select', { 'aria-label': 'Link status filter' }, h('option', { value: '' }, 'all links'),
     h('option', { value: 'PROBLEMS' }, 'only problems'), h('option', { value: 'BROKEN' }, 'broken'), h('option', { value: 'AMBIGUOUS' }, 'ambiguous'), h('option', { value: 'MISSING_ANCHOR' }, 'missing anchor'));
+  // Big overviews draw a backbone of links by default; this draws every one (slower to draw and pan).
+  private readonly allLinks = h('input', { type: 'checkbox', 'aria-label': 'Draw all links' });
+  private overviewCut = '';
   private mode: { kind: 'overview' } | { kind: 'focus'; id: string } | null = null;
   private selected: string | null = null;
   private colourMode: ColourBy = 'kind';
@@ -57,12 +60,13 @@ export class GraphView implements View {
       h('span', { class: 'sw', style: 'background:#9c27b0' }), 'missing anchor');
     this.el.append(
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Graph controls' },
-        this.find.el, this.depth, overview,
+        this.find.el, this.depth, overview, h('label', { class: 'check' }, this.allLinks, ' all links'),
         this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
       h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.canvas, this.status, legend), this.panel));
     clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
     for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter]) s.addEventListener('change', () => this.applyFilters());
     this.depth.addEventListener('change', () => { if (this.mode?.kind === 'focus') void this.focus(this.mode.id); });
+    this.allLinks.addEventListener('change', () => { if (this.mode?.kind === 'overview') void this.overview(); });
   }
 
   async show(route: Route): Promise<void> {
@@ -86,7 +90,7 @@ export class GraphView implements View {
 
   private setGraph(g: Graph): void {
     // Arrow heads cost a second program per edge: big drawings get plain lines.
-    this.sigma?.setSetting('defaultEdgeType', g.size > 5000 ? 'line' : 'arrow');
+    this.sigma?.setSetting('defaultEdgeType', g.size > 1500 ? 'line' : 'arrow');
     this.sigma?.setGraph(g);
     this.graph = g;
   }
@@ -111,28 +115,35 @@ export class GraphView implements View {
     if (!quiet) this.status.textContent = 'Loading the whole workspace…';
     let data: Overview;
     try {
+      performance.mark('overview:ask');
       data = (await gql<{ graphOverview: Overview }>(ops.OVERVIEW)).graphOverview;
     } catch (e) {
       this.failed(e);
       return;
     }
+    performance.mark('overview:answered');  // bench/bench_ui.py reports where the time goes
     const c = data.columns;
     const nodes: NodeAttrs[] = c.id.map((_, i) => ({
       kind: c.kind[i], label: c.label[i], scope: c.scope[i], memType: c.type[i]?.toUpperCase() ?? null,
       problems: c.problems[i], memoryOff: c.memoryOff[i],
     }));
     const positions = clusterLayout(nodes.map((n) => ({ cluster: clusterOf(n) })));
+    const edges = overviewEdges(c.source, c.target, c.status, c.id.length, this.allLinks.checked ? Infinity : undefined);
     // Built apart from sigma, then handed over: sigma does per-edge work on every addEdge event.
     const g = newGraph();
-    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y }));
-    for (let i = 0; i < c.source.length; i++) {
-      if (c.source[i] === c.target[i]) continue;  // a note linking to itself: nothing to draw
+    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y, degree: edges.degree[i] }));
+    for (const i of edges.drawn) {
       const status = c.status[i];
       g.addEdge(c.id[c.source[i]], c.id[c.target[i]], { status: status === null ? null : STATUS_OF[status] ?? 'RESOLVED' });
     }
+    this.overviewCut = edges.drawn.length < edges.total
+      ? ` (${edges.total} links; the ${edges.drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
+      : '';
     if (g.order <= 2000) layoutSmall(g, 100);  // small workspaces get a force layout; big ones keep the clusters
     this.styleAll(g);
+    performance.mark('overview:built');
     this.setGraph(g);
+    performance.mark('overview:handed');
     this.fillAgentFilter();
     this.applyFilters(false);
     this.sigma?.getCamera().animatedReset({ duration: 0 });
@@ -171,7 +182,8 @@ export class GraphView implements View {
     if (this.mode?.kind === 'focus' && this.graph.order < 1500) layoutSmall(this.graph, 4);
     this.styleAll();
     this.fillAgentFilter();
-    this.applyFilters();
+    this.applyFilters(false);
+    this.sigma?.scheduleRefresh();
     this.report(` (+${this.graph.order - before} from ${labelOfId(id)})`, this.mode?.kind === 'overview' ? 'Whole workspace' : 'Explored');
   }
 
@@ -190,7 +202,8 @@ export class GraphView implements View {
     this.canvas.dataset.nodes = String(this.graph.order);
     this.canvas.dataset.edges = String(this.graph.size);
     this.canvas.setAttribute('aria-label', `${what}: ${this.graph.order} nodes and ${this.graph.size} edges`);
-    this.status.textContent = `${what}: ${this.graph.order} nodes, ${this.graph.size} edges${visible !== this.graph.order ? `, ${visible} shown by the filters` : ''}${note}`;
+    const cut = this.mode?.kind === 'overview' ? this.overviewCut : '';
+    this.status.textContent = `${what}: ${this.graph.order} nodes, ${this.graph.size} edges${visible !== this.graph.order ? `, ${visible} shown by the filters` : ''}${note}${cut}`;
   }
 
   // ------------------------------------------------------------------ look and filters
@@ -205,7 +218,7 @@ export class GraphView implements View {
     g.forEachNode((node, a) => {
       const n = a as unknown as NodeAttrs;
       a.color = nodeColour(n, this.colourMode);
-      a.size = nodeSize(n, g.degree(node));
+      a.size = nodeSize(n, typeof a.degree === 'number' ? a.degree : g.degree(node));
       a.label = n.kind === 'unresolved' ? `⚠ ${n.label}` : n.memoryOff ? `${n.label} (memory off)` : n.label;
       a.forceLabel = n.kind === 'agent' || n.kind === 'unresolved';
       a.zIndex = n.kind === 'unresolved' || n.problems ? 2 : 1;
@@ -238,9 +251,9 @@ export class GraphView implements View {
     }
     if (refresh) {
       this.styleAll();
-      this.sigma?.refresh();
+      this.sigma?.scheduleRefresh();
     } else if (this.problemNodes) {
-      this.sigma?.refresh();
+      this.sigma?.scheduleRefresh();
     }
     if (this.mode) this.report('', this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`);
   }
@@ -289,7 +302,7 @@ export class GraphView implements View {
 
   private async select(id: string, expand: boolean): Promise<void> {
     this.selected = id;
-    this.sigma?.refresh();
+    this.sigma?.scheduleRefresh();
     const work: Promise<unknown>[] = [this.details(id)];
     if (expand && this.mode?.kind === 'focus') work.push(this.expand(id));
     await Promise.all(work);

@@ -1,0 +1,145 @@
+"""History retention (brain/tool/retention.py): bounded by count and age per note, safe to run."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from brain.config import ConfigError, HistoryConfig, parse_config
+from brain.service import Brain
+from brain.tool.blobs import BlobStore
+from brain.tool.history import History, HistoryRecord
+from brain.tool.retention import kept_digests
+from brain.tool.service import MemoryService
+from brain.tool.tool import MemoryTool
+
+DAY = 86_400.0
+NOW = 1_800_000_000.0
+
+
+def record(i: int, path: str, before: str | None, after: str | None, days_ago: float = 1000,
+           new_path: str | None = None) -> HistoryRecord:
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOW - days_ago * DAY))
+    return HistoryRecord(id=i, at=at, actor="admin", agent=None, via="python", command="put",
+                         scope="shared", path=path, before=before, after=after, new_path=new_path)
+
+
+def test_the_newest_versions_of_each_note_are_kept() -> None:
+    records = [record(i, "memory/shared/a.md", f"a{i}", f"a{i + 1}") for i in range(5)]
+    records += [record(9, "memory/shared/b.md", None, "b1")]
+    keep = kept_digests(records, HistoryConfig(keep_versions=2, keep_days=0), NOW)
+    assert keep == {"a3", "a4", "a5", "b1"}
+
+
+def test_young_versions_are_kept_whatever_their_count() -> None:
+    records = [record(i, "memory/shared/a.md", f"a{i}", f"a{i + 1}", days_ago=10 - i) for i in range(5)]
+    keep = kept_digests(records, HistoryConfig(keep_versions=1, keep_days=8), NOW)
+    assert keep == {"a2", "a3", "a4", "a5"}  # written 8, 7 and 6 days ago, and the newest
+
+
+def test_a_rename_counts_for_both_paths() -> None:
+    records = [
+        record(1, "memory/shared/old.md", None, "v1"),
+        record(2, "memory/shared/old.md", "v1", "v1", new_path="memory/shared/new.md"),
+        record(3, "memory/shared/old.md", None, "other"),
+        record(4, "memory/shared/old.md", "other", "other2"),
+    ]
+    keep = kept_digests(records, HistoryConfig(keep_versions=1, keep_days=0), NOW)
+    assert keep == {"v1", "other", "other2"}  # new.md's newest entry is the rename
+
+
+def test_the_policy_is_read_from_brain_toml_and_checked() -> None:
+    config = parse_config(b"[history]\nkeep_versions = 3\nkeep_days = 0\n", Path("brain.toml"))
+    assert config.history == HistoryConfig(keep_versions=3, keep_days=0)
+    with pytest.raises(ConfigError, match="keep_versions must be from 1"):
+        parse_config(b"[history]\nkeep_versions = 0\n", Path("brain.toml"))
+
+
+def make_service(workspace: Path, tmp_path: Path, toml: str) -> MemoryService:
+    (workspace / "brain.toml").write_text(toml)
+    brain = Brain(workspace)
+    brain.sync()
+    return MemoryService(workspace, brain, history=History(tmp_path / "h" / "history.jsonl"))
+
+
+def test_writes_prune_what_no_kept_entry_needs(workspace: Path, tmp_path: Path) -> None:
+    service = make_service(workspace, tmp_path, "[history]\nkeep_versions = 2\nkeep_days = 0\n")
+    retention = service.retention()
+    assert retention is not None
+    retention.grace = 0  # every blob here is seconds old
+    tool = MemoryTool(service)
+    assert tool.create("writer", "/memories/log.md", "v0\n").ok
+    for i in range(1, 6):
+        assert tool.str_replace("writer", "/memories/log.md", f"v{i - 1}", f"v{i}").ok
+    report = service.prune_history()
+    assert report is not None
+    records = [r for r in service.history.all() if r.path == "memory/writer/log.md"]
+    kept = [(service.blobs.text(r.before), service.blobs.text(r.after)) for r in records]
+    assert kept == [
+        (None, None), (None, None), (None, None),  # older than the newest two
+        (None, "v3\n"),  # v3 stays: a kept entry needs it
+        ("v3\n", "v4\n"), ("v4\n", "v5\n"),
+    ]
+    assert report.removed == 3  # v0, v1, v2
+    assert service.blobs.text(records[-1].after) == "v5\n"
+    # The automatic prune after a write is due again only after its interval.
+    assert not retention.due()
+
+
+def test_young_blobs_survive_a_prune_so_a_write_in_flight_keeps_its_blob(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path / "blobs", max_bytes=100)
+    digest = store.put(b"kept before its entry was appended")
+    assert digest is not None
+    report = store.prune(keep=set(), grace_seconds=3600)
+    assert (report.removed, report.kept) == (0, 1)
+    assert store.get(digest) is not None
+    path = tmp_path / "blobs" / digest[:2] / digest
+    os.utime(path, (time.time() - 7200, time.time() - 7200))
+    assert store.prune(keep=set(), grace_seconds=3600).removed == 1
+    assert store.get(digest) is None
+    assert not (tmp_path / "blobs" / digest[:2]).exists()  # empty fan-out folders go too
+
+
+def test_a_reused_blob_is_never_deleted_under_its_writer(tmp_path: Path) -> None:
+    """A writer reusing an old blob (the same version again) races a prune that wants it gone:
+    after `put` returns, the blob must be there (the lock and the refreshed time see to it)."""
+    store = BlobStore(tmp_path / "blobs", max_bytes=100)
+    data = b"the same version, written again"
+    digest = store.put(data)
+    assert digest is not None
+    path = tmp_path / "blobs" / digest[:2] / digest
+    stop = threading.Event()
+    pruned = 0
+
+    def prune_forever() -> None:
+        nonlocal pruned
+        while not stop.is_set():
+            pruned += store.prune(keep=set(), grace_seconds=5).removed
+
+    pruner = threading.Thread(target=prune_forever)
+    pruner.start()
+    try:
+        for _ in range(300):
+            old = time.time() - 60
+            with contextlib.suppress(FileNotFoundError):
+                os.utime(path, (old, old))  # the blob looks abandoned to the pruner
+            assert store.put(data) == digest
+            assert store.get(digest) == data
+    finally:
+        stop.set()
+        pruner.join()
+    assert pruned > 0  # the pruner did delete the abandoned-looking blob in between
+
+
+def test_a_broken_brain_toml_pauses_retention(workspace: Path, tmp_path: Path) -> None:
+    service = make_service(workspace, tmp_path, "[history]\nkeep_version = 2\n")
+    tool = MemoryTool(service)
+    assert tool.create("writer", "/memories/a.md", "one\n").ok
+    assert service.retention() is None
+    assert service.prune_history() is None
+    assert service.blobs.text(service.history.all()[-1].after) == "one\n"
