@@ -6,7 +6,8 @@ design.md section 7 workload.
 `--layout space` runs the same on the space workload (10% of the files not markdown) and
 writes bench/results/ingest-space.json; compare files/s and peak RSS with the latchai figures.
 `--layout mindlink|lab` runs the latchai workload reshaped into that layout
-(bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json. `--iwe PATH` times `iwe count` beside `brain ingest`.
+(bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json.
+`--iwe PATH` times `iwe count` beside `brain ingest`.
 
 Every run is a fresh process (so peak RSS is that run's own), on a generated workspace that
 is cached between runs. `cold`: a start without a snapshot (full ingest, then the snapshot

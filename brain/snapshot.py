@@ -151,7 +151,9 @@ def write(
     return len(MAGIC) + 4 + len(head) + len(payload) + len(keywords)
 
 
-def read(path: Path, root: Path, rules: str = "latchai") -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
+def read(
+    path: Path, root: Path, rules: str = "latchai"
+) -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
     """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError)."""
     data = path.read_bytes()
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
