@@ -1,9 +1,11 @@
 """Full ingest, no-change rescan and `brain check` on the design.md section 7 workload.
 
-    .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3] [--layout L]
+    .venv/bin/python bench/bench_ingest.py [--sizes 1000 10000 100000] [--runs 3] [--layout space]
 
-`--layout mindlink|lab` runs the same workload reshaped into that layout (bench/workload_layouts.py:
-the same notes' bytes), so its figures compare with latchai's.
+`--layout space` runs the same on the space workload (10% of the files not markdown) and
+writes bench/results/ingest-space.json; compare files/s and peak RSS with the latchai figures.
+`--layout mindlink|lab` runs the latchai workload reshaped into that layout
+(bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json.
 
 Every run is a fresh process (so peak RSS is that run's own), on a generated workspace that
 is cached between runs. Prints medians and writes bench/results/ingest.json.
@@ -45,11 +47,11 @@ print(json.dumps({
 
 
 def workspace(size: int, cache: Path, layout: str = "latchai") -> Path:
-    if layout != "latchai":
+    if layout in RESHAPERS:
         return generate_layout(cache / f"workload-{layout}-{size}", size, layout, cache)
-    root = cache / f"workload-{size}"
+    root = cache / (f"workload-{size}" if layout == "latchai" else f"workload-{layout}-{size}")
     if not (root / ".workload.json").exists():
-        generate(root, size)
+        generate(root, size, layout=layout)
     return root
 
 
@@ -73,11 +75,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
-    parser.add_argument("--layout", choices=["latchai", *sorted(RESHAPERS)], default="latchai")
+    parser.add_argument("--layout", choices=("latchai", "space", *RESHAPERS), default="latchai")
     args = parser.parse_args()
     report: dict[str, object] = {
-        "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout, "sizes": {},
-        "load_average": os.getloadavg(),
+        "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout,
+        "load_average": list(os.getloadavg()), "sizes": {},
     }
     for size in args.sizes:
         root = workspace(size, args.cache, args.layout)
@@ -105,8 +107,7 @@ def main() -> None:
             f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB)",
             flush=True,
         )
-    suffix = "" if args.layout == "latchai" else f"-{args.layout}"
-    out = HERE / "results" / f"ingest{suffix}.json"
+    out = HERE / "results" / ("ingest.json" if args.layout == "latchai" else f"ingest-{args.layout}.json")
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")

@@ -1,6 +1,6 @@
 """Seeded, deterministic generator of the benchmark workspace (design.md section 7).
 
-    python bench/workload.py OUT_DIR --notes N [--agents A] [--seed S]
+    python bench/workload.py OUT_DIR --notes N [--agents A] [--seed S] [--layout space]
 
 N notes over A agents plus ``shared`` (10% of the notes), each 1.5 to 3 KB of markdown with
 ``description``/``type`` frontmatter, headings, a list and a fenced code block, and 3 to 8
@@ -10,6 +10,12 @@ name, to workflows, chats and work items (with or without a kind prefix), some w
 ``|label``, a ``#Heading`` that exists in the target, or as an ``![[embed]]``, and about 5% to
 targets that do not exist. Some names exist in two scopes so scope precedence is exercised.
 Fenced and inline code sometimes hold ``[[...]]`` text, which is not a link and is not counted.
+
+`--layout space` (seeds/001) writes the same kind of notes as each agent's `<agent>/memory/`
+tree instead: N files of which 10% are not markdown (CSV, JSON, text, and binary PNG-like
+files), a third of each agent's notes in topic subfolders, the shared notes in the first
+agent's `shared/` folder (so `shared/x` links are paths from its root), no agents/ or entity
+folders (space has none).
 
 Same arguments, same bytes: no timestamps in content, and every file's mtime is a fixed,
 seeded instant before 2026-11-01 so ages are deterministic too. Only the standard library.
@@ -621,11 +627,11 @@ def _prepare(out_dir: Path) -> None:
         entries = [p.name for p in out_dir.iterdir()]
         if entries and MARKER not in entries:
             raise FileExistsError(f"{out_dir} is not empty and holds no {MARKER}; refusing")
-        for name in (*LAYOUT, MARKER):
+        for name in entries:  # a previous workload (of any layout): all of it is ours
             p = out_dir / name
-            if p.is_dir():
+            if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
-            elif p.exists():
+            else:
                 p.unlink()
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -638,21 +644,30 @@ def _write(path: Path, text: str, mtime: int) -> int:
     return len(data)
 
 
-def generate(out_dir: Path, notes: int, agents: int = 8, seed: int = 42) -> WorkloadInfo:
+def generate(
+    out_dir: Path, notes: int, agents: int = 8, seed: int = 42, layout: str = "latchai"
+) -> WorkloadInfo:
     """Write the workload into ``out_dir`` and describe it.
 
     ``out_dir`` must be missing, empty, or a previous workload (it holds ``.workload.json``);
-    in the last case the layout folders are replaced.
+    in the last case the layout folders are replaced. `layout` "space": ``notes`` files, 10%
+    of them not markdown (see the module docstring).
     """
     if notes < 1:
         raise ValueError("notes must be at least 1")
+    if layout not in ("latchai", "space"):
+        raise ValueError(f"no workload for layout {layout!r}: latchai or space")
     out_dir = Path(out_dir)
     _prepare(out_dir)
-    g = _Gen(notes, agents, seed)
+    plain = notes // 10 if layout == "space" else 0
+    g = _Gen(max(1, notes - plain), agents, seed)
     r = g.rng
 
     def stamp() -> int:
         return EPOCH - r.randrange(MAX_AGE)
+
+    if layout == "space":
+        return _generate_space(out_dir, g, plain, seed, stamp)
 
     for sub in ("agents", "workflows", "chats", "work-items"):
         (out_dir / sub).mkdir()
@@ -706,15 +721,97 @@ def generate(out_dir: Path, notes: int, agents: int = 8, seed: int = 42) -> Work
     return info
 
 
+def _generate_space(
+    out_dir: Path, g: _Gen, plain: int, seed: int, stamp: Callable[[], int]
+) -> WorkloadInfo:
+    r = g.rng
+    total = 0
+    paths: list[str] = []
+    first = g.agent_names[0]
+    for scope, scope_notes in g.scopes.items():
+        for i, note in enumerate(scope_notes):
+            if scope == "shared":
+                rel = f"{first}/memory/shared/{note.name}.md"
+            elif i % 3 == 2:  # a third in topic folders, one or two levels deep
+                topic = note.name.split("-")[0]
+                rel = f"{scope}/memory/{topic}/{note.name}.md"
+                if i % 6 == 5:
+                    rel = f"{scope}/memory/{topic}/archive/{note.name}.md"
+            else:
+                rel = f"{scope}/memory/{note.name}.md"
+            path = out_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            total += _write(path, g.render(note), stamp())
+            paths.append(rel)
+    for i in range(plain):
+        agent = g.agent_names[i % len(g.agent_names)]
+        kind = i % 4
+        size = r.randrange(MIN_BYTES, MAX_BYTES)
+        if kind == 0:
+            rel, data = f"{agent}/memory/data/table-{i}.csv", _csv(r, size)
+        elif kind == 1:
+            rel, data = f"{agent}/memory/data/state-{i}.json", _json_blob(r, size)
+        elif kind == 2:
+            rel, data = f"{agent}/memory/images/shot-{i}.png", _png_like(r, size)
+        else:
+            rel, data = f"{agent}/memory/downloads/page-{i}.txt", _text(r, size)
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        mtime = stamp()
+        os.utime(path, (mtime, mtime))
+        total += len(data)
+    c = g.counts
+    info = WorkloadInfo(
+        root=out_dir, notes=len(paths), agents=len(g.agent_names), seed=seed,
+        shared_notes=len(g.scopes["shared"]), links=c.links, missing_links=c.missing,
+        anchor_links=c.anchor, label_links=c.label, embed_links=c.embed, entity_links=c.entity,
+        cross_scope_links=c.cross, duplicate_names=g.duplicates, workflows=0, chats=0,
+        work_items=0, bytes=total, agent_names=list(g.agent_names), note_paths=paths,
+        missing_targets=list(g.missing),
+    )
+    marker = json.dumps({**info.summary(), "layout": "space", "files": len(paths) + plain},
+                        indent=2, ensure_ascii=False) + "\n"
+    _write(out_dir / MARKER, marker, EPOCH)
+    return info
+
+
+def _csv(r: random.Random, size: int) -> bytes:
+    rows = ["day,queue,jobs,p95_ms"]
+    while sum(len(x) + 1 for x in rows) < size:
+        rows.append(f"2026-{r.randrange(1, 13):02d}-{r.randrange(1, 29):02d},"
+                    f"{r.choice(TOPICS)},{r.randrange(10**6)},{r.randrange(5000)}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def _json_blob(r: random.Random, size: int) -> bytes:
+    items: list[dict[str, object]] = []
+    while len(json.dumps(items)) < size:
+        items.append({"topic": r.choice(TOPICS), "count": r.randrange(1000), "ok": r.random() < 0.9})
+    return json.dumps(items, indent=1).encode()
+
+
+def _png_like(r: random.Random, size: int) -> bytes:
+    return b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + r.randbytes(size)
+
+
+def _text(r: random.Random, size: int) -> bytes:
+    words: list[str] = []
+    while sum(len(w) + 1 for w in words) < size:
+        words.append(r.choice(TOPICS))
+    return (" ".join(words) + "\n").encode()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Generate the brain benchmark workspace.")
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--notes", type=int, required=True)
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--layout", choices=("latchai", "space"), default="latchai")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    info = generate(args.out_dir, args.notes, args.agents, args.seed)
+    info = generate(args.out_dir, args.notes, args.agents, args.seed, args.layout)
     elapsed = time.perf_counter() - started
     figures = info.summary()
     del figures["missing_targets"], figures["agent_names"]

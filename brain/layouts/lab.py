@@ -151,11 +151,12 @@ class LabLayout(Layout):
         return found
 
     def scope_folder(self, rel: str) -> tuple[str, str] | None:
+        """An agent's folder under agents/. `main` has none: MEMORY.md or memory/ makes it
+        (a full rescan sees either), so a deleted memory/ never removes it from under its
+        MEMORY.md."""
         parts = rel.split("/")
         if parts[0] == AGENTS_DIR and len(parts) >= 2 and parts[1] and not parts[1].startswith("."):
             return parts[1], f"{AGENTS_DIR}/{parts[1]}"
-        if parts[0] == LOG_DIR:
-            return MAIN_AGENT, LOG_DIR
         return None
 
     def note_rules(

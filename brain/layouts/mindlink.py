@@ -29,7 +29,7 @@ from brain.rules.mindlink import (
     feedback_incomplete,
     not_a_memory,
 )
-from brain.workspace import IGNORED, FileRole, FileStat, walk_dir
+from brain.workspace import IGNORED, FileRole, FileStat
 
 MEMORY_DIR = "memory"
 _OWN_KINDS = (Kind.MEMORY, Kind.DAILY_NOTE)
@@ -94,12 +94,12 @@ class MindlinkLayout(Layout):
     def classify(self, rel: str) -> FileRole:
         return classify(rel)
 
+    # The same folders as space: every `<agent>/memory/` tree (what is in it differs).
     def walk(self, root: Path) -> Iterator[FileStat]:
-        for agent in sorted(self.scope_folders(root)):
-            yield from walk_dir(root / agent / MEMORY_DIR, f"{agent}/{MEMORY_DIR}")
+        return SPACE.walk(root)
 
     def scope_folders(self, root: Path) -> set[str]:
-        return SPACE.scope_folders(root)  # the same shape: every `<agent>/memory/` folder
+        return SPACE.scope_folders(root)
 
     def scope_folder(self, rel: str) -> tuple[str, str] | None:
         return SPACE.scope_folder(rel)

@@ -83,10 +83,16 @@ def memory_entries(text: str) -> Iterator[MemoryEntry]:
             yield MemoryEntry(body_line + offset, line, "item")
 
 
+MAX_UNDATED_PER_FILE = 50  # a MEMORY.md of a million bullets need not flood the report
+
+
 def undated_entries(path: str, text: str) -> list[Problem]:
-    """Warnings for the entries of a MEMORY.md whose first line holds no `YYYY-MM-DD` date."""
+    """Warnings for the entries of a MEMORY.md whose first line holds no `YYYY-MM-DD` date
+    (the first MAX_UNDATED_PER_FILE of them)."""
     problems: list[Problem] = []
     for entry in memory_entries(text):
+        if len(problems) >= MAX_UNDATED_PER_FILE:
+            break
         day, unreal = first_date(entry.first_line)
         if day is not None:
             continue

@@ -23,7 +23,8 @@ DEFAULT_RETAIN_DAYS = 30
 ENTRIES_DIR = "entries"
 # `Why:`, `- Why:`, `**Why:**`, `> _How to apply:_`: a line starts with the label once list,
 # quote and emphasis marks are set aside.
-_LEAD = r"^[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]*)*[*_]{0,3}"
+# At most 8 marks: a line of a hundred thousand `*` costs one short look, not a backtrack.
+_LEAD = r"^[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]*){0,8}[*_]{0,3}"
 _LABEL_RES = {
     "Why:": re.compile(_LEAD + r"why[*_]{0,3}[ \t]*:", re.IGNORECASE),
     "How to apply:": re.compile(_LEAD + r"how[ \t]+to[ \t]+apply[*_]{0,3}[ \t]*:", re.IGNORECASE),

@@ -9,6 +9,7 @@ from brain.config import BrainConfig
 from brain.ingest import Ingester
 from brain.layouts import get_layout
 from brain.store.memory import MemoryStore
+from brain.workspace import FileRole
 
 LinkAnswer = tuple[str, str, tuple[str, ...]]
 
@@ -41,3 +42,14 @@ def links_of(store: MemoryStore) -> dict[tuple[str, str], LinkAnswer]:
         for link in links:
             out[(source, link.raw)] = (link.status.value, link.target_id, link.candidates)
     return out
+
+
+def assert_role(role: FileRole, expected: tuple[str, str, str, object]) -> None:
+    """(role kind, scope, name, node kind for a note or problem code for a misplaced file)."""
+    kind, scope, name, what = expected
+    assert (role.kind, role.scope, role.name) == (kind, scope, name)
+    if kind == "memory":
+        assert role.node_kind is what
+    elif kind == "problem":
+        assert role.problem is not None
+        assert role.problem.code == what

@@ -4,6 +4,7 @@ its rules as ingest applies them, as tables."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from brain.layouts import get_layout
 from brain.layouts.lab import classify
 from brain.model import Kind
-from tests.unit.layout_helpers import ingest, links_of
+from brain.service import Brain
+from tests.unit.layout_helpers import assert_role, ingest, links_of, write_files
 
 CLASSIFY = [
     # rel -> (role kind, scope, name, node kind or problem code)
@@ -41,14 +43,7 @@ CLASSIFY = [
 
 @pytest.mark.parametrize(("rel", "expected"), CLASSIFY)
 def test_classify(rel: str, expected: tuple[str, str, str, object]) -> None:
-    role = classify(rel)
-    kind, scope, name, what = expected
-    assert (role.kind, role.scope, role.name) == (kind, scope, name)
-    if kind == "memory":
-        assert role.node_kind is what
-    elif kind == "problem":
-        assert role.problem is not None
-        assert role.problem.code == what
+    assert_role(classify(rel), expected)
 
 
 SKILL = "---\nname: {0}\ndescription: d\n---\n## Triggers\n- {0} it\n"
@@ -144,8 +139,6 @@ def test_walk_reads_only_the_memory_layer(tmp_path: Path) -> None:
         "agents/ops/prompt.md": "not memory\n",
         "README.md": "the repository's readme\n",
     }
-    from tests.unit.layout_helpers import write_files
-
     write_files(tmp_path, files)
     os.symlink(tmp_path / "MEMORY.md", tmp_path / "projects" / "atlas" / "link.md")
     walked = sorted(s.rel for s in get_layout("lab").walk(tmp_path))
@@ -174,3 +167,35 @@ def test_rules_in_ingest(tmp_path: Path) -> None:
         ("undated-entry", "MEMORY.md", 2),
         ("undated-entry", "agents/ops/MEMORY.md", 1),
     ]
+
+
+def test_rules_follow_unsaved_edits(tmp_path: Path) -> None:
+    """What an editor shows as you type in MEMORY.md or a SKILL.md: the same rules, same code path."""
+    write_files(tmp_path, {
+        "MEMORY.md": "# Lab\n- 2026-01-01 dated\n", "skills/x/SKILL.md": SKILL.format("x"),
+    })
+    brain = Brain(tmp_path)
+    brain.sync()
+    assert brain.layout.name == "lab"
+    assert brain.problems(["MEMORY.md", "skills/x/SKILL.md"]) == []
+    brain.set_overlay("MEMORY.md", "# Lab\n- 2026-01-01 dated\n- not yet\n")
+    brain.set_overlay("skills/x/SKILL.md", "---\nname: x\n---\n")
+    assert [(p.code, p.path, p.line) for p in brain.problems(["MEMORY.md", "skills/x/SKILL.md"])] == [
+        ("undated-entry", "MEMORY.md", 3), ("incomplete-skill", "skills/x/SKILL.md", 1),
+    ]
+
+
+def test_main_stays_while_its_memory_md_does(tmp_path: Path) -> None:
+    """Deleting the daily logs' folder leaves `main` (and its REMEMBERS) to MEMORY.md."""
+    write_files(tmp_path, {
+        "MEMORY.md": "# Lab\n", "memory/2026-01-01.md": "day\n", "agents/ops/MEMORY.md": "",
+    })
+    brain = Brain(tmp_path)
+    brain.sync()
+    assert sorted(a.name for a in brain.store.list_agents()) == ["main", "ops"]
+    shutil.rmtree(tmp_path / "memory")
+    brain.sync(["memory/2026-01-01.md", "memory"])
+    assert sorted(a.name for a in brain.store.list_agents()) == ["main", "ops"]
+    shutil.rmtree(tmp_path / "agents" / "ops")
+    brain.sync(["agents/ops"])
+    assert [a.name for a in brain.store.list_agents()] == ["main"]

@@ -13,7 +13,8 @@ from brain.layouts.base import RuleContext
 from brain.layouts.mindlink import MINDLINK, classify
 from brain.model import Kind
 from brain.parse import parse_note
-from tests.unit.layout_helpers import ingest, links_of
+from brain.service import Brain
+from tests.unit.layout_helpers import assert_role, ingest, links_of, write_files
 
 CLASSIFY = [
     # rel -> (role kind, scope, name, node kind or problem code)
@@ -34,14 +35,7 @@ CLASSIFY = [
 
 @pytest.mark.parametrize(("rel", "expected"), CLASSIFY)
 def test_classify(rel: str, expected: tuple[str, str, str, object]) -> None:
-    role = classify(rel)
-    kind, scope, name, what = expected
-    assert (role.kind, role.scope, role.name) == (kind, scope, name)
-    if kind == "memory":
-        assert role.node_kind is what
-    elif kind == "problem":
-        assert role.problem is not None
-        assert role.problem.code == what
+    assert_role(classify(rel), expected)
 
 
 FILES = {
@@ -132,3 +126,25 @@ def test_expiry_follows_today_and_the_setting(day: date, today: date, retain: in
     context = RuleContext(BrainConfig(mindlink=MindlinkConfig(daily_note_retain_days=retain)), today)
     found = MINDLINK.note_rules(rel, classify(rel), "x\n", parse_note("x\n", rel), context)
     assert [p.code for p in found] == (["expired-daily-note"] if expired else [])
+
+
+def test_rules_follow_unsaved_edits(tmp_path: Path) -> None:
+    """What an editor shows as you type: the same rules on the unsaved text (an overlay)."""
+    (tmp_path / "brain.toml").write_text('layout = "mindlink"\n')
+    write_files(tmp_path, {
+        "bot/memory/entries/tabs.md": "---\ntype: feedback\n---\nTabs.\nWhy: lint\nHow to apply: always\n",
+        "bot/memory/entries/spaces.md": "---\ntype: user\n---\nSpaces.\n",
+    })
+    brain = Brain(tmp_path)
+    brain.sync()
+    tabs, spaces = "bot/memory/entries/tabs.md", "bot/memory/entries/spaces.md"
+    assert brain.problems([tabs, spaces]) == []
+    brain.set_overlay(tabs, "---\ntype: feedback\n---\nTabs.\nWhy: lint\n")
+    brain.set_overlay(spaces, "---\ntype: user\n---\nTabs.\nWhy: lint\n")
+    # An unsaved buffer is as new as its last edit: `spaces` was typed last, so `tabs` is the copy.
+    assert [(p.code, p.path) for p in brain.problems([tabs, spaces])] == [
+        ("duplicate-entry", tabs), ("feedback-incomplete", tabs),
+    ]
+    brain.set_overlay(tabs, None)
+    brain.set_overlay(spaces, None)
+    assert brain.problems([tabs, spaces]) == []

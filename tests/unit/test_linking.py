@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import threading
+import unittest
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,10 +22,14 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 
 from brain.ingest import SyncResult
+from brain.layouts import LayoutChoice
 from brain.model import Link, MemoryNode
 from brain.service import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
+from tests.layout_specs import LATCHAI as LATCHAI_SPEC
+from tests.layout_specs import SPACE as SPACE_SPEC
+from tests.layout_specs import SPECS, LayoutSpec
 
 
 class Folder:
@@ -34,11 +39,17 @@ class Folder:
         self.root = root
         (root / "memory").mkdir(parents=True, exist_ok=True)
         self.clock = 1_700_000_000
+        self.unlinked: list[str] = []
 
     def write(self, rel: str, text: str | bytes) -> str:
         path = self.root / rel
         if path.is_symlink():
             path.unlink()
+        for parent in reversed(path.relative_to(self.root).parents):
+            folder = self.root / parent
+            if folder.is_symlink() and not folder.is_dir():  # a link to a file, in the way
+                folder.unlink()
+                self.unlinked.append(parent.as_posix())  # a watcher reports its deletion
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, bytes):
             path.write_bytes(text)
@@ -71,14 +82,14 @@ class Folder:
         return f"{parent}/{path.name}"
 
 
-def fresh_brain(root: Path) -> Brain:
-    brain = Brain(root, MemoryStore())
+def fresh_brain(root: Path, layout: LayoutChoice | None = None) -> Brain:
+    brain = Brain(root, MemoryStore(), layout)
     brain.sync()
     return brain
 
 
 def assert_same_as_fresh(brain: Brain) -> None:
-    fresh = fresh_brain(brain.root)
+    fresh = fresh_brain(brain.root, brain.layout_choice)
     assert brain.store.export() == fresh.store.export()
     assert brain.problems() == fresh.problems()
     assert brain.stats() == fresh.stats()
@@ -320,10 +331,11 @@ def test_a_rescan_of_an_unchanged_workspace_writes_nothing(folder: Folder, brain
 # ------------------------------------------------------------------------------ random operations
 
 NAMES = ["alpha", "Alpha", "beta", "café", "cafe\u0301", "deploy"]
-SCOPES = ["shared", "ann", "bob"]
+SCOPE_INDEX = st.integers(min_value=0, max_value=2)  # into the layout's three scopes
 TARGETS = [
     *NAMES, "shared/alpha", "ann/beta", "bob/deploy", "workflow:deploy", "agent:ann", "memory:alpha",
     "chat:beta", "work-item:gamma", "gamma", "ann", "beta.md", "ALPHA", "nothing",
+    "drafts/alpha", "/beta", "img/logo.png", "logo.png", "data.csv",  # paths (space)
 ]
 ENTITY_FILES = [
     "workflows/deploy.yaml", "workflows/deploy.json", "chats/beta.json", "work-items/gamma.md",
@@ -351,13 +363,17 @@ class RandomOperations(RuleBasedStateMachine):
 
     After each sync the graph and the problems must equal a fresh ingest of the same files.
     Incremental syncs name exactly the paths touched (and, for writes through a symlinked
-    folder, where they really landed), as a file watcher would.
+    folder, where they really landed), as a file watcher would. `spec` says where the
+    layout under test keeps things (one subclass per layout, below).
     """
+
+    spec: LayoutSpec = LATCHAI_SPEC
 
     def __init__(self) -> None:
         super().__init__()
         self.folder = Folder(Path(tempfile.mkdtemp(prefix="brain-ops-")))
-        self.brain = Brain(self.folder.root, MemoryStore())
+        self.spec.prepare(self.folder.root)
+        self.brain = Brain(self.folder.root, MemoryStore(), self.spec.choice)
         self.brain.sync()
         self.touched: list[str] = []
 
@@ -367,42 +383,48 @@ class RandomOperations(RuleBasedStateMachine):
     def _touch(self, *rels: str) -> None:
         for rel in rels:
             self.touched += [rel, self.folder.real(rel)]
+        self.touched += self.folder.unlinked
+        self.folder.unlinked.clear()
 
-    @rule(scope=st.sampled_from(SCOPES), name=st.sampled_from(NAMES), text=notes)
-    def write_note(self, scope: str, name: str, text: str) -> None:
-        rel = f"memory/{scope}/{name}.md"
+    def _note(self, scope: int, name: str) -> str:
+        return self.spec.note(self.spec.scopes[scope], name)
+
+    @rule(scope=SCOPE_INDEX, name=st.sampled_from(NAMES), text=notes)
+    def write_note(self, scope: int, name: str, text: str) -> None:
+        rel = self._note(scope, name)
         self.folder.write(rel, text)
         self._touch(rel)
 
-    @rule(scope=st.sampled_from(SCOPES), name=st.sampled_from(NAMES), raw=odd_bytes)
-    def write_bytes(self, scope: str, name: str, raw: bytes) -> None:
-        rel = f"memory/{scope}/{name}.md"
+    @rule(scope=SCOPE_INDEX, name=st.sampled_from(NAMES), raw=odd_bytes)
+    def write_bytes(self, scope: int, name: str, raw: bytes) -> None:
+        rel = self._note(scope, name)
         self.folder.write(rel, raw)
         self._touch(rel)
 
-    @rule(scope=st.sampled_from(SCOPES), name=st.sampled_from(NAMES))
-    def touch_note(self, scope: str, name: str) -> None:
-        rel = f"memory/{scope}/{name}.md"
+    @rule(scope=SCOPE_INDEX, name=st.sampled_from(NAMES))
+    def touch_note(self, scope: int, name: str) -> None:
+        rel = self._note(scope, name)
         if (self.folder.root / rel).is_file():
             self.folder.tick(rel)
             self._touch(rel)
 
     @rule(
-        scope=st.sampled_from(SCOPES), name=st.sampled_from(NAMES),
-        scope2=st.sampled_from(SCOPES), name2=st.sampled_from(NAMES),
+        scope=SCOPE_INDEX, name=st.sampled_from(NAMES),
+        scope2=SCOPE_INDEX, name2=st.sampled_from(NAMES),
     )
-    def rename_note(self, scope: str, name: str, scope2: str, name2: str) -> None:
-        old, new = f"memory/{scope}/{name}.md", f"memory/{scope2}/{name2}.md"
+    def rename_note(self, scope: int, name: str, scope2: int, name2: str) -> None:
+        old, new = self._note(scope, name), self._note(scope2, name2)
         if (self.folder.root / old).exists():
             self._touch(old, new)  # before: where `old` really is
             self.folder.rename(old, new)
             self._touch(new)
 
-    @rule(rel=st.sampled_from([
-        *(f"memory/{s}/{n}.md" for s in SCOPES for n in NAMES), *ENTITY_FILES,
-        "memory/bob", "memory/ann/x.txt", "memory/ann/sub", "memory/z.md", "agents/ann.md",
-    ]))
-    def delete(self, rel: str) -> None:
+    @rule(data=st.data())
+    def delete(self, data: st.DataObject) -> None:
+        rel = data.draw(st.sampled_from([
+            *(self.spec.note(s, n) for s in self.spec.scopes for n in NAMES), *ENTITY_FILES,
+            *self.spec.deletable,
+        ]))
         self._touch(rel)
         self.folder.delete(rel)
 
@@ -420,21 +442,24 @@ class RandomOperations(RuleBasedStateMachine):
             text = f"title: {title}\n"
         self._touch(self.folder.write(rel, text))
 
-    @rule(rel=st.sampled_from(["memory/ann/x.txt", "memory/ann/sub/y.md", "memory/z.md"]))
-    def write_misplaced(self, rel: str) -> None:
-        self._touch(self.folder.write(rel, "misplaced [[alpha]]\n"))
+    @rule(data=st.data(), raw=st.sampled_from([b"misplaced [[alpha]]\n", b"\x89PNG\r\n\x1a\n\x00[[beta]]"]))
+    def write_misplaced(self, data: st.DataObject, raw: bytes) -> None:
+        rel = data.draw(st.sampled_from(self.spec.odd_files))
+        self._touch(self.folder.write(rel, raw))
 
-    @rule(rel=st.sampled_from(["memory/ann/alpha.md", "memory/bob", "agents/ann.md", "workflows/x.yaml"]))
-    def make_symlink(self, rel: str) -> None:
+    @rule(data=st.data())
+    def make_symlink(self, data: st.DataObject) -> None:
+        link, linked = self.spec.folder_link
+        rel = data.draw(st.sampled_from([*self.spec.symlinks, link]))
         self._touch(rel)
         self.folder.delete(rel)
         path = self.folder.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        if rel == "memory/bob":
-            target = self.folder.root / "memory" / "ann"
+        if rel == link:
+            target = self.folder.root / linked
             if not target.exists():
-                target.mkdir()
-                self._touch("memory/ann")
+                target.mkdir(parents=True)
+                self._touch(linked)
         else:
             target = self.folder.root / "outside.md"
             target.write_text("# Top\n[[alpha]]\n")
@@ -447,13 +472,24 @@ class RandomOperations(RuleBasedStateMachine):
         assert_same_as_fresh(self.brain)
 
 
-TestRandomOperations = RandomOperations.TestCase
-TestRandomOperations.settings = settings(
-    max_examples=int(os.environ.get("BRAIN_RANDOM_OPS_EXAMPLES", "250")),
-    stateful_step_count=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+def _random_operations(spec: LayoutSpec) -> type[unittest.TestCase]:
+    machine = type(f"RandomOperations_{spec.name}", (RandomOperations,), {"spec": spec})
+    case: type[unittest.TestCase] = machine.TestCase
+    case.settings = settings(  # type: ignore[attr-defined]
+        max_examples=int(os.environ.get("BRAIN_RANDOM_OPS_EXAMPLES", "250")),
+        stateful_step_count=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    return case
+
+
+# One state machine per layout (tests/layout_specs.py): latchai keeps its old name.
+TestRandomOperations = _random_operations(LATCHAI_SPEC)
+TestRandomOperationsSpace = _random_operations(SPACE_SPEC)
+for _spec in SPECS:
+    if _spec not in (LATCHAI_SPEC, SPACE_SPEC):  # layouts added later get theirs here
+        globals()[f"TestRandomOperations_{_spec.name}"] = _random_operations(_spec)
 
 
 def test_a_named_fifo_is_not_read(folder: Folder) -> None:

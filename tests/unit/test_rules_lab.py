@@ -220,3 +220,9 @@ TRIGGERS = [
 @pytest.mark.parametrize(("body", "front", "expected"), TRIGGERS)
 def test_triggers(body: str, front: object, expected: tuple[str, ...]) -> None:
     assert triggers(body, front) == expected
+
+
+def test_undated_entries_are_capped_per_file() -> None:
+    text = "".join(f"- fact {i}\n" for i in range(10_000))
+    found = undated_entries("MEMORY.md", text)
+    assert [p.line for p in found] == list(range(1, 51))

@@ -185,3 +185,9 @@ NOT_A_MEMORY = [
 def test_not_a_memory(rel: str, message: str, fix: str) -> None:
     under = rel.split("/")[2:]
     assert not_a_memory(rel, under) == Problem("not-a-memory", Severity.WARNING, rel, message, fix=fix)
+
+
+@pytest.mark.parametrize("line", ["- " * 100_000 + "x", "*" * 200_000, "> " * 100_000 + "**Why"])
+def test_a_hostile_line_is_one_short_look(line: str) -> None:
+    """No backtracking over a line of markers (a timing-free check: the answer, on a big input)."""
+    assert labelled_lines(line + "\n" + line) == set()
