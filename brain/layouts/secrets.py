@@ -15,7 +15,6 @@ invisible characters) and decodable base64 runs always go to the detector. Only 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from brain.model import Problem, Severity
