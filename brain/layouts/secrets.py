@@ -6,11 +6,12 @@ secret, never the value: problems end up in CI logs and editors.
 
 Cost: the detector looks at every line several ways (as written, undisguised, base64-decoded,
 joined with the next), about three times the cost of parsing the note. An ingest first asks a
-cheap question of the whole text: can any view of any line match at all? Each pattern is
-searched once over the whole text and over the text with token-splitting line breaks removed
-(a match within a line, or across a break, is a match there too, since a newline is neither a
-word character nor part of any value); text the detector would undisguise (not NFKC, or with
-invisible characters) and decodable base64 runs always go to the detector. Only texts that pass go through the full per-line scan.
+cheap question of the whole text: can any view of any line match at all? A pattern runs only
+if the literal text each of its matches holds is there, once over the whole text and once over
+the text with its line breaks (and their indentation) taken out: a match within a line, or
+across a break, is a match there too. Text the detector would undisguise (not NFKC, or with
+invisible characters) and decodable base64 runs always go to the detector. Only texts that
+pass go through the full per-line scan; tests hold this to the detector's own tables.
 """
 
 from __future__ import annotations
