@@ -62,5 +62,36 @@ SPACE = LayoutSpec(
     folder_link=("bob/memory", "ann/memory"),
 )
 
-#: Every layout the parametrized tests run on (mindlink and lab join here).
-SPECS: tuple[LayoutSpec, ...] = (LATCHAI, SPACE)
+MINDLINK = LayoutSpec(
+    name="mindlink",
+    scopes=("ann", "bob", "cy"),
+    note=lambda scope, name: f"{scope}/memory/entries/{name}.md",
+    odd_files=(
+        "ann/memory/2026-01-05.md", "bob/memory/2001-01-06.md", "ann/memory/notes.txt",
+        "ann/memory/entries/sub/x.md", "ann/memory/2026-02-30.md", "ann/notes.md",
+        "ann/memory/entries/logo.png",
+    ),
+    deletable=("bob/memory", "ann/memory/entries", "bob", "ann/memory/notes.txt", "ann/memory/2026-01-05.md"),
+    symlinks=("ann/memory/entries/alpha.md", "ann/memory/2026-01-05.md"),
+    folder_link=("bob/memory", "ann/memory"),
+)
+
+# Lab notes of any name live in projects (one scope each) and as skills; the odd files are
+# the lab's single-purpose files (MEMORY.md, daily logs, tools) and what it ignores.
+LAB = LayoutSpec(
+    name="lab",
+    scopes=("project:a", "project:b", "skills"),
+    note=lambda scope, name: (
+        f"skills/{name}/SKILL.md" if scope == "skills" else f"projects/{scope.split(':', 1)[1]}/{name}.md"
+    ),
+    odd_files=(
+        "MEMORY.md", "agents/ann/MEMORY.md", "memory/2026-01-05.md", "memory/notes.md",
+        "memory/old/2026-01-01.md", "tools/beta/TOOL.md", "projects/a/src/x.md", "skills/alpha/run.sh",
+    ),
+    deletable=("projects/a", "skills", "memory", "agents/ann", "MEMORY.md", "tools/beta"),
+    symlinks=("projects/a/alpha.md", "MEMORY.md", "memory/2026-01-05.md"),
+    folder_link=("projects/b", "projects/a"),
+)
+
+#: Every layout the parametrized tests run on.
+SPECS: tuple[LayoutSpec, ...] = (LATCHAI, SPACE, MINDLINK, LAB)

@@ -100,7 +100,9 @@ class BrainLanguageServer(LanguageServer):
 
     async def register_watcher(self, session: Session) -> None:
         try:
-            await self.client_register_capability_async(watch_registration(session.root, self.features))
+            await self.client_register_capability_async(
+                watch_registration(session.root, self.features, session.brain.layout.name)
+            )
         except Exception:
             log.info("the client did not take a file watcher for %s; watching the disk", session.root)
             self.watch_disk(session)
@@ -235,11 +237,16 @@ class ProgressRelay:
 
 
 
-def watch_registration(root: Path, features: ClientFeatures) -> types.RegistrationParams:
-    """Ask the client to report changes below one root (the folders brain reads)."""
+def watch_registration(
+    root: Path, features: ClientFeatures, layout: str = "latchai"
+) -> types.RegistrationParams:
+    """Ask the client to report changes below one root (the folders brain reads: latchai's
+    top folders; in the other layouts the notes live under agents' folders, so everything,
+    filtered by the layout's classification when the events arrive)."""
+    glob = WATCHED_GLOB if layout == "latchai" else "**"
     pattern: types.GlobPattern = (
-        types.RelativePattern(base_uri=root.as_uri(), pattern=WATCHED_GLOB)
-        if features.relative_patterns else f"{root.as_posix()}/{WATCHED_GLOB}"
+        types.RelativePattern(base_uri=root.as_uri(), pattern=glob)
+        if features.relative_patterns else f"{root.as_posix()}/{glob}"
     )
     return types.RegistrationParams(
         registrations=[

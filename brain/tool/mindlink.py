@@ -78,8 +78,9 @@ class Mindlink:
             raise _not_a_memory(parts)
         if kind == "entry":
             check_entry(content, "/".join(parts), call)
+        data = _text_bytes(content, "/".join(parts), call)
         done = self.memory.write(
-            actor, agent or "", parts, content.encode("utf-8", errors="surrogatepass"),
+            actor, agent or "", parts, data,
             command="memory_write", call=call, where=_where(parts), content_arg="content",
             expected=expected,
         )
@@ -120,6 +121,24 @@ class Mindlink:
                 continue  # never another agent's memory, whatever the search returned
             hits.append({**found, "path": path[len(prefix) :]})
         return {"query": query, "hits": hits[:limit]}
+
+
+def _text_bytes(content: str, path: str, call: Call) -> bytes:
+    """A memory is text: UTF-8 without NUL characters (never stored as a binary file)."""
+    if "\x00" in content:
+        line = content[: content.index("\x00")].count("\n") + 1
+        raise Refusal(
+            RefusalCode.NOT_TEXT,
+            f"the new text of {path} has a NUL character on line {line}: memories are text",
+            call.with_args(content=content.replace("\x00", "")),
+        )
+    try:
+        return content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refusal(
+            RefusalCode.NOT_TEXT, f"the new text of {path} has unpaired surrogate characters: it is not "
+            "valid Unicode", None,
+        ) from None
 
 
 def memory_kind(parts: tuple[str, ...]) -> str | None:

@@ -222,3 +222,21 @@ async def test_lab_links_to_skills_and_problems(client: LanguageClient, workspac
     text = (workspace / "MEMORY.md").read_text()
     change(client, memory, 2, text + "\n## An undated entry\n\nNo date here.\n")
     await until(lambda: "undated-entry" in codes(client, memory))
+
+
+@pytest.mark.parametrize("workspace", ["space"], indirect=True)
+async def test_space_a_file_written_outside_the_editor_fixes_a_link(
+    client: LanguageClient, workspace: Path
+) -> None:
+    uri = await open_note(client, workspace, "alice/memory/drafts/asks.md", "See [[ideas/fresh]].\n")
+    assert codes(client, uri) == ["broken-link"]
+    created = workspace / "alice/memory/ideas/fresh.md"
+    created.parent.mkdir(parents=True)
+    created.write_text("# Fresh\n", encoding="utf-8")  # as the space verbs or an agent would
+    if client.profile == "visual-studio-code":  # type: ignore[attr-defined]
+        # VS Code reports it (the server asked for every file of a space root); Neovim sends
+        # nothing and the server watches the disk itself
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(created.as_uri(), types.FileChangeType.Created)]
+        ))
+    await until(lambda: codes(client, uri) == [])

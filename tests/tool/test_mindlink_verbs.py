@@ -125,6 +125,8 @@ NO_WHY = FEEDBACK.replace("Why: the changelog renders them as boxes.\n", "")
      "frontmatter"),
     ({"path": "2026-12-01.md", "content": "key AKIAABCDEFGHIJKLMNOP\n"}, "secret", "AWS access key"),
     ({"path": "entries/x.md"}, "invalid-argument", "`content` must be a string"),
+    ({"path": "2026-12-01.md", "content": "a\x00b"}, "not-text", "NUL character on line 1"),
+    ({"path": "2026-12-01.md", "content": "a\ud800b"}, "not-text", "unpaired surrogate"),
     ({"path": "../bob/memory/entries/bobs.md", "content": ENTRY}, "invalid-path", "not a path inside"),
     ({"path": "entries/Bad Name?.md", "content": ENTRY}, "invalid-path", ""),
 ])
