@@ -1,0 +1,226 @@
+"""Several brain processes on one Neo4j: read throughput, replica visibility, restart time.
+
+    .venv/bin/python bench/bench_replicas.py [--notes 2000] [--runs 3] [--seconds 5]
+        [--clients 2] [--changes 30] [--restart-notes 10000] [--restart-runs 3]
+        [--brain-src DIR]   # time restarts of another checkout too (e.g. the code before)
+
+Neo4j: BRAIN_BENCH_NEO4J_URI / BRAIN_TEST_NEO4J_URI / NEO4J_URI, else the bundled server.
+Measured (the database is replaced by the bench's workspace):
+
+* read throughput with 1, 2 and 3 processes on one database (the writer, then one and two
+  `--read-only` replicas): `--clients` keep-alive clients per process send the
+  memory-with-backlinks query for `--seconds`; total req/s and latency percentiles, median
+  of `--runs`;
+* writer-to-replica visibility: a note changed on disk `--changes` times; the time from the
+  writer's own `graphChanged` event to each replica's (and, for scale, from the file write);
+* restart of `brain serve --store neo4j` on an unchanged `--restart-notes` workspace:
+  process start to the ready line, and the "read in" seconds it prints; with `--brain-src`,
+  the same for another checkout of brain, interleaved.
+
+The machine load (`uptime`) is printed before and after: the bench shares the machine.
+Writes bench/results/replicas.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+from bench_api import MEMORY, load, percentiles  # noqa: E402
+from bench_neo4j import cached_workload, neo4j_server  # noqa: E402
+
+from tests.api.client import ws_session  # noqa: E402
+
+READY = re.compile(r"ready on (\S+) .* read in ([\d.]+) s")
+EVENTS = "subscription { graphChanged { kind id } }"
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+@contextmanager
+def serve(root: Path, uri: str, *extra: str, src: str | None = None) -> Iterator[tuple[str, float, float]]:
+    """`brain serve` on Neo4j: (GraphQL URL, seconds from spawn to ready, its "read in")."""
+    # No semantic search: embedding 10,000 notes in the background would load the machine.
+    env = {**os.environ, "NEO4J_URI": uri, "BRAIN_REPLICA_POLL_SECONDS": "0.05", "BRAIN_SEMANTIC": "off"}
+    if src is not None:
+        env["PYTHONPATH"] = src
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", "neo4j", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        cwd=src,  # `python -m` puts the working directory first on sys.path
+    )
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 900
+        while time.monotonic() < deadline:
+            if select.select([process.stdout], [], [], 0.2)[0]:
+                found = READY.search(process.stdout.readline())
+                if found:
+                    break
+            if process.poll() is not None:
+                raise SystemExit(f"brain serve failed: {process.stderr.read() if process.stderr else ''}")
+        else:
+            raise SystemExit("brain serve did not get ready in 15 minutes")
+        yield found.group(1), time.perf_counter() - started, float(found.group(2))
+    finally:
+        process.terminate()
+        process.wait(60)
+
+
+def throughput(args: argparse.Namespace, root: Path, urls: list[str]) -> dict[str, Any]:
+    paths = sorted(str(p.relative_to(root)) for p in (root / "memory").glob("*/*.md"))
+    out: dict[str, Any] = {}
+    for processes in (1, 2, 3):
+        runs = []
+        for _ in range(args.runs):
+            async def together(used: list[str]) -> list[dict[str, float]]:
+                return list(await asyncio.gather(*(
+                    load(url, lambda rng: {"query": MEMORY, "variables": {"path": rng.choice(paths)}},
+                         args.clients, args.seconds)
+                    for url in used
+                )))
+            each = asyncio.run(together(urls[:processes]))
+            runs.append({"rps": sum(r["rps"] for r in each),
+                         "p50_ms": statistics.median(r["p50_ms"] for r in each),
+                         "p95_ms": max(r["p95_ms"] for r in each)})
+        figures = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
+        figures["rps_all"] = [round(r["rps"], 1) for r in runs]
+        out[str(processes)] = figures
+        print(f"read throughput, {processes} process(es), {args.clients} clients each: "
+              f"{figures['rps']:.0f} req/s (runs {figures['rps_all']}), "
+              f"p50 {figures['p50_ms']:.1f} ms, p95 {figures['p95_ms']:.1f} ms", flush=True)
+    return out
+
+
+async def visibility(
+    args: argparse.Namespace, root: Path, writer: str, replicas: list[str]
+) -> dict[str, Any]:
+    notes = sorted((root / "memory").glob("*/*.md"))
+    rng = random.Random(7)
+    from_writer: list[float] = []
+    from_file: list[float] = []
+    async with AsyncExitStack() as stack:
+        streams = []
+        for url in [writer, *replicas]:
+            session = await stack.enter_async_context(ws_session(url.replace("http://", "ws://")))
+            streams.append(await session.subscribe(EVENTS))
+        await asyncio.sleep(0.5)
+        for i in range(args.changes):
+            path = rng.choice(notes)
+            rel = path.relative_to(root)
+            node_id = f"memory:{rel.parts[1]}/{path.stem}"
+            written = time.perf_counter()
+            path.write_text(path.read_text() + f"\nvisibility {i}\n")
+            seen: dict[int, float] = {}
+            await asyncio.gather(*(arrival(s, node_id, seen, n) for n, s in enumerate(streams)))
+            for index in range(1, len(streams)):
+                from_writer.append(seen[index] - seen[0])
+                from_file.append(seen[index] - written)
+            await asyncio.sleep(0.3)
+    figures = {"writer_to_replica": percentiles(from_writer), "file_to_replica": percentiles(from_file)}
+    w, f = figures["writer_to_replica"], figures["file_to_replica"]
+    print(f"visibility writer -> replica ({len(from_writer)} events): p50 {w['p50_ms']:.0f} ms, "
+          f"p95 {w['p95_ms']:.0f} ms; file written -> replica: p50 {f['p50_ms']:.0f} ms, "
+          f"p95 {f['p95_ms']:.0f} ms (the writer's watcher debounces 800 ms)", flush=True)
+    return figures
+
+
+async def arrival(stream: Any, node_id: str, seen: dict[int, float], index: int) -> None:
+    """Wait for the event about `node_id` on `stream`; note when it came."""
+    while True:
+        payload = await stream.payload(timeout=60)
+        if payload["data"]["graphChanged"]["id"] == node_id:
+            seen[index] = time.perf_counter()
+            return
+
+
+def restarts(args: argparse.Namespace, uri: str, scratch: Path) -> dict[str, Any]:
+    root = Path(shutil.copytree(cached_workload(args.restart_notes, args.cache), scratch / "restart"))
+    sources: dict[str, str | None] = {"this": None}
+    if args.brain_src:
+        sources["other"] = str(Path(args.brain_src).resolve())
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in sources}
+    # Not interleaved: each version finds the database as it left it. An older brain knows
+    # no --neo4j-replace (and clears the database on every start anyway).
+    for name, src in sources.items():
+        flags = ("--neo4j-replace",) if src is None else ()
+        for run in range(args.restart_runs + 1):  # the first: the first ingest, untimed
+            with serve(root, uri, *flags, src=src) as (_, spawn_to_ready, read_in):
+                if run:
+                    runs[name].append((spawn_to_ready, read_in))
+    out: dict[str, Any] = {}
+    for name, results in runs.items():
+        out[name] = {
+            "src": sources[name] or str(ROOT),
+            "spawn_to_ready_s_median": round(statistics.median(r[0] for r in results), 2),
+            "read_in_s_median": round(statistics.median(r[1] for r in results), 2),
+            "runs": [[round(a, 2), round(b, 2)] for a, b in results],
+        }
+        print(f"restart on an unchanged {args.restart_notes}-note workspace ({name}: {out[name]['src']}): "
+              f"spawn to ready {out[name]['spawn_to_ready_s_median']:.2f} s, "
+              f"read in {out[name]['read_in_s_median']:.2f} s (runs {out[name]['runs']})", flush=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--notes", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument("--restart-notes", type=int, default=10_000)
+    parser.add_argument("--restart-runs", type=int, default=3)
+    parser.add_argument("--brain-src", help="another checkout of brain to time restarts of")
+    parser.add_argument("--skip", nargs="*", default=[], choices=("throughput", "visibility", "restart"))
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "brain-bench-cache")
+    args = parser.parse_args()
+    results: dict[str, Any] = {"load_before": uptime()}
+    print(f"machine: {results['load_before']}", flush=True)
+    with neo4j_server() as uri, tempfile.TemporaryDirectory(prefix="brain-replicas-") as tmp:
+        scratch = Path(tmp)
+        root = Path(shutil.copytree(cached_workload(args.notes, args.cache), scratch / "workspace"))
+        if {"throughput", "visibility"} - set(args.skip):
+            with ExitStack() as stack:
+                writer, _, _ = stack.enter_context(serve(root, uri, "--neo4j-replace"))
+                replicas = [stack.enter_context(serve(root, uri, "--read-only"))[0] for _ in range(2)]
+                if "throughput" not in args.skip:
+                    results["throughput"] = throughput(args, root, [writer, *replicas])
+                if "visibility" not in args.skip:
+                    results["visibility"] = asyncio.run(visibility(args, root, writer, replicas))
+        if "restart" not in args.skip:
+            results["restart"] = restarts(args, uri, scratch)
+    results["load_after"] = uptime()
+    print(f"machine: {results['load_after']}", flush=True)
+    out = HERE / "results" / "replicas.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, **results}, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
