@@ -16,17 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.ingest import Ingester, Progress, SyncResult
-from brain.model import (
-    AgentNode,
-    EntityNode,
-    JSONValue,
-    MemoryNode,
-    Node,
-    Problem,
-    Severity,
-    Stats,
-    sorted_problems,
-)
+from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import SearchService, open_search
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.memory import MemoryStore
@@ -114,7 +104,7 @@ class Brain:
             except StoreUnavailable as exc:  # the batch itself is committed: keep it
                 log.warning("the change log of %s missed a batch: %s", shared.describe(), exc)
 
-    def publish(self, entries: Iterable[Mapping[str, JSONValue]]) -> None:
+    def publish(self, entries: Iterable[Mapping[str, object]]) -> None:
         """Deliver changes another brain applied (a replica following the writer's log)."""
         changes = [change_from(entry, next(self._seq)) for entry in entries]
         with self._lock:
@@ -188,13 +178,13 @@ def changes_of(
     return out
 
 
-def change_entry(change: GraphChange) -> dict[str, JSONValue]:
+def change_entry(change: GraphChange) -> dict[str, object]:
     """A change as plain JSON, for the change log in a shared database."""
     return {"kind": change.kind, "id": change.id, "scope": change.scope,
             "fields": list(change.fields), "at": change.at}
 
 
-def change_from(entry: Mapping[str, JSONValue], seq: int) -> GraphChange:
+def change_from(entry: Mapping[str, object], seq: int) -> GraphChange:
     fields = entry.get("fields")
     scope = entry.get("scope")
     at = entry.get("at")

@@ -203,7 +203,7 @@ class Neo4jShared:
 
     # ---------------------------------------------------------------- change log
 
-    def log_changes(self, changes: Sequence[ChangeEntry]) -> None:
+    def log_changes(self, changes: Sequence[Mapping[str, object]]) -> None:
         """Append one applied batch's changes to the log the replicas follow."""
         if not changes or self.read_only:
             return
