@@ -553,8 +553,9 @@ def test_every_refusal_code_is_in_the_table() -> None:
 
     covered = {row.code for row in REFUSALS}
     # Exercised elsewhere: forbidden (test_access), conflict (test_concurrency), symlink and
-    # unsafe-folder (test_attacks), not-text (test_text_content).
-    elsewhere = {"forbidden", "conflict", "symlink", "unsafe-folder", "not-text"}
+    # unsafe-folder (test_attacks), not-text (test_text_content), read-only (a replica on
+    # Neo4j: tests/neo4j/test_replicas.py).
+    elsewhere = {"forbidden", "conflict", "symlink", "unsafe-folder", "not-text", "read-only"}
     assert {c.value for c in RefusalCode} - covered == elsewhere
 
 
