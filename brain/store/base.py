@@ -162,6 +162,7 @@ class SharedStore(Protocol):
     """
 
     read_only: bool
+    replace_foreign: bool  # claim() may replace another workspace's graph (--neo4j-replace)
 
     def describe(self) -> str: ...
     def workspace(self) -> dict[str, JSONValue] | None:

@@ -39,7 +39,10 @@ def digest(value: Any) -> str:
 
 
 def memory_rev(props: Props, owner: str | None, links: Sequence[Link]) -> str:
-    return digest([props, owner, [[link.target_id, link_props(link)] for link in links]])
+    # Not the body: it is the file's text, which `hash` (among the props) already stands for,
+    # and the bulk of the bytes to digest.
+    head = {key: value for key, value in props.items() if key != "body"}
+    return digest([head, owner, [[link.target_id, link_props(link)] for link in links]])
 
 
 def node_rev(props: Props) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from bench.workload import generate
 from brain.model import AgentNode, LinkStatus, MemoryNode
 from brain.service import Brain
-from brain.store.base import GraphStore, WriteBatch
+from brain.store.base import GraphStore, SharedStore, StoreUnavailable, WriteBatch
 from tests.contract.helpers import Workspace, answers, note, reference, reference_export
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
@@ -39,16 +41,33 @@ def test_generated_workload_gives_the_same_graph_and_answers(store: GraphStore, 
 
 
 def test_first_sync_replaces_whatever_the_store_held(store: GraphStore, tmp_path: Path) -> None:
-    old = Workspace(tmp_path / "old")
+    old = Workspace(tmp_path / "ws")
     old.write("memory/bot/stale.md", note("stale", "[[gone]] and [[also-gone]]"))
     old.brain(store)
 
-    new = Workspace(tmp_path / "new")
+    # The same folder, changed while no brain was running (Neo4j keeps its graph meanwhile).
+    new = Workspace(tmp_path / "ws")
+    shutil.rmtree(new.root / "memory" / "bot")
     new.write("memory/shared/fresh.md", note("fresh", "[[missing]]"))
     new.brain(store)
 
     assert store.export() == reference_export(new.root)
     assert store.get_nodes(["memory:bot/stale", "unresolved:gone", "agent:bot"]) == {}
+
+
+def test_another_workspaces_graph_is_replaced_only_when_asked(store: GraphStore, tmp_path: Path) -> None:
+    old = Workspace(tmp_path / "old")
+    old.write("memory/bot/stale.md", note("stale", "[[gone]]"))
+    old.brain(store)
+    new = Workspace(tmp_path / "new")
+    new.write("memory/shared/fresh.md", note("fresh", "[[missing]]"))
+    if isinstance(store, SharedStore):  # a database outlives the process: it is refused first
+        with pytest.raises(StoreUnavailable, match="holds the graph of workspace"):
+            new.brain(store)
+        assert store.export() == reference_export(old.root)
+        store.replace_foreign = True
+    new.brain(store)
+    assert store.export() == reference_export(new.root)
 
 
 def test_ingest_counts_and_statuses(store: GraphStore, tmp_path: Path) -> None:

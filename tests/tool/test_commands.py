@@ -553,10 +553,11 @@ def test_every_refusal_code_is_in_the_table() -> None:
 
     covered = {row.code for row in REFUSALS}
     # Exercised elsewhere: forbidden (test_access), conflict (test_concurrency), symlink and
-    # unsafe-folder (test_attacks), not-text (test_text_content); the layouts' verbs' own codes
-    # (path-too-long, path-too-deep, not-a-folder: test_space_verbs; not-a-memory: test_mindlink_verbs).
+    # unsafe-folder (test_attacks), not-text (test_text_content), read-only (a replica on
+    # Neo4j: tests/neo4j/test_replicas.py); the layouts' verbs' own codes (path-too-long,
+    # path-too-deep, not-a-folder: test_space_verbs; not-a-memory: test_mindlink_verbs).
     elsewhere = {
-        "forbidden", "conflict", "symlink", "unsafe-folder", "not-text",
+        "forbidden", "conflict", "symlink", "unsafe-folder", "not-text", "read-only",
         "path-too-long", "path-too-deep", "not-a-folder", "not-a-memory",
     }
     assert {c.value for c in RefusalCode} - covered == elsewhere
