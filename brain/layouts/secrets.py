@@ -3,9 +3,20 @@
 The detector is the memory tool's own (brain.tool.secret_scan), so what `brain check` flags is
 exactly what a write through the tool would refuse. The message gives the line and the kind of
 secret, never the value: problems end up in CI logs and editors.
+
+Cost: the detector looks at every line several ways (as written, undisguised, base64-decoded,
+joined with the next), about three times the cost of parsing the note. An ingest first asks a
+cheap question of the whole text: can any view of any line match at all? A pattern runs only
+if the literal text each of its matches holds is there, once over the whole text and once over
+the text with its line breaks (and their indentation) taken out: a match within a line, or
+across a break, is a match there too. Text the detector would undisguise (not NFKC, or with
+invisible characters) and decodable base64 runs always go to the detector. Only texts that
+pass go through the full per-line scan; tests hold this to the detector's own tables.
 """
 
 from __future__ import annotations
+
+import unicodedata
 
 from brain.model import Problem, Severity
 
@@ -17,6 +28,8 @@ def secret_problems(rel: str, text: str) -> list[Problem]:
     # Imported here: brain.tool's package imports the memory service, which imports ingest.
     from brain.tool.secret_scan import find_secret
 
+    if not might_hold_secret(text):
+        return []
     out: list[Problem] = []
     lines = text.count("\n") + 1
     start = 1
@@ -32,3 +45,72 @@ def secret_problems(rel: str, text: str) -> list[Problem]:
         ))
         start = hit.line + 1
     return out
+
+
+# For each of the detector's patterns (by kind), literal text every match of it contains: a
+# pattern whose needles are all absent cannot match, so its regex never runs.
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "a private key": ("-----BEGIN",),
+    "an AWS access key": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "a GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "a GitLab token": ("glpat-",),
+    "a Slack token": ("xox",),
+    "a Slack webhook": ("hooks.slack.com",),
+    "a Stripe key": ("sk_", "rk_"),
+    "an Anthropic API key": ("sk-ant-",),
+    "an OpenAI API key": ("sk-",),
+    "a Google API key": ("AIza",),
+    "a Hugging Face token": ("hf_",),
+    "an npm token": ("npm_",),
+    "a PyPI token": ("pypi-",),
+    "a SendGrid key": ("SG.",),
+    "a Twilio key": ("SK",),
+    "an Azure storage key": ("AccountKey=",),
+    "a JSON web token": ("eyJ",),
+}
+_LOWER_NEEDLES: dict[str, tuple[str, ...]] = {"an AWS secret key": ("aws",)}
+_ALL_NEEDLES = frozenset(n for group in _NEEDLES.values() for n in group) | {"://"}
+_ALL_LOWER_NEEDLES = frozenset(n for group in _LOWER_NEEDLES.values() for n in group)
+# The keywords `_ASSIGNMENT` needs right before its `:` or `=` (lowered; `key` covers `api_key`).
+_KEYWORDS = ("password", "passwd", "pwd", "passphrase", "secret", "key", "token", "bearer")
+
+
+def might_hold_secret(text: str) -> bool:
+    """False only when no line of `text` can hold what the detector looks for."""
+    from brain.tool import secret_scan
+    from brain.tool.secret_normalize import _FORMAT, base64_runs
+
+    if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
+        return True  # full-width letters, invisible characters: the detector undoes them
+    # Every line break taken out, with the `\\` and indentation around it: what the detector's
+    # joined-lines view sees of two lines is a substring of this.
+    joined = "".join(line.rstrip(" \t\\").lstrip(" \t") for line in text.split("\n"))
+    for view in (text, joined):
+        present = {n for n in _ALL_NEEDLES if n in view}
+        lowered = view.lower()
+        present |= {n for n in _ALL_LOWER_NEEDLES if n in lowered}
+        for kind, pattern in secret_scan._PATTERNS:
+            needles = _NEEDLES.get(kind) or _LOWER_NEEDLES.get(kind)
+            if needles is not None and present.isdisjoint(needles):
+                continue
+            if pattern.search(view):
+                return True
+        if "://" in present and secret_scan._URL_PASSWORD.search(view):
+            return True
+        if _keyword_assignment(lowered) and secret_scan._ASSIGNMENT.search(view):
+            return True
+    if max(map(len, text.split()), default=0) < 24:
+        return False  # base64 runs the detector decodes are 24 characters or more
+    return any(True for _ in base64_runs(text))
+
+
+def _keyword_assignment(lowered: str) -> bool:
+    """A keyword, maybe a quote and spaces, then `:` or `=` (as `_ASSIGNMENT` begins)."""
+    for sep in (":", "="):
+        at = lowered.find(sep)
+        while at != -1:
+            head = lowered[max(0, at - 40) : at].rstrip().rstrip("\"'")
+            if head.endswith(_KEYWORDS):
+                return True
+            at = lowered.find(sep, at + 1)
+    return False

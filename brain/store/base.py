@@ -168,7 +168,8 @@ def link_problem(source_path: str, link: Link) -> Problem | None:
             # Names that differ only in case or Unicode form: no link can tell them apart.
             fix = f"rename one of {names}: their names differ only in case or accents"
         else:
-            fix = "name one explicitly, e.g. `[[" + _explicit(link.candidates[0]) + "]]`"
+            example = next((c for c in link.candidates if _nested(c)), link.candidates[0])
+            fix = "name one explicitly, e.g. `[[" + _explicit(example) + "]]`"
     else:
         code = "missing-anchor"
         message, fix = missing_anchor_words(link)
@@ -210,8 +211,17 @@ def missing_anchor_words(link: Link) -> tuple[str, str]:
 
 
 def _explicit(node_id: str) -> str:
+    """How a link names this node without doubt: `scope/name` for a memory; for a note or
+    file in a folder (space), its path from the agent's memory root."""
     kind, rest = node_id.split(":", 1)
+    if _nested(node_id):
+        return rest.split("/", 1)[1]
     return rest if kind == "memory" else node_id
+
+
+def _nested(node_id: str) -> bool:
+    kind, rest = node_id.split(":", 1)
+    return kind in ("memory", "file") and rest.count("/") > 1
 
 
 def memory_off_problem(agent: AgentNode) -> Problem:

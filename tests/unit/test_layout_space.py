@@ -147,3 +147,24 @@ def test_secret_problems_give_the_line_never_the_value(text: str, lines: list[in
         for word in text.split():
             if len(word) > 12:
                 assert word.strip("'") not in rendered
+
+
+def _detector_cases() -> list[str]:
+    from tests.tool.test_secret_disguises import DISGUISED
+    from tests.tool.test_secret_disguises import NOT_SECRETS as NOT_DISGUISED
+    from tests.tool.test_secrets import NOT_SECRETS, SECRETS
+
+    texts = [case[0] for case in SECRETS] + [case[0] for case in DISGUISED]
+    texts += list(NOT_SECRETS) + list(NOT_DISGUISED)
+    # Each case as one line among ordinary notes, too.
+    return texts + [f"# Notes\nSome text first.\n{t}\nAnd after.\n" for t in texts]
+
+
+@pytest.mark.parametrize("text", _detector_cases())
+def test_the_ingest_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
+    from brain.layouts.secrets import might_hold_secret
+    from brain.tool.secret_scan import find_secret
+
+    if find_secret(text) is not None:
+        assert might_hold_secret(text)
+        assert secret_problems("x.md", text)
