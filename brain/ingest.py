@@ -15,6 +15,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from brain.config import BrainConfig
@@ -26,6 +27,7 @@ from brain.model import (
     AgentNode,
     EntityNode,
     FileNode,
+    Kind,
     Node,
     Problem,
     Severity,
@@ -151,6 +153,9 @@ class Ingester:
         self._synced = False
         self._rebuild = False
         self.listeners: list[BatchListener] = []
+        # Rules about dates (mindlink's expired-daily-note) ask what day it is (UTC).
+        self.today: Callable[[], date] = lambda: datetime.now(UTC).date()
+        self._rule_day: date | None = None
 
     @property
     def synced(self) -> bool:
@@ -175,6 +180,7 @@ class Ingester:
             gone += [rel for rel in self.file_problems if rel not in stats and rel not in self.files]
             gone += [rel for rel in self.path_problems if rel not in stats and rel not in self.files]
             self._scopes = self.layout.scope_folders(self.root)
+            self._new_day()
         else:
             stats, gone = self._stat_paths(paths)
         # Named paths are always read (the hash decides): a rewrite within the file
@@ -236,7 +242,17 @@ class Ingester:
         return self.layout.name
 
     def rule_context(self) -> RuleContext:
-        return RuleContext(self.config)
+        return RuleContext(self.config, self.today())
+
+    def _new_day(self) -> None:
+        """A full rescan on a new UTC day reads daily notes again: date rules say what holds
+        today, not what held when the note was read (the watcher's periodic rescan is full)."""
+        today = self.today()
+        if self._rule_day is not None and today != self._rule_day:
+            for rel, state in self.files.items():
+                if self.layout.classify(rel).node_kind is Kind.DAILY_NOTE:
+                    state.size, state.hash = -2, ""  # re-read and rebuilt, whatever its stat says
+        self._rule_day = today
 
     def state(self) -> IngestState:
         """A copy of what this ingester knows (the store holds the rest)."""

@@ -35,6 +35,7 @@ from brain.model import (
     Problem,
     Stats,
     agent_id,
+    is_note_id,
     memory_id,
     name_key,
     sorted_problems,
@@ -287,7 +288,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
 
     def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
         out: dict[str, list[Link]] = {i: [] for i in ids}
-        sources = sorted(i for i in out if i.startswith("memory:"))
+        sources = sorted(i for i in out if is_note_id(i))  # daily notes, skills, tools too
         if sources:
             for r in self._read(cypher.LINKS_FROM, ids=sources):
                 out[r["source"]].append(link_from(r["source"], r["target"], r["props"]))
@@ -328,7 +329,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
             frontier = reached
         ids = sorted(seen)
         nodes = self.get_nodes(ids)
-        links = self.links_from([i for i in ids if i in nodes and i.startswith("memory:")])
+        links = self.links_from([i for i in ids if i in nodes and is_note_id(i)])
         edges: list[Edge] = []
         for i in ids:
             for link in links.get(i, ()):
@@ -344,10 +345,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         for r in self._read(cypher.NEIGHBOURS, ids=ids):
             node = r["id"]
             out[node].update(r["ids"])
-            if node.startswith("memory:"):
-                scope = node.split(":", 1)[1].split("/", 1)[0]
-                if scope != SHARED_SCOPE:
-                    out[node].add(agent_id(scope))
+            owner = _owner_of(node)
+            if owner is not None:
+                out[node].add(agent_id(owner))
         return out
 
     def problems(self, paths: Collection[str] | None = None) -> list[Problem]:
@@ -398,3 +398,14 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         }
         edges |= {("REMEMBERS", r["agent"], r["memory"], ()) for r in self._read(cypher.EXPORT_REMEMBERS)}
         return GraphExport(frozenset(nodes), frozenset(edges))
+
+
+def _owner_of(node_id: str) -> str | None:
+    """The agent that REMEMBERS a note, from its id alone (as MemoryNode.owner says it)."""
+    if not is_note_id(node_id):
+        return None
+    kind, rest = node_id.split(":", 1)
+    scope = rest.split("/", 1)[0]
+    if scope == SHARED_SCOPE or ":" in scope or kind in (Kind.SKILL.value, Kind.TOOL.value):
+        return None
+    return scope

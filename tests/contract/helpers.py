@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from brain.model import ENTITY_KINDS, Kind
+from brain.model import ENTITY_KINDS, Kind, is_note_id
 from brain.service import Brain
 from brain.store.base import GraphExport, GraphStore, MemoryFilter
 from brain.store.memory import MemoryStore
@@ -68,10 +68,13 @@ def answers(store: GraphStore) -> dict[str, Any]:
     """
     graph = store.export()
     ids = sorted(row[0] for row in graph.nodes)
-    memories = [i for i in ids if i.startswith("memory:")]
+    memories = [i for i in ids if is_note_id(i)]
     scopes = [*sorted({i.split(":", 1)[1].split("/", 1)[0] for i in memories}), "nobody"]
     keys = sorted({str(dict(row[3])["key"]) for row in graph.edges if row[0] == "LINKS_TO"})
     paths = [f"memory/{i.split(':', 1)[1]}.md" for i in memories]
+    # Where the layout really keeps them (other layouts than latchai), and plain files.
+    paths += sorted({str(dict(row[2])["path"]) for row in graph.nodes if row[1] != "Memory"
+                     and "path" in dict(row[2]) and dict(row[2])["path"]} - set(paths))
     types: list[str | None] = [None, "user", "feedback", "project", "reference"]
     filters = [MemoryFilter()]
     filters += [MemoryFilter(scope=s) for s in scopes] + [MemoryFilter(agent=s) for s in scopes]

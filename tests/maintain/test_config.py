@@ -43,7 +43,8 @@ def test_values(tmp_path: Path) -> None:
             "[maintain]\nenabled = true\n[maintian]\nx = 1\n",
             "line 3: unknown section `maintian` (did you mean",
         ),
-        ("colour = 'blue'\n", "line 1: unknown key `colour`; brain.toml knows [maintain], [consolidate]"),
+        ("colour = 'blue'\n",
+         "line 1: unknown key `colour`; brain.toml knows layout, [maintain], [consolidate], [mindlink]"),
         ("[maintain]\nenabled = 'yes'\n", "line 2: `enabled` must be true or false, not 'yes'"),
         ("[maintain]\ndaily_local_hour = true\n", "`daily_local_hour` must be a whole number, not True"),
         (

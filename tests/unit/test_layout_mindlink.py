@@ -148,3 +148,25 @@ def test_rules_follow_unsaved_edits(tmp_path: Path) -> None:
     brain.set_overlay(tabs, None)
     brain.set_overlay(spaces, None)
     assert brain.problems([tabs, spaces]) == []
+
+
+def test_a_new_day_expires_daily_notes_on_the_next_full_rescan(tmp_path: Path) -> None:
+    """A server runs for weeks: the day a note expires, the watcher's periodic full rescan
+    says so, without the file changing (an incremental sync of other files does not)."""
+    store, ingester = ingest(tmp_path, "mindlink", {"bot/memory/2026-03-01.md": "a day\n"})
+    ingester.today = lambda: date(2026, 3, 31)
+    ingester.sync()
+
+    def expired() -> list[str]:
+        return [p.path for p in store.problems() if p.code == "expired-daily-note"]
+
+    assert expired() == []
+    ingester.today = lambda: date(2026, 4, 1)
+    write_files(tmp_path, {"bot/memory/entries/x.md": "x\n"})
+    ingester.sync(["bot/memory/entries/x.md"])
+    assert expired() == []
+    ingester.sync()
+    assert expired() == ["bot/memory/2026-03-01.md"]
+    ingester.today = lambda: date(2026, 3, 2)  # a clock set back: kept again
+    ingester.sync()
+    assert expired() == []
