@@ -165,14 +165,24 @@ def main() -> int:
             if store == "neo4j" and not args.neo4j_uri:
                 print("neo4j: skipped (no --neo4j-uri / BRAIN_TEST_NEO4J_URI)")
                 continue
-            with_index = [run(root, store, args.neo4j_uri, True, args.queries, args.sample)
-                          for _ in range(args.runs)]
-            without = [run(root, store, args.neo4j_uri, False, 0, 0) for _ in range(args.runs)]
+            # Interleaved, alternating which goes first: the machine's load drifts over minutes,
+            # and runs of one kind back to back would measure the drift as index cost.
+            with_index: list[dict[str, float]] = []
+            without: list[dict[str, float]] = []
+            for i in range(args.runs):
+                order = [True, False] if i % 2 == 0 else [False, True]
+                for index_on in order:
+                    if index_on:
+                        with_index.append(run(root, store, args.neo4j_uri, True, args.queries, args.sample))
+                    else:
+                        without.append(run(root, store, args.neo4j_uri, False, 0, 0))
             row: dict[str, object] = {"size": size, "store": store}
             for key in with_index[0]:
                 values = [r[key] for r in with_index if isinstance(r.get(key), int | float)]
                 row[key] = round(statistics.median(values), 2) if values else with_index[0][key]
             for key in ("ingest_s", "ingest_cpu_s"):
+                row[key + "_all"] = [round(r[key], 2) for r in with_index]
+                row[key + "_without_index_all"] = [round(r[key], 2) for r in without]
                 base = statistics.median(r[key] for r in without)
                 row[key.replace("ingest", "ingest_without_index")] = round(base, 2)
                 row[key.replace("ingest", "keyword_index_cost_pct").replace("_s", "")] = round(
