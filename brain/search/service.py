@@ -160,8 +160,10 @@ def fuse(keyword: Ranked, semantic: Ranked, k: int = RRF_K) -> list[tuple[str, f
 
 def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequence[str]) -> SearchHit:
     body_terms = matched_terms(memory.body, terms)
-    text = memory.body if body_terms or not matched_terms(memory.description, terms) else memory.description
-    found = matched_terms(f"{title_of(memory.name)} {memory.description} {memory.body}", terms)
+    description_terms = matched_terms(memory.description, terms)
+    text = memory.body if body_terms or not description_terms else memory.description
+    present = {*body_terms, *description_terms, *matched_terms(title_of(memory.name), terms)}
+    found = [t for t in terms if t in present]
     return SearchHit(
         id=memory.id,
         path=memory.path,

@@ -49,3 +49,22 @@ def test_snippet_is_a_window_around_the_first_match() -> None:
     assert got.startswith("…")
     assert got.endswith("…")
     assert len(got) < 100
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "expected"),
+    [
+        ("Deploy the deployment; DEPLOY again", ["deploy"], ["deploy"]),
+        ("deployment only", ["deploy"], []),  # whole words, never a prefix
+        ("snake_case and x2y", ["snake", "case", "x2y", "x"], ["snake", "case", "x2y"]),
+        ("Die Straße ist lang", ["strasse"], ["strasse"]),  # case folding, not just lower case
+        ("café crème", ["café", "creme"], ["café"]),
+        ("a.b-c", ["a", "b", "c", "d"], ["a", "b", "c"]),
+        ("", ["a"], []),
+        ("text", [], []),
+    ],
+)
+def test_matched_terms_are_whole_words_in_any_case(text: str, terms: list[str], expected: list[str]) -> None:
+    from brain.search.text import matched_terms
+
+    assert matched_terms(text, terms) == expected
