@@ -211,7 +211,13 @@ def _union(template: str, labels: tuple[str, ...] = PRIMARY_LABELS) -> str:
 # The unions look every id up under every label (a missed index seek is nearly free): one
 # list parameter, never an empty one, keeps the query plan cached (Neo4j re-plans a statement
 # when a parameter's type changes, and an empty list has another type than a list of strings).
-GET_NODES = _union("MATCH (n:{label}) WHERE n.id IN $ids RETURN '{label}' AS label, properties(n) AS props")
+# A node's properties without the search vector (brain/store/neo4j_search.py): 384 floats
+# that no reader of a note needs, and that would otherwise travel with every note read.
+NODE_PROPS = "n {{.*, embedding: null}}"
+MEMORY_PROPS = "m {.*, embedding: null}"
+GET_NODES = _union(
+    f"MATCH (n:{{label}}) WHERE n.id IN $ids RETURN '{{label}}' AS label, {NODE_PROPS} AS props"
+)
 
 NAME_ENTRIES = _union(
     "MATCH (n:{label}) WHERE n.key IN $keys RETURN n.id AS id, n.key AS key, n.scope AS scope",
@@ -241,9 +247,9 @@ WHERE m.id IN $ids
 RETURN m.id AS id, m {.headings, .headingLevels, .headingLines, .headingSources, .blocks} AS props
 """
 
-MEMORY_BY_ID = "MATCH (m:Memory {id: $id}) RETURN properties(m) AS props"
-MEMORIES_BY_KEY = "MATCH (m:Memory {key: $key}) RETURN properties(m) AS props"
-MEMORY_BY_PATH = "MATCH (m:Memory {path: $path}) RETURN properties(m) AS props"
+MEMORY_BY_ID = "MATCH (m:Memory {id: $id}) RETURN m {.*, embedding: null} AS props"
+MEMORIES_BY_KEY = "MATCH (m:Memory {key: $key}) RETURN m {.*, embedding: null} AS props"
+MEMORY_BY_PATH = "MATCH (m:Memory {path: $path}) RETURN m {.*, embedding: null} AS props"
 
 # list_memories / count_memories: the WHERE is built from these fixed fragments only.
 MEMORY_FILTERS: dict[str, str] = {
@@ -266,7 +272,7 @@ def list_memories(
     if after is not None:
         conditions.append(MEMORY_FILTERS["after"])
         params["after"] = order_key(after)
-    query = f"MATCH (m:Memory)\nWHERE {_all(conditions)}\nRETURN properties(m) AS props\nORDER BY m.orderKey"
+    query = f"MATCH (m:Memory)\nWHERE {_all(conditions)}\nRETURN {MEMORY_PROPS} AS props\nORDER BY m.orderKey"
     if limit is not None:
         query += "\nLIMIT $limit"
         params["limit"] = max(limit, 1)  # as the embedded store: the first match always comes
