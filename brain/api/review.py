@@ -70,7 +70,14 @@ class MemoryScope:
     defined: bool = strawberry.field(description="Its agent has a definition in agents/ (true for shared).")
     description: str = strawberry.field(description="The agent's description, if any.")
     file_count: int = strawberry.field(description="How many notes it holds.")
-    files: list[MemoryFileInfo]
+    # Built only when a query asks for `files`: the scope list asks every scope for its
+    # count alone, and 10,000 file entries cost more than the rest of that answer.
+    notes: strawberry.Private[list[NoteInfo]]
+    now: strawberry.Private[float]
+
+    @strawberry.field
+    def files(self) -> list[MemoryFileInfo]:
+        return [MemoryFileInfo.of(n, self.now) for n in self.notes]
 
     @classmethod
     def of(cls, info: ScopeInfo, now: float) -> MemoryScope:
@@ -79,7 +86,7 @@ class MemoryScope:
             scope=info.scope, agent=None if agent is None else agent.name, memory_off=info.memory_off,
             defined=True if agent is None else agent.defined,
             description="" if agent is None else agent.description,
-            file_count=len(info.notes), files=[MemoryFileInfo.of(n, now) for n in info.notes],
+            file_count=len(info.notes), notes=list(info.notes), now=now,
         )
 
 

@@ -11,6 +11,10 @@ import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_T
 import * as ops from './ops';
 import type { View } from './main';
 
+/** Rows of a scope's table drawn at once; the rest follow MORE_ROWS a frame. */
+const FIRST_ROWS = 60;
+const MORE_ROWS = 400;
+
 export type FileInfo = { scope: string; file: string; name: string; path: string; type: string | null; description: string; size: number; modifiedAt: number; age: string };
 export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; fileCount: number };
 type Loaded = { text: string; hash: string; info: FileInfo; problems: Problem[] };
@@ -128,16 +132,27 @@ export class MemoryView implements View {
     const title = s.scope === SHARED ? 'Shared' : s.scope;
     const filter = h('input', { type: 'search', 'aria-label': 'Filter notes', placeholder: 'Filter by name or description', value: this.filterText });
     const tbody = h('tbody');
+    const row = (f: FileInfo) => h('tr', {},
+      h('td', {}, h('a', { href: routeHash({ view: 'memory', scope: s.scope, file: f.file }) }, f.name)),
+      h('td', {}, f.type ? h('span', { class: `type t-${f.type.toLowerCase()}` }, f.type.toLowerCase()) : h('span', { class: 'muted' }, '—')),
+      h('td', { class: 'num' }, f.age),
+      h('td', { class: 'num' }, formatSize(f.size)),
+      h('td', { class: 'desc' }, f.description));
+    let filling = 0;  // a newer fill (the filter changed) stops an older one's later chunks
     const fill = () => {
       const q = this.filterText.toLowerCase();
       const rows = s.files.filter((f) => !q || f.name.toLowerCase().includes(q) || f.description.toLowerCase().includes(q));
-      clear(tbody, rows.length ? rows.map((f) => h('tr', {},
-        h('td', {}, h('a', { href: routeHash({ view: 'memory', scope: s.scope, file: f.file }) }, f.name)),
-        h('td', {}, f.type ? h('span', { class: `type t-${f.type.toLowerCase()}` }, f.type.toLowerCase()) : h('span', { class: 'muted' }, '—')),
-        h('td', { class: 'num' }, f.age),
-        h('td', { class: 'num' }, formatSize(f.size)),
-        h('td', { class: 'desc' }, f.description))) :
+      const run = ++filling;
+      // A scope of thousands of notes: the first screenful is drawn at once and the rest a
+      // chunk per frame, so the list shows in one frame instead of after laying out every row.
+      clear(tbody, rows.length ? rows.slice(0, FIRST_ROWS).map(row) :
         h('tr', {}, h('td', { colspan: 5, class: 'empty' }, s.files.length ? 'No note matches the filter.' : 'No notes yet.')));
+      const more = (from: number) => {
+        if (run !== filling || from >= rows.length) return;
+        tbody.append(...rows.slice(from, from + MORE_ROWS).map(row));
+        requestAnimationFrame(() => more(from + MORE_ROWS));
+      };
+      requestAnimationFrame(() => more(FIRST_ROWS));
     };
     filter.addEventListener('input', () => { this.filterText = filter.value; fill(); });
     fill();
