@@ -80,6 +80,13 @@ class IngestState:
     scopes: set[str]
 
 
+# Everything an Ingester has: what IngestState keeps, and what a snapshot must not keep.
+_STATE_ATTRIBUTES = {
+    "files", "file_problems", "definitions", "claims", "_agents", "_scopes",
+    "root", "store", "overlays", "_synced", "_rebuild", "listeners",
+}
+
+
 def defined_id(role: FileRole) -> str | None:
     """The id of the node a file defines, from its path alone (None: it defines none)."""
     if role.kind == "memory":
@@ -201,6 +208,9 @@ class Ingester:
 
     def state(self) -> IngestState:
         """A copy of what this ingester knows (the store holds the rest)."""
+        unknown = set(vars(self)) - _STATE_ATTRIBUTES
+        if unknown:  # new state without a line in IngestState: a snapshot would lose it
+            raise TypeError(f"IngestState does not hold Ingester.{', '.join(sorted(unknown))}")
         files = {rel: FileState(f.size, f.mtime_ns, f.hash, f.node_id) for rel, f in self.files.items()}
         return IngestState(
             files, dict(self.file_problems), dict(self.definitions),
