@@ -87,6 +87,16 @@ class IngestState:
     scope_problems: dict[str, list[Problem]]
 
 
+# Everything an Ingester has: what IngestState keeps, and what a snapshot must not keep.
+_STATE_ATTRIBUTES = {
+    "files", "file_problems", "definitions", "claims", "_agents", "_scopes",
+    "path_problems", "content_problems", "scope_problems",
+    # Not kept: given to the constructor again, or transient (the day rules last ran).
+    "root", "store", "overlays", "_synced", "_rebuild", "listeners", "layout", "config", "today",
+    "_rule_day",
+}
+
+
 def defined_id(role: FileRole) -> str | None:
     """The id of the node a file defines, from its path alone (None: it defines none)."""
     if role.kind == "memory":
@@ -256,6 +266,9 @@ class Ingester:
 
     def state(self) -> IngestState:
         """A copy of what this ingester knows (the store holds the rest)."""
+        unknown = set(vars(self)) - _STATE_ATTRIBUTES
+        if unknown:  # new state without a line in IngestState: a snapshot would lose it
+            raise TypeError(f"IngestState does not hold Ingester.{', '.join(sorted(unknown))}")
         files = {rel: FileState(f.size, f.mtime_ns, f.hash, f.node_id) for rel, f in self.files.items()}
         return IngestState(
             files, dict(self.file_problems), dict(self.definitions),

@@ -99,7 +99,7 @@ class Brain:
 
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         with self._lock:
-            return self.ingester.set_overlay(rel, text)  # an unsaved buffer: no snapshot for it
+            return self.ingester.set_overlay(rel, text)
 
     @property
     def ready(self) -> bool:

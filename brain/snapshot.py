@@ -13,7 +13,8 @@ SHA-256 does not match (truncated, corrupt). The body is msgpack decoded field b
 against brain's own dataclasses (brain/rows.py): nothing in the file picks a class or runs
 code. Whatever is wrong, one log line says so and the workspace is read in full.
 
-File: MAGIC, u32 header length, header (JSON), payload (msgpack), keyword index (SQLite image).
+File: MAGIC, u32 header length, header (JSON, space-padded), payload (msgpack), keyword index
+(SQLite image).
 """
 
 from __future__ import annotations
@@ -121,26 +122,42 @@ def identity(root: Path, rules: str = "latchai") -> dict[str, Any]:
     }
 
 
+HEADER_ROOM = 4096  # the header is written last, into room kept for it: the payload streams
+
+
 def write(
     path: Path, root: Path, state: IngestState, graph: WriteBatch, keywords: bytes,
     bodies: dict[str, bytes], rules: str = "latchai",
 ) -> int:
-    """Write the snapshot atomically (a private temp file, fsync, rename); returns its size."""
-    encode = rows.codec(Payload)
-    assert encode is not None
-    payload = msgpack.packb(encode[0](Payload(state, graph, bodies)), use_bin_type=True)
-    digest = hashlib.sha256(payload)
-    digest.update(keywords)
-    header = {**identity(root, rules), "payload": len(payload), "keywords": len(keywords),
-              "sha256": digest.hexdigest(), "written": time.time()}
-    head = json.dumps(header).encode()
+    """Write the snapshot atomically (a private temp file, fsync, rename); returns its size.
+
+    The payload is packed piece by piece straight into the file (and its checksum), so
+    writing costs little memory beyond the graph itself."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)  # mode 0600: bodies are private
+    digest = hashlib.sha256()
+    written = 0
     try:
         with os.fdopen(fd, "wb") as out:
+            out.write(b"\0" * (len(MAGIC) + 4 + HEADER_ROOM))
+
+            def put(chunk: bytes) -> None:
+                nonlocal written
+                digest.update(chunk)
+                out.write(chunk)
+                written += len(chunk)
+
+            packer = msgpack.Packer(use_bin_type=True)
+            rows.pack_stream(Payload(state, graph, bodies), Payload, packer, put)
+            payload_size = written
+            put(keywords)
+            header = {**identity(root, rules), "payload": payload_size, "keywords": len(keywords),
+                      "sha256": digest.hexdigest(), "written": time.time()}
+            head = json.dumps(header).encode().ljust(HEADER_ROOM)  # JSON allows trailing spaces
+            if len(head) > HEADER_ROOM:
+                raise ValueError("snapshot header too long")
+            out.seek(0)
             out.write(MAGIC + struct.pack(">I", len(head)) + head)
-            out.write(payload)
-            out.write(keywords)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
@@ -148,52 +165,61 @@ def write(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return len(MAGIC) + 4 + len(head) + len(payload) + len(keywords)
+    return len(MAGIC) + 4 + HEADER_ROOM + written
 
 
 def read(
     path: Path, root: Path, rules: str = "latchai"
 ) -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
-    """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError)."""
-    data = path.read_bytes()
-    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
-        raise SnapshotRefused("corrupt: not a brain snapshot")
-    (size,) = struct.unpack_from(">I", data, len(MAGIC))
-    start = len(MAGIC) + 4
-    if size > MAX_HEADER or start + size > len(data):
-        raise SnapshotRefused("corrupt or truncated header")
-    try:
-        header = json.loads(data[start : start + size])
-        payload_size, keywords_size = int(header["payload"]), int(header["keywords"])
-        checksum = str(header["sha256"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SnapshotRefused(f"corrupt header ({exc})") from None
-    wanted = identity(root, rules)
-    if header.get("root") != wanted["root"]:
-        raise SnapshotRefused(f"foreign: written for {header.get('root')!r}")
-    for key in ("format", "brain", "code", "config", "rules"):
-        if header.get(key) != wanted[key]:
-            what = {"format": "snapshot format", "brain": "brain version", "code": "brain's code",
-                    "config": "brain.toml", "rules": "the layout or its day"}[key]
-            raise SnapshotRefused(f"stale: {what} changed since it was written")
-    body = start + size
-    expected = body + payload_size + keywords_size
-    if len(data) != expected:
-        raise SnapshotRefused(f"truncated: {len(data)} bytes where {expected} were written")
-    view = memoryview(data)
-    payload, keywords = view[body : body + payload_size], view[body + payload_size :]
-    digest = hashlib.sha256(payload)
-    digest.update(keywords)
-    if digest.hexdigest() != checksum:
-        raise SnapshotRefused("corrupt: checksum mismatch")
-    decode = rows.codec(Payload)
-    assert decode is not None
-    try:
-        plain = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True)
-        loaded: Payload = decode[1](plain)
-    except Exception as exc:  # the checksum matched, so this is a writer bug: still never fatal
-        raise SnapshotRefused(f"corrupt: cannot decode ({type(exc).__name__}: {exc})") from None
-    return loaded.ingest, loaded.graph, bytes(keywords), loaded.bodies
+    """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError).
+
+    Two passes over the file: the checksum first, then the payload is decoded piece by piece
+    (the file is never one buffer, nor the payload one tree of lists, in memory)."""
+    with path.open("rb") as f:
+        start = len(MAGIC) + 4
+        lead = f.read(start)
+        if len(lead) < start or not lead.startswith(MAGIC):
+            raise SnapshotRefused("corrupt: not a brain snapshot")
+        (size,) = struct.unpack_from(">I", lead, len(MAGIC))
+        raw_header = f.read(size) if size <= MAX_HEADER else b""
+        if size > MAX_HEADER or len(raw_header) < size:
+            raise SnapshotRefused("corrupt or truncated header")
+        try:
+            header = json.loads(raw_header)
+            payload_size, keywords_size = int(header["payload"]), int(header["keywords"])
+            checksum = str(header["sha256"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SnapshotRefused(f"corrupt header ({exc})") from None
+        wanted = identity(root, rules)
+        if header.get("root") != wanted["root"]:
+            raise SnapshotRefused(f"foreign: written for {header.get('root')!r}")
+        for key in ("format", "brain", "code", "config", "rules"):
+            if header.get(key) != wanted[key]:
+                what = {"format": "snapshot format", "brain": "brain version", "code": "brain's code",
+                        "config": "brain.toml", "rules": "the layout or its day"}[key]
+                raise SnapshotRefused(f"stale: {what} changed since it was written")
+        body = start + size
+        expected = body + payload_size + keywords_size
+        actual = os.fstat(f.fileno()).st_size
+        if actual != expected:
+            raise SnapshotRefused(f"truncated: {actual} bytes where {expected} were written")
+        digest = hashlib.sha256()
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+        if digest.hexdigest() != checksum:
+            raise SnapshotRefused("corrupt: checksum mismatch")
+        f.seek(body + payload_size)
+        keywords = f.read(keywords_size)
+        f.seek(body)
+        unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=True, use_list=True,
+                                    max_buffer_size=max(payload_size, 1 << 20))
+        try:
+            loaded: Payload = rows.unpack_stream(Payload, unpacker)
+            if unpacker.tell() != payload_size:
+                raise ValueError(f"the payload ends at {unpacker.tell()} of {payload_size} bytes")
+        except Exception as exc:  # the checksum matched, so this is a writer bug: still never fatal
+            raise SnapshotRefused(f"corrupt: cannot decode ({type(exc).__name__}: {exc})") from None
+    return loaded.ingest, loaded.graph, keywords, loaded.bodies
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ import threading
 import zlib
 from collections import defaultdict, deque
 from collections.abc import Collection, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from brain.model import (
     AgentNode,
@@ -56,6 +56,7 @@ from brain.store.linking import entry_of
 from brain.store.memory_search import KeywordIndex, VectorIndex
 
 LinkKey = tuple[str, int]
+_SNAPSHOT_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks"}
 
 
 def pack_body(body: str) -> bytes:
@@ -414,11 +415,15 @@ class MemoryStore:
         """Everything held, as one batch that builds this graph in an empty store, the keyword
         index as an image (inserting 100,000 bodies again costs seconds), and the bodies as
         held (compressed; the batch's memories come without them)."""
+        unknown = {f.name for f in fields(WriteBatch)} - _SNAPSHOT_FIELDS
+        if unknown:  # a node kind added without a line here: refuse, never write part of the graph
+            raise TypeError(f"MemoryStore.contents does not hold WriteBatch.{', '.join(sorted(unknown))}")
         with self._lock:
             batch = WriteBatch(
                 memories=list(self._memories.values()),
                 agents=list(self._agents.values()),
                 entities=list(self._entities.values()),
+                files=list(self._files.values()),
                 links={source: list(links) for source, links in self._out.items()},
             )
             return batch, self._keywords.image(), dict(self._bodies)

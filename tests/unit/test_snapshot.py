@@ -248,3 +248,18 @@ def test_no_cache_neither_reads_nor_writes(
 def test_every_command_that_reads_a_workspace_takes_no_cache(argv: list[str]) -> None:
     assert build_parser().parse_args([*argv, "--no-cache"]).no_cache is True
     assert build_parser().parse_args(argv).no_cache is False
+
+
+def test_state_a_snapshot_cannot_hold_is_refused_not_lost(
+    workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An ingester that learned something new (a helper's layout, say) without a line in
+    IngestState writes no snapshot at all: the next start reads everything, and says why."""
+    brain = Brain(workspace, cache=True)
+    brain.ingester.layouts = {"daily": "memory/daily"}  # type: ignore[attr-defined]
+    with caplog.at_level(logging.WARNING, logger="brain.snapshot"):
+        brain.sync()
+        brain.close()
+    assert keeper(brain).writes == 0
+    assert "IngestState does not hold Ingester.layouts" in caplog.text
+    assert not snapshot_path(workspace).exists()
