@@ -8,17 +8,24 @@ is a rescan. The file system is the truth; watcher events only say where to look
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 from brain.config import BrainConfig
+from brain.gcpause import gc_paused
+from brain.ingest_state import (
+    _STATE_ATTRIBUTES,
+    FileState,
+    IngestState,
+    SyncResult,
+    agent_nodes,
+    defined_id,
+    duplicate_problem,
+)
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
 from brain.layouts.secrets import secret_problems
@@ -32,8 +39,6 @@ from brain.model import (
     Problem,
     Severity,
     agent_id,
-    entity_id,
-    file_id,
     is_note_id,
     note_id,
 )
@@ -41,7 +46,6 @@ from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.workspace import (
     AgentDefinition,
-    FileRole,
     FileStat,
     read_agent_definition,
     read_entity,
@@ -50,89 +54,10 @@ from brain.workspace import (
     walk_dir,
 )
 
+__all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult", "walk_under"]
+
 Progress = Callable[[int, int], None]
 BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
-
-
-@dataclass(slots=True)
-class FileState:
-    size: int
-    mtime_ns: int
-    hash: str
-    node_id: str | None
-
-
-@dataclass(slots=True)
-class SyncResult:
-    batch: WriteBatch
-    files: int = 0
-    read: int = 0
-    parsed: int = 0
-    seconds: float = 0.0
-    changed_ids: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class IngestState:
-    """What an Ingester knows besides the store, as a snapshot keeps it (brain/snapshot.py)."""
-
-    files: dict[str, FileState]
-    file_problems: dict[str, Problem]
-    definitions: dict[str, AgentDefinition]
-    claims: dict[str, set[str]]
-    agents: dict[str, AgentNode]
-    scopes: set[str]
-    path_problems: dict[str, tuple[Problem, ...]]
-    content_problems: dict[str, list[Problem]]
-    scope_problems: dict[str, list[Problem]]
-
-
-# Everything an Ingester has: what IngestState keeps, and what a snapshot must not keep.
-_STATE_ATTRIBUTES = {
-    "files", "file_problems", "definitions", "claims", "_agents", "_scopes",
-    "path_problems", "content_problems", "scope_problems",
-    # Not kept: given to the constructor again, or transient (the day rules last ran).
-    "root", "store", "overlays", "_synced", "_rebuild", "listeners", "layout", "config", "today",
-    "_rule_day",
-}
-
-
-def defined_id(role: FileRole) -> str | None:
-    """The id of the node a file defines, from its path alone (None: it defines none)."""
-    if role.kind == "memory":
-        return note_id(role.node_kind, role.scope, role.name)
-    if role.kind == "file":
-        return file_id(role.scope, role.name)
-    if role.kind == "entity":
-        assert role.entity_kind is not None
-        return entity_id(role.entity_kind, role.name)
-    if role.kind == "agent":
-        return agent_id(role.name)
-    return None
-
-
-def duplicate_problem(rel: str, node_id: str, winner: str) -> Problem:
-    kind, name = node_id.split(":", 1)
-    return Problem(
-        "duplicate-file", Severity.WARNING, rel,
-        f"defines {kind} `{name}` again: brain reads it from {winner} and ignores this file",
-        fix=f"merge it into {winner} and delete it, or give it another name",
-    )
-
-
-@contextlib.contextmanager
-def _gc_paused(settle: bool) -> Iterator[None]:
-    """No cyclic GC while a sync allocates (the graph is acyclic data); `settle` then moves
-    the graph to the permanent generation, so later collections don't rescan it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-        if settle:
-            gc.freeze()
 
 
 class Ingester:
@@ -196,7 +121,7 @@ class Ingester:
         # Named paths are always read (the hash decides): a rewrite within the file
         # system's timestamp granularity keeps size and mtime, and the watcher saw it.
         try:
-            with _gc_paused(fresh):
+            with gc_paused(settle=fresh):
                 result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
         except BaseException:
             self._forget()
@@ -559,21 +484,7 @@ class Ingester:
         """Agents are the definitions plus every scope folder (a folder outlives its agent)."""
         scopes = set(self._scopes)
         scopes |= {owner for n in notes if (owner := n.memory.owner) is not None}
-        names = set(self.definitions) | scopes
-        wanted: dict[str, AgentNode] = {}
-        for name in names:
-            definition = self.definitions.get(name)
-            if self.layout.agents_need_definition:
-                enabled = definition is not None and definition.memory
-            else:  # the layout has no definitions: an agent folder is an agent that remembers
-                enabled = definition.memory if definition is not None else True
-            wanted[name] = AgentNode(
-                name=name,
-                description=definition.description if definition else "",
-                memory_enabled=enabled,
-                memory_off=name in scopes and not enabled,
-                path=definition.path if definition else None,
-            )
+        wanted = agent_nodes(self.definitions, scopes, self.layout.agents_need_definition)
         upserts = [a for n, a in sorted(wanted.items()) if self._agents.get(n) != a]
         deletes = [agent_id(n) for n in sorted(self._agents) if n not in wanted]
         self._agents = wanted

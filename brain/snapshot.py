@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import json
 import logging
@@ -221,15 +220,3 @@ def read(
             raise SnapshotRefused(f"corrupt: cannot decode ({type(exc).__name__}: {exc})") from None
     return loaded.ingest, loaded.graph, keywords, loaded.bodies
 
-
-@contextlib.contextmanager
-def gc_paused() -> Any:
-    """Decoding builds a million acyclic objects: no collections meanwhile, then freeze them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-        gc.freeze()

@@ -14,12 +14,12 @@ import threading
 import time
 from pathlib import Path
 
+from brain.gcpause import gc_paused
 from brain.ingest import Ingester, SyncResult
 from brain.snapshot import (
     SnapshotRefused,
     SnapshotStore,
     distrust_recent,
-    gc_paused,
     read,
     snapshot_path,
     write,

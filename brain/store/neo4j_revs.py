@@ -25,6 +25,7 @@ from brain.store.neo4j_records import (
     Props,
     agent_props,
     entity_props,
+    file_props,
     link_props,
     memory_owner_id,
     memory_props,
@@ -60,6 +61,8 @@ def batch_revs(batch: WriteBatch) -> dict[str, str]:
         revs[agent.id] = node_rev(agent_props(agent))
     for entity in batch.entities:
         revs[entity.id] = node_rev(entity_props(entity))
+    for node in batch.files:
+        revs[node.id] = node_rev(file_props(node))
     return revs
 
 
@@ -79,6 +82,7 @@ def difference(graph: WriteBatch, held: Mapping[str, str | None]) -> WriteBatch:
         memories=memories,
         agents=[a for a in graph.agents if stale(a.id)],
         entities=[e for e in graph.entities if stale(e.id)],
+        files=[f for f in graph.files if stale(f.id)],
         deletes=sorted(set(held) - set(wanted)),
         links={m.id: list(graph.links.get(m.id, ())) for m in memories},
     )

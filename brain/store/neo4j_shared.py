@@ -51,7 +51,7 @@ RECORD_WRITER = """
 MATCH (w:BrainWorkspace {key: 'brain'})
 SET w.writerUrl = $url, w.writerHost = $host, w.writerPid = $pid, w.writerStartedAt = $now
 """
-REVS = "MATCH (n:Memory|Agent|Workflow|Chat|WorkItem) RETURN n.id AS id, n.rev AS rev"
+REVS = "MATCH (n:Memory|Agent|Workflow|Chat|WorkItem|File) RETURN n.id AS id, n.rev AS rev"
 # Idempotent: a batch id already logged is not logged again (a commit outcome may be lost).
 LOG_CHANGES = """
 MATCH (w:BrainWorkspace {key: 'brain'})

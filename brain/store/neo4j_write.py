@@ -116,7 +116,7 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
         for rows in _chunks(memories, limits.memory_rows):
             cost = len(rows) * limits.memory_weight
             yield [Statement(statement, {"rows": rows}, cost, UPSERT)]
-    files: list[dict[str, Any]] = [{"props": file_props(f)} for f in batch.files]
+    files: list[dict[str, Any]] = [{"props": _with_rev(file_props(f))} for f in batch.files]
     for rows in _chunks(files, limits.node_rows):
         yield [Statement(cypher.UPSERT_FILES, {"rows": rows}, len(rows), UPSERT)]
 

@@ -8,6 +8,7 @@ fresh driver names the last committed transaction: any write moves it).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,26 @@ def test_check_beside_a_writer_compares_and_writes_nothing(workspace: Workspace,
     differs = brain_cli("check", str(workspace.root), *store_args(neo4j_login))
     assert "differs from these files in 1 nodes" in differs.stderr
     assert last_commit(neo4j_login) == before
+
+
+@pytest.mark.parametrize("example", ["space", "mindlink", "lab"])
+def test_a_restart_of_every_layout_writes_nothing(
+    example: str, tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+) -> None:
+    """Every node kind a layout adds (File, DailyNote, Skill, Tool) carries its revision: a
+    kind left out of the comparison would be rewritten, or never written, on every start."""
+    root = tmp_path / example
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / example, root)
+    store = make_store()
+    Brain(root, store).sync()
+    store.close()
+    before = last_commit(neo4j_login)
+    injector = Injector()
+    brain = Brain(root, counted(neo4j_login, injector))
+    brain.sync()
+    assert (injector.runs, injector.commits) == (0, 0)
+    assert last_commit(neo4j_login) == before
+    reference = Brain(root)
+    reference.sync()
+    assert brain.store.export() == reference.store.export()
+    brain.close()

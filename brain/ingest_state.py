@@ -1,0 +1,101 @@
+"""What an ingester knows between two syncs, as plain data: per file, per node id, and
+what a snapshot keeps of it (brain/snapshot.py). Kept apart from the sync logic in ingest.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from brain.model import AgentNode, Problem, Severity, agent_id, entity_id, file_id, note_id
+from brain.store.base import WriteBatch
+from brain.workspace import AgentDefinition, FileRole
+
+
+@dataclass(slots=True)
+class FileState:
+    size: int
+    mtime_ns: int
+    hash: str
+    node_id: str | None
+
+
+@dataclass(slots=True)
+class SyncResult:
+    batch: WriteBatch
+    files: int = 0
+    read: int = 0
+    parsed: int = 0
+    seconds: float = 0.0
+    changed_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class IngestState:
+    """What an Ingester knows besides the store, as a snapshot keeps it (brain/snapshot.py)."""
+
+    files: dict[str, FileState]
+    file_problems: dict[str, Problem]
+    definitions: dict[str, AgentDefinition]
+    claims: dict[str, set[str]]
+    agents: dict[str, AgentNode]
+    scopes: set[str]
+    path_problems: dict[str, tuple[Problem, ...]]
+    content_problems: dict[str, list[Problem]]
+    scope_problems: dict[str, list[Problem]]
+
+
+# Everything an Ingester has: what IngestState keeps, and what a snapshot must not keep.
+_STATE_ATTRIBUTES = {
+    "files", "file_problems", "definitions", "claims", "_agents", "_scopes",
+    "path_problems", "content_problems", "scope_problems",
+    # Not kept: given to the constructor again, or transient (the day rules last ran).
+    "root", "store", "overlays", "_synced", "_rebuild", "listeners", "layout", "config", "today",
+    "_rule_day",
+}
+
+
+def defined_id(role: FileRole) -> str | None:
+    """The id of the node a file defines, from its path alone (None: it defines none)."""
+    if role.kind == "memory":
+        return note_id(role.node_kind, role.scope, role.name)
+    if role.kind == "file":
+        return file_id(role.scope, role.name)
+    if role.kind == "entity":
+        assert role.entity_kind is not None
+        return entity_id(role.entity_kind, role.name)
+    if role.kind == "agent":
+        return agent_id(role.name)
+    return None
+
+
+def duplicate_problem(rel: str, node_id: str, winner: str) -> Problem:
+    kind, name = node_id.split(":", 1)
+    return Problem(
+        "duplicate-file", Severity.WARNING, rel,
+        f"defines {kind} `{name}` again: brain reads it from {winner} and ignores this file",
+        fix=f"merge it into {winner} and delete it, or give it another name",
+    )
+
+
+def agent_nodes(
+    definitions: Mapping[str, AgentDefinition], scopes: set[str], need_definition: bool
+) -> dict[str, AgentNode]:
+    """The agents: every definition plus every scope folder (a folder outlives its agent).
+    `need_definition` (latchai): memory is on only where a definition says `memory: true`;
+    otherwise an agent folder is an agent that remembers."""
+    wanted: dict[str, AgentNode] = {}
+    for name in set(definitions) | scopes:
+        definition = definitions.get(name)
+        if need_definition:
+            enabled = definition is not None and definition.memory
+        else:
+            enabled = definition.memory if definition is not None else True
+        wanted[name] = AgentNode(
+            name=name,
+            description=definition.description if definition else "",
+            memory_enabled=enabled,
+            memory_off=name in scopes and not enabled,
+            path=definition.path if definition else None,
+        )
+    return wanted
