@@ -337,6 +337,7 @@ class Ingester:
                 # Same bytes, new modification time: the memory's age changed.
             self.file_problems.pop(rel, None)  # read anew: its own problems are decided below
             mtime = st.mtime_ns / 1e9 if st.mtime_ns >= 0 else time.time()
+            role = self.layout.content_role(rel, role, raw)  # space: a binary `.md` is a File
             node_id: str | None = None
             if role.kind == "memory":
                 to_build.append((rel, role.scope, role.name, raw, mtime))
@@ -366,6 +367,8 @@ class Ingester:
                 if definition.problems:
                     self.file_problems[rel] = definition.problems[0]
                 definitions_changed = True
+            if known is not None and known.node_id not in (None, node_id):
+                deletes.append(known.node_id)  # it changed kind (space: binary <-> text `.md`)
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
         context = self.rule_context()
@@ -493,6 +496,3 @@ class Ingester:
 
 def walk_under(root: Path, rel: str) -> list[FileStat]:
     return list(walk_dir(root / rel, rel))
-
-
-

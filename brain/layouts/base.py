@@ -68,6 +68,12 @@ class Layout:
         """(agent, folder relative to the root) of the agent folder `rel` is in or is."""
         raise NotImplementedError
 
+    def content_role(self, rel: str, role: FileRole, raw: bytes) -> FileRole:
+        """The role of `rel` once its bytes are read: `role` (from the path alone) unless the
+        layout reads some content otherwise (space: a binary `.md` file is a File, not a note).
+        A file whose role changes this way changes node id: the ingester drops the old node."""
+        return role
+
     def note_rules(
         self, rel: str, role: FileRole, text: str, note: ParsedNote, context: RuleContext
     ) -> list[Problem]:

@@ -40,6 +40,8 @@ def media_type(name: str, raw: bytes, binary: bool) -> str:
     for magic, kind in _MAGIC:
         if raw.startswith(magic):
             return kind
+    if name.lower().endswith(".md"):  # not in every Python's or system's mime table
+        return "text/markdown"
     guessed, _ = mimetypes.guess_type(name, strict=False)
     if guessed:
         return guessed

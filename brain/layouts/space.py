@@ -1,7 +1,8 @@
 """The `space` layout (seeds/001): each agent's `~/memory/` tree, `<agent>/memory/**`.
 
 Any file, any nesting: `.md` files are Memory notes named by their path under the memory root
-(`drafts/plan`), every other file is a File node with its size, media type and binary flag.
+(`drafts/plan`), every other file (and a `.md` file that is binary) is a File node with its
+size, media type and binary flag.
 The scope is the agent; there is no shared scope. The seed bounds paths, not sizes: a path
 under `memory/` longer than 512 bytes (UTF-8) or deeper than 16 levels is an error, and the
 file is still a node, so nothing an agent saved disappears from view.
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from brain.layouts.base import Layout
+from brain.layouts.files import is_binary
 from brain.model import ENTITY_KINDS, Kind, Problem, Severity, leaf_key, name_key
 from brain.resolve import KIND_PREFIXES, Level, LinkRules, NameEntry, Target
 from brain.workspace import IGNORED, FileRole, FileStat, walk_dir
@@ -114,6 +116,13 @@ class SpaceLayout(Layout):
 
     def classify(self, rel: str) -> FileRole:
         return classify(rel)
+
+    def content_role(self, rel: str, role: FileRole, raw: bytes) -> FileRole:
+        """A `.md` file that is binary (a NUL byte, or not UTF-8) is a File with metadata,
+        named with its `.md` like any file (seeds/001; design.md 8: never an encoding error)."""
+        if role.kind != "memory" or not is_binary(raw):
+            return role
+        return FileRole("file", scope=role.scope, name=rel.split("/", 2)[2], problems=role.problems)
 
     def walk(self, root: Path) -> Iterator[FileStat]:
         for agent in sorted(self.scope_folders(root)):

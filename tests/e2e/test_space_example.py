@@ -48,13 +48,21 @@ def test_both_stores_read_the_example_alike(store: GraphStore) -> None:
     files = {n.name: n for n in store.get_nodes([
         "file:researcher/images/panel.png", "file:researcher/downloads/datasheet.pdf",
         "file:researcher/cache/page.html", "file:researcher/data/prices.csv",
+        "file:researcher/exports/vendor-call.md",
     ]).values()}
     assert {name: (f.media_type, f.binary) for name, f in files.items()} == {  # type: ignore[union-attr]
         "images/panel.png": ("image/png", True),
         "downloads/datasheet.pdf": ("application/pdf", True),
         "cache/page.html": ("text/html", True),  # Latin-1: not UTF-8, so binary
         "data/prices.csv": ("text/csv", False),
+        # UTF-16, so NUL bytes: a File with metadata, never an invalid-encoding note
+        "exports/vendor-call.md": ("text/markdown", True),
     }
+    assert store.get_nodes(["memory:researcher/exports/vendor-call"]) == {}
+    linked = store.links_from(["memory:researcher/notes"])["memory:researcher/notes"]
+    assert [(link.status.value, link.target_id) for link in linked if "vendor-call" in link.raw] == [
+        ("resolved", "file:researcher/exports/vendor-call.md"),
+    ]
 
 
 def test_serve_answers_graphql_with_the_file_nodes() -> None:

@@ -72,6 +72,8 @@ FILES = [
     ("noext", b"plain words", False, "text/plain"),
     ("noext-binary", b"\xfe\xff\xfa", True, "application/octet-stream"),
     ("empty", b"", False, "text/plain"),
+    ("notes.md", b"# notes\n", False, "text/markdown"),
+    ("notes.MD", "# caf\u00e9".encode("latin-1"), True, "text/markdown"),
 ]
 
 
@@ -79,6 +81,31 @@ FILES = [
 def test_files_binary_and_media_type(name: str, raw: bytes, binary: bool, kind: str) -> None:
     assert is_binary(raw) is binary
     assert media_type(name, raw, binary) == kind
+
+
+CONTENT_ROLES = [
+    # rel, bytes, role kind, node name (a binary `.md` keeps its `.md`, as every file does)
+    ("alice/memory/drafts/plan.md", b"# Plan\n", "memory", "drafts/plan"),
+    ("alice/memory/drafts/plan.md", b"", "memory", "drafts/plan"),
+    ("alice/memory/drafts/plan.md", b"# Plan\x00", "file", "drafts/plan.md"),
+    ("alice/memory/drafts/plan.md", "# caf\u00e9".encode("latin-1"), "file", "drafts/plan.md"),
+    ("alice/memory/Notes.MD", b"\xff\xfe#\x00", "file", "Notes.MD"),
+    ("alice/memory/data/report.csv", b"a\x00b", "file", "data/report.csv"),
+    ("alice/memory/data/report.csv", b"a,b\n", "file", "data/report.csv"),
+]
+
+
+@pytest.mark.parametrize(("rel", "raw", "kind", "name"), CONTENT_ROLES)
+def test_a_binary_md_file_is_a_file(rel: str, raw: bytes, kind: str, name: str) -> None:
+    role = SPACE.content_role(rel, classify(rel), raw)
+    assert (role.kind, role.scope, role.name) == (kind, "alice", name)
+
+
+def test_a_binary_md_file_keeps_its_path_problems() -> None:
+    rel = _deep(17)
+    role = SPACE.content_role(rel, classify(rel), b"\x00")
+    assert role.kind == "file"
+    assert [p.code for p in role.problems] == ["path-too-deep"]
 
 
 NAMES = [
