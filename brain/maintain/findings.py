@@ -31,12 +31,14 @@ def vpath(memory: MemoryNode) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
-    """One memory-tool call, as the scope's tool takes it."""
+    """One call, as the scope's tool takes it: the memory tool's command (latchai, lab), or
+    the verb of a layout with verbs of its own (`tool="mindlink"`: brain.maintain.layout_calls)."""
 
     scope: str
     command: str
     arguments: dict[str, JSONValue]
     expected_hash: str | None = None
+    tool: str = "memory"
 
     @property
     def agent(self) -> str | None:
@@ -46,14 +48,14 @@ class Proposal:
         return {"command": self.command, **self.arguments}
 
     def text(self) -> str:
-        shown: dict[str, JSONValue] = {"command": self.command}
+        shown: dict[str, JSONValue] = {"command" if self.tool == "memory" else "verb": self.command}
         for key, value in self.arguments.items():
             shown[key] = value if not isinstance(value, str) or len(value) <= 160 else value[:120] + "…"
         return json.dumps(shown, ensure_ascii=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "tool": "memory",
+            "tool": self.tool,
             "agent": self.agent,
             "command": self.command,
             "arguments": dict(self.arguments),

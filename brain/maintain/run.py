@@ -1,6 +1,7 @@
 """The deterministic pass: find, and with `apply` carry out the safe findings, capped.
 
-Every change goes through the scope's memory tool (`ScopedMemoryTool`), so it is an atomic
+Every change goes through the scope's memory tool (`ScopedMemoryTool`), or in a layout with
+verbs of its own through those verbs (mindlink: brain.maintain.layout_calls), so it is an atomic
 write with a history record (actor `admin`, via `maintain`), refused if it would store a
 secret, and refused if the file changed since the pass read it (deletes carry the hash the
 pass saw). Deletes run before link fixes, and a fix inside a note deleted in the same run
@@ -16,6 +17,7 @@ from datetime import UTC, date, datetime
 from brain.config import MaintainConfig
 from brain.maintain.finders import FINDERS
 from brain.maintain.findings import Applied, Finding, MaintenanceReport
+from brain.maintain.layout_calls import as_layout_calls, run_layout_call
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service import Brain
@@ -43,6 +45,8 @@ def find(
     for finder in FINDERS:
         findings.extend(finder(snap))
     findings.sort(key=lambda f: (f.path, f.line or 0, f.code))
+    if snap.layout.verbs is not None:
+        findings = as_layout_calls(findings, snap, snap.layout.verbs)
     report = MaintenanceReport(scope, findings, cap=config.max_changes_per_run, notes=snap.notes)
     report.seconds = time.perf_counter() - started
     return report
@@ -76,16 +80,20 @@ def apply_safe(report: MaintenanceReport, service: MemoryService, actor: Actor, 
         if done >= cap:
             report.skipped += 1
             continue
-        tool = tools.get(finding.scope)
-        if tool is None:
-            tool = tools[finding.scope] = ScopedMemoryTool(service, finding.scope, actor)
         proposal = finding.proposal
-        result = tool.run(proposal.payload(), expected_hash=proposal.expected_hash)
         done += 1
-        if result.ok and proposal.command == "delete":
+        if proposal.tool != "memory":  # the layout's own verbs (mindlink's memory_delete, ...)
+            ok, first = run_layout_call(service, proposal, actor)
+        else:
+            tool = tools.get(finding.scope)
+            if tool is None:
+                tool = tools[finding.scope] = ScopedMemoryTool(service, finding.scope, actor)
+            result = tool.run(proposal.payload(), expected_hash=proposal.expected_hash)
+            ok = result.ok
+            first = result.text.split("\n", 1)[0].removesuffix(":").replace(" now read)", ")")
+        if ok and proposal.command in ("delete", "memory_delete"):
             deleted.add(finding.path)
-        first = result.text.split("\n", 1)[0].removesuffix(":").replace(" now read)", ")")
-        report.applied.append(Applied(finding.code, finding.path, proposal.text(), result.ok, first))
+        report.applied.append(Applied(finding.code, finding.path, proposal.text(), ok, first))
 
 
 def record_run(

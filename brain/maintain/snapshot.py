@@ -31,6 +31,9 @@ class MaintenanceLayout:
     #: The notes that carry a frontmatter `description` and `type` (weak-description,
     #: missing-type look only at these): every note in latchai.
     typed: Callable[[MemoryNode], bool] = lambda memory: True
+    #: The layout's own verbs (brain.tool.verbs) that proposals are calls of; None: the
+    #: memory tool's commands.
+    verbs: str | None = None
 
 
 def daily_note_day(memory: MemoryNode) -> date | None:
@@ -48,7 +51,8 @@ LAYOUTS: dict[str, MaintenanceLayout] = {
     # seeds/003: idle maintain cleans expired daily notes (`daily_note_retain_days`).
     # Its entries carry `name`, `description` and `type`; daily notes are plain text.
     "mindlink": MaintenanceLayout(
-        "mindlink", daily_note=daily_note_day, typed=lambda m: m.note_kind is Kind.MEMORY
+        "mindlink", daily_note=daily_note_day, typed=lambda m: m.note_kind is Kind.MEMORY,
+        verbs="mindlink",
     ),
     # seeds/004: the lab keeps its daily logs indefinitely, so none ever expires; its notes
     # have no `type` (a skill's or tool's description is the `incomplete-skill` rule's).
