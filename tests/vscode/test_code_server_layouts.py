@@ -7,7 +7,8 @@ Per layout: the server starts as soon as the folder opens, before any note is op
 extension activated on `workspaceContains:brain.toml`, not on a markdown file, and took the
 folder with `brain.toml` as the root); completion after `[[` offers the notes of the agent's
 own tree and nothing of another agent's; a broken link typed into the note is underlined and
-listed in Problems; the output channel has no errors. One code-server serves both cases, a
+listed in Problems; the output channel has no errors. One agent's folder of a space, opened on
+its own, gets the one server of the space above it. One code-server serves every case, a
 window per workspace. Screenshots land in test-artifacts/vscode/layout-<name>/.
 """
 
@@ -39,23 +40,26 @@ class Case:
     files: dict[str, str]
     note: str  # the note opened and typed into
     offered: tuple[str, ...]  # completion labels of the agent's own tree
+    opened: str = ""  # the folder opened in VS Code, below the workspace (brain.toml) root
 
 
 # Another agent's note, named so that no label of the own tree can contain it.
 OTHER_AGENT = "ledger"
 
+SPACE = {
+    "brain.toml": 'layout = "space"\n',
+    "alice/memory/drafts/plan.md": "# Launch plan\n\nShip on Friday; see [[notes/risks]].\n",
+    "alice/memory/notes/risks.md": (
+        "---\ndescription: What could go wrong at the launch\n---\n\n# Risks\n\nThe venue may move.\n"
+    ),
+    "bob/memory/ledger.md": "---\ndescription: Bob's own books\n---\n\n# Ledger\n",
+}
 CASES = {
-    "space": Case(
-        files={
-            "brain.toml": 'layout = "space"\n',
-            "alice/memory/drafts/plan.md": "# Launch plan\n\nShip on Friday; see [[notes/risks]].\n",
-            "alice/memory/notes/risks.md": (
-                "---\ndescription: What could go wrong at the launch\n---\n\n# Risks\n\nThe venue may move.\n"
-            ),
-            "bob/memory/ledger.md": "---\ndescription: Bob's own books\n---\n\n# Ledger\n",
-        },
-        note="alice/memory/drafts/plan.md",
-        offered=("notes/risks",),
+    "space": Case(SPACE, note="alice/memory/drafts/plan.md", offered=("notes/risks",)),
+    # One agent's folder opened on its own: its `memory/` must not make it a root of its own
+    # (a latchai workspace, and a second server for the same notes); the space above is.
+    "space-agent-folder": Case(
+        SPACE, note="alice/memory/drafts/plan.md", offered=("notes/risks",), opened="alice"
     ),
     "mindlink": Case(
         files={
@@ -98,12 +102,13 @@ def test_extension_works_in_the_layout(layout: str, server: CodeServer, browser:
     write_tree(workspace, case.files)
     assert not (workspace / "memory").exists()  # only brain.toml marks it
     make_venv(workspace)
+    folder = workspace / case.opened
     shots = ARTIFACTS / f"layout-{layout}"
     started = f"[{workspace}] starting brain"
-    with open_workbench(browser, server, shots, folder=workspace) as bench:
+    with open_workbench(browser, server, shots, folder=folder) as bench:
         # Before any note is open: activated by brain.toml, rooted at the folder holding it.
         wait_for(lambda: started in server.output_log(), 90, f"the server to start for {workspace}")
-        bench.open_file(case.note)
+        bench.open_file(str(Path(case.note).relative_to(case.opened)))
         bench.go_to_end()
         bench.type("\nAlso [[")
         rows = bench.suggestions()
@@ -111,7 +116,7 @@ def test_extension_works_in_the_layout(layout: str, server: CodeServer, browser:
         bench.shot("1-completion")
         labels = [row.inner_text().split("\n")[0].strip() for row in rows.all()]
         for label in case.offered:
-            assert label in labels, labels
+            assert labels.count(label) == 1, labels  # twice: two servers for one note
         assert Path(case.note).stem not in labels, "the note being edited is not offered"
         assert not [label for label in labels if OTHER_AGENT in label], f"another agent's note: {labels}"
 
