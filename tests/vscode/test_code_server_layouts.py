@@ -1,7 +1,7 @@
 """The extension in a real VS Code on the workspaces of the new layouts, where no `memory/`
 folder sits at the top: `space` (`<agent>/memory/...`) and `mindlink`
-(`<agent>/memory/entries/*.md` and daily notes). Such a folder has only its `brain.toml` to
-say it is a brain workspace.
+(`<agent>/memory/entries/*.md` and daily notes), and a `lab` that has no daily logs yet. Such a
+folder has only its `brain.toml` to say it is a brain workspace.
 
 Per layout: the server starts as soon as the folder opens, before any note is opened (so the
 extension activated on `workspaceContains:brain.toml`, not on a markdown file, and took the
@@ -80,6 +80,18 @@ CASES = {
         },
         note="alice/memory/entries/prefers-short-answers.md",
         offered=("no-emoji",),
+    ),
+    # The lab without a daily-log `memory/` folder yet: MEMORY.md and skills, and brain.toml.
+    "lab": Case(
+        files={
+            "brain.toml": 'layout = "lab"\n',
+            "MEMORY.md": "# Memory\n\n## 2026-11-30 Release\n\nUse [[deploy]] for releases.\n",
+            "skills/deploy/SKILL.md": (
+                "---\nname: deploy\ndescription: Ship a release to production.\n---\n\n# Deploy\n"
+            ),
+        },
+        note="MEMORY.md",
+        offered=("deploy",),
     ),
 }
 
