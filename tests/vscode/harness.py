@@ -34,6 +34,8 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(os.environ.get("BRAIN_TEST_ARTIFACTS", REPO / "test-artifacts")) / "vscode"
 EXTENSION_ID = "brain.brain-memory"
+# In CI a missing chromium or code-server fails the real-VS-Code tests instead of skipping them.
+REQUIRED = os.environ.get("CI", "").lower() == "true" or bool(os.environ.get("BRAIN_REQUIRE_VSCODE"))
 
 # A profile that keeps VS Code quiet and offline: no welcome page, no update or telemetry
 # traffic, no extension gallery. It sets nothing for brain: discovery must do without.
@@ -140,7 +142,11 @@ class CodeServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?folder={self.folder}"
+        return self.url_of(self.folder)
+
+    def url_of(self, folder: Path) -> str:
+        """A window on `folder`: one code-server serves any folder, each window its own."""
+        return f"http://127.0.0.1:{self.port}/?folder={folder}"
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("VSCODE_", "BRAIN_"))}

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,18 +26,14 @@ import pytest
 
 from .harness import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     REPO,
+    REQUIRED,
     CodeServer,
-    code_server_entry,
     copy_workspace,
     make_venv,
     running,
-    vsix,
 )
 
-REQUIRED = os.environ.get("CI", "").lower() == "true" or bool(os.environ.get("BRAIN_REQUIRE_VSCODE"))
 pytestmark = pytest.mark.vscode
 
 EXAMPLE = REPO / "examples" / "workspace"
@@ -47,7 +41,7 @@ NOTE = "memory/on-call/paging-etiquette.md"
 TIMINGS = ARTIFACTS / "timings.json"
 
 try:
-    from playwright.sync_api import Browser, sync_playwright
+    from playwright.sync_api import Browser
 
     from .workbench import TOASTS, Workbench
 except ImportError:  # pragma: no cover - the test extras install playwright
@@ -56,39 +50,14 @@ except ImportError:  # pragma: no cover - the test extras install playwright
     pytest.skip("needs playwright (pip install -e '.[test]')", allow_module_level=True)
 
 
-def _unavailable(reason: str) -> None:
-    if REQUIRED:
-        pytest.fail(f"{reason} (required: CI=true or BRAIN_REQUIRE_VSCODE=1)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def tools() -> tuple[list[str], Path]:
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)")
-    if shutil.which("npm") is None:
-        _unavailable("needs npm to install code-server")
-    try:
-        return code_server_entry(), vsix()
-    except RuntimeError as err:
-        _unavailable(str(err))
-        raise
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @contextlib.contextmanager
-def open_workbench(browser: Browser, server: CodeServer, shots: Path) -> Iterator[Workbench]:
+def open_workbench(
+    browser: Browser, server: CodeServer, shots: Path, folder: Path | None = None
+) -> Iterator[Workbench]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(server.url if folder is None else server.url_of(folder))
     bench = Workbench(page, shots)
     try:
         bench.wait_ready()

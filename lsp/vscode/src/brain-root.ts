@@ -26,6 +26,28 @@ export function isBrainRoot(
 }
 
 /**
+ * The brain root to start for a workspace folder the user opened: the nearest folder at or
+ * above it holding `brain.toml` (one agent's folder of a space or mindlink workspace belongs to
+ * the workspace above it, whose layout rules apply), else the folder itself when it holds
+ * `memory/`, else undefined (a note opened later is placed by `findBrainRoot`). The same root
+ * `findBrainRoot` gives the folder's notes, so one server serves them, not two.
+ */
+export function folderBrainRoot(
+  folder: string,
+  isDirectory: (p: string) => boolean,
+  pathApi: PathApi,
+  isFile: (p: string) => boolean = noFile,
+): string | undefined {
+  for (let dir = folder; ; ) {
+    if (isFile(pathApi.join(dir, CONFIG_FILE))) return dir;
+    const parent = pathApi.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return isDirectory(pathApi.join(folder, 'memory')) ? folder : undefined;
+}
+
+/**
  * The brain root of `file` (a file path): its nearest ancestor holding `brain.toml`, else
  * its nearest ancestor holding a `memory` folder, else undefined.
  */

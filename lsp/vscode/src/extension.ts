@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
-import { findBrainRoot, isBrainRoot, isInside } from './brain-root';
+import { findBrainRoot, folderBrainRoot, isInside } from './brain-root';
 import { createClient } from './client';
 import { discover, VENV_NAMES } from './discovery';
 import * as notices from './notices';
@@ -71,9 +71,9 @@ function retryUnavailable(): void {
 }
 
 function startForFolder(folder: vscode.WorkspaceFolder): void {
-  if (folder.uri.scheme === 'file' && isBrainRoot(folder.uri.fsPath, isDirectory, path, isFile)) {
-    start(folder.uri.fsPath);
-  }
+  if (folder.uri.scheme !== 'file') return;
+  const root = folderBrainRoot(folder.uri.fsPath, isDirectory, path, isFile);
+  if (root !== undefined) start(root);
 }
 
 function startForDocument(doc: vscode.TextDocument): void {
@@ -105,7 +105,9 @@ async function startClient(root: string): Promise<void> {
   const env = mergeEnv(process.env, config.get('server.env'));
   const folder = vscode.workspace.getWorkspaceFolder(rootUri);
 
-  const workspaceDirs = folder ? [root, folder.uri.fsPath] : [root];
+  // A root above the opened folders (one agent's folder of a space) looks in them for a venv too.
+  const inside = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath).filter((dir) => isInside(dir, root, path.sep));
+  const workspaceDirs = [...new Set([root, ...(folder ? [folder.uri.fsPath] : []), ...inside])];
   let discovery;
   try {
     discovery = await discover(

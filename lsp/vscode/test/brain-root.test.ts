@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { findBrainRoot, globBelow, isBrainRoot, isInside } from '../src/brain-root';
+import { findBrainRoot, folderBrainRoot, globBelow, isBrainRoot, isInside } from '../src/brain-root';
 
 const dirs = (...list: string[]) => {
   const set = new Set(list);
@@ -61,6 +61,29 @@ describe('findBrainRoot with brain.toml', () => {
   it('works with Windows paths', () => {
     const isFile = files('C:\\ws\\brain.toml');
     assert.equal(findBrainRoot('C:\\ws\\alice\\memory\\a.md', dirs('C:\\ws\\alice\\memory'), path.win32, isFile), 'C:\\ws');
+  });
+});
+
+describe('folderBrainRoot', () => {
+  const is = (...list: string[]) => (p: string) => new Set(list).has(p);
+
+  it('gives an agent\'s folder the workspace above it that holds brain.toml', () => {
+    const isDir = is('/ws/alice/memory', '/ws/bob/memory');
+    const isFile = is('/ws/brain.toml');
+    assert.equal(folderBrainRoot('/ws/alice', isDir, path.posix, isFile), '/ws');
+    assert.equal(folderBrainRoot('/ws/alice/memory', isDir, path.posix, isFile), '/ws');
+    assert.equal(folderBrainRoot('/ws', isDir, path.posix, isFile), '/ws');
+    // the same root as its notes get: one server for them
+    assert.equal(findBrainRoot('/ws/alice/memory/a.md', isDir, path.posix, isFile), '/ws');
+  });
+  it('takes the folder itself when it holds memory/, and nothing above a memory/', () => {
+    assert.equal(folderBrainRoot('/ws', is('/ws/memory'), path.posix, is()), '/ws');
+    assert.equal(folderBrainRoot('/home/me/project', is('/home/me/memory'), path.posix, is()), undefined);
+    assert.equal(folderBrainRoot('/none', is(), path.posix, is()), undefined);
+  });
+  it('works with Windows paths', () => {
+    const isFile = is('C:\\ws\\brain.toml');
+    assert.equal(folderBrainRoot('C:\\ws\\alice', is('C:\\ws\\alice\\memory'), path.win32, isFile), 'C:\\ws');
   });
 });
 
