@@ -243,15 +243,10 @@ class Ingester:
                 stats[rel] = FileStat(rel, 0, 0, True, special)
                 continue
             stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
-        for rel in {*named, *stats, *gone}:  # a named empty folder is a scope too
-            folder = self.layout.scope_folder(rel)
-            if folder is not None:
-                scope, folder_rel = folder
-                scope_dir = self.root / folder_rel
-                if scope_dir.is_dir() and not scope_dir.is_symlink():
-                    self._scopes.add(scope)
-                else:
-                    self._scopes.discard(scope)
+        # The scopes as a full walk finds them (one folder listing): a layout may make a scope
+        # of more than one folder (lab's `main`: MEMORY.md or memory/), and a named empty
+        # folder is a scope too.
+        self._scopes = self.layout.scope_folders(self.root)
         return stats, gone
 
     def _apply(

@@ -199,3 +199,23 @@ def test_main_stays_while_its_memory_md_does(tmp_path: Path) -> None:
     shutil.rmtree(tmp_path / "agents" / "ops")
     brain.sync(["agents/ops"])
     assert [a.name for a in brain.store.list_agents()] == ["main"]
+
+
+@pytest.mark.parametrize("keep_memory_md", [False, True])
+def test_main_follows_its_files_on_a_named_sync(tmp_path: Path, keep_memory_md: bool) -> None:
+    """`main` is made by MEMORY.md or memory/: a watcher's sync of just the deleted folder
+    must agree with a full rescan (the random-operations machine found it did not)."""
+    (tmp_path / "brain.toml").write_text('layout = "lab"\n')
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2026-03-01.md").write_text("- 2026-03-01 shipped\n")
+    if keep_memory_md:
+        (tmp_path / "MEMORY.md").write_text("# Memory\n\n- 2026-03-01 shipped\n")
+    brain = Brain(tmp_path)
+    brain.sync()
+    assert brain.store.get_nodes(["agent:main"])
+    shutil.rmtree(tmp_path / "memory")
+    brain.sync(["memory"])
+    full = Brain(tmp_path)
+    full.sync()
+    assert brain.store.export() == full.store.export()
+    assert bool(brain.store.get_nodes(["agent:main"])) is keep_memory_md
