@@ -15,10 +15,9 @@ from typing import Any
 from brain.model import SHARED_SCOPE
 from brain.service import Brain
 from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.search_args import MAX_LIMIT, checked_search_args
 
 SearchFunction = Callable[[str, Sequence[str], int], Sequence[dict[str, Any]]]
-MAX_QUERY = 1000
-MAX_LIMIT = 50
 
 
 def find_search(brain: Brain) -> SearchFunction:
@@ -44,18 +43,7 @@ def find_search(brain: Brain) -> SearchFunction:
 
 
 def run_search(search: SearchFunction, agent: str, args: dict[str, Any]) -> dict[str, Any]:
-    query, limit = args.get("query"), args.get("limit", 10)
-    if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY:
-        raise Refusal(
-            RefusalCode.INVALID_ARGUMENT,
-            f"`query` must be a non-empty string of at most {MAX_QUERY} characters",
-            Call("memory_search", {"query": "release notes"}),
-        )
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise Refusal(
-            RefusalCode.INVALID_ARGUMENT, f"`limit` must be a whole number from 1 to {MAX_LIMIT}",
-            Call("memory_search", {"query": query, "limit": 10}),
-        )
+    query, limit = checked_search_args(args.get("query"), args.get("limit", 10))
     scopes = (agent, SHARED_SCOPE)
     hits: list[dict[str, Any]] = []
     for found in search(query, scopes, limit):

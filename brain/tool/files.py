@@ -111,18 +111,8 @@ class ScopeFolder:
             if exc.errno in (errno.ELOOP, errno.EMLINK):
                 raise UnsafeEntry(self.rel_of(name), "a symbolic link") from None
             raise
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise UnsafeEntry(self.rel_of(name), "not a regular file")
-            if limit is not None and st.st_size > limit:
-                raise FileTooLarge(self.rel_of(name), st.st_size)
-            chunks: list[bytes] = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            return FileData(name, b"".join(chunks), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
-        finally:
-            os.close(fd)
+        data, st = read_opened(fd, self.rel_of(name), limit)
+        return FileData(name, data, st.st_mtime_ns, stat.S_IMODE(st.st_mode))
 
     def entries(self) -> list[FileEntry]:
         """Every memory file of the folder: regular `.md` files with allowed names, by name."""
@@ -400,3 +390,20 @@ def regular_files(folder: Path, suffix: str) -> list[str]:
             )
     except OSError:
         return []
+
+
+def read_opened(fd: int, rel: str, limit: int | None) -> tuple[bytes, os.stat_result]:
+    """The whole of an opened file, and its stat; closes `fd`. Refuses what is not a regular
+    file (UnsafeEntry) or is longer than `limit` (FileTooLarge), before reading a byte."""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeEntry(rel, "not a regular file")
+        if limit is not None and st.st_size > limit:
+            raise FileTooLarge(rel, st.st_size)
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)

@@ -22,13 +22,12 @@ from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory, FileRead, FolderRead, Where
 from brain.tool.names import NameProblem, check_filename, nearest_filename
 from brain.tool.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.search_args import checked_search_args
 from brain.tool.space import answer_of
 
 VERBS = ("memory_search", "memory_get", "memory_write", "memory_delete")
 ENTRIES = "entries"
 DAILY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
-MAX_QUERY = 1000
-MAX_LIMIT = 50
 ENTRY_EXAMPLE = (
     "---\nname: prefers-short-answers\ndescription: The user wants answers in three sentences or fewer."
     "\ntype: feedback\n---\n\nKeep answers short.\n\nWhy: the user said so.\nHow to apply: answer first.\n"
@@ -99,17 +98,7 @@ class Mindlink:
         return {"path": done.path, "deleted": done.kind, "files": [r.path for r in done.removed]}
 
     def search(self, actor: Actor, agent: str | None, query: object, limit: object) -> dict[str, Any]:
-        if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY:
-            raise Refusal(
-                RefusalCode.INVALID_ARGUMENT,
-                f"`query` must be a non-empty string of at most {MAX_QUERY} characters",
-                Call("memory_search", {"query": "release notes"}),
-            )
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            raise Refusal(
-                RefusalCode.INVALID_ARGUMENT, f"`limit` must be a whole number from 1 to {MAX_LIMIT}",
-                Call("memory_search", {"query": query, "limit": 10}),
-            )
+        query, limit = checked_search_args(query, limit)
         tree = self.memory.tree(actor, agent, write=False)
         if self.search_function is None:
             raise Refusal(RefusalCode.INVALID_ARGUMENT, "search is not available on this server", None)

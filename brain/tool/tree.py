@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.tool.files import FileTooLarge, UnsafeEntry, open_dir, write_atomic_at
+from brain.tool.files import UnsafeEntry, open_dir, read_opened, write_atomic_at
 
 MEMORY = "memory"
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -192,19 +192,8 @@ class OpenTree:
                 if exc.errno in (errno.ELOOP, errno.EMLINK):
                     raise UnsafeEntry(self.rel_of(parts), "a symbolic link") from None
                 raise
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise UnsafeEntry(self.rel_of(parts), "not a regular file")
-            if limit is not None and st.st_size > limit:
-                raise FileTooLarge(self.rel_of(parts), st.st_size)
-            chunks: list[bytes] = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-            return TreeFile(data, len(data), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
-        finally:
-            os.close(fd)
+        data, st = read_opened(fd, self.rel_of(parts), limit)
+        return TreeFile(data, len(data), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
 
     def head(self, parts: Sequence[str], size: int) -> bytes:
         """The first `size` bytes of a file (to tell text from binary without reading it all)."""
