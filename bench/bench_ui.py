@@ -22,9 +22,11 @@ import gzip
 import json
 import os
 import random
+import re
 import statistics
 import sys
 import time
+from math import isnan, nan
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,10 @@ WAIT = """async ([t0, check]) => {
 }"""
 
 
+def rounded(x: float) -> float | None:
+    return None if isnan(x) else round(x)
+
+
 def new_page(browser: Any) -> Any:
     # The app's CSP forbids eval; the bench's own probes (wait_for_function) need it.
     return browser.new_page(viewport={"width": 1400, "height": 860}, bypass_csp=True)
@@ -62,9 +68,13 @@ def bundle() -> dict[str, float]:
     files = [p for p in (DIST / "assets").iterdir() if p.is_file()]
     raw = sum(p.stat().st_size for p in files)
     gz = sum(len(gzip.compress(p.read_bytes(), 9)) for p in files)
-    first = [DIST / "assets" / "app.js", DIST / "assets" / "app.css"]
+    # What the first screen (the memory list) loads: the entry and what index.html preloads.
+    page = (DIST / "index.html").read_text()
+    first = [DIST / "assets" / name for name in re.findall(r'href="assets/([^"?]+)', page)]
+    first += [DIST / "assets" / "app.js"]
+    first_gz = sum(len(gzip.compress(p.read_bytes(), 9)) for p in first)
     return {"files": len(files), "raw_kib": round(raw / 1024, 1), "gzip_kib": round(gz / 1024, 1),
-            "entry_gzip_kib": round(sum(len(gzip.compress(p.read_bytes(), 9)) for p in first) / 1024, 1)}
+            "first_screen_gzip_kib": round(first_gz / 1024, 1)}
 
 
 def first_list(browser: Any, base: str) -> float:
@@ -165,36 +175,44 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--url", help="measure this running `brain serve` (same workload), not a new one")
+    parser.add_argument("--only", default="list,overview,open,expand",
+                        help="which measures to take, comma-separated (default: all)")
     args = parser.parse_args()
+    only = set(args.only.split(","))
     ensure_built()
     root = args.cache / f"workload-{args.notes}"
     if not (root / ".workload.json").exists():
         generate(root, args.notes)  # brain serve only reads it: the cached copy is used as is
     files = sorted(str(p.relative_to(root)) for p in (root / "memory").glob("*/*.md"))
-    process, url, ingest_s = start_server(root, "memory")
-    base = url.removesuffix("/graphql")
+    process, url, ingest_s = start_server(root, "memory") if not args.url else (None, args.url, float("nan"))
+    base = url.removesuffix("/graphql").rstrip("/")
     rng = random.Random(7)
     from playwright.sync_api import sync_playwright
 
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            lists = [first_list(browser, base) for _ in range(args.runs)]
-            overviews = [first_overview(browser, base) for _ in range(args.runs)]
-            opened = open_notes(browser, base, files, args.samples, rng)
+            lists = [first_list(browser, base) for _ in range(args.runs)] if "list" in only else [nan]
+            overviews = ([first_overview(browser, base) for _ in range(args.runs)] if "overview" in only
+                         else [(nan, {}, nan)])
+            opened = open_notes(browser, base, files, args.samples, rng) if "open" in only else [nan]
             ids = [f"memory:{f.split('/')[1]}/{f.split('/')[2].removesuffix('.md')}" for f in files]
-            expanded = expands(browser, base, ids, args.samples, rng)
+            expanded = expands(browser, base, ids, args.samples, rng) if "expand" in only else [nan]
             browser.close()
-        rss = peak_rss_mb(process.pid)
+        rss = peak_rss_mb(process.pid) if process else nan
     finally:
-        process.terminate()
-        process.wait(30)
+        if process:
+            process.terminate()
+            process.wait(30)
     report = {
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "notes": args.notes, "cpus": os.cpu_count(), "runs": args.runs, "samples": args.samples,
-        "server_ready_s": ingest_s, "server_peak_rss_mb": round(rss, 1),
-        "first_memory_list_ms": {"median": round(statistics.median(lists)), "all": [round(x) for x in lists]},
-        "first_overview_ms": {"median": round(statistics.median(o[0] for o in overviews)),
-                              "all": [round(o[0]) for o in overviews]},
+        "server_ready_s": ingest_s, "server_peak_rss_mb": rounded(rss),
+        "first_memory_list_ms": {"median": rounded(statistics.median(lists)),
+                                 "all": [rounded(x) for x in lists]},
+        "first_overview_ms": {"median": rounded(statistics.median(o[0] for o in overviews)),
+                              "all": [rounded(o[0]) for o in overviews]},
         "overview_pan": overviews[len(overviews) // 2][1],
         "overview_js_heap_mb": round(statistics.median(o[2] for o in overviews), 1),
         "open_note": percentiles(opened),
@@ -202,10 +220,11 @@ def main() -> None:
         "bundle": bundle(),
     }
     print(json.dumps(report, indent=2))
-    out = HERE / "results" / "ui.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
+    if only >= {"list", "overview", "open", "expand"} and not args.url:
+        out = HERE / "results" / "ui.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from brain.model import SHARED_SCOPE, sorted_problems
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.catalog import NoteInfo, summarize
-from brain.tool.names import MD
+from brain.tool.names import MD, fold
 from brain.tool.prompt import human_age
 from brain.tool.refusal import Call, Refusal
 from brain.tool.service import MemoryService, ScopeInfo, WriteOutcome
@@ -75,9 +75,23 @@ class MemoryScope:
     notes: strawberry.Private[list[NoteInfo]]
     now: strawberry.Private[float]
 
-    @strawberry.field
-    def files(self) -> list[MemoryFileInfo]:
-        return [MemoryFileInfo.of(n, self.now) for n in self.notes]
+    @strawberry.field(description="Its notes by name; `first` and `after` page through them, so a "
+                      "screen can ask for the rows it shows first and the rest after.")
+    def files(
+        self,
+        first: Annotated[int | None, strawberry.argument(
+            description="At most this many (all when null; at most 100, as every `first`).")] = None,
+        after: Annotated[str | None, strawberry.argument(
+            description="Only the files listed after this file name (the page before's last).")] = None,
+    ) -> list[MemoryFileInfo]:
+        notes = self.notes
+        if after is not None:
+            # Names, not offsets: a page boundary stays put while notes come and go before it.
+            key = (fold(after), after)
+            notes = [n for n in notes if (fold(n.name), n.name) > key]
+        if first is not None:
+            notes = notes[:first]
+        return [MemoryFileInfo.of(n, self.now) for n in notes]
 
     @classmethod
     def of(cls, info: ScopeInfo, now: float) -> MemoryScope:

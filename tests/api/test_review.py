@@ -134,3 +134,24 @@ async def test_the_overview_holds_every_node_and_edge(serve: ServerFactory, work
     notes = next(n for n in o["nodes"] if n["id"] == "memory:bot/notes")
     assert notes["problems"] >= 1
     assert o["truncated"] is False
+
+
+async def test_a_scope_s_files_page_by_name(serve: ServerFactory, workspace: Path) -> None:
+    for name in ("Beta.md", "alpha.md", "gamma.md", "delta.md"):
+        (workspace / "memory/shared" / name).write_text(f"---\ndescription: {name}\n---\n")
+    live = serve(workspace)
+    page = """query($first: Int, $after: String) { memoryScope(scope: "shared") {
+      fileCount files(first: $first, after: $after) { file } } }"""
+    async with httpx.AsyncClient() as client:
+        whole = await post(client, live.graphql, page)
+        first = await post(client, live.graphql, page, {"first": 2})
+        rest = await post(client, live.graphql, page, {"after": "Beta.md"})
+        gone = await post(client, live.graphql, page, {"after": "c-was-deleted.md", "first": 1})
+        bad = await post(client, live.graphql, page, {"first": -1})
+    names = [f["file"] for f in whole["data"]["memoryScope"]["files"]]
+    assert names[:3] == ["alpha.md", "Beta.md", "delta.md"]  # by name, case folded
+    assert whole["data"]["memoryScope"]["fileCount"] == len(names)
+    assert [f["file"] for f in first["data"]["memoryScope"]["files"]] == names[:2]
+    assert [f["file"] for f in rest["data"]["memoryScope"]["files"]] == names[2:]
+    assert [f["file"] for f in gone["data"]["memoryScope"]["files"]] == ["delta.md"]
+    assert "out of range" in bad["errors"][0]["message"]

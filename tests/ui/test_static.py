@@ -37,7 +37,11 @@ def test_the_app_and_its_files_need_no_token_and_come_from_brain(served: BrainSe
     assert "script-src 'self'" in csp
     assert "connect-src 'self'" in csp
     assets = re.findall(r'(?:src|href)="(/?assets/[^"]+)"', index.text)
-    assert len(assets) == 2
+    # app.css and app.js, and the chunks app.js imports, preloaded beside it.
+    assert any(a.startswith("assets/app.css?v=") for a in assets)
+    assert any(a.startswith("assets/app.js?v=") for a in assets)
+    preloaded = re.findall(r'<link rel="modulepreload" href="(assets/chunk-[\w-]+\.js)">', index.text)
+    assert len(assets) == 2 + len(preloaded)
     for asset in assets:
         got = httpx.get(f"{served.base}/{asset.lstrip('/')}")
         assert got.status_code == 200, asset

@@ -20,7 +20,36 @@ type GraphQLResponse<T> = { data?: T; errors?: { message: string; path?: string[
 let onAuthRequired: (e: AuthRequired) => void = () => {};
 export function setAuthHandler(fn: (e: AuthRequired) => void): void { onAuthRequired = fn; }
 
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+/**
+ * Answers asked for before the code that wants them has loaded (the first screen's data is on
+ * its way while its view's chunk downloads). The first `gql` call with the same query and
+ * variables takes it; later ones ask again.
+ */
+const early = new Map<string, Promise<unknown>>();
+const keyOf = (query: string, variables: Record<string, unknown>) => `${query}\u0000${JSON.stringify(variables)}`;
+
+export function prefetch(query: string, variables: Record<string, unknown> = {}): void {
+  const answer = ask(query, variables);
+  answer.catch(() => {});  // whoever takes it handles the error; unclaimed, it is dropped
+  early.set(keyOf(query, variables), answer);
+}
+
+/** After the first screen: an answer nobody took is not kept to be taken, stale, later. */
+export function forgetPrefetched(): void {
+  early.clear();
+}
+
+export function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const key = keyOf(query, variables);
+  const answer = early.get(key);
+  if (answer) {
+    early.delete(key);
+    return answer as Promise<T>;
+  }
+  return ask<T>(query, variables);
+}
+
+async function ask<T>(query: string, variables: Record<string, unknown>): Promise<T> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   const t = token.get();
   if (t) headers.Authorization = `Bearer ${t}`;

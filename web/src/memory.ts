@@ -11,8 +11,8 @@ import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_T
 import * as ops from './ops';
 import type { View } from './main';
 
-/** Rows of a scope's table drawn at once; the rest follow MORE_ROWS a frame. */
-const FIRST_ROWS = 60;
+/** Rows of a scope's table drawn at once (ops.FIRST_ROWS); the rest follow MORE_ROWS a frame. */
+const { FIRST_ROWS } = ops;
 const MORE_ROWS = 400;
 
 export type FileInfo = { scope: string; file: string; name: string; path: string; type: string | null; description: string; size: number; modifiedAt: number; age: string };
@@ -56,12 +56,12 @@ export class MemoryView implements View {
   async show(route: Route): Promise<void> {
     if (route.view !== 'memory') return;
     this.route = route.scope ? route : { ...route, scope: SHARED };
-    // The nav (every scope, counted) and this scope's files load side by side.
-    const nav = (this.scopesLoaded ??= this.loadScopes().then(() => this.renderNav()));
+    const content = this.route.file ? this.openFile(this.route.scope!, this.route.file, this.route.line) : this.renderScope();
+    // The nav (every scope, counted: a scan of every folder) is asked for once the page's
+    // content is here, so the two do not share the server while the person waits for it.
+    const nav = (this.scopesLoaded ??= content.catch(() => {}).then(() => this.loadScopes()).then(() => this.renderNav()));
     try {
-      await Promise.all([
-        this.route.file ? this.openFile(this.route.scope!, this.route.file, this.route.line) : this.renderScope(), nav,
-      ]);
+      await Promise.all([content, nav]);
     } catch (e) {
       this.scopesLoaded = null;  // e.g. a token is needed: try again after signing in
       throw e;
@@ -85,6 +85,17 @@ export class MemoryView implements View {
   private async loadScopes(): Promise<void> {
     const data = await gql<{ memoryScopes: Scope[] }>(ops.MEMORY_SCOPES);
     this.scopes = data.memoryScopes;
+  }
+
+  /** The whole scope after its first page, kept as its files. */
+  private restOf(scope: string, first: FileInfo[], count: number): Promise<FileInfo[]> {
+    const last = first.at(-1);
+    const all = !last || first.length >= count ? Promise.resolve(first)
+      : gql<{ memoryScope: { files: FileInfo[] } | null }>(ops.MEMORY_SCOPE_REST, { scope, after: last.file })
+        .then((d) => [...first, ...(d.memoryScope?.files ?? [])]);
+    all.catch(() => this.files.delete(scope));
+    this.files.set(scope, all);
+    return all;
   }
 
   private filesOf(scope: string): Promise<FileInfo[]> {
@@ -115,13 +126,25 @@ export class MemoryView implements View {
 
   private async renderScope(): Promise<void> {
     const name = this.route.scope ?? SHARED;
-    const [files, scopeInfo] = await Promise.all([
-      this.filesOf(name),
-      // The heading needs the scope's agent and memory-off state: from the nav when it is there.
-      this.scope(name) ? Promise.resolve(this.scope(name)) : gql<{ memoryScope: Scope | null }>(
-        `query($scope: String!) { memoryScope(scope: $scope) { scope agent memoryOff defined description fileCount } }`, { scope: name },
-      ).then((d) => d.memoryScope ?? undefined),
-    ]);
+    // Files already here draw at once. Otherwise the heading and the first screenful come in
+    // one small answer, drawn as soon as it is here, and the rest of the scope follows.
+    let scopeInfo = this.scope(name);
+    const cached = this.files.get(name);
+    let files: FileInfo[];
+    let rest: Promise<FileInfo[]> | null = null;
+    if (cached && scopeInfo) {
+      files = await cached;
+    } else {
+      const [query, variables] = ops.firstPage(name);
+      const found = (await gql<{ memoryScope: (Scope & { files: FileInfo[] }) | null }>(query, variables)).memoryScope;
+      performance.mark('memory:first-page');
+      files = found?.files ?? [];
+      if (found) {
+        const { files: _first, ...info } = found;
+        scopeInfo = info;
+        rest = cached ?? this.restOf(name, files, found.fileCount);
+      }
+    }
     if (this.route.file || (this.route.scope ?? SHARED) !== name) return;  // the person moved on
     this.closeEditor();
     const s = scopeInfo && { ...scopeInfo, files };
@@ -139,23 +162,33 @@ export class MemoryView implements View {
       h('td', { class: 'num' }, formatSize(f.size)),
       h('td', { class: 'desc' }, f.description));
     let filling = 0;  // a newer fill (the filter changed) stops an older one's later chunks
-    const fill = () => {
+    // `from`: the rows before it are drawn already (the rest of the scope arrived).
+    const fill = (from = 0) => {
       const q = this.filterText.toLowerCase();
       const rows = s.files.filter((f) => !q || f.name.toLowerCase().includes(q) || f.description.toLowerCase().includes(q));
       const run = ++filling;
       // A scope of thousands of notes: the first screenful is drawn at once and the rest a
       // chunk per frame, so the list shows in one frame instead of after laying out every row.
-      clear(tbody, rows.length ? rows.slice(0, FIRST_ROWS).map(row) :
-        h('tr', {}, h('td', { colspan: 5, class: 'empty' }, s.files.length ? 'No note matches the filter.' : 'No notes yet.')));
-      const more = (from: number) => {
-        if (run !== filling || from >= rows.length) return;
-        tbody.append(...rows.slice(from, from + MORE_ROWS).map(row));
-        requestAnimationFrame(() => more(from + MORE_ROWS));
+      if (!from) {
+        clear(tbody, rows.length ? rows.slice(0, FIRST_ROWS).map(row) :
+          h('tr', {}, h('td', { colspan: 5, class: 'empty' }, s.files.length ? 'No note matches the filter.' : 'No notes yet.')));
+      }
+      const more = (at: number) => {
+        if (run !== filling || at >= rows.length) return;
+        tbody.append(...rows.slice(at, at + MORE_ROWS).map(row));
+        requestAnimationFrame(() => more(at + MORE_ROWS));
       };
-      requestAnimationFrame(() => more(FIRST_ROWS));
+      if (from) more(from); else requestAnimationFrame(() => more(FIRST_ROWS));
     };
     filter.addEventListener('input', () => { this.filterText = filter.value; fill(); });
     fill();
+    performance.mark('memory:rows');
+    void rest?.then((all) => {
+      if (!tbody.isConnected || all === s.files) return;
+      const drawn = s.files.length;
+      s.files = all;
+      if (this.filterText || all.slice(0, drawn).some((f, i) => f.path !== files[i].path)) fill(); else fill(drawn);
+    }, () => {});
     const prompt = h('section', { class: 'prompt', 'aria-label': 'Prompt block' });
     const consolidate = () => {
       let panel = this.consolidations.get(s.scope);

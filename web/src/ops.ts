@@ -4,8 +4,21 @@ export const PROBLEM_FIELDS = 'code severity path message line column length fix
 
 export const MEMORY_SCOPES = `query MemoryScopes { memoryScopes { scope agent memoryOff defined description fileCount } }`;
 
+const FILE_INFO = 'scope file name path type description size modifiedAt age';
+
 export const MEMORY_SCOPE = `query MemoryScope($scope: String!) { memoryScope(scope: $scope) {
-  files { scope file name path type description size modifiedAt age } } }`;
+  files { ${FILE_INFO} } } }`;
+
+/** A scope's heading and the rows its first screen shows: one small answer, then the rest. */
+export const MEMORY_SCOPE_FIRST = `query MemoryScopeFirst($scope: String!, $first: Int!) { memoryScope(scope: $scope) {
+  scope agent memoryOff defined description fileCount files(first: $first) { ${FILE_INFO} } } }`;
+
+/** Rows of a scope's table asked for and drawn first; the rest follow. */
+export const FIRST_ROWS = 60;
+export const firstPage = (scope: string): [string, Record<string, unknown>] => [MEMORY_SCOPE_FIRST, { scope, first: FIRST_ROWS }];
+
+export const MEMORY_SCOPE_REST = `query MemoryScopeRest($scope: String!, $after: String!) { memoryScope(scope: $scope) {
+  files(after: $after) { ${FILE_INFO} } } }`;
 
 export const MEMORY_FILE = `query MemoryFile($scope: String!, $file: String!) { memoryFile(scope: $scope, file: $file) {
   text hash info { scope file name path type description size modifiedAt age }
