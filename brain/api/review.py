@@ -75,8 +75,8 @@ class MemoryScope:
     notes: strawberry.Private[list[NoteInfo]]
     now: strawberry.Private[float]
 
-    @strawberry.field(description="Its notes by name; `first` and `after` page through them, so a "
-                      "screen can ask for the rows it shows first and the rest after.")
+    @field(description="Its notes by name; `first` and `after` page through them, so a screen can ask "
+           "for the rows it shows first and the rest after.")
     def files(
         self,
         first: Annotated[int | None, strawberry.argument(
