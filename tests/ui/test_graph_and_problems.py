@@ -44,6 +44,31 @@ def test_a_fixed_link_leaves_the_problems_list_live(page: Any, server: BrainServ
     expect(summary).to_have_text("2 of 2 problems", timeout=20_000)
 
 
+def assert_no_node_hides_under_the_legend(page: Any) -> None:
+    """Every drawn node lies inside the drawing, clear of the legend and the status line.
+
+    The canvas says where its nodes are drawn (`data-extent`, the box of their discs in CSS
+    pixels of the canvas); the legend's and the status line's boxes come from the page.
+    """
+    canvas = page.locator(".graph-canvas")
+    expect(canvas).to_have_attribute("data-extent", re.compile(r"^-?[\d.]+,-?[\d.]+,-?[\d.]+,-?[\d.]+$"))
+    page.wait_for_timeout(100)  # the extent is noted after the last frame: let it settle
+    box = canvas.bounding_box()
+    left, top, right, bottom = (float(v) for v in canvas.get_attribute("data-extent").split(","))
+    nodes = (box["x"] + left, box["y"] + top, box["x"] + right, box["y"] + bottom)
+    inside = (box["x"] - 1, box["y"] - 1, box["x"] + box["width"] + 1, box["y"] + box["height"] + 1)
+    assert inside[0] <= nodes[0], f"nodes drawn at {nodes}, off the drawing {inside}"
+    assert inside[1] <= nodes[1], f"nodes drawn at {nodes}, off the drawing {inside}"
+    assert nodes[2] <= inside[2], f"nodes drawn at {nodes}, off the drawing {inside}"
+    assert nodes[3] <= inside[3], f"nodes drawn at {nodes}, off the drawing {inside}"
+    overlays = (("legend", page.get_by_label("Legend")), ("status line", page.locator(".graph-status")))
+    for name, overlay in overlays:
+        o = overlay.bounding_box()
+        other = (o["x"], o["y"], o["x"] + o["width"], o["y"] + o["height"])
+        apart = nodes[2] <= other[0] or other[2] <= nodes[0] or nodes[3] <= other[1] or other[3] <= nodes[1]
+        assert apart, f"nodes drawn at {nodes} reach under the {name} at {other}"
+
+
 def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -> None:
     page.goto(f"{server.base}/#/graph")
     canvas = page.get_by_role("img", name=re.compile("^Whole workspace"))
@@ -55,6 +80,7 @@ def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -
     expect(canvas).to_have_attribute("data-edges", edges or "")
     expect(page.locator(".graph-status")).not_to_contain_text("links; the")
     all_links.uncheck()
+    assert_no_node_hides_under_the_legend(page)
     snap(page, "graph-overview")
     find = page.get_by_role("combobox", name="Find a node")
     find.fill("glossa")
@@ -75,6 +101,7 @@ def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -
     expect(status).to_contain_text(re.compile(r"\(\+\d+ from "))
     after = int(page.locator(".graph-canvas").get_attribute("data-nodes"))
     assert after >= before
+    assert_no_node_hides_under_the_legend(page)
     snap(page, "graph-expanded")
     # Depth 2 reaches further than depth 1.
     page.get_by_role("combobox", name="Depth").select_option("2")

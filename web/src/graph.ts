@@ -3,11 +3,12 @@
 import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
+import { NodePointProgram } from 'sigma/rendering';
 import { Forbidden, gql } from './api';
 import { FindBox, type ExtraHit } from './find';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
-import { clusterLayout, clusterOf, edgeColour, isProblemStatus, nodeColour, nodeSize, overviewEdges, type ColourBy, type NodeAttrs } from './graphmodel';
+import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, overviewEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
 import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
@@ -62,7 +63,7 @@ export class GraphView implements View {
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Graph controls' },
         this.find.el, this.depth, overview, h('label', { class: 'check' }, this.allLinks, ' all links'),
         this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
-      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.canvas, this.status, legend), this.panel));
+      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.status, this.canvas, legend), this.panel));
     clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
     for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter]) s.addEventListener('change', () => this.applyFilters());
     this.depth.addEventListener('change', () => { if (this.mode?.kind === 'focus') void this.focus(this.mode.id); });
@@ -91,6 +92,12 @@ export class GraphView implements View {
   private setGraph(g: Graph): void {
     // Arrow heads cost a second program per edge: big drawings get plain lines.
     this.sigma?.setSetting('defaultEdgeType', g.size > 1500 ? 'line' : 'arrow');
+    // Big drawings move without their labels (and, as always, without edges): a frame then
+    // costs the nodes alone.
+    this.sigma?.setSetting('hideLabelsOnMove', g.order > 2000);
+    // Nodes as GL points: one vertex each in one draw, where a disc is an instanced triangle;
+    // a software renderer (no GPU) draws 10,000 of them many times faster.
+    this.sigma?.setSetting('defaultNodeType', g.order > 2000 ? 'point' : 'circle');
     this.sigma?.setGraph(g);
     this.graph = g;
   }
@@ -100,12 +107,48 @@ export class GraphView implements View {
     this.sigma = new Sigma(this.graph, this.canvas, {
       renderEdgeLabels: false, labelRenderedSizeThreshold: 7, defaultEdgeType: 'arrow', hideEdgesOnMove: true,
       labelDensity: 0.5, labelFont: 'system-ui, sans-serif', zIndex: true,
+      nodeProgramClasses: { point: NodePointProgram },
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
     });
+    this.quietWhileDragging(this.sigma);
+    this.sigma.on('afterRender', () => this.noteExtent());
     this.sigma.on('clickNode', ({ node }) => { void this.select(node, true); });
     this.sigma.on('enterNode', () => { this.canvas.style.cursor = 'pointer'; });
     this.sigma.on('leaveNode', () => { this.canvas.style.cursor = ''; });
+  }
+
+  /**
+   * No hover look-ups while the camera is dragged or gliding: each one reads a pixel back from
+   * the GPU, which waits for the frame being drawn (with 10,000 nodes on a software renderer,
+   * most of a frame's time), and nothing can be hovered while the drawing moves anyway.
+   */
+  private quietWhileDragging(sigma: Sigma): void {
+    const captor = sigma.getMouseCaptor();
+    for (const hover of captor.listeners('mousemove') as ((e: unknown) => void)[]) {
+      captor.removeListener('mousemove', hover);
+      captor.on('mousemove', (e) => { if (!captor.isMouseDown && !sigma.getCamera().isAnimated()) hover(e); });
+    }
+  }
+
+  /**
+   * The box the drawn nodes cover, in CSS pixels of the drawing, on the canvas as
+   * `data-extent="left,top,right,bottom"` (tests check nothing is drawn off it or under the
+   * legend). Not while the camera moves: it is read when the drawing is still.
+   */
+  private noteExtent(): void {
+    const sigma = this.sigma;
+    if (!sigma || sigma.getMouseCaptor().isMoving || sigma.getCamera().isAnimated()) return;
+    let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
+    sigma.getGraph().forEachNode((node) => {
+      const d = sigma.getNodeDisplayData(node);
+      if (!d || d.hidden) return;
+      const p = sigma.framedGraphToViewport(d);
+      const r = sigma.scaleSize(d.size);
+      left = Math.min(left, p.x - r); right = Math.max(right, p.x + r);
+      top = Math.min(top, p.y - r); bottom = Math.max(bottom, p.y + r);
+    });
+    this.canvas.dataset.extent = Number.isFinite(left) ? [left, top, right, bottom].map((v) => v.toFixed(1)).join(',') : '';
   }
 
   // ------------------------------------------------------------------ data
@@ -173,13 +216,12 @@ export class GraphView implements View {
     this.report(nb.truncated ? ' (cut at 500 nodes)' : '', `Around ${labelOfId(id)}, depth ${this.depth.value}`);
   }
 
-  /** Adds the node's neighbours (depth 1) next to it. */
+  /** Adds the node's neighbours (depth 1) next to it; what is drawn already stays where it is. */
   async expand(id: string): Promise<void> {
     const nb = (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: 1 })).neighborhood;
     if (!nb) return;
     const before = this.graph.order;
     merge(this.graph, nb, id);
-    if (this.mode?.kind === 'focus' && this.graph.order < 1500) layoutSmall(this.graph, 4);
     this.styleAll();
     this.fillAgentFilter();
     this.applyFilters(false);
@@ -301,11 +343,35 @@ export class GraphView implements View {
   }
 
   private async select(id: string, expand: boolean): Promise<void> {
+    const previous = this.selected;
     this.selected = id;
-    this.sigma?.scheduleRefresh();
-    const work: Promise<unknown>[] = [this.details(id)];
-    if (expand && this.mode?.kind === 'focus') work.push(this.expand(id));
-    await Promise.all(work);
+    if (!expand || this.mode?.kind !== 'focus') {
+      this.highlight(previous, id);
+      await this.details(id);
+      return;
+    }
+    // The drawing first: the expand's one redraw shows the selection too, and the details
+    // (links and backlinks: the bigger answer) are asked for once it is drawn, so the two
+    // do not share the server while the person waits for the neighbours.
+    try {
+      await this.expand(id);
+    } finally {
+      await this.details(id);
+    }
+  }
+
+  /** Redraws the selection's change alone: a full refresh re-reads every node and edge. */
+  private highlight(previous: string | null, id: string): void {
+    const graph = this.sigma?.getGraph();
+    if (!this.sigma || !graph) return;
+    const nodes = [previous, id].filter((n): n is string => n !== null && graph.hasNode(n));
+    const edges = new Set<string>();
+    for (const n of nodes) graph.forEachEdge(n, (e) => { edges.add(e); });
+    try {
+      this.sigma.refresh({ partialGraph: { nodes, edges: [...edges] }, skipIndexation: true, schedule: true });
+    } catch {
+      this.sigma.scheduleRefresh();  // not drawn yet (e.g. hidden by a filter until now)
+    }
   }
 
   private async details(id: string): Promise<void> {
@@ -339,22 +405,45 @@ export class GraphView implements View {
 }
 
 function merge(g: Graph, nb: Neighborhood, around: string | null): void {
-  const centre = around && g.hasNode(around) ? g.getNodeAttributes(around) as { x: number; y: number } : { x: 0, y: 0 };
-  nb.nodes.forEach((n, i) => {
-    if (g.hasNode(n.id)) return;
+  const fresh = nb.nodes.filter((n) => !g.hasNode(n.id));
+  // Around a node already drawn: its new neighbours fan out from it; else a small circle that
+  // the force layout spreads.
+  const spot = around && g.hasNode(around) ? g.getNodeAttributes(around) as { x: number; y: number } : null;
+  const places = spot ? fanOut(spot, centroid(g), fresh.length, spacingOf(g))
+    : fresh.map((_, i) => {
+      const angle = (i / Math.max(1, fresh.length)) * Math.PI * 2;
+      return { x: Math.cos(angle) * 5 + Math.random(), y: Math.sin(angle) * 5 + Math.random() };
+    });
+  fresh.forEach((n, i) => {
     const a: NodeAttrs = {
       kind: KIND_OF_TYPENAME[n.__typename] ?? 'memory',
       label: n.name ?? n.target ?? n.id, scope: n.scope ?? (n.__typename === 'Agent' ? n.name ?? null : null),
       memType: n.type ?? null, problems: n.problems?.length ?? 0, memoryOff: Boolean(n.memoryOff),
     };
-    const angle = (i / Math.max(1, nb.nodes.length)) * Math.PI * 2;
-    g.addNode(n.id, { ...a, x: centre.x + Math.cos(angle) * 5 + Math.random(), y: centre.y + Math.sin(angle) * 5 + Math.random() });
+    g.addNode(n.id, { ...a, ...places[i] });
   });
   for (const e of nb.edges) {
     const status = e.type === 'REMEMBERS' ? null : e.link?.status ?? 'RESOLVED';
     const exists = g.edges(e.source, e.target).some((k) => g.getEdgeAttribute(k, 'status') === status);
     if (!exists && e.source !== e.target && g.hasNode(e.source) && g.hasNode(e.target)) g.addEdge(e.source, e.target, { status });
   }
+}
+
+function centroid(g: Graph): { x: number; y: number } {
+  let x = 0;
+  let y = 0;
+  g.forEachNode((_n, a) => { x += a.x as number; y += a.y as number; });
+  return g.order ? { x: x / g.order, y: y / g.order } : { x: 0, y: 0 };
+}
+
+/** The drawing's typical link length (over its first few hundred links). */
+function spacingOf(g: Graph): number {
+  const lengths: number[] = [];
+  g.someEdge((_e, _a, _s, _t, sa, ta) => {
+    lengths.push(Math.hypot((sa.x as number) - (ta.x as number), (sa.y as number) - (ta.y as number)));
+    return lengths.length >= 300;
+  });
+  return typicalSpacing(lengths, 5);
 }
 
 function layoutSmall(g: Graph, iterations = 80): void {

@@ -119,3 +119,40 @@ export function overviewEdges(source: number[], target: number[], status: (strin
   drawn.sort((a, b) => a - b);
   return { drawn, degree, total: candidates.length };
 }
+
+type Point = { x: number; y: number };
+
+/**
+ * Where an expand puts a node's new neighbours: around it, in rings `spacing` apart, facing
+ * away from the drawing's centre (where the rest of the graph is), so nothing already drawn
+ * has to move: re-laying out the whole drawing on every click costs a frame and loses the
+ * person's bearings.
+ */
+export function fanOut(around: Point, centre: Point, count: number, spacing: number): Point[] {
+  const dx = around.x - centre.x;
+  const dy = around.y - centre.y;
+  const outward = Math.hypot(dx, dy) > 1e-9;
+  // Away from the centre: a half circle; at the centre itself: all around.
+  const arc = outward ? Math.PI : Math.PI * 2;
+  const heading = outward ? Math.atan2(dy, dx) : 0;
+  const out: Point[] = [];
+  for (let ring = 1; out.length < count; ring++) {
+    const radius = spacing * ring;
+    // As many as fit on this ring with `spacing` between them.
+    const room = Math.max(1, Math.floor((arc * radius) / spacing));
+    const here = Math.min(room, count - out.length);
+    for (let k = 0; k < here; k++) {
+      const angle = outward
+        ? heading - arc / 2 + (arc * (k + 0.5)) / here
+        : heading + (arc * k) / here + (ring % 2 ? 0 : arc / (2 * here));
+      out.push({ x: around.x + Math.cos(angle) * radius, y: around.y + Math.sin(angle) * radius });
+    }
+  }
+  return out;
+}
+
+/** A typical link length in a drawing (the median over a sample), for placing new nodes. */
+export function typicalSpacing(lengths: number[], fallback = 1): number {
+  const usable = lengths.filter((l) => Number.isFinite(l) && l > 0).sort((a, b) => a - b);
+  return usable.length ? usable[Math.floor(usable.length / 2)] : fallback;
+}

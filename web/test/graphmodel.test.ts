@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterLayout, clusterOf, edgeColour, hashColour, isProblemStatus, nodeColour, nodeSize, overviewEdges, STATUS_COLOURS, type NodeAttrs } from '../src/graphmodel';
+import { clusterLayout, clusterOf, edgeColour, fanOut, hashColour, isProblemStatus, nodeColour, nodeSize, overviewEdges, STATUS_COLOURS, typicalSpacing, type NodeAttrs } from '../src/graphmodel';
 
 const node = (over: Partial<NodeAttrs>): NodeAttrs => ({ kind: 'memory', label: 'x', scope: 'a', memType: null, problems: 0, memoryOff: false, ...over });
 
@@ -68,4 +68,24 @@ test('overview edges: problem links beyond the budget are still all drawn', () =
   const target = source.map((i) => (i + 1) % n);
   const { drawn } = overviewEdges(source, target, source.map(() => 'ambiguous'), n, 5);
   assert.equal(drawn.length, n);
+});
+
+test('fan out: new neighbours around the node, away from the centre, spaced, none on another', () => {
+  const around = { x: 10, y: 0 };
+  const pos = fanOut(around, { x: 0, y: 0 }, 40, 2);
+  assert.equal(pos.length, 40);
+  for (const p of pos) {
+    assert.ok(p.x >= around.x - 1e-9, `${p.x} faces away from the centre`);
+    assert.ok(Math.hypot(p.x - around.x, p.y - around.y) >= 2 - 1e-9);
+  }
+  for (let i = 0; i < pos.length; i++) {
+    for (let j = i + 1; j < pos.length; j++) {
+      assert.ok(Math.hypot(pos[i].x - pos[j].x, pos[i].y - pos[j].y) > 0.5, `${i} and ${j} apart`);
+    }
+  }
+  const all = fanOut({ x: 0, y: 0 }, { x: 0, y: 0 }, 5, 3);
+  assert.equal(all.length, 5);
+  assert.ok(all.some((p) => p.x < 0) && all.some((p) => p.x > 0), 'at the centre: all around');
+  assert.equal(typicalSpacing([3, 1, 2, NaN, 0]), 2);
+  assert.equal(typicalSpacing([], 7), 7);
 });
