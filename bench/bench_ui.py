@@ -1,6 +1,10 @@
 """The web UI in headless Chromium against a real `brain serve` on the 10,000-note workload.
 
     .venv/bin/python bench/bench_ui.py [--notes 10000] [--runs 5] [--samples 30]
+    .venv/bin/python bench/bench_ui.py --url http://127.0.0.1:8765 --only list,expand
+
+(`--url` measures a `brain serve` already running on the same workload, e.g. two builds side by
+side with BRAIN_WEB_DIST, to interleave old and new; `--only` takes some of the measures.)
 
 Measured (times from the page's own clock, `performance.now()`):
 
@@ -12,7 +16,8 @@ Measured (times from the page's own clock, `performance.now()`):
 * the page's JS heap with the overview loaded; the bundle's size, raw and gzipped.
 
 Goals (issue 10): list < 1 s, expand p95 < 100 ms, overview < 3 s and pannable. Client and
-server share the machine. Prints a summary and writes bench/results/ui.json.
+server share the machine: the load average is printed with the figures. Prints a summary and
+writes bench/results/ui.json (a full run on its own server).
 """
 
 from __future__ import annotations

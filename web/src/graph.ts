@@ -24,6 +24,7 @@ type Details = { __typename: string; id: string; name?: string; scope?: string; 
   title?: string; memoryEnabled?: boolean; memoryOff?: boolean; target?: string;
   links?: LinkInfo[]; backlinks?: LinkInfo[]; wantedBy?: LinkInfo[]; problems?: Problem[] };
 
+const FORCED_UNRESOLVED_LABELS = 40;
 const KIND_OF_TYPENAME: Record<string, string> = { Memory: 'memory', Agent: 'agent', Workflow: 'workflow', Chat: 'chat', WorkItem: 'work-item', Unresolved: 'unresolved' };
 
 export class GraphView implements View {
@@ -257,12 +258,17 @@ export class GraphView implements View {
    */
   private styleAll(g: Graph = this.graph): void {
     this.colourMode = this.colourBy.value as ColourBy;
+    // Unresolved targets always show their name, unless there are so many (a big overview)
+    // that their forced labels would pile up into an unreadable smear.
+    let unresolved = 0;
+    g.forEachNode((_n, a) => { if (a.kind === 'unresolved') unresolved++; });
+    const nameUnresolved = unresolved <= FORCED_UNRESOLVED_LABELS;
     g.forEachNode((node, a) => {
       const n = a as unknown as NodeAttrs;
       a.color = nodeColour(n, this.colourMode);
       a.size = nodeSize(n, typeof a.degree === 'number' ? a.degree : g.degree(node));
       a.label = n.kind === 'unresolved' ? `⚠ ${n.label}` : n.memoryOff ? `${n.label} (memory off)` : n.label;
-      a.forceLabel = n.kind === 'agent' || n.kind === 'unresolved';
+      a.forceLabel = n.kind === 'agent' || (n.kind === 'unresolved' && nameUnresolved);
       a.zIndex = n.kind === 'unresolved' || n.problems ? 2 : 1;
     });
     g.forEachEdge((_e, a) => {

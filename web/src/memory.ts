@@ -274,11 +274,13 @@ export class MemoryView implements View {
       return;
     }
     this.closeEditor();
-    // CodeMirror loads with the first note opened, not with the list.
-    const [loaded, { createEditor, goToLine }, own, shared] = await Promise.all([
-      this.fetchFile(scope, file), loadEditor(), this.filesOf(scope),
-      scope === SHARED ? Promise.resolve([]) : this.filesOf(SHARED), this.loadEntities()]);
-    this.linkFiles = { own, shared };
+    // CodeMirror loads with the first note opened, not with the list. The names that
+    // wikilink completion offers (every note of two scopes: the bigger answers) arrive
+    // while the note is already shown; completion asks for them when it opens.
+    this.linkFiles = { own: [], shared: [] };
+    const names = Promise.all([this.filesOf(scope), scope === SHARED ? Promise.resolve([]) : this.filesOf(SHARED), this.loadEntities()]);
+    names.catch(() => {});  // completion then offers what it has
+    const [loaded, { createEditor, goToLine }] = await Promise.all([this.fetchFile(scope, file), loadEditor()]);
     if (!loaded) {
       clear(this.body, h('p', { class: 'empty' }, `memory/${scope}/${file} does not exist (any more).`),
         h('a', { href: routeHash({ view: 'memory', scope }) }, `Back to ${scope === SHARED ? 'Shared' : scope}`));
@@ -310,6 +312,7 @@ export class MemoryView implements View {
       onSave: () => void this.save(),
     }, `Markdown of ${loaded.info.path}`);
     this.open = { scope, file, hash: loaded.hash, editor, dirty: false, conflict: false, problems: loaded.problems, banner, problemList };
+    void names.then(([own, shared]) => { if (this.open?.editor === editor) this.linkFiles = { own, shared }; }, () => {});
     this.setProblems(loaded.problems);
     if (line) goToLine(editor, line);
   }
