@@ -28,6 +28,16 @@ def parse_tcp(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def main(argv: list[str]) -> int:
+    """`brain lsp [--tcp HOST:PORT] [--no-cache]`, parsed without the other commands' imports."""
+    from brain.cli import add_cache_option
+
+    parser = argparse.ArgumentParser(prog="brain lsp", description="run the language server (stdio)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    add_cache_option(parser)
+    return run_server(parser.parse_args(argv))
+
+
 def run_server(args: argparse.Namespace) -> int:
     # stderr is the editor's log (VS Code: the `brain` output channel); stdout is the protocol.
     level = (os.environ.get("BRAIN_LSP_LOG") or os.environ.get("BRAIN_LOG") or "WARNING").upper()

@@ -22,6 +22,7 @@ from lsprotocol import types
 
 from brain.lsp.catalog import Catalog
 from brain.lsp.diagnostics import to_diagnostics
+from brain.lsp.early import EarlyNames, walk_names
 from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
 from brain.model import Problem
@@ -103,6 +104,7 @@ class Session:
         self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
         self.ready = threading.Event()
+        self.early: EarlyNames | None = None  # until `ready`: the names a walk found
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
 
@@ -206,9 +208,23 @@ class Session:
                 return
             self._cond.wait(quiet_at - now)
 
+    @property
+    def answers(self) -> bool:
+        """True when the store and catalog can answer completion (the first index is built)."""
+        return self.ready.is_set()
+
+    def _walk_names(self) -> None:
+        """Before the first sync (which reads everything, or loads the snapshot and rescans):
+        the names a walk finds, so completion answers within a second of the start."""
+        try:
+            self.early = walk_names(self.root, self.brain.layout)
+        except Exception:  # the full sync below reports what is wrong with the workspace
+            log.exception("reading the workspace's names before indexing failed")
+
     def _index(self) -> None:
         started = time.perf_counter()
         self._progress(ProgressEvent("begin", f"indexing {self.root.name}", 0))
+        self._walk_names()
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
@@ -228,6 +244,7 @@ class Session:
             f"in {seconds:.1f} s"
         )
         self.ready.set()
+        self.early = None  # the catalog answers now
         self._progress(ProgressEvent("end", summary))
         self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
 
