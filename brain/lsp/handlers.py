@@ -133,11 +133,19 @@ def register(server: BrainLanguageServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=True),
     )
-    def completion(ls: BrainLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(
+        ls: BrainLanguageServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
         found = ls.document(params.text_document.uri)
         if found is None:
             return None
         session, doc = found
+        if not session.named.is_set():  # the first `[[` right after start: the walk ends soon
+            await session.names_known()
+            found = ls.document(params.text_document.uri)
+            if found is None:
+                return None
+            session, doc = found
         if doc.identity is None:
             return None
         index = doc.index(ls.features)

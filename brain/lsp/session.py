@@ -35,6 +35,7 @@ RESCAN_OVER = 2000  # more changed paths than this in one round: rescan everythi
 PROGRESS_EVERY = 0.2  # seconds between progress reports
 DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
 DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
+NAMES_WAIT = 3.0  # seconds a completion asked right at the start waits for the walk's names
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,7 @@ class Session:
         self.applied: dict[str, Applied] = {}
         self.ready = threading.Event()
         self.early: EarlyNames | None = None  # until `ready`: the names a walk found
+        self.named = threading.Event()  # the walk is done (or `ready`): completion can answer
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
 
@@ -164,6 +166,7 @@ class Session:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
+        self.named.set()  # nobody waits for a walk that will not come
         if self._thread.ident is not None:  # started
             self._thread.join(timeout=2)
         self.brain.close()
@@ -213,6 +216,11 @@ class Session:
         """True when the store and catalog can answer completion (the first index is built)."""
         return self.ready.is_set()
 
+    async def names_known(self, timeout: float = NAMES_WAIT) -> None:
+        """Wait (without blocking the loop) until the walk's names or the index can answer."""
+        if not self.named.is_set():
+            await asyncio.to_thread(self.named.wait, timeout)
+
     def _walk_names(self) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
         the names a walk finds, so completion answers within a second of the start."""
@@ -220,6 +228,8 @@ class Session:
             self.early = walk_names(self.root, self.brain.layout)
         except Exception:  # the full sync below reports what is wrong with the workspace
             log.exception("reading the workspace's names before indexing failed")
+        finally:
+            self.named.set()
 
     def _index(self) -> None:
         started = time.perf_counter()
@@ -233,6 +243,7 @@ class Session:
             self._log(types.MessageType.Error, f"brain: indexing {self.root} failed: {exc}")
             self.catalog.rebuild()
             self.ready.set()
+            self.named.set()
             return
         self.catalog.rebuild()
         stats = self.brain.stats()
@@ -244,6 +255,7 @@ class Session:
             f"in {seconds:.1f} s"
         )
         self.ready.set()
+        self.named.set()
         self.early = None  # the catalog answers now
         self._progress(ProgressEvent("end", summary))
         self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
