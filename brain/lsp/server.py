@@ -10,12 +10,16 @@ import argparse
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from brain.lsp.handlers import register
-from brain.lsp.runtime import BrainLanguageServer
+if TYPE_CHECKING:  # imported when the server is built: after the code cache is in place
+    from brain.lsp.runtime import BrainLanguageServer
 
 
 def build_server() -> BrainLanguageServer:
+    from brain.lsp.handlers import register
+    from brain.lsp.runtime import BrainLanguageServer
+
     server = BrainLanguageServer()
     register(server)
     return server
@@ -47,13 +51,24 @@ def run_server(args: argparse.Namespace) -> int:
     # instead of the default 5, so a keystroke's completion never queues behind the re-parse
     # that the same keystroke started.
     sys.setswitchinterval(float(os.environ.get("BRAIN_LSP_SWITCH_INTERVAL", "0.001")))
+    cache = not getattr(args, "no_cache", False)
+    code = None
+    if cache:  # before lsprotocol is imported: a third of the start is compiling its classes
+        from brain.lsp.codecache import install
+        from brain.search.embedding import cache_dir
+
+        code = install(cache_dir() / "code")
     server = build_server()
-    server.cache = not getattr(args, "no_cache", False)
+    server.cache = cache
     tcp = getattr(args, "tcp", None)
-    if tcp:
-        host, port = parse_tcp(tcp)
-        server.start_tcp(host, port)
-    else:
-        server.start_io()
+    try:
+        if tcp:
+            host, port = parse_tcp(tcp)
+            server.start_tcp(host, port)
+        else:
+            server.start_io()
+    finally:
+        if code is not None:
+            code.save()
     return 0
 
