@@ -2,7 +2,7 @@
 
 Importing lsprotocol builds ~570 attrs classes, and attrs writes and compiles the source of
 every class's methods on each import; cattrs does the same for each message type it first
-converts. That compiling is about a third of the language server's start, and its result
+converts. That compiling is about a quarter of the language server's start, and its result
 never changes for the same source and the same Python. So `brain lsp` keeps it in the
 user's cache folder (`<cache>/code/`), one file per Python bytecode version and versions of
 attrs, cattrs and lsprotocol, and compiles only what the file lacks.

@@ -53,7 +53,7 @@ def run_server(args: argparse.Namespace) -> int:
     sys.setswitchinterval(float(os.environ.get("BRAIN_LSP_SWITCH_INTERVAL", "0.001")))
     cache = not getattr(args, "no_cache", False)
     code = None
-    if cache:  # before lsprotocol is imported: a third of the start is compiling its classes
+    if cache:  # before lsprotocol is imported: a quarter of the start is compiling its classes
         from brain.lsp.codecache import install
         from brain.search.embedding import cache_dir
 
