@@ -217,9 +217,11 @@ class Session:
         return self.ready.is_set()
 
     async def names_known(self, timeout: float = NAMES_WAIT) -> None:
-        """Wait (without blocking the loop) until the walk's names or the index can answer."""
-        if not self.named.is_set():
-            await asyncio.to_thread(self.named.wait, timeout)
+        """Wait until the walk's names or the index can answer: polled on the loop, so many
+        waiting requests hold no thread (the stdin reader shares the loop's executor)."""
+        deadline = time.monotonic() + timeout
+        while not self.named.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
 
     def _walk_names(self) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
