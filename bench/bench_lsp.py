@@ -11,7 +11,12 @@ VS Code capability profile), measuring what a person waits for:
 - diagnostics after an edit: `didChange` sent to `publishDiagnostics` of that version received;
 - a rename whose WorkspaceEdit touches 50 files: request to response;
 - an empty request (hover off any link), the floor every figure above stands on;
-- peak RSS of the server process (VmHWM), and of its parse helpers during indexing (sampled).
+- peak RSS of the server process (VmHWM), and of its parse helpers during indexing (sampled);
+- the first completion after spawn: `[[` typed in a note opened right after `initialized`, asked
+  again 10 ms after each empty answer, until one has items; and the server's CPU seconds
+  until then (less noisy than the wall clock on a loaded machine). brain is byte-compiled
+  first, as an installed package is. Cold (an empty cache folder,
+  so no snapshot) and warm (the snapshot the cold start wrote), interleaved.
 
 The workload is the seeded generator's, plus one shared note linked from 50 others (so the
 rename has exactly 50 files to touch). Prints the median over runs of each run's p50 and p95,
@@ -22,11 +27,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import contextlib
 import json
 import os
+import shlex
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +54,8 @@ from workload import generate  # noqa: E402
 TARGET = "bench-rename-target"
 RENAMED = "bench-renamed-target"
 RENAME_FILES = 50
+SERVER = [sys.executable, "-m", "brain", "lsp"]  # --server replaces it (e.g. another checkout)
+RETRY_S = 0.01  # between an empty first completion and the next request
 TYPED = ["", "r", "re", "rel", "", "s", "sh", "shared/", "", "a", "al", "t", "to", "tok"]
 
 
@@ -182,11 +192,79 @@ def replace_line(uri: str, version: int, line: int, old: str, new: str) -> types
     )
 
 
-async def run_once(root: Path, completions: int, edits: int, renames: int) -> dict[str, Any]:
+def server_env(cache_dir: Path) -> dict[str, str]:
+    env = dict(os.environ, BRAIN_CACHE_DIR=str(cache_dir))
+    env.pop("BRAIN_SNAPSHOT_DIR", None)
+    return env
+
+
+async def first_completion_once(root: Path, cache_dir: Path, wait_snapshot: bool = False) -> dict[str, Any]:
+    """Spawn -> the first completion after `[[` that has items, as an editor opening a note sees it."""
+    seen = Observed()
+    client = make_client(seen)
+    note = sorted((root / "memory").glob("*/*.md"))[-1]
+    uri = note.as_uri()
+    text = note.read_text(encoding="utf-8").rstrip("\n") + "\n\nsee [["
+    line = text.count("\n")
+    started = time.perf_counter()
+    await client.start_io(*SERVER, env=server_env(cache_dir))
+    await client.initialize_async(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
+        process_id=os.getpid(),
+    ))
+    initialized = time.perf_counter()
+    client.initialized(types.InitializedParams())
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "markdown", 1, text)
+    ))
+    asked = 0
+    while True:
+        asked += 1
+        result = await client.text_document_completion_async(
+            types.CompletionParams(doc(uri), types.Position(line, len("see [[")))
+        )
+        if isinstance(result, types.CompletionList) and result.items:
+            break
+        await asyncio.sleep(RETRY_S)  # asking in a tight loop would take the server's CPU
+    first_s = time.perf_counter() - started
+    # CPU seconds the server spent until then: under a loaded machine, less noisy than the wall
+    server = client._server
+    assert server is not None
+    cpu = psutil.Process(server.pid).cpu_times()
+    items = len(result.items)
+    await seen.wait(lambda: uri in seen.first_diagnostics, 600)
+    await seen.wait(lambda: seen.progress_end is not None, 600)
+    assert seen.progress_end is not None
+    indexed_cpu = psutil.Process(server.pid).cpu_times()
+    if wait_snapshot:  # the next (warm) start needs the snapshot this one writes
+        snapshots = cache_dir / "snapshots"
+        deadline = time.monotonic() + 120
+        while not any(snapshots.glob("*.snapshot")) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {
+        "first_completion_s": first_s,
+        "first_completion_cpu_s": cpu.user + cpu.system,
+        "initialize_s": initialized - started,
+        "first_completion_items": items,
+        "completion_requests": asked,
+        "first_diagnostics_s": seen.first_diagnostics[uri] - started,
+        "indexed_s": seen.progress_end - started,
+        "indexed_cpu_s": indexed_cpu.user + indexed_cpu.system,
+    }
+
+
+async def run_once(
+    root: Path, completions: int, edits: int, renames: int, cache_dir: Path | None = None
+) -> dict[str, Any]:
     seen = Observed()
     client = make_client(seen)
     started = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "brain", "lsp")
+    env = server_env(cache_dir) if cache_dir is not None else None
+    await client.start_io(*SERVER, env=env)
     server = client._server  # the subprocess
     assert server is not None
     rss = TreeRss(server.pid)
@@ -310,12 +388,70 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--renames", type=int, default=20)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--start-runs", type=int, default=3, help="cold and warm starts each")
+    parser.add_argument("--only-start", action="store_true", help="measure the starts alone")
+    parser.add_argument("--server", help="the command that starts the server (default: this brain's)")
     args = parser.parse_args()
+    if args.server:
+        SERVER[:] = shlex.split(args.server)
+    # As `pip install` leaves it: byte-compiled. With PYTHONDONTWRITEBYTECODE set (as in some
+    # dev shells) nothing else writes the .pyc files, and every start would compile ~75 modules.
+    compileall.compile_dir(str(HERE.parent / "brain"), quiet=1)
     root = workspace(args.notes, args.cache)
     files = sum(1 for _ in root.rglob("*") if _.is_file())
+    with tempfile.TemporaryDirectory(prefix="brain-bench-lsp-") as scratch:
+        warm_dir = Path(scratch) / "warm"
+        starts = measure_starts(root, warm_dir, Path(scratch), args.start_runs)
+        if args.only_start:
+            return
+        report_runs(args, root, files, warm_dir, starts)
+
+
+def load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure_starts(root: Path, warm_dir: Path, scratch: Path, runs: int) -> dict[str, Any]:
+    """Cold and warm starts, interleaved; the first cold start writes the warm one's snapshot."""
+    results: dict[str, list[dict[str, Any]]] = {"cold": [], "warm": []}
+    if runs < 1:
+        return {}
+    for number in range(runs):
+        for kind in ("cold", "warm"):
+            cache_dir = warm_dir if kind == "warm" or number == 0 else scratch / f"cold-{number}"
+            prime = kind == "cold" and number == 0
+            result = asyncio.run(first_completion_once(root, cache_dir, wait_snapshot=prime))
+            results[kind].append(result)
+            print(
+                f"start {kind} {number + 1}: first completion {result['first_completion_s']:.2f} s "
+                f"(server CPU {result['first_completion_cpu_s']:.2f} s) "
+                f"({result['first_completion_items']} items, {result['completion_requests']} requests), "
+                f"initialize {result['initialize_s']:.2f} s, first diagnostics "
+                f"{result['first_diagnostics_s']:.2f} s, indexed {result['indexed_s']:.2f} s "
+                f"(server CPU {result['indexed_cpu_s']:.2f} s)  ({load()})",
+                flush=True,
+            )
+    medians = {
+        kind: {key: round(statistics.median(float(r[key]) for r in rs), 3) for key in rs[0]}
+        for kind, rs in results.items()
+    }
+    for kind, median in medians.items():
+        print(
+            f"{kind} start, median of {runs}: spawn -> first completion {median['first_completion_s']:.2f} s "
+            f"(server CPU {median['first_completion_cpu_s']:.2f} s) "
+            f"(goal {'< 1' if kind == 'warm' else '< 3'} s), first diagnostics "
+            f"{median['first_diagnostics_s']:.2f} s, indexed {median['indexed_s']:.2f} s  ({load()})",
+            flush=True,
+        )
+    return {"median": medians, "all_runs": results}
+
+
+def report_runs(
+    args: argparse.Namespace, root: Path, files: int, warm_dir: Path, starts: dict[str, Any]
+) -> None:
     runs = []
     for number in range(args.runs):
-        result = asyncio.run(run_once(root, args.completions, args.edits, args.renames))
+        result = asyncio.run(run_once(root, args.completions, args.edits, args.renames, warm_dir))
         runs.append(result)
         print(
             f"run {number + 1}: indexed {result['indexed_s']:.1f} s, first diagnostics "
@@ -323,7 +459,7 @@ def main() -> None:
             f"{result['completion_p95_ms']:.1f} ms, diagnostics p50/p95 {result['diagnostics_p50_ms']:.1f}/"
             f"{result['diagnostics_p95_ms']:.1f} ms, rename ({result['rename_files']} files) p50/p95 "
             f"{result['rename_p50_ms']:.0f}/{result['rename_p95_ms']:.0f} ms, server peak RSS "
-            f"{result['server_peak_rss_mb']:.0f} MB",
+            f"{result['server_peak_rss_mb']:.0f} MB  ({load()})",
             flush=True,
         )
     median = {key: statistics.median(float(r[key]) for r in runs) for key in runs[0]}
@@ -340,6 +476,8 @@ def main() -> None:
             "diagnostics_p95_under_100_ms": median["diagnostics_p95_ms"] < 100,
         },
         "all_runs": runs,
+        "starts": starts,
+        "load": os.getloadavg(),
     }
     print(
         f"\n{args.notes:,} notes ({files:,} files), median of {args.runs} runs:\n"
@@ -357,7 +495,7 @@ def main() -> None:
         f"  rename touching {int(median['rename_files'])} files p50/p95  {median['rename_p50_ms']:.0f} / "
         f"{median['rename_p95_ms']:.0f} ms\n"
         f"  peak RSS: server {median['server_peak_rss_mb']:.0f} MB, with parse helpers "
-        f"{median['tree_peak_rss_mb']:.0f} MB (sampled)"
+        f"{median['tree_peak_rss_mb']:.0f} MB (sampled)\n  ({load()})"
     )
     out = HERE / "results" / "lsp.json"
     out.parent.mkdir(exist_ok=True)

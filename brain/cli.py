@@ -98,6 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Editors ask this before starting `brain lsp`: answer without importing every command.
         print(f"brain {__version__}")
         return 0
+    if list(sys.argv[1:] if argv is None else argv)[:1] == ["lsp"]:
+        # An editor waits for the language server: skip importing every other command.
+        from brain.lsp.server import main as lsp_main
+
+        return lsp_main(list(sys.argv[2:] if argv is None else argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     from brain import commands

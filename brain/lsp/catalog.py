@@ -9,8 +9,8 @@ pass over the names it offers, not over the workspace.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from brain.model import (
     SHARED_SCOPE,
@@ -53,14 +53,16 @@ def reach_of(rules: LinkRules, source_scope: str) -> Callable[[Entry], bool] | N
 
 def entry(node: Linkable) -> Entry:
     name = node.ident if isinstance(node, EntityNode) else node.name
+    if isinstance(node, MemoryNode) and node.body:
+        node = replace(node, body="")  # completion never shows it: keep bodies out of memory
     return Entry(name_key(name), node)
 
 
 class Catalog:
     """Memories by scope, entities by kind, agents: a read-mostly index for completion."""
 
-    def __init__(self, store: GraphStore) -> None:
-        self.store = store
+    def __init__(self, store: GraphStore | None) -> None:
+        self.store = store  # None: a fixed set of nodes (brain/lsp/early.py), never rebuilt
         self._lock = threading.Lock()
         self._memories: dict[str, dict[str, Entry]] = {}
         self._others: dict[Kind, dict[str, Entry]] = {}
@@ -73,21 +75,40 @@ class Catalog:
         catalog.rebuild()
         return catalog
 
+    @classmethod
+    def of_nodes(cls, nodes: Iterable[tuple[str, Linkable]]) -> Catalog:
+        """A catalog of these (id, node) pairs alone (no store to follow)."""
+        catalog = cls(None)
+        catalog._fill(nodes)
+        return catalog
+
     def rebuild(self) -> None:
+        assert self.store is not None
+        store = self.store
+        nodes: list[Linkable] = [
+            *store.list_memories(MemoryFilter()),
+            *(e for _, kind in ENTITY_TIERS for e in store.list_entities(kind)),
+            *store.list_agents(),
+        ]
+        self._fill((node.id, node) for node in nodes)
+
+    def _fill(self, nodes: Iterable[tuple[str, Linkable]]) -> None:
+        """Take these (id, node) pairs as the whole catalog."""
         memories: dict[str, dict[str, Entry]] = {}
-        for memory in self.store.list_memories(MemoryFilter()):
-            memories.setdefault(memory.scope, {})[memory.id] = entry(memory)
-        others: dict[Kind, dict[str, Entry]] = {
-            kind: {e.id: entry(e) for e in self.store.list_entities(kind)} for _, kind in ENTITY_TIERS
-        }
-        others[Kind.AGENT] = {a.id: entry(a) for a in self.store.list_agents()}
+        others: dict[Kind, dict[str, Entry]] = {kind: {} for _, kind in ENTITY_TIERS}
+        others[Kind.AGENT] = {}
+        for node_id, node in nodes:
+            if isinstance(node, MemoryNode):
+                memories.setdefault(node.scope, {})[node_id] = entry(node)
+            else:
+                others.setdefault(node.kind, {})[node_id] = entry(node)
         with self._lock:
             self._memories, self._others, self.built = memories, others, True
             self._order = {}
 
     def apply(self, change: GraphChange) -> None:
         """Follow one graph change (called on the thread that applied it)."""
-        if not self.built or change.kind == "relinked":
+        if not self.built or change.kind == "relinked" or self.store is None:
             return
         kind = Kind.of_id(change.id)
         if kind is Kind.UNRESOLVED:
@@ -106,6 +127,14 @@ class Catalog:
             elif isinstance(node, EntityNode | AgentNode):
                 self._others.setdefault(node.kind, {})[node.id] = entry(node)
                 self._order.pop(("other", node.kind.value), None)
+
+    def find(self, node_id: str) -> Linkable | None:
+        with self._lock:
+            for group in [*self._memories.values(), *self._others.values()]:
+                found = group.get(node_id)
+                if found is not None:
+                    return found.node
+        return None
 
     def scopes(self) -> list[str]:
         with self._lock:

@@ -33,10 +33,13 @@ from brain.lsp.describe import (
     code,
     description_of,
     kind_line,
+    path_kind_line,
 )
+from brain.lsp.early import EarlyNames
 from brain.lsp.graph import (
     Linkable,
     Lookup,
+    NameSource,
     NoteIdentity,
     node_name,
     probe,
@@ -120,10 +123,39 @@ def complete(
     return type_values(editing)
 
 
-def link_targets(
-    typing: LinkTyping, source: NoteIdentity, store: GraphStore, catalog: Catalog, editing: Editing,
+def complete_early(
+    typing: Typing,
+    source: NoteIdentity,
+    store: GraphStore,
+    early: EarlyNames | None,
+    index: LineIndex,
+    cursor: int,
+    features: ClientFeatures,
+    own_anchors: Anchors,
     now: float,
+    resolve_uri: str | None = None,
+) -> types.CompletionList | None:
+    """`complete` while the first index is being built: link targets from the names the walk
+    found (none yet: an empty list the client asks again for); another note's headings wait
+    for the index; keys, types and this note's own headings need no graph."""
+    if isinstance(typing, LinkTyping):
+        if early is None:
+            return types.CompletionList(is_incomplete=True, items=[])
+        editing = Editing(index, typing.line, typing.start, cursor, typing.end, features, resolve_uri)
+        return link_targets(typing, source, early, early.catalog, editing, now, early=True)
+    if isinstance(typing, AnchorTyping) and typing.target:
+        return types.CompletionList(is_incomplete=True, items=[])
+    return complete(
+        typing, source, store, Catalog(None), index, cursor, features, own_anchors, now, resolve_uri
+    )
+
+
+def link_targets(
+    typing: LinkTyping, source: NoteIdentity, store: NameSource, catalog: Catalog, editing: Editing,
+    now: float, early: bool = False,
 ) -> types.CompletionList:
+    """Link targets for what is typed after `[[`. `early`: the names of a walk (brain/lsp/early.py)
+    before indexing ends: the same targets, described only by what their paths say."""
     prefix, scope, typed_name = split_typed(typing.typed)
     kinds: tuple[Kind, ...] | None = None
     if prefix:
@@ -153,10 +185,11 @@ def link_targets(
     lookup.prefetch(entry.key for entry in shown)
     items = [
         _target_item(entry.node, position, _insert_text(entry.node, source, prefix, scope, lookup),
-                     typing.closed, editing, now)
+                     typing.closed, editing, now, early)
         for position, entry in enumerate(shown)
     ]
-    return types.CompletionList(is_incomplete=more, items=items)
+    # Early: ask again as the user types, so the descriptions arrive once indexing ends.
+    return types.CompletionList(is_incomplete=more or early, items=items)
 
 
 def _insert_text(
@@ -180,22 +213,27 @@ def _insert_text(
 
 
 def _target_item(
-    node: Linkable, position: int, target: str, closed: bool, editing: Editing, now: float
+    node: Linkable, position: int, target: str, closed: bool, editing: Editing, now: float,
+    early: bool = False,
 ) -> types.CompletionItem:
-    description = description_of(node)
+    description = "" if early else description_of(node)
     features = editing.features
     # A client that resolves items lazily gets the documentation on demand (less to send
     # on every keystroke); `data` says which node to describe.
     lazy = features.resolve_documentation and editing.resolve_uri is not None
+    if early:
+        documentation = None if lazy else early_documentation(node, target, features)
+    else:
+        documentation = None if lazy else target_documentation(node, target, features, now)
     return types.CompletionItem(
         label=target,
         kind=_ITEM_KINDS.get(node.kind, types.CompletionItemKind.Reference),
-        detail=kind_line(node),
+        detail=path_kind_line(node) if early else kind_line(node),
         label_details=(
             types.CompletionItemLabelDetails(description=clip(description, 60))
             if features.label_details and description else None
         ),
-        documentation=None if lazy else target_documentation(node, target, features, now),
+        documentation=documentation,
         sort_text=f"{position:05d}",
         text_edit=editing.edit(target if closed else target + "]]"),
         data={"uri": editing.resolve_uri, "id": node.id} if lazy else None,
@@ -221,16 +259,30 @@ def target_documentation(
     return text.replace("**", "")
 
 
+def early_documentation(node: Linkable, target: str, features: ClientFeatures) -> str | types.MarkupContent:
+    """What a path tells of a target, before indexing reads its description."""
+    text = f"**{target}** · {path_kind_line(node)}"
+    if node.path:
+        text += "\n\n" + (code(node.path) if features.markdown else node.path)
+    if features.markdown:
+        return types.MarkupContent(types.MarkupKind.Markdown, text)
+    return text.replace("**", "")
+
+
 def resolve_item(
-    item: types.CompletionItem, store: GraphStore, features: ClientFeatures, now: float
+    item: types.CompletionItem, store: GraphStore, features: ClientFeatures, now: float,
+    early: EarlyNames | None = None,
 ) -> types.CompletionItem:
-    """Fill in the documentation of an item sent without it."""
+    """Fill in the documentation of an item sent without it (`early`: the walk's names, while
+    the first index is being built)."""
     data = item.data if isinstance(item.data, dict) else {}
     node_id = data.get("id")
     if isinstance(node_id, str) and item.documentation is None:
         node = store.get_nodes([node_id]).get(node_id)
         if isinstance(node, MemoryNode | EntityNode | AgentNode):
             item.documentation = target_documentation(node, item.label, features, now)
+        elif early is not None and (bare := early.node(node_id)) is not None:
+            item.documentation = early_documentation(bare, item.label, features)
     return item
 
 

@@ -65,6 +65,13 @@ def kind_line(node: MemoryNode | EntityNode | AgentNode) -> str:
     return f"agent · memory {'on' if node.memory_enabled else 'off'}"
 
 
+def path_kind_line(node: MemoryNode | EntityNode | AgentNode) -> str:
+    """`kind_line` with only what a path tells (before indexing): `memory · shared`, `workflow`."""
+    if isinstance(node, MemoryNode):
+        return f"{KIND_WORDS[node.note_kind]} · {node.scope}"
+    return KIND_WORDS[node.kind]
+
+
 def description_of(node: MemoryNode | EntityNode | AgentNode) -> str:
     if isinstance(node, MemoryNode | AgentNode):
         return node.description

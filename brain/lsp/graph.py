@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from brain.model import (
     AgentNode,
@@ -23,7 +23,6 @@ from brain.model import (
     note_id,
 )
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, Resolution, parse_target, resolve_link
-from brain.store.base import GraphStore
 
 if TYPE_CHECKING:
     from brain.layouts.base import Layout
@@ -32,12 +31,19 @@ Linkable = MemoryNode | EntityNode | AgentNode
 _LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
 
 
+class NameSource(Protocol):
+    """What a lookup asks: a store, or the names a walk found before indexing ends (early.py)."""
+
+    def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]: ...
+    def anchors(self, ids: Collection[str]) -> dict[str, Anchors]: ...
+
+
 class Lookup:
     """Name and anchor lookups over a store, cached, optionally with names swapped (a rename)."""
 
     def __init__(
         self,
-        store: GraphStore,
+        store: NameSource,
         without: Collection[str] = (),
         extra: Iterable[NameEntry] = (),
         anchors: dict[str, Anchors] | None = None,

@@ -17,10 +17,10 @@ from brain.anchors import find_block
 from brain.lsp.actions import actions_for, to_code_action
 from brain.lsp.block_rename import BlockTarget, block_target, plan_block_rename
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.completion import complete, resolve_item
+from brain.lsp.completion import complete, complete_early, resolve_item
 from brain.lsp.cursor import AnchorTyping, typing_at
 from brain.lsp.edits import workspace_edit
-from brain.lsp.hover import hover
+from brain.lsp.hover import early_hover, hover
 from brain.lsp.navigation import (
     definition,
     document_links,
@@ -133,11 +133,19 @@ def register(server: BrainLanguageServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=True),
     )
-    def completion(ls: BrainLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(
+        ls: BrainLanguageServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
         found = ls.document(params.text_document.uri)
         if found is None:
             return None
         session, doc = found
+        if not session.named.is_set():  # the first `[[` right after start: the walk ends soon
+            await session.names_known()
+            found = ls.document(params.text_document.uri)
+            if found is None:
+                return None
+            session, doc = found
         if doc.identity is None:
             return None
         index = doc.index(ls.features)
@@ -145,12 +153,15 @@ def register(server: BrainLanguageServer) -> None:
         typing = typing_at(doc.lines, params.position.line, column)
         if typing is None:
             return None
-        if not session.ready.is_set():
-            return types.CompletionList(is_incomplete=True, items=[])
         # Only `[[#` needs this note's own headings and blocks: parse it for that alone.
         own = Anchors()
         if isinstance(typing, AnchorTyping) and not typing.target:
             own = Anchors(doc.note.headings, doc.note.blocks)
+        if not session.answers:  # indexing: the names the walk found
+            return complete_early(
+                typing, doc.identity, session.brain.store, session.early, index, column, ls.features,
+                own, time.time(), resolve_uri=doc.uri,
+            )
         return complete(
             typing, doc.identity, session.brain.store, session.catalog, index, column, ls.features,
             own, time.time(), resolve_uri=doc.uri,
@@ -162,7 +173,9 @@ def register(server: BrainLanguageServer) -> None:
         located = ls.roots.locate(uri) if isinstance(uri, str) else None
         if located is None:
             return item
-        return resolve_item(item, located[0].brain.store, ls.features, time.time())
+        session = located[0]
+        early = None if session.answers else session.early
+        return resolve_item(item, session.brain.store, ls.features, time.time(), early)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: BrainLanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -170,6 +183,8 @@ def register(server: BrainLanguageServer) -> None:
         if found is None:
             return None
         session, doc = found
+        if not session.answers:  # indexing: what the walk's names say, never "missing"
+            return early_hover(session.early, doc, params.position, ls.features)
         return hover(ls.context(session), doc, params.position)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)

@@ -6,7 +6,9 @@ from lsprotocol import types
 
 from brain.anchors import anchor_target, heading_source
 from brain.blocks import block_text
+from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.context import Context, Document
+from brain.lsp.cursor import link_at
 from brain.lsp.describe import (
     KIND_WORDS,
     age_text,
@@ -15,8 +17,9 @@ from brain.lsp.describe import (
     description_of,
     kind_line,
 )
-from brain.lsp.graph import Linkable, node_name
-from brain.lsp.navigation import LinkHit, hit_at
+from brain.lsp.early import EarlyNames
+from brain.lsp.graph import Linkable, Lookup, node_name
+from brain.lsp.navigation import LinkHit, hit_at, link_range
 from brain.model import (
     AgentNode,
     Block,
@@ -27,6 +30,8 @@ from brain.model import (
     UnresolvedNode,
 )
 
+_LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
+
 
 def hover(ctx: Context, doc: Document, position: types.Position) -> types.Hover | None:
     hit = hit_at(ctx, doc, position)
@@ -36,6 +41,32 @@ def hover(ctx: Context, doc: Document, position: types.Position) -> types.Hover 
     if ctx.features.hover_markdown:
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), hit.range)
     return types.Hover(types.MarkupContent(types.MarkupKind.PlainText, text.replace("**", "")), hit.range)
+
+
+def early_hover(
+    early: EarlyNames | None, doc: Document, position: types.Position, features: ClientFeatures
+) -> types.Hover | None:
+    """While the first index is built: the kind, name and path of a link's target, if the
+    walk's names say where it lands; nothing else (no claim that a link is broken)."""
+    source = doc.identity
+    if early is None or source is None:
+        return None
+    index = doc.index(features)
+    link = link_at(doc.note.links, position.line, index.column(position))
+    if link is None:
+        return None
+    resolution = Lookup(early).resolve(link, source)
+    node = early.node(resolution.target_id) if resolution.status in _LANDED else None
+    if node is None:
+        return None
+    lines = [f"**{KIND_WORDS.get(node.kind, node.kind.value)}** {code(_display_id(node))}", "",
+             "brain is still indexing: the description and text follow"]
+    if node.path:
+        lines += ["", code(node.path)]
+    text = "\n".join(lines)
+    kind = types.MarkupKind.Markdown if features.hover_markdown else types.MarkupKind.PlainText
+    shown = text if features.hover_markdown else text.replace("**", "")
+    return types.Hover(types.MarkupContent(kind, shown), link_range(link, index))
 
 
 def hover_text(ctx: Context, doc: Document, hit: LinkHit) -> str:

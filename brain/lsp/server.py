@@ -10,12 +10,16 @@ import argparse
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from brain.lsp.handlers import register
-from brain.lsp.runtime import BrainLanguageServer
+if TYPE_CHECKING:  # imported when the server is built: after the code cache is in place
+    from brain.lsp.runtime import BrainLanguageServer
 
 
 def build_server() -> BrainLanguageServer:
+    from brain.lsp.handlers import register
+    from brain.lsp.runtime import BrainLanguageServer
+
     server = BrainLanguageServer()
     register(server)
     return server
@@ -28,6 +32,16 @@ def parse_tcp(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def main(argv: list[str]) -> int:
+    """`brain lsp [--tcp HOST:PORT] [--no-cache]`, parsed without the other commands' imports."""
+    from brain.cli import add_cache_option
+
+    parser = argparse.ArgumentParser(prog="brain lsp", description="run the language server (stdio)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    add_cache_option(parser)
+    return run_server(parser.parse_args(argv))
+
+
 def run_server(args: argparse.Namespace) -> int:
     # stderr is the editor's log (VS Code: the `brain` output channel); stdout is the protocol.
     level = (os.environ.get("BRAIN_LSP_LOG") or os.environ.get("BRAIN_LOG") or "WARNING").upper()
@@ -37,13 +51,24 @@ def run_server(args: argparse.Namespace) -> int:
     # instead of the default 5, so a keystroke's completion never queues behind the re-parse
     # that the same keystroke started.
     sys.setswitchinterval(float(os.environ.get("BRAIN_LSP_SWITCH_INTERVAL", "0.001")))
+    cache = not getattr(args, "no_cache", False)
+    code = None
+    if cache:  # before lsprotocol is imported: a quarter of the start is compiling its classes
+        from brain.lsp.codecache import install
+        from brain.search.embedding import cache_dir
+
+        code = install(cache_dir() / "code")
     server = build_server()
-    server.cache = not getattr(args, "no_cache", False)
+    server.cache = cache
     tcp = getattr(args, "tcp", None)
-    if tcp:
-        host, port = parse_tcp(tcp)
-        server.start_tcp(host, port)
-    else:
-        server.start_io()
+    try:
+        if tcp:
+            host, port = parse_tcp(tcp)
+            server.start_tcp(host, port)
+        else:
+            server.start_io()
+    finally:
+        if code is not None:
+            code.save()
     return 0
 

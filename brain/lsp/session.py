@@ -22,6 +22,7 @@ from lsprotocol import types
 
 from brain.lsp.catalog import Catalog
 from brain.lsp.diagnostics import to_diagnostics
+from brain.lsp.early import EarlyNames, walk_names
 from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
 from brain.model import Problem
@@ -34,6 +35,7 @@ RESCAN_OVER = 2000  # more changed paths than this in one round: rescan everythi
 PROGRESS_EVERY = 0.2  # seconds between progress reports
 DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
 DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
+NAMES_WAIT = 3.0  # seconds a completion asked right at the start waits for the walk's names
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,8 @@ class Session:
         self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
         self.ready = threading.Event()
+        self.early: EarlyNames | None = None  # until `ready`: the names a walk found
+        self.named = threading.Event()  # the walk is done (or `ready`): completion can answer
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
 
@@ -162,6 +166,7 @@ class Session:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
+        self.named.set()  # nobody waits for a walk that will not come
         if self._thread.ident is not None:  # started
             self._thread.join(timeout=2)
         self.brain.close()
@@ -206,9 +211,32 @@ class Session:
                 return
             self._cond.wait(quiet_at - now)
 
+    @property
+    def answers(self) -> bool:
+        """True when the store and catalog can answer completion (the first index is built)."""
+        return self.ready.is_set()
+
+    async def names_known(self, timeout: float = NAMES_WAIT) -> None:
+        """Wait until the walk's names or the index can answer: polled on the loop, so many
+        waiting requests hold no thread (the stdin reader shares the loop's executor)."""
+        deadline = time.monotonic() + timeout
+        while not self.named.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+
+    def _walk_names(self) -> None:
+        """Before the first sync (which reads everything, or loads the snapshot and rescans):
+        the names a walk finds, so completion answers within a second of the start."""
+        try:
+            self.early = walk_names(self.root, self.brain.layout)
+        except Exception:  # the full sync below reports what is wrong with the workspace
+            log.exception("reading the workspace's names before indexing failed")
+        finally:
+            self.named.set()
+
     def _index(self) -> None:
         started = time.perf_counter()
         self._progress(ProgressEvent("begin", f"indexing {self.root.name}", 0))
+        self._walk_names()
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
@@ -217,6 +245,7 @@ class Session:
             self._log(types.MessageType.Error, f"brain: indexing {self.root} failed: {exc}")
             self.catalog.rebuild()
             self.ready.set()
+            self.named.set()
             return
         self.catalog.rebuild()
         stats = self.brain.stats()
@@ -228,6 +257,8 @@ class Session:
             f"in {seconds:.1f} s"
         )
         self.ready.set()
+        self.named.set()
+        self.early = None  # the catalog answers now
         self._progress(ProgressEvent("end", summary))
         self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
 

@@ -80,3 +80,63 @@ async def test_requests_are_answered_during_indexing(client: LanguageClient, big
     assert isinstance(later, types.CompletionList)
     assert len(later.items) == 100  # capped; the user narrows by typing
     assert later.is_incomplete
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "brain", "lsp", "--no-cache"], server_env=SERIAL
+    )
+)
+async def cold(lsp_client: LanguageClient, big_workspace: Path) -> AsyncIterator[None]:
+    """A server that reads everything (no snapshot), one parse process: indexing takes seconds."""
+    lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[types.WorkspaceFolder(big_workspace.as_uri(), "big")],
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def targets(result: types.CompletionList | None) -> list[tuple[str, str | None, str]]:
+    assert isinstance(result, types.CompletionList)
+    out = []
+    for item in result.items:
+        assert item.text_edit is not None
+        out.append((item.label, item.sort_text, item.text_edit.new_text))
+    return out
+
+
+@pytest.mark.parametrize("typed", ["", "re"])
+async def test_completion_before_indexing_ends_offers_what_the_index_offers(
+    cold: LanguageClient, big_workspace: Path, typed: str
+) -> None:
+    client = cold
+    agent = sorted(p for p in (big_workspace / "memory").iterdir() if p.name != "shared")[0]
+    notes = sorted(agent.glob("*.md"))
+    note, last = notes[0], notes[-1]  # `last` is read near the end of indexing
+    uri = note.as_uri()
+    text = note.read_text(encoding="utf-8") + f"\nsee [[{last.stem}]] and [[no-such-note]]\nsee [[{typed}\n"
+    line = len(text.split("\n")) - 2
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
+    )
+    ask = types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(line, 6 + len(typed)))
+
+    early = await client.text_document_completion_async(ask)  # waits for the walk, not the index
+    answered_before_the_end = not indexing_ended(client)
+    assert answered_before_the_end
+    assert isinstance(early, types.CompletionList)
+    assert early.items
+    assert early.is_incomplete  # asked again as the user types: the descriptions come then
+    assert uri not in client.diagnostics  # nothing is said of links until everything is read
+
+    await until(lambda: indexing_ended(client), timeout=120)
+    await until(lambda: uri in client.diagnostics, timeout=30)
+    later = await client.text_document_completion_async(ask)
+    assert targets(early) == targets(later)
+    broken = [d.message for d in client.diagnostics[uri] if "no-such-note" in d.message]
+    assert broken
+    assert not [d.message for d in client.diagnostics[uri] if last.stem in d.message]

@@ -1,0 +1,88 @@
+"""The names a folder walk finds: what completion can offer before the first ingest ends.
+
+A cold start parses every file (seconds at 10,000 notes), yet a link's target is named by
+its path alone: the layout's walk and `classify` give every note, workflow, chat, work item
+and agent in a fraction of a second. `EarlyNames` holds them as bare nodes and answers name
+lookups the way the store does (`name_entries`), so a completion offered early inserts the
+same text the resolver will send to the same node once everything is parsed.
+
+It knows nothing a parse decides (descriptions, types, titles, headings, whether an agent
+remembers, which links are broken), so the features that need those wait for the index;
+what is offered early says only what the path says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brain.lsp.catalog import Catalog, Linkable
+from brain.model import AgentNode, Anchors, EntityNode, Kind, MemoryNode, file_id, leaf_key, note_id
+from brain.resolve import NameEntry
+from brain.store.linking import entry_of
+
+if TYPE_CHECKING:
+    from brain.layouts.base import Layout
+
+
+@dataclass(slots=True)
+class EarlyNames:
+    """Every linkable name of a workspace by its paths, as bare nodes, with their name keys."""
+
+    catalog: Catalog
+    names: dict[str, list[NameEntry]] = field(default_factory=dict)
+
+    def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
+        return {key: list(self.names[key]) for key in keys if key in self.names}
+
+    def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
+        return {}  # headings and blocks come from parsing: unknown until indexed
+
+    def node(self, node_id: str) -> Linkable | None:
+        return self.catalog.find(node_id)
+
+
+def walk_names(root: Path, layout: Layout) -> EarlyNames:
+    """The names the layout's walk finds under `root` (no file is read)."""
+    nodes: dict[str, Linkable] = {}
+    names: list[NameEntry] = []
+    definitions: dict[str, str] = {}
+    owners: set[str] = set()
+    for st in sorted(layout.walk(root), key=lambda s: s.rel):  # the first path of an id wins
+        role = layout.classify(st.rel)
+        if st.is_link or role.kind in ("ignored", "problem"):
+            continue
+        if role.kind == "memory":
+            node_id = note_id(role.node_kind, role.scope, role.name)
+            if node_id in nodes:
+                continue
+            memory = MemoryNode(
+                scope=role.scope, name=role.name, path=st.rel, description="", type=None, hash="",
+                size=st.size, modified_at=st.mtime_ns / 1e9, body="", note_kind=role.node_kind,
+            )
+            nodes[node_id] = memory
+            names.append(NameEntry(node_id, role.node_kind, leaf_key(role.name), role.scope))
+            owner = memory.owner
+            if owner is not None:
+                owners.add(owner)
+        elif role.kind == "entity" and role.entity_kind is not None:
+            entity = EntityNode(role.entity_kind, role.name, role.name, st.rel)
+            if entity.id not in nodes:
+                nodes[entity.id] = entity
+                names.append(entry_of(entity))
+        elif role.kind == "agent":
+            definitions.setdefault(role.name, st.rel)
+        elif role.kind == "file":
+            named = file_id(role.scope, role.name)
+            names.append(NameEntry(named, Kind.FILE, leaf_key(role.name), role.scope))
+    # Agents as ingest counts them: every definition, scope folder and owner of a note.
+    for name in sorted(set(definitions) | layout.scope_folders(root) | owners):
+        agent = AgentNode(name, "", False, False, definitions.get(name))
+        nodes[agent.id] = agent
+        names.append(entry_of(agent))
+    by_key: dict[str, list[NameEntry]] = {}
+    for name_entry in names:
+        by_key.setdefault(name_entry.key, []).append(name_entry)
+    return EarlyNames(Catalog.of_nodes(nodes.items()), by_key)
