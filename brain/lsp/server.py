@@ -51,24 +51,13 @@ def run_server(args: argparse.Namespace) -> int:
     # instead of the default 5, so a keystroke's completion never queues behind the re-parse
     # that the same keystroke started.
     sys.setswitchinterval(float(os.environ.get("BRAIN_LSP_SWITCH_INTERVAL", "0.001")))
-    cache = not getattr(args, "no_cache", False)
-    code = None
-    if cache:  # before lsprotocol is imported: a quarter of the start is compiling its classes
-        from brain.lsp.codecache import install
-        from brain.search.embedding import cache_dir
-
-        code = install(cache_dir() / "code")
     server = build_server()
-    server.cache = cache
+    server.cache = not getattr(args, "no_cache", False)
     tcp = getattr(args, "tcp", None)
-    try:
-        if tcp:
-            host, port = parse_tcp(tcp)
-            server.start_tcp(host, port)
-        else:
-            server.start_io()
-    finally:
-        if code is not None:
-            code.save()
+    if tcp:
+        host, port = parse_tcp(tcp)
+        server.start_tcp(host, port)
+    else:
+        server.start_io()
     return 0
 
