@@ -121,7 +121,7 @@ def _nested(memory: MemoryNode | MemoryRow) -> list[Any]:
     return [row[at] for at in _NESTED_AT]
 
 
-def encode(state: IngestState, image: StoreImage, chunk: int = 1 << 13) -> Iterator[Any]:
+def encode(state: IngestState, image: StoreImage, chunk: int = 512) -> Iterator[Any]:
     """The payload's top-level values, in order (`decode` reads them back). Built column by
     column and sent in slices, so a write costs little beyond the columns themselves."""
     table = StringTable()
@@ -152,7 +152,7 @@ def encode(state: IngestState, image: StoreImage, chunk: int = 1 << 13) -> Itera
         rows.codec(list[EntityNode])[0](image.entities),  # type: ignore[index]
         rows.codec(list[FileNode])[0](image.files),  # type: ignore[index]
     ]
-    yield from _chunks(table.strings(), chunk)
+    yield from _chunks(table.strings(), chunk * 16)
     del table
     yield ingest
     yield rows.codec(IngestState)[0](rest)  # type: ignore[index]
@@ -161,7 +161,8 @@ def encode(state: IngestState, image: StoreImage, chunk: int = 1 << 13) -> Itera
     for start in range(0, len(held), chunk):
         yield [_nested(m) for m in held[start : start + chunk]]
     yield from _chunks(image.bodies, chunk)
-    yield links
+    yield list(links)  # the names, then one column at a time (each a few MB at most)
+    yield from links.values()
     yield graph_rest
 
 
@@ -237,7 +238,10 @@ def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     if len(bodies) != m:
         raise ValueError("bodies of the wrong length")
 
-    links = _decode_links(unpack(), look)
+    names = unpack()
+    if type(names) is not list or not all(type(n) is str for n in names):
+        raise ValueError("link columns without their names")
+    links = _decode_links({name: unpack() for name in names}, look)
     agents, entities, plain = unpack()
     image = StoreImage(
         memory_ids=ids, memories=held, bodies=bodies, links=links,
