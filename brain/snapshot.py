@@ -9,12 +9,13 @@ it, the usual stat-and-hash rescan runs, so a file changed while brain was down 
 It is never trusted blindly. The header names the workspace, the file format, brain's
 version, a digest of brain's own code and of `brain.toml` (what changes parsing); a snapshot
 of another workspace, of other code or settings is ignored, as is one whose length or
-SHA-256 does not match (truncated, corrupt). The body is msgpack decoded field by field
-against brain's own dataclasses (brain/rows.py): nothing in the file picks a class or runs
-code. Whatever is wrong, one log line says so and the workspace is read in full.
+SHA-256 does not match (truncated, corrupt). The payload is msgpack, in columns decoded
+against brain's own types (brain/snapshot_columns.py, brain/rows.py): nothing in the file
+picks a class or runs code. Whatever is wrong, one log line says so and the workspace is
+read in full.
 
-File: MAGIC, u32 header length, header (JSON, space-padded), payload (msgpack), keyword index
-(SQLite image).
+File: MAGIC, u32 header length, header (JSON, space-padded), payload (msgpack values in
+sequence), keyword index (SQLite image).
 """
 
 from __future__ import annotations
@@ -28,30 +29,22 @@ import os
 import struct
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import msgpack  # type: ignore[import-untyped]
 
-from brain import __version__, rows
+from brain import __version__, rows, snapshot_columns
 from brain.ingest import IngestState
 from brain.search.embedding import cache_dir
-from brain.store.base import WriteBatch
+from brain.store.memory_rows import StoreImage
 
 log = logging.getLogger("brain.snapshot")
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"brain-snapshot\n"
 MAX_HEADER = 1 << 16
 CONFIG_FILES = ("brain.toml",)  # what in a workspace changes how files are parsed
-
-
-@dataclass(slots=True)
-class Payload:
-    ingest: IngestState
-    graph: WriteBatch
-    bodies: dict[str, bytes]  # the store's own form of them (the graph's memories come without)
 
 
 @runtime_checkable
@@ -59,8 +52,8 @@ class SnapshotStore(Protocol):
     """A store that can hand over its whole contents and take them back (the embedded one;
     Neo4j keeps its own data between starts)."""
 
-    def contents(self) -> tuple[WriteBatch, bytes, dict[str, bytes]]: ...
-    def restore(self, batch: WriteBatch, keyword_image: bytes, bodies: dict[str, bytes]) -> None: ...
+    def contents(self) -> StoreImage: ...
+    def restore(self, image: StoreImage) -> None: ...
 
 
 class SnapshotRefused(Exception):
@@ -93,7 +86,7 @@ def distrust_recent(state: IngestState, now_ns: int) -> IngestState:
 @functools.cache
 def code_digest() -> str:
     """brain's own source (and the payload's schema): a parser fix makes old snapshots stale."""
-    digest = hashlib.sha256(rows.schema(Payload).encode())
+    digest = hashlib.sha256((rows.schema(IngestState) + rows.schema(StoreImage)).encode())
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
@@ -118,6 +111,7 @@ def identity(root: Path, rules: str = "latchai") -> dict[str, Any]:
     return {
         "format": FORMAT, "brain": __version__, "code": code_digest(),
         "config": config_digest(root), "root": str(root.resolve()), "rules": rules,
+        "layout": snapshot_columns.LAYOUT,
     }
 
 
@@ -125,12 +119,11 @@ HEADER_ROOM = 4096  # the header is written last, into room kept for it: the pay
 
 
 def write(
-    path: Path, root: Path, state: IngestState, graph: WriteBatch, keywords: bytes,
-    bodies: dict[str, bytes], rules: str = "latchai",
+    path: Path, root: Path, state: IngestState, image: StoreImage, rules: str = "latchai",
 ) -> int:
     """Write the snapshot atomically (a private temp file, fsync, rename); returns its size.
 
-    The payload is packed piece by piece straight into the file (and its checksum), so
+    The payload is packed column by column straight into the file (and its checksum), so
     writing costs little memory beyond the graph itself."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)  # mode 0600: bodies are private
@@ -147,8 +140,10 @@ def write(
                 written += len(chunk)
 
             packer = msgpack.Packer(use_bin_type=True)
-            rows.pack_stream(Payload(state, graph, bodies), Payload, packer, put)
+            for value in snapshot_columns.encode(state, image):
+                put(packer.pack(value))
             payload_size = written
+            keywords = image.keywords
             put(keywords)
             header = {**identity(root, rules), "payload": payload_size, "keywords": len(keywords),
                       "sha256": digest.hexdigest(), "written": time.time()}
@@ -167,13 +162,11 @@ def write(
     return len(MAGIC) + 4 + HEADER_ROOM + written
 
 
-def read(
-    path: Path, root: Path, rules: str = "latchai"
-) -> tuple[IngestState, WriteBatch, bytes, dict[str, bytes]]:
+def read(path: Path, root: Path, rules: str = "latchai") -> tuple[IngestState, StoreImage]:
     """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError).
 
-    Two passes over the file: the checksum first, then the payload is decoded piece by piece
-    (the file is never one buffer, nor the payload one tree of lists, in memory)."""
+    Two passes over the file: the checksum first, then the payload is decoded column by
+    column (the file is never one buffer in memory)."""
     with path.open("rb") as f:
         start = len(MAGIC) + 4
         lead = f.read(start)
@@ -192,10 +185,11 @@ def read(
         wanted = identity(root, rules)
         if header.get("root") != wanted["root"]:
             raise SnapshotRefused(f"foreign: written for {header.get('root')!r}")
-        for key in ("format", "brain", "code", "config", "rules"):
+        for key in ("format", "brain", "code", "config", "rules", "layout"):
             if header.get(key) != wanted[key]:
                 what = {"format": "snapshot format", "brain": "brain version", "code": "brain's code",
-                        "config": "brain.toml", "rules": "the layout or its day"}[key]
+                        "config": "brain.toml", "rules": "the layout or its day",
+                        "layout": "the machine's byte order"}[key]
                 raise SnapshotRefused(f"stale: {what} changed since it was written")
         body = start + size
         expected = body + payload_size + keywords_size
@@ -203,8 +197,11 @@ def read(
         if actual != expected:
             raise SnapshotRefused(f"truncated: {actual} bytes where {expected} were written")
         digest = hashlib.sha256()
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
+        buffer = bytearray(1 << 20)
+        view = memoryview(buffer)
+        while got := f.readinto(buffer):
+            digest.update(view[:got])
+        view.release()
         if digest.hexdigest() != checksum:
             raise SnapshotRefused("corrupt: checksum mismatch")
         f.seek(body + payload_size)
@@ -213,10 +210,11 @@ def read(
         unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=True, use_list=True,
                                     max_buffer_size=max(payload_size, 1 << 20))
         try:
-            loaded: Payload = rows.unpack_stream(Payload, unpacker)
+            state, image = snapshot_columns.decode(unpacker.unpack)
             if unpacker.tell() != payload_size:
                 raise ValueError(f"the payload ends at {unpacker.tell()} of {payload_size} bytes")
         except Exception as exc:  # the checksum matched, so this is a writer bug: still never fatal
             raise SnapshotRefused(f"corrupt: cannot decode ({type(exc).__name__}: {exc})") from None
-    return loaded.ingest, loaded.graph, keywords, loaded.bodies
+    image.keywords = keywords
+    return state, image
 

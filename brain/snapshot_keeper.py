@@ -56,10 +56,8 @@ class SnapshotKeeper:
         started = time.perf_counter()
         try:
             with gc_paused():
-                state, graph, keywords, bodies = read(
-                    self.path, self.ingester.root, self.ingester.rules_identity()
-                )
-                self.store.restore(graph, keywords, bodies)
+                state, image = read(self.path, self.ingester.root, self.ingester.rules_identity())
+                self.store.restore(image)
                 self.ingester.restore(state)
         except FileNotFoundError:
             self.status = "no snapshot yet"
@@ -131,12 +129,9 @@ class SnapshotKeeper:
                 if not self.ingester.synced:
                     return  # a failed sync: the graph is not the workspace's
                 state = distrust_recent(self.ingester.state(), time.time_ns())
-                graph, keywords, bodies = self.store.contents()
+                image = self.store.contents()
                 self._shape = self._current_shape()
-            size = write(
-                self.path, self.ingester.root, state, graph, keywords, bodies,
-                self.ingester.rules_identity(),
-            )
+            size = write(self.path, self.ingester.root, state, image, self.ingester.rules_identity())
         except Exception as exc:
             log.warning("brain: cannot write the snapshot %s: %s (the next start reads everything)",
                         self.path, exc)

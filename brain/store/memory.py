@@ -3,9 +3,11 @@
 Plain dicts with the indexes the queries need: outgoing and incoming links, links by the
 name key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and
 few queries read them, so a memory is held without its body, which is kept zlib-compressed
-beside it (about a third of the size) and put back into every node a query returns. One
-lock makes each batch atomic for readers on other threads (the server answers queries while
-the watcher writes).
+beside it (about a third of the size) and put back into every node a query returns. Links
+are held as tuples and memories restored from a snapshot as rows (brain/store/memory_rows.py),
+built into objects on their way out; after a restore the indexes wait for their first use.
+One lock makes each batch atomic for readers on other threads (the server answers queries
+while the watcher writes).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections import defaultdict, deque
 from collections.abc import Collection, Sequence
 from dataclasses import fields, replace
 
+from brain.gcpause import gc_paused
 from brain.model import (
     AgentNode,
     Anchors,
@@ -32,6 +35,7 @@ from brain.model import (
     Stats,
     UnresolvedNode,
     agent_id,
+    leaf_key,
     name_key,
     sorted_problems,
 )
@@ -46,17 +50,32 @@ from brain.store.base import (
     Subgraph,
     WriteBatch,
     link_problem,
-    link_row,
     memory_matches,
     memory_off_problem,
     node_row,
     remembers_row,
 )
+from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
+from brain.store.memory_rows import (
+    KEY,
+    KIND,
+    ORDINAL,
+    PATH,
+    SOURCE,
+    STATUS,
+    TARGET_ID,
+    LinkRow,
+    MemoryRow,
+    StoreImage,
+    as_link,
+    link_row,
+    memory_of,
+)
 from brain.store.memory_search import KeywordIndex, VectorIndex
 
 LinkKey = tuple[str, int]
-_SNAPSHOT_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks"}
+_IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks"}
 
 
 def pack_body(body: str) -> bytes:
@@ -66,6 +85,12 @@ def pack_body(body: str) -> bytes:
 
 def unpack_body(packed: bytes) -> str:
     return zlib.decompress(packed).decode("utf-8", "surrogatepass")
+
+
+def _name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
+    if type(held) is tuple:
+        return NameEntry(node_id, Kind(held[KIND]), leaf_key(held[1]), held[0])
+    return entry_of(held)  # type: ignore[arg-type]
 
 
 class MemoryStore:
@@ -79,18 +104,21 @@ class MemoryStore:
 
     def clear(self) -> None:
         with self._lock:
-            self._memories: dict[str, MemoryNode] = {}  # without bodies: see _full
+            # Memories without bodies (see _full); a snapshot's stay rows until read (_memory).
+            self._memories: dict[str, MemoryNode | MemoryRow] = {}
             self._bodies: dict[str, bytes] = {}  # memory id -> its body, compressed
             self._agents: dict[str, AgentNode] = {}
             self._entities: dict[str, EntityNode] = {}
             self._files: dict[str, FileNode] = {}
-            self._unresolved: dict[str, UnresolvedNode] = {}
-            self._out: dict[str, list[Link]] = {}
-            self._in: dict[str, dict[LinkKey, Link]] = defaultdict(dict)
-            self._by_key: dict[str, set[LinkKey]] = defaultdict(set)
-            self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
+            self._out: dict[str, list[LinkRow]] = {}
             self._by_path: dict[str, str] = {}
             self._sorted_ids: list[str] | None = None
+            # Indexes over the above, built at once after a snapshot's restore (_ensure_indexes):
+            self._unresolved: dict[str, UnresolvedNode] = {}
+            self._in: dict[str, set[LinkKey]] = defaultdict(set)
+            self._by_key: dict[str, set[LinkKey]] = defaultdict(set)
+            self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
+            self._indexed = True
             self.writes = 0
             self._keywords = KeywordIndex()
             self._vectors = VectorIndex()
@@ -99,33 +127,26 @@ class MemoryStore:
         pass
 
     def write(self, batch: WriteBatch) -> None:
-        self._write(batch, keywords=True)
-
-    def _write(self, batch: WriteBatch, keywords: bool, bodies: dict[str, bytes] | None = None) -> None:
-        """`bodies`: the batch's memories come without bodies, and these are theirs (a snapshot)."""
         with self._lock:
+            self._ensure_indexes()
             self.writes += 1
             touched_targets: set[str] = set()
             replaced = {
-                i: self._full(self._memories[i])
+                i: self._full(memory)
                 for i in [*batch.deletes, *(m.id for m in batch.memories)]
-                if keywords and i in self._memories
+                if (memory := self._memory(i)) is not None
             }
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
             for memory in batch.memories:
-                old = self._memories.get(memory.id)
+                old = self._memory(memory.id)
                 if old is not None and old.path != memory.path:
                     self._by_path.pop(old.path, None)
-                if bodies is not None:
-                    packed = bodies.get(memory.id)
+                if memory.body:
+                    self._bodies[memory.id] = pack_body(memory.body)
+                    memory = replace(memory, body="")
                 else:
-                    packed = pack_body(memory.body) if memory.body else None
-                    memory = replace(memory, body="") if memory.body else memory
-                if packed is None:
                     self._bodies.pop(memory.id, None)
-                else:
-                    self._bodies[memory.id] = packed
                 self._memories[memory.id] = memory
                 self._by_path[memory.path] = memory.id
                 self._index_name(memory)
@@ -139,31 +160,30 @@ class MemoryStore:
                 self._files[plain.id] = plain
                 self._index_name(plain)
             for source, links in batch.links.items():
-                for old_link in self._out.pop(source, []):
-                    self._unindex_link(old_link, touched_targets)
-                self._out[source] = list(links)
-                for link in links:
-                    self._index_link(link)
+                for old_row in self._out.pop(source, []):
+                    self._unindex_link(old_row, touched_targets)
+                rows = self._out[source] = list(map(link_row, links))
+                for row in rows:
+                    self._index_link(row)
             for link in batch.relinks:
                 current = self._out.get(link.source)
                 if current is None or link.ordinal >= len(current):
                     continue
                 self._unindex_link(current[link.ordinal], touched_targets)
-                current[link.ordinal] = link
-                self._index_link(link)
+                row = current[link.ordinal] = link_row(link)
+                self._index_link(row)
             for target in touched_targets:
                 if target.startswith("unresolved:") and not self._in.get(target):
                     self._unresolved.pop(target, None)
                     self._in.pop(target, None)
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
-                if keywords:
-                    self._keywords.apply(batch, replaced)
+                self._keywords.apply(batch, replaced)
                 self._vectors.apply(batch)
 
     def _delete(self, node_id: str, touched: set[str]) -> None:
         node: Node | None = (
-            self._memories.pop(node_id, None)
+            self._memory(node_id)
             or self._agents.pop(node_id, None)
             or self._entities.pop(node_id, None)
             or self._files.pop(node_id, None)
@@ -171,10 +191,11 @@ class MemoryStore:
         if node is None or isinstance(node, UnresolvedNode):
             return
         if isinstance(node, MemoryNode):
+            del self._memories[node_id]
             self._bodies.pop(node_id, None)
             self._by_path.pop(node.path, None)
-            for link in self._out.pop(node_id, []):
-                self._unindex_link(link, touched)
+            for row in self._out.pop(node_id, []):
+                self._unindex_link(row, touched)
         entry = entry_of(node)
         self._names[entry.key].pop(node_id, None)
 
@@ -182,40 +203,84 @@ class MemoryStore:
         entry = entry_of(node)
         self._names[entry.key][entry.id] = entry
 
-    def _index_link(self, link: Link) -> None:
-        ref = (link.source, link.ordinal)
-        self._in[link.target_id][ref] = link
-        self._by_key[link.key].add(ref)
-        if link.target_id.startswith("unresolved:") and link.target_id not in self._unresolved:
-            self._unresolved[link.target_id] = UnresolvedNode(link.target_id.split(":", 1)[1])
+    def _index_link(self, row: LinkRow) -> None:
+        ref = (row[SOURCE], row[ORDINAL])
+        target_id = row[TARGET_ID]
+        self._in[target_id].add(ref)
+        self._by_key[row[KEY]].add(ref)
+        if target_id.startswith("unresolved:") and target_id not in self._unresolved:
+            self._unresolved[target_id] = UnresolvedNode(target_id.split(":", 1)[1])
 
-    def _unindex_link(self, link: Link, touched: set[str]) -> None:
-        ref = (link.source, link.ordinal)
-        incoming = self._in.get(link.target_id)
+    def _unindex_link(self, row: LinkRow, touched: set[str]) -> None:
+        ref = (row[SOURCE], row[ORDINAL])
+        incoming = self._in.get(row[TARGET_ID])
         if incoming is not None:
-            incoming.pop(ref, None)
-        self._by_key[link.key].discard(ref)
-        touched.add(link.target_id)
+            incoming.discard(ref)
+        self._by_key[row[KEY]].discard(ref)
+        touched.add(row[TARGET_ID])
+
+    def _ensure_indexes(self) -> None:
+        """Build the name and link indexes, once after a restore: a start from a snapshot is
+        ready without them, and the first write or lookup that needs them pays (under a
+        second at 100,000 notes)."""
+        if self._indexed:
+            return
+        with gc_paused():  # a million small acyclic objects: no collector passes over them
+            self._build_indexes()
+        self._indexed = True
+
+    def _build_indexes(self) -> None:
+        names = self._names
+        for node_id, held in self._memories.items():
+            entry = _name_entry(held, node_id)
+            names[entry.key][node_id] = entry
+        for group in (self._agents, self._entities, self._files):
+            for node in group.values():
+                self._index_name(node)
+        incoming, by_key = self._in, self._by_key
+        for rows in self._out.values():
+            for row in rows:
+                ref = (row[SOURCE], row[ORDINAL])
+                incoming[row[TARGET_ID]].add(ref)
+                by_key[row[KEY]].add(ref)
+        self._unresolved = {
+            t: UnresolvedNode(t.split(":", 1)[1]) for t in incoming if t.startswith("unresolved:")
+        }
 
     # ------------------------------------------------------------------ resolution support
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         with self._lock:
+            self._ensure_indexes()
             return {k: list(self._names[k].values()) for k in keys if self._names.get(k)}
 
     def links_with_keys(self, keys: Collection[str]) -> list[Link]:
         with self._lock:
+            self._ensure_indexes()
             return [
-                self._out[source][ordinal]
+                as_link(self._out[source][ordinal])
                 for key in keys
                 for source, ordinal in sorted(self._by_key.get(key, ()))
             ]
 
     def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
         with self._lock:
-            return {i: self._memories[i].anchors for i in ids if i in self._memories}
+            return {i: m.anchors for i in ids if (m := self._memory(i)) is not None}
 
     # ------------------------------------------------------------------ reads
+
+    def _memory(self, node_id: str) -> MemoryNode | None:
+        """The memory of that id (without its body), built from its row on first read."""
+        held = self._memories.get(node_id)
+        if type(held) is tuple:
+            held = self._memories[node_id] = memory_of(held)
+        return held  # type: ignore[return-value]
+
+    def _all_memories(self) -> Collection[MemoryNode]:
+        for node_id, held in self._memories.items():
+            if type(held) is tuple:
+                self._memories[node_id] = memory_of(held)
+        return self._memories.values()  # type: ignore[return-value]
 
     def _full(self, memory: MemoryNode) -> MemoryNode:
         """The memory as written: its body put back (nodes leave the store only this way)."""
@@ -226,8 +291,9 @@ class MemoryStore:
         return self._full(node) if isinstance(node, MemoryNode) else node
 
     def _node(self, node_id: str) -> Node | None:
+        self._ensure_indexes()
         return (
-            self._memories.get(node_id)
+            self._memory(node_id)
             or self._agents.get(node_id)
             or self._entities.get(node_id)
             or self._files.get(node_id)
@@ -241,26 +307,29 @@ class MemoryStore:
 
     def find_memory(self, scope: str, name: str) -> MemoryNode | None:
         with self._lock:
-            exact = self._memories.get(f"memory:{scope}/{name}")
+            exact = self._memory(f"memory:{scope}/{name}")
             if exact is not None:
                 return self._full(exact)
+            self._ensure_indexes()
             matches = [
-                self._memories[e.id]
+                self._memory(e.id)
                 for e in self._names.get(name_key(name), {}).values()
                 if e.kind is Kind.MEMORY and name_key(e.scope or "") == name_key(scope)
             ]
-            return self._full(matches[0]) if len(matches) == 1 else None
+            found = matches[0] if len(matches) == 1 else None
+            return None if found is None else self._full(found)
 
     def memory_by_path(self, path: str) -> MemoryNode | None:
         with self._lock:
             node_id = self._by_path.get(path)
-            memory = None if node_id is None else self._memories.get(node_id)
+            memory = None if node_id is None else self._memory(node_id)
             return None if memory is None else self._full(memory)
 
     def _has_link_problems(self) -> dict[str, bool]:
+        resolved = LinkStatus.RESOLVED
         return {
-            source: any(link.status is not LinkStatus.RESOLVED for link in links)
-            for source, links in self._out.items()
+            source: any(row[STATUS] is not resolved for row in rows)
+            for source, rows in self._out.items()
         }
 
     def list_memories(
@@ -274,7 +343,8 @@ class MemoryStore:
             flags = self._has_link_problems() if where.has_problems is not None else {}
             out: list[MemoryNode] = []
             for node_id in ids[start:]:
-                memory = self._memories[node_id]
+                memory = self._memory(node_id)
+                assert memory is not None
                 if memory_matches(memory, where, flags):
                     out.append(self._full(memory))
                     if limit is not None and len(out) >= limit:
@@ -284,12 +354,12 @@ class MemoryStore:
     def count_memories(self, where: MemoryFilter) -> int:
         with self._lock:
             flags = self._has_link_problems() if where.has_problems is not None else {}
-            return sum(1 for m in self._memories.values() if memory_matches(m, where, flags))
+            return sum(1 for m in self._all_memories() if memory_matches(m, where, flags))
 
     def memory_type_counts(self, scopes: Collection[str]) -> dict[str, dict[str | None, int]]:
         with self._lock:
             counts: dict[str, dict[str | None, int]] = {scope: {} for scope in scopes}
-            for memory in self._memories.values():
+            for memory in self._all_memories():
                 bucket = counts.get(memory.scope)
                 if bucket is not None:
                     bucket[memory.type] = bucket.get(memory.type, 0) + 1
@@ -307,13 +377,13 @@ class MemoryStore:
 
     def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
         with self._lock:
-            return {i: list(self._out.get(i, ())) for i in ids}
+            return {i: list(map(as_link, self._out.get(i, ()))) for i in ids}
 
     def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]:
         with self._lock:
+            self._ensure_indexes()
             return {
-                i: sorted(self._in.get(i, {}).values(), key=lambda link: (link.source, link.ordinal))
-                for i in ids
+                i: [as_link(self._out[s][o]) for s, o in sorted(self._in.get(i, ()))] for i in ids
             }
 
     def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
@@ -338,48 +408,53 @@ class MemoryStore:
             nodes = [n for n in (self._public(self._node(i)) for i in sorted(seen)) if n is not None]
             edges: list[Edge] = []
             for i in sorted(seen):
-                for link in self._out.get(i, ()):
-                    if link.target_id in seen:
-                        edges.append(Edge("LINKS_TO", i, link.target_id, link))
-                memory = self._memories.get(i)
+                for row in self._out.get(i, ()):
+                    if row[TARGET_ID] in seen:
+                        edges.append(Edge("LINKS_TO", i, row[TARGET_ID], as_link(row)))
+                memory = self._memory(i)
                 if memory is not None and memory.owner and agent_id(memory.owner) in seen:
                     edges.append(Edge("REMEMBERS", agent_id(memory.owner), i))
             return Subgraph(nodes, edges, truncated)
 
     def _neighbours(self, node_id: str) -> set[str]:
-        out = {link.target_id for link in self._out.get(node_id, ())}
-        out |= {source for source, _ in self._in.get(node_id, {})}
-        memory = self._memories.get(node_id)
+        out = {row[TARGET_ID] for row in self._out.get(node_id, ())}
+        out |= {source for source, _ in self._in.get(node_id, ())}
+        memory = self._memory(node_id)
         if memory is not None and memory.owner is not None:
             out.add(agent_id(memory.owner))
         if node_id.startswith("agent:"):
             name = node_id.split(":", 1)[1]
-            out |= {m.id for m in self._memories.values() if m.scope == name}
+            out |= {m.id for m in self._all_memories() if m.scope == name}
         return out
 
     def problems(self, paths: Collection[str] | None = None) -> list[Problem]:
         with self._lock:
             found: list[Problem] = []
-            memories: Collection[MemoryNode] = self._memories.values()
-            if paths is not None:
+            memories: Collection[MemoryNode]
+            if paths is None:
+                memories = self._all_memories()
+            else:
                 ids = (self._by_path.get(path) for path in set(paths))
-                memories = [self._memories[i] for i in ids if i is not None]
+                memories = [m for i in ids if i is not None and (m := self._memory(i)) is not None]
+            resolved = LinkStatus.RESOLVED
             for memory in memories:
                 found.extend(memory.problems)
-                for link in self._out.get(memory.id, ()):
-                    problem = link_problem(memory.path, link)
-                    if problem is not None:
-                        found.append(problem)
+                for row in self._out.get(memory.id, ()):
+                    if row[STATUS] is not resolved:
+                        problem = link_problem(memory.path, as_link(row))
+                        if problem is not None:
+                            found.append(problem)
             off = (memory_off_problem(a) for a in self._agents.values() if a.memory_off)
             found.extend(p for p in off if paths is None or p.path in paths)
             return sorted_problems(found)
 
     def stats(self) -> Stats:
         with self._lock:
+            self._ensure_indexes()
             counts: dict[LinkStatus, int] = defaultdict(int)
-            for links in self._out.values():
-                for link in links:
-                    counts[link.status] += 1
+            for rows in self._out.values():
+                for row in rows:
+                    counts[row[STATUS]] += 1
             kinds: dict[Kind, int] = defaultdict(int)
             for entity in self._entities.values():
                 kinds[entity.entity_kind] += 1
@@ -398,42 +473,59 @@ class MemoryStore:
 
     def export(self) -> GraphExport:
         with self._lock:
+            self._ensure_indexes()
             nodes: set[NodeRow] = set()
-            nodes.update(node_row(self._full(m)) for m in self._memories.values())
+            nodes.update(node_row(self._full(m)) for m in self._all_memories())
             for group in (self._agents, self._entities, self._files, self._unresolved):
                 nodes.update(node_row(n) for n in group.values())
-            edges: set[EdgeRow] = {link_row(link) for links in self._out.values() for link in links}
-            for memory in self._memories.values():
-                row = remembers_row(memory)
-                if row is not None:
-                    edges.add(row)
+            edges: set[EdgeRow] = {
+                base_link_row(as_link(row)) for rows in self._out.values() for row in rows
+            }
+            for memory in self._all_memories():
+                edge = remembers_row(memory)
+                if edge is not None:
+                    edges.add(edge)
             return GraphExport(frozenset(nodes), frozenset(edges))
 
     # ------------------------------------------------------------------ snapshot (brain/snapshot.py)
 
-    def contents(self) -> tuple[WriteBatch, bytes, dict[str, bytes]]:
-        """Everything held, as one batch that builds this graph in an empty store, the keyword
-        index as an image (inserting 100,000 bodies again costs seconds), and the bodies as
-        held (compressed; the batch's memories come without them)."""
-        unknown = {f.name for f in fields(WriteBatch)} - _SNAPSHOT_FIELDS
+    def contents(self) -> StoreImage:
+        """Everything held (brain/store/memory_image.py packs it): references to immutable
+        rows and nodes, so the lock is held only while the lists are copied."""
+        unknown = {f.name for f in fields(WriteBatch)} - _IMAGE_FIELDS
         if unknown:  # a node kind added without a line here: refuse, never write part of the graph
             raise TypeError(f"MemoryStore.contents does not hold WriteBatch.{', '.join(sorted(unknown))}")
         with self._lock:
-            batch = WriteBatch(
+            ids = list(self._memories)
+            return StoreImage(
+                memory_ids=ids,
                 memories=list(self._memories.values()),
+                bodies=list(map(self._bodies.get, ids)),
+                links=[(source, tuple(rows)) for source, rows in self._out.items()],
                 agents=list(self._agents.values()),
                 entities=list(self._entities.values()),
                 files=list(self._files.values()),
-                links={source: list(links) for source, links in self._out.items()},
+                keywords=self._keywords.image(),
             )
-            return batch, self._keywords.image(), dict(self._bodies)
 
-    def restore(self, batch: WriteBatch, keyword_image: bytes, bodies: dict[str, bytes]) -> None:
-        """Become the graph `contents()` gave (of this store or another process's)."""
+    def restore(self, image: StoreImage) -> None:
+        """Become the graph `contents()` gave (of this store or another process's). Memories
+        stay rows and the indexes wait for their first use, so this costs a few dict builds."""
         with self._lock:
             self.clear()
-            self._keywords.load_image(keyword_image)
-            self._write(batch, keywords=False, bodies=bodies)
+            self._keywords.load_image(image.keywords)
+            ids = image.memory_ids
+            self._memories = dict(zip(ids, image.memories, strict=True))
+            self._bodies = {i: b for i, b in zip(ids, image.bodies, strict=True) if b is not None}
+            self._by_path = {
+                (held.path if isinstance(held, MemoryNode) else held[PATH]): node_id
+                for node_id, held in self._memories.items()
+            }
+            self._agents = {a.id: a for a in image.agents}
+            self._entities = {e.id: e for e in image.entities}
+            self._files = {f.id: f for f in image.files}
+            self._out = {source: list(rows) for source, rows in image.links}
+            self._indexed = False
 
     # ------------------------------------------------------------------ search (SearchIndex)
 

@@ -108,7 +108,7 @@ def test_a_same_size_rewrite_in_the_same_instant_is_still_read(workspace: Path) 
     seconds before the snapshot was taken is not trusted by its mtime (as git does)."""
     target = workspace / "memory" / "shared" / "racy.md"
     target.write_text(note("racy", "[[one]]"))
-    soon = time.time_ns() + 10**9  # "just now" for the snapshot, however slow this machine is
+    soon = time.time_ns() + 3600 * 10**9  # "just now" for the snapshot, however slow the ingest
     os.utime(target, ns=(soon, soon))
     started(workspace).close()
     target.write_text(note("racy", "[[two]]"))  # same size

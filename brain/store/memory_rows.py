@@ -1,0 +1,132 @@
+"""The embedded store's compact forms: a link as a plain tuple, a memory as a row until asked.
+
+At 100,000 notes the store holds 550,000 links and 100,000 memories. As objects (a frozen
+dataclass each, with its own copies of every id) they cost most of a gigabyte and seconds to
+build from a snapshot. So a link is held as the tuple of its fields in `Link`'s order (built
+by one C call, ids shared with the nodes they name), and a memory loaded from a snapshot stays
+the row it was decoded as until something reads it. Both become the public `Link` and
+`MemoryNode` only on their way out of the store.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, Final
+
+from brain.model import (
+    AgentNode,
+    Block,
+    EntityNode,
+    FileNode,
+    Heading,
+    Kind,
+    Link,
+    LinkStatus,
+    MemoryNode,
+    Problem,
+    Severity,
+)
+
+LINK_FIELDS = tuple(f.name for f in fields(Link))
+# (source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line, column,
+#  candidates): `Link(*row)` is the link.
+LinkRow = tuple[str, int, str, LinkStatus, str, str, str, str | None, str | None, bool, int, int,
+                tuple[str, ...]]
+SOURCE: Final = 0
+ORDINAL: Final = 1
+TARGET_ID: Final = 2
+STATUS: Final = 3
+KEY: Final = 6
+
+# The link as held: one C call (brain.store.linking interns its ids when it builds it).
+link_row: Callable[[Link], LinkRow] = operator.attrgetter(*LINK_FIELDS)
+
+
+def as_link(row: LinkRow) -> Link:
+    return Link(*row)
+
+
+# A memory as a snapshot gives it: MemoryNode's fields in order, with the body left out and
+# headings, problems and blocks as plain lists (built into objects on first read).
+MemoryRow = tuple[Any, ...]
+MEMORY_FIELDS = tuple(f.name for f in fields(MemoryNode))
+PATH = MEMORY_FIELDS.index("path")
+KIND = MEMORY_FIELDS.index("note_kind")
+_HEADINGS = MEMORY_FIELDS.index("headings")
+_PROBLEMS = MEMORY_FIELDS.index("problems")
+_BLOCKS = MEMORY_FIELDS.index("blocks")
+_TRIGGERS = MEMORY_FIELDS.index("triggers")
+_BODY = MEMORY_FIELDS.index("body")
+_SEVERITIES = {s.value: s for s in Severity}
+PROBLEM_FIELDS = tuple(f.name for f in fields(Problem))
+_SEVERITY = PROBLEM_FIELDS.index("severity")
+_PROBLEM_CANDIDATES = PROBLEM_FIELDS.index("candidates")
+
+
+def memory_row(memory: MemoryNode) -> MemoryRow:
+    """A memory as a snapshot keeps it (plain values only; `memory_of` is the inverse)."""
+    row: list[Any] = [getattr(memory, name) for name in MEMORY_FIELDS]
+    row[_BODY] = ""
+    row[_HEADINGS] = [(h.text, h.level, h.line, h.source) for h in memory.headings]
+    row[_BLOCKS] = [(b.id, b.line, b.column, b.start_line) for b in memory.blocks]
+    row[_PROBLEMS] = [problem_row(p) for p in memory.problems]
+    row[_TRIGGERS] = list(memory.triggers)
+    row[KIND] = memory.note_kind.value
+    row[MEMORY_FIELDS.index("properties")] = dict(memory.properties)
+    return tuple(row)
+
+
+def problem_row(problem: Problem) -> tuple[Any, ...]:
+    row = [getattr(problem, name) for name in PROBLEM_FIELDS]
+    row[_SEVERITY] = problem.severity.value
+    row[_PROBLEM_CANDIDATES] = list(problem.candidates)
+    return tuple(row)
+
+
+def problem_of(row: Any) -> Problem:
+    values = list(row)
+    values[_SEVERITY] = _SEVERITIES[values[_SEVERITY]]
+    values[_PROBLEM_CANDIDATES] = tuple(values[_PROBLEM_CANDIDATES])
+    return Problem(*values)
+
+
+_KINDS = {k.value: k for k in Kind}
+
+
+def memory_of(row: MemoryRow) -> MemoryNode:
+    """The memory a row stands for (without its body; the store keeps that apart)."""
+    values = list(row)
+    values[_HEADINGS] = tuple(Heading(*h) for h in values[_HEADINGS])
+    values[_BLOCKS] = tuple(Block(*b) for b in values[_BLOCKS])
+    values[_PROBLEMS] = tuple(problem_of(p) for p in values[_PROBLEMS])
+    values[_TRIGGERS] = tuple(values[_TRIGGERS])
+    values[KIND] = _KINDS[values[KIND]]
+    return MemoryNode(*values)
+
+
+def checked_memory_row(row: Any) -> MemoryRow:
+    """A decoded row, its shape checked now (a row is built into a memory only when read,
+    and a bad one must be refused with the snapshot, not fail a query later)."""
+    if type(row) is not tuple or len(row) != len(MEMORY_FIELDS):
+        raise ValueError("a memory row of the wrong shape")
+    if row[KIND] not in _KINDS:
+        raise ValueError(f"a memory of unknown kind {row[KIND]!r}")
+    return row
+
+
+@dataclass(slots=True)
+class StoreImage:
+    """Everything an embedded store holds, as `contents()` hands it to a snapshot: memories as
+    rows or nodes (bodies apart, compressed), links as rows per source, the keyword index as
+    an SQLite image."""
+
+    memory_ids: list[str] = field(default_factory=list)
+    memories: list[MemoryNode | MemoryRow] = field(default_factory=list)
+    bodies: list[bytes | None] = field(default_factory=list)
+    links: list[tuple[str, tuple[LinkRow, ...]]] = field(default_factory=list)
+    agents: list[AgentNode] = field(default_factory=list)
+    entities: list[EntityNode] = field(default_factory=list)
+    files: list[FileNode] = field(default_factory=list)
+    keywords: bytes = b""
