@@ -47,7 +47,7 @@ if store_kind == "memory":
     from brain.store.memory import MemoryStore
     store = MemoryStore()
     if not index_on:
-        memory_search.KeywordIndex.apply = lambda self, batch: None
+        memory_search.KeywordIndex.apply = lambda self, batch, previous=None: None
 else:
     from brain.store.neo4j import Neo4jStore
     store = Neo4jStore.connect(uri)
