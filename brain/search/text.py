@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 
 MAX_QUERY_CHARS = 500
@@ -36,6 +37,29 @@ def title_of(name: str) -> str:
 def index_words(text: str) -> list[str]:
     """Every word of a note's text, case-folded as queries are (brain's keyword index)."""
     return _WORD.findall(text.lower() if text.isascii() else text.casefold())
+
+
+# Bytes that separate words in UTF-8 text: every ASCII byte but letters and digits. Bytes of
+# non-ASCII letters are kept, and a chunk that has any is split again by the regex.
+_ASCII_SEPARATORS = bytes(b if chr(b).isalnum() or b >= 0x80 else 0x20 for b in range(256))
+
+
+def word_counts(text: str) -> dict[str, int]:
+    """How often each word of `index_words(text)` occurs, about twice as fast: the text is split
+    by bytes.translate and bytes.split and counted in C, and the distinct chunks are decoded in
+    one go. Only a chunk with a non-ASCII separator in it (`a—b`) is split again by the regex."""
+    lowered = text.lower() if text.isascii() else text.casefold()
+    chunks = Counter(lowered.encode().translate(_ASCII_SEPARATORS).split())
+    if not chunks:
+        return {}
+    words = b" ".join(chunks).decode().split(" ")
+    if lowered.isascii() or "".join(words).isalnum():
+        return dict(zip(words, chunks.values(), strict=True))
+    counts: dict[str, int] = {}
+    for chunk, times in zip(words, chunks.values(), strict=True):
+        for word in (chunk,) if chunk.isalnum() else _WORD.findall(chunk):
+            counts[word] = counts.get(word, 0) + times
+    return counts
 
 
 def query_terms(query: str) -> list[str]:

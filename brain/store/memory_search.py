@@ -36,9 +36,9 @@ class KeywordIndex:
         index = self._index
         for node_id in batch.deletes:
             index.remove(node_id)
-        for memory in batch.memories:
-            index.add(memory.id, memory.scope, memory.type or "", title_of(memory.name),
-                      memory.description, memory.body)
+        index.add_many(
+            (m.id, m.scope, m.type or "", title_of(m.name), m.description, m.body) for m in batch.memories
+        )
 
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
         if not terms or limit <= 0 or (where.scopes is not None and not where.scopes):
