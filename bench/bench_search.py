@@ -66,8 +66,8 @@ t0, c0, a0 = time.perf_counter(), time.process_time(), cpu_all(); brain.sync()
 ingest_s, ingest_cpu_s = time.perf_counter() - t0, time.process_time() - c0
 out = {"ingest_s": ingest_s, "ingest_cpu_s": ingest_cpu_s, "ingest_cpu_all_s": cpu_all() - a0,
        "memories": brain.stats().memories, "load_ingest": os.getloadavg()[0]}
-if not index_on:
-    if store_kind == "neo4j":
+if not index_on or n_queries == 0:
+    if store_kind == "neo4j" and not index_on:
         store.ensure_schema()
     print(json.dumps(out)); sys.exit(0)
 
@@ -174,6 +174,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--sample", type=int, default=64, help="notes embedded to measure notes/s")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--ingest-only", action="store_true",
+                        help="only the ingest cost of the keyword index (more runs in less time)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "search.json")
     args = parser.parse_args()
@@ -193,7 +195,8 @@ def main() -> int:
                 order = [True, False] if i % 2 == 0 else [False, True]
                 for index_on in order:
                     if index_on:
-                        with_index.append(run(root, store, args.neo4j_uri, True, args.queries, args.sample))
+                        queries = 0 if args.ingest_only else args.queries
+                        with_index.append(run(root, store, args.neo4j_uri, True, queries, args.sample))
                     else:
                         without.append(run(root, store, args.neo4j_uri, False, 0, 0))
             row: dict[str, object] = {"size": size, "store": store}
