@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 from workload import generate  # noqa: E402
 
 DRIVER = r"""
-import json, random, resource, sys, time, statistics
+import json, os, random, resource, sys, time, statistics
 from pathlib import Path
 import brain.store.memory_search as memory_search
 from brain.model import MemoryNode
@@ -47,7 +47,7 @@ if store_kind == "memory":
     from brain.store.memory import MemoryStore
     store = MemoryStore()
     if not index_on:
-        memory_search.KeywordIndex.apply = lambda self, batch: None
+        memory_search.KeywordIndex.apply = lambda self, batch, previous=None: None
 else:
     from brain.store.neo4j import Neo4jStore
     store = Neo4jStore.connect(uri)
@@ -65,13 +65,25 @@ def cpu_all():
 t0, c0, a0 = time.perf_counter(), time.process_time(), cpu_all(); brain.sync()
 ingest_s, ingest_cpu_s = time.perf_counter() - t0, time.process_time() - c0
 out = {"ingest_s": ingest_s, "ingest_cpu_s": ingest_cpu_s, "ingest_cpu_all_s": cpu_all() - a0,
-       "memories": brain.stats().memories}
-if not index_on:
-    if store_kind == "neo4j":
+       "memories": brain.stats().memories, "load_ingest": os.getloadavg()[0]}
+if not index_on or n_queries == 0:
+    if store_kind == "neo4j" and not index_on:
         store.ensure_schema()
     print(json.dumps(out)); sys.exit(0)
 
 memories = store.list_memories(MemoryFilter())
+if store_kind == "memory":
+    # The keyword index alone, built from scratch over every note (what a full ingest adds).
+    from brain.store.base import WriteBatch
+    keywords = memory_search.KeywordIndex()
+    t, c = time.perf_counter(), time.process_time()
+    for start in range(0, len(memories), 500):
+        keywords.apply(WriteBatch(memories=memories[start:start + 500]))
+    out["keyword_index_build_s"] = time.perf_counter() - t
+    out["keyword_index_build_cpu_s"] = time.process_time() - c
+    t = time.perf_counter(); out["keyword_index_image_mb"] = len(keywords.image()) / 1e6
+    out["keyword_index_image_s"] = time.perf_counter() - t
+    del keywords
 rng = random.Random(7)
 encoder, reason = load_encoder()
 if encoder is not None:
@@ -113,6 +125,7 @@ for mode in modes:
         # wall clock above includes waiting for a core; on Neo4j the work is in the server).
         out[key + "_cpu_p50_ms"] = statistics.median(cpu)
         out[key + "_cpu_p95_ms"] = cpu[int(len(cpu) * 0.95) - 1]
+        out[key + "_load"] = os.getloadavg()[0]
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 brain.close()
 print(json.dumps(out))
@@ -161,7 +174,10 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--sample", type=int, default=64, help="notes embedded to measure notes/s")
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench-search"))
+    parser.add_argument("--ingest-only", action="store_true",
+                        help="only the ingest cost of the keyword index (more runs in less time)")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "search.json")
     args = parser.parse_args()
     report: dict[str, object] = {"install_mb": install_size_mb(), "results": []}
     print(f"install size (MB): {report['install_mb']}")
@@ -179,7 +195,8 @@ def main() -> int:
                 order = [True, False] if i % 2 == 0 else [False, True]
                 for index_on in order:
                     if index_on:
-                        with_index.append(run(root, store, args.neo4j_uri, True, args.queries, args.sample))
+                        queries = 0 if args.ingest_only else args.queries
+                        with_index.append(run(root, store, args.neo4j_uri, True, queries, args.sample))
                     else:
                         without.append(run(root, store, args.neo4j_uri, False, 0, 0))
             row: dict[str, object] = {"size": size, "store": store}
@@ -196,7 +213,7 @@ def main() -> int:
                 )
             print(json.dumps(row))
             report["results"].append(row)  # type: ignore[union-attr]
-    out = HERE / "results" / "search.json"
+    out: Path = args.out
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0

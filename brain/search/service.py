@@ -18,7 +18,7 @@ from typing import cast
 
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
 from brain.search.indexer import EmbeddingIndexer, SemanticStatus
-from brain.search.text import MAX_QUERY_CHARS, matched_terms, query_terms, snippet, title_of
+from brain.search.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
 from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
 
 RRF_K = 60
@@ -159,9 +159,10 @@ def fuse(keyword: Ranked, semantic: Ranked, k: int = RRF_K) -> list[tuple[str, f
 
 
 def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequence[str]) -> SearchHit:
-    body_terms = matched_terms(memory.body, terms)
+    body = flat_text(memory.body)  # once: the words and the snippet both look at it
+    body_terms = matched_terms(body, terms)
     description_terms = matched_terms(memory.description, terms)
-    text = memory.body if body_terms or not description_terms else memory.description
+    text = body if body_terms or not description_terms else flat_text(memory.description)
     present = {*body_terms, *description_terms, *matched_terms(title_of(memory.name), terms)}
     found = [t for t in terms if t in present]
     return SearchHit(
@@ -172,7 +173,7 @@ def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequen
         type=memory.type,
         description=memory.description,
         score=round(score, 6),
-        snippet=snippet(text, terms),
+        snippet=snippet(text, terms, flat=True),
         matched=tuple(matched),
         terms=tuple(found),
     )

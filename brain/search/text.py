@@ -1,16 +1,18 @@
 """Query terms, the match expressions of both stores, and snippets with the matched words marked.
 
 Both indexes split text the same way for the words people search with: letters and digits
-make a word, everything else separates, case is ignored (SQLite FTS5 `unicode61` and Lucene's
-standard analyzer agree on that). Queries are never passed through as query syntax: every
-term is quoted, so `AND`, `*`, `:` or a stray quote in a search box mean nothing special.
+make a word, everything else separates, case is ignored (brain's keyword index and Lucene's
+standard analyzer agree on that). Queries are never passed through as query syntax: every term
+is quoted or escaped, so `AND`, `*`, `:` or a stray quote in a search box mean nothing special.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
 
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 32
@@ -32,6 +34,34 @@ def title_of(name: str) -> str:
     return name.replace("-", " ").replace("_", " ")
 
 
+def index_words(text: str) -> list[str]:
+    """Every word of a note's text, case-folded as queries are (brain's keyword index)."""
+    return _WORD.findall(text.lower() if text.isascii() else text.casefold())
+
+
+# Bytes that separate words in UTF-8 text: every ASCII byte but letters and digits. Bytes of
+# non-ASCII letters are kept, and a chunk that has any is split again by the regex.
+_ASCII_SEPARATORS = bytes(b if chr(b).isalnum() or b >= 0x80 else 0x20 for b in range(256))
+
+
+def word_counts(text: str) -> dict[str, int]:
+    """How often each word of `index_words(text)` occurs, about twice as fast: the text is split
+    by bytes.translate and bytes.split and counted in C, and the distinct chunks are decoded in
+    one go. Only a chunk with a non-ASCII separator in it (`a—b`) is split again by the regex."""
+    lowered = text.lower() if text.isascii() else text.casefold()
+    chunks = Counter(lowered.encode().translate(_ASCII_SEPARATORS).split())
+    if not chunks:
+        return {}
+    words = b" ".join(chunks).decode().split(" ")
+    if lowered.isascii() or "".join(words).isalnum():
+        return dict(zip(words, chunks.values(), strict=True))
+    counts: dict[str, int] = {}
+    for chunk, times in zip(words, chunks.values(), strict=True):
+        for word in (chunk,) if chunk.isalnum() else _WORD.findall(chunk):
+            counts[word] = counts.get(word, 0) + times
+    return counts
+
+
 def query_terms(query: str) -> list[str]:
     """The distinct lower-case words of a query, in order, within the budget."""
     seen: dict[str, None] = {}
@@ -43,11 +73,6 @@ def query_terms(query: str) -> list[str]:
     return content or list(seen)
 
 
-def fts5_expression(terms: Sequence[str]) -> str:
-    """Any of the terms (BM25 ranks notes with more and rarer terms first)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
@@ -57,54 +82,100 @@ def lucene_expression(terms: Sequence[str]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _terms_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
-    """The terms as whole words, any case: the regex engine finds them, no word-by-word loop."""
+    """The terms, each ending a word: the regex engine finds them, no word-by-word loop. No
+    look-behind for the word's start (the caller checks it): one at every position of the text
+    made the search 2.5x slower."""
     alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
-    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
+    return re.compile(rf"(?:{alternatives})(?![^\W_])")
 
 
-def _term_matches(text: str, terms: Sequence[str]) -> Iterator[re.Match[str]]:
-    """The words of `text` equal to a term (case-folded), in order.
+def _starts_word(text: str, at: int) -> bool:
+    return at == 0 or not text[at - 1].isalnum()  # isalnum() is the regex's [^\W_]
+
+
+def _has_word(lowered: str, term: str) -> bool:
+    """Whether `term` is a whole word of `lowered` (str.find: no regex to compile per term)."""
+    at = lowered.find(term)
+    while at >= 0:
+        end = at + len(term)
+        if _starts_word(lowered, at) and (end == len(lowered) or not lowered[end].isalnum()):
+            return True
+        at = lowered.find(term, at + 1)
+    return False
+
+
+def _term_spans(text: str, terms: Sequence[str], start: int = 0) -> Iterator[tuple[int, int]]:
+    """Where the words of `text` equal to a term (case-folded) are, in order, from `start`.
 
     A 10 KB body has ~1,500 words: matching the terms with one regex is ~20x cheaper than
     splitting every word and folding its case, which made snippets most of a query's cost.
-    Case folding is more than IGNORECASE for a few letters (ß = ss, ﬁ = fi), so texts that
-    have them, and non-ASCII terms, take the word-by-word path.
+    The text is matched lower-cased (same offsets; a case-sensitive regex is several times
+    faster than IGNORECASE). Case folding is more than lower-casing for a few letters (ß = ss,
+    ﬁ = fi), so texts that have them, and non-ASCII terms, take the word-by-word path.
     """
     wanted = set(terms)
     if not wanted:
         return iter(())
-    if all(t.isascii() for t in wanted) and (text.isascii() or text.casefold() == text.lower()):
-        found = _terms_pattern(tuple(sorted(wanted))).finditer(text)
-    else:
-        found = _WORD.finditer(text)
-    return (m for m in found if m.group(0).casefold() in wanted)
+    lowered = _lowered(text, wanted)
+    if lowered is not None:
+        found = _terms_pattern(tuple(sorted(wanted))).finditer(lowered, start)
+        return (m.span() for m in found if _starts_word(lowered, m.start()))
+    return (m.span() for m in _WORD.finditer(text, start) if m.group(0).casefold() in wanted)
 
 
-def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:
-    """A window of `text` around the first matched word, every matched word marked `**w**`."""
-    flat = " ".join(text.split())
-    hits = list(_term_matches(flat, terms))
-    if not hits:
-        clipped = flat[:width]
-        return clipped + ("…" if len(flat) > width else "")
-    start = max(0, hits[0].start() - width // 4)
+def _lowered(text: str, terms: Collection[str]) -> str | None:
+    """`text` lower-cased, if that is its case folding letter for letter (the offsets stay the
+    same) and the terms are ASCII: then a case-sensitive regex finds the terms in it."""
+    return _lowered_text(text) if all(t.isascii() for t in terms) else None
+
+
+@functools.lru_cache(maxsize=32)
+def _lowered_text(text: str) -> str | None:
+    """Cached: a hit's body is looked at for its terms and then for its snippet."""
+    lowered = text.lower()
+    if text.isascii() or (len(lowered) == len(text) and text.casefold() == lowered):
+        return lowered
+    return None
+
+
+def flat_text(text: str) -> str:
+    """`text` with every run of white space one space, as snippets show it."""
+    return " ".join(text.split())
+
+
+def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS, flat: bool = False) -> str:
+    """A window of `text` around the first matched word, every matched word marked `**w**`.
+    `flat`: `text` is already `flat_text`."""
+    line = text if flat else flat_text(text)
+    spans = _term_spans(line, terms)
+    first = next(spans, None)
+    if first is None:
+        clipped = line[:width]
+        return clipped + ("…" if len(line) > width else "")
+    start = max(0, first[0] - width // 4)
     if start:
-        space = flat.rfind(" ", 0, start)
+        space = line.rfind(" ", 0, start)
         start = space + 1 if space >= 0 and start - space < 20 else start
-    end = min(len(flat), start + width)
+    end = min(len(line), start + width)
     out: list[str] = ["…" if start else ""]
     cursor = start
-    for m in hits:
-        if m.start() < start or m.end() > end:
+    for hit_start, hit_end in itertools.chain([first], spans):
+        if hit_start >= end:
+            break  # the rest are past the window: never look at them
+        if hit_start < start or hit_end > end:
             continue
-        out += [flat[cursor : m.start()], MARK_OPEN, m.group(0), MARK_CLOSE]
-        cursor = m.end()
-    out.append(flat[cursor:end])
-    if end < len(flat):
+        out += [line[cursor:hit_start], MARK_OPEN, line[hit_start:hit_end], MARK_CLOSE]
+        cursor = hit_end
+    out.append(line[cursor:end])
+    if end < len(line):
         out.append("…")
     return "".join(out)
 
 
 def matched_terms(text: str, terms: Sequence[str]) -> list[str]:
-    present = {m.group(0).casefold() for m in _term_matches(text, terms)}
+    """The terms that are words of `text`, in the terms' order."""
+    lowered = _lowered(text, terms)
+    if lowered is not None:
+        return [t for t in terms if _has_word(lowered, t)]
+    present = {text[a:b].casefold() for a, b in _term_spans(text, terms)}
     return [t for t in terms if t in present]

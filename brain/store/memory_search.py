@@ -1,115 +1,63 @@
-"""The embedded store's search indexes: SQLite FTS5 for keywords, a numpy matrix for vectors.
+"""The embedded store's search indexes: brain's BM25 index for keywords, a numpy matrix for vectors.
 
-FTS5 ships with Python's sqlite3, ranks with BM25 in C, and updates a row in microseconds,
-so the index is written in the same locked step as the graph (`MemoryStore.write`) and a
-search never sees a note the graph does not have. Vectors are a dense float32 matrix scanned
-by one matrix-vector product: 100,000 x 384 is 150 MB and ~10 ms a query, no ANN index needed
-at this size. numpy is optional (the `semantic` extra): without it keyword search still works.
+The keyword index (brain/search/bm25.py) ranks as SQLite FTS5 did, several times faster, and
+updates a note in microseconds, so it is written in the same locked step as the graph
+(`MemoryStore.write`) and a search never sees a note the graph does not have. Vectors are a
+dense float32 matrix scanned by one matrix-vector product: 100,000 x 384 is 150 MB and ~10 ms
+a query, no ANN index needed at this size.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from brain.model import MemoryNode
-from brain.search.text import fts5_expression, title_of
+
+# The column weights of BM25 (name 4, description 2, body 1) are brain/search/bm25.py's, and
+# Neo4j's full-text query uses the same.
+from brain.search.bm25 import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT, BM25Index
+from brain.search.text import title_of
 from brain.store.base import Ranked, SearchWhere, WriteBatch
 
-# Column weights of BM25: a word in the name counts more than one in the description, which
-# counts more than one in the body (measured on tests/fixtures/search; Neo4j uses the same).
-NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4.0, 2.0, 1.0
+__all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "KeywordIndex", "VectorIndex"]
 
 
 class KeywordIndex:
-    """Contentless FTS5 (the index only: bodies are not kept twice), scope, type and id in a
-    plain table beside it. Deleting from a contentless index needs the text it indexed: the
-    store passes the nodes a batch replaces."""
+    """The store's side of brain's keyword index (brain/search/bm25.py): kept in step with the
+    graph by `MemoryStore.write`, in the same locked step."""
 
     def __init__(self) -> None:
-        self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        self._db.execute(
-            "CREATE VIRTUAL TABLE notes USING fts5(name, description, body, content = '', "
-            "tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        self._db.execute("CREATE TABLE meta (rowid INTEGER PRIMARY KEY, scope TEXT, type TEXT, id TEXT)")
-        # The weights as the table's own rank function: `ORDER BY rank LIMIT n` then keeps
-        # only the best n while it scores (1.5x faster than sorting bm25() over every match).
-        self._db.execute(
-            "INSERT INTO notes(notes, rank) VALUES "
-            f"('rank', 'bm25({NAME_WEIGHT}, {DESCRIPTION_WEIGHT}, {BODY_WEIGHT})')"
-        )
-        self._rowids: dict[str, int] = {}
-        self._next = 1
+        self._index = BM25Index()
 
-    def apply(self, batch: WriteBatch, previous: Mapping[str, MemoryNode]) -> None:
-        """`previous`: the stored nodes of the ids this batch deletes or replaces."""
-        db = self._db
-        db.execute("BEGIN")
-        try:
-            for node_id in [*batch.deletes, *(m.id for m in batch.memories)]:
-                rowid = self._rowids.pop(node_id, None)
-                old = previous.get(node_id)
-                if rowid is not None and old is not None:
-                    db.execute("INSERT INTO notes(notes, rowid, name, description, body) "
-                               "VALUES ('delete', ?, ?, ?, ?)", _text(rowid, old))
-                    db.execute("DELETE FROM meta WHERE rowid = ?", (rowid,))
-            rows: list[tuple[Any, ...]] = []
-            for memory in batch.memories:
-                rowid = self._rowids[memory.id] = self._next
-                self._next += 1
-                rows.append(_text(rowid, memory))
-            db.executemany("INSERT INTO notes(rowid, name, description, body) VALUES (?, ?, ?, ?)", rows)
-            db.executemany(
-                "INSERT INTO meta(rowid, scope, type, id) VALUES (?, ?, ?, ?)",
-                [(self._rowids[m.id], m.scope, m.type or "", m.id) for m in batch.memories],
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    def apply(self, batch: WriteBatch, previous: Mapping[str, MemoryNode] | None = None) -> None:
+        """`previous` (the stored nodes the batch replaces) is not needed: the index drops a
+        note's old postings by its slot."""
+        index = self._index
+        for node_id in batch.deletes:
+            index.remove(node_id)
+        index.add_many(
+            (m.id, m.scope, m.type or "", title_of(m.name), m.description, m.body) for m in batch.memories
+        )
 
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
         if not terms or limit <= 0 or (where.scopes is not None and not where.scopes):
             return []
-        sql = ("SELECT meta.id, notes.rank FROM notes JOIN meta ON meta.rowid = notes.rowid "
-               "WHERE notes MATCH ?")
-        params: list[Any] = [fts5_expression(terms)]
-        if where.scopes is not None:
-            sql += f" AND meta.scope IN ({', '.join('?' * len(where.scopes))})"
-            params += sorted(where.scopes)
-        if where.type is not None:
-            sql += " AND meta.type = ?"
-            params.append(where.type)
-        sql += " ORDER BY notes.rank LIMIT ?"
-        params.append(limit)
-        # bm25() is negative, lower is better: report it as a positive score, higher is better;
-        # equal scores in id order, as on Neo4j.
-        rows = [(node_id, -rank) for node_id, rank in self._db.execute(sql, params)]
-        return sorted(rows, key=lambda row: (-row[1], row[0]))
+        return self._index.search(terms, where.scopes, where.type, limit)
 
     def clear(self) -> None:
-        self._db.execute("DELETE FROM notes")
-        self._db.execute("DELETE FROM meta")
-        self._rowids.clear()
+        self._index = BM25Index()
 
     def image(self) -> bytes:
-        """The whole index as bytes (SQLite's own file format), for a snapshot."""
-        return self._db.serialize()
+        """The whole index as bytes, for a snapshot."""
+        return self._index.image()
 
     def load_image(self, image: bytes) -> None:
-        """Replace the index by an `image()`: far faster than inserting every note again."""
-        self._db.deserialize(image)
-        self._rowids = {node_id: rowid for rowid, node_id in self._db.execute("SELECT rowid, id FROM meta")}
-        self._next = max(self._rowids.values(), default=0) + 1
+        """Replace the index by an `image()`: far faster than indexing every note again."""
+        self._index.load_image(image)
 
     def __len__(self) -> int:
-        return len(self._rowids)
-
-
-def _text(rowid: int, memory: MemoryNode) -> tuple[Any, ...]:
-    return (rowid, title_of(memory.name), memory.description, memory.body)
+        return len(self._index)
 
 
 class VectorIndex:

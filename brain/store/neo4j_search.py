@@ -1,7 +1,7 @@
 """Search on Neo4j: its own full-text (Lucene BM25) and vector indexes, created with the schema.
 
 The full-text index `memory_text` covers title (the name as words), description and body
-with the same column weights as the embedded store's FTS5 index; the vector index
+with the same column weights as the embedded store's BM25 index; the vector index
 `memory_embedding` holds each note's MiniLM vector. Neo4j keeps both in step with every
 committed write. A memory upsert replaces all of a node's properties (`SET m = row.props`),
 vector included, which is exactly the staleness rule: the search service re-puts the vector
@@ -55,7 +55,7 @@ RETURN m.id AS id, m.embeddingHash AS hash
 
 
 def keyword_query(terms: Sequence[str]) -> str:
-    """One Lucene query over the three fields, weighted like FTS5's bm25(notes, 4, 2, 1)."""
+    """One Lucene query over the three fields, weighted like the embedded index (4, 2, 1)."""
     anyof = lucene_expression(terms)
     return (
         f"title:({anyof})^{NAME_WEIGHT:g} OR description:({anyof})^{DESCRIPTION_WEIGHT:g} "

@@ -4,7 +4,7 @@ Measured (embedded store, 32 queries over examples/workspace, notes embedded fro
 first 64 tokens): keyword 0.75 / 0.77, semantic 0.91 / 0.85, fused 0.94 / 0.86 (recall@3 /
 MRR). Paraphrases are where semantic and fusion earn their keep: keyword 0.50 / 0.55,
 semantic 0.81 / 0.70, fused 0.88 / 0.73. Neo4j's BM25 (Lucene) does better on paraphrases
-(0.69 recall@3) than FTS5's. Floors sit a little
+(0.69 recall@3) than the embedded store's (FTS5's formula). Floors sit a little
 under the measured figures so a real regression fails and noise does not.
 """
 

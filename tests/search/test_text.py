@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.search.text import fts5_expression, lucene_expression, query_terms, snippet
+from brain.search.text import lucene_expression, query_terms, snippet
 
 
 @pytest.mark.parametrize(
@@ -26,7 +26,6 @@ def test_query_terms(query: str, terms: list[str]) -> None:
 
 
 def test_expressions_quote_every_term() -> None:
-    assert fts5_expression(["a\"b", "or"]) == '"a""b" OR "or"'
     assert lucene_expression(["a:b", "c*"]) == "a\\:b OR c\\*"
 
 

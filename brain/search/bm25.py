@@ -1,0 +1,295 @@
+"""brain's own keyword index: an inverted index with numpy postings, ranked by BM25 as SQLite's
+FTS5 ranks (same formula, same column weights), 3-10x faster per query than FTS5 was here.
+
+Why not FTS5: at 10,000 notes its `MATCH ... ORDER BY rank` alone took 12-25 ms a query (it
+scores every matching row in C, one row at a time, through a virtual table), over the 20 ms
+goal for a whole search. Here a query is a handful of vectorized numpy operations: for each
+term, gather its postings (note slots and weighted term frequencies), add its BM25 share into
+one score array, then keep the visible notes (the scope rule is an array of scope codes, so
+another agent's notes are dropped before ranking and counting) and pick the best with
+`argpartition`.
+
+The formula is FTS5's `bm25()`: for each query term, idf * f * (k1 + 1) / (f + k1 * (1 - b +
+b * |D| / avgdl)) with f the term's count in each column times the column's weight (4 name, 2
+description, 1 body), |D| the note's word count over all columns, idf = ln((N - n + 0.5) /
+(n + 0.5)) floored at 1e-6, k1 = 1.2, b = 0.75. tests/search checks the scores against FTS5's.
+
+Updates: a changed note gets a new slot and its old slot is marked dead (no posting list is
+rewritten); dead postings are masked out at query time, which also makes each term's document
+count exact, and compacted away once they are a third of all postings. The whole index
+serializes to bytes (`image`) for the startup snapshot and loads back with one copy per term.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from brain.search.text import index_words, word_counts
+
+K1, B = 1.2, 0.75
+NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 2, 1
+MAX_FREQ = 65_535  # weighted frequencies are stored as uint16: BM25 saturates long before
+MAGIC = b"brain-bm25 1\n"
+
+
+class BM25Index:
+    """Notes by id, each with a scope and a type code the search filters on."""
+
+    def __init__(self, compact_after: int = 50_000) -> None:
+        self.compact_after = compact_after  # dead postings that may wait for a compaction
+        self._terms: dict[str, int] = {}
+        self._docs: list[array[int]] = []  # term id -> slots ('i')
+        self._freqs: list[array[int]] = []  # term id -> weighted frequencies ('H')
+        self._ids: list[str | None] = []  # slot -> note id (None: dead)
+        self._slot: dict[str, int] = {}
+        self._codes: dict[str, int] = {}  # scope or type name -> code
+        self._lengths: Any = np.zeros(1024, dtype=np.int32)  # slot -> words in the note
+        self._scopes: Any = np.zeros(1024, dtype=np.int32)
+        self._types: Any = np.zeros(1024, dtype=np.int32)
+        self._alive: Any = np.zeros(1024, dtype=bool)
+        self._tokens = 0  # words in all live notes
+        self._postings = 0
+        self._dead_postings = 0
+        self._distinct: Any = np.zeros(1024, dtype=np.int32)  # slot -> its postings (dead count)
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def _code(self, value: str) -> int:
+        return self._codes.setdefault(value, len(self._codes))
+
+    # ------------------------------------------------------------------ writes
+
+    def remove(self, node_id: str) -> None:
+        self._drop(node_id)
+        self._maybe_compact()
+
+    def _drop(self, node_id: str) -> None:
+        slot = self._slot.pop(node_id, None)
+        if slot is None:
+            return
+        self._ids[slot] = None
+        self._alive[slot] = False
+        self._tokens -= int(self._lengths[slot])
+        self._dead_postings += int(self._distinct[slot])
+
+    def _maybe_compact(self) -> None:
+        if self._dead_postings > max(self.compact_after, self._postings // 3):
+            self._compact()
+
+    def add(self, node_id: str, scope: str, type: str, name: str, description: str, body: str) -> None:
+        """Index a note (replacing its previous text, if any)."""
+        self.add_many([(node_id, scope, type, name, description, body)])
+
+    def add_many(self, notes: Iterable[tuple[str, str, str, str, str, str]]) -> None:
+        """Index notes: (id, scope, type, name, description, body) each.
+
+        The postings of the whole batch are grouped by term with one numpy sort and appended
+        one term at a time: a posting at a time made the index most of a full ingest's cost.
+        """
+        terms = self._terms
+        lookup = terms.get
+        term_ids: list[int | None] = []
+        freqs: list[int] = []
+        slots: list[int] = []
+        sizes: list[int] = []
+        for node_id, scope, type, name, description, body in notes:
+            self._drop(node_id)
+            counts = word_counts(body)
+            length = sum(counts.values())
+            for weight, text in ((NAME_WEIGHT, name), (DESCRIPTION_WEIGHT, description)):
+                field = index_words(text)
+                length += len(field)
+                for word in field:
+                    counts[word] = counts.get(word, 0) + weight
+            slot = len(self._ids)
+            if slot >= len(self._alive):
+                self._grow()
+            self._ids.append(node_id)
+            self._slot[node_id] = slot
+            self._lengths[slot] = length
+            self._scopes[slot] = self._code(scope)
+            self._types[slot] = self._code(type)
+            self._alive[slot] = True
+            self._tokens += length
+            self._distinct[slot] = len(counts)
+            ids = list(map(lookup, counts))
+            if None in ids:
+                for i, word in enumerate(counts):
+                    if ids[i] is None:
+                        ids[i] = terms.setdefault(word, len(terms))
+            term_ids += ids
+            freqs += counts.values()
+            slots.append(slot)
+            sizes.append(len(counts))
+        while len(self._docs) < len(terms):
+            self._docs.append(array("i"))
+            self._freqs.append(array("H"))
+        if term_ids:
+            self._append_postings(term_ids, slots, sizes, freqs)
+        self._maybe_compact()
+
+    def _append_postings(self, term_ids: list[int | None], slots: list[int], sizes: list[int],
+                         freqs: list[int]) -> None:
+        by_term = np.array(term_ids, dtype=np.int64)
+        order = np.argsort(by_term, kind="stable")  # each term's slots stay in order
+        by_term = by_term[order]
+        doc_bytes = np.repeat(np.array(slots, dtype=np.int32), sizes)[order].tobytes()
+        freq_bytes = np.minimum(np.array(freqs, dtype=np.int64), MAX_FREQ)[order].astype(np.uint16).tobytes()
+        starts = np.flatnonzero(np.diff(by_term)) + 1
+        bounds = [0, *starts.tolist(), len(by_term)]
+        firsts = by_term[bounds[:-1]].tolist()
+        for term, start, end in zip(firsts, bounds, bounds[1:], strict=False):
+            self._docs[term].frombytes(doc_bytes[4 * start : 4 * end])
+            self._freqs[term].frombytes(freq_bytes[2 * start : 2 * end])
+        self._postings += len(by_term)
+
+    def _grow(self) -> None:
+        size = 2 * len(self._alive)
+        for name in ("_lengths", "_scopes", "_types", "_alive", "_distinct"):
+            old = getattr(self, name)
+            new = np.zeros(size, dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def _compact(self) -> None:
+        """Renumber the live notes 0..n-1 and drop dead postings and unused terms."""
+        image = self.image()
+        self.load_image(image)
+
+    # ------------------------------------------------------------------ search
+
+    def search(
+        self, terms: Sequence[str], scopes: frozenset[str] | None, type: str | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """The best `limit` notes with any of `terms`, best first, equal scores in id order."""
+        count = len(self._slot)
+        if not count or limit <= 0:
+            return []
+        avgdl = self._tokens / count
+        size = len(self._ids)
+        alive = self._alive[:size]
+        norm = K1 * (1 - B) + (K1 * B / avgdl) * self._lengths[:size]  # per slot, float64
+        scores = np.zeros(size)
+        has_dead = self._dead_postings > 0
+        for word in dict.fromkeys(terms):
+            term = self._terms.get(word)
+            if term is None:
+                continue
+            docs = np.frombuffer(self._docs[term], dtype=np.int32).copy()
+            freqs = np.frombuffer(self._freqs[term], dtype=np.uint16).astype(np.float64)
+            if has_dead:
+                keep = alive[docs]
+                docs, freqs = docs[keep], freqs[keep]
+            hits = len(docs)
+            if not hits:
+                continue
+            idf = math.log((count - hits + 0.5) / (hits + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            scores[docs] += idf * (K1 + 1) * freqs / (freqs + norm[docs])
+        found = np.flatnonzero(scores)
+        if scopes is not None:
+            allowed = [self._codes[s] for s in scopes if s in self._codes]
+            found = found[np.isin(self._scopes[found], allowed)]
+        if type is not None:
+            found = found[self._types[found] == self._codes.get(type, -1)]
+        if not len(found):
+            return []
+        ranked = scores[found]
+        if len(found) > limit:
+            # Every note scoring at least the limit-th best: ties at the cut go by id below.
+            cut = -np.partition(-ranked, limit - 1)[limit - 1]
+            keep = ranked >= cut
+            found, ranked = found[keep], ranked[keep]
+        ids = self._ids
+        best = sorted(zip((-ranked).tolist(), [ids[s] for s in found.tolist()], strict=True))
+        return [(str(node_id), -score) for score, node_id in best[:limit]]
+
+    # ------------------------------------------------------------------ image
+
+    def image(self) -> bytes:
+        """The live index as bytes: MAGIC, u32 header length, JSON header, then the arrays."""
+        size = len(self._ids)
+        alive = self._alive[:size]
+        live = np.flatnonzero(alive)
+        renumber = np.full(size, -1, dtype=np.int32)
+        renumber[live] = np.arange(len(live), dtype=np.int32)
+        words: list[str] = []
+        offsets = [0]
+        doc_parts: list[Any] = []
+        freq_parts: list[Any] = []
+        for word, term in self._terms.items():
+            docs = np.frombuffer(self._docs[term], dtype=np.int32).copy()
+            freqs = np.frombuffer(self._freqs[term], dtype=np.uint16).copy()
+            keep = alive[docs]
+            if not keep.any():
+                continue
+            words.append(word)
+            doc_parts.append(renumber[docs[keep]])
+            freq_parts.append(freqs[keep])
+            offsets.append(offsets[-1] + int(keep.sum()))
+        ids = [self._ids[s] or "" for s in live.tolist()]
+        codes = sorted(self._codes, key=self._codes.__getitem__)
+        arrays: list[bytes] = [
+            np.asarray(offsets, dtype=np.int64).tobytes(),
+            _joined(doc_parts, np.int32),
+            _joined(freq_parts, np.uint16),
+            self._lengths[live].astype(np.int32).tobytes(),
+            self._scopes[live].astype(np.int32).tobytes(),
+            self._types[live].astype(np.int32).tobytes(),
+            "\0".join(ids).encode(),
+            "\0".join(words).encode(),
+        ]
+        header = json.dumps({"codes": codes, "tokens": self._tokens, "sizes": [len(a) for a in arrays]})
+        head = header.encode()
+        return MAGIC + struct.pack("<I", len(head)) + head + b"".join(arrays)
+
+    def load_image(self, image: bytes) -> None:
+        if not image.startswith(MAGIC):
+            raise ValueError("not a brain keyword index image")
+        at = len(MAGIC)
+        (head_size,) = struct.unpack_from("<I", image, at)
+        at += 4
+        header = json.loads(image[at : at + head_size])
+        at += head_size
+        parts: list[bytes] = []
+        for part_size in header["sizes"]:
+            parts.append(image[at : at + part_size])
+            at += part_size
+        raw_offsets, raw_docs, raw_freqs, raw_lengths, raw_scopes, raw_types, raw_ids, raw_words = parts
+        offsets = np.frombuffer(raw_offsets, dtype=np.int64).tolist()
+        ids = raw_ids.decode().split("\0") if raw_ids else []
+        words = raw_words.decode().split("\0") if raw_words else []
+        self.__init__(self.compact_after)  # type: ignore[misc]
+        self._codes = {name: code for code, name in enumerate(header["codes"])}
+        capacity = max(1024, 1 << max(0, len(ids) - 1).bit_length())
+        for name, raw in (("_lengths", raw_lengths), ("_scopes", raw_scopes), ("_types", raw_types)):
+            values = np.zeros(capacity, dtype=np.int32)
+            values[: len(ids)] = np.frombuffer(raw, dtype=np.int32)
+            setattr(self, name, values)
+        self._alive = np.zeros(capacity, dtype=bool)
+        self._alive[: len(ids)] = True
+        self._ids = list(ids)
+        self._slot = {node_id: slot for slot, node_id in enumerate(ids)}
+        self._tokens = int(header["tokens"])
+        for term, word in enumerate(words):
+            self._terms[word] = term
+            docs, freqs = array("i"), array("H")
+            docs.frombytes(raw_docs[4 * offsets[term] : 4 * offsets[term + 1]])
+            freqs.frombytes(raw_freqs[2 * offsets[term] : 2 * offsets[term + 1]])
+            self._docs.append(docs)
+            self._freqs.append(freqs)
+        self._postings = offsets[-1] if offsets else 0
+        self._distinct = np.zeros(capacity, dtype=np.int32)
+        self._distinct[: len(ids)] = np.bincount(np.frombuffer(raw_docs, dtype=np.int32), minlength=len(ids))
+
+
+def _joined(parts: list[Any], dtype: Any) -> bytes:
+    return (np.concatenate(parts) if parts else np.zeros(0, dtype)).astype(dtype).tobytes()

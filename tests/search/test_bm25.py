@@ -1,0 +1,128 @@
+"""brain's keyword index ranks as SQLite FTS5's bm25() does, through adds, edits, deletes,
+compactions and snapshot images (FTS5 over the live notes is the oracle), and its scope and
+type filters drop notes before the top-k is chosen."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections import Counter
+
+import pytest
+
+from brain.search.bm25 import BM25Index
+from brain.search.text import index_words, word_counts
+
+WORDS = ["alpha", "beta", "gamma", "delta", "echo", "fox", "golf", "hotel", "india", "juliet"]
+SCOPES = ["shared", "alice", "bob"]
+TYPES = ["user", "project", ""]
+
+Note = tuple[str, str, str, str, str]  # scope, type, name, description, body
+
+
+def text(rng: random.Random, words: int) -> str:
+    # Skewed: some words are common, some rare, some absent from a note; mixed case.
+    return " ".join(rng.choice(WORDS[: rng.randint(1, len(WORDS))]).title() if rng.random() < 0.2
+                    else rng.choice(WORDS[: rng.randint(1, len(WORDS))]) for _ in range(words))
+
+
+def random_note(rng: random.Random) -> Note:
+    return (rng.choice(SCOPES), rng.choice(TYPES), text(rng, rng.randint(1, 3)),
+            text(rng, rng.randint(0, 8)), text(rng, rng.randint(0, 60)))
+
+
+def fts5_ranking(notes: dict[str, Note], terms: list[str], scopes: frozenset[str] | None,
+                 type: str | None) -> list[tuple[str, float]]:
+    """The oracle: FTS5 over the live notes, bm25 with brain's column weights."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE notes USING fts5(id UNINDEXED, scope UNINDEXED, type UNINDEXED, "
+               "name, description, body, tokenize = 'unicode61 remove_diacritics 0')")
+    db.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?)",
+                   [(i, *note) for i, note in notes.items()])
+    expression = " OR ".join(f'"{t}"' for t in terms)
+    rows = db.execute("SELECT id, scope, type, bm25(notes, 0, 0, 0, 4, 2, 1) FROM notes "
+                      "WHERE notes MATCH ?", (expression,)).fetchall()
+    ranked = [(i, -score) for i, scope, kind, score in rows
+              if (scopes is None or scope in scopes) and (type is None or kind == type)]
+    return sorted(ranked, key=lambda row: (-row[1], row[0]))
+
+
+def assert_same(index: BM25Index, notes: dict[str, Note], rng: random.Random) -> None:
+    for _ in range(6):
+        terms = rng.sample([*WORDS, "absent"], rng.randint(1, 3))
+        scopes = rng.choice([None, frozenset({"shared", "alice"}), frozenset({"bob"})])
+        kind = rng.choice([None, None, "user"])
+        limit = rng.choice([1, 3, 10, 1000])
+        expected = fts5_ranking(notes, terms, scopes, kind)
+        got = index.search(terms, scopes, kind, limit)
+        assert [i for i, _ in got] == [i for i, _ in expected][:limit], (terms, scopes, kind, limit)
+        for (_, mine), (_, theirs) in zip(got, expected, strict=False):
+            assert mine == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ranks_as_fts5_through_batches_edits_deletes_compactions_and_images(seed: int) -> None:
+    rng = random.Random(seed)
+    index = BM25Index(compact_after=40)  # compacts often here
+    notes: dict[str, Note] = {}
+    for step in range(160):
+        action = rng.random()
+        node_id = f"memory:n{rng.randint(0, 40)}"
+        if action < 0.3:
+            notes[node_id] = random_note(rng)
+            index.add(node_id, *notes[node_id])
+        elif action < 0.6:  # a batch, the same note maybe twice in it (the last one counts)
+            batch = [(f"memory:n{rng.randint(0, 40)}", random_note(rng)) for _ in range(rng.randint(1, 5))]
+            notes.update(batch)
+            index.add_many([(i, *note) for i, note in batch])
+        elif action < 0.85:
+            notes.pop(node_id, None)
+            index.remove(node_id)
+        else:
+            reloaded = BM25Index(compact_after=40)
+            reloaded.load_image(index.image())
+            index = reloaded
+        assert len(index) == len(notes)
+        if step % 8 == 0:
+            assert_same(index, notes, rng)
+    assert_same(index, notes, rng)
+
+
+def test_ties_at_the_cut_go_by_id() -> None:
+    index = BM25Index()
+    for i in (5, 3, 9, 1, 7):
+        index.add(f"m{i}", "shared", "", "same", "", "word")
+    index.add("other", "shared", "", "nothing", "", "here")
+    assert [i for i, _ in index.search(["word"], None, None, 3)] == ["m1", "m3", "m5"]
+
+
+def test_filters_apply_before_the_top_k() -> None:
+    index = BM25Index()
+    for i in range(50):  # alice's notes all rank above bob's
+        index.add(f"a{i:02}", "alice", "user", "word word", "", "word")
+    index.add("b", "bob", "project", "x", "", "word")
+    assert [i for i, _ in index.search(["word"], frozenset({"bob"}), None, 1)] == ["b"]
+    assert [i for i, _ in index.search(["word"], None, "project", 1)] == ["b"]
+    assert index.search(["word"], frozenset({"carol"}), None, 5) == []
+    assert index.search(["word"], None, "reference", 5) == []
+
+
+def test_empty_and_unknown() -> None:
+    index = BM25Index()
+    assert index.search(["word"], None, None, 5) == []
+    index.load_image(BM25Index().image())
+    assert len(index) == 0
+    with pytest.raises(ValueError, match="not a brain keyword index"):
+        index.load_image(b"SQLite format 3\0")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("Deploy the deploy-checklist_v2", ["deploy", "the", "deploy", "checklist", "v2"]),
+    ("STRASSE Straße", ["strasse", "strasse"]),  # case folding, as queries are folded
+    ("naïve café 東京", ["naïve", "café", "東京"]),
+    ("a—b 🚀x ½ naïve_x², ÜBER!", ["a", "b", "x", "½", "naïve", "x²", "über"]),
+    ("", []),
+])
+def test_index_words(text: str, words: list[str]) -> None:
+    assert index_words(text) == words
+    assert word_counts(text) == Counter(words)
