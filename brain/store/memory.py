@@ -131,11 +131,6 @@ class MemoryStore:
             self._ensure_indexes()
             self.writes += 1
             touched_targets: set[str] = set()
-            replaced = {
-                i: self._full(memory)
-                for i in [*batch.deletes, *(m.id for m in batch.memories)]
-                if (memory := self._memory(i)) is not None
-            }
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
             for memory in batch.memories:
@@ -178,7 +173,7 @@ class MemoryStore:
                     self._in.pop(target, None)
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
-                self._keywords.apply(batch, replaced)
+                self._keywords.apply(batch)
                 self._vectors.apply(batch)
 
     def _delete(self, node_id: str, touched: set[str]) -> None:

@@ -9,10 +9,8 @@ a query, no ANN index needed at this size.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-from brain.model import MemoryNode
 
 # The column weights of BM25 (name 4, description 2, body 1) are brain/search/bm25.py's, and
 # Neo4j's full-text query uses the same.
@@ -30,9 +28,8 @@ class KeywordIndex:
     def __init__(self) -> None:
         self._index = BM25Index()
 
-    def apply(self, batch: WriteBatch, previous: Mapping[str, MemoryNode] | None = None) -> None:
-        """`previous` (the stored nodes the batch replaces) is not needed: the index drops a
-        note's old postings by its slot."""
+    def apply(self, batch: WriteBatch) -> None:
+        """A changed note's old postings are dropped by its slot: the old text is not needed."""
         index = self._index
         for node_id in batch.deletes:
             index.remove(node_id)
