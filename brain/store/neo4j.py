@@ -13,8 +13,12 @@ problem records): the contract suite in tests/contract runs every behaviour on b
 from __future__ import annotations
 
 import logging
+import os
+import time
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
@@ -73,6 +77,7 @@ from brain.store.neo4j_write import (
     Transaction,
     clear_some,
     drop_some,
+    mark_staging,
     run_transaction,
     switch_generation,
     transactions,
@@ -106,6 +111,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         self.read_only = read_only
         self.transactions = 0  # write transactions committed, for benchmarks and tests
         self.rebuilds = 0  # generations switched in (brain/store/neo4j_generation.py)
+        self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
 
     @classmethod
@@ -135,6 +141,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 user_agent=f"brain/{__version__}",
             )
         store = cls(driver, database, uri, read_only=read_only)
+        atomic_rows = os.environ.get("BRAIN_NEO4J_ATOMIC_ROWS", "")
+        if atomic_rows.isdigit():  # a smaller server heap; tests and benchmarks of rebuilds
+            store.limits = replace(cls.limits, atomic_rows=int(atomic_rows))
         try:
             with connect_errors(uri, user, database):
                 driver.verify_connectivity()
@@ -187,16 +196,25 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
 
     def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None) -> None:
         """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py)."""
+        started = time.perf_counter()
         with runtime_errors(self.uri), self._session() as session:
             while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows)):
                 pass  # the staged nodes of a rebuild that did not finish
+            token = uuid.uuid4().hex
+            self._commit(session, mark_staging, token, graph=False)
             for transaction in transactions(whole, self.limits, staged=True):
                 transaction.fence = self.describe()
                 self.last_write.update(self._commit(session, run_transaction, transaction))
-            switch = Transaction(fence=self.describe(), log=entry)
+            staged = time.perf_counter()
+            switch = Transaction(fence=self.describe(), log=entry, token=token)
             self.last_write.update(self._commit(session, switch_generation, switch))
             self.rebuilds += 1
+        switched = time.perf_counter()
         self._drop_old_generation()
+        self.last_rebuild = {
+            "staged_s": staged - started, "switch_s": switched - staged,
+            "drop_old_s": time.perf_counter() - switched,
+        }
 
     def _drop_old_generation(self) -> None:
         # A read first: a start with nothing left behind writes nothing. (Quiet: before the

@@ -33,6 +33,7 @@ LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/n
 
 STAGED_PREFIX = "BrainNext"
 OLD_LABEL = "BrainOld"
+STAGING_LABEL = "BrainStaging"  # which rebuild is staging (one node)
 STAGED_LABELS: tuple[str, ...] = tuple(STAGED_PREFIX + label for label in LABELS)
 
 STAGED_SCHEMA: tuple[str, ...] = tuple(
@@ -60,6 +61,14 @@ def staged(statement: str) -> str:
     return rendered
 
 
+# A rebuild names itself before it stages; its switch runs once, even if its transaction is
+# run again after a lost commit outcome (the second run finds the token gone, and does nothing).
+STAGING = f"MERGE (s:{STAGING_LABEL} {{key: 'brain'}}) SET s.token = $token"
+SWITCH_ONCE = f"""
+OPTIONAL MATCH (s:{STAGING_LABEL} {{key: 'brain'}}) WHERE s.token = $token
+DELETE s
+RETURN count(s) AS due
+"""
 # The switch: one transaction of these statements, then the change-log entry.
 SWITCH: tuple[str, ...] = (
     f"MATCH (n:{'|'.join(LABELS)}) REMOVE n:{':'.join(LABELS)} SET n:{OLD_LABEL}",

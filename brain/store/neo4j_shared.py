@@ -77,7 +77,7 @@ ORDER BY c.seq
 LIMIT $limit
 """
 CLEAR_SHARED = """
-MATCH (n:BrainWorkspace|BrainChange|BrainLease)
+MATCH (n:BrainWorkspace|BrainChange|BrainLease|BrainStaging)
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted

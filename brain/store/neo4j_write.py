@@ -55,6 +55,7 @@ class Transaction:
     rows: int = 0
     fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j_lease.py)
     log: dict[str, Any] | None = None  # the change-log entry committed with it (LOG_CHANGES' params)
+    token: str = ""  # a rebuild's switch: the rebuild it belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +188,17 @@ def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Count
     if transaction.fence:
         fence(tx, transaction.fence)
     changed: Counter[str] = Counter()
+    if not tx.run(generation.SWITCH_ONCE, {"token": transaction.token}).single(strict=True)["due"]:
+        return changed  # switched already: this is a re-run after a lost commit outcome
     for statement in generation.SWITCH:
         tx.run(statement).consume()
     if transaction.log is not None:
         tx.run(LOG_CHANGES, transaction.log).consume()
     return changed
+
+
+def mark_staging(tx: ManagedTransaction, token: str) -> None:
+    tx.run(generation.STAGING, {"token": token}).consume()
 
 
 def drop_some(tx: ManagedTransaction, query_limit: tuple[str, int]) -> int:

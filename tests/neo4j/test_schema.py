@@ -22,7 +22,7 @@ from tests.neo4j.conftest import Login
 REPO = Path(__file__).resolve().parents[2]
 ALLOWED = {
     *cypher.LABELS, "LINKS_TO", "REMEMBERS", "BrainWorkspace", "BrainChange", "BrainLease",
-    *generation.STAGED_LABELS, generation.OLD_LABEL,
+    *generation.STAGED_LABELS, generation.OLD_LABEL, generation.STAGING_LABEL,
 }
 
 
@@ -36,7 +36,8 @@ def every_statement() -> list[str]:
         elif isinstance(value, tuple):
             found += [v for v in value if isinstance(v, str) and "CREATE" in v]
     found += [generation.staged(s) for s in found if "UNWIND $rows" in s]  # a rebuild's
-    found += [*generation.SWITCH, generation.DROP_OLD, generation.DROP_STAGED]
+    found += [*generation.SWITCH, generation.DROP_OLD, generation.DROP_STAGED, generation.STAGING,
+              generation.SWITCH_ONCE]
     for where in (MemoryFilter(), MemoryFilter("a", "b", "user", "x", True)):
         found += [cypher.list_memories(where, "memory:x", 5)[0], cypher.count_memories(where)[0]]
     return found
