@@ -184,7 +184,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         if not plan:
             return
         entry = self.log_entry(changes)
-        if len(plan) > 1 and whole is not None:
+        if whole is not None and sum(t.rows for t in plan) > self.limits.atomic_rows:
             self._rebuild(whole, entry)
             return
         for transaction in plan:

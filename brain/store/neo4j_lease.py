@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -101,7 +102,8 @@ def holder_text(props: Mapping[str, Any], now: int | None = None) -> str:
         parts.append("since " + time.strftime("%H:%M:%S UTC", time.gmtime(taken / 1000)))
     if now is not None and isinstance(props.get("expiresAt"), int):
         parts.append(f"lease renewed until {max(0, props['expiresAt'] - now) / 1000:.0f} s from now")
-    return f"`brain {props.get('command') or 'serve'}` ({', '.join(parts)})"
+    command = props.get("command")
+    return f"{f'`brain {command}`' if command else 'a brain process'} ({', '.join(parts)})"
 
 
 Commit = Callable[[Callable[[ManagedTransaction, Any], Any], Any], Any]
@@ -120,7 +122,9 @@ class WriterLease:
         self.error: str | None = None  # why the last renewal failed, if it did
 
     def _params(self) -> dict[str, Any]:
-        command = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "serve"
+        # `brain serve` / `python -m brain ingest`; anything else (a test, a script) is a process.
+        cli = Path(sys.argv[0]).name in ("brain", "__main__.py") and len(sys.argv) > 1
+        command = sys.argv[1] if cli else ""
         return {"holder": WRITER_ID, "host": socket.gethostname(), "pid": os.getpid(),
                 "command": command, "ttl": int(self.seconds * 1000)}
 
