@@ -14,8 +14,17 @@ bundled one (tools/neo4j/neo4j.sh start, stopped at the end). Measured, for each
 * the memory-with-backlinks GraphQL query (graphql/memory.graphql, a random note each
   time, one client) against `brain serve --store ...` on `--graphql-size` notes.
 
+With `--generation N` (and `--base-src DIR`, another checkout, e.g. the code before), instead:
+the generation switch on an N-note workspace (brain/store/neo4j_generation.py), each run in
+a fresh process, interleaved between the checkouts: a first ingest, `--edits` single-note
+changes (the cost of the lease fence and the change-log entry in the batch's transaction),
+`store.stats()` reads, then every note changed on disk and a restart, written as one
+transaction (the default at this size) and, with this checkout, as a new generation
+(BRAIN_NEO4J_ATOMIC_ROWS=1 forces it): total seconds, and its staging, switch and
+old-generation deletion.
+
 Prints medians (and p50/p95/p99 where there are many samples) and writes
-bench/results/neo4j.json. The goal: a 10,000-note ingest into Neo4j within 3x the
+bench/results/neo4j.json (or neo4j-generation.json). The goal: a 10,000-note ingest into Neo4j within 3x the
 embedded store's time.
 """
 
@@ -95,6 +104,52 @@ print(json.dumps({
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
 }))
 store.close()
+"""
+
+
+# One run of the generation bench in a fresh process (either checkout), as JSON on stdout.
+GENERATION_DRIVER = """
+import json, os, sys, time
+from pathlib import Path
+from brain.service import Brain
+from brain.store.neo4j import Neo4jStore
+
+root, uri, edits, force = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+store = Neo4jStore.connect(uri)
+store.clear()
+brain = Brain(root, store)
+started = time.perf_counter()
+brain.sync()
+ingest_s = time.perf_counter() - started
+notes = sorted(p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
+latencies = []
+for i in range(edits):
+    rel = notes[(i * 7919) % len(notes)]
+    (root / rel).write_text((root / rel).read_text() + f"\\nedit {i}\\n")
+    started = time.perf_counter()
+    brain.sync([rel])
+    latencies.append(time.perf_counter() - started)
+reads = []
+for _ in range(30):
+    started = time.perf_counter()
+    store.stats()
+    reads.append(time.perf_counter() - started)
+brain.close()
+for rel in notes:  # every note changes while brain is down
+    (root / rel).write_text((root / rel).read_text() + "\\nrebuilt\\n")
+if force:
+    os.environ["BRAIN_NEO4J_ATOMIC_ROWS"] = "1"
+store = Neo4jStore.connect(uri)
+brain = Brain(root, store)
+started = time.perf_counter()
+brain.sync()
+rewrite_s = time.perf_counter() - started
+print(json.dumps({
+    "ingest_s": ingest_s, "change_latencies_s": latencies, "stats_latencies_s": reads,
+    "rewrite_s": rewrite_s, "rebuilds": getattr(store, "rebuilds", 0),
+    "phases": getattr(store, "last_rebuild", {}), "memories": brain.stats().memories,
+}))
+brain.close()
 """
 
 
@@ -202,6 +257,47 @@ def graphql_latency(args: argparse.Namespace, uri: str, scratch: Path) -> dict[s
     return out
 
 
+def generation_switch(args: argparse.Namespace, uri: str, scratch: Path) -> dict[str, Any]:
+    source = cached_workload(args.generation, args.cache)
+    variants = {"this, one transaction": (None, False), "this, new generation": (None, True)}
+    if args.base_src:
+        variants["base, one transaction"] = (str(Path(args.base_src).resolve()), False)
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    for _ in range(args.runs):
+        for name, (src, force) in variants.items():  # interleaved: the same machine load
+            root = Path(shutil.copytree(source, scratch / "generation"))
+            env = {**os.environ, **({"PYTHONPATH": src} if src else {})}
+            try:
+                out = subprocess.run(
+                    [sys.executable, "-c", GENERATION_DRIVER, str(root), uri, str(args.edits),
+                     "1" if force else "0"],
+                    check=True, capture_output=True, text=True, env=env, cwd=src,
+                )
+            finally:
+                shutil.rmtree(root)
+            runs[name].append(json.loads(out.stdout))
+    figures: dict[str, Any] = {"load": os.getloadavg()}
+    for name, results in runs.items():
+        phases = [r["phases"] for r in results if r["phases"]]
+        figures[name] = {
+            "ingest_s_median": round(statistics.median(r["ingest_s"] for r in results), 2),
+            "rewrite_all_s_median": round(statistics.median(r["rewrite_s"] for r in results), 2),
+            "rewrite_all_s_all": [round(r["rewrite_s"], 2) for r in results],
+            "rebuilds": results[0]["rebuilds"],
+            "phases_s_median": {k: round(statistics.median(p[k] for p in phases), 2)
+                                for k in (phases[0] if phases else {})},
+            "change": percentiles([x for r in results for x in r["change_latencies_s"]]),
+            "stats_read": percentiles([x for r in results for x in r["stats_latencies_s"]]),
+        }
+        f = figures[name]
+        print(f"{args.generation} notes, {name}: first ingest {f['ingest_s_median']:.2f} s; every note "
+              f"changed, restart {f['rewrite_all_s_median']:.2f} s {f['phases_s_median'] or ''}; "
+              f"one change p50 {f['change']['p50_ms']:.1f} ms p95 {f['change']['p95_ms']:.1f} ms; "
+              f"stats() p50 {f['stats_read']['p50_ms']:.1f} ms (load {os.getloadavg()[0]:.1f})",
+              flush=True)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
@@ -211,8 +307,19 @@ def main() -> None:
     parser.add_argument("--graphql-size", type=int, default=10_000)
     parser.add_argument("--warmup", type=int, default=1, help="untimed Neo4j ingests first (JIT warm-up)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--generation", type=int, help="the generation-switch bench on this many notes")
+    parser.add_argument("--base-src", help="with --generation: another checkout to compare with")
     args = parser.parse_args()
     random.seed(0)
+    if args.generation:
+        with neo4j_server() as uri, tempfile.TemporaryDirectory(prefix="brain-bench-neo4j-") as tmp:
+            print(f"Neo4j at {uri}; load {os.getloadavg()}; {args.runs} runs each", flush=True)
+            report = generation_switch(args, uri, Path(tmp))
+        out = HERE / "results" / "neo4j-generation.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"wrote {out}; load {os.getloadavg()}")
+        return
     with neo4j_server() as uri, tempfile.TemporaryDirectory(prefix="brain-bench-neo4j-") as tmp:
         print(f"Neo4j at {uri}; {os.cpu_count()} CPUs; {args.runs} runs each", flush=True)
         report = {

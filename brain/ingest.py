@@ -58,6 +58,8 @@ __all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult", "wa
 
 Progress = Callable[[int, int], None]
 BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
+# A batch's changes as the change log of a shared store keeps them (brain.service sets it).
+ChangeLogger = Callable[[WriteBatch, dict[str, Node]], list[dict[str, object]]]
 
 
 class Ingester:
@@ -88,6 +90,7 @@ class Ingester:
         self._synced = False
         self._rebuild = False
         self.listeners: list[BatchListener] = []
+        self.change_log: ChangeLogger | None = None
         # Rules about dates (mindlink's expired-daily-note) ask what day it is (UTC).
         self.today: Callable[[], date] = lambda: datetime.now(UTC).date()
         self._rule_day: date | None = None
@@ -379,10 +382,16 @@ class Ingester:
         planned = batch  # the scope rules look at every note a first sync read, written or not
         if shared is not None:
             batch = shared.difference(batch)
-        before = self.store.get_nodes(batch.changed_ids()) if batch and self.listeners else {}
+        logged = self.change_log if isinstance(self.store, SharedStore) else None
+        wanted = batch and (self.listeners or logged)
+        before = self.store.get_nodes(batch.changed_ids()) if wanted else {}
         if batch:
+            # A shared store commits the batch's change-log entry with the batch itself.
+            changes = logged(batch, before) if logged is not None else []
             if shared is not None:
-                shared.write_all(batch)
+                shared.write_all(batch, changes, whole=planned)
+            elif isinstance(self.store, SharedStore):
+                self.store.write_logged(batch, changes)
             else:
                 self.store.write(batch)
         if self.layout.has_scope_rules and (batch or fresh):

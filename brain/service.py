@@ -64,6 +64,7 @@ class Brain:
             config = BrainConfig()  # the part that reads it (maintain, the CLI) reports it
         self.ingester = Ingester(self.root, self.store, self.layout, config)
         self.ingester.listeners.append(self._on_batch)
+        self.ingester.change_log = logged_changes
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._seq = itertools.count(1)
@@ -122,16 +123,9 @@ class Brain:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _on_batch(self, batch: WriteBatch, before: dict[str, Node]) -> None:
-        shared = self.store if isinstance(self.store, SharedStore) else None
-        if not self._listeners and shared is None:
+        if not self._listeners:
             return
-        changes = changes_of(batch, before, self._seq)
-        self._deliver(changes)
-        if shared is not None and changes:
-            try:
-                shared.log_changes([change_entry(c) for c in changes])
-            except StoreUnavailable as exc:  # the batch itself is committed: keep it
-                log.warning("the change log of %s missed a batch: %s", shared.describe(), exc)
+        self._deliver(changes_of(batch, before, self._seq))
 
     def publish(self, entries: Iterable[Mapping[str, object]]) -> None:
         """Deliver changes another brain applied (a replica following the writer's log)."""
@@ -207,6 +201,11 @@ def changes_of(
         scope = source.split(":", 1)[1].split("/", 1)[0]
         out.append(GraphChange(next(numbers), "relinked", source, scope, ("links",)))
     return out
+
+
+def logged_changes(batch: WriteBatch, before: dict[str, Node]) -> list[dict[str, object]]:
+    """A batch's changes for the change log of a shared store (committed with the batch)."""
+    return [change_entry(c) for c in changes_of(batch, before, itertools.count(1))]
 
 
 def change_entry(change: GraphChange) -> dict[str, object]:

@@ -26,3 +26,14 @@ CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embeddin
 CREATE CONSTRAINT brain_workspace_key IF NOT EXISTS FOR (n:BrainWorkspace) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT brain_change_batch IF NOT EXISTS FOR (n:BrainChange) REQUIRE n.batch IS UNIQUE;
 CREATE INDEX brain_change_seq IF NOT EXISTS FOR (n:BrainChange) ON (n.seq);
+CREATE CONSTRAINT brain_lease_key IF NOT EXISTS FOR (n:BrainLease) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT brain_next_memory_id IF NOT EXISTS FOR (n:BrainNextMemory) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_agent_id IF NOT EXISTS FOR (n:BrainNextAgent) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_workflow_id IF NOT EXISTS FOR (n:BrainNextWorkflow) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_chat_id IF NOT EXISTS FOR (n:BrainNextChat) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_workitem_id IF NOT EXISTS FOR (n:BrainNextWorkItem) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_unresolved_id IF NOT EXISTS FOR (n:BrainNextUnresolved) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_dailynote_id IF NOT EXISTS FOR (n:BrainNextDailyNote) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_skill_id IF NOT EXISTS FOR (n:BrainNextSkill) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_tool_id IF NOT EXISTS FOR (n:BrainNextTool) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_next_file_id IF NOT EXISTS FOR (n:BrainNextFile) REQUIRE n.id IS UNIQUE;

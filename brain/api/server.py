@@ -58,6 +58,11 @@ def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], B
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # out of the serving process (brain/search/helper.py)
     try:
+        if not brain.read_only and isinstance(brain.store, SharedStore):
+            try:  # one writer per database: a second one stops here, naming the first
+                brain.store.take_lease(str(brain.root))
+            except StoreUnavailable as exc:
+                return _fail(str(exc))
         try:
             sock = bind(args.host, args.port)
         except OSError as exc:

@@ -157,8 +157,8 @@ class SharedStore(Protocol):
 
     Its first sync does not start from empty: the ingester `claim`s it for the workspace,
     asks for the `difference` between the whole graph and what it holds, and writes that
-    with `write_all` (one transaction). After each batch the changes go to `log_changes`,
-    which read-only replicas follow.
+    with `write_all` (all at once). Every batch carries its changes into the change log
+    (`write_all`, `write_logged`: in the batch's transaction), which read-only replicas follow.
     """
 
     read_only: bool
@@ -169,12 +169,22 @@ class SharedStore(Protocol):
         """Whose graph it holds (`root`, the claiming `host`, the writer's URL); None: nobody's."""
         ...
     def claim(self, root: str) -> None: ...
+    def take_lease(self, root: str) -> None:
+        """Become the database's one writer, or raise StoreUnavailable naming the writer there is."""
+        ...
     def difference(self, graph: WriteBatch) -> WriteBatch: ...
-    def write_all(self, batch: WriteBatch) -> None: ...
+    def write_all(
+        self, batch: WriteBatch, changes: Sequence[Mapping[str, object]] = (), whole: WriteBatch | None = None
+    ) -> None:
+        """A first sync's difference, all at once, with its change-log entry; `whole`: the
+        graph it was computed from (rewritten whole as a new generation if it is too big)."""
+        ...
+    def write_logged(self, batch: WriteBatch, changes: Sequence[Mapping[str, object]]) -> None:
+        """An incremental batch and its change-log entry, in one transaction."""
+        ...
     def check_writable(self) -> None:
         """Raise StoreReadOnly, naming the writer, if this is a read-only replica."""
         ...
-    def log_changes(self, changes: Sequence[Mapping[str, object]]) -> None: ...
     def log_position(self) -> LogPosition:
         """The end of the change log now."""
         ...

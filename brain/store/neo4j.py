@@ -13,8 +13,12 @@ problem records): the contract suite in tests/contract runs every behaviour on b
 from __future__ import annotations
 
 import logging
+import os
+import time
+import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
@@ -42,6 +46,7 @@ from brain.model import (
 )
 from brain.resolve import NameEntry
 from brain.store import neo4j_cypher as cypher
+from brain.store import neo4j_generation as generation
 from brain.store.base import (
     EdgeRow,
     GraphExport,
@@ -67,7 +72,16 @@ from brain.store.neo4j_records import (
 )
 from brain.store.neo4j_search import Neo4jSearch, put_vectors
 from brain.store.neo4j_shared import Neo4jShared
-from brain.store.neo4j_write import Limits, clear_some, run_transaction, transactions
+from brain.store.neo4j_write import (
+    Limits,
+    Transaction,
+    clear_some,
+    drop_some,
+    mark_staging,
+    run_transaction,
+    switch_generation,
+    transactions,
+)
 
 log = logging.getLogger(__name__)
 A = TypeVar("A")
@@ -96,6 +110,8 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         self.uri = uri or "the configured URI"
         self.read_only = read_only
         self.transactions = 0  # write transactions committed, for benchmarks and tests
+        self.rebuilds = 0  # generations switched in (brain/store/neo4j_generation.py)
+        self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
 
     @classmethod
@@ -125,6 +141,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 user_agent=f"brain/{__version__}",
             )
         store = cls(driver, database, uri, read_only=read_only)
+        atomic_rows = os.environ.get("BRAIN_NEO4J_ATOMIC_ROWS", "")
+        if atomic_rows.isdigit():  # a smaller server heap; tests and benchmarks of rebuilds
+            store.limits = replace(cls.limits, atomic_rows=int(atomic_rows))
         try:
             with connect_errors(uri, user, database):
                 driver.verify_connectivity()
@@ -145,25 +164,69 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 session.run(statement, {"seconds": 300}).consume()
 
     def close(self) -> None:
+        self.release_lease()
         self._driver.close()
 
     # ------------------------------------------------------------------ writes
 
     def write(self, batch: WriteBatch) -> None:
-        self._write_plan(batch, atomic=False)
-
-    def _write_atomic(self, batch: WriteBatch) -> None:
         self._write_plan(batch, atomic=True)
 
-    def _write_plan(self, batch: WriteBatch, atomic: bool) -> None:
+    def _write_plan(
+        self, batch: WriteBatch, atomic: bool, changes: Sequence[Mapping[str, object]] = (),
+        whole: WriteBatch | None = None,
+    ) -> None:
+        """Write `batch` (one transaction up to `limits.atomic_rows`), with its change-log
+        entry in the (last) transaction; past that size, a rebuild from `whole` if given."""
         self.check_writable()
         plan = transactions(batch, self.limits, atomic)
         self.last_write = Counter()
         if not plan:
             return
+        entry = self.log_entry(changes)
+        if whole is not None and sum(t.rows for t in plan) > self.limits.atomic_rows:
+            self._rebuild(whole, entry)
+            return
+        for transaction in plan:
+            transaction.fence = self.describe()
+        plan[-1].log = entry
         with runtime_errors(self.uri), self._session() as session:
             for transaction in plan:
                 self.last_write.update(self._commit(session, run_transaction, transaction))
+
+    def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None) -> None:
+        """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py)."""
+        started = time.perf_counter()
+        with runtime_errors(self.uri), self._session() as session:
+            while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows)):
+                pass  # the staged nodes of a rebuild that did not finish
+            token = uuid.uuid4().hex
+            self._commit(session, mark_staging, token, graph=False)
+            for transaction in transactions(whole, self.limits, staged=True):
+                transaction.fence = self.describe()
+                self.last_write.update(self._commit(session, run_transaction, transaction))
+            staged = time.perf_counter()
+            switch = Transaction(fence=self.describe(), log=entry, token=token)
+            self.last_write.update(self._commit(session, switch_generation, switch))
+            self.rebuilds += 1
+        switched = time.perf_counter()
+        self._drop_old_generation()
+        self.last_rebuild = {
+            "staged_s": staged - started, "switch_s": switched - staged,
+            "drop_old_s": time.perf_counter() - switched,
+        }
+
+    def _drop_old_generation(self) -> None:
+        # A read first: a start with nothing left behind writes nothing. (Quiet: before the
+        # first rebuild the label does not exist, which the server would warn about.)
+        with runtime_errors(self.uri), self._driver.session(
+            database=self.database, default_access_mode="READ", notifications_min_severity="OFF"
+        ) as quiet:
+            if quiet.run(generation.ANY_OLD).single() is None:
+                return
+        with runtime_errors(self.uri), self._session() as session:
+            while self._commit(session, drop_some, (generation.DROP_OLD, self.clear_rows), graph=False):
+                pass
 
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
         self.check_writable()

@@ -11,6 +11,7 @@ from typing import Any
 
 from brain.model import ENTITY_KINDS, NOTE_KINDS, Kind
 from brain.store.base import MemoryFilter
+from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS, STAGED_SCHEMA
 from brain.store.neo4j_records import order_key
 from brain.store.neo4j_shared import SHARED_SCHEMA
 
@@ -60,6 +61,7 @@ SCHEMA: tuple[str, ...] = (
     "CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding) "
     "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}",
     *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j_shared.py)
+    *STAGED_SCHEMA,  # a new generation while it is written (brain/store/neo4j_generation.py)
 )
 AWAIT_INDEXES = "CALL db.awaitIndexes($seconds)"
 
@@ -194,7 +196,7 @@ DELETE u
 """
 
 CLEAR_SOME = f"""
-MATCH (n:{ANY_LABEL})
+MATCH (n:{ANY_LABEL}|{'|'.join(STAGED_LABELS)}|{OLD_LABEL})
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted
@@ -340,8 +342,9 @@ PROBLEMS = (
 PROBLEMS_AT = "MATCH (m:Memory)\nWHERE m.path IN $paths" + _PROBLEM_LINKS
 MEMORY_OFF_AGENTS = "MATCH (a:Agent {memoryOff: true}) RETURN properties(a) AS props"
 
+# Links are counted from their (live) sources: an old generation being deleted has links too.
 STATS = """
-OPTIONAL MATCH ()-[r:LINKS_TO]->()
+OPTIONAL MATCH (:Memory)-[r:LINKS_TO]->()
 WITH r.status AS status, count(r) AS n
 WITH collect({status: status, n: n}) AS links
 RETURN links,

@@ -1,19 +1,20 @@
-"""One Neo4j database shared by several brain processes: identity, revisions, change log.
+"""One Neo4j database shared by several brain processes: identity, lease, revisions, change log.
 
 The database remembers whose graph it holds: one `BrainWorkspace` node (the workspace's real
 path, the host that claimed it, the change log's id and position, the writer's URL). A writer
-claims it on its first sync and refuses a database that holds another workspace's graph,
-unless told to replace it. It then writes only the difference between the files and what
-the database holds (brain/store/neo4j_revs.py), in one transaction, so readers never see a
+takes the writer lease (brain/store/neo4j_lease.py), then claims the database on its first
+sync and refuses a database that holds another workspace's graph, unless told to replace it.
+It then writes only the difference between the files and what the database holds
+(brain/store/neo4j_revs.py), in one transaction, or, past the size of one, as a new
+generation switched in at once (brain/store/neo4j_generation.py): readers never see a
 half-written graph.
 
-After every applied batch the writer appends one `BrainChange` node (the batch's changes as
-JSON, a sequence number from the workspace node) in its own transaction, after the batch
-committed: a replica that sees an entry also sees its data. Read-only replicas poll the log
-by sequence number (an index seek) and deliver the changes to their own subscribers. The log
-keeps the last `log_keep` batches.
+Every applied batch appends one `BrainChange` node (the batch's changes as JSON, a sequence
+number from the workspace node) in the same transaction as the batch: a replica that sees an
+entry also sees its data, and a writer that dies cannot commit a batch without its entry.
+Read-only replicas poll the log by sequence number (an index seek) and deliver the changes
+to their own subscribers. The log keeps the last `log_keep` batches.
 """
-
 from __future__ import annotations
 
 import json
@@ -29,6 +30,7 @@ from neo4j import ManagedTransaction, Record, Session
 from brain.model import JSONValue
 from brain.store.base import LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.neo4j_errors import runtime_errors
+from brain.store.neo4j_lease import WRITER_ID, WriterLease
 from brain.store.neo4j_revs import difference
 
 A = TypeVar("A")
@@ -40,6 +42,7 @@ SHARED_SCHEMA: tuple[str, ...] = (
     "CREATE CONSTRAINT brain_workspace_key IF NOT EXISTS FOR (n:BrainWorkspace) REQUIRE n.key IS UNIQUE",
     "CREATE CONSTRAINT brain_change_batch IF NOT EXISTS FOR (n:BrainChange) REQUIRE n.batch IS UNIQUE",
     "CREATE INDEX brain_change_seq IF NOT EXISTS FOR (n:BrainChange) ON (n.seq)",
+    "CREATE CONSTRAINT brain_lease_key IF NOT EXISTS FOR (n:BrainLease) REQUIRE n.key IS UNIQUE",
 )
 WORKSPACE = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN properties(w) AS props"
 CLAIM = """
@@ -50,6 +53,9 @@ RETURN properties(w) AS props
 RECORD_WRITER = """
 MATCH (w:BrainWorkspace {key: 'brain'})
 SET w.writerUrl = $url, w.writerHost = $host, w.writerPid = $pid, w.writerStartedAt = $now
+WITH w
+OPTIONAL MATCH (l:BrainLease {key: 'writer'}) WHERE l.holder = $holder
+SET l.url = $url
 """
 REVS = "MATCH (n:Memory|Agent|Workflow|Chat|WorkItem|File) RETURN n.id AS id, n.rev AS rev"
 # Idempotent: a batch id already logged is not logged again (a commit outcome may be lost).
@@ -71,7 +77,7 @@ ORDER BY c.seq
 LIMIT $limit
 """
 CLEAR_SHARED = """
-MATCH (n:BrainWorkspace|BrainChange)
+MATCH (n:BrainWorkspace|BrainChange|BrainLease|BrainStaging)
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted
@@ -114,7 +120,13 @@ class Neo4jShared:
     def write(self, batch: WriteBatch) -> None:
         raise NotImplementedError
 
-    def _write_atomic(self, batch: WriteBatch) -> None:
+    def _write_plan(
+        self, batch: WriteBatch, atomic: bool, changes: Sequence[Mapping[str, object]] = (),
+        whole: WriteBatch | None = None,
+    ) -> None:
+        raise NotImplementedError
+
+    def _drop_old_generation(self) -> None:
         raise NotImplementedError
 
     def clear(self) -> None:
@@ -138,23 +150,29 @@ class Neo4jShared:
         replica only checks.
         """
         held = self.workspace()
-        if held is not None and held.get("root") == root:
-            return
         if self.read_only:
             if held is None:
                 raise StoreUnavailable(
                     f"{self.describe()} holds no brain graph yet: start the writer first "
                     f"(`brain serve {root} --store neo4j`), then the read-only replicas"
                 )
-            raise StoreUnavailable(
-                f"{self.describe()} holds the graph of workspace {held.get('root')}, not of {root}: "
-                f"a replica serves the writer's workspace (`brain serve {held.get('root')} "
-                "--store neo4j --read-only`)"
-            )
-        if held is not None:
-            if not self.replace_foreign:
-                raise StoreUnavailable(self._foreign_message(held, root))
+            if held.get("root") != root:
+                raise StoreUnavailable(
+                    f"{self.describe()} holds the graph of workspace {held.get('root')}, not of {root}: "
+                    f"a replica serves the writer's workspace (`brain serve {held.get('root')} "
+                    "--store neo4j --read-only`)"
+                )
+            return
+        foreign = held is not None and held.get("root") != root
+        if foreign and not self.replace_foreign:
+            raise StoreUnavailable(self._foreign_message(held or {}, root))
+        self.take_lease(root)  # the one writer from here on (or refused, naming the writer)
+        self._drop_old_generation()  # left by a writer that stopped right after a switch
+        if held is not None and not foreign:
+            return
+        if foreign:
             self.clear()
+            self.take_lease(root)  # clear() deleted it with the rest
         claimed = self._write_query(CLAIM, root=root, host=socket.gethostname(),
                                     log_id=uuid.uuid4().hex, now=time.time())
         props = dict(claimed[0]["props"])
@@ -173,7 +191,7 @@ class Neo4jShared:
     def record_writer(self, url: str) -> None:
         """Where the writer answers, for the replicas' refusals of writes."""
         self._write_query(RECORD_WRITER, url=url, host=socket.gethostname(), pid=os.getpid(),
-                          now=time.time())
+                          now=time.time(), holder=WRITER_ID)
 
     def writer_url(self) -> str | None:
         held = self.workspace()
@@ -187,11 +205,20 @@ class Neo4jShared:
         held = {r["id"]: r["rev"] for r in self._read(REVS)}
         return difference(graph, held)
 
-    def write_all(self, batch: WriteBatch) -> None:
-        """Write `batch` in one transaction: readers see none of it, then all of it."""
+    def write_all(
+        self, batch: WriteBatch, changes: Sequence[Mapping[str, object]] = (), whole: WriteBatch | None = None
+    ) -> None:
+        """Write a first sync's difference `batch` and log `changes`: readers see none of it,
+        then all of it. One transaction, or past its size a new generation made of `whole`
+        (the whole graph `batch` was computed from)."""
         self.check_writable()
         if batch:
-            self._write_atomic(batch)
+            self._write_plan(batch, atomic=True, changes=changes, whole=whole)
+
+    def write_logged(self, batch: WriteBatch, changes: Sequence[Mapping[str, object]]) -> None:
+        """Write `batch` and its change-log entry in the same transaction."""
+        self.check_writable()
+        self._write_plan(batch, atomic=True, changes=changes)
 
     def check_writable(self) -> None:
         if self.read_only:
@@ -203,14 +230,15 @@ class Neo4jShared:
 
     # ---------------------------------------------------------------- change log
 
-    def log_changes(self, changes: Sequence[Mapping[str, object]]) -> None:
-        """Append one applied batch's changes to the log the replicas follow."""
-        if not changes or self.read_only:
-            return
-        self._write_query(
-            LOG_CHANGES, batch=uuid.uuid4().hex, at=time.time(), keep=self.log_keep,
-            changes=json.dumps(list(changes), ensure_ascii=False, separators=(",", ":")),
-        )
+    def log_entry(self, changes: Sequence[Mapping[str, object]]) -> dict[str, Any] | None:
+        """LOG_CHANGES' parameters for one batch's changes (None: nothing to log), written in
+        the batch's own transaction. Its id makes it idempotent (a re-run commit)."""
+        if not changes:
+            return None
+        return {
+            "batch": uuid.uuid4().hex, "at": time.time(), "keep": self.log_keep,
+            "changes": json.dumps(list(changes), ensure_ascii=False, separators=(",", ":")),
+        }
 
     def log_position(self) -> LogPosition:
         """The end of the log now: a replica that starts here gets the changes from now on."""
@@ -234,6 +262,25 @@ class Neo4jShared:
             seq = int(r["seq"])
             entries.extend(json.loads(r["changes"]))
         return LogPosition(end.log_id, seq), entries
+
+    # ---------------------------------------------------------------- the writer lease
+
+    _lease: WriterLease | None = None
+
+    def take_lease(self, root: str) -> None:
+        """Become this database's one writer, or raise StoreUnavailable naming the one there is."""
+        if self._lease is None:
+            self._lease = WriterLease(self._lease_commit, self.describe(), root)
+        self._lease.acquire()
+
+    def release_lease(self) -> None:
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            lease.release()
+
+    def _lease_commit(self, work: Callable[[ManagedTransaction, Any], Any], arg: Any) -> Any:
+        with runtime_errors(self.uri), self._session() as session:
+            return self._commit(session, work, arg, graph=False)
 
     # ---------------------------------------------------------------- helpers
 

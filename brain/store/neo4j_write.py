@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction, Result
 
 from brain.model import SHARED_SCOPE, Kind, Link, is_note_id
 from brain.store import neo4j_cypher as cypher
+from brain.store import neo4j_generation as generation
 from brain.store.base import WriteBatch
+from brain.store.neo4j_lease import fence
 from brain.store.neo4j_records import (
     agent_props,
     entity_props,
@@ -30,6 +32,7 @@ from brain.store.neo4j_records import (
     memory_props,
 )
 from brain.store.neo4j_revs import REV, memory_rev, node_rev
+from brain.store.neo4j_shared import LOG_CHANGES
 
 T = TypeVar("T")
 
@@ -50,6 +53,9 @@ UPSERT, RELINK, DROP, CREATE, DELETE = range(5)
 class Transaction:
     statements: list[Statement] = field(default_factory=list)
     rows: int = 0
+    fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j_lease.py)
+    log: dict[str, Any] | None = None  # the change-log entry committed with it (LOG_CHANGES' params)
+    token: str = ""  # a rebuild's switch: the rebuild it belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,17 +67,22 @@ class Limits:
     link_rows: int = 5_000
     transaction_rows: int = 25_000
     memory_weight: int = 4
-    # A first sync's difference up to this many rows is one transaction (readers see it all
-    # at once); past it, the server's heap decides: it is written in transaction_rows parts.
+    # A batch up to this many rows is one transaction (readers see it all at once); past it,
+    # the server's heap decides: a first sync writes a new generation
+    # (brain/store/neo4j_generation.py), an incremental one is written in transaction_rows parts.
     atomic_rows: int = 400_000
 
 
-def transactions(batch: WriteBatch, limits: Limits = Limits(), atomic: bool = False) -> list[Transaction]:
+def transactions(
+    batch: WriteBatch, limits: Limits = Limits(), atomic: bool = False, staged: bool = False
+) -> list[Transaction]:
     """The transactions that apply `batch`, in order; one if the batch is small, or `atomic`
-    and within `limits.atomic_rows`."""
+    and within `limits.atomic_rows`. `staged`: onto the staged generation."""
     out: list[Transaction] = []
     current = Transaction()
     units = list(_units(batch, limits))
+    if staged:
+        units = [[replace(s, cypher=generation.staged(s.cypher)) for s in unit] for unit in units]
     if atomic and sum(s.rows for unit in units for s in unit) > limits.atomic_rows:
         atomic = False
     for unit in units:
@@ -147,6 +158,8 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
 
 def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
     """The body of one managed write transaction; what it changed, by summary counter."""
+    if transaction.fence:
+        fence(tx, transaction.fence)
     changed: Counter[str] = Counter()
     orphans: set[str] = set()
     for statement in transaction.statements:
@@ -157,6 +170,8 @@ def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter
         _count(changed, result)
     if orphans:
         _count(changed, tx.run(cypher.CLEANUP_UNRESOLVED, {"ids": sorted(orphans)}))
+    if transaction.log is not None:  # with the batch: an entry exists exactly if its data does
+        tx.run(LOG_CHANGES, transaction.log).consume()
     return changed
 
 
@@ -166,6 +181,30 @@ _COUNTERS = ("nodes_created", "nodes_deleted", "relationships_created", "relatio
 def _count(changed: Counter[str], result: Result) -> None:
     counters = result.consume().counters
     changed.update({name: getattr(counters, name) for name in _COUNTERS})
+
+
+def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
+    """The staged generation becomes the graph, the graph the old generation, at once."""
+    if transaction.fence:
+        fence(tx, transaction.fence)
+    changed: Counter[str] = Counter()
+    if not tx.run(generation.SWITCH_ONCE, {"token": transaction.token}).single(strict=True)["due"]:
+        return changed  # switched already: this is a re-run after a lost commit outcome
+    for statement in generation.SWITCH:
+        tx.run(statement).consume()
+    if transaction.log is not None:
+        tx.run(LOG_CHANGES, transaction.log).consume()
+    return changed
+
+
+def mark_staging(tx: ManagedTransaction, token: str) -> None:
+    tx.run(generation.STAGING, {"token": token}).consume()
+
+
+def drop_some(tx: ManagedTransaction, query_limit: tuple[str, int]) -> int:
+    """Delete up to `limit` nodes of a generation (DROP_OLD, DROP_STAGED); how many went."""
+    query, limit = query_limit
+    return int(tx.run(query, {"limit": limit}).single(strict=True)["deleted"])
 
 
 def clear_some(tx: ManagedTransaction, limit: int) -> int:

@@ -13,13 +13,17 @@ from neo4j import Query
 from bench.workload import generate
 from brain.service import Brain
 from brain.store import neo4j_cypher as cypher
+from brain.store import neo4j_generation as generation
 from brain.store.base import MemoryFilter
 from brain.store.neo4j import Neo4jStore
 from tests.conftest import open_neo4j
 from tests.neo4j.conftest import Login
 
 REPO = Path(__file__).resolve().parents[2]
-ALLOWED = {*cypher.LABELS, "LINKS_TO", "REMEMBERS", "BrainWorkspace", "BrainChange"}
+ALLOWED = {
+    *cypher.LABELS, "LINKS_TO", "REMEMBERS", "BrainWorkspace", "BrainChange", "BrainLease",
+    *generation.STAGED_LABELS, generation.OLD_LABEL, generation.STAGING_LABEL,
+}
 
 
 def every_statement() -> list[str]:
@@ -31,6 +35,9 @@ def every_statement() -> list[str]:
             found += [v for v in value.values() if isinstance(v, str) and "MATCH" in v]
         elif isinstance(value, tuple):
             found += [v for v in value if isinstance(v, str) and "CREATE" in v]
+    found += [generation.staged(s) for s in found if "UNWIND $rows" in s]  # a rebuild's
+    found += [*generation.SWITCH, generation.DROP_OLD, generation.DROP_STAGED, generation.STAGING,
+              generation.SWITCH_ONCE]
     for where in (MemoryFilter(), MemoryFilter("a", "b", "user", "x", True)):
         found += [cypher.list_memories(where, "memory:x", 5)[0], cypher.count_memories(where)[0]]
     return found

@@ -1,0 +1,89 @@
+"""A full rebuild too big for one transaction: a new generation, switched in at once.
+
+A first sync's difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
+40,000 notes changed while brain was down, or a first ingest of a big workspace) cannot be:
+the server's heap decides. Written in parts under the usual labels, readers would see a
+half-written graph. So it is written as a new generation, the whole graph under staged labels
+(`BrainNextMemory`, `BrainNextAgent`, …) that no reader query matches, in as many
+transactions as it takes; then one transaction switches: every node of the old generation
+trades its labels for `BrainOld`, every staged node takes its real labels, and the change-log
+entry is appended. The switch writes labels only (no properties), so it stays small beside
+the rebuild. The old generation is then deleted in batches, unseen: every reader query starts
+from a labelled node, and links never cross generations.
+
+Why labels and not a generation number on every node: readers need no change and pay
+nothing (no filter on every query, no extra lookup of the current generation), and small
+incremental writes stay what they were. The price is the switch, which relabels every node
+(index entries move with them); bench/bench_neo4j.py measures it.
+
+A staged note copies its search vector from the live note of the same content, so search
+keeps working across a rebuild without re-embedding. A rebuild interrupted before its switch
+leaves staged nodes that no reader sees; the next rebuild (or `clear`) removes them, and a
+writer's start removes an old generation left behind.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from brain.model import Kind
+
+LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j_cypher.py
+
+STAGED_PREFIX = "BrainNext"
+OLD_LABEL = "BrainOld"
+STAGING_LABEL = "BrainStaging"  # which rebuild is staging (one node)
+STAGED_LABELS: tuple[str, ...] = tuple(STAGED_PREFIX + label for label in LABELS)
+
+STAGED_SCHEMA: tuple[str, ...] = tuple(
+    f"CREATE CONSTRAINT brain_next_{label.lower()}_id IF NOT EXISTS "
+    f"FOR (n:{STAGED_PREFIX}{label}) REQUIRE n.id IS UNIQUE"
+    for label in LABELS
+)
+
+_LABEL = re.compile(r":(" + "|".join(LABELS) + r")\b")
+
+# The vector of the live note with the same content (a staged upsert's `m`, `row`).
+_COPY_VECTOR = """OPTIONAL MATCH (live:Memory {id: row.props.id})
+WHERE live.embeddingHash = row.props.hash
+FOREACH (_ IN CASE WHEN live IS NULL THEN [] ELSE [1] END |
+  SET m.embedding = live.embedding, m.embeddingHash = live.embeddingHash)
+"""
+
+@cache
+def staged(statement: str) -> str:
+    """`statement` on the staged generation: every label of the allow-list renamed."""
+    rendered = _LABEL.sub(lambda m: f":{STAGED_PREFIX}{m.group(1)}", statement)
+    if rendered.lstrip().startswith("UNWIND $rows AS row\nMERGE (m:"):  # a note upsert
+        head, tail = rendered.split("WITH m, row\n", 1)
+        rendered = head + "WITH m, row\n" + _COPY_VECTOR + "WITH m, row\n" + tail
+    return rendered
+
+
+# A rebuild names itself before it stages; its switch runs once, even if its transaction is
+# run again after a lost commit outcome (the second run finds the token gone, and does nothing).
+STAGING = f"MERGE (s:{STAGING_LABEL} {{key: 'brain'}}) SET s.token = $token"
+SWITCH_ONCE = f"""
+OPTIONAL MATCH (s:{STAGING_LABEL} {{key: 'brain'}}) WHERE s.token = $token
+DELETE s
+RETURN count(s) AS due
+"""
+# The switch: one transaction of these statements, then the change-log entry.
+SWITCH: tuple[str, ...] = (
+    f"MATCH (n:{'|'.join(LABELS)}) REMOVE n:{':'.join(LABELS)} SET n:{OLD_LABEL}",
+    *(f"MATCH (n:{STAGED_PREFIX}{label}) REMOVE n:{STAGED_PREFIX}{label} SET n:{label}" for label in LABELS),
+)
+ANY_OLD = f"MATCH (n:{OLD_LABEL}) RETURN 1 AS one LIMIT 1"
+DROP_OLD = f"""
+MATCH (n:{OLD_LABEL})
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+DROP_STAGED = f"""
+MATCH (n:{'|'.join(STAGED_LABELS)})
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""

@@ -1,0 +1,117 @@
+"""A rebuild too big for one transaction: written as a new generation, switched in at once.
+
+The threshold (`Limits.atomic_rows`, 400,000 rows in production) is lowered so a workspace of
+60 notes is "too big": its rebuild spans many transactions. A reader on its own driver polls
+the database all the while, one query per look, and must see the old graph or the new one,
+never a mix; the change log gets the rebuild's changes with the switch.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from brain.service import Brain
+from brain.store.base import LogPosition, SearchWhere
+from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS
+from brain.store.neo4j_write import Limits
+from tests.contract.helpers import Workspace, note, reference_export
+from tests.neo4j.conftest import Login, StoreMaker, driver_for
+
+pytestmark = pytest.mark.neo4j
+
+NOTES = 60
+# One look: every note's description and the number of links, in one read.
+LOOK = """
+MATCH (m:Memory)
+WITH collect(m.description) AS descriptions
+OPTIONAL MATCH (:Memory)-[r:LINKS_TO]->()
+RETURN descriptions, count(r) AS links
+"""
+SMALL = Limits(node_rows=10, memory_rows=5, link_rows=20, transaction_rows=30, memory_weight=2,
+               atomic_rows=60)
+
+
+def write_notes(ws: Workspace, generation: str) -> None:
+    for i in range(NOTES):
+        links = f"[[n{(i + 1) % NOTES}]]" + (" [[n0]]" if generation == "new" else "")
+        ws.write(f"memory/bot/n{i}.md", note(f"{generation} {i}", links))
+
+
+def count(store: Neo4jStore, labels: str) -> int:
+    return int(store._read(f"MATCH (n:{labels}) RETURN count(n) AS n")[0]["n"])
+
+
+def test_a_reader_polling_during_a_rebuild_never_sees_a_mix(
+    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+) -> None:
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    write_notes(ws, "old")
+    first = make_store(limits=SMALL)
+    Brain(ws.root, first).sync()
+    assert first.rebuilds == 1  # 60 notes are "too big" here: even the first ingest is one
+    position = first.log_position()
+    first.close()
+
+    write_notes(ws, "new")  # every note changes while brain is down
+    reader = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
+    seen: Counter[tuple[str, int]] = Counter()
+    mixed: list[str] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            look = reader._read(LOOK)[0]
+            kinds = {d.split()[0] for d in look["descriptions"]}
+            if len(kinds) != 1 or len(look["descriptions"]) != NOTES:
+                mixed.append(f"{sorted(kinds)} in {len(look['descriptions'])} notes")
+            seen[(min(kinds), int(look["links"]))] += 1
+
+    polling = threading.Thread(target=poll)
+    polling.start()
+    writer = make_store(limits=SMALL)
+    brain = Brain(ws.root, writer)
+    transactions = writer.transactions
+    brain.sync()
+    done.set()
+    polling.join(30)
+
+    assert writer.rebuilds == 1
+    assert writer.transactions - transactions > 5, "the rebuild should span many transactions"
+    assert mixed == []
+    assert set(seen) <= {("old", NOTES), ("new", 2 * NOTES)}
+    assert seen[("old", NOTES)] > 0  # the reader did look while the new generation was written
+    assert writer.export() == reference_export(ws.root)
+    assert count(writer, "|".join(STAGED_LABELS)) == 0
+    assert count(writer, OLD_LABEL) == 0  # the old generation is gone after the switch
+    # The switch carried the rebuild's changes into the change log: one entry, every note.
+    _, entries = reader.changes_after(LogPosition(position.log_id, position.seq))
+    assert sorted(e["id"] for e in entries) == sorted(f"memory:bot/n{i}" for i in range(NOTES))
+    assert reader.log_position().seq == position.seq + 1
+    brain.close()
+    reader.close()
+
+
+def test_search_vectors_survive_a_rebuild(tmp_path: Path, make_store: StoreMaker) -> None:
+    """A staged note takes the vector of the live note of the same content: no re-embedding."""
+    ws = Workspace(tmp_path / "ws")
+    write_notes(ws, "old")
+    store = make_store(limits=SMALL)
+    brain = Brain(ws.root, store)
+    brain.sync()
+    kept = store.get_nodes(["memory:bot/n0"])["memory:bot/n0"]
+    store.put_vectors([(kept.id, kept.hash, [0.5] * 384)])
+    brain.close()
+
+    for i in range(1, NOTES):  # every note but n0 changes
+        ws.write(f"memory/bot/n{i}.md", note(f"new {i}", "[[n0]]"))
+    again = make_store(limits=SMALL)
+    Brain(ws.root, again).sync()
+    assert again.rebuilds == 1
+    assert again.vector_hashes() == {kept.id: kept.hash}
+    assert again.vector_search([0.5] * 384, SearchWhere(), 1)[0][0] == kept.id
