@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ ATX_RE = re.compile(
     r"^ {0,3}(?:(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*+)*+(#{1,6})(?:[ \t]+|$)", re.MULTILINE
 )
 HEADING_MARKS_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
+CLOSING_SEQUENCE_RE = re.compile(r"[ \t]+#+[ \t]*$|^#+[ \t]*$")
 CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
 # Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
@@ -264,25 +266,33 @@ def scan_body(
         return (), ()
     line_starts = _line_starts(body)
     chunks = [(0, len(body))] if whole else _chunks(body)
+    # A chunk's underline is the body's too (chunks end after an empty line): with none in
+    # the body, a chunk without candidates is skipped before it is cut out.
+    underlines = whole or SETEXT_UNDERLINE_RE.search(body) is not None
+    # Candidates by the chunk that holds them; code syntax found once over the whole body
+    # (no hint crosses an empty line, so a chunk holds a hint exactly when the body has one
+    # that starts in it).
+    chunk_starts = [start for start, _ in chunks]
+    by_chunk: dict[int, tuple[list[re.Match[str]], list[re.Match[str]]]] = {}
+    for group, matches in ((0, link_matches), (1, atx)):
+        for m in matches:
+            by_chunk.setdefault(bisect_right(chunk_starts, m.start()) - 1, ([], []))[group].append(m)
+    hints = [m.start() for m in CODE_HINT_RE.finditer(body)]
     headings: list[Heading] = []
     links: list[WikiLink] = []
-    link_i = atx_i = 0
-    for start, end in chunks:
-        chunk_links = []
-        while link_i < len(link_matches) and link_matches[link_i].start() < end:
-            chunk_links.append(link_matches[link_i])
-            link_i += 1
-        chunk_atx = []
-        while atx_i < len(atx) and atx[atx_i].start() < end:
-            chunk_atx.append(atx[atx_i])
-            atx_i += 1
-        text = body[start:end]
-        setext = _setext_candidates(text)
+    for index in range(len(chunks)) if underlines else sorted(by_chunk):
+        start, end = chunks[index]
+        chunk_links, chunk_atx = by_chunk.get(index, ([], []))
+        setext = _setext_candidates(body[start:end]) if underlines else []
         if not chunk_links and not chunk_atx and not setext:
             continue
         # Emphasis in a heading changes its text as mistune reads it: let mistune read it.
-        plain_headings = not any(EMPHASIS_RE.search(_line_of(body, m.end())) for m in chunk_atx)
-        if not setext and plain_headings and not CODE_HINT_RE.search(text):
+        plain_headings = not any(
+            EMPHASIS_RE.search(body, m.end(), _line_end(body, m.end())) for m in chunk_atx
+        )
+        first_hint = bisect_left(hints, start)
+        coded = first_hint < len(hints) and hints[first_hint] < end
+        if not setext and plain_headings and not coded:
             # No code syntax in this chunk: every candidate is what it looks like.
             for m in chunk_atx:
                 heading = _atx_heading(body, m, line_starts, body_line)
@@ -291,7 +301,7 @@ def scan_body(
             links.extend(_link(m, line_starts, body_line) for m in chunk_links)
             continue
         live, found = _read_with_mistune(
-            text, start, chunk_links, chunk_atx, setext, line_starts, body_line
+            body[start:end], start, chunk_links, chunk_atx, setext, line_starts, body_line
         )
         headings.extend(found)
         links.extend(_link(m, line_starts, body_line) for m in live)
@@ -299,10 +309,10 @@ def scan_body(
     return tuple(headings), tuple(links)
 
 
-def _line_of(text: str, pos: int) -> str:
-    """The rest of the line from `pos`."""
+def _line_end(text: str, pos: int) -> int:
+    """Where the line holding `pos` ends (its `\\n`, or the end of the text)."""
     end = text.find("\n", pos)
-    return text[pos:] if end < 0 else text[pos:end]
+    return len(text) if end < 0 else end
 
 
 def _chunks(body: str) -> list[tuple[int, int]]:
@@ -384,8 +394,15 @@ def _read_with_mistune(
 
 
 def _is_link(m: re.Match[str]) -> bool:
-    target, anchor, _ = split_link(m.group(2))
-    return bool(target or anchor) and not _escaped(m.string, m.start())
+    inner = m.group(2)
+    if "|" in inner or "#" in inner or "\\" in inner:
+        target, anchor, _ = split_link(inner)
+        if not (target or anchor):
+            return False
+    elif not inner.strip():  # split_link's target, with no anchor or label to split off
+        return False
+    at = m.start()
+    return at == 0 or m.string[at - 1] != "\\" or not _escaped(m.string, at)
 
 
 def _escaped(text: str, pos: int) -> bool:
@@ -453,7 +470,7 @@ def _setext_candidates(text: str) -> list[tuple[int, int]]:
 def _atx_heading(body: str, m: re.Match[str], line_starts: list[int], body_line: int) -> Heading:
     end = body.find("\n", m.end())
     content = body[m.end() : end if end >= 0 else len(body)]
-    content = re.sub(r"[ \t]+#+[ \t]*$|^#+[ \t]*$", "", content).strip()
+    content = CLOSING_SEQUENCE_RE.sub("", content).strip()
     return Heading(content, len(m.group(1)), _line_index(line_starts, m.start()) + body_line)
 
 
@@ -482,11 +499,5 @@ def _line_starts(text: str) -> list[int]:
 
 
 def _line_index(line_starts: list[int], offset: int) -> int:
-    lo, hi = 0, len(line_starts) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if line_starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    """The index of the line holding `offset` (the last start at or before it)."""
+    return bisect_right(line_starts, offset) - 1
