@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +35,10 @@ from brain.model import (
 )
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+# The same without the `!`: a literal start, which the regex engine finds eight times faster.
+# It finds the same `[[...]]` in the same order (a `!` is never part of one), so each is
+# matched again with WIKILINK_RE at its `!` if one is right before it.
+LINK_CORE_RE = re.compile(r"\[\[[^\[\]\n]+?\]\]")
 # An ATX heading, also inside list items and quotes (`- # x`, `> ## y`); possessive, so a
 # line of many markers cannot make the regex backtrack.
 ATX_RE = re.compile(
@@ -50,6 +54,8 @@ MARKER_RE = re.compile("\ue000(\\d+)\ue001")
 CODE_HINT_RE = re.compile(
     r"`|~~~|<|\\|\]\(|^ {0,3}\[[^\]\n]+\]:|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE
 )
+# Its alternatives that need a line start (the others are looked for as plain substrings).
+LINE_CODE_HINT_RE = re.compile(r"^ {0,3}\[[^\]\n]+\]:|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE)
 EMPHASIS_RE = re.compile(r"[*_]")
 # Lines whose kind a marker appended to them would change: they are never setext text anyway.
 NOT_SETEXT_TEXT_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|#|([-*_])(?: *\1){2,} *$)")
@@ -257,7 +263,7 @@ def scan_body(
     taken as they look. `whole=True` has mistune read the whole body in one piece (the
     reference the chunked reading is tested against).
     """
-    link_matches = [m for m in WIKILINK_RE.finditer(body) if _is_link(m)]
+    link_matches = [m for m in _wikilinks(body) if _is_link(m)]
     if "$" in body and link_matches:  # math holds no links (brain.mathspans)
         keep = outside_math(body, [m.start() for m in link_matches])
         link_matches = [m for m, kept in zip(link_matches, keep, strict=True) if kept]
@@ -269,15 +275,12 @@ def scan_body(
     # A chunk's underline is the body's too (chunks end after an empty line): with none in
     # the body, a chunk without candidates is skipped before it is cut out.
     underlines = whole or SETEXT_UNDERLINE_RE.search(body) is not None
-    # Candidates by the chunk that holds them; code syntax found once over the whole body
-    # (no hint crosses an empty line, so a chunk holds a hint exactly when the body has one
-    # that starts in it).
+    # Candidates by the chunk that holds them.
     chunk_starts = [start for start, _ in chunks]
     by_chunk: dict[int, tuple[list[re.Match[str]], list[re.Match[str]]]] = {}
     for group, matches in ((0, link_matches), (1, atx)):
         for m in matches:
             by_chunk.setdefault(bisect_right(chunk_starts, m.start()) - 1, ([], []))[group].append(m)
-    hints = [m.start() for m in CODE_HINT_RE.finditer(body)]
     headings: list[Heading] = []
     links: list[WikiLink] = []
     for index in range(len(chunks)) if underlines else sorted(by_chunk):
@@ -290,9 +293,7 @@ def scan_body(
         plain_headings = not any(
             EMPHASIS_RE.search(body, m.end(), _line_end(body, m.end())) for m in chunk_atx
         )
-        first_hint = bisect_left(hints, start)
-        coded = first_hint < len(hints) and hints[first_hint] < end
-        if not setext and plain_headings and not coded:
+        if not setext and plain_headings and not has_code_hint(body[start:end]):
             # No code syntax in this chunk: every candidate is what it looks like.
             for m in chunk_atx:
                 heading = _atx_heading(body, m, line_starts, body_line)
@@ -307,6 +308,24 @@ def scan_body(
         links.extend(_link(m, line_starts, body_line) for m in live)
     headings.sort(key=lambda h: h.line)
     return tuple(headings), tuple(links)
+
+
+def _wikilinks(body: str) -> Iterator[re.Match[str]]:
+    """WIKILINK_RE.finditer(body), found faster (see LINK_CORE_RE)."""
+    match = WIKILINK_RE.match
+    for m in LINK_CORE_RE.finditer(body):
+        at = m.start()
+        found = match(body, at - 1 if at and body[at - 1] == "!" else at)
+        assert found is not None
+        yield found
+
+
+def has_code_hint(text: str) -> bool:
+    """CODE_HINT_RE.search(text) is not None, with its plain substrings found as such."""
+    return (
+        "`" in text or "~~~" in text or "<" in text or "\\" in text or "](" in text
+        or LINE_CODE_HINT_RE.search(text) is not None
+    )
 
 
 def _line_end(text: str, pos: int) -> int:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from bench.workload import generate
 from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
 from brain.layouts.secrets import might_hold_secret, scan_secret_problems, secret_problems
-from brain.parse import decode, scan_body
+from brain.parse import CODE_HINT_RE, WIKILINK_RE, _wikilinks, decode, has_code_hint, scan_body
 from brain.tool.secret_scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -115,3 +115,17 @@ def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
     if find_secret(text) is not None:
         assert might_hold_secret(text)
     assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
+
+
+LINK_PIECES = [
+    "!", "[", "[[", "]]", "]", "a", " ", "\n", "!![[", "x]]", "`", "<", "\\", "](", "    ", "\t", "- ",
+    "[r]: u",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(LINK_PIECES), max_size=30).map("".join))
+def test_the_fast_finders_find_what_the_regular_expressions_find(text: str) -> None:
+    spans = [(m.span(), m.groups()) for m in _wikilinks(text)]
+    assert spans == [(m.span(), m.groups()) for m in WIKILINK_RE.finditer(text)]
+    assert has_code_hint(text) == (CODE_HINT_RE.search(text) is not None)

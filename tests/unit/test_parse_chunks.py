@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain import memory_files
+from brain import parse_helpers
 from brain.memory_files import build_memories, build_memory
 from brain.parse import scan_body
 
@@ -52,6 +52,7 @@ def test_parallel_parse_equals_serial(monkeypatch: pytest.MonkeyPatch, tmp_path:
          1_700_000_000.0 + i)
         for i in range(60)
     ]
-    monkeypatch.setattr(memory_files, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "3")
     assert build_memories(files) == [build_memory(*f) for f in files]
