@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 from urllib.parse import unquote
 
@@ -21,6 +22,7 @@ import mistune
 
 from brain.anchors import with_sources
 from brain.blocks import scan_blocks
+from brain.chunks import body_chunks, has_code_hint
 from brain.empty_links import empty_link_problems
 from brain.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_frontmatter, split_frontmatter
 from brain.mathspans import outside_math
@@ -48,22 +50,10 @@ HEADING_MARKS_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
 CLOSING_SEQUENCE_RE = re.compile(r"[ \t]+#+[ \t]*$|^#+[ \t]*$")
 CLOSING_HASHES_RE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 MARKER_RE = re.compile("\ue000(\\d+)\ue001")
-# Anything that may open code: backticks, tildes, HTML, or four spaces of indentation,
-# also after list and quote markers (`-     x` is code inside a list item).
-# Link destinations `](...)` and reference definitions `[r]: url` are not text either.
-CODE_HINT_RE = re.compile(
-    r"`|~~~|<|\\|\]\(|^ {0,3}\[[^\]\n]+\]:|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE
-)
-# Its alternatives that need a line start (the others are looked for as plain substrings).
-LINE_CODE_HINT_RE = re.compile(r"^ {0,3}\[[^\]\n]+\]:|^[ >*+\-\d.)]*?(?: {4}|\t)", re.MULTILINE)
 EMPHASIS_RE = re.compile(r"[*_]")
 # Lines whose kind a marker appended to them would change: they are never setext text anyway.
 NOT_SETEXT_TEXT_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|#|([-*_])(?: *\1){2,} *$)")
-FENCE_LINE_RE = re.compile(r"^(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
-BOUNDARY_RE = re.compile(r"\n\n(?=\S)")
 SETEXT_UNDERLINE_RE = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?=\n|$)")
-INDENTED_FENCE_RE = re.compile(r"^[ \t]+(?:`{3,}|~{3,})|^ {0,3}>.*(?:`|~~~)", re.MULTILINE)
-
 _MARKDOWN = mistune.create_markdown(renderer=None)
 
 
@@ -258,7 +248,7 @@ def scan_body(
 ) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
     """Headings and wikilinks of a markdown body whose first line is `body_line`.
 
-    The body is cut into independent chunks (see `_chunks`); mistune reads every chunk that
+    The body is cut into independent chunks (see brain.chunks); mistune reads every chunk that
     holds a candidate and any code syntax, and only chunks with no code syntax at all are
     taken as they look. `whole=True` has mistune read the whole body in one piece (the
     reference the chunked reading is tested against).
@@ -271,7 +261,7 @@ def scan_body(
     if not link_matches and not atx and "\n-" not in body and "\n=" not in body:
         return (), ()
     line_starts = _line_starts(body)
-    chunks = [(0, len(body))] if whole else _chunks(body)
+    chunks = [(0, len(body))] if whole else body_chunks(body)
     # A chunk's underline is the body's too (chunks end after an empty line): with none in
     # the body, a chunk without candidates is skipped before it is cut out.
     underlines = whole or SETEXT_UNDERLINE_RE.search(body) is not None
@@ -320,56 +310,10 @@ def _wikilinks(body: str) -> Iterator[re.Match[str]]:
         yield found
 
 
-def has_code_hint(text: str) -> bool:
-    """CODE_HINT_RE.search(text) is not None, with its plain substrings found as such."""
-    return (
-        "`" in text or "~~~" in text or "<" in text or "\\" in text or "](" in text
-        or LINE_CODE_HINT_RE.search(text) is not None
-    )
-
-
 def _line_end(text: str, pos: int) -> int:
     """Where the line holding `pos` ends (its `\\n`, or the end of the text)."""
     end = text.find("\n", pos)
     return len(text) if end < 0 else end
-
-
-def _chunks(body: str) -> list[tuple[int, int]]:
-    """Offsets of pieces of the body that mistune reads the same alone as together.
-
-    A chunk ends at an empty line followed by a line that starts in column 0, outside a
-    fenced block: such a line cannot continue a list item, a quote, a paragraph or an
-    indented code block. Raw HTML (which may span blank lines), tabs, and fences that are
-    indented or have backticks in their info string are rare and subtle: then the whole
-    body is one chunk.
-    """
-    whole = [(0, len(body))]
-    if "<" in body or "\t" in body or INDENTED_FENCE_RE.search(body):
-        return whole
-    fences: list[tuple[int, int]] = []
-    opener: re.Match[str] | None = None
-    for m in FENCE_LINE_RE.finditer(body):
-        marker, rest = m.group(1), m.group(2)
-        if opener is None:
-            if marker[0] == "`" and "`" in rest:
-                return whole
-            opener = m
-        elif marker[0] == opener.group(1)[0] and len(marker) >= len(opener.group(1)) and not rest.strip(" "):
-            fences.append((opener.start(), m.end()))
-            opener = None
-    if opener is not None:
-        fences.append((opener.start(), len(body)))
-    bounds = [0]
-    fence_index = 0
-    for m in BOUNDARY_RE.finditer(body):
-        pos = m.end()
-        while fence_index < len(fences) and fences[fence_index][1] < pos:
-            fence_index += 1
-        if fence_index < len(fences) and fences[fence_index][0] < pos <= fences[fence_index][1]:
-            continue
-        bounds.append(pos)
-    bounds.append(len(body))
-    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1]]
 
 
 def _read_with_mistune(
@@ -508,13 +452,8 @@ def _link(m: re.Match[str], line_starts: list[int], body_line: int) -> WikiLink:
 
 
 def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    pos = find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = find("\n", pos + 1)
-    return starts
+    """The offset of each line's start: running sums of the lines' lengths, each with its `\\n`."""
+    return list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))[:-1]
 
 
 def _line_index(line_starts: list[int], offset: int) -> int:

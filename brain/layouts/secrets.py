@@ -92,22 +92,25 @@ def might_hold_secret(text: str) -> bool:
     joined = "".join(line.rstrip(" \t\\").lstrip(" \t") for line in text.split("\n"))
     # The joined view only loses spaces, tabs, `\\` and line breaks, which no needle and no
     # keyword assignment holds: what either view holds, it holds. So when it holds none, no
-    # pattern can match in either view, and the per-view checks are skipped.
-    lowered = joined.lower()
+    # pattern can match in either view, and the per-view checks are skipped. Lowered as
+    # bytes: only `İ` and the Kelvin sign lower to ASCII letters, and no lowered needle has
+    # an `i` or a `k` (_keyword_near lowers what a keyword assignment needs on its own).
+    lowered = joined.encode("utf-8", "surrogatepass").lower()
     if (
         _unguarded() or any(n in joined for n in _ALL_NEEDLES)
-        or any(n in lowered for n in _ALL_LOWER_NEEDLES) or _keyword_assignment(lowered)
-    ) and _pattern_in_views(text, joined, lowered):
+        or any(n.encode() in lowered for n in _ALL_LOWER_NEEDLES) or _keyword_near(joined)
+    ) and _pattern_in_views(text, joined):
         return True
     # Base64 runs the detector decodes are 24 characters or more of one alphabet.
     return _BASE64_RUN.search(text) is not None and any(True for _ in base64_runs(text))
 
 
-def _pattern_in_views(text: str, joined: str, joined_lowered: str) -> bool:
+def _pattern_in_views(text: str, joined: str) -> bool:
     """Whether one of the detector's patterns matches the text or its joined-lines view."""
     from brain.tool import secret_scan
 
-    for view, lowered in ((text, text.lower()), (joined, joined_lowered)):
+    for view in (text, joined):
+        lowered = view.lower()
         present = {n for n in _ALL_NEEDLES if n in view}
         present |= {n for n in _ALL_LOWER_NEEDLES if n in lowered}
         for kind, pattern in secret_scan._PATTERNS:
@@ -129,6 +132,19 @@ def _unguarded() -> bool:
     from brain.tool.secret_scan import _PATTERNS
 
     return any(kind not in _NEEDLES and kind not in _LOWER_NEEDLES for kind, _ in _PATTERNS)
+
+
+def _keyword_near(text: str) -> bool:
+    """True whenever `_keyword_assignment(text.lower())` is (and maybe more often): only the
+    40 characters before each `:` and `=` are lowered, which is all that function reads."""
+    for sep in (":", "="):
+        at = text.find(sep)
+        while at != -1:
+            head = text[max(0, at - 40) : at].lower().rstrip().rstrip("\"'")
+            if head.endswith(_KEYWORDS):
+                return True
+            at = text.find(sep, at + 1)
+    return False
 
 
 def _keyword_assignment(lowered: str) -> bool:

@@ -17,9 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
+from brain.chunks import CODE_HINT_RE, INDENTED_FENCE_RE, has_code_hint, has_indented_fence
 from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
-from brain.layouts.secrets import might_hold_secret, scan_secret_problems, secret_problems
-from brain.parse import CODE_HINT_RE, WIKILINK_RE, _wikilinks, decode, has_code_hint, scan_body
+from brain.layouts.secrets import (
+    _keyword_assignment,
+    _keyword_near,
+    might_hold_secret,
+    scan_secret_problems,
+    secret_problems,
+)
+from brain.parse import WIKILINK_RE, _line_starts, _wikilinks, decode, scan_body
 from brain.tool.secret_scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -119,7 +126,7 @@ def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
 
 LINK_PIECES = [
     "!", "[", "[[", "]]", "]", "a", " ", "\n", "!![[", "x]]", "`", "<", "\\", "](", "    ", "\t", "- ",
-    "[r]: u",
+    "[r]: u", ">", "```", "~~~", " > ", "1. ",
 ]
 
 
@@ -129,3 +136,16 @@ def test_the_fast_finders_find_what_the_regular_expressions_find(text: str) -> N
     spans = [(m.span(), m.groups()) for m in _wikilinks(text)]
     assert spans == [(m.span(), m.groups()) for m in WIKILINK_RE.finditer(text)]
     assert has_code_hint(text) == (CODE_HINT_RE.search(text) is not None)
+    assert has_indented_fence(text) == (INDENTED_FENCE_RE.search(text) is not None)
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    assert _line_starts(text) == starts
+
+
+DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
+def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> None:
+    if _keyword_assignment(text.lower()):
+        assert _keyword_near(text)

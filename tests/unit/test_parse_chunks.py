@@ -56,3 +56,19 @@ def test_parallel_parse_equals_serial(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setattr(parse_helpers, "CHUNK", 7)
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "3")
     assert build_memories(files) == [build_memory(*f) for f in files]
+
+
+@pytest.mark.parametrize("helper", ["/bin/false", "/bin/cat", "/nonexistent/python"])
+def test_a_helper_that_fails_only_means_its_chunks_are_parsed_here(
+    monkeypatch: pytest.MonkeyPatch, helper: str
+) -> None:
+    """A helper that cannot start, dies at once, or answers garbage (cat echoes its input)."""
+    files = [
+        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
+        for i in range(40)
+    ]
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
+    monkeypatch.setattr(parse_helpers.sys, "executable", helper)
+    assert build_memories(files) == [build_memory(*f) for f in files]
