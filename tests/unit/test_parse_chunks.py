@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,5 +71,5 @@ def test_a_helper_that_fails_only_means_its_chunks_are_parsed_here(
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
     monkeypatch.setattr(parse_helpers, "CHUNK", 7)
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
-    monkeypatch.setattr(parse_helpers.sys, "executable", helper)
+    monkeypatch.setattr(sys, "executable", helper)
     assert build_memories(files) == [build_memory(*f) for f in files]
