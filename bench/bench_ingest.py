@@ -14,7 +14,8 @@ is cached between runs. `cold`: a start without a snapshot (full ingest, then th
 is written, timed apart); `warm`: a restart that loads it and rescans (what `brain serve` and
 `brain lsp` do on an unchanged workspace). `brain ingest` is timed from process start to
 exit, and beside `iwe count` when --iwe names the binary. Prints medians and the machine's
-load, and writes bench/results/ingest.json.
+load, and writes bench/results/ingest.json. CPU seconds (of the ingesting process and of its
+parse helpers) are given beside the times: on a shared machine they move less with the load.
 """
 
 from __future__ import annotations
@@ -41,13 +42,15 @@ brain = Brain(Path(sys.argv[1]))
 t0 = time.perf_counter(); first = brain.sync(); t1 = time.perf_counter()
 again = brain.sync(); t2 = time.perf_counter()
 stats = brain.stats()
-self_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+own = resource.getrusage(resource.RUSAGE_SELF)
+helpers = resource.getrusage(resource.RUSAGE_CHILDREN)
+self_rss, child_rss = own.ru_maxrss, helpers.ru_maxrss
 print(json.dumps({
     "ingest_s": t1 - t0, "rescan_s": t2 - t1, "files": first.files, "parsed": first.parsed,
     "rescan_read": again.read, "rescan_parsed": again.parsed,
     "memories": stats.memories, "links": stats.links, "broken": stats.broken,
     "peak_rss_mb": self_rss / 1024, "worker_peak_rss_mb": child_rss / 1024,
+    "cpu_s": own.ru_utime + own.ru_stime, "worker_cpu_s": helpers.ru_utime + helpers.ru_stime,
 }))
 """
 
@@ -145,6 +148,8 @@ def main() -> None:
             "check_s_median": round(med["check_s"], 3),
             "peak_rss_mb": round(med["peak_rss_mb"], 1),
             "worker_peak_rss_mb": round(med["worker_peak_rss_mb"], 1),
+            "cpu_s_median": round(med["cpu_s"], 2),
+            "worker_cpu_s_median": round(med["worker_cpu_s"], 2),
             "memories": int(med["memories"]),
             "links": int(med["links"]),
             "broken": int(med["broken"]),
@@ -183,7 +188,8 @@ def main() -> None:
             f"{size:>7} notes: ingest {summary['ingest_s_median']} s "
             f"({summary['ingest_files_per_s']} files/s), rescan {summary['rescan_s_median']} s "
             f"({summary['rescan_speedup']}x faster), check {summary['check_s_median']} s, "
-            f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB)",
+            f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB), "
+            f"CPU {summary['cpu_s_median']} s (+ workers {summary['worker_cpu_s_median']} s)",
             flush=True,
         )
         print(

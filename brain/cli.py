@@ -10,8 +10,13 @@ from pathlib import Path
 
 from brain import __version__
 
+# Commands whose parsers are built here: `brain ingest` and the others need none of the memory
+# tool's, maintenance's, MCP's or search's modules, which the rest of the parsers import.
+CORE_COMMANDS = frozenset({"ingest", "check", "serve", "lsp", "schema"})
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(full: bool = True) -> argparse.ArgumentParser:
+    """Every command's parser; `full=False`: only CORE_COMMANDS' (a faster start for those)."""
     parser = argparse.ArgumentParser(
         prog="brain", description="A knowledge graph of AI agents' markdown memory."
     )
@@ -44,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_option(lsp)
 
     sub.add_parser("schema", help="print the GraphQL schema (SDL)")
+    if not full:
+        return parser
 
     from brain.tool.cli import add_parsers as add_memory_parsers
 
@@ -98,12 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Editors ask this before starting `brain lsp`: answer without importing every command.
         print(f"brain {__version__}")
         return 0
-    if list(sys.argv[1:] if argv is None else argv)[:1] == ["lsp"]:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["lsp"]:
         # An editor waits for the language server: skip importing every other command.
         from brain.lsp.server import main as lsp_main
 
-        return lsp_main(list(sys.argv[2:] if argv is None else argv[1:]))
-    parser = build_parser()
+        return lsp_main(words[1:])
+    command = next((word for word in words if not word.startswith("-")), None)
+    parser = build_parser(full=command not in CORE_COMMANDS)
     args = parser.parse_args(argv)
     from brain import commands
 

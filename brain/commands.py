@@ -39,13 +39,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "space": cmd_layout_verb,
         "mindlink": cmd_layout_verb,
     }
-    from brain.tool.cli import CliUsageError
-
     try:
         return handlers[args.command](args)
-    except (UsageError, StoreUnavailable, CliUsageError) as exc:
+    except _usage_errors() as exc:
         print(f"brain {args.command}: {exc}", file=sys.stderr)
         return 2
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """The errors that are a command line's fault. The memory tool's CLI is imported only by
+    the commands that use it (and raise its error): `brain ingest` never loads it."""
+    tool_cli = sys.modules.get("brain.tool.cli")
+    return (UsageError, StoreUnavailable) + ((tool_cli.CliUsageError,) if tool_cli is not None else ())
 
 
 def workspace_root(path: Path | None) -> Path:

@@ -29,7 +29,7 @@ from brain.ingest_state import (
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
 from brain.layouts.secrets import secret_problems
-from brain.memory_files import MemoryFile, build_memories, content_hash
+from brain.memory_files import content_hash
 from brain.model import (
     AgentNode,
     EntityNode,
@@ -42,6 +42,7 @@ from brain.model import (
     is_note_id,
     note_id,
 )
+from brain.parse_helpers import MemoryBuilder
 from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.workspace import (
@@ -257,7 +258,9 @@ class Ingester:
         progress: Progress | None, recheck: bool = False,
     ) -> SyncResult:
         notes: list[NoteChange] = []
-        to_build: list[MemoryFile] = []
+        # Notes are parsed while files are read: on helper processes once there are many.
+        context = self.rule_context()
+        to_build = MemoryBuilder((self.layout.name, context))
         entities: list[EntityNode] = []
         plain_files: list[FileNode] = []
         deletes: list[str] = []
@@ -338,7 +341,7 @@ class Ingester:
             role = self.layout.content_role(rel, role, raw)  # space: a binary `.md` is a File
             node_id: str | None = None
             if role.kind == "memory":
-                to_build.append((rel, role.scope, role.name, raw, mtime))
+                to_build.add((rel, role.scope, role.name, raw, mtime))
                 node_id = note_id(role.node_kind, role.scope, role.name)
             elif role.kind == "file":
                 node = file_node(role, rel, raw, digest, mtime)
@@ -369,8 +372,7 @@ class Ingester:
                 deletes.append(known.node_id)  # it changed kind (space: binary <-> text `.md`)
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
-        context = self.rule_context()
-        notes.extend(build_memories(to_build, (self.layout.name, context)))
+        notes.extend(to_build.finish())
         agents, agent_deletes = self._agent_changes(notes, definitions_changed or fresh)
         batch = plan(
             self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh,

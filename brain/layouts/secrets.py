@@ -16,6 +16,7 @@ pass go through the full per-line scan; tests hold this to the detector's own ta
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from brain.model import Problem, Severity
@@ -25,11 +26,16 @@ MAX_SECRETS_PER_FILE = 20  # a leaked key file need not flood the report
 
 def secret_problems(rel: str, text: str) -> list[Problem]:
     """One `secret` error per line holding a credential-looking value."""
+    if not might_hold_secret(text):
+        return []
+    return scan_secret_problems(rel, text)
+
+
+def scan_secret_problems(rel: str, text: str) -> list[Problem]:
+    """`secret_problems` without the prefilter: the detector on every line (the reference)."""
     # Imported here: brain.tool's package imports the memory service, which imports ingest.
     from brain.tool.secret_scan import find_secret
 
-    if not might_hold_secret(text):
-        return []
     out: list[Problem] = []
     lines = text.count("\n") + 1
     start = 1
@@ -77,17 +83,35 @@ _KEYWORDS = ("password", "passwd", "pwd", "passphrase", "secret", "key", "token"
 
 def might_hold_secret(text: str) -> bool:
     """False only when no line of `text` can hold what the detector looks for."""
-    from brain.tool import secret_scan
-    from brain.tool.secret_normalize import _FORMAT, base64_runs
+    from brain.tool.secret_normalize import _BASE64_RUN, _FORMAT, base64_runs
 
     if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
         return True  # full-width letters, invisible characters: the detector undoes them
     # Every line break taken out, with the `\\` and indentation around it: what the detector's
     # joined-lines view sees of two lines is a substring of this.
     joined = "".join(line.rstrip(" \t\\").lstrip(" \t") for line in text.split("\n"))
+    # The joined view only loses spaces, tabs, `\\` and line breaks, which no needle and no
+    # keyword assignment holds: what either view holds, it holds. So when it holds none, no
+    # pattern can match in either view, and the per-view checks are skipped. Lowered as
+    # bytes: only `İ` and the Kelvin sign lower to ASCII letters, and no lowered needle has
+    # an `i` or a `k` (_keyword_near lowers what a keyword assignment needs on its own).
+    lowered = joined.encode("utf-8", "surrogatepass").lower()
+    if (
+        _unguarded() or any(n in joined for n in _ALL_NEEDLES)
+        or any(n.encode() in lowered for n in _ALL_LOWER_NEEDLES) or _keyword_near(joined)
+    ) and _pattern_in_views(text, joined):
+        return True
+    # Base64 runs the detector decodes are 24 characters or more of one alphabet.
+    return _BASE64_RUN.search(text) is not None and any(True for _ in base64_runs(text))
+
+
+def _pattern_in_views(text: str, joined: str) -> bool:
+    """Whether one of the detector's patterns matches the text or its joined-lines view."""
+    from brain.tool import secret_scan
+
     for view in (text, joined):
-        present = {n for n in _ALL_NEEDLES if n in view}
         lowered = view.lower()
+        present = {n for n in _ALL_NEEDLES if n in view}
         present |= {n for n in _ALL_LOWER_NEEDLES if n in lowered}
         for kind, pattern in secret_scan._PATTERNS:
             needles = _NEEDLES.get(kind) or _LOWER_NEEDLES.get(kind)
@@ -99,9 +123,28 @@ def might_hold_secret(text: str) -> bool:
             return True
         if _keyword_assignment(lowered) and secret_scan._ASSIGNMENT.search(view):
             return True
-    if max(map(len, text.split()), default=0) < 24:
-        return False  # base64 runs the detector decodes are 24 characters or more
-    return any(True for _ in base64_runs(text))
+    return False
+
+
+@functools.cache
+def _unguarded() -> bool:
+    """A detector pattern of a kind with no needles here: then every text gets the full check."""
+    from brain.tool.secret_scan import _PATTERNS
+
+    return any(kind not in _NEEDLES and kind not in _LOWER_NEEDLES for kind, _ in _PATTERNS)
+
+
+def _keyword_near(text: str) -> bool:
+    """True whenever `_keyword_assignment(text.lower())` is (and maybe more often): only the
+    40 characters before each `:` and `=` are lowered, which is all that function reads."""
+    for sep in (":", "="):
+        at = text.find(sep)
+        while at != -1:
+            head = text[max(0, at - 40) : at].lower().rstrip().rstrip("\"'")
+            if head.endswith(_KEYWORDS):
+                return True
+            at = text.find(sep, at + 1)
+    return False
 
 
 def _keyword_assignment(lowered: str) -> bool:

@@ -7,17 +7,32 @@ API, GraphQL and the CLI are thin layers over those two.
 
 from __future__ import annotations
 
+import importlib
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
-
-from brain.tool.access import Actor
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool, ToolResult
 
 if TYPE_CHECKING:
     from brain.service import Brain
+    from brain.tool.access import Actor
+    from brain.tool.refusal import Call, Refusal, RefusalCode
+    from brain.tool.service import MemoryService
+    from brain.tool.tool import MemoryTool, ToolResult
+
+# Imported on first use: an ingest reads brain.tool.secret_scan (the `secret` rule), which
+# must not cost it the whole memory service.
+_LAZY = {
+    "Actor": "brain.tool.access", "Call": "brain.tool.refusal", "Refusal": "brain.tool.refusal",
+    "RefusalCode": "brain.tool.refusal", "MemoryService": "brain.tool.service",
+    "MemoryTool": "brain.tool.tool", "ToolResult": "brain.tool.tool",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'brain.tool' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 __all__ = [
     "Actor", "Call", "MemoryService", "MemoryTool", "Refusal", "RefusalCode", "ToolResult",
@@ -33,6 +48,8 @@ def memory_service(brain: Brain) -> MemoryService:
     with _LOCK:
         found = _SERVICES.get(brain)
         if found is None:
+            from brain.tool.service import MemoryService
+
             found = _SERVICES[brain] = MemoryService(brain.root, brain)
         return found
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain import memory_files
+from brain import parse_helpers
 from brain.memory_files import build_memories, build_memory
 from brain.parse import scan_body
 
@@ -52,6 +53,23 @@ def test_parallel_parse_equals_serial(monkeypatch: pytest.MonkeyPatch, tmp_path:
          1_700_000_000.0 + i)
         for i in range(60)
     ]
-    monkeypatch.setattr(memory_files, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "3")
+    assert build_memories(files) == [build_memory(*f) for f in files]
+
+
+@pytest.mark.parametrize("helper", ["/bin/false", "/bin/cat", "/nonexistent/python"])
+def test_a_helper_that_fails_only_means_its_chunks_are_parsed_here(
+    monkeypatch: pytest.MonkeyPatch, helper: str
+) -> None:
+    """A helper that cannot start, dies at once, or answers garbage (cat echoes its input)."""
+    files = [
+        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
+        for i in range(40)
+    ]
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
+    monkeypatch.setattr(sys, "executable", helper)
     assert build_memories(files) == [build_memory(*f) for f in files]

@@ -1,0 +1,151 @@
+"""The fast paths of a note's reading give exactly what the full readers give.
+
+An ingest reads a `key: text` frontmatter without libyaml (brain.frontmatter.simple_mapping)
+and asks a cheap question before the secret detector's per-line scan
+(brain.layouts.secrets.might_hold_secret). Both must never change an answer: checked here
+on the benchmark's workload, on the examples, and on generated text built from the pieces
+each fast path reasons about.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.workload import generate
+from brain.chunks import CODE_HINT_RE, INDENTED_FENCE_RE, has_code_hint, has_indented_fence
+from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
+from brain.layouts.secrets import (
+    _keyword_assignment,
+    _keyword_near,
+    might_hold_secret,
+    scan_secret_problems,
+    secret_problems,
+)
+from brain.parse import WIKILINK_RE, _line_starts, _wikilinks, decode, scan_body
+from brain.tool.secret_scan import find_secret
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Every markdown text of a generated workload and of the examples."""
+    root = tmp_path_factory.mktemp("workload")
+    generate(root, 400)
+    paths = sorted(root.rglob("*.md")) + sorted(EXAMPLES.rglob("*.md"))
+    return [decode(p.read_bytes(), str(p))[0] for p in paths]
+
+
+def _frontmatter(text: str) -> str | None:
+    return split_frontmatter(text, "x.md", [])[0]
+
+
+def test_the_corpus_is_read_by_the_fast_paths(corpus: list[str]) -> None:
+    blocks = [fm for fm in map(_frontmatter, corpus) if fm is not None]
+    assert len(corpus) > 400
+    assert len(blocks) > 400
+    assert sum(simple_mapping(fm) is not None for fm in blocks) > 0.9 * len(blocks)
+    assert sum(not might_hold_secret(text) for text in corpus) > 0.9 * len(corpus)
+
+
+def test_simple_frontmatter_is_read_as_yaml_reads_it_on_the_corpus(corpus: list[str]) -> None:
+    for fm in filter(None, map(_frontmatter, corpus)):
+        simple = simple_mapping(fm)
+        if simple is not None:
+            assert simple == yaml.safe_load(fm)
+            assert list(simple) == list(yaml.safe_load(fm))
+
+
+def test_secret_problems_equal_the_unfiltered_scan_on_the_corpus(corpus: list[str]) -> None:
+    for text in corpus:
+        assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
+
+
+def test_chunked_body_reading_equals_whole_reading_on_the_corpus(corpus: list[str]) -> None:
+    for text in corpus:
+        _, body, line, _ = split_frontmatter(text, "x.md", [])
+        assert scan_body(body, line) == scan_body(body, line, whole=True)
+
+
+KEYS = ["description", "type", "name", "tags", "on", "Yes", "null", "a-b", "x_1", "y", "1a", "é"]
+VALUES = [
+    "text", "two words", "yes", "No", "TRUE", "off", "null", "Null", "~", "y", "n", "nan", "inf",
+    "a: b", "a:", "a #b", "C#", "x, y", "[x]", "{x}", "'q'", "it's", '"q"', "é", "東京", "1", "1.5",
+    "2024-01-01", "a  b", "a ", " a", "a\tb", "&x", "*x", "!x", "|", ">", "-", "- x", "½", "a\u00a0b",
+    "a\u2028b", "a\ufeffb", "x---", "%x", "@x", "`x`", "a:b", "a=b", "=", "<<",
+]
+line = st.one_of(
+    st.builds(
+        lambda k, sep, v: f"{k}{sep}{v}", st.sampled_from(KEYS),
+        st.sampled_from([": ", ":  ", ":", ": \t"]), st.sampled_from(VALUES),
+    ),
+    st.sampled_from(["", " ", "# comment", "  indented: x", "- item", "---", "..."]),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(line, max_size=6).map("\n".join))
+def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
+    simple = simple_mapping(fm_text)
+    if simple is None:
+        return
+    assert simple == yaml.safe_load(fm_text)
+    assert list(simple) == list(yaml.safe_load(fm_text))
+    assert load_frontmatter(fm_text, "x.md", []) == simple
+
+
+def test_the_simple_reading_keeps_yaml_types_to_yaml() -> None:
+    assert simple_mapping("description: a note\ntype: user\n") == {"description": "a note", "type": "user"}
+    for fm_text in ("a: yes\n", "on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n"):
+        assert simple_mapping(fm_text) is None
+
+
+TOKEN = "ghp_" + "A1b2" * 9
+SECRET_PIECES = [
+    "a", "x", " ", "\t", "\n", "\\", "\\\n", "\n    ", ":", "=", "'", '"', "key", "Key", "token",
+    "password", "secret", "aws", "AWS_SECRET_ACCESS_KEY", "://", "@", "user:", "https", "Zq8xW2pL9v!",
+    TOKEN[:10], TOKEN[10:], TOKEN, "AKIA", "ABCDEFGHIJKLMNOP", "sk-", "sk_live_", "xoxb-", "eyJ",
+    "-----BEGIN ", "RSA PRIVATE KEY-----", "glpat-", "hf_", "npm_", "SG.", "AccountKey=", "AIza",
+    "\u200b", "\u00ad", "ｇｈｐ＿", "é", "東京", "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIyQTFiMkExYjJBMWIyQTFiMg==",
+    "cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ==", "0123456789abcdef" * 2,
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(SECRET_PIECES), max_size=30).map("".join))
+def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
+    if find_secret(text) is not None:
+        assert might_hold_secret(text)
+    assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
+
+
+LINK_PIECES = [
+    "!", "[", "[[", "]]", "]", "a", " ", "\n", "!![[", "x]]", "`", "<", "\\", "](", "    ", "\t", "- ",
+    "[r]: u", ">", "```", "~~~", " > ", "1. ",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(LINK_PIECES), max_size=30).map("".join))
+def test_the_fast_finders_find_what_the_regular_expressions_find(text: str) -> None:
+    spans = [(m.span(), m.groups()) for m in _wikilinks(text)]
+    assert spans == [(m.span(), m.groups()) for m in WIKILINK_RE.finditer(text)]
+    assert has_code_hint(text) == (CODE_HINT_RE.search(text) is not None)
+    assert has_indented_fence(text) == (INDENTED_FENCE_RE.search(text) is not None)
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    assert _line_starts(text) == starts
+
+
+DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
+def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> None:
+    if _keyword_assignment(text.lower()):
+        assert _keyword_near(text)
