@@ -49,13 +49,14 @@ from brain.workspace import (
     AgentDefinition,
     FileStat,
     read_agent_definition,
+    read_bytes,
     read_entity,
     special_kind,
     unread_problem,
     walk_dir,
 )
 
-__all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult", "walk_under"]
+__all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult"]
 
 Progress = Callable[[int, int], None]
 BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
@@ -234,7 +235,7 @@ class Ingester:
                 gone.extend(self._known_under(rel))
                 continue
             if stat.S_ISDIR(st.st_mode):  # lstat: a linked folder is a link, never walked
-                found = {sub.rel: sub for sub in walk_under(self.root, rel)}
+                found = {sub.rel: sub for sub in walk_dir(self.root / rel, rel)}
                 stats.update(found)
                 gone.extend(k for k in self._known_under(rel) if k not in found)
                 if rel in self.files or rel in self.file_problems:
@@ -316,7 +317,7 @@ class Ingester:
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
             if overlay is None and unchanged and not recheck:
                 continue
-            raw = overlay if overlay is not None else self._read(rel)
+            raw = overlay if overlay is not None else read_bytes(self.root / rel)
             if isinstance(raw, OSError):
                 # Keep what the graph had: a file that cannot be read now is not gone.
                 self.file_problems[rel] = Problem(
@@ -481,12 +482,6 @@ class Ingester:
                 if loser not in stats:
                     self.file_problems[loser] = duplicate_problem(loser, node_id, winner)
 
-    def _read(self, rel: str) -> bytes | OSError:
-        try:
-            return (self.root / rel).read_bytes()
-        except OSError as exc:
-            return exc
-
     def _agent_changes(
         self, notes: Iterable[NoteChange], recompute: bool
     ) -> tuple[list[AgentNode], list[str]]:
@@ -498,7 +493,3 @@ class Ingester:
         deletes = [agent_id(n) for n in sorted(self._agents) if n not in wanted]
         self._agents = wanted
         return upserts, deletes
-
-
-def walk_under(root: Path, rel: str) -> list[FileStat]:
-    return list(walk_dir(root / rel, rel))

@@ -249,3 +249,11 @@ def _content_problem(rel: str, message: str, line: int | None, fix: str | None) 
         "invalid-content", Severity.ERROR, rel, f"{message}; its title is not read",
         line=line, column=1 if line is not None else None, fix=fix,
     )
+
+
+def read_bytes(path: Path) -> bytes | OSError:
+    """A file's bytes, or the error that kept them (the caller reports it and goes on)."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return exc

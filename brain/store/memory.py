@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import threading
-import zlib
 from collections import defaultdict, deque
 from collections.abc import Collection, Sequence
 from dataclasses import fields, replace
@@ -35,7 +34,6 @@ from brain.model import (
     Stats,
     UnresolvedNode,
     agent_id,
-    leaf_key,
     name_key,
     sorted_problems,
 )
@@ -57,12 +55,9 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
+from brain.store.memory_links import LinkIndex
 from brain.store.memory_rows import (
-    KEY,
-    KIND,
-    ORDINAL,
     PATH,
-    SOURCE,
     STATUS,
     TARGET_ID,
     LinkRow,
@@ -71,26 +66,13 @@ from brain.store.memory_rows import (
     as_link,
     link_row,
     memory_of,
+    name_entry,
+    pack_body,
+    unpack_body,
 )
 from brain.store.memory_search import KeywordIndex, VectorIndex
 
-LinkKey = tuple[str, int]
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks"}
-
-
-def pack_body(body: str) -> bytes:
-    # Level 1: a third of the size at a fifth of level 6's time; a lone surrogate survives.
-    return zlib.compress(body.encode("utf-8", "surrogatepass"), 1)
-
-
-def unpack_body(packed: bytes) -> str:
-    return zlib.decompress(packed).decode("utf-8", "surrogatepass")
-
-
-def _name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
-    if type(held) is tuple:
-        return NameEntry(node_id, Kind(held[KIND]), leaf_key(held[1]), held[0])
-    return entry_of(held)  # type: ignore[arg-type]
 
 
 class MemoryStore:
@@ -114,9 +96,7 @@ class MemoryStore:
             self._by_path: dict[str, str] = {}
             self._sorted_ids: list[str] | None = None
             # Indexes over the above, built at once after a snapshot's restore (_ensure_indexes):
-            self._unresolved: dict[str, UnresolvedNode] = {}
-            self._in: dict[str, set[LinkKey]] = defaultdict(set)
-            self._by_key: dict[str, set[LinkKey]] = defaultdict(set)
+            self._links = LinkIndex()
             self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
             self._indexed = True
             self.writes = 0
@@ -156,21 +136,21 @@ class MemoryStore:
                 self._index_name(plain)
             for source, links in batch.links.items():
                 for old_row in self._out.pop(source, []):
-                    self._unindex_link(old_row, touched_targets)
+                    self._links.remove(old_row, touched_targets)
                 rows = self._out[source] = list(map(link_row, links))
                 for row in rows:
-                    self._index_link(row)
+                    self._links.add(row)
             for link in batch.relinks:
                 current = self._out.get(link.source)
                 if current is None or link.ordinal >= len(current):
                     continue
-                self._unindex_link(current[link.ordinal], touched_targets)
+                self._links.remove(current[link.ordinal], touched_targets)
                 row = current[link.ordinal] = link_row(link)
-                self._index_link(row)
+                self._links.add(row)
             for target in touched_targets:
-                if target.startswith("unresolved:") and not self._in.get(target):
-                    self._unresolved.pop(target, None)
-                    self._in.pop(target, None)
+                if target.startswith("unresolved:") and not self._links.incoming.get(target):
+                    self._links.unresolved.pop(target, None)
+                    self._links.incoming.pop(target, None)
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
                 self._keywords.apply(batch)
@@ -190,29 +170,13 @@ class MemoryStore:
             self._bodies.pop(node_id, None)
             self._by_path.pop(node.path, None)
             for row in self._out.pop(node_id, []):
-                self._unindex_link(row, touched)
+                self._links.remove(row, touched)
         entry = entry_of(node)
         self._names[entry.key].pop(node_id, None)
 
     def _index_name(self, node: MemoryNode | AgentNode | EntityNode | FileNode) -> None:
         entry = entry_of(node)
         self._names[entry.key][entry.id] = entry
-
-    def _index_link(self, row: LinkRow) -> None:
-        ref = (row[SOURCE], row[ORDINAL])
-        target_id = row[TARGET_ID]
-        self._in[target_id].add(ref)
-        self._by_key[row[KEY]].add(ref)
-        if target_id.startswith("unresolved:") and target_id not in self._unresolved:
-            self._unresolved[target_id] = UnresolvedNode(target_id.split(":", 1)[1])
-
-    def _unindex_link(self, row: LinkRow, touched: set[str]) -> None:
-        ref = (row[SOURCE], row[ORDINAL])
-        incoming = self._in.get(row[TARGET_ID])
-        if incoming is not None:
-            incoming.discard(ref)
-        self._by_key[row[KEY]].discard(ref)
-        touched.add(row[TARGET_ID])
 
     def _ensure_indexes(self) -> None:
         """Build the name and link indexes, once after a restore: a start from a snapshot is
@@ -227,20 +191,12 @@ class MemoryStore:
     def _build_indexes(self) -> None:
         names = self._names
         for node_id, held in self._memories.items():
-            entry = _name_entry(held, node_id)
+            entry = name_entry(held, node_id)
             names[entry.key][node_id] = entry
         for group in (self._agents, self._entities, self._files):
             for node in group.values():
                 self._index_name(node)
-        incoming, by_key = self._in, self._by_key
-        for rows in self._out.values():
-            for row in rows:
-                ref = (row[SOURCE], row[ORDINAL])
-                incoming[row[TARGET_ID]].add(ref)
-                by_key[row[KEY]].add(ref)
-        self._unresolved = {
-            t: UnresolvedNode(t.split(":", 1)[1]) for t in incoming if t.startswith("unresolved:")
-        }
+        self._links.build(self._out.values())
 
     # ------------------------------------------------------------------ resolution support
 
@@ -255,7 +211,7 @@ class MemoryStore:
             return [
                 as_link(self._out[source][ordinal])
                 for key in keys
-                for source, ordinal in sorted(self._by_key.get(key, ()))
+                for source, ordinal in sorted(self._links.by_key.get(key, ()))
             ]
 
     def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
@@ -292,7 +248,7 @@ class MemoryStore:
             or self._agents.get(node_id)
             or self._entities.get(node_id)
             or self._files.get(node_id)
-            or self._unresolved.get(node_id)
+            or self._links.unresolved.get(node_id)
         )
 
     def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
@@ -378,7 +334,7 @@ class MemoryStore:
         with self._lock:
             self._ensure_indexes()
             return {
-                i: [as_link(self._out[s][o]) for s, o in sorted(self._in.get(i, ()))] for i in ids
+                i: [as_link(self._out[s][o]) for s, o in sorted(self._links.incoming.get(i, ()))] for i in ids
             }
 
     def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
@@ -413,7 +369,7 @@ class MemoryStore:
 
     def _neighbours(self, node_id: str) -> set[str]:
         out = {row[TARGET_ID] for row in self._out.get(node_id, ())}
-        out |= {source for source, _ in self._in.get(node_id, ())}
+        out |= {source for source, _ in self._links.incoming.get(node_id, ())}
         memory = self._memory(node_id)
         if memory is not None and memory.owner is not None:
             out.add(agent_id(memory.owner))
@@ -460,7 +416,7 @@ class MemoryStore:
                 broken=counts[LinkStatus.BROKEN],
                 ambiguous=counts[LinkStatus.AMBIGUOUS],
                 missing_anchor=counts[LinkStatus.MISSING_ANCHOR],
-                unresolved=len(self._unresolved),
+                unresolved=len(self._links.unresolved),
                 workflows=kinds[Kind.WORKFLOW],
                 chats=kinds[Kind.CHAT],
                 work_items=kinds[Kind.WORK_ITEM],
@@ -471,7 +427,7 @@ class MemoryStore:
             self._ensure_indexes()
             nodes: set[NodeRow] = set()
             nodes.update(node_row(self._full(m)) for m in self._all_memories())
-            for group in (self._agents, self._entities, self._files, self._unresolved):
+            for group in (self._agents, self._entities, self._files, self._links.unresolved):
                 nodes.update(node_row(n) for n in group.values())
             edges: set[EdgeRow] = {
                 base_link_row(as_link(row)) for rows in self._out.values() for row in rows
@@ -485,7 +441,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ snapshot (brain/snapshot.py)
 
     def contents(self) -> StoreImage:
-        """Everything held (brain/store/memory_image.py packs it): references to immutable
+        """Everything held (brain/snapshot_columns.py packs it): references to immutable
         rows and nodes, so the lock is held only while the lists are copied."""
         unknown = {f.name for f in fields(WriteBatch)} - _IMAGE_FIELDS
         if unknown:  # a node kind added without a line here: refuse, never write part of the graph
