@@ -8,8 +8,8 @@ Cost: the detector looks at every line several ways (as written, undisguised, ba
 joined with the next), about three times the cost of parsing the note. An ingest first asks a
 cheap question of the whole text: can any view of any line match at all? A pattern runs only
 if the literal text each of its matches holds is there, once over the whole text and once over
-the text with its line breaks (and their indentation) taken out: a match within a line, or
-across a break, is a match there too. Text the detector would undisguise (not NFKC, or with
+each pair of lines joined exactly as the detector joins them: a match within a line, or across
+a break, is a match there too. Text the detector would undisguise (not NFKC, or with
 invisible characters) and decodable base64 runs always go to the detector. Only texts that
 pass go through the full per-line scan; tests hold this to the detector's own tables.
 """
@@ -17,6 +17,7 @@ pass go through the full per-line scan; tests hold this to the detector's own ta
 from __future__ import annotations
 
 import functools
+import itertools
 import unicodedata
 
 from brain.model import Problem, Severity
@@ -87,22 +88,36 @@ def might_hold_secret(text: str) -> bool:
 
     if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
         return True  # full-width letters, invisible characters: the detector undoes them
-    # Every line break taken out, with the `\\` and indentation around it: what the detector's
-    # joined-lines view sees of two lines is a substring of this.
-    joined = "".join(line.rstrip(" \t\\").lstrip(" \t") for line in text.split("\n"))
-    # The joined view only loses spaces, tabs, `\\` and line breaks, which no needle and no
-    # keyword assignment holds: what either view holds, it holds. So when it holds none, no
-    # pattern can match in either view, and the per-view checks are skipped. Lowered as
-    # bytes: only `İ` and the Kelvin sign lower to ASCII letters, and no lowered needle has
-    # an `i` or a `k` (_keyword_near lowers what a keyword assignment needs on its own).
-    lowered = joined.encode("utf-8", "surrogatepass").lower()
+    joined = _joined_pairs(text)
+    # Every line and every pair window is in `both`: when it holds no needle and no keyword
+    # assignment, no pattern can match in either view, and the per-view checks are skipped.
+    # Lowered as bytes: only `İ` and the Kelvin sign lower to ASCII letters, and no lowered
+    # needle has an `i` or a `k` (_keyword_near lowers what a keyword assignment needs).
+    both = f"{text}\n{joined}"
+    lowered = both.encode("utf-8", "surrogatepass").lower()
     if (
-        _unguarded() or any(n in joined for n in _ALL_NEEDLES)
-        or any(n.encode() in lowered for n in _ALL_LOWER_NEEDLES) or _keyword_near(joined)
+        _unguarded() or any(n in both for n in _ALL_NEEDLES)
+        or any(n.encode() in lowered for n in _ALL_LOWER_NEEDLES) or _keyword_near(both)
     ) and _pattern_in_views(text, joined):
         return True
     # Base64 runs the detector decodes are 24 characters or more of one alphabet.
     return _BASE64_RUN.search(text) is not None and any(True for _ in base64_runs(text))
+
+
+def _joined_pairs(text: str) -> str:
+    """Each pair of neighbouring lines as the detector joins them (brain.tool.secret_scan.
+    _scan_joined: the first without its `\\` continuation, the second without its indent, at
+    most JOIN_WINDOW characters each side), one window per line of the result. A window is
+    the detector's own text, so a `\\b` at its start or end means the same in both."""
+    from brain.tool.secret_scan import _CONTINUED, JOIN_WINDOW
+
+    rows = text.split("\n")
+    windows = []
+    for first, second in itertools.pairwise(rows):
+        head = first[: _CONTINUED.search(first).start()]  # type: ignore[union-attr]  # always matches
+        indent = len(second) - len(second.lstrip(" \t"))
+        windows.append(head[-JOIN_WINDOW:] + second[indent : indent + JOIN_WINDOW])
+    return "\n".join(windows)
 
 
 def _pattern_in_views(text: str, joined: str) -> bool:
