@@ -48,7 +48,7 @@ export const LINK_REPORT = `query LinkReport { linkReport { total errors warning
 export const PROBLEMS = `query Problems($after: String) { problems(first: 100, after: $after) {
   totalCount pageInfo { hasNextPage endCursor } nodes { ${PROBLEM_FIELDS} } } }`;
 
-export const OVERVIEW = `query Overview { graphOverview { truncated columns } }`;
+export const OVERVIEW = `query Overview($edgeBudget: Int) { graphOverview(edgeBudget: $edgeBudget) { truncated edgeTotal columns } }`;
 
 export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighborhood(id: $id, depth: $depth, limit: 500) {
   truncated
