@@ -93,23 +93,26 @@ def build_overview(info: Info, limit: int, edge_budget: int | None = None) -> Gr
         for entity in store.list_entities(kind):
             add(OverviewNode(id=strawberry.ID(entity.id), kind=kind.value, label=entity.ident,
                              scope=None, type=None, problems=0, memory_off=False))
-    links = store.links_from([m.id for m in memories])
+    ids = [m.id for m in memories]  # `id` is built on each call: once per memory, not per link
+    links = store.links_from(ids)
     sources: list[int] = []
     targets: list[int] = []
     status: list[model.LinkStatus | None] = []
-    for memory in memories:
-        own = links.get(memory.id, [])
+    positions: list[int] = []
+    for memory, memory_id in zip(memories, ids, strict=True):
+        own = links.get(memory_id, [])
         bad = len(memory.problems) + sum(1 for link in own if link.status is not model.LinkStatus.RESOLVED)
-        i = add(OverviewNode(id=strawberry.ID(memory.id), kind="memory", label=memory.name,
+        i = add(OverviewNode(id=strawberry.ID(memory_id), kind="memory", label=memory.name,
                              scope=memory.scope, type=MemoryType.of(memory.type), problems=bad,
                              memory_off=False))
+        positions.append(i)
         owner = index.get(model.agent_id(memory.scope))
         if owner is not None:
             sources.append(owner)
             targets.append(i)
             status.append(None)
-    for memory in memories:
-        for link in links.get(memory.id, []):
+    for i, memory_id in zip(positions, ids, strict=True):
+        for link in links.get(memory_id, []):
             j = index.get(link.target_id)
             if j is None:
                 if not link.target_id.startswith("unresolved:"):
@@ -117,7 +120,7 @@ def build_overview(info: Info, limit: int, edge_budget: int | None = None) -> Gr
                 j = add(OverviewNode(id=strawberry.ID(link.target_id), kind="unresolved",
                                      label=link.target_id.removeprefix("unresolved:"), scope=None,
                                      type=None, problems=0, memory_off=False))
-            sources.append(index[memory.id])
+            sources.append(i)
             targets.append(j)
             status.append(link.status)
     backbone = overview_backbone(sources, targets, status, len(nodes), edge_budget)
