@@ -8,7 +8,7 @@ import { Forbidden, gql } from './api';
 import { FindBox, type ExtraHit } from './find';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
-import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, drawableEdges, OVERVIEW_EDGE_BUDGET, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
+import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, drawableEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
 import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
@@ -161,8 +161,7 @@ export class GraphView implements View {
     try {
       performance.mark('overview:ask');
       // The server picks the links drawn (every problem link and the backbone) unless all are asked for.
-      const edgeBudget = this.allLinks.checked ? null : OVERVIEW_EDGE_BUDGET;
-      data = (await gql<{ graphOverview: Overview }>(ops.OVERVIEW, { edgeBudget })).graphOverview;
+      data = (await gql<{ graphOverview: Overview }>(...ops.overview(this.allLinks.checked))).graphOverview;
     } catch (e) {
       this.failed(e);
       return;

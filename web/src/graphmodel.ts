@@ -85,13 +85,6 @@ export function clusterOf(n: NodeAttrs): string {
   return n.kind === 'unresolved' ? 'unresolved' : 'entities';
 }
 
-/**
- * Links an overview asks for by default (its `edgeBudget`): past this many, the drawing is a
- * hairball that costs seconds. The server keeps every problem link and the best-connected
- * links (brain/overview.py) and sends each node's degree over all of them.
- */
-export const OVERVIEW_EDGE_BUDGET = 4000;
-
 /** The edges of an overview answer a drawing shows (indexes): all but self-links. */
 export function drawableEdges(source: number[], target: number[]): number[] {
   const out: number[] = [];
