@@ -5,6 +5,8 @@ needs every node and edge, and resolving tens of thousands of typed objects (or 
 graphql-core completes each one) takes seconds at 10,000 notes. So `nodes` are small typed
 objects for those who want them, and `columns` is the same graph as one JSON value of
 parallel arrays, which costs no more than its JSON encoding (the web UI asks for that).
+With `edgeBudget` the answer holds only the links a drawing shows (brain/overview.py: every
+problem link and the backbone), a tenth of the JSON at 10,000 notes, and every node's degree.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from brain.api.errors import UserError
 from brain.api.fields import field
 from brain.api.loaders import in_thread
 from brain.api.permissions import ADMIN_ONLY
+from brain.overview import MAX_OVERVIEW_EDGE_BUDGET, overview_backbone
 from brain.store.base import MemoryFilter
 
 MAX_OVERVIEW_NODES = 200_000
@@ -46,10 +49,14 @@ class GraphOverview:
         description="Each LINKS_TO edge's status; null for REMEMBERS (agent -> its memory)."
     )
     truncated: bool = strawberry.field(description="`limit` cut the memories short.")
+    degree: list[int] = strawberry.field(
+        description="Each node's number of edges (self-links aside), counting those `edgeBudget` left out."
+    )
+    edge_total: int = strawberry.field(description="How many edges (self-links aside) before `edgeBudget`.")
 
     @field(description=(
         "The same graph as parallel arrays, one JSON object: `id`, `kind`, `label`, `scope`, "
-        "`type` (lower case or null), `problems`, `memoryOff` per node, and `source`, `target` "
+        "`type` (lower case or null), `problems`, `memoryOff`, `degree` per node, and `source`, `target` "
         "(node indexes) and `status` (`resolved`, `broken`, `ambiguous`, `missing-anchor`, or "
         "null for REMEMBERS) per edge."
     ))
@@ -60,12 +67,13 @@ class GraphOverview:
             "label": [n.label for n in nodes], "scope": [n.scope for n in nodes],
             "type": [n.type.value if n.type else None for n in nodes],
             "problems": [n.problems for n in nodes], "memoryOff": [n.memory_off for n in nodes],
+            "degree": self.degree,
             "source": self.edge_sources, "target": self.edge_targets,
             "status": [s.value if s else None for s in self.edge_status],
         })
 
 
-def build_overview(info: Info, limit: int) -> GraphOverview:
+def build_overview(info: Info, limit: int, edge_budget: int | None = None) -> GraphOverview:
     store = info.context.brain.store
     memories = store.list_memories(MemoryFilter(), limit=limit + 1)
     truncated = len(memories) > limit
@@ -85,23 +93,26 @@ def build_overview(info: Info, limit: int) -> GraphOverview:
         for entity in store.list_entities(kind):
             add(OverviewNode(id=strawberry.ID(entity.id), kind=kind.value, label=entity.ident,
                              scope=None, type=None, problems=0, memory_off=False))
-    links = store.links_from([m.id for m in memories])
+    ids = [m.id for m in memories]  # `id` is built on each call: once per memory, not per link
+    links = store.links_from(ids)
     sources: list[int] = []
     targets: list[int] = []
-    status: list[LinkStatus | None] = []
-    for memory in memories:
-        own = links.get(memory.id, [])
+    status: list[model.LinkStatus | None] = []
+    positions: list[int] = []
+    for memory, memory_id in zip(memories, ids, strict=True):
+        own = links.get(memory_id, [])
         bad = len(memory.problems) + sum(1 for link in own if link.status is not model.LinkStatus.RESOLVED)
-        i = add(OverviewNode(id=strawberry.ID(memory.id), kind="memory", label=memory.name,
+        i = add(OverviewNode(id=strawberry.ID(memory_id), kind="memory", label=memory.name,
                              scope=memory.scope, type=MemoryType.of(memory.type), problems=bad,
                              memory_off=False))
+        positions.append(i)
         owner = index.get(model.agent_id(memory.scope))
         if owner is not None:
             sources.append(owner)
             targets.append(i)
             status.append(None)
-    for memory in memories:
-        for link in links.get(memory.id, []):
+    for i, memory_id in zip(positions, ids, strict=True):
+        for link in links.get(memory_id, []):
             j = index.get(link.target_id)
             if j is None:
                 if not link.target_id.startswith("unresolved:"):
@@ -109,20 +120,36 @@ def build_overview(info: Info, limit: int) -> GraphOverview:
                 j = add(OverviewNode(id=strawberry.ID(link.target_id), kind="unresolved",
                                      label=link.target_id.removeprefix("unresolved:"), scope=None,
                                      type=None, problems=0, memory_off=False))
-            sources.append(index[memory.id])
+            sources.append(i)
             targets.append(j)
-            status.append(LinkStatus.of(link.status))
-    return GraphOverview(nodes=nodes, edge_sources=sources, edge_targets=targets, edge_status=status,
-                         truncated=truncated)
+            status.append(link.status)
+    backbone = overview_backbone(sources, targets, status, len(nodes), edge_budget)
+    if edge_budget is not None:
+        sources = [sources[i] for i in backbone.kept]
+        targets = [targets[i] for i in backbone.kept]
+        status = [status[i] for i in backbone.kept]
+    return GraphOverview(nodes=nodes, edge_sources=sources, edge_targets=targets,
+                         edge_status=[LinkStatus.of(s) if s else None for s in status],
+                         truncated=truncated, degree=backbone.degree, edge_total=backbone.total)
 
 
 @strawberry.type
 class OverviewQuery:
     @field(
-        description="Every node and edge of the graph at once (memories up to `limit`), compact.",
+        description=(
+            "Every node and edge of the graph at once (memories up to `limit`), compact. With "
+            "`edgeBudget`, every node but only the edges a drawing shows: self-links aside, all "
+            "of them up to the budget; past it, every problem link, then the resolved links "
+            "between the best-connected nodes up to the budget, and no REMEMBERS edges."
+        ),
         permission_classes=ADMIN_ONLY,
     )
-    async def graph_overview(self, info: Info, limit: int = 20_000) -> GraphOverview:
+    async def graph_overview(self, info: Info, limit: int = 20_000,
+                             edge_budget: int | None = None) -> GraphOverview:
         if not 1 <= limit <= MAX_OVERVIEW_NODES:
             raise UserError(f"limit must be between 1 and {MAX_OVERVIEW_NODES:,}, not {limit}")
-        return await in_thread(build_overview, info, limit)
+        if edge_budget is not None and not 0 <= edge_budget <= MAX_OVERVIEW_EDGE_BUDGET:
+            raise UserError(
+                f"edgeBudget must be between 0 and {MAX_OVERVIEW_EDGE_BUDGET:,}, not {edge_budget}"
+            )
+        return await in_thread(build_overview, info, limit, edge_budget)

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import httpx
 
+from brain import model
 from brain.api.auth import TokenRegistry
 from brain.memory_files import content_hash
+from brain.overview import overview_backbone
 from tests.api.client import post
 from tests.api.conftest import ServerFactory
 
@@ -134,6 +136,32 @@ async def test_the_overview_holds_every_node_and_edge(serve: ServerFactory, work
     notes = next(n for n in o["nodes"] if n["id"] == "memory:bot/notes")
     assert notes["problems"] >= 1
     assert o["truncated"] is False
+
+
+BUDGETED = """query($budget: Int) { graphOverview(edgeBudget: $budget) { edgeTotal degree columns } }"""
+
+
+async def test_an_edge_budget_sends_only_the_backbone(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace)
+    async with httpx.AsyncClient() as client:
+        whole = (await post(client, live.graphql, BUDGETED))["data"]["graphOverview"]
+        cut = (await post(client, live.graphql, BUDGETED, {"budget": 1}))["data"]["graphOverview"]
+        bad = await post(client, live.graphql, BUDGETED, {"budget": 100_001})
+    full, kept = whole["columns"], cut["columns"]
+    assert kept["id"] == full["id"], "every node, whatever the budget"
+    assert kept["label"] == full["label"]
+    assert cut["degree"] == whole["degree"] == kept["degree"] == full["degree"]
+    statuses = [None if s is None else model.LinkStatus(s) for s in full["status"]]
+    backbone = overview_backbone(full["source"], full["target"], statuses, len(full["id"]), 1)
+    assert cut["edgeTotal"] == whole["edgeTotal"] == backbone.total
+    assert backbone.total > 1
+    assert len(backbone.kept) < backbone.total
+    edges = list(zip(full["source"], full["target"], full["status"], strict=True))
+    sent = list(zip(kept["source"], kept["target"], kept["status"], strict=True))
+    assert sent == [edges[i] for i in backbone.kept]
+    assert "broken" in kept["status"]
+    assert None not in kept["status"]
+    assert "edgeBudget must be between 0 and 100,000, not 100001" in bad["errors"][0]["message"]
 
 
 async def test_a_scope_s_files_page_by_name(serve: ServerFactory, workspace: Path) -> None:

@@ -8,14 +8,14 @@ import { Forbidden, gql } from './api';
 import { FindBox, type ExtraHit } from './find';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
-import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, overviewEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
+import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, drawableEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
 import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './main';
 
 type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];
-  problems: number[]; memoryOff: boolean[]; source: number[]; target: number[]; status: (string | null)[] };
-type Overview = { truncated: boolean; columns: Columns };
+  problems: number[]; memoryOff: boolean[]; degree: number[]; source: number[]; target: number[]; status: (string | null)[] };
+type Overview = { truncated: boolean; edgeTotal: number; columns: Columns };
 const STATUS_OF: Record<string, string> = { resolved: 'RESOLVED', broken: 'BROKEN', ambiguous: 'AMBIGUOUS', 'missing-anchor': 'MISSING_ANCHOR' };
 type NbNode = { __typename: string; id: string; name?: string; scope?: string; type?: string | null; problems?: { code: string }[]; memoryOff?: boolean; target?: string };
 type Neighborhood = { truncated: boolean; nodes: NbNode[]; edges: { type: string; source: string; target: string; link: { status: string } | null }[] };
@@ -160,7 +160,8 @@ export class GraphView implements View {
     let data: Overview;
     try {
       performance.mark('overview:ask');
-      data = (await gql<{ graphOverview: Overview }>(ops.OVERVIEW)).graphOverview;
+      // The server picks the links drawn (every problem link and the backbone) unless all are asked for.
+      data = (await gql<{ graphOverview: Overview }>(...ops.overview(this.allLinks.checked))).graphOverview;
     } catch (e) {
       this.failed(e);
       return;
@@ -172,16 +173,16 @@ export class GraphView implements View {
       problems: c.problems[i], memoryOff: c.memoryOff[i],
     }));
     const positions = clusterLayout(nodes.map((n) => ({ cluster: clusterOf(n) })));
-    const edges = overviewEdges(c.source, c.target, c.status, c.id.length, this.allLinks.checked ? Infinity : undefined);
+    const drawn = drawableEdges(c.source, c.target);
     // Built apart from sigma, then handed over: sigma does per-edge work on every addEdge event.
     const g = newGraph();
-    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y, degree: edges.degree[i] }));
-    for (const i of edges.drawn) {
+    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y, degree: c.degree[i] }));
+    for (const i of drawn) {
       const status = c.status[i];
       g.addEdge(c.id[c.source[i]], c.id[c.target[i]], { status: status === null ? null : STATUS_OF[status] ?? 'RESOLVED' });
     }
-    this.overviewCut = edges.drawn.length < edges.total
-      ? ` (${edges.total} links; the ${edges.drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
+    this.overviewCut = drawn.length < data.edgeTotal
+      ? ` (${data.edgeTotal} links; the ${drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
       : '';
     if (g.order <= 2000) layoutSmall(g, 100);  // small workspaces get a force layout; big ones keep the clusters
     this.styleAll(g);

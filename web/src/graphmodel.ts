@@ -85,39 +85,11 @@ export function clusterOf(n: NodeAttrs): string {
   return n.kind === 'unresolved' ? 'unresolved' : 'entities';
 }
 
-/** Links an overview draws by default: past this many, the drawing is a hairball that costs seconds. */
-export const OVERVIEW_EDGE_BUDGET = 4000;
-
-/**
- * Which edges of an overview to draw (indexes into the edge columns), and every node's degree
- * over all edges (for node sizes, so hubs look like hubs whatever is drawn). Problem links are
- * always drawn (they must stand out); under the budget everything is; past it, the resolved
- * links between the best-connected nodes (the graph's backbone), and no REMEMBERS edges (the
- * cluster layout already shows which scope a note is in). Self-links are never drawn.
- */
-export function overviewEdges(source: number[], target: number[], status: (string | null)[], nodes: number,
-  budget = OVERVIEW_EDGE_BUDGET): { drawn: number[]; degree: number[]; total: number } {
-  const degree = new Array<number>(nodes).fill(0);
-  const candidates: number[] = [];
-  for (let i = 0; i < source.length; i++) {
-    if (source[i] === target[i]) continue;
-    degree[source[i]]++;
-    degree[target[i]]++;
-    candidates.push(i);
-  }
-  if (candidates.length <= budget) return { drawn: candidates, degree, total: candidates.length };
-  const drawn: number[] = [];
-  const links: number[] = [];
-  for (const i of candidates) {
-    const s = status[i];
-    if (s !== null && s !== 'resolved' && s !== 'RESOLVED') drawn.push(i);
-    else if (s !== null) links.push(i);
-  }
-  const weight = (i: number) => degree[source[i]] + degree[target[i]];
-  links.sort((a, b) => weight(b) - weight(a) || a - b);
-  drawn.push(...links.slice(0, Math.max(0, budget - drawn.length)));
-  drawn.sort((a, b) => a - b);
-  return { drawn, degree, total: candidates.length };
+/** The edges of an overview answer a drawing shows (indexes): all but self-links. */
+export function drawableEdges(source: number[], target: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < source.length; i++) if (source[i] !== target[i]) out.push(i);
+  return out;
 }
 
 type Point = { x: number; y: number };

@@ -133,7 +133,7 @@ setAuthHandler((e) => {
  */
 function prefetchFirstScreen(r: Route): void {
   if (r.view === 'memory' && !r.file) prefetch(...ops.firstPage(r.scope ?? 'shared'));
-  else if (r.view === 'graph' && !r.node) prefetch(ops.OVERVIEW);
+  else if (r.view === 'graph' && !r.node) prefetch(...ops.overview(false));
 }
 
 signOut.hidden = !token.get();

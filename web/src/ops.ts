@@ -48,7 +48,16 @@ export const LINK_REPORT = `query LinkReport { linkReport { total errors warning
 export const PROBLEMS = `query Problems($after: String) { problems(first: 100, after: $after) {
   totalCount pageInfo { hasNextPage endCursor } nodes { ${PROBLEM_FIELDS} } } }`;
 
-export const OVERVIEW = `query Overview { graphOverview { truncated columns } }`;
+export const OVERVIEW = `query Overview($edgeBudget: Int) { graphOverview(edgeBudget: $edgeBudget) { truncated edgeTotal columns } }`;
+/**
+ * Links an overview asks for by default (its `edgeBudget`): past this many, the drawing is a
+ * hairball that costs seconds. The server keeps every problem link and the best-connected
+ * links (brain/overview.py) and sends each node's degree over all of them.
+ */
+export const OVERVIEW_EDGE_BUDGET = 4000;
+/** The overview's query and variables: the backbone, or every link. (The first screen prefetches the same.) */
+export const overview = (allLinks: boolean): [string, Record<string, unknown>] =>
+  [OVERVIEW, { edgeBudget: allLinks ? null : OVERVIEW_EDGE_BUDGET }];
 
 export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighborhood(id: $id, depth: $depth, limit: 500) {
   truncated
