@@ -16,6 +16,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -132,6 +133,10 @@ def create_app(
                 ide_path=GRAPHQL_PATH,
                 known_agents=services.known_agents,
             ),
+            # JSON shrinks five- to tenfold: the 10k-note overview is 1.2 MB plain. Big bodies
+            # are compressed on a worker thread; a stream is flushed chunk by chunk (the
+            # consolidation log stays live) and event streams are left alone.
+            Middleware(GZipMiddleware, minimum_size=1024),
         ],
         lifespan=lifespan,
     )

@@ -75,7 +75,7 @@ class GraphOverview:
 
 def build_overview(info: Info, limit: int, edge_budget: int | None = None) -> GraphOverview:
     store = info.context.brain.store
-    memories = store.list_memories(MemoryFilter(), limit=limit + 1)
+    memories = store.list_memories(MemoryFilter(), limit=limit + 1, bodies=False)
     truncated = len(memories) > limit
     memories = memories[:limit]
     nodes: list[OverviewNode] = []

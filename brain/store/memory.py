@@ -284,7 +284,8 @@ class MemoryStore:
         }
 
     def list_memories(
-        self, where: MemoryFilter, after: str | None = None, limit: int | None = None
+        self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
+        *, bodies: bool = True,
     ) -> list[MemoryNode]:
         with self._lock:
             if self._sorted_ids is None:
@@ -297,7 +298,7 @@ class MemoryStore:
                 memory = self._memory(node_id)
                 assert memory is not None
                 if memory_matches(memory, where, flags):
-                    out.append(self._full(memory))
+                    out.append(self._full(memory) if bodies else memory)  # held without it
                     if limit is not None and len(out) >= limit:
                         break
             return out

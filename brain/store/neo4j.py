@@ -323,9 +323,10 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         return memory_from(found[0]["props"]) if found else None
 
     def list_memories(
-        self, where: MemoryFilter, after: str | None = None, limit: int | None = None
+        self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
+        *, bodies: bool = True,
     ) -> list[MemoryNode]:
-        query, params = cypher.list_memories(where, after, limit)
+        query, params = cypher.list_memories(where, after, limit, bodies)
         return [memory_from(r["props"]) for r in self._read(query, **params)]
 
     def count_memories(self, where: MemoryFilter) -> int:

@@ -217,6 +217,7 @@ def _union(template: str, labels: tuple[str, ...] = PRIMARY_LABELS) -> str:
 # that no reader of a note needs, and that would otherwise travel with every note read.
 NODE_PROPS = "n {{.*, embedding: null}}"
 MEMORY_PROPS = "m {.*, embedding: null}"
+MEMORY_PROPS_NO_BODY = "m {.*, embedding: null, body: ''}"
 GET_NODES = _union(
     f"MATCH (n:{{label}}) WHERE n.id IN $ids RETURN '{{label}}' AS label, {NODE_PROPS} AS props"
 )
@@ -268,13 +269,14 @@ MEMORY_FILTERS: dict[str, str] = {
 
 
 def list_memories(
-    where: MemoryFilter, after: str | None, limit: int | None
+    where: MemoryFilter, after: str | None, limit: int | None, bodies: bool = True
 ) -> tuple[str, dict[str, Any]]:
     conditions, params = _memory_conditions(where)
     if after is not None:
         conditions.append(MEMORY_FILTERS["after"])
         params["after"] = order_key(after)
-    query = f"MATCH (m:Memory)\nWHERE {_all(conditions)}\nRETURN {MEMORY_PROPS} AS props\nORDER BY m.orderKey"
+    props = MEMORY_PROPS if bodies else MEMORY_PROPS_NO_BODY
+    query = f"MATCH (m:Memory)\nWHERE {_all(conditions)}\nRETURN {props} AS props\nORDER BY m.orderKey"
     if limit is not None:
         query += "\nLIMIT $limit"
         params["limit"] = max(limit, 1)  # as the embedded store: the first match always comes

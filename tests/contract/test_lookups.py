@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,16 @@ def test_list_memories_pages_by_id(store: GraphStore, workspace: Workspace) -> N
         "memory:bot/untyped",
     ]
     assert store.list_memories(MemoryFilter(), after="memory:zzz") == []
+
+
+def test_list_memories_without_bodies_is_the_same_list_with_empty_bodies(
+    store: GraphStore, workspace: Workspace
+) -> None:
+    workspace.brain(store)
+    full = store.list_memories(MemoryFilter(scope="bot"), limit=2)
+    bare = store.list_memories(MemoryFilter(scope="bot"), limit=2, bodies=False)
+    assert any(m.body for m in full)
+    assert bare == [replace(m, body="") for m in full]
 
 
 def test_order_is_by_code_point_past_the_basic_plane(store: GraphStore, tmp_path: Path) -> None:
