@@ -66,8 +66,12 @@ class SnapshotKeeper:
         except Exception as exc:  # whatever is wrong with it, a full ingest is always right
             reason = str(exc) if isinstance(exc, SnapshotRefused) else f"unreadable ({exc})"
             self.status = f"ignored: {reason}"
-            log.warning("brain: ignoring the snapshot %s: %s; reading the whole workspace",
-                        self.path, reason)
+            # A stale snapshot is the expected cost of an upgrade or a config edit: nothing for
+            # the user to do, so it must not add a line to `brain check`'s output. A damaged one
+            # is worth a warning.
+            level = logging.INFO if reason.startswith("stale:") else logging.WARNING
+            log.log(level, "brain: ignoring the snapshot %s: %s; reading the whole workspace",
+                    self.path, reason)
             return False
         self.loaded = True
         self.load_seconds = time.perf_counter() - started

@@ -127,7 +127,8 @@ def test_bad_configuration_is_one_clear_line(
     def fill(text: str) -> str:
         return text.format(ws=workspace, missing=tmp_path / "missing")
 
-    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("BRAIN_")}
+    clean_env = {k: v for k, v in os.environ.items()
+                 if not k.startswith("BRAIN_") or k == "BRAIN_SNAPSHOT_DIR"}
     completed = subprocess.run(
         [sys.executable, "-m", "brain", "serve", *map(fill, args), "--port", "0"],
         capture_output=True, text=True, timeout=60, check=False,

@@ -29,8 +29,15 @@ PROBLEM_CODES = {
 }
 
 
-def brain(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "NEO4J_"))}
+def brain(
+    *args: str | Path, cwd: Path = REPO, snapshots: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    # The user's settings must not leak in; the session's private snapshot folder must
+    # (conftest.py), so that no snapshot in ~/.cache from another brain is read.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("BRAIN_", "NEO4J_")) or k == "BRAIN_SNAPSHOT_DIR"}
+    if snapshots is not None:
+        env["BRAIN_SNAPSHOT_DIR"] = str(snapshots)
     return subprocess.run(
         [sys.executable, "-m", "brain", *map(str, args)],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False,
@@ -165,6 +172,22 @@ def test_check_json_is_exact_and_the_workspace_untouched() -> None:
     assert (result.returncode, result.stderr) == (1, "")
     assert json.loads(result.stdout) == EXPECTED_JSON
     assert snapshot(FIXTURE) == before, "brain check never writes into the workspace"
+
+
+def test_a_stale_snapshot_is_replaced_quietly_and_a_damaged_one_is_named(tmp_path: Path) -> None:
+    """After an upgrade every snapshot is stale: that is no news for a CI log. Damage is."""
+    first = brain("check", FIXTURE, "--format", "json", snapshots=tmp_path)
+    (written,) = tmp_path.glob("*.snapshot")
+    data = written.read_bytes()
+    written.write_bytes(data.replace(b'"format": ', b'"format": 9', 1))  # an older brain's format
+    stale = brain("check", FIXTURE, "--format", "json", snapshots=tmp_path)
+    assert (stale.returncode, stale.stderr, stale.stdout) == (1, "", first.stdout)
+
+    written.write_bytes(data[: len(data) // 2])
+    damaged = brain("check", FIXTURE, "--format", "json", snapshots=tmp_path)
+    assert (damaged.returncode, damaged.stdout) == (1, first.stdout)
+    assert f"brain: ignoring the snapshot {written}" in damaged.stderr, damaged.stderr
+    assert "reading the whole workspace" in damaged.stderr
 
 
 def test_check_json_fields_follow_the_contract() -> None:

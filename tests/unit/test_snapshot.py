@@ -178,11 +178,13 @@ def test_a_broken_snapshot_is_ignored_with_a_log_line_and_everything_is_read(
     mutate, reason = BROKEN[case]
     path.write_bytes(mutate(path.read_bytes()))
 
-    with caplog.at_level(logging.WARNING, logger="brain.snapshot"):
+    with caplog.at_level(logging.INFO, logger="brain.snapshot"):
         warm = started(workspace)
     assert not keeper(warm).loaded
     assert reason in keeper(warm).status
-    assert any(reason in r.getMessage() and str(path) in r.getMessage() for r in caplog.records)
+    (line,) = [r for r in caplog.records if reason in r.getMessage() and str(path) in r.getMessage()]
+    # Stale is what every upgrade leaves behind, nothing to act on; damage is worth a warning.
+    assert line.levelno == (logging.INFO if reason.startswith("stale") else logging.WARNING)
     assert warm.store.export() == reference(workspace).store.export()
     assert search(warm) == search(reference(workspace))
     warm.close()

@@ -149,7 +149,8 @@ class CodeServer:
         return f"http://127.0.0.1:{self.port}/?folder={folder}"
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("VSCODE_", "BRAIN_"))}
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("VSCODE_", "BRAIN_")) or k == "BRAIN_SNAPSHOT_DIR"}
         env["PATH"] = path_without_brain(env.get("PATH", ""))
         env["HOME"] = str(self.home / "home")
         env.pop("VIRTUAL_ENV", None)
