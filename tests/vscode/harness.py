@@ -105,6 +105,9 @@ def make_venv(workspace: Path) -> Path:
         "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
         "    sys.exit(main())\n"
     )
+    # pip, too, writes the script and then makes it executable; a slow disk or a busy
+    # machine puts time between the two, and the extension must look again after the second.
+    time.sleep(1.0)
     brain.chmod(0o755)
     return venv
 

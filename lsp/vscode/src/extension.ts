@@ -16,6 +16,9 @@ const clients = new Map<string, { client: LanguageClient; watcher: vscode.FileSy
 const starting = new Map<string, Promise<void>>();
 /** Roots without a server, until brain appears in a venv, the setting changes or the user restarts. */
 const unavailable = new Set<string>();
+/** Counts venv events: a start that found nothing while one arrived looks again. */
+let venvEvents = 0;
+let venvRetry: NodeJS.Timeout | undefined;
 let output: vscode.OutputChannel;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -25,7 +28,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     output,
     venvs,
-    venvs.onDidCreate(() => retryUnavailable()),
+    // Created, then made executable (pip and `chmod` alike): both count, one look follows.
+    venvs.onDidCreate(venvChanged),
+    venvs.onDidChange(venvChanged),
+    { dispose: () => clearTimeout(venvRetry) },
     vscode.commands.registerCommand('brain.restartServer', restartAll),
     vscode.commands.registerCommand('brain.pickServer', notices.pickExecutable),
     vscode.commands.registerCommand('brain.showOutput', () => output.show(true)),
@@ -63,6 +69,17 @@ async function restartAll(): Promise<void> {
   startAll();
 }
 
+function venvChanged(): void {
+  venvEvents += 1;
+  scheduleRetry();
+}
+
+/** One look for brain, half a second after the last venv event: a script half written is not looked at. */
+function scheduleRetry(): void {
+  clearTimeout(venvRetry);
+  venvRetry = setTimeout(retryUnavailable, 500);
+}
+
 function retryUnavailable(): void {
   if (unavailable.size === 0) return;
   output.appendLine('A virtual environment changed: looking for brain again.');
@@ -91,12 +108,17 @@ function start(root: string): void {
     void notices.restricted();
     return;
   }
+  const seen = venvEvents;
   const started = startClient(root).catch((err: unknown) => {
     unavailable.add(root);
     output.appendLine(`[${root}] the language server was not started: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
     void notices.serverStopped(root, output);
   });
-  starting.set(root, started.finally(() => starting.delete(root)));
+  starting.set(root, started.finally(() => {
+    starting.delete(root);
+    // brain appeared in a venv while this start was looking: the look may have missed it.
+    if (unavailable.has(root) && venvEvents !== seen) scheduleRetry();
+  }));
 }
 
 async function startClient(root: string): Promise<void> {
