@@ -22,12 +22,13 @@ from brain.search.text import lucene_expression
 from brain.store.base import Ranked, SearchWhere
 from brain.store.memory_search import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT
 
+# Lucene's best `window` hits, each with whether the reader may see it. Without the limit,
+# Lucene hands over every hit: a common word at 100,000 notes is tens of thousands of rows,
+# seconds per query, to keep ten.
 KEYWORD_SEARCH = """
-CALL db.index.fulltext.queryNodes('memory_text', $text) YIELD node, score
-WHERE ($scopes IS NULL OR node.scope IN $scopes) AND ($type IS NULL OR node.type = $type)
-RETURN node.id AS id, score
-ORDER BY score DESC, id
-LIMIT $limit
+CALL db.index.fulltext.queryNodes('memory_text', $text, {limit: $window}) YIELD node, score
+RETURN node.id AS id, score,
+       ($scopes IS NULL OR node.scope IN $scopes) AND ($type IS NULL OR node.type = $type) AS visible
 """
 
 VECTOR_SEARCH = """
@@ -67,6 +68,24 @@ def put_vectors(tx: ManagedTransaction, rows: list[dict[str, Any]]) -> None:
     tx.run(PUT_VECTORS, rows=rows).consume()
 
 
+def settled_top(hits: list[tuple[str, float, bool]], window: int, limit: int) -> Ranked | None:
+    """The best `limit` visible hits, best first and ties by id, when Lucene's best `window`
+    hits settle them; None when a hit beyond the window could still be among them.
+
+    Hits beyond a full window score at most the window's lowest score, so the answer is
+    settled when the window held every hit or the last hit kept beats that score outright
+    (an equal score beyond the window could sort before it by id).
+    """
+    ranked = sorted(((i, s) for i, s, visible in hits if visible), key=lambda hit: (-hit[1], hit[0]))
+    top = ranked[:limit]
+    if len(hits) < window:
+        return top
+    lowest = min(score for _, score, _ in hits)
+    if len(top) == limit and top[-1][1] > lowest:
+        return top
+    return None
+
+
 class Neo4jSearch:
     """The SearchIndex half of Neo4jStore (mixed in; uses its `_read` and `_commit`)."""
 
@@ -77,10 +96,15 @@ class Neo4jSearch:
         if not terms or limit <= 0 or (where.scopes is not None and not where.scopes):
             return []
         scopes = None if where.scopes is None else sorted(where.scopes)
-        records = self._read(
-            KEYWORD_SEARCH, text=keyword_query(terms), scopes=scopes, type=where.type, limit=limit
-        )
-        return [(r["id"], float(r["score"])) for r in records]
+        text, window = keyword_query(terms), max(limit * 4, 100)
+        while True:
+            records = self._read(KEYWORD_SEARCH, text=text, scopes=scopes, type=where.type, window=window)
+            found = settled_top(
+                [(r["id"], float(r["score"]), bool(r["visible"])) for r in records], window, limit
+            )
+            if found is not None:
+                return found
+            window *= 4
 
     def vector_search(self, vector: Sequence[float], where: SearchWhere, limit: int) -> Ranked:
         if limit <= 0 or (where.scopes is not None and not where.scopes):

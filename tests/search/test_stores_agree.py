@@ -9,12 +9,17 @@ same best result and nearly the same top 3.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from brain.search.service import Mode
 from brain.search.text import query_terms
+from brain.service import Brain
+from brain.store.base import SearchWhere
 from brain.store.memory import MemoryStore
 from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j_search import keyword_query
 from tests.search.helpers import example_brain, labelled, needs_model
 
 
@@ -43,3 +48,39 @@ def test_both_stores_find_the_same_notes(neo4j_store: Neo4jStore) -> None:
     finally:
         embedded.close()
         neo4j.close()
+
+
+FULL_SORT = """
+CALL db.index.fulltext.queryNodes('memory_text', $text) YIELD node, score
+WHERE ($scopes IS NULL OR node.scope IN $scopes)
+RETURN node.id AS id, score
+ORDER BY score DESC, id
+LIMIT $limit
+"""
+
+
+@pytest.mark.neo4j
+def test_the_keyword_window_widens_until_the_answer_is_exact(neo4j_store: Neo4jStore, tmp_path: Path) -> None:
+    """Neo4j asks Lucene for its best hits only; another agent's many better hits must make
+    it look further, never hide this agent's own. Held to sorting every hit."""
+    notes = {f"crowd/loud-{i:03}.md": "zebra zebra zebra, again and again" for i in range(140)}
+    notes |= {f"crowd/tie-{i:03}.md": "zebra once" for i in range(30)}
+    notes |= {f"mine/quiet-{i}.md": "a zebra " + "and other words " * i for i in range(4)}
+    for rel, body in notes.items():
+        path = tmp_path / "memory" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ndescription: {rel}\ntype: project\n---\n{body}\n", encoding="utf-8")
+    brain = Brain(tmp_path, neo4j_store)
+    brain.sync()
+    try:
+        for scopes in (None, ["mine", "shared"], ["crowd"]):
+            for limit in (1, 3, 10, 150):
+                where = SearchWhere(scopes=None if scopes is None else frozenset(scopes))
+                text = keyword_query(["zebra"])
+                expected = [(r["id"], float(r["score"])) for r in
+                            neo4j_store._read(FULL_SORT, text=text, scopes=scopes, limit=limit)]
+                assert neo4j_store.keyword_search(["zebra"], where, limit) == expected, (scopes, limit)
+                assert len(expected) == min(limit, {None: 174, "mine": 4, "crowd": 170}[
+                    None if scopes is None else scopes[0]])
+    finally:
+        brain.close()
