@@ -41,8 +41,9 @@ from brain.search.service import Mode
 from brain.service import Brain
 from brain.store.base import MemoryFilter
 
-root, store_kind, uri, index_on, n_queries, sample = (
-    Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1", int(sys.argv[5]), int(sys.argv[6]))
+root, store_kind, uri, index_on, n_queries, sample, keep = (
+    Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1", int(sys.argv[5]), int(sys.argv[6]),
+    sys.argv[7] == "1")
 if store_kind == "memory":
     from brain.store.memory import MemoryStore
     store = MemoryStore()
@@ -51,7 +52,8 @@ if store_kind == "memory":
 else:
     from brain.store.neo4j import Neo4jStore
     store = Neo4jStore.connect(uri)
-    store.clear()
+    if not keep:  # --queries-only: the graph this workspace left there is synced, not rebuilt
+        store.clear()
     if not index_on:
         store._driver.execute_query("DROP INDEX memory_text IF EXISTS", database_=store.database)
     else:
@@ -139,10 +141,12 @@ def workspace(size: int, cache: Path) -> Path:
     return root
 
 
-def run(root: Path, store: str, uri: str, index_on: bool, queries: int, sample: int) -> dict[str, float]:
+def run(
+    root: Path, store: str, uri: str, index_on: bool, queries: int, sample: int, keep: bool = False
+) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, "-c", DRIVER, str(root), store, uri, "1" if index_on else "0", str(queries),
-         str(sample)],
+         str(sample), "1" if keep else "0"],
         check=True, capture_output=True, text=True,
     )
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -178,6 +182,9 @@ def main() -> int:
                         help="only the ingest cost of the keyword index (more runs in less time)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "search.json")
+    parser.add_argument("--queries-only", action="store_true",
+                        help="Neo4j: keep the graph an earlier run left (an hour's ingest at 100k) "
+                             "and measure the queries only")
     args = parser.parse_args()
     report: dict[str, object] = {"install_mb": install_size_mb(), "results": []}
     print(f"install size (MB): {report['install_mb']}")
@@ -186,6 +193,11 @@ def main() -> int:
         for store in args.stores:
             if store == "neo4j" and not args.neo4j_uri:
                 print("neo4j: skipped (no --neo4j-uri / BRAIN_TEST_NEO4J_URI)")
+                continue
+            if args.queries_only:
+                only = {"size": size, "store": store, "queries_only": True,
+                        **run(root, store, args.neo4j_uri, True, args.queries, args.sample, keep=True)}
+                report["results"].append(only)  # type: ignore[union-attr]
                 continue
             # Interleaved, alternating which goes first: the machine's load drifts over minutes,
             # and runs of one kind back to back would measure the drift as index cost.
