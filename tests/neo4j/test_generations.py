@@ -24,6 +24,7 @@ from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS
 from brain.store.neo4j_write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.faults import Crash, Injector
 
 pytestmark = pytest.mark.neo4j
 
@@ -211,4 +212,30 @@ def test_the_copy_of_a_generation_keeps_every_kind_of_node(
     reference.sync()
     assert writer.export() == reference.store.export()
     assert count(writer, "|".join(STAGED_LABELS)) == 0
+    brain.close()
+
+
+def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it(
+    tmp_path: Path, make_store: StoreMaker
+) -> None:
+    """A writer that dies while copying the live generation: readers keep the old graph, the
+    staged nodes stay unseen, and the next sync (a full one: the ingester forgot) completes."""
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    write_notes(ws, "old")
+    injector = Injector()
+    writer = make_store(injector=injector, limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    old = writer.export()
+    write_notes(ws, "new")
+    injector.fault, injector.at = "crash", injector.runs + 12  # a few pages into the copy
+    with pytest.raises(Crash):
+        brain.sync()
+    assert count(writer, "|".join(STAGED_LABELS)) > 0  # cut short while staging
+    assert writer.export() == old
+    injector.fault = None
+    brain.sync()
+    assert writer.export() == reference_export(ws.root)
+    assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
     brain.close()
