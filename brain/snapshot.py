@@ -56,18 +56,30 @@ class SnapshotStore(Protocol):
     def restore(self, image: StoreImage) -> None: ...
 
 
+@runtime_checkable
+class DatabaseStore(Protocol):
+    """A store whose database keeps the graph between starts (Neo4j): its snapshot holds only
+    the ingester's state, and is used only while the database still holds the graph it was
+    taken with (`graph_stamp()`, changed by every write; empty: no stamp, never trusted)."""
+
+    snapshot_kind: str  # its snapshots' own file name, beside the embedded store's
+
+    def claim(self, root: str) -> None: ...
+    def graph_stamp(self) -> str: ...
+
+
 class SnapshotRefused(Exception):
     """Why a snapshot file cannot be used: stale, foreign, truncated or corrupt."""
 
 
-def snapshot_path(root: Path, folder: Path | None = None) -> Path:
+def snapshot_path(root: Path, folder: Path | None = None, kind: str = "") -> Path:
     """`<folder>/<digest of the workspace's real path>.snapshot`; the folder is
     `BRAIN_SNAPSHOT_DIR`, else `snapshots/` in brain's cache folder."""
     key = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:32]
     if folder is None:
         explicit = os.environ.get("BRAIN_SNAPSHOT_DIR")
         folder = Path(explicit) if explicit else cache_dir() / "snapshots"
-    return folder / f"{key}.snapshot"
+    return folder / f"{key}{'.' + kind if kind else ''}.snapshot"
 
 
 RACY_NS = 2_000_000_000
@@ -105,13 +117,13 @@ def config_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def identity(root: Path, rules: str = "latchai") -> dict[str, Any]:
+def identity(root: Path, rules: str = "latchai", store: str = "") -> dict[str, Any]:
     """What a snapshot must have been written for, to be used for `root` now (`rules`: the
     layout, and the day where its rules read the date: Ingester.rules_identity)."""
     return {
         "format": FORMAT, "brain": __version__, "code": code_digest(),
         "config": config_digest(root), "root": str(root.resolve()), "rules": rules,
-        "layout": snapshot_columns.LAYOUT,
+        "layout": snapshot_columns.LAYOUT, "store": store,
     }
 
 
@@ -120,6 +132,7 @@ HEADER_ROOM = 4096  # the header is written last, into room kept for it: the pay
 
 def write(
     path: Path, root: Path, state: IngestState, image: StoreImage, rules: str = "latchai",
+    store: str = "",
 ) -> int:
     """Write the snapshot atomically (a private temp file, fsync, rename); returns its size.
 
@@ -145,7 +158,7 @@ def write(
             payload_size = written
             keywords = image.keywords
             put(keywords)
-            header = {**identity(root, rules), "payload": payload_size, "keywords": len(keywords),
+            header = {**identity(root, rules, store), "payload": payload_size, "keywords": len(keywords),
                       "sha256": digest.hexdigest(), "written": time.time()}
             head = json.dumps(header).encode().ljust(HEADER_ROOM)  # JSON allows trailing spaces
             if len(head) > HEADER_ROOM:
@@ -162,7 +175,9 @@ def write(
     return len(MAGIC) + 4 + HEADER_ROOM + written
 
 
-def read(path: Path, root: Path, rules: str = "latchai") -> tuple[IngestState, StoreImage]:
+def read(
+    path: Path, root: Path, rules: str = "latchai", store: str = "",
+) -> tuple[IngestState, StoreImage]:
     """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError).
 
     Two passes over the file: the checksum first, then the payload is decoded column by
@@ -182,14 +197,15 @@ def read(path: Path, root: Path, rules: str = "latchai") -> tuple[IngestState, S
             checksum = str(header["sha256"])
         except (ValueError, KeyError, TypeError) as exc:
             raise SnapshotRefused(f"corrupt header ({exc})") from None
-        wanted = identity(root, rules)
+        wanted = identity(root, rules, store)
         if header.get("root") != wanted["root"]:
             raise SnapshotRefused(f"foreign: written for {header.get('root')!r}")
-        for key in ("format", "brain", "code", "config", "rules", "layout"):
+        for key in ("format", "brain", "code", "config", "rules", "layout", "store"):
             if header.get(key) != wanted[key]:
                 what = {"format": "snapshot format", "brain": "brain version", "code": "brain's code",
                         "config": "brain.toml", "rules": "the layout or its day",
-                        "layout": "the machine's byte order"}[key]
+                        "layout": "the machine's byte order",
+                        "store": "the graph in the database"}[key]
                 raise SnapshotRefused(f"stale: {what} changed since it was written")
         body = start + size
         expected = body + payload_size + keywords_size

@@ -17,6 +17,7 @@ from pathlib import Path
 from brain.gcpause import gc_paused
 from brain.ingest import Ingester, SyncResult
 from brain.snapshot import (
+    DatabaseStore,
     SnapshotRefused,
     SnapshotStore,
     distrust_recent,
@@ -35,7 +36,8 @@ class SnapshotKeeper:
     ) -> None:
         self.ingester = ingester
         self.store = store
-        self.path = path if path is not None else snapshot_path(ingester.root)
+        kind = store.snapshot_kind if isinstance(store, DatabaseStore) else ""
+        self.path = path if path is not None else snapshot_path(ingester.root, kind=kind)
         self.delay = delay
         self.max_delay = max_delay
         self.loaded = False
@@ -54,9 +56,19 @@ class SnapshotKeeper:
     def load(self) -> bool:
         """Restore the store and the ingester from the snapshot, if it is sound."""
         started = time.perf_counter()
+        stamp = ""
+        if isinstance(self.store, DatabaseStore):
+            # The writer's claim first (its errors are the start's): from then on no other
+            # writer changes the graph, so a stamp that matches now stays true.
+            self.store.claim(str(self.ingester.root))
+            stamp = self.store.graph_stamp()
+            if not stamp:
+                self.status = "ignored: the database holds no stamped graph"
+                return False
         try:
             with gc_paused():
-                state, image = read(self.path, self.ingester.root, self.ingester.rules_identity())
+                state, image = read(self.path, self.ingester.root, self.ingester.rules_identity(),
+                                    stamp)
                 self.store.restore(image)
                 self.ingester.restore(state)
         except FileNotFoundError:
@@ -134,8 +146,13 @@ class SnapshotKeeper:
                     return  # a failed sync: the graph is not the workspace's
                 state = distrust_recent(self.ingester.state(), time.time_ns())
                 image = self.store.contents()
+                # The graph this state goes with (a database's): read under the same lock.
+                stamp = self.store.graph_stamp() if isinstance(self.store, DatabaseStore) else ""
                 self._shape = self._current_shape()
-            size = write(self.path, self.ingester.root, state, image, self.ingester.rules_identity())
+                if isinstance(self.store, DatabaseStore) and not stamp:
+                    return  # nothing the next start could check it against
+            size = write(self.path, self.ingester.root, state, image, self.ingester.rules_identity(),
+                         stamp)
         except Exception as exc:
             log.warning("brain: cannot write the snapshot %s: %s (the next start reads everything)",
                         self.path, exc)

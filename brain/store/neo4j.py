@@ -59,6 +59,7 @@ from brain.store.base import (
     memory_off_problem,
     node_row,
 )
+from brain.store.memory_rows import StoreImage
 from brain.store.neo4j_errors import connect_errors, runtime_errors
 from brain.store.neo4j_records import (
     KIND_OF_LABEL,
@@ -76,6 +77,7 @@ from brain.store.neo4j_write import (
     Limits,
     Transaction,
     clear_some,
+    copy_page,
     drop_some,
     mark_staging,
     run_transaction,
@@ -184,8 +186,10 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         if not plan:
             return
         entry = self.log_entry(changes)
-        if whole is not None and sum(t.rows for t in plan) > self.limits.atomic_rows:
-            self._rebuild(whole, entry)
+        if atomic and sum(t.rows for t in plan) > self.limits.atomic_rows:
+            # Too big for one transaction: a new generation, made of the whole graph if the
+            # caller has it (a first sync), else of a copy of the live one with `batch` on it.
+            self._rebuild(whole if whole is not None else batch, entry, copy_live=whole is None)
             return
         for transaction in plan:
             transaction.fence = self.describe()
@@ -194,14 +198,20 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
             for transaction in plan:
                 self.last_write.update(self._commit(session, run_transaction, transaction))
 
-    def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None) -> None:
-        """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py)."""
+    def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None, copy_live: bool = False) -> None:
+        """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py);
+        `copy_live`: `whole` is a change of the live graph, written onto a copy of it."""
         started = time.perf_counter()
         with runtime_errors(self.uri), self._session() as session:
             while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows)):
                 pass  # the staged nodes of a rebuild that did not finish
             token = uuid.uuid4().hex
             self._commit(session, mark_staging, token, graph=False)
+            for label, statements, page in generation.COPY_STEPS if copy_live else ():
+                after: str | None = ""
+                while after is not None:
+                    after = self._commit(session, copy_page, (label, statements, after, page))
+            copied = time.perf_counter()
             for transaction in transactions(whole, self.limits, staged=True):
                 transaction.fence = self.describe()
                 self.last_write.update(self._commit(session, run_transaction, transaction))
@@ -212,7 +222,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         switched = time.perf_counter()
         self._drop_old_generation()
         self.last_rebuild = {
-            "staged_s": staged - started, "switch_s": switched - staged,
+            "copy_s": copied - started, "staged_s": staged - copied, "switch_s": switched - staged,
             "drop_old_s": time.perf_counter() - switched,
         }
 
@@ -267,6 +277,16 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
             self.transactions += graph
             return result
         raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ snapshot
+
+    def contents(self) -> StoreImage:
+        """Nothing: the database keeps the graph between starts. A snapshot holds only the
+        ingester's state, and `graph_stamp()`, the graph it goes with (brain/snapshot.py)."""
+        return StoreImage()
+
+    def restore(self, image: StoreImage) -> None:
+        """Nothing to restore: the snapshot was found to go with the graph the database holds."""
 
     # ------------------------------------------------------------------ reads
 

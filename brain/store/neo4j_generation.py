@@ -1,6 +1,6 @@
-"""A full rebuild too big for one transaction: a new generation, switched in at once.
+"""A write too big for one transaction: a new generation, switched in at once.
 
-A first sync's difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
+A difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
 40,000 notes changed while brain was down, or a first ingest of a big workspace) cannot be:
 the server's heap decides. Written in parts under the usual labels, readers would see a
 half-written graph. So it is written as a new generation, the whole graph under staged labels
@@ -16,6 +16,10 @@ nothing (no filter on every query, no extra lookup of the current generation), a
 incremental writes stay what they were. The price is the switch, which relabels every node
 (index entries move with them); bench/bench_neo4j.py measures it.
 
+An incremental batch that big (a branch switch under a running server) has no whole graph
+to stage: the live generation is first copied onto the staged labels by the server, and the
+batch is written onto the copy (COPY_STEPS below); the switch is the same.
+
 A staged note copies its search vector from the live note of the same content, so search
 keeps working across a rebuild without re-embedding. A rebuild interrupted before its switch
 leaves staged nodes that no reader sees; the next rebuild (or `clear`) removes them, and a
@@ -27,7 +31,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from brain.model import Kind
+from brain.model import NOTE_KINDS, Kind
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j_cypher.py
 
@@ -35,6 +39,9 @@ STAGED_PREFIX = "BrainNext"
 OLD_LABEL = "BrainOld"
 STAGING_LABEL = "BrainStaging"  # which rebuild is staging (one node)
 STAGED_LABELS: tuple[str, ...] = tuple(STAGED_PREFIX + label for label in LABELS)
+# Notes of other kinds (DailyNote, Skill, Tool) carry Memory too: every node has one primary label.
+SUBLABELS: tuple[str, ...] = tuple(k.label for k in NOTE_KINDS if k is not Kind.MEMORY)
+PRIMARY_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in SUBLABELS)
 
 STAGED_SCHEMA: tuple[str, ...] = tuple(
     f"CREATE CONSTRAINT brain_next_{label.lower()}_id IF NOT EXISTS "
@@ -87,3 +94,53 @@ WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted
 """
+
+
+# ------------------------------------------------------------------ a big incremental write
+# An incremental batch past `atomic_rows` has no whole graph to stage (the ingester holds only
+# what changed), so the live generation is copied onto the staged labels first, by the server,
+# page by page (properties, search vectors and links as they are), the batch is written onto
+# the copy, and the switch above swaps them. Readers see the graph before or after the batch.
+
+# A page of the live ids of a label, in order (the id constraint's index): `$after` the last.
+PAGE: dict[str, str] = {
+    label: f"MATCH (n:{label}) WHERE n.id > $after RETURN n.id AS id ORDER BY n.id LIMIT $limit"
+    for label in LABELS
+}
+_COPY_NODES = """
+UNWIND $ids AS id
+MATCH (n:{label} {{id: id}})
+CREATE (c:{staged})
+SET c = properties(n)
+"""
+_COPY_SUBLABEL = """
+UNWIND $ids AS id
+MATCH (c:{memory} {{id: id}})
+SET c:{staged}
+"""
+_COPY_LINKS = """
+UNWIND $ids AS id
+MATCH (s:Memory {{id: id}})-[r:LINKS_TO]->(t:{label})
+MATCH (cs:{memory} {{id: id}})
+MATCH (ct:{staged} {{id: t.id}})
+CREATE (cs)-[c:LINKS_TO]->(ct)
+SET c = properties(r)
+"""
+_COPY_REMEMBERS = f"""
+UNWIND $ids AS id
+MATCH (a:Agent)-[:REMEMBERS]->(m:Memory {{id: id}})
+MATCH (cm:{STAGED_PREFIX}Memory {{id: id}})
+MATCH (ca:{STAGED_PREFIX}Agent {{id: a.id}})
+CREATE (ca)-[:REMEMBERS]->(cm)
+"""
+_MEMORY = STAGED_PREFIX + "Memory"
+# The copy, step by step: (the label paged through, the statements run on each page of its
+# ids, the page size). Nodes first, so the links have both ends.
+COPY_STEPS: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    *((label, (_COPY_NODES.format(label=label, staged=STAGED_PREFIX + label),), 5_000)
+      for label in PRIMARY_LABELS),
+    *((label, (_COPY_SUBLABEL.format(memory=_MEMORY, staged=STAGED_PREFIX + label),), 5_000)
+      for label in SUBLABELS),
+    ("Memory", (*(_COPY_LINKS.format(label=label, memory=_MEMORY, staged=STAGED_PREFIX + label)
+                  for label in PRIMARY_LABELS), _COPY_REMEMBERS), 1_000),
+)

@@ -30,6 +30,7 @@ from neo4j import ManagedTransaction, Record, Session
 from brain.model import JSONValue
 from brain.store.base import LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.neo4j_errors import runtime_errors
+from brain.store.neo4j_generation import LABELS
 from brain.store.neo4j_lease import WRITER_ID, WriterLease
 from brain.store.neo4j_revs import difference
 
@@ -47,7 +48,8 @@ SHARED_SCHEMA: tuple[str, ...] = (
 WORKSPACE = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN properties(w) AS props"
 CLAIM = """
 MERGE (w:BrainWorkspace {key: 'brain'})
-ON CREATE SET w.root = $root, w.host = $host, w.logId = $log_id, w.seq = 0, w.claimedAt = $now
+ON CREATE SET w.root = $root, w.host = $host, w.logId = $log_id, w.seq = 0, w.claimedAt = $now,
+  w.graph = $log_id
 RETURN properties(w) AS props
 """
 RECORD_WRITER = """
@@ -76,6 +78,19 @@ RETURN c.seq AS seq, c.logId AS logId, c.changes AS changes
 ORDER BY c.seq
 LIMIT $limit
 """
+# Every transaction that writes the graph sets a new `graph` token on the workspace node
+# (brain/store/neo4j_write.py). A snapshot of the ingester's state (brain/snapshot.py) taken
+# beside the graph keeps the stamp; it is used on the next start only if the database still
+# holds that very stamp: another writer, a reset or a half-finished write all change it.
+MARK_GRAPH = "MATCH (w:BrainWorkspace {key: 'brain'}) SET w.graph = $graph"
+# Node counts by label and relationship counts come from the count store (no scan): a graph
+# changed by something that does not stamp (an older brain, a hand edit) rarely keeps them.
+GRAPH_STAMP = (
+    "MATCH (w:BrainWorkspace {key: 'brain'})\n"
+    "RETURN w.graph AS graph, w.root AS root, w.logId AS logId, ["
+    + ", ".join(f"COUNT {{ MATCH (:{label}) }}" for label in LABELS)
+    + ", COUNT { MATCH ()-[:LINKS_TO]->() }, COUNT { MATCH ()-[:REMEMBERS]->() }] AS counts"
+)
 CLEAR_SHARED = """
 MATCH (n:BrainWorkspace|BrainChange|BrainLease|BrainStaging)
 WITH n LIMIT $limit
@@ -149,6 +164,8 @@ class Neo4jShared:
         refused with what to do, or cleared first under `replace_foreign`. A read-only
         replica only checks.
         """
+        if not self.read_only and self._claimed == root and self._lease is not None:
+            return  # claimed by this process already (a snapshot's check, then its first sync)
         held = self.workspace()
         if self.read_only:
             if held is None:
@@ -169,6 +186,9 @@ class Neo4jShared:
         self.take_lease(root)  # the one writer from here on (or refused, naming the writer)
         self._drop_old_generation()  # left by a writer that stopped right after a switch
         if held is not None and not foreign:
+            if held.get("graph") is None:  # written by a brain before stamps: stamp it once
+                self._write_query(MARK_GRAPH, graph=uuid.uuid4().hex)
+            self._claimed = root
             return
         if foreign:
             self.clear()
@@ -178,6 +198,24 @@ class Neo4jShared:
         props = dict(claimed[0]["props"])
         if props.get("root") != root:  # another writer claimed it in between
             raise StoreUnavailable(self._foreign_message(props, root))
+        self._claimed = root
+
+    # ---------------------------------------------------------------- snapshot stamp
+
+    snapshot_kind = "neo4j"  # the ingester's snapshot has a file of its own (brain/snapshot.py)
+
+    def graph_stamp(self) -> str:
+        """What the database holds now, as a snapshot of the ingester's state records it: the
+        workspace, the last graph write's token and the counts of brain's nodes and links.
+        Empty if the database holds no stamped graph (then no snapshot is trusted)."""
+        found = self._read(GRAPH_STAMP)
+        if not found or found[0]["graph"] is None:
+            return ""
+        r = found[0]
+        return json.dumps({
+            "database": self.database, "root": r["root"], "logId": r["logId"], "graph": r["graph"],
+            "counts": [int(n) for n in r["counts"]],
+        }, sort_keys=True)
 
     def _foreign_message(self, held: Mapping[str, Any], root: str) -> str:
         host = held.get("host")
@@ -266,6 +304,7 @@ class Neo4jShared:
     # ---------------------------------------------------------------- the writer lease
 
     _lease: WriterLease | None = None
+    _claimed: str | None = None  # the workspace this writer claimed the database for
 
     def take_lease(self, root: str) -> None:
         """Become this database's one writer, or raise StoreUnavailable naming the one there is."""
@@ -274,6 +313,7 @@ class Neo4jShared:
         self._lease.acquire()
 
     def release_lease(self) -> None:
+        self._claimed = None
         lease, self._lease = self._lease, None
         if lease is not None:
             lease.release()
@@ -285,6 +325,7 @@ class Neo4jShared:
     # ---------------------------------------------------------------- helpers
 
     def _clear_shared(self) -> None:
+        self._claimed = None  # the workspace node is gone: the next claim makes it again
         with self._session() as session:
             while self._commit(session, _clear_some, self.clear_rows, graph=False):
                 pass

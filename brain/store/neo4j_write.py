@@ -11,6 +11,7 @@ by phase (upserts, relinks, drops, creates, deletes), which keeps each unit's or
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,7 +33,7 @@ from brain.store.neo4j_records import (
     memory_props,
 )
 from brain.store.neo4j_revs import REV, memory_rev, node_rev
-from brain.store.neo4j_shared import LOG_CHANGES
+from brain.store.neo4j_shared import LOG_CHANGES, MARK_GRAPH
 
 T = TypeVar("T")
 
@@ -56,6 +57,7 @@ class Transaction:
     fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j_lease.py)
     log: dict[str, Any] | None = None  # the change-log entry committed with it (LOG_CHANGES' params)
     token: str = ""  # a rebuild's switch: the rebuild it belongs to
+    staged: bool = False  # written onto the staged generation (brain/store/neo4j_generation.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +70,8 @@ class Limits:
     transaction_rows: int = 25_000
     memory_weight: int = 4
     # A batch up to this many rows is one transaction (readers see it all at once); past it,
-    # the server's heap decides: a first sync writes a new generation
-    # (brain/store/neo4j_generation.py), an incremental one is written in transaction_rows parts.
+    # the server's heap decides: a new generation (brain/store/neo4j_generation.py), of the
+    # whole graph (a first sync) or of a copy of the live one with the batch written on it.
     atomic_rows: int = 400_000
 
 
@@ -95,6 +97,7 @@ def transactions(
     if current.statements:
         out.append(current)
     for transaction in out:
+        transaction.staged = staged
         # Phase order inside a transaction: a unit's drop still precedes its creates, and no
         # drop follows a create. (Dropping after thousands of creates in the same
         # transaction made each drop 50x slower.)
@@ -169,7 +172,10 @@ def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter
                 orphans.update(record["orphans"])
         _count(changed, result)
     if orphans:
-        _count(changed, tx.run(cypher.CLEANUP_UNRESOLVED, {"ids": sorted(orphans)}))
+        cleanup = cypher.CLEANUP_UNRESOLVED
+        cleanup = generation.staged(cleanup) if transaction.staged else cleanup
+        _count(changed, tx.run(cleanup, {"ids": sorted(orphans)}))
+    _mark_graph(tx)
     if transaction.log is not None:  # with the batch: an entry exists exactly if its data does
         tx.run(LOG_CHANGES, transaction.log).consume()
     return changed
@@ -192,9 +198,26 @@ def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Count
         return changed  # switched already: this is a re-run after a lost commit outcome
     for statement in generation.SWITCH:
         tx.run(statement).consume()
+    _mark_graph(tx)
     if transaction.log is not None:
         tx.run(LOG_CHANGES, transaction.log).consume()
     return changed
+
+
+def _mark_graph(tx: ManagedTransaction) -> None:
+    """A new stamp with every write: a snapshot taken before it no longer matches
+    (brain/store/neo4j_shared.py, GRAPH_STAMP)."""
+    tx.run(MARK_GRAPH, {"graph": uuid.uuid4().hex}).consume()
+
+
+def copy_page(tx: ManagedTransaction, page: tuple[str, tuple[str, ...], str, int]) -> str | None:
+    """One page of the live generation copied onto the staged one (generation.COPY_STEPS):
+    the ids of `label` after `after`, each statement run on them; the last id, None at the end."""
+    label, statements, after, limit = page
+    ids = [r["id"] for r in tx.run(generation.PAGE[label], {"after": after, "limit": limit})]
+    for statement in statements if ids else ():
+        tx.run(statement, {"ids": ids}).consume()
+    return str(ids[-1]) if ids else None
 
 
 def mark_staging(tx: ManagedTransaction, token: str) -> None:

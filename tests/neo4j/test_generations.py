@@ -3,13 +3,16 @@
 The threshold (`Limits.atomic_rows`, 400,000 rows in production) is lowered so a workspace of
 60 notes is "too big": its rebuild spans many transactions. A reader on its own driver polls
 the database all the while, one query per look, and must see the old graph or the new one,
-never a mix; the change log gets the rebuild's changes with the switch.
+never a mix; the change log gets the rebuild's changes with the switch. The same holds for
+a big incremental batch of a running writer, written onto a copy of the live generation.
 """
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS
 from brain.store.neo4j_write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.faults import Crash, Injector
 
 pytestmark = pytest.mark.neo4j
 
@@ -115,3 +119,123 @@ def test_search_vectors_survive_a_rebuild(tmp_path: Path, make_store: StoreMaker
     assert again.rebuilds == 1
     assert again.vector_hashes() == {kept.id: kept.hash}
     assert again.vector_search([0.5] * 384, SearchWhere(), 1)[0][0] == kept.id
+
+
+# The notes of scope `bot` only: the big incremental test keeps other nodes unchanged.
+LOOK_BOT = """
+MATCH (m:Memory {scope: 'bot'})
+WITH collect(m.description) AS descriptions
+OPTIONAL MATCH (:Memory {scope: 'bot'})-[r:LINKS_TO]->()
+RETURN descriptions, count(r) AS links
+"""
+
+
+def test_a_big_change_seen_by_a_running_writer_is_switched_in_at_once(
+    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+) -> None:
+    """An incremental batch past `atomic_rows` (every note rewritten under a running server,
+    e.g. a branch switch): the live graph is copied to a new generation, the batch written onto
+    it, and switched in at once; what did not change keeps its vector, links and owner."""
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    ws.write("memory/shared/keep.md", note("keep", "[[n0]] [[nowhere]]"))
+    ws.write("workflows/deploy.md", "# Deploy\n")
+    write_notes(ws, "old")
+    writer = make_store(limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    kept = writer.get_nodes(["memory:shared/keep"])["memory:shared/keep"]
+    writer.put_vectors([(kept.id, kept.hash, [0.5] * 384)])
+    position = writer.log_position()
+
+    reader = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
+    seen: Counter[tuple[str, int]] = Counter()
+    mixed: list[str] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            look = reader._read(LOOK_BOT)[0]
+            kinds = {d.split()[0] for d in look["descriptions"]}
+            if len(kinds) != 1 or len(look["descriptions"]) != NOTES:
+                mixed.append(f"{sorted(kinds)} in {len(look['descriptions'])} notes")
+            seen[(min(kinds), int(look["links"]))] += 1
+
+    polling = threading.Thread(target=poll)
+    polling.start()
+    write_notes(ws, "new")
+    rebuilds, transactions = writer.rebuilds, writer.transactions
+    result = brain.sync()  # a rescan of the running writer: an incremental batch
+    done.set()
+    polling.join(30)
+
+    assert len(result.batch.memories) == NOTES
+    assert writer.rebuilds == rebuilds + 1
+    assert "copy_s" in writer.last_rebuild
+    assert writer.transactions - transactions > 5, "the change should span many transactions"
+    assert mixed == []
+    assert set(seen) <= {("old", NOTES), ("new", 2 * NOTES)}
+    assert seen[("old", NOTES)] > 0  # the reader did look while the new generation was written
+    assert writer.export() == reference_export(ws.root)
+    assert count(writer, "|".join(STAGED_LABELS)) == 0
+    assert count(writer, OLD_LABEL) == 0
+    assert writer.vector_hashes() == {kept.id: kept.hash}  # copied with its note
+    _, entries = reader.changes_after(LogPosition(position.log_id, position.seq))
+    assert sorted(e["id"] for e in entries) == sorted(f"memory:bot/n{i}" for i in range(NOTES))
+    assert reader.log_position().seq == position.seq + 1  # one entry, with the switch
+    brain.close()
+    reader.close()
+
+
+@pytest.mark.parametrize(("example", "edited"), [
+    ("space", "assistant/memory/todo.md"),
+    ("mindlink", "concierge/memory/entries/user-profile.md"),
+    ("lab", "projects/hydra/hydra-config.md"),
+])
+def test_the_copy_of_a_generation_keeps_every_kind_of_node(
+    example: str, edited: str, tmp_path: Path, make_store: StoreMaker
+) -> None:
+    """Every node kind a layout adds (File, DailyNote, Skill, Tool) survives the copy: here
+    every change is "too big" (one row), so one edited note makes a new generation."""
+    root = tmp_path / example
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / example, root)
+    writer = make_store(limits=Limits())
+    brain = Brain(root, writer)
+    brain.sync()
+    writer.limits = replace(writer.limits, atomic_rows=1)
+    with (root / edited).open("a") as f:
+        f.write("\nOne more line.\n")
+    rebuilds = writer.rebuilds
+    brain.sync()
+    assert writer.rebuilds == rebuilds + 1
+    reference = Brain(root)
+    reference.sync()
+    assert writer.export() == reference.store.export()
+    assert count(writer, "|".join(STAGED_LABELS)) == 0
+    brain.close()
+
+
+def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it(
+    tmp_path: Path, make_store: StoreMaker
+) -> None:
+    """A writer that dies while copying the live generation: readers keep the old graph, the
+    staged nodes stay unseen, and the next sync (a full one: the ingester forgot) completes."""
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    write_notes(ws, "old")
+    injector = Injector()
+    writer = make_store(injector=injector, limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    old = writer.export()
+    write_notes(ws, "new")
+    injector.fault, injector.at = "crash", injector.runs + 12  # a few pages into the copy
+    with pytest.raises(Crash):
+        brain.sync()
+    assert count(writer, "|".join(STAGED_LABELS)) > 0  # cut short while staging
+    assert writer.export() == old
+    injector.fault = None
+    brain.sync()
+    assert writer.export() == reference_export(ws.root)
+    assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
+    brain.close()
