@@ -178,10 +178,12 @@ def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings
         )
     else:
         following = f"watching {brain.root} (full rescan every {settings.rescan_seconds:g} s)"
+    read = (f"from the snapshot in {result.seconds:.2f} s, checking the files in the background"
+            if brain.checking else f"read in {result.seconds:.2f} s")
     line = (
         f"brain serve: ready on {url} — {s.memories} memories of {s.agents} agents, "
         f"{s.links} links ({s.broken} broken, {s.ambiguous} ambiguous), {s.workflows} workflows, "
-        f"{s.chats} chats, {s.work_items} work items; read in {result.seconds:.2f} s; {following}"
+        f"{s.chats} chats, {s.work_items} work items; {read}; {following}"
     )
     line += f"\nbrain serve: web UI at {url.removesuffix(GRAPHQL_PATH)}/"
     if settings.dev:

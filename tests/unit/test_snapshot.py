@@ -265,3 +265,35 @@ def test_state_a_snapshot_cannot_hold_is_refused_not_lost(
     assert keeper(brain).writes == 0
     assert "IngestState does not hold Ingester.layouts" in caplog.text
     assert not snapshot_path(workspace).exists()
+
+
+def test_a_server_start_answers_from_the_snapshot_until_its_rescan_ends(workspace: Path) -> None:
+    """`open_snapshot` (a server's start) trusts nothing for long: the snapshot's graph is
+    served while `checking`, and the next full sync makes it the disk's."""
+    started(workspace).close()
+    changed = workspace / "memory" / "shared" / "bad.md"
+    changed.write_text(note("fixed now", "[[also-nowhere]]"))
+    os.utime(changed, ns=(OLD * 10**9, (OLD + 5) * 10**9))
+
+    server = Brain(workspace, cache=True)
+    assert server.open_snapshot()
+    assert server.ready
+    assert server.checking
+    assert server.memory_at("memory/shared/bad.md").description != "fixed now"  # type: ignore[union-attr]
+    assert not server.open_snapshot()  # once only
+    server.sync(["memory/shared/bad.md"])  # a watcher event is not the whole check
+    assert server.checking
+    result = server.sync()
+    assert not server.checking
+    assert result.read == 0
+    expected = reference(workspace)
+    assert server.store.export() == expected.store.export()
+    assert server.problems() == expected.problems()
+
+
+def test_without_a_snapshot_a_server_start_reads_everything(workspace: Path) -> None:
+    server = Brain(workspace, cache=True)
+    assert not server.open_snapshot()
+    assert not server.ready
+    assert not server.checking
+    assert not Brain(workspace).open_snapshot()  # --no-cache
