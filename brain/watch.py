@@ -89,18 +89,22 @@ class Watcher:
                 self.running = False
 
     async def _ready_from_snapshot(self, on_ready: Callable[[SyncResult], None] | None) -> None:
-        """Ready from the snapshot; then the rescan that checks it against the disk, whose
-        differences are applied (and announced) like any other change."""
+        """Ready from the snapshot (requests are answered from now on); then the rescan that
+        checks it against the disk, whose differences are applied (and announced) like any
+        other change; then `on_ready` (the ready line, search): after the check, so that
+        neither its summary's index build nor search's first pass holds the store while the
+        first requests and the check run."""
         keeper = self.brain.snapshots
-        loaded = SyncResult(WriteBatch(), files=len(self.brain.ingester.files),
-                            seconds=keeper.load_seconds if keeper is not None else 0.0)
-        if on_ready is not None:  # off the event loop: its summary may build the indexes
-            await anyio.to_thread.run_sync(on_ready, loaded)
         started = time.perf_counter()
         await self.apply_pending(full=True)
+        checked = time.perf_counter() - started
         if not self.brain.checking:
-            logger.info("checked the snapshot against %d files in %.2f s", loaded.files,
-                        time.perf_counter() - started)
+            logger.info("checked the snapshot against %d files in %.2f s",
+                        len(self.brain.ingester.files), checked)
+        loaded = SyncResult(WriteBatch(), files=len(self.brain.ingester.files),
+                            seconds=(keeper.load_seconds if keeper is not None else 0.0) + checked)
+        if on_ready is not None:  # off the event loop: its summary may build the indexes
+            await anyio.to_thread.run_sync(on_ready, loaded)
 
     async def _stop_when(self, stop: anyio.Event, scope: anyio.CancelScope) -> None:
         await stop.wait()

@@ -8,6 +8,7 @@ import os
 import shutil
 import struct
 import time
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from bench.workload import generate
 from brain.cli import build_parser, main
 from brain.service import Brain
 from brain.snapshot import MAGIC, snapshot_path
+from brain.snapshot_columns import _Lookup
 from brain.snapshot_keeper import SnapshotKeeper
 from brain.store.base import SearchWhere
 from tests.contract.helpers import answers, note, reference
@@ -297,3 +299,14 @@ def test_without_a_snapshot_a_server_start_reads_everything(workspace: Path) -> 
     assert not server.ready
     assert not server.checking
     assert not Brain(workspace).open_snapshot()  # --no-cache
+
+
+def test_string_columns_are_checked_against_the_table() -> None:
+    look = _Lookup([None, "a", "b"])
+    assert look.column(array("I", [2, 1, 0, 2]).tobytes()) == ["b", "a", None, "b"]
+    with pytest.raises(IndexError):
+        look.column(array("I", [3]).tobytes())  # out of the table: the snapshot is corrupt
+    with pytest.raises(ValueError, match="packed indexes"):
+        look.column(b"\0\0\0")
+    with pytest.raises(ValueError, match="a column of 1 where 2"):
+        look.column(array("I", [1]).tobytes(), length=2)
