@@ -7,7 +7,9 @@ design.md section 7 workload.
 writes bench/results/ingest-space.json; compare files/s and peak RSS with the latchai figures.
 `--layout mindlink|lab` runs the latchai workload reshaped into that layout
 (bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json.
-`--iwe PATH` times `iwe count` beside `brain ingest`.
+`--iwe PATH` times `iwe count` beside `brain ingest`. `--serve` also times a warm `brain serve`
+to ready, first answer and files checked (bench/bench_warm_serve.py; that script alone skips
+the ingests).
 
 Every run is a fresh process (so peak RSS is that run's own), on a generated workspace that
 is cached between runs. `cold`: a start without a snapshot (full ingest, then the snapshot
@@ -31,6 +33,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from bench_warm_serve import describe, measure  # noqa: E402
 from workload import generate  # noqa: E402
 from workload_layouts import RESHAPERS, generate_layout  # noqa: E402
 
@@ -128,6 +131,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--layout", choices=("latchai", "space", *RESHAPERS), default="latchai")
     parser.add_argument("--iwe", help="the iwe binary (cargo install iwe), to time `iwe count` beside")
+    parser.add_argument("--serve", action="store_true",
+                        help="also time a warm `brain serve` to ready (bench/bench_warm_serve.py)")
     args = parser.parse_args()
     report: dict[str, object] = {
         "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout,
@@ -183,6 +188,9 @@ def main() -> None:
             summary["iwe_count_s_median"] = round(statistics.median(iwe), 3)
             ratio = statistics.median(ingest_cold) / statistics.median(iwe)
             summary["brain_ingest_over_iwe"] = round(ratio, 2)
+        if args.serve:
+            summary["warm_serve"] = measure(root, snapshots, count)
+            print(describe(size, summary["warm_serve"]), flush=True)
         report["sizes"][str(size)] = summary  # type: ignore[index]
         print(
             f"{size:>7} notes: ingest {summary['ingest_s_median']} s "

@@ -69,6 +69,8 @@ class Brain:
         self._listeners: list[Listener] = []
         self._seq = itertools.count(1)
         self.last_sync: float | None = None
+        # Serving the snapshot's graph while the rescan that checks it runs (`open_snapshot`).
+        self.checking = False
         self._search: SearchService | None = None
         # `cache`: start from the snapshot in the user's cache folder (brain/snapshot.py), keep it.
         self.snapshots: SnapshotKeeper | None = None
@@ -92,11 +94,28 @@ class Brain:
                 self.ingester.sync()  # whatever changed while brain was down, before the named paths
             result = self.ingester.sync(paths, progress)
             self.last_sync = time.time()
+            if paths is None:
+                self.checking = False  # a full rescan: the graph is the disk's again
             if self.snapshots is not None:
                 if first:
                     result.seconds += self.snapshots.load_seconds
                 self.snapshots.synced(result, first)
             return result
+
+    def open_snapshot(self) -> bool:
+        """A server's fast start: take the graph from the snapshot now and be ready, leaving
+        the rescan (the next full `sync`) to run while requests are answered. Until it ends,
+        `checking` is true and answers come from the snapshot's graph: a consistent past
+        state, whose differences from the disk then arrive as ordinary changes. False (and
+        nothing loaded) without a sound snapshot: the first `sync` reads everything, as
+        before. One-shot commands never call this: their `sync` rescans before answering."""
+        with self._lock:
+            if self.read_only or self.ingester.synced or self.snapshots is None:
+                return False
+            if not self.snapshots.load():
+                return False
+            self.checking = True
+            return True
 
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         with self._lock:

@@ -22,6 +22,7 @@ from watchfiles import Change, awatch
 
 from brain.ingest import Progress, SyncResult
 from brain.service import Brain
+from brain.store.base import WriteBatch
 
 logger = logging.getLogger("brain.watch")
 
@@ -74,15 +75,36 @@ class Watcher:
             await anyio.sleep(0)
             self.running = True
             if not self.brain.ready:
-                result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
-                self.last_rescan_at = time.time()
-                if on_ready is not None:
-                    on_ready(result)
+                if await anyio.to_thread.run_sync(self.brain.open_snapshot):
+                    await self._ready_from_snapshot(on_ready)
+                else:
+                    result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
+                    self.last_rescan_at = time.time()
+                    if on_ready is not None:
+                        await anyio.to_thread.run_sync(on_ready, result)
             tg.start_soon(self._rescan_timer)
             try:
                 await self._apply_forever()
             finally:
                 self.running = False
+
+    async def _ready_from_snapshot(self, on_ready: Callable[[SyncResult], None] | None) -> None:
+        """Ready from the snapshot (requests are answered from now on); then the rescan that
+        checks it against the disk, whose differences are applied (and announced) like any
+        other change; then `on_ready` (the ready line, search): after the check, so that
+        neither its summary's index build nor search's first pass holds the store while the
+        first requests and the check run."""
+        keeper = self.brain.snapshots
+        started = time.perf_counter()
+        await self.apply_pending(full=True)
+        checked = time.perf_counter() - started
+        if not self.brain.checking:
+            logger.info("checked the snapshot against %d files in %.2f s",
+                        len(self.brain.ingester.files), checked)
+        loaded = SyncResult(WriteBatch(), files=len(self.brain.ingester.files),
+                            seconds=(keeper.load_seconds if keeper is not None else 0.0) + checked)
+        if on_ready is not None:  # off the event loop: its summary may build the indexes
+            await anyio.to_thread.run_sync(on_ready, loaded)
 
     async def _stop_when(self, stop: anyio.Event, scope: anyio.CancelScope) -> None:
         await stop.wait()
@@ -129,9 +151,9 @@ class Watcher:
             self._wake = anyio.Event()
             await self.apply_pending()
 
-    async def apply_pending(self) -> None:
+    async def apply_pending(self, full: bool = False) -> None:
         """One sync of whatever is pending: a full rescan if due, else the changed paths."""
-        full, paths = self._full, sorted(self._pending)
+        full, paths = full or self._full, sorted(self._pending)
         self._full, self._pending = False, set()
         if not full and not paths:
             return

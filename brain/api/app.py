@@ -40,7 +40,8 @@ logger = logging.getLogger("brain.api")
 
 
 def healthz(request: Request) -> JSONResponse:
-    """Ready (200) once the first ingest is done; 503 before. Reports the watcher's activity."""
+    """Ready (200) once the first ingest is done (or the snapshot is loaded: `checkingFiles`
+    until its rescan ends); 503 before. Reports the watcher's activity."""
     services: Services = request.app.state.services
     ready = services.brain.ready
     watcher = services.watcher
@@ -49,6 +50,8 @@ def healthz(request: Request) -> JSONResponse:
         "status": status,
         "error": services.failure,
         "lastSyncAt": _iso(services.brain.last_sync),
+        # Started from the snapshot, answering from its graph while the files are checked.
+        "checkingFiles": services.brain.checking,
         "watcher": None if watcher is None else {
             "running": watcher.running,
             "lastEventAt": _iso(watcher.last_event_at),

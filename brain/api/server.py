@@ -178,10 +178,15 @@ def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings
         )
     else:
         following = f"watching {brain.root} (full rescan every {settings.rescan_seconds:g} s)"
+    snapshot = brain.snapshots
+    read = f"read in {result.seconds:.2f} s"
+    if snapshot is not None and snapshot.loaded:
+        read += f" (from the snapshot, loaded in {snapshot.load_seconds:.2f} s, then checked"
+        read += ": a check is still running)" if brain.checking else ")"
     line = (
         f"brain serve: ready on {url} — {s.memories} memories of {s.agents} agents, "
         f"{s.links} links ({s.broken} broken, {s.ambiguous} ambiguous), {s.workflows} workflows, "
-        f"{s.chats} chats, {s.work_items} work items; read in {result.seconds:.2f} s; {following}"
+        f"{s.chats} chats, {s.work_items} work items; {read}; {following}"
     )
     line += f"\nbrain serve: web UI at {url.removesuffix(GRAPHQL_PATH)}/"
     if settings.dev:

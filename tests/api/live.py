@@ -53,9 +53,11 @@ def live_server(
     watcher_options: dict[str, Any] | None = None,
     app_options: dict[str, Any] | None = None,
     wait_ready: bool = True,
+    cache: bool = False,
 ) -> Iterator[LiveServer]:
-    """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it."""
-    brain = Brain(root, store)
+    """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it
+    (`cache`: starting from the workspace's snapshot, as `brain serve` does)."""
+    brain = Brain(root, store, cache=cache)
     if not watch:
         brain.sync()
     settings = settings or ApiSettings()

@@ -8,6 +8,7 @@ import os
 import shutil
 import struct
 import time
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from bench.workload import generate
 from brain.cli import build_parser, main
 from brain.service import Brain
 from brain.snapshot import MAGIC, snapshot_path
+from brain.snapshot_columns import _Lookup
 from brain.snapshot_keeper import SnapshotKeeper
 from brain.store.base import SearchWhere
 from tests.contract.helpers import answers, note, reference
@@ -265,3 +267,46 @@ def test_state_a_snapshot_cannot_hold_is_refused_not_lost(
     assert keeper(brain).writes == 0
     assert "IngestState does not hold Ingester.layouts" in caplog.text
     assert not snapshot_path(workspace).exists()
+
+
+def test_a_server_start_answers_from_the_snapshot_until_its_rescan_ends(workspace: Path) -> None:
+    """`open_snapshot` (a server's start) trusts nothing for long: the snapshot's graph is
+    served while `checking`, and the next full sync makes it the disk's."""
+    started(workspace).close()
+    changed = workspace / "memory" / "shared" / "bad.md"
+    changed.write_text(note("fixed now", "[[also-nowhere]]"))
+    os.utime(changed, ns=(OLD * 10**9, (OLD + 5) * 10**9))
+
+    server = Brain(workspace, cache=True)
+    assert server.open_snapshot()
+    assert server.ready
+    assert server.checking
+    assert server.memory_at("memory/shared/bad.md").description != "fixed now"  # type: ignore[union-attr]
+    assert not server.open_snapshot()  # once only
+    server.sync(["memory/shared/bad.md"])  # a watcher event is not the whole check
+    assert server.checking
+    result = server.sync()
+    assert not server.checking
+    assert result.read == 0
+    expected = reference(workspace)
+    assert server.store.export() == expected.store.export()
+    assert server.problems() == expected.problems()
+
+
+def test_without_a_snapshot_a_server_start_reads_everything(workspace: Path) -> None:
+    server = Brain(workspace, cache=True)
+    assert not server.open_snapshot()
+    assert not server.ready
+    assert not server.checking
+    assert not Brain(workspace).open_snapshot()  # --no-cache
+
+
+def test_string_columns_are_checked_against_the_table() -> None:
+    look = _Lookup([None, "a", "b"])
+    assert look.column(array("I", [2, 1, 0, 2]).tobytes()) == ["b", "a", None, "b"]
+    with pytest.raises(IndexError):
+        look.column(array("I", [3]).tobytes())  # out of the table: the snapshot is corrupt
+    with pytest.raises(ValueError, match="packed indexes"):
+        look.column(b"\0\0\0")
+    with pytest.raises(ValueError, match="a column of 1 where 2"):
+        look.column(array("I", [1]).tobytes(), length=2)
