@@ -170,10 +170,13 @@ async def warm(lsp_client: LanguageClient, warm_workspace: Path) -> AsyncIterato
     await lsp_client.shutdown_session()
 
 
-def snapshot_file() -> Path:
-    found = sorted(Path(os.environ["BRAIN_SNAPSHOT_DIR"]).glob("*.snapshot"))
-    assert len(found) == 1
-    return found[0]
+def snapshot_file(root: Path) -> Path:
+    """This workspace's snapshot (the session's folder holds other tests' too)."""
+    from brain.snapshot import snapshot_path
+
+    found = snapshot_path(root.resolve())
+    assert found.is_file()
+    return found
 
 
 def broken_links(client: LanguageClient, uri: str, name: str) -> list[str]:
@@ -187,7 +190,7 @@ async def test_a_warm_start_answers_at_once_what_the_index_answers(
     still be loading) offers what the loaded index offers, and no diagnostics call a link
     broken that is not."""
     client = warm
-    written = snapshot_file().stat()
+    written = snapshot_file(warm_workspace).stat()
     agent = sorted(p for p in (warm_workspace / "memory").iterdir() if p.name != "shared")[1]
     notes = sorted(agent.glob("*.md"))
     note, last = notes[0], notes[-1]
@@ -211,5 +214,5 @@ async def test_a_warm_start_answers_at_once_what_the_index_answers(
     assert broken_links(client, uri, "no-such-note")
     assert not broken_links(client, uri, last.stem)
     # It was a warm start: a cold one rewrites the snapshot at once after its first sync.
-    now = snapshot_file().stat()
+    now = snapshot_file(warm_workspace).stat()
     assert (now.st_ino, now.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
