@@ -86,7 +86,8 @@ class Catalog:
         assert self.store is not None
         store = self.store
         nodes: list[Linkable] = [
-            *store.list_memories(MemoryFilter()),
+            # Completion never shows a body: unpacking 10,000 of them was most of a rebuild.
+            *store.list_memories(MemoryFilter(), bodies=False),
             *(e for _, kind in ENTITY_TIERS for e in store.list_entities(kind)),
             *store.list_agents(),
         ]

@@ -84,6 +84,7 @@ class BrainLanguageServer(LanguageServer):
             log_message=lambda kind, text: self.from_worker(self.log_to_client, kind, text),
             cache=self.cache,
         )
+        session.walk_now()
         if self.started:
             self.start_session(session)
         return session

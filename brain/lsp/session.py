@@ -109,8 +109,18 @@ class Session:
         self.named = threading.Event()  # the walk is done (or `ready`): completion can answer
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
+        self._walker: threading.Thread | None = None
 
     # ------------------------------------------------------------------ from the editor
+
+    def walk_now(self) -> None:
+        """Start the walk for names at once (at `initialize`, when the root is known), in its
+        own thread: it reads no file, and by the time `initialized` and the first `didOpen`
+        arrive the names are there, cold or warm, whatever the index is doing."""
+        if self._walker is None and not self.named.is_set():
+            self._walker = threading.Thread(target=self._walk_names, name=f"brain-walk:{self.root.name}",
+                                            daemon=True)
+            self._walker.start()
 
     def start(self) -> None:
         self._thread.start()
@@ -236,7 +246,10 @@ class Session:
     def _index(self) -> None:
         started = time.perf_counter()
         self._progress(ProgressEvent("begin", f"indexing {self.root.name}", 0))
-        self._walk_names()
+        if self._walker is not None:
+            self._walker.join()  # the names come first: the snapshot load would slow the walk
+        else:
+            self._walk_names()
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:

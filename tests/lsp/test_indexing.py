@@ -140,3 +140,79 @@ async def test_completion_before_indexing_ends_offers_what_the_index_offers(
     broken = [d.message for d in client.diagnostics[uri] if "no-such-note" in d.message]
     assert broken
     assert not [d.message for d in client.diagnostics[uri] if last.stem in d.message]
+
+
+@pytest.fixture(scope="module")
+def warm_workspace(big_workspace: Path) -> Path:
+    """The workspace with the snapshot a first start leaves (written here, in this session's
+    private snapshot folder, which the server below inherits)."""
+    from brain.service import Brain
+
+    brain = Brain(big_workspace, cache=True)
+    brain.sync()
+    brain.close()  # waits for the snapshot
+    assert brain.snapshots is not None
+    assert brain.snapshots.writes == 1
+    return big_workspace
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"]))
+async def warm(lsp_client: LanguageClient, warm_workspace: Path) -> AsyncIterator[None]:
+    """A server that starts from the snapshot (environment read when it is spawned)."""
+    lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[types.WorkspaceFolder(warm_workspace.as_uri(), "big")],
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def snapshot_file(root: Path) -> Path:
+    """This workspace's snapshot (the session's folder holds other tests' too)."""
+    from brain.snapshot import snapshot_path
+
+    found = snapshot_path(root.resolve())
+    assert found.is_file()
+    return found
+
+
+def broken_links(client: LanguageClient, uri: str, name: str) -> list[str]:
+    return [d.message for d in client.diagnostics.get(uri, []) if name in d.message]
+
+
+async def test_a_warm_start_answers_at_once_what_the_index_answers(
+    warm: LanguageClient, warm_workspace: Path
+) -> None:
+    """From the snapshot: the first `[[` (asked right after opening, while the snapshot may
+    still be loading) offers what the loaded index offers, and no diagnostics call a link
+    broken that is not."""
+    client = warm
+    written = snapshot_file(warm_workspace).stat()
+    agent = sorted(p for p in (warm_workspace / "memory").iterdir() if p.name != "shared")[1]
+    notes = sorted(agent.glob("*.md"))
+    note, last = notes[0], notes[-1]
+    uri = note.as_uri()
+    text = note.read_text(encoding="utf-8") + f"\nsee [[{last.stem}]] and [[no-such-note]]\nsee [[\n"
+    line = len(text.split("\n")) - 2
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
+    )
+    ask = types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(line, 6))
+
+    first = await client.text_document_completion_async(ask)
+    assert isinstance(first, types.CompletionList)
+    assert first.items
+    assert not broken_links(client, uri, last.stem)  # whatever was published by now is true
+
+    await until(lambda: indexing_ended(client), timeout=120)
+    await until(lambda: uri in client.diagnostics, timeout=30)
+    later = await client.text_document_completion_async(ask)
+    assert targets(first) == targets(later)
+    assert broken_links(client, uri, "no-such-note")
+    assert not broken_links(client, uri, last.stem)
+    # It was a warm start: a cold one rewrites the snapshot at once after its first sync.
+    now = snapshot_file(warm_workspace).stat()
+    assert (now.st_ino, now.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
