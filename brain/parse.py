@@ -459,3 +459,13 @@ def _line_starts(text: str) -> list[int]:
 def _line_index(line_starts: list[int], offset: int) -> int:
     """The index of the line holding `offset` (the last start at or before it)."""
     return bisect_right(line_starts, offset) - 1
+
+
+def note_description(text: str, path: str = "") -> str:
+    """The description `parse_note` gives a note, from its frontmatter or first line alone
+    (what the language server shows before the first index is built)."""
+    text = normalize_text(text)
+    problems: list[Problem] = []
+    fm_text, body, _, _ = split_frontmatter(text, path, problems)
+    data = load_frontmatter(fm_text, path, problems) if fm_text is not None else {}
+    return _description(data, body, path, {}, problems)

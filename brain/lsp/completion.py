@@ -183,9 +183,10 @@ def link_targets(
         more = True  # narrowed here: ask again as the user types
     lookup = Lookup(store)
     lookup.prefetch(entry.key for entry in shown)
+    describe = store.description if isinstance(store, EarlyNames) else description_of
     items = [
         _target_item(entry.node, position, _insert_text(entry.node, source, prefix, scope, lookup),
-                     typing.closed, editing, now, early)
+                     typing.closed, editing, now, describe(entry.node), early)
         for position, entry in enumerate(shown)
     ]
     # Early: ask again as the user types, so the descriptions arrive once indexing ends.
@@ -214,9 +215,8 @@ def _insert_text(
 
 def _target_item(
     node: Linkable, position: int, target: str, closed: bool, editing: Editing, now: float,
-    early: bool = False,
+    description: str, early: bool = False,
 ) -> types.CompletionItem:
-    description = "" if early else description_of(node)
     features = editing.features
     # A client that resolves items lazily gets the documentation on demand (less to send
     # on every keystroke); `data` says which node to describe.

@@ -6,9 +6,10 @@ and agent in a fraction of a second. `EarlyNames` holds them as bare nodes and a
 lookups the way the store does (`name_entries`), so a completion offered early inserts the
 same text the resolver will send to the same node once everything is parsed.
 
-It knows nothing a parse decides (descriptions, types, titles, headings, whether an agent
-remembers, which links are broken), so the features that need those wait for the index;
-what is offered early says only what the path says.
+It knows nothing a parse decides (types, titles, headings, whether an agent remembers,
+which links are broken), so the features that need those wait for the index; what is
+offered early says what the path says, and the description of each note a completion
+shows, read from that one file.
 """
 
 from __future__ import annotations
@@ -20,11 +21,15 @@ from typing import TYPE_CHECKING
 
 from brain.lsp.catalog import Catalog, Linkable
 from brain.model import AgentNode, Anchors, EntityNode, Kind, MemoryNode, file_id, leaf_key, note_id
+from brain.parse import note_description
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
 
 if TYPE_CHECKING:
     from brain.layouts.base import Layout
+
+
+EARLY_READ_MAX = 256 * 1024  # a bigger note waits for the index for its description
 
 
 @dataclass(slots=True)
@@ -33,6 +38,24 @@ class EarlyNames:
 
     catalog: Catalog
     names: dict[str, list[NameEntry]] = field(default_factory=dict)
+    root: Path | None = None
+    _descriptions: dict[str, str] = field(default_factory=dict)
+
+    def description(self, node: Linkable) -> str:
+        """A note's description read from its file, only for the items a completion shows (a
+        hundred small reads, not the 10,000 of an ingest); "" for what has none or can't be read."""
+        if not isinstance(node, MemoryNode) or self.root is None or not node.path:
+            return ""
+        known = self._descriptions.get(node.id)
+        if known is None:
+            try:
+                with open(self.root / node.path, "rb") as file:
+                    raw = file.read(EARLY_READ_MAX + 1)
+            except OSError:
+                raw = b""
+            text = "" if len(raw) > EARLY_READ_MAX else raw.decode("utf-8", errors="replace")
+            known = self._descriptions[node.id] = note_description(text, node.path) if text else ""
+        return known
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         return {key: list(self.names[key]) for key in keys if key in self.names}
@@ -85,4 +108,4 @@ def walk_names(root: Path, layout: Layout) -> EarlyNames:
     by_key: dict[str, list[NameEntry]] = {}
     for name_entry in names:
         by_key.setdefault(name_entry.key, []).append(name_entry)
-    return EarlyNames(Catalog.of_nodes(nodes.items()), by_key)
+    return EarlyNames(Catalog.of_nodes(nodes.items()), by_key, root)

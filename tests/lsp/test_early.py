@@ -78,14 +78,22 @@ def test_the_walk_offers_what_the_index_offers(make_brain: BrainFactory, text: s
     assert before.is_incomplete  # asked again as the user types: the descriptions come then
 
 
-def test_early_items_say_only_what_the_path_says(make_brain: BrainFactory) -> None:
+def test_early_items_say_what_the_path_and_the_description_say(make_brain: BrainFactory) -> None:
     brain = make_brain(CLASHES)
     early = walk_names(brain.root, brain.layout)
     result = ask(brain, "see [[¦", early)
+    indexed = ask(brain, "see [[¦", None, indexed=True)
     assert result is not None
+    assert indexed is not None
     items = {item.label: item for item in result.items}
     assert items["alpha"].detail == "memory · bot"  # no "no type": the type is not read yet
-    assert items["alpha"].label_details is None
+    # The description of each note shown is read from its file: the same as once indexed.
+    # (A workflow's or chat's title waits for the index.)
+    notes = [i for i in indexed.items if (i.detail or "").startswith("memory")]
+    described = {i.label: i.label_details for i in notes}
+    assert len([d for d in described.values() if d is not None]) >= 4, described
+    assert {label: items[label].label_details for label in described} == described
+    assert items["chat:standup"].label_details is None
     assert items["chat:standup"].detail == "chat"  # the title is in the file
     documentation = items["gamma"].documentation
     assert isinstance(documentation, types.MarkupContent)
