@@ -128,8 +128,8 @@ def _stored(
         ordinal=ordinal,
         target_id=intern(resolution.target_id),
         status=resolution.status,
-        raw=wiki.raw,
-        target=wiki.target,
+        raw=intern(wiki.raw),  # `[[x]]` is written the same way in many notes
+        target=intern(wiki.target),
         key=intern(rules.parse(wiki.target).key) if wiki.target else "",
         label=wiki.label,
         anchor=wiki.anchor,
