@@ -17,6 +17,8 @@ from pathlib import Path
 
 from brain.config import BrainConfig
 from brain.gcpause import gc_paused
+from brain.ingest_claims import claim
+from brain.ingest_parts import KEEP, PartWriter
 from brain.ingest_state import (
     _STATE_ATTRIBUTES,
     FileState,
@@ -268,9 +270,13 @@ class Ingester:
         classify = self.layout.classify
         definitions_changed = False
         read = 0
+        # A first sync into this process's own store is written in parts as notes are parsed
+        # (brain/ingest_parts.py): the workspace is never held at once.
+        parts = None if not fresh or isinstance(self.store, SharedStore) else PartWriter(
+            self.store, self.layout.links, self.listeners)
         stats = dict(stats)
         gone = set(gone)
-        self._claim(stats, gone)
+        claim(self, stats, gone)
 
         for rel in sorted(gone):
             self.file_problems.pop(rel, None)
@@ -344,6 +350,11 @@ class Ingester:
             if role.kind == "memory":
                 to_build.add((rel, role.scope, role.name, raw, mtime))
                 node_id = note_id(role.node_kind, role.scope, role.name)
+                if parts is not None:
+                    notes.extend(to_build.take(KEEP))
+                    if len(notes) >= parts.size:
+                        parts.write(notes)
+                        notes = []
             elif role.kind == "file":
                 node = file_node(role, rel, raw, digest, mtime)
                 plain_files.append(node)
@@ -374,11 +385,24 @@ class Ingester:
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
         notes.extend(to_build.finish())
-        agents, agent_deletes = self._agent_changes(notes, definitions_changed or fresh)
+        owners = {owner for n in notes if (owner := n.memory.owner) is not None}
+        if parts is not None:
+            parts.note(notes)
+            owners = parts.owners
+        agents, agent_deletes = self._agent_changes(owners, definitions_changed or fresh)
         batch = plan(
-            self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh,
+            self.store, notes, agents, entities, deletes + agent_deletes,
+            fresh=fresh and not (parts is not None and parts.written),
             files=plain_files, rules=self.layout.links,
         )
+        if parts is not None:
+            parts.commit(batch)
+            if self.layout.has_scope_rules:
+                self._check_scopes(parts.scopes, context, fresh)
+            return SyncResult(
+                parts.last, files=total, read=read, parsed=parts.parsed,
+                changed_ids=sorted(set(parts.changed_ids)),
+            )
         # A shared store (Neo4j) keeps its graph between runs: a first sync writes only the
         # difference, in one transaction, and nothing at all on an unchanged workspace.
         shared = self.store if fresh and isinstance(self.store, SharedStore) else None
@@ -398,7 +422,7 @@ class Ingester:
             else:
                 self.store.write(batch)
         if self.layout.has_scope_rules and (batch or fresh):
-            self._check_scopes(planned, context, fresh)
+            self._check_scopes(_scopes_of(planned), context, fresh)
         if batch:
             for listener in self.listeners:
                 listener(batch, before)
@@ -406,10 +430,8 @@ class Ingester:
             batch, files=total, read=read, parsed=len(notes), changed_ids=batch.changed_ids()
         )
 
-    def _check_scopes(self, batch: WriteBatch, context: RuleContext, fresh: bool) -> None:
-        """The layout's rules across notes, again for each scope the batch touched."""
-        scopes = {m.scope for m in batch.memories}
-        scopes |= {i.split(":", 1)[1].split("/", 1)[0] for i in batch.deletes if is_note_id(i)}
+    def _check_scopes(self, scopes: set[str], context: RuleContext, fresh: bool) -> None:
+        """The layout's rules across notes, again for each scope a sync touched."""
         if fresh:
             self.scope_problems.clear()
         for scope in sorted(scopes):
@@ -433,63 +455,16 @@ class Ingester:
         prefix = rel + "/"
         return [k for k in (*self.files, *self.file_problems) if k.startswith(prefix)]
 
-    def _claim(self, stats: dict[str, FileStat], gone: set[str]) -> None:
-        """Update which files define each node id, before anything is read.
-
-        A file that became a symlink no longer defines anything (it joins `gone`). When
-        the winning file of an id changes, the new winner joins `stats` and is read again,
-        and the old one, if still there, is forgotten so it is read when it wins back.
-        """
-        winners: dict[str, str | None] = {}
-        files = self.files
-        for rel, st in stats.items():
-            known = files.get(rel)
-            unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
-            if unchanged and not st.is_link:
-                continue  # claimed when it was read, and nothing about it changed (a rescan)
-            node_id = defined_id(self.layout.classify(rel))
-            if node_id is None:
-                continue
-            owners = self.claims.setdefault(node_id, set())
-            winners.setdefault(node_id, min(owners) if owners else None)
-            if st.is_link:
-                owners.discard(rel)
-                gone.add(rel)
-            else:
-                owners.add(rel)
-        for rel in gone:
-            node_id = defined_id(self.layout.classify(rel))
-            held = self.claims.get(node_id) if node_id is not None else None
-            if node_id is None or held is None:
-                continue
-            winners.setdefault(node_id, min(held) if held else None)
-            held.discard(rel)
-        for node_id, before in winners.items():
-            owners = self.claims.get(node_id, set())
-            if not owners:
-                self.claims.pop(node_id, None)
-                continue
-            winner = min(owners)
-            if before is not None and before != winner:
-                self.files.pop(before, None)
-                if before in owners:
-                    self.file_problems[before] = duplicate_problem(before, node_id, winner)
-                if winner not in stats:
-                    found, _ = self._stat_paths([winner])
-                    stats.update(found)
-                    self.files.pop(winner, None)
-            for loser in owners - {winner}:
-                if loser not in stats:
-                    self.file_problems[loser] = duplicate_problem(loser, node_id, winner)
-
-    def _agent_changes(
-        self, notes: Iterable[NoteChange], recompute: bool
-    ) -> tuple[list[AgentNode], list[str]]:
+    def _agent_changes(self, owners: set[str], recompute: bool) -> tuple[list[AgentNode], list[str]]:
         """Agents are the definitions plus every scope folder (a folder outlives its agent)."""
-        scopes = set(self._scopes)
-        scopes |= {owner for n in notes if (owner := n.memory.owner) is not None}
+        scopes = self._scopes | owners
         wanted = agent_nodes(self.definitions, scopes, self.layout.agents_need_definition)
         upserts = [a for n, a in sorted(wanted.items()) if self._agents.get(n) != a]
         deletes = [agent_id(n) for n in sorted(self._agents) if n not in wanted]
         self._agents = wanted
         return upserts, deletes
+
+
+def _scopes_of(batch: WriteBatch) -> set[str]:
+    scopes = {m.scope for m in batch.memories}
+    return scopes | {i.split(":", 1)[1].split("/", 1)[0] for i in batch.deletes if is_note_id(i)}

@@ -123,6 +123,7 @@ class MemoryBuilder:
         self._pending: list[MemoryFile] = []
         self._helpers: list[Helper] | None = None  # None: not started (yet)
         self._sent: list[tuple[Helper, list[MemoryFile]]] = []
+        self._dealt = 0  # chunks sent so far (`take` drops the first of `_sent`)
 
     def add(self, file: MemoryFile) -> None:
         self._pending.append(file)
@@ -152,7 +153,22 @@ class MemoryBuilder:
             for helper in helpers:
                 helper.stop()
         out.extend(self._here(self._pending))
-        self._pending, self._sent, self._helpers = [], [], None
+        self._pending, self._sent, self._helpers, self._dealt = [], [], None, 0
+        return out
+
+    def take(self, keep: int) -> list[NoteChange]:
+        """The results of every chunk sent but the last `keep`, in order, waiting for them;
+        their files are dropped. A caller that takes as it adds (brain.ingest's first sync)
+        holds a few chunks of files and results, never the workspace, and waits for the
+        helpers when it reads faster than they parse. `finish` gives the rest."""
+        out: list[NoteChange] = []
+        if self._helpers == [] and len(self._pending) >= CHUNK:  # no helper: parsed here
+            out.extend(self._here(self._pending))
+            self._pending = []
+        while len(self._sent) > keep:
+            helper, files = self._sent.pop(0)
+            result = helper.receive(len(files))
+            out.extend(result if result is not None else self._here(files))
         return out
 
     def _here(self, files: list[MemoryFile]) -> list[NoteChange]:
@@ -168,7 +184,8 @@ class MemoryBuilder:
     def _send(self) -> None:
         assert self._helpers
         chunk, self._pending = self._pending[:CHUNK], self._pending[CHUNK:]
-        helper = self._helpers[len(self._sent) % len(self._helpers)]
+        helper = self._helpers[self._dealt % len(self._helpers)]
+        self._dealt += 1
         helper.send(chunk)
         self._sent.append((helper, chunk))
 

@@ -54,7 +54,7 @@ from brain.store.base import (
     remembers_row,
 )
 from brain.store.base import link_row as base_link_row
-from brain.store.linking import entry_of
+from brain.store.linking import entry_of, intern
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_rows import (
     PATH,
@@ -114,16 +114,17 @@ class MemoryStore:
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
             for memory in batch.memories:
-                old = self._memory(memory.id)
+                node_id = intern(memory.id)  # one copy for every index (see linking.entry_of)
+                old = self._memory(node_id)
                 if old is not None and old.path != memory.path:
                     self._by_path.pop(old.path, None)
                 if memory.body:
-                    self._bodies[memory.id] = pack_body(memory.body)
-                    memory = replace(memory, body="")
+                    self._bodies[node_id] = pack_body(memory.body)
                 else:
-                    self._bodies.pop(memory.id, None)
-                self._memories[memory.id] = memory
-                self._by_path[memory.path] = memory.id
+                    self._bodies.pop(node_id, None)
+                memory = replace(memory, body="", scope=intern(memory.scope))
+                self._memories[node_id] = memory
+                self._by_path[memory.path] = node_id
                 self._index_name(memory)
             for agent in batch.agents:
                 self._agents[agent.id] = agent

@@ -10,6 +10,7 @@ a query, no ANN index needed at this size.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from sys import intern
 from typing import Any
 
 # The column weights of BM25 (name 4, description 2, body 1) are brain/search/bm25.py's, and
@@ -34,7 +35,8 @@ class KeywordIndex:
         for node_id in batch.deletes:
             index.remove(node_id)
         index.add_many(
-            (m.id, m.scope, m.type or "", title_of(m.name), m.description, m.body) for m in batch.memories
+            (intern(m.id), m.scope, m.type or "", title_of(m.name), m.description, m.body)
+            for m in batch.memories
         )
 
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
@@ -85,7 +87,7 @@ class VectorIndex:
             self._current.pop(node_id, None)
             self._remove(node_id)
         for memory in batch.memories:
-            self._current[memory.id] = (memory.hash, memory.scope, memory.type)
+            self._current[intern(memory.id)] = (memory.hash, memory.scope, memory.type)
             row = self._rows.get(memory.id)
             if row is None:
                 continue

@@ -1,0 +1,64 @@
+"""Which file defines each node id, when several do (`x.json` and `x.yaml` both define workflow
+`x`): the first in sorted order wins, so the graph never depends on the order of syncs.
+Kept apart from brain/ingest.py, which calls it before anything is read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from brain.ingest_state import defined_id, duplicate_problem
+from brain.workspace import FileStat
+
+if TYPE_CHECKING:
+    from brain.ingest import Ingester
+
+
+def claim(ingester: Ingester, stats: dict[str, FileStat], gone: set[str]) -> None:
+    """Update which files define each node id, before anything is read.
+
+    A file that became a symlink no longer defines anything (it joins `gone`). When
+    the winning file of an id changes, the new winner joins `stats` and is read again,
+    and the old one, if still there, is forgotten so it is read when it wins back.
+    """
+    winners: dict[str, str | None] = {}
+    files = ingester.files
+    for rel, st in stats.items():
+        known = files.get(rel)
+        unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
+        if unchanged and not st.is_link:
+            continue  # claimed when it was read, and nothing about it changed (a rescan)
+        node_id = defined_id(ingester.layout.classify(rel))
+        if node_id is None:
+            continue
+        owners = ingester.claims.setdefault(node_id, set())
+        winners.setdefault(node_id, min(owners) if owners else None)
+        if st.is_link:
+            owners.discard(rel)
+            gone.add(rel)
+        else:
+            owners.add(rel)
+    for rel in gone:
+        node_id = defined_id(ingester.layout.classify(rel))
+        held = ingester.claims.get(node_id) if node_id is not None else None
+        if node_id is None or held is None:
+            continue
+        winners.setdefault(node_id, min(held) if held else None)
+        held.discard(rel)
+    for node_id, before in winners.items():
+        owners = ingester.claims.get(node_id, set())
+        if not owners:
+            ingester.claims.pop(node_id, None)
+            continue
+        winner = min(owners)
+        if before is not None and before != winner:
+            ingester.files.pop(before, None)
+            if before in owners:
+                ingester.file_problems[before] = duplicate_problem(before, node_id, winner)
+            if winner not in stats:
+                found, _ = ingester._stat_paths([winner])
+                stats.update(found)
+                ingester.files.pop(winner, None)
+        for loser in owners - {winner}:
+            if loser not in stats:
+                ingester.file_problems[loser] = duplicate_problem(loser, node_id, winner)
+

@@ -1,0 +1,63 @@
+"""A first sync written in parts (brain/ingest_parts.py) builds the graph one batch builds."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from brain import parse_helpers
+from brain.ingest_parts import PartWriter
+from brain.service import Brain
+from brain.store.memory import MemoryStore
+
+
+def workspace(root: Path, count: int = 60) -> None:
+    """Notes linking forwards and backwards (across parts), to anchors, ambiguous names,
+    agents and missing notes."""
+    rng = random.Random(7)
+    scopes = ["alpha", "beta", "shared"]
+    names = [f"note-{i:03d}" for i in range(count)]
+    for i, name in enumerate(names):
+        scope = scopes[i % 3]
+        targets = [rng.choice(names) for _ in range(4)]
+        links = " ".join(f"[[{t}]]" for t in targets)
+        links += f" [[{rng.choice(names)}#Part {rng.randint(0, 2)}]] [[missing-{i % 5}]] [[alpha]]"
+        links += f" [[{rng.choice(scopes)}/{rng.choice(names)}]] ^block-{i}"
+        text = f"---\ndescription: note {i}\ntype: project\n---\n# Part {i % 2}\n\n{links}\n"
+        path = root / "memory" / scope / f"{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if i % 7 == 0:  # the same name in another scope: ambiguous where not qualified
+            other = root / "memory" / scopes[(i + 1) % 3] / f"{name}.md"
+            other.parent.mkdir(parents=True, exist_ok=True)
+            other.write_text(f"# Part 1\ncopy of {name} [[note-000]]\n", encoding="utf-8")
+
+
+def graph(root: Path) -> tuple[object, object, object]:
+    brain = Brain(root, MemoryStore())
+    result = brain.sync()
+    return brain.store.export(), brain.problems(), (result.parsed, len(result.changed_ids))
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_parts_give_the_graph_of_one_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    workspace(tmp_path)
+    whole = graph(tmp_path)  # 60 notes: under PARALLEL_MIN and one part
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", workers)
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 3)
+    monkeypatch.setattr(PartWriter, "size", 5)
+    written: list[int] = []
+    original = PartWriter.write
+
+    def counting(self: PartWriter, notes: list[object]) -> None:
+        written.append(len(notes))
+        original(self, notes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PartWriter, "write", counting)
+    assert graph(tmp_path) == whole
+    assert len(written) >= 5  # it was written in parts, each planned against the ones before
