@@ -95,8 +95,16 @@ if encoder is not None:
     t = time.process_time(); vectors = encoder.encode_texts(texts); dt = time.process_time() - t
     out["embed_notes_per_s"] = len(texts) / dt
     out["semantic_ready_estimate_s"] = len(memories) / out["embed_notes_per_s"]
-    # One real vector per note, cycling through the sample: the index scans the same size.
-    rows = [(m.id, m.hash, vectors[i % len(vectors)]) for i, m in enumerate(memories)]
+    # One vector per note: a real one from the sample plus a little noise, so the index holds
+    # as many distinct points as notes. Exact copies (a thousand per point at 100k) are not
+    # what an index meets and made Neo4j's ANN search as an agent ask again and again.
+    import numpy as np
+    noise = np.random.default_rng(7)
+    base = np.asarray(vectors, dtype=np.float32)
+    rows = []
+    for i, m in enumerate(memories):
+        v = base[i % len(base)] + noise.normal(0.0, 0.01, base.shape[1]).astype(np.float32)
+        rows.append((m.id, m.hash, (v / np.linalg.norm(v)).tolist()))
     t = time.perf_counter()
     for start in range(0, len(rows), 2000):
         store.put_vectors(rows[start:start + 2000])
