@@ -20,6 +20,9 @@ from bench.workload import generate
 from brain.chunks import CODE_HINT_RE, INDENTED_FENCE_RE, has_code_hint, has_indented_fence
 from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
 from brain.layouts.secrets import (
+    _LINE_BREAK_RE,
+    _flat,
+    _has_base64_text,
     _keyword_assignment,
     _keyword_near,
     might_hold_secret,
@@ -27,6 +30,7 @@ from brain.layouts.secrets import (
     secret_problems,
 )
 from brain.parse import WIKILINK_RE, _line_starts, _wikilinks, decode, scan_body
+from brain.tool.secret_normalize import base64_runs
 from brain.tool.secret_scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -113,6 +117,7 @@ SECRET_PIECES = [
     "-----BEGIN ", "RSA PRIVATE KEY-----", "glpat-", "hf_", "npm_", "SG.", "AccountKey=", "AIza",
     "\u200b", "\u00ad", "ｇｈｐ＿", "é", "東京", "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIyQTFiMkExYjJBMWIyQTFiMg==",
     "cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ==", "0123456789abcdef" * 2,
+    " \\\n", "\t\n ", "a-b_c/d+e" * 3, "==", "\u00e9" * 3,
 ]
 
 
@@ -126,6 +131,14 @@ def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
     if find_secret(text) is not None:
         assert might_hold_secret(text)
     assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
+    assert _flat(text) == _LINE_BREAK_RE.sub("", text)
+    assert _has_base64_text(text) == any(True for _ in base64_runs(text))
+
+
+def test_the_prefilter_s_fast_finders_agree_on_the_corpus(corpus: list[str]) -> None:
+    for text in corpus:
+        assert _flat(text) == _LINE_BREAK_RE.sub("", text)
+        assert _has_base64_text(text) == any(True for _ in base64_runs(text))
 
 
 LINK_PIECES = [
