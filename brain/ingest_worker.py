@@ -9,10 +9,12 @@ workspace.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import io
 import pickle
 import sys
-from typing import IO
+from typing import IO, Any
 
 _LENGTH = 8
 
@@ -36,6 +38,49 @@ def read_frame(stream: IO[bytes]) -> bytes | None:
     return payload
 
 
+class ResultPickler(pickle.Pickler):
+    """A pickler of parse results that sends a frozen dataclass as (class, field values).
+
+    The default for a frozen dataclass with slots is its state, set again field by field by
+    dataclasses' Python __setstate__; a class called with its values is built by its own
+    __init__. At 10,000 notes (100,000 links and headings): dumps 0.80 -> 0.38 s, loads
+    (in the ingesting process) 0.90 -> 0.64 s. marshal or msgpack of plain tuples dump
+    faster but cost as much to load once the objects are built again (0.70 and 1.22 s).
+    """
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            if not dataclasses.is_dataclass(cls) or cls in _NOT_FIELDS:
+                return NotImplemented
+            fields = _fields(cls)
+        if fields is None:
+            return NotImplemented
+        return cls, tuple(map(obj.__getattribute__, fields))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_NOT_FIELDS: set[type] = set()
+
+
+def _fields(cls: type) -> tuple[str, ...] | None:
+    """The init fields of a frozen dataclass built by position; None (default pickling) else."""
+    params = getattr(cls, "__dataclass_params__", None)
+    fields = dataclasses.fields(cls)
+    if params is None or not params.frozen or not all(f.init for f in fields):
+        _NOT_FIELDS.add(cls)
+        return None
+    _FIELDS[cls] = names = tuple(f.name for f in fields)
+    return names
+
+
+def dump_results(results: object) -> bytes:
+    out = io.BytesIO()
+    ResultPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(results)
+    return out.getvalue()
+
+
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
     from brain.memory_files import MemoryFile, NoteRules, build_memory
@@ -49,7 +94,7 @@ def main() -> int:
     while (frame := read_frame(stdin)) is not None:
         files: list[MemoryFile] = pickle.loads(frame)
         result = [build_memory(*f, rules=rules) for f in files]
-        write_frame(stdout, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        write_frame(stdout, dump_results(result))
         stdout.flush()
     return 0
 

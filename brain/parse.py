@@ -257,7 +257,7 @@ def scan_body(
     if "$" in body and link_matches:  # math holds no links (brain.mathspans)
         keep = outside_math(body, [m.start() for m in link_matches])
         link_matches = [m for m, kept in zip(link_matches, keep, strict=True) if kept]
-    atx = list(ATX_RE.finditer(body))
+    atx = list(_atx_lines(body))
     if not link_matches and not atx and "\n-" not in body and "\n=" not in body:
         return (), ()
     line_starts = _line_starts(body)
@@ -308,6 +308,22 @@ def _wikilinks(body: str) -> Iterator[re.Match[str]]:
         found = match(body, at - 1 if at and body[at - 1] == "!" else at)
         assert found is not None
         yield found
+
+
+def _atx_lines(body: str) -> Iterator[re.Match[str]]:
+    """ATX_RE.finditer(body), found faster: a match starts a line and holds a `#`, so only
+    lines with a `#` are matched (MULTILINE `^` made the engine try every position)."""
+    match = ATX_RE.match
+    at = body.find("#")
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        found = match(body, start)
+        if found is not None:
+            yield found
+        end = body.find("\n", at)
+        if end < 0:
+            return
+        at = body.find("#", end)
 
 
 def _line_end(text: str, pos: int) -> int:

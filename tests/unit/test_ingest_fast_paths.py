@@ -9,7 +9,10 @@ each fast path reasons about.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -17,16 +20,27 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
-from brain.chunks import CODE_HINT_RE, INDENTED_FENCE_RE, has_code_hint, has_indented_fence
+from brain.chunks import (
+    CODE_HINT_RE,
+    FENCE_LINE_RE,
+    INDENTED_FENCE_RE,
+    fence_lines,
+    has_code_hint,
+    has_indented_fence,
+)
 from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
 from brain.layouts.secrets import (
+    _LINE_BREAK_RE,
+    _flat,
+    _has_base64_text,
     _keyword_assignment,
     _keyword_near,
     might_hold_secret,
     scan_secret_problems,
     secret_problems,
 )
-from brain.parse import WIKILINK_RE, _line_starts, _wikilinks, decode, scan_body
+from brain.parse import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
+from brain.tool.secret_normalize import base64_runs
 from brain.tool.secret_scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -113,6 +127,7 @@ SECRET_PIECES = [
     "-----BEGIN ", "RSA PRIVATE KEY-----", "glpat-", "hf_", "npm_", "SG.", "AccountKey=", "AIza",
     "\u200b", "\u00ad", "ｇｈｐ＿", "é", "東京", "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIyQTFiMkExYjJBMWIyQTFiMg==",
     "cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ==", "0123456789abcdef" * 2,
+    " \\\n", "\t\n ", "a-b_c/d+e" * 3, "==", "\u00e9" * 3,
 ]
 
 
@@ -126,11 +141,20 @@ def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
     if find_secret(text) is not None:
         assert might_hold_secret(text)
     assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
+    assert _flat(text) == _LINE_BREAK_RE.sub("", text)
+    assert _has_base64_text(text) == any(True for _ in base64_runs(text))
+
+
+def test_the_prefilter_s_fast_finders_agree_on_the_corpus(corpus: list[str]) -> None:
+    for text in corpus:
+        assert _flat(text) == _LINE_BREAK_RE.sub("", text)
+        assert _has_base64_text(text) == any(True for _ in base64_runs(text))
 
 
 LINK_PIECES = [
     "!", "[", "[[", "]]", "]", "a", " ", "\n", "!![[", "x]]", "`", "<", "\\", "](", "    ", "\t", "- ",
-    "[r]: u", ">", "```", "~~~", " > ", "1. ",
+    "[r]: u", ">", "```", "~~~", " > ", "1. ", "#", "## ", "####### ", "- # ", "```js", "~~~~ ",
+    "x#y", "\n#", "\n```", "\n~~~",
 ]
 
 
@@ -143,6 +167,20 @@ def test_the_fast_finders_find_what_the_regular_expressions_find(text: str) -> N
     assert has_indented_fence(text) == (INDENTED_FENCE_RE.search(text) is not None)
     starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     assert _line_starts(text) == starts
+    assert _matches(_atx_lines(text)) == _matches(ATX_RE.finditer(text))
+    assert _matches(fence_lines(text)) == _matches(FENCE_LINE_RE.finditer(text))
+
+
+def _matches(found: Iterator[re.Match[str]]) -> list[tuple[tuple[int, int], tuple[str | Any, ...]]]:
+    return [(m.span(), m.groups()) for m in found]
+
+
+def test_the_line_finders_find_what_the_regular_expressions_find_on_the_corpus(
+    corpus: list[str],
+) -> None:
+    for text in corpus:
+        assert _matches(_atx_lines(text)) == _matches(ATX_RE.finditer(text))
+        assert _matches(fence_lines(text)) == _matches(FENCE_LINE_RE.finditer(text))
 
 
 DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000"]

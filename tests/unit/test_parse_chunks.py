@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain import parse_helpers
+from brain.ingest_worker import dump_results
 from brain.memory_files import build_memories, build_memory
 from brain.parse import scan_body
 
@@ -73,3 +75,19 @@ def test_a_helper_that_fails_only_means_its_chunks_are_parsed_here(
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
     monkeypatch.setattr(sys, "executable", helper)
     assert build_memories(files) == [build_memory(*f) for f in files]
+
+
+def test_results_cross_from_helpers_unchanged() -> None:
+    """Every note of the examples and fixtures (problems, blocks, properties, layouts' kinds)
+    comes out of the helpers' pickling as it went in, class for class."""
+    root = Path(__file__).resolve().parents[2]
+    paths = sorted((root / "examples").rglob("*.md")) + sorted((root / "tests/fixtures").rglob("*.md"))
+    files = [(str(p.relative_to(root)), "shared", p.stem, p.read_bytes(), 1.0) for p in paths]
+    results = [build_memory(*f) for f in files]
+    assert any(r.memory.problems for r in results)
+    assert any(r.memory.blocks for r in results)
+    again = pickle.loads(dump_results(results))
+    assert again == results
+    assert [type(p) for r in again for p in r.memory.problems] == [
+        type(p) for r in results for p in r.memory.problems
+    ]
