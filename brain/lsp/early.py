@@ -6,10 +6,10 @@ and agent in a fraction of a second. `EarlyNames` holds them as bare nodes and a
 lookups the way the store does (`name_entries`), so a completion offered early inserts the
 same text the resolver will send to the same node once everything is parsed.
 
-It knows nothing a parse decides (types, titles, headings, whether an agent remembers,
-which links are broken), so the features that need those wait for the index; what is
-offered early says what the path says, and the description of each note a completion
-shows, read from that one file.
+It knows nothing a parse decides (types, headings, whether an agent remembers, which links
+are broken), so the features that need those wait for the index; what is offered early says
+what the path says, and what the index will show beside each item a completion lists (a
+note's or agent's description, a workflow's title), read from that item's one file.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from brain.model import AgentNode, Anchors, EntityNode, Kind, MemoryNode, file_i
 from brain.parse import note_description
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
+from brain.workspace import read_agent_definition, read_entity_title
 
 if TYPE_CHECKING:
     from brain.layouts.base import Layout
@@ -42,20 +43,30 @@ class EarlyNames:
     _descriptions: dict[str, str] = field(default_factory=dict)
 
     def description(self, node: Linkable) -> str:
-        """A note's description read from its file, only for the items a completion shows (a
-        hundred small reads, not the 10,000 of an ingest); "" for what has none or can't be read."""
-        if not isinstance(node, MemoryNode) or self.root is None or not node.path:
-            return ""
+        """What the index will say of a node (a note's description, a workflow's title, an
+        agent's description), read from its one file: only for the items a completion shows,
+        a hundred small reads, not the 10,000 of an ingest. What can't be read says nothing."""
         known = self._descriptions.get(node.id)
         if known is None:
-            try:
-                with open(self.root / node.path, "rb") as file:
-                    raw = file.read(EARLY_READ_MAX + 1)
-            except OSError:
-                raw = b""
-            text = "" if len(raw) > EARLY_READ_MAX else raw.decode("utf-8", errors="replace")
-            known = self._descriptions[node.id] = note_description(text, node.path) if text else ""
+            known = self._descriptions[node.id] = self._read_description(node)
         return known
+
+    def _read_description(self, node: Linkable) -> str:
+        fallback = node.ident if isinstance(node, EntityNode) else ""  # ingest's title default
+        if self.root is None or not node.path:
+            return fallback
+        try:
+            with open(self.root / node.path, "rb") as file:
+                raw = file.read(EARLY_READ_MAX + 1)
+        except OSError:
+            return fallback
+        if len(raw) > EARLY_READ_MAX:
+            return fallback
+        if isinstance(node, MemoryNode):
+            return note_description(raw.decode("utf-8", errors="replace"), node.path)
+        if isinstance(node, EntityNode):
+            return read_entity_title(node.path, raw) or fallback
+        return read_agent_definition(node.path, node.name, raw).description
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         return {key: list(self.names[key]) for key in keys if key in self.names}

@@ -87,22 +87,26 @@ def test_early_items_say_what_the_path_and_the_description_say(make_brain: Brain
     assert indexed is not None
     items = {item.label: item for item in result.items}
     assert items["alpha"].detail == "memory · bot"  # no "no type": the type is not read yet
-    # The description of each note shown is read from its file: the same as once indexed.
-    # (A workflow's or chat's title waits for the index.)
-    notes = [i for i in indexed.items if (i.detail or "").startswith("memory")]
-    described = {i.label: i.label_details for i in notes}
-    assert len([d for d in described.values() if d is not None]) >= 4, described
+    # Each item's description (a note's, a chat's title) is read from its one file: the same
+    # as once indexed.
+    described = {i.label: i.label_details for i in indexed.items}
+    assert len([d for d in described.values() if d is not None]) >= 8, described
     assert {label: items[label].label_details for label in described} == described
-    assert items["chat:standup"].label_details is None
+    assert items["workflow:fix-login"].label_details is not None
+    assert items["workflow:fix-login"].label_details.description == "Fix login (workflow)"
     assert items["chat:standup"].detail == "chat"  # the title is in the file
     documentation = items["gamma"].documentation
     assert isinstance(documentation, types.MarkupContent)
     assert "memory/shared/gamma.md" in documentation.value
     agents = ask(brain, "see [[agent:¦", early)
+    indexed_agents = ask(brain, "see [[agent:¦", None, indexed=True)
     assert agents is not None
+    assert indexed_agents is not None
     assert {item.label: item.detail for item in agents.items} == {
         "agent:bot": "agent", "agent:helper": "agent", "agent:other": "agent",
     }
+    assert [i.label_details for i in agents.items] == [i.label_details for i in indexed_agents.items]
+    assert any(i.label_details is not None for i in agents.items)  # agents/helper.md says one
 
 
 def test_before_the_walk_ends_the_list_is_empty_and_incomplete(make_brain: BrainFactory) -> None:
