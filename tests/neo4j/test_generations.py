@@ -9,9 +9,11 @@ a big incremental batch of a running writer, written onto a copy of the live gen
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,6 +42,31 @@ SMALL = Limits(node_rows=10, memory_rows=5, link_rows=20, transaction_rows=30, m
                atomic_rows=60)
 
 
+@contextlib.contextmanager
+def polling(reader: Neo4jStore, look: str) -> Iterator[tuple[Counter[tuple[str, int]], list[str]]]:
+    """A reader that looks at the graph over and over while the block runs: `seen` counts
+    (generation, links) of each look, `mixed` says where a look found two generations."""
+    seen: Counter[tuple[str, int]] = Counter()
+    mixed: list[str] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            found = reader._read(look)[0]
+            kinds = {d.split()[0] for d in found["descriptions"]}
+            if len(kinds) != 1 or len(found["descriptions"]) != NOTES:
+                mixed.append(f"{sorted(kinds)} in {len(found['descriptions'])} notes")
+            seen[(min(kinds), int(found["links"]))] += 1
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    try:
+        yield seen, mixed
+    finally:
+        done.set()
+        thread.join(30)
+
+
 def write_notes(ws: Workspace, generation: str) -> None:
     for i in range(NOTES):
         links = f"[[n{(i + 1) % NOTES}]]" + (" [[n0]]" if generation == "new" else "")
@@ -64,26 +91,11 @@ def test_a_reader_polling_during_a_rebuild_never_sees_a_mix(
 
     write_notes(ws, "new")  # every note changes while brain is down
     reader = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
-    seen: Counter[tuple[str, int]] = Counter()
-    mixed: list[str] = []
-    done = threading.Event()
-
-    def poll() -> None:
-        while not done.is_set():
-            look = reader._read(LOOK)[0]
-            kinds = {d.split()[0] for d in look["descriptions"]}
-            if len(kinds) != 1 or len(look["descriptions"]) != NOTES:
-                mixed.append(f"{sorted(kinds)} in {len(look['descriptions'])} notes")
-            seen[(min(kinds), int(look["links"]))] += 1
-
-    polling = threading.Thread(target=poll)
-    polling.start()
-    writer = make_store(limits=SMALL)
-    brain = Brain(ws.root, writer)
-    transactions = writer.transactions
-    brain.sync()
-    done.set()
-    polling.join(30)
+    with polling(reader, LOOK) as (seen, mixed):
+        writer = make_store(limits=SMALL)
+        brain = Brain(ws.root, writer)
+        transactions = writer.transactions
+        brain.sync()
 
     assert writer.rebuilds == 1
     assert writer.transactions - transactions > 5, "the rebuild should span many transactions"
@@ -149,25 +161,10 @@ def test_a_big_change_seen_by_a_running_writer_is_switched_in_at_once(
     position = writer.log_position()
 
     reader = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
-    seen: Counter[tuple[str, int]] = Counter()
-    mixed: list[str] = []
-    done = threading.Event()
-
-    def poll() -> None:
-        while not done.is_set():
-            look = reader._read(LOOK_BOT)[0]
-            kinds = {d.split()[0] for d in look["descriptions"]}
-            if len(kinds) != 1 or len(look["descriptions"]) != NOTES:
-                mixed.append(f"{sorted(kinds)} in {len(look['descriptions'])} notes")
-            seen[(min(kinds), int(look["links"]))] += 1
-
-    polling = threading.Thread(target=poll)
-    polling.start()
-    write_notes(ws, "new")
-    rebuilds, transactions = writer.rebuilds, writer.transactions
-    result = brain.sync()  # a rescan of the running writer: an incremental batch
-    done.set()
-    polling.join(30)
+    with polling(reader, LOOK_BOT) as (seen, mixed):
+        write_notes(ws, "new")
+        rebuilds, transactions = writer.rebuilds, writer.transactions
+        result = brain.sync()  # a rescan of the running writer: an incremental batch
 
     assert len(result.batch.memories) == NOTES
     assert writer.rebuilds == rebuilds + 1
