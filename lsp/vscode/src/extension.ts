@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
 import { findBrainRoot, folderBrainRoot, isInside } from './brain-root';
 import { createClient } from './client';
-import { discover, VENV_NAMES } from './discovery';
+import { discover, VENV_NAMES, venvBrain } from './discovery';
 import * as notices from './notices';
 import { probe } from './probe';
 import { selectedPython } from './python';
@@ -32,6 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     venvs.onDidCreate(venvChanged),
     venvs.onDidChange(venvChanged),
     { dispose: () => clearTimeout(venvRetry) },
+    { dispose: () => clearInterval(venvPoll) },
     vscode.commands.registerCommand('brain.restartServer', restartAll),
     vscode.commands.registerCommand('brain.pickServer', notices.pickExecutable),
     vscode.commands.registerCommand('brain.showOutput', () => output.show(true)),
@@ -67,6 +68,48 @@ async function restartAll(): Promise<void> {
   unavailable.clear();
   notices.resetNotices();
   startAll();
+}
+
+/**
+ * The watcher can miss a venv made while a root waits (CI saw no event at all for a
+ * `.venv/bin/brain` written well after its folder), so while a root waits the few places a
+ * venv keeps brain are also looked at every few seconds. Only a change there counts: a
+ * broken brain that is already in place is not started again and again.
+ */
+let venvPoll: NodeJS.Timeout | undefined;
+const venvSeen = new Map<string, string>();
+
+function venvState(root: string): string {
+  const dirs = [root, ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)];
+  return dirs.flatMap((dir) => VENV_NAMES.map((venv) => {
+    try {
+      const st = fs.statSync(path.join(dir, venv, ...venvBrain(process.platform)));
+      return `${st.mtimeMs}:${st.mode}`;
+    } catch {
+      return '-';
+    }
+  })).join(',');
+}
+
+function watchVenvsWhileWaiting(root: string): void {
+  venvSeen.set(root, venvState(root));
+  venvPoll ??= setInterval(() => {
+    for (const waiting of [...venvSeen.keys()]) {
+      if (!unavailable.has(waiting)) venvSeen.delete(waiting);
+    }
+    if (venvSeen.size === 0) {
+      clearInterval(venvPoll);
+      venvPoll = undefined;
+      return;
+    }
+    for (const [waiting, seen] of venvSeen) {
+      const now = venvState(waiting);
+      if (now !== seen) {
+        venvSeen.set(waiting, now);
+        venvChanged();
+      }
+    }
+  }, 3000);
 }
 
 function venvChanged(): void {
@@ -118,6 +161,7 @@ function start(root: string): void {
     starting.delete(root);
     // brain appeared in a venv while this start was looking: the look may have missed it.
     if (unavailable.has(root) && venvEvents !== seen) scheduleRetry();
+    if (unavailable.has(root)) watchVenvsWhileWaiting(root);
   }));
 }
 
