@@ -5,7 +5,8 @@
 
 Per size and store, in a fresh process each (so peak RSS is that run's own):
 - ingest cost of the keyword index: a full ingest with the index, and one with its updates
-  turned off (embedded: FTS5 writes skipped; Neo4j: the full-text index dropped first);
+  turned off (embedded: the parse helpers count no words and the index takes none; Neo4j:
+  the full-text index dropped first);
 - query latency p50/p95 of keyword, semantic and fused search as an admin and as an agent,
   over queries drawn from the workload's own words (1-3 words);
 - embedding throughput (notes/s) of the packaged model on a sample of the workload's notes,
@@ -47,7 +48,8 @@ root, store_kind, uri, index_on, n_queries, sample, keep = (
 if store_kind == "memory":
     from brain.store.memory import MemoryStore
     store = MemoryStore()
-    if not index_on:
+    if not index_on:  # no index at all: neither counted by the parse helpers nor written here
+        MemoryStore.keyword_counts = False
         memory_search.KeywordIndex.apply = lambda self, batch, previous=None: None
 else:
     from brain.store.neo4j import Neo4jStore

@@ -47,6 +47,7 @@ from brain.model import (
 from brain.parse_helpers import MemoryBuilder
 from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
+from brain.store.memory import MemoryStore
 from brain.workspace import (
     AgentDefinition,
     FileStat,
@@ -263,7 +264,9 @@ class Ingester:
         notes: list[NoteChange] = []
         # Notes are parsed while files are read: on helper processes once there are many.
         context = self.rule_context()
-        to_build = MemoryBuilder((self.layout.name, context))
+        # The embedded store's keyword index takes words counted by the parse helpers.
+        counted = isinstance(self.store, MemoryStore) and self.store.keyword_counts
+        to_build = MemoryBuilder((self.layout.name, context), keywords=counted)
         entities: list[EntityNode] = []
         plain_files: list[FileNode] = []
         deletes: list[str] = []

@@ -1,6 +1,7 @@
 """A helper process of a big ingest: parses the memory files it is sent, chunk by chunk.
 
-Started by brain.parse_helpers. On stdin: a frame with the note rules, then frames that each
+Started by brain.parse_helpers. On stdin: a frame with the note rules and whether to count
+each note's keywords (brain/search/postings.py), then frames that each
 hold a chunk of files, until stdin closes; on stdout, one frame of results a chunk, as soon as
 it is parsed. A frame is its length (8 bytes, little-endian) and a pickle: both ends are the
 same brain install. One chunk at a time is held, so a helper's memory does not grow with the
@@ -83,17 +84,20 @@ def dump_results(results: object) -> bytes:
 
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
-    from brain.memory_files import MemoryFile, NoteRules, build_memory
+    from brain.memory_files import MemoryFile, NoteRules, build_memory, with_keywords
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     first = read_frame(stdin)
     if first is None:
         return 0
-    rules: NoteRules | None = pickle.loads(first)
+    rules: NoteRules | None
+    rules, keywords = pickle.loads(first)
     while (frame := read_frame(stdin)) is not None:
         files: list[MemoryFile] = pickle.loads(frame)
         result = [build_memory(*f, rules=rules) for f in files]
+        if keywords:
+            result = with_keywords(result)
         write_frame(stdout, dump_results(result))
         stdout.flush()
     return 0

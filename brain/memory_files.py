@@ -14,6 +14,7 @@ from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
 from brain.model import MemoryNode
 from brain.parse import decode, parse_note
+from brain.search.text import title_of
 from brain.store.linking import NoteChange
 
 
@@ -68,3 +69,13 @@ def build_memory(
         triggers=layout.note_triggers(rel, role, note),
     )
     return NoteChange(memory, note.links)
+
+
+def with_keywords(changes: Sequence[NoteChange]) -> list[NoteChange]:
+    """The notes with their keyword counts, counted together into one block (a parse helper's
+    chunk): the ingesting process's keyword index then takes numbers, not text."""
+    from brain.search.postings import count_block  # numpy: only in helpers asked to count
+
+    block = count_block(
+        (title_of(c.memory.name), c.memory.description, c.memory.body) for c in changes)
+    return [NoteChange(c.memory, c.links, (block, row)) for row, c in enumerate(changes)]

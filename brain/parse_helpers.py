@@ -45,17 +45,17 @@ def helper_count() -> int:
 class Helper:
     """One helper process: chunks go in through a writer thread, results come out decoded."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], rules: NoteRules | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], rules: NoteRules | None, keywords: bool) -> None:
         self.proc = proc
         self._inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._results: queue.SimpleQueue[list[NoteChange] | None] = queue.SimpleQueue()
         self.failed = False
-        self._inbox.put(pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL))
+        self._inbox.put(pickle.dumps((rules, keywords), protocol=pickle.HIGHEST_PROTOCOL))
         threading.Thread(target=self._write, daemon=True).start()
         threading.Thread(target=self._read, daemon=True).start()
 
     @classmethod
-    def start(cls, rules: NoteRules | None) -> Helper | None:
+    def start(cls, rules: NoteRules | None, keywords: bool = False) -> Helper | None:
         try:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "brain.ingest_worker"],
@@ -63,7 +63,7 @@ class Helper:
             )
         except OSError:
             return None
-        return cls(proc, rules)
+        return cls(proc, rules, keywords)
 
     def send(self, files: list[MemoryFile]) -> None:
         self._inbox.put(pickle.dumps(files, protocol=pickle.HIGHEST_PROTOCOL))
@@ -117,8 +117,11 @@ class Helper:
 class MemoryBuilder:
     """`build_memory` of every file added, in order; on helpers when there are many."""
 
-    def __init__(self, rules: NoteRules | None = None, parallel_min: int | None = None) -> None:
+    def __init__(
+        self, rules: NoteRules | None = None, parallel_min: int | None = None, keywords: bool = False,
+    ) -> None:
         self.rules = rules
+        self.keywords = keywords  # helpers count each note's keywords (brain/search/postings.py)
         self.parallel_min = PARALLEL_MIN if parallel_min is None else parallel_min
         self._pending: list[MemoryFile] = []
         self._helpers: list[Helper] | None = None  # None: not started (yet)
@@ -176,7 +179,7 @@ class MemoryBuilder:
 
     def _start(self) -> None:
         count = helper_count()
-        started = [Helper.start(self.rules) for _ in range(count)] if count > 1 else []
+        started = [Helper.start(self.rules, self.keywords) for _ in range(count)] if count > 1 else []
         self._helpers = [h for h in started if h is not None]
         # A sync that fails midway never calls finish(): its helpers end with the builder.
         weakref.finalize(self, _abandon, list(self._helpers))

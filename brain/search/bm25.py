@@ -31,11 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from brain.search.text import index_words, word_counts
+from brain.search.postings import (
+    BODY_WEIGHT,
+    DESCRIPTION_WEIGHT,
+    MAX_FREQ,
+    NAME_WEIGHT,
+    PostingsBlock,
+    note_counts,
+)
+
+__all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index"]
 
 K1, B = 1.2, 0.75
-NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 2, 1
-MAX_FREQ = 65_535  # weighted frequencies are stored as uint16: BM25 saturates long before
 MAGIC = b"brain-bm25 1\n"
 
 
@@ -101,25 +108,8 @@ class BM25Index:
         slots: list[int] = []
         sizes: list[int] = []
         for node_id, scope, type, name, description, body in notes:
-            self._drop(node_id)
-            counts = word_counts(body)
-            length = sum(counts.values())
-            for weight, text in ((NAME_WEIGHT, name), (DESCRIPTION_WEIGHT, description)):
-                field = index_words(text)
-                length += len(field)
-                for word in field:
-                    counts[word] = counts.get(word, 0) + weight
-            slot = len(self._ids)
-            if slot >= len(self._alive):
-                self._grow()
-            self._ids.append(node_id)
-            self._slot[node_id] = slot
-            self._lengths[slot] = length
-            self._scopes[slot] = self._code(scope)
-            self._types[slot] = self._code(type)
-            self._alive[slot] = True
-            self._tokens += length
-            self._distinct[slot] = len(counts)
+            counts, length = note_counts(name, description, body)
+            slot = self._new_slot(node_id, scope, type, length, len(counts))
             ids = list(map(lookup, counts))
             if None in ids:
                 for i, word in enumerate(counts):
@@ -136,13 +126,75 @@ class BM25Index:
             self._append_postings(term_ids, slots, sizes, freqs)
         self._maybe_compact()
 
-    def _append_postings(self, term_ids: list[int | None], slots: list[int], sizes: list[int],
-                         freqs: list[int]) -> None:
-        by_term = np.array(term_ids, dtype=np.int64)
-        order = np.argsort(by_term, kind="stable")  # each term's slots stay in order
-        by_term = by_term[order]
+    def add_counted(self, notes: Iterable[tuple[str, str, str, PostingsBlock, int]]) -> None:
+        """Index notes counted elsewhere: (id, scope, type, block, row) each, row being the
+        note's place in the block (brain/search/postings.py). Indexes as `add_many` would.
+
+        A block's words are mapped to term ids once, and its numbers taken as numpy arrays:
+        nothing here is done per word of a note.
+        """
+        groups: dict[int, tuple[PostingsBlock, list[tuple[str, str, str, int]]]] = {}
+        for node_id, scope, type, block, row in notes:
+            groups.setdefault(id(block), (block, []))[1].append((node_id, scope, type, row))
+        terms = self._terms
+        term_parts: list[Any] = []
+        freq_parts: list[Any] = []
+        slots: list[int] = []
+        sizes: list[int] = []
+        for block, members in groups.values():
+            words = block.words.split("\0") if block.words else []
+            mapping = np.fromiter(
+                (terms.setdefault(w, len(terms)) for w in words), dtype=np.int64, count=len(words))
+            block_sizes = np.frombuffer(block.sizes, dtype=np.int32)
+            block_lengths = np.frombuffer(block.lengths, dtype=np.int32).tolist()
+            starts = np.zeros(len(block_sizes) + 1, dtype=np.int64)
+            np.cumsum(block_sizes, out=starts[1:])
+            rows = [row for *_, row in members]
+            picked_sizes = block_sizes[rows]
+            # The positions of the picked rows' postings: each row's start, counted up.
+            ends = np.cumsum(picked_sizes)
+            at = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(
+                starts[rows] - (ends - picked_sizes), picked_sizes)
+            term_parts.append(mapping[np.frombuffer(block.terms, dtype=np.int32)[at]])
+            freq_parts.append(np.frombuffer(block.freqs, dtype=np.uint16)[at])
+            for (node_id, scope, type, row), size in zip(members, picked_sizes.tolist(), strict=True):
+                slots.append(self._new_slot(node_id, scope, type, block_lengths[row], size))
+                sizes.append(size)
+        while len(self._docs) < len(terms):
+            self._docs.append(array("i"))
+            self._freqs.append(array("H"))
+        if slots:
+            self._append_postings(np.concatenate(term_parts), slots, sizes, np.concatenate(freq_parts))
+        self._maybe_compact()
+
+    def _new_slot(self, node_id: str, scope: str, type: str, length: int, distinct: int) -> int:
+        """A live slot for a note (its previous one, if any, dead)."""
+        self._drop(node_id)
+        slot = len(self._ids)
+        if slot >= len(self._alive):
+            self._grow()
+        self._ids.append(node_id)
+        self._slot[node_id] = slot
+        self._lengths[slot] = length
+        self._scopes[slot] = self._code(scope)
+        self._types[slot] = self._code(type)
+        self._alive[slot] = True
+        self._tokens += length
+        self._distinct[slot] = distinct
+        return slot
+
+    def _append_postings(self, term_ids: Any, slots: list[int], sizes: list[int], freqs: Any) -> None:
+        """Postings of notes in `slots` order, `sizes[i]` of them for note i; `term_ids` and
+        `freqs` are lists or numpy arrays."""
+        by_term = np.asarray(term_ids, dtype=np.int64)
+        # Sorted by term, each term's postings in their order: a term and a position in one
+        # int64 each, sorted as values (3x faster than a stable argsort of the terms).
+        keyed = np.sort((by_term << 32) | np.arange(len(by_term), dtype=np.int64))
+        order = keyed & 0xFFFF_FFFF
+        by_term = keyed >> 32
         doc_bytes = np.repeat(np.array(slots, dtype=np.int32), sizes)[order].tobytes()
-        freq_bytes = np.minimum(np.array(freqs, dtype=np.int64), MAX_FREQ)[order].astype(np.uint16).tobytes()
+        capped = np.minimum(np.asarray(freqs, dtype=np.int64), MAX_FREQ)
+        freq_bytes = capped[order].astype(np.uint16).tobytes()
         starts = np.flatnonzero(np.diff(by_term)) + 1
         bounds = [0, *starts.tolist(), len(by_term)]
         firsts = by_term[bounds[:-1]].tolist()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from brain.model import (
     AgentNode,
@@ -31,6 +31,9 @@ from brain.model import (
     name_key,
 )
 from brain.resolve import NameEntry
+
+if TYPE_CHECKING:  # numpy is not imported for a type (the language server starts without it)
+    from brain.search.postings import KeywordRow
 
 
 class StoreUnavailable(Exception):
@@ -62,6 +65,9 @@ class WriteBatch:
     links: dict[str, list[Link]] = field(default_factory=dict)
     relinks: list[Link] = field(default_factory=list)
     files: list[FileNode] = field(default_factory=list)  # layouts with plain files (space)
+    # Memories' keyword counts made by a parse helper, by id: the embedded store's keyword
+    # index takes them instead of counting the words again (brain/search/postings.py).
+    keywords: dict[str, KeywordRow] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(

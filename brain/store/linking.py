@@ -12,6 +12,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from brain.model import (
     NOTE_KINDS,
@@ -30,6 +31,9 @@ from brain.model import (
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, resolve_link
 from brain.store.base import GraphStore, WriteBatch
 
+if TYPE_CHECKING:  # numpy is not imported for a type
+    from brain.search.postings import KeywordRow
+
 intern = sys.intern
 
 
@@ -39,6 +43,7 @@ class NoteChange:
 
     memory: MemoryNode
     links: tuple[WikiLink, ...]
+    keywords: KeywordRow | None = None  # its keyword counts, if a parse helper made them
 
 
 Named = MemoryNode | AgentNode | EntityNode | FileNode
@@ -105,6 +110,8 @@ def plan(
     for note in notes:
         memory = note.memory
         source = intern(memory.id)  # one copy for all its links (and the store's indexes)
+        if note.keywords is not None:
+            batch.keywords[source] = note.keywords
         batch.links[source] = [
             _stored(source, memory.scope, ordinal, wiki, names, headings, rules)
             for ordinal, wiki in enumerate(note.links)

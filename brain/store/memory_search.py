@@ -30,13 +30,19 @@ class KeywordIndex:
         self._index = BM25Index()
 
     def apply(self, batch: WriteBatch) -> None:
-        """A changed note's old postings are dropped by its slot: the old text is not needed."""
+        """A changed note's old postings are dropped by its slot: the old text is not needed.
+        Notes a parse helper counted (`batch.keywords`) are not counted again."""
         index = self._index
         for node_id in batch.deletes:
             index.remove(node_id)
+        counted = batch.keywords
+        index.add_counted(
+            (intern(m.id), m.scope, m.type or "", *counted[m.id])
+            for m in batch.memories if m.id in counted
+        )
         index.add_many(
             (intern(m.id), m.scope, m.type or "", title_of(m.name), m.description, m.body)
-            for m in batch.memories
+            for m in batch.memories if m.id not in counted
         )
 
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from brain.search.bm25 import BM25Index
+from brain.search.postings import MAX_FREQ, count_block, note_counts
 from brain.search.text import index_words, word_counts
 
 WORDS = ["alpha", "beta", "gamma", "delta", "echo", "fox", "golf", "hotel", "india", "juliet"]
@@ -71,10 +72,12 @@ def test_ranks_as_fts5_through_batches_edits_deletes_compactions_and_images(seed
         if action < 0.3:
             notes[node_id] = random_note(rng)
             index.add(node_id, *notes[node_id])
-        elif action < 0.6:  # a batch, the same note maybe twice in it (the last one counts)
+        elif action < 0.45:  # a batch, the same note maybe twice in it (the last one counts)
             batch = [(f"memory:n{rng.randint(0, 40)}", random_note(rng)) for _ in range(rng.randint(1, 5))]
             notes.update(batch)
             index.add_many([(i, *note) for i, note in batch])
+        elif action < 0.6:  # counted by a parse helper: some of a block's rows, in any order
+            counted(index, notes, rng)
         elif action < 0.85:
             notes.pop(node_id, None)
             index.remove(node_id)
@@ -86,6 +89,42 @@ def test_ranks_as_fts5_through_batches_edits_deletes_compactions_and_images(seed
         if step % 8 == 0:
             assert_same(index, notes, rng)
     assert_same(index, notes, rng)
+
+
+def counted(index: BM25Index, notes: dict[str, Note], rng: random.Random) -> None:
+    """Notes of one or two blocks, some rows of each left out (a chunk split between two
+    written parts), the rest in shuffled order, one id maybe twice (the last one counts)."""
+    rows: list[tuple[str, str, str, object, int]] = []
+    for _ in range(rng.randint(1, 2)):
+        chunk = [(f"memory:n{rng.randint(0, 40)}", random_note(rng)) for _ in range(rng.randint(1, 6))]
+        block = count_block((name, description, body) for _, (_, _, name, description, body) in chunk)
+        assert len(block) == len(chunk)
+        picked = [row for row in range(len(chunk)) if rng.random() < 0.8]
+        rng.shuffle(picked)
+        for row in picked:
+            node_id, note = chunk[row]
+            notes.pop(node_id, None)  # re-inserted: dict order is the order of the writes
+            notes[node_id] = note
+            rows.append((node_id, note[0], note[1], block, row))
+    index.add_counted(rows)  # type: ignore[arg-type]
+
+
+def test_a_counted_block_indexes_as_the_text_does() -> None:
+    """The same notes through add_many and add_counted: every word ranks the same notes with
+    the same scores (term numbers may differ: a block numbers its words in its own order)."""
+    rng = random.Random(3)
+    notes = [(f"m{i}", *random_note(rng)) for i in range(30)]
+    notes.append(("big", "shared", "", "word", "", "word " * (MAX_FREQ + 10)))  # capped alike
+    by_text, by_counts = BM25Index(), BM25Index()
+    by_text.add_many(notes)
+    block = count_block((name, description, body) for *_, name, description, body in notes)
+    by_counts.add_counted((i, scope, kind, block, row) for row, (i, scope, kind, *_) in enumerate(notes))
+    assert len(by_counts) == len(by_text) == len(notes)
+    for word in [w.lower() for w in WORDS] + ["word", "absent"]:
+        for scopes in (None, frozenset({"bob"})):
+            assert by_counts.search([word], scopes, None, 100) == by_text.search([word], scopes, None, 100)
+    # name x4, description x2, body x1; the length counts every word once
+    assert note_counts("deploy-x", "Deploy", "deploy DEPLOY") == ({"deploy": 4 + 2 + 2, "x": 4}, 5)
 
 
 def test_ties_at_the_cut_go_by_id() -> None:

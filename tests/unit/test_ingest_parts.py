@@ -9,7 +9,9 @@ import pytest
 
 from brain import parse_helpers
 from brain.ingest_parts import PartWriter
+from brain.search.text import index_words
 from brain.service import Brain
+from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
 
 
@@ -35,10 +37,13 @@ def workspace(root: Path, count: int = 60) -> None:
             other.write_text(f"# Part 1\ncopy of {name} [[note-000]]\n", encoding="utf-8")
 
 
-def graph(root: Path) -> tuple[object, object, object]:
+def graph(root: Path) -> tuple[object, ...]:
     brain = Brain(root, MemoryStore())
     result = brain.sync()
-    return brain.store.export(), brain.problems(), (result.parsed, len(result.changed_ids))
+    # The keyword index, whether the words were counted here or by the helpers.
+    words = {w for m in brain.store.list_memories(MemoryFilter()) for w in index_words(m.body)}
+    ranked = [brain.store.keyword_search([w], SearchWhere(), 100) for w in sorted(words)]
+    return brain.store.export(), brain.problems(), (result.parsed, len(result.changed_ids)), ranked
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from brain import parse_helpers
 from brain.ingest_worker import dump_results
 from brain.memory_files import build_memories, build_memory
 from brain.parse import scan_body
+from brain.search.postings import note_counts
+from brain.search.text import title_of
 
 PIECES = [
     "[[a]]", "[[b|c]]", "![[d#e]]", "`", "``", "```", "~~~", "\n", "\n\n", "    ", "- ", "> ",
@@ -59,6 +62,43 @@ def test_parallel_parse_equals_serial(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setattr(parse_helpers, "CHUNK", 7)
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "3")
     assert build_memories(files) == [build_memory(*f) for f in files]
+
+
+def test_helpers_count_each_chunks_keywords_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked to, a helper hands back one block of keyword counts a chunk, shared by the
+    chunk's notes (pickled once), each note's row holding what `note_counts` gives."""
+    files = [
+        (f"memory/shared/n-{i}.md", "shared", f"n-{i}",
+         f"---\ndescription: Note {i}\n---\nword{i % 4} Shared shared naïve—café\n".encode(), 1.0 * i)
+        for i in range(30)
+    ]
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
+    builder = parse_helpers.MemoryBuilder(keywords=True)
+    builder.extend(files)
+    results = builder.finish()
+    serial = [build_memory(*f) for f in files]
+    assert [(r.memory, r.links) for r in results] == [(s.memory, s.links) for s in serial]
+    rows = [r.keywords for r in results]
+    assert all(row is not None for row in rows)
+    blocks = {id(row[0]) for row in rows if row is not None}
+    assert len(blocks) == 5  # 30 notes in chunks of 7
+    for result, row in zip(results, rows, strict=True):
+        assert row is not None
+        block, at = row
+        sizes = array("i", block.sizes)
+        start = sum(sizes[:at])
+        words = block.words.split("\0")
+        terms = array("i", block.terms)[start : start + sizes[at]]
+        freqs = array("H", block.freqs)[start : start + sizes[at]]
+        memory = result.memory
+        counts, length = note_counts(title_of(memory.name), memory.description, memory.body)
+        assert dict(zip([words[t] for t in terms], freqs, strict=True)) == counts
+        assert array("i", block.lengths)[at] == length
+    unasked = parse_helpers.MemoryBuilder()
+    unasked.extend(files)
+    assert all(r.keywords is None for r in unasked.finish())
 
 
 @pytest.mark.parametrize("helper", ["/bin/false", "/bin/cat", "/nonexistent/python"])

@@ -1,0 +1,78 @@
+"""A chunk counted at once by a parse helper (`count_block`, byte arithmetic) gives each note
+exactly the counts `note_counts` gives it (the regex, note by note): random texts of tricky
+characters, and a table of the cases each path of `count_block` takes."""
+
+from __future__ import annotations
+
+from array import array
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brain.search.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, count_block, note_counts
+
+Row = tuple[str, str, str]
+
+
+def per_note(block: PostingsBlock) -> list[tuple[dict[str, int], int]]:
+    words = block.words.split("\0") if block.words else []
+    terms, freqs = array("i", block.terms), array("H", block.freqs)
+    out: list[tuple[dict[str, int], int]] = []
+    at = 0
+    for size, length in zip(array("i", block.sizes), array("i", block.lengths), strict=True):
+        counts = {words[terms[i]]: freqs[i] for i in range(at, at + size)}
+        assert len(counts) == size  # a word once a note
+        out.append((counts, length))
+        at += size
+    assert at == len(terms) == len(freqs)
+    return out
+
+
+def expected(rows: list[Row]) -> list[tuple[dict[str, int], int]]:
+    out = []
+    for row in rows:
+        counts, length = note_counts(*row)
+        out.append(({w: min(f, MAX_FREQ) for w, f in counts.items()}, length))
+    return out
+
+
+PIECES = ["a", "B", "Zz", "é", "É", "ß", "ẞ", "Σ", "ς", "İ", "ﬁ", "東京", "🚀", "—", "’", "½", "x²",
+          "_", "-", " ", "\n", "\t", "\0", "0", "42", ".", "naïve", "STRASSE", "k", "K", "\u00a0",
+          "\u0301", "a" * WIDTH, "b" * (WIDTH + 1), "abcdefgh", "abcdefghi", "Ǆ", "ǅ"]
+text = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(text, text, text), max_size=6))
+def test_a_block_counts_as_note_counts(rows: list[Row]) -> None:
+    assert per_note(count_block(rows)) == expected(rows)
+
+
+@pytest.mark.parametrize("rows", [
+    [],  # an empty chunk
+    [("", "", "")],  # a note without words
+    [("deploy checklist", "How to Deploy", "deploy DEPLOY deploy-checklist")],  # all fast
+    [("x", "", "café—x naïve Straße 東京")],  # slow words, one of them equal to a fast one
+    [("", "", "a" * WIDTH + " " + "a" * (WIDTH + 1) + " " + "a" * (WIDTH + 1))],  # 16 fast, 17 slow
+    [("", "", "abcdefgh abcdefghi abcdefgh\0i")],  # 8 and 9 bytes: the second number matters
+    [("n", "", "word " * (MAX_FREQ + 5))],  # a weighted count past uint16 is capped
+    [("a", "b", "c"), ("", "", ""), ("c", "a", "b"), ("b b", "", "a")],  # notes share words
+])
+def test_each_path_of_a_block(rows: list[Row]) -> None:
+    block = count_block(rows)
+    assert len(block) == len(rows)
+    assert per_note(block) == expected(rows)
+    assert per_note(_count_each(rows)) == expected(rows)  # the fallback, on the same table
+
+
+def test_words_that_share_a_number_are_counted_the_slow_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check that no two words got one number is real: with a mix that maps every short
+    word to 0, the block is still right (counted note by note)."""
+    import numpy as np
+
+    from brain.search import postings
+
+    monkeypatch.setattr(postings, "_MIX", np.uint64(0))
+    rows = [("alpha", "beta", "gamma alpha"), ("", "delta", "alpha")]
+    assert per_note(count_block(rows)) == expected(rows)
