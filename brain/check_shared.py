@@ -5,16 +5,24 @@ server's readers see must not move. So the check builds the graph in process (th
 store: the contract suite proves both stores give the same answers), connects to Neo4j
 read-only, and only compares revisions (brain/store/neo4j_revs.py): it says whether the
 database holds this workspace and is in step with the files, and writes nothing.
+
+The in-process graph starts from the startup snapshot the embedded store keeps for this
+workspace (`brain check` and `brain serve` write it; `--no-cache` turns it off), so a check
+of an unchanged workspace reads no file, as on the embedded store. The comparison takes the
+whole graph the store then holds, not the sync's batch: from a snapshot that batch is only
+what changed, and a first sync of more than a part (brain/ingest_parts.py) hands its graph
+over in several.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from brain.model import Node
+from brain.model import MemoryNode
 from brain.service import Brain
 from brain.store.base import SharedStore, StoreUnavailable, WriteBatch
 from brain.store.memory import MemoryStore
+from brain.store.memory_rows import as_link, memory_of
 from brain.store.open import open_store
 
 
@@ -23,18 +31,12 @@ class ComparedCheck:
 
     def __init__(self, args: argparse.Namespace, root_brain: Brain) -> None:
         self.brain = root_brain
-        self.graph = WriteBatch()
         read_only = argparse.Namespace(**{**vars(args), "read_only": True})
         database = open_store(read_only)
         if not isinstance(database, SharedStore):
             database.close()
             raise StoreUnavailable(f"--store {args.store} cannot be compared with the files")
         self.database = database
-        root_brain.ingester.listeners.append(self._keep_first)
-
-    def _keep_first(self, batch: WriteBatch, before: dict[str, Node]) -> None:
-        if not self.graph:
-            self.graph = batch  # the first sync's batch: the whole graph of the files
 
     def summary(self) -> str:
         """One line: how the database stands against the files just checked."""
@@ -46,7 +48,8 @@ class ComparedCheck:
             return f"{name} holds no brain graph yet (`brain serve {root} --store neo4j` writes it)"
         if workspace.get("root") != root:
             return f"{name} holds the graph of workspace {workspace.get('root')}, not of {root}"
-        diff = db.difference(self.graph)
+        assert isinstance(self.brain.store, MemoryStore)
+        diff = db.difference(whole_graph(self.brain.store))
         if not diff:
             return f"{name} is in step with these files"
         nodes = len(diff.memories) + len(diff.agents) + len(diff.entities) + len(diff.deletes)
@@ -59,7 +62,22 @@ class ComparedCheck:
         self.database.close()
 
 
-def open_check(args: argparse.Namespace) -> ComparedCheck:
-    from brain.commands import workspace_root
+def whole_graph(store: MemoryStore) -> WriteBatch:
+    """Everything the store holds as the one batch a fresh ingest would write, bodies left out
+    (a revision does not cover them: the content hash stands for the text)."""
+    image = store.contents()
+    return WriteBatch(
+        memories=[m if isinstance(m, MemoryNode) else memory_of(m) for m in image.memories],
+        agents=image.agents,
+        entities=image.entities,
+        files=image.files,
+        links={source: [as_link(row) for row in rows] for source, rows in image.links},
+    )
 
-    return ComparedCheck(args, Brain(workspace_root(args.workspace), MemoryStore()))
+
+def open_check(args: argparse.Namespace) -> ComparedCheck:
+    from brain.commands import workspace_layout
+
+    root, layout = workspace_layout(args.workspace)
+    brain = Brain(root, MemoryStore(), layout, cache=not getattr(args, "no_cache", False))
+    return ComparedCheck(args, brain)

@@ -72,17 +72,13 @@ from brain.store.memory_rows import (
 )
 from brain.store.memory_search import KeywordIndex, VectorIndex
 
-# WriteBatch fields `contents` holds (`keywords` are held as the keyword index's image).
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}
 
 
 class MemoryStore:
     """A complete GraphStore held in this process."""
 
-    # Its keyword index takes the counts parse helpers make (WriteBatch.keywords): a big
-    # ingest asks them to count. False only to measure the index's cost (bench_search).
-    keyword_counts = True
-
+    keyword_counts = True  # a big ingest's parse helpers count keywords for it (WriteBatch.keywords)
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self.clear()

@@ -124,7 +124,7 @@ def checked_memory_row(row: Any) -> MemoryRow:
 class StoreImage:
     """Everything an embedded store holds, as `contents()` hands it to a snapshot: memories as
     rows or nodes (bodies apart, compressed), links as rows per source, the keyword index as
-    an SQLite image."""
+    its image (brain/search/bm25.py)."""
 
     memory_ids: list[str] = field(default_factory=list)
     memories: list[MemoryNode | MemoryRow] = field(default_factory=list)

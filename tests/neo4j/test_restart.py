@@ -17,8 +17,13 @@ from typing import cast
 import pytest
 from neo4j import Driver, GraphDatabase
 
+from brain import parse_helpers
+from brain.check_shared import open_check
+from brain.cli import build_parser
+from brain.ingest_parts import PartWriter
 from brain.service import Brain
 from brain.store.base import StoreUnavailable
+from brain.store.linking import NoteChange
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
@@ -168,6 +173,46 @@ def test_check_beside_a_writer_compares_and_writes_nothing(workspace: Workspace,
     differs = brain_cli("check", str(workspace.root), *store_args(neo4j_login))
     assert "differs from these files in 1 nodes" in differs.stderr
     assert last_commit(neo4j_login) == before
+
+
+def test_check_compares_the_whole_graph_from_parts_and_from_the_snapshot(
+    workspace: Workspace, neo4j_login: Login, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The first check's graph comes in parts (a big workspace's), the second from the startup
+    snapshot with one file read: both compare the whole graph with the database."""
+    monkeypatch.setenv("BRAIN_SNAPSHOT_DIR", str(tmp_path / "snapshots"))
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "1")
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 1)
+    monkeypatch.setattr(PartWriter, "size", 1)
+    parts: list[int] = []
+    write = PartWriter.write
+
+    def counting(self: PartWriter, notes: list[NoteChange]) -> None:
+        parts.append(len(notes))
+        write(self, notes)
+
+    monkeypatch.setattr(PartWriter, "write", counting)
+    args = build_parser().parse_args(["check", str(workspace.root), *store_args(neo4j_login)])
+
+    def check() -> tuple[str, int]:
+        compared = open_check(args)
+        try:
+            result = compared.brain.sync()
+            return compared.summary(), result.read
+        finally:
+            compared.brain.close()  # writes the snapshot
+            compared.close()
+
+    summary, read = check()
+    assert (summary.endswith("is in step with these files"), read) == (True, 5)
+    assert len(parts) >= 2
+    workspace.write("memory/bot/b.md", note("b on disk only"))
+    summary, read = check()
+    assert read == 1  # the snapshot's graph, b.md read again
+    assert summary.endswith(f"differs from these files in 1 nodes: the writer (`brain serve "
+                            f"{workspace.root.resolve()} --store neo4j`) brings it in step as it "
+                            "follows the files")
 
 
 @pytest.mark.parametrize("example", ["space", "mindlink", "lab"])
