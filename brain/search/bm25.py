@@ -38,6 +38,7 @@ from brain.search.postings import (
     NAME_WEIGHT,
     PostingsBlock,
     note_counts,
+    numbered,
 )
 
 __all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index"]
@@ -102,20 +103,14 @@ class BM25Index:
         one term at a time: a posting at a time made the index most of a full ingest's cost.
         """
         terms = self._terms
-        lookup = terms.get
-        term_ids: list[int | None] = []
+        term_ids: list[int] = []
         freqs: list[int] = []
         slots: list[int] = []
         sizes: list[int] = []
         for node_id, scope, type, name, description, body in notes:
             counts, length = note_counts(name, description, body)
             slot = self._new_slot(node_id, scope, type, length, len(counts))
-            ids = list(map(lookup, counts))
-            if None in ids:
-                for i, word in enumerate(counts):
-                    if ids[i] is None:
-                        ids[i] = terms.setdefault(word, len(terms))
-            term_ids += ids
+            term_ids += numbered(counts, terms)
             freqs += counts.values()
             slots.append(slot)
             sizes.append(len(counts))

@@ -154,29 +154,31 @@ def _words(data: Any) -> tuple[Any, Any, Any]:
     return starts, sizes, slow
 
 
+def numbered(words: Iterable[str], numbers: dict[str, int]) -> list[int]:
+    """The number of each word in `numbers`, a new word numbered next (and added)."""
+    found = list(map(numbers.get, words))
+    if None in found:
+        found = [numbers.setdefault(word, len(numbers)) for word in words]
+    return found  # type: ignore[return-value]  # no None left
+
+
 def _count_each(rows: list[tuple[str, str, str]]) -> PostingsBlock:
     """`count_block`'s answer, note by note (its fallback, and its reference in tests)."""
     local: dict[str, int] = {}
-    lookup = local.get
-    terms: list[int | None] = []
+    terms: list[int] = []
     freqs: list[int] = []
     sizes, lengths = array("i"), array("i")
     for name, description, body in rows:
         counts, length = note_counts(name, description, body)
-        ids = list(map(lookup, counts))
-        if None in ids:
-            for i, word in enumerate(counts):
-                if ids[i] is None:
-                    ids[i] = local.setdefault(word, len(local))
-        terms += ids
+        terms += numbered(counts, local)
         freqs += counts.values()
         sizes.append(len(counts))
         lengths.append(length)
     if freqs and max(freqs) > MAX_FREQ:
         freqs = [f if f < MAX_FREQ else MAX_FREQ for f in freqs]
     return PostingsBlock(
-        "\0".join(local), array("i", terms).tobytes(),  # type: ignore[type-var]  # no None left
-        array("H", freqs).tobytes(), sizes.tobytes(), lengths.tobytes(),
+        "\0".join(local), array("i", terms).tobytes(), array("H", freqs).tobytes(),
+        sizes.tobytes(), lengths.tobytes(),
     )
 
 
