@@ -202,7 +202,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py);
         `copy_live`: `whole` is a change of the live graph, written onto a copy of it."""
         started = time.perf_counter()
-        with runtime_errors(self.uri), self._session() as session:
+        with self.replaying_vectors(), runtime_errors(self.uri), self._session() as session:
             while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows)):
                 pass  # the staged nodes of a rebuild that did not finish
             token = uuid.uuid4().hex

@@ -21,9 +21,10 @@ to stage: the live generation is first copied onto the staged labels by the serv
 batch is written onto the copy (COPY_STEPS below); the switch is the same.
 
 A staged note copies its search vector from the live note of the same content, so search
-keeps working across a rebuild without re-embedding. A rebuild interrupted before its switch
-leaves staged nodes that no reader sees; the next rebuild (or `clear`) removes them, and a
-writer's start removes an old generation left behind.
+keeps working across a rebuild without re-embedding; a vector the indexer puts after that
+copy is put again once the new generation is live (`Neo4jSearch.replaying_vectors`). A
+rebuild interrupted before its switch leaves staged nodes that no reader sees; the next
+rebuild (or `clear`) removes them, and a writer's start removes an old generation left behind.
 """
 
 from __future__ import annotations

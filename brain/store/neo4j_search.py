@@ -13,7 +13,8 @@ report, and threshold, the same number.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from neo4j import ManagedTransaction, Record
@@ -89,6 +90,24 @@ def settled_top(hits: list[tuple[str, float, bool]], window: int, limit: int) ->
 class Neo4jSearch:
     """The SearchIndex half of Neo4jStore (mixed in; uses its `_read` and `_commit`)."""
 
+    # Vectors put while a rebuild stages a new generation: it copied the live vectors before,
+    # so the switch would drop these; they are put again after it (`replaying_vectors`).
+    _replay: list[dict[str, Any]] | None = None
+
+    @contextmanager
+    def replaying_vectors(self) -> Iterator[None]:
+        """Vectors put (by this process's indexer) while the body runs are put again after it,
+        on the generation it switched in; a body that fails left the old one live, with them."""
+        self._replay = []
+        try:
+            yield
+        except BaseException:
+            self._replay = None
+            raise
+        replay, self._replay = self._replay, None
+        if replay:
+            self._write_vectors(replay)
+
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
 
@@ -128,6 +147,9 @@ class Neo4jSearch:
         if not rows:
             return
         payload = [{"id": i, "hash": h, "vector": [float(x) for x in v]} for i, h, v in rows]
+        replay = self._replay
+        if replay is not None:
+            replay.extend(payload)  # before the write: a switch may come between the two
         self._write_vectors(payload)
 
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:

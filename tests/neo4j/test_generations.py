@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from brain.service import Brain
+from brain.store import neo4j as neo4j_module
 from brain.store.base import LogPosition, SearchWhere
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS
@@ -182,6 +183,35 @@ def test_a_big_change_seen_by_a_running_writer_is_switched_in_at_once(
     assert reader.log_position().seq == position.seq + 1  # one entry, with the switch
     brain.close()
     reader.close()
+
+
+def test_a_vector_put_while_a_generation_is_staged_survives_the_switch(
+    tmp_path: Path, make_store: StoreMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The indexer puts a vector after the live generation was copied and before the switch
+    (the new vector of a note it was embedding): the switched-in generation has it."""
+    ws = Workspace(tmp_path / "ws")
+    ws.write("memory/shared/keep.md", note("keep", "[[n0]]"))
+    write_notes(ws, "old")
+    writer = make_store(limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    kept = writer.get_nodes(["memory:shared/keep"])["memory:shared/keep"]
+    staging = neo4j_module.transactions
+
+    def put_then_stage(*args: object, **kwargs: object) -> Iterator[object]:
+        if kwargs.get("staged"):  # the transactions that write onto the copy: it is done
+            writer.put_vectors([(kept.id, kept.hash, [0.5] * 384)])
+        yield from staging(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(neo4j_module, "transactions", put_then_stage)
+    write_notes(ws, "new")
+    rebuilds = writer.rebuilds
+    brain.sync()
+    assert writer.rebuilds == rebuilds + 1
+    assert "copy_s" in writer.last_rebuild
+    assert writer.vector_hashes() == {kept.id: kept.hash}
+    brain.close()
 
 
 @pytest.mark.parametrize(("example", "edited"), [
