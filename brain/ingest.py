@@ -414,7 +414,7 @@ class Ingester:
             batch = shared.difference(batch)
         logged = self.change_log if isinstance(self.store, SharedStore) else None
         wanted = batch and (self.listeners or logged)
-        before = self.store.get_nodes(batch.changed_ids()) if wanted else {}
+        before = self.store.get_nodes(batch.node_ids()) if wanted else {}
         if batch:
             # A shared store commits the batch's change-log entry with the batch itself.
             changes = logged(batch, before) if logged is not None else []

@@ -76,10 +76,15 @@ class WriteBatch:
         )
 
     def changed_ids(self) -> list[str]:
-        ids = [m.id for m in self.memories] + [a.id for a in self.agents]
-        ids += [e.id for e in self.entities] + [f.id for f in self.files] + list(self.deletes)
+        ids = self.node_ids()
         ids += [link.source for link in self.relinks if link.source not in self.links]
         return sorted(set(ids))
+
+    def node_ids(self) -> list[str]:
+        """The nodes upserted or deleted (not the sources whose links were only re-resolved):
+        what a change event compares with the node before."""
+        ids = [m.id for m in self.memories] + [a.id for a in self.agents]
+        return ids + [e.id for e in self.entities] + [f.id for f in self.files] + list(self.deletes)
 
 
 @dataclass(frozen=True, slots=True)
