@@ -102,7 +102,7 @@ class BrainLanguageServer(LanguageServer):
     async def register_watcher(self, session: Session) -> None:
         try:
             await self.client_register_capability_async(
-                watch_registration(session.root, self.features, session.brain.layout.name)
+                watch_registration(session.root, self.features, session.layout.name)
             )
         except Exception:
             log.info("the client did not take a file watcher for %s; watching the disk", session.root)
@@ -111,7 +111,7 @@ class BrainLanguageServer(LanguageServer):
     def watch_disk(self, session: Session) -> None:
         if session.root not in self.watchers:
             watcher = self.watchers[session.root] = FileWatcher(
-                session.root, session.files_changed, layout=session.brain.layout
+                session.root, session.files_changed, layout=session.layout
             )
             watcher.start()
 
@@ -153,7 +153,7 @@ class BrainLanguageServer(LanguageServer):
             return None
         cached = self._docs.get(uri)
         if cached is None or cached.version != text_doc.version or cached.text != text_doc.source:
-            cached = Document(uri, rel, text_doc.source, text_doc.version, session.brain.layout)
+            cached = Document(uri, rel, text_doc.source, text_doc.version, session.layout)
             self._docs[uri] = cached
         return session, cached
 
