@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -29,8 +29,11 @@ from brain.lsp.context import Context, Document
 from brain.lsp.protocol import BrainProtocol
 from brain.lsp.roots import Roots
 from brain.lsp.session import ProgressEvent, Published, Session
-from brain.lsp.stdio import read_loop
+from brain.lsp.stdio import Reader, read_loop
 from brain.lsp.watch import FileWatcher
+
+if TYPE_CHECKING:
+    from brain.lsp.prewalk import Prewalk
 
 log = logging.getLogger("brain.lsp")
 WATCHED_GLOB = "{memory,agents,workflows,chats,work-items}/**"
@@ -55,11 +58,12 @@ class BrainLanguageServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.started = False
         self.cache = False  # `brain lsp` turns it on: sessions start from their snapshots
+        self.prewalk: Prewalk | None = None  # the walk a child began before the imports
         self._tokens = itertools.count(1)
         self._docs: dict[str, Document] = {}
         self._tasks: set[asyncio.Future[None]] = set()
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    def start_io(self, stdin: Reader | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve stdio with brain's reader (limits on headers and body size; see stdio.py)."""
         assert isinstance(self.protocol, BrainProtocol)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
@@ -83,6 +87,7 @@ class BrainLanguageServer(LanguageServer):
             progress=lambda event: self.from_worker(relay.event, event),
             log_message=lambda kind, text: self.from_worker(self.log_to_client, kind, text),
             cache=self.cache,
+            prewalk=self.prewalk,
         )
         session.walk_now()
         if self.started:

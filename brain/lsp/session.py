@@ -28,6 +28,7 @@ from brain.lsp.diagnostics import to_diagnostics
 from brain.lsp.early import EarlyNames, walk_names
 from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
+from brain.lsp.prewalk import Prewalk
 from brain.model import Problem
 from brain.store.base import GraphStore
 
@@ -85,6 +86,7 @@ class Session:
         log_message: Log,
         store: GraphStore | None = None,
         cache: bool = False,
+        prewalk: Prewalk | None = None,
     ) -> None:
         self.root = root
         self.encoding = encoding
@@ -108,6 +110,7 @@ class Session:
         self._stopping = False
         self._changed: set[str] = set()
         self._early_requests = 0
+        self.first_answers_wait = FIRST_ANSWERS_WAIT
         self._last_report = 0.0
         self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
@@ -117,6 +120,7 @@ class Session:
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
         self._walker: threading.Thread | None = None
+        self._prewalk = prewalk
 
     @property
     def brain(self) -> Brain:
@@ -295,7 +299,8 @@ class Session:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
         the names a walk finds, so completion answers within a second of the start."""
         try:
-            self.early = walk_names(self.root, self.layout)
+            walked = self._prewalk.take(self.root) if self._prewalk is not None else None
+            self.early = walked.early(self.root) if walked is not None else walk_names(self.root, self.layout)
         except Exception:  # the full sync below reports what is wrong with the workspace
             log.exception("reading the workspace's names before indexing failed")
         finally:
@@ -309,7 +314,7 @@ class Session:
         else:
             self._walk_names()
         with self._cond:  # then the requests that waited for them
-            self._cond.wait_for(lambda: not self._early_requests or self._stopping, FIRST_ANSWERS_WAIT)
+            self._cond.wait_for(lambda: not self._early_requests or self._stopping, self.first_answers_wait)
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
