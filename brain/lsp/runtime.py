@@ -33,6 +33,7 @@ from brain.lsp.stdio import Reader, read_loop
 from brain.lsp.watch import FileWatcher
 
 if TYPE_CHECKING:
+    from brain.lsp.codecache import CodeCache
     from brain.lsp.prewalk import Prewalk
 
 log = logging.getLogger("brain.lsp")
@@ -59,6 +60,7 @@ class BrainLanguageServer(LanguageServer):
         self.started = False
         self.cache = False  # `brain lsp` turns it on: sessions start from their snapshots
         self.prewalk: Prewalk | None = None  # the walk a child began before the imports
+        self.code_cache: CodeCache | None = None  # the protocol's generated code, kept compiled
         self._tokens = itertools.count(1)
         self._docs: dict[str, Document] = {}
         self._tasks: set[asyncio.Future[None]] = set()
@@ -139,6 +141,8 @@ class BrainLanguageServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(kind, text))
 
     def shutdown_sessions(self) -> None:
+        if self.code_cache is not None:
+            self.code_cache.save()
         for watcher in self.watchers.values():
             watcher.stop()
         self.watchers.clear()

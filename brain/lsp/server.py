@@ -17,11 +17,20 @@ if TYPE_CHECKING:  # imported when the server is built: after the code cache is 
 
 
 def build_server() -> BrainLanguageServer:
+    import atexit
+
+    from brain.lsp import codecache
+
+    # Before lsprotocol is imported: its classes' generated code comes compiled from the cache.
+    compiled = codecache.install() if os.environ.get("BRAIN_LSP_CODE_CACHE") != "0" else None
     from brain.lsp.handlers import register
     from brain.lsp.runtime import BrainLanguageServer
 
     server = BrainLanguageServer()
     register(server)
+    if compiled is not None:
+        server.code_cache = compiled
+        atexit.register(compiled.save)  # also when the client goes away without `shutdown`
     return server
 
 
