@@ -92,7 +92,7 @@ def read_first(stdin: BinaryIO) -> tuple[bytes, dict[str, Any] | None]:
         body += chunk
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # junk, or nesting deeper than the parser goes
         message = None
     return raw + body, message if isinstance(message, dict) else None
 

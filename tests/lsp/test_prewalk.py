@@ -46,6 +46,7 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
         (framed(INITIALIZED) + framed(INITIALIZE), []),  # not an initialize: nothing to walk
         (framed(b"{not json"), []),
         (framed(b"[1, 2]"), []),
+        (framed(b"[" * 200_000 + b"]" * 200_000), []),  # deeper than json goes: not a crash
         (b"Content-Length: 99999999\r\n\r\n" + b"x" * 100, []),  # too big to look into
         (b"X" * 9000 + b"\r\n" + framed(INITIALIZE), []),  # a header line over the limit
         (b"Content-Length: 50\r\n\r\n{\"trunc", []),  # the client went away mid-message
