@@ -114,21 +114,30 @@ def folders_of(message: dict[str, Any] | None) -> list[str]:
 
 
 class Prewalk:
-    """The names a forked child walked, read once from its pipe by whichever session asks first."""
+    """The names a forked child walked: read (and the child reaped) by a thread of their own as
+    soon as the child is done, whether or not a session asks for them."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self._pid = pid
         self._fd = fd
         self._lock = threading.Lock()
-        self._names: dict[str, WalkedNames] | None = None
+        self._names: dict[str, WalkedNames] = {}
+        self._reader = threading.Thread(target=self._read, name="brain-prewalk", daemon=True)
+        if fd >= 0:
+            self._reader.start()
 
     def take(self, root: Path) -> WalkedNames | None:
-        """The walk of `root` (None: the child did not walk it, or failed); blocks until the
-        child is done, the pipe read releasing the GIL meanwhile."""
+        """The walk of `root` (None: the child did not walk it, or failed); waits for the child,
+        the pipe read releasing the GIL meanwhile. Each root's names are taken once."""
+        if self._reader.ident is not None:
+            self._reader.join()
         with self._lock:
-            if self._names is None:
-                self._names = self._collect()
             return self._names.pop(str(root), None)
+
+    def _read(self) -> None:
+        names = self._collect()
+        with self._lock:
+            self._names = names
 
     def _collect(self) -> dict[str, WalkedNames]:
         chunks: list[bytes] = []

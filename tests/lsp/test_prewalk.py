@@ -108,6 +108,12 @@ early = walked.early(Path(sys.argv[1]))
 print(sorted((key, [e.id for e in entries]) for key, entries in early.names.items()))
 print(sorted(e.id for entries in early.names.values() for e in entries if early.catalog.find(e.id)))
 print(walking.take(Path(sys.argv[2])))
+import os
+try:
+    os.waitpid(walking._pid, os.WNOHANG)
+    print("not reaped")
+except ChildProcessError:
+    print("reaped")
 """
 
 
@@ -125,6 +131,7 @@ def test_the_child_walks_what_the_session_would(
     assert found
     assert len(early.names) > 3
     assert out[2] == "None"  # no brain there: the child walked nothing for it
+    assert out[3] == "reaped"  # no zombie left behind
 
 
 def test_without_a_child_start_declines() -> None:
@@ -135,7 +142,7 @@ class Canned(Prewalk):
     """A Prewalk whose child has answered these names (what its pipe held), without a fork."""
 
     def __init__(self, walked: dict[str, WalkedNames]) -> None:
-        super().__init__(0, -1)  # never read: the names are there
+        super().__init__(0, -1)  # no pipe: the names are there
         self._names = walked
 
 
