@@ -160,6 +160,12 @@ def start(folders: list[str]) -> Prewalk | None:
     """Fork the child that walks `folders` (call before any thread exists); None if it can't."""
     if not folders or not hasattr(os, "fork") or sys.platform == "darwin" or (os.cpu_count() or 1) < 2:
         return None
+    # What the walk needs is imported here, before the fork: the server imports it anyway, so
+    # the child only walks (on a busy machine a child importing it again would cost a core).
+    import brain.layouts
+    import brain.lsp.early
+    import brain.lsp.roots  # noqa: F401
+
     try:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
