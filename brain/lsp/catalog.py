@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from brain.model import (
     SHARED_SCOPE,
@@ -21,8 +22,10 @@ from brain.model import (
     name_key,
 )
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
-from brain.service import GraphChange
 from brain.store.base import GraphStore, MemoryFilter
+
+if TYPE_CHECKING:  # the service (and the index behind it) is imported once indexing starts
+    from brain.service import GraphChange
 
 Linkable = MemoryNode | EntityNode | AgentNode
 ENTITY_TIERS: tuple[tuple[int, Kind], ...] = ((2, Kind.WORKFLOW), (3, Kind.CHAT), (4, Kind.WORK_ITEM))

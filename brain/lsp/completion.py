@@ -117,6 +117,11 @@ def complete(
         return link_targets(typing, source, store, catalog, editing, now)
     if isinstance(typing, AnchorTyping):
         return anchors(typing, source, store, editing, own_anchors)
+    return other_items(typing, index, editing)
+
+
+def other_items(typing: Typing, index: LineIndex, editing: Editing) -> types.CompletionList:
+    """Frontmatter keys, or a type's values: the same with or without a graph."""
     if isinstance(typing, KeyTyping):
         others = [text for number, text in enumerate(index.lines) if number != typing.line]
         return frontmatter_keys(editing, present=present_keys(others))
@@ -126,7 +131,6 @@ def complete(
 def complete_early(
     typing: Typing,
     source: NoteIdentity,
-    store: GraphStore,
     early: EarlyNames | None,
     index: LineIndex,
     cursor: int,
@@ -137,17 +141,18 @@ def complete_early(
 ) -> types.CompletionList | None:
     """`complete` while the first index is being built: link targets from the names the walk
     found (none yet: an empty list the client asks again for); another note's headings wait
-    for the index; keys, types and this note's own headings need no graph."""
+    for the index; keys, types and this note's own headings need no graph (nor the store,
+    which the indexing worker builds after this first answer)."""
+    editing = Editing(index, typing.line, typing.start, cursor, typing.end, features, resolve_uri)
     if isinstance(typing, LinkTyping):
         if early is None:
             return types.CompletionList(is_incomplete=True, items=[])
-        editing = Editing(index, typing.line, typing.start, cursor, typing.end, features, resolve_uri)
         return link_targets(typing, source, early, early.catalog, editing, now, early=True)
-    if isinstance(typing, AnchorTyping) and typing.target:
-        return types.CompletionList(is_incomplete=True, items=[])
-    return complete(
-        typing, source, store, Catalog(None), index, cursor, features, own_anchors, now, resolve_uri
-    )
+    if isinstance(typing, AnchorTyping):
+        if typing.target:
+            return types.CompletionList(is_incomplete=True, items=[])
+        return anchor_items(typing, own_anchors, "this note", editing)
+    return other_items(typing, index, editing)
 
 
 def link_targets(
@@ -300,6 +305,12 @@ def anchors(
         found_anchors, owner = found.anchors, found.id.split(":", 1)[1]
     else:
         found_anchors, owner = own_anchors, "this note"
+    return anchor_items(typing, found_anchors, owner, editing)
+
+
+def anchor_items(
+    typing: AnchorTyping, found_anchors: Anchors, owner: str, editing: Editing
+) -> types.CompletionList:
     typed_part, choices = anchor_choices(typing.typed, found_anchors, owner)
     typed = fold(typed_part)
     items: list[types.CompletionItem] = []

@@ -78,8 +78,24 @@ class EarlyNames:
         return self.catalog.find(node_id)
 
 
+@dataclass(frozen=True, slots=True)
+class WalkedNames:
+    """What a walk found, in a form that crosses a pipe (brain/lsp/prewalk.py)."""
+
+    nodes: list[tuple[str, Linkable]]
+    names: dict[str, list[NameEntry]]
+
+    def early(self, root: Path) -> EarlyNames:
+        return EarlyNames(Catalog.of_nodes(self.nodes), self.names, root)
+
+
 def walk_names(root: Path, layout: Layout) -> EarlyNames:
     """The names the layout's walk finds under `root` (no file is read)."""
+    return walk_parts(root, layout).early(root)
+
+
+def walk_parts(root: Path, layout: Layout) -> WalkedNames:
+    """The walk of `walk_names`, before its catalog is built."""
     nodes: dict[str, Linkable] = {}
     names: list[NameEntry] = []
     definitions: dict[str, str] = {}
@@ -119,4 +135,4 @@ def walk_names(root: Path, layout: Layout) -> EarlyNames:
     by_key: dict[str, list[NameEntry]] = {}
     for name_entry in names:
         by_key.setdefault(name_entry.key, []).append(name_entry)
-    return EarlyNames(Catalog.of_nodes(nodes.items()), by_key, root)
+    return WalkedNames(list(nodes.items()), by_key)

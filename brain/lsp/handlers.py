@@ -18,6 +18,7 @@ from brain.lsp.actions import actions_for, to_code_action
 from brain.lsp.block_rename import BlockTarget, block_target, plan_block_rename
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.completion import complete, complete_early, resolve_item
+from brain.lsp.context import Document
 from brain.lsp.cursor import AnchorTyping, typing_at
 from brain.lsp.edits import workspace_edit
 from brain.lsp.hover import early_hover, hover
@@ -40,6 +41,35 @@ STILL_INDEXING = "brain is still indexing this workspace; try again in a moment"
 
 def refuse(exc: Exception) -> RequestFailed:
     return RequestFailed(str(exc))
+
+
+def complete_at(
+    ls: BrainLanguageServer, found: tuple[Session, Document] | None, position: types.Position
+) -> types.CompletionList | None:
+    """Completion at `position`: from the index once built, else from the walk's names."""
+    if found is None:
+        return None
+    session, doc = found
+    if doc.identity is None:
+        return None
+    index = doc.index(ls.features)
+    column = index.column(position)
+    typing = typing_at(doc.lines, position.line, column)
+    if typing is None:
+        return None
+    # Only `[[#` needs this note's own headings and blocks: parse it for that alone.
+    own = Anchors()
+    if isinstance(typing, AnchorTyping) and not typing.target:
+        own = Anchors(doc.note.headings, doc.note.blocks)
+    if not session.answers:  # indexing: the names the walk found
+        return complete_early(
+            typing, doc.identity, session.early, index, column, ls.features, own, time.time(),
+            resolve_uri=doc.uri,
+        )
+    return complete(
+        typing, doc.identity, session.brain.store, session.catalog, index, column, ls.features,
+        own, time.time(), resolve_uri=doc.uri,
+    )
 
 
 def register(server: BrainLanguageServer) -> None:
@@ -109,7 +139,7 @@ def register(server: BrainLanguageServer) -> None:
             if located is None:
                 continue
             session, rel = located
-            if relevant(session.root, str(session.root / rel), session.brain.layout) is not None:
+            if relevant(session.root, str(session.root / rel), session.layout) is not None:
                 by_session.setdefault(session.root, set()).add(rel)
         for root, rels in by_session.items():
             target = ls.roots.get(root)
@@ -137,35 +167,13 @@ def register(server: BrainLanguageServer) -> None:
         ls: BrainLanguageServer, params: types.CompletionParams
     ) -> types.CompletionList | None:
         found = ls.document(params.text_document.uri)
-        if found is None:
-            return None
-        session, doc = found
-        if not session.named.is_set():  # the first `[[` right after start: the walk ends soon
-            await session.names_known()
-            found = ls.document(params.text_document.uri)
-            if found is None:
-                return None
-            session, doc = found
-        if doc.identity is None:
-            return None
-        index = doc.index(ls.features)
-        column = index.column(params.position)
-        typing = typing_at(doc.lines, params.position.line, column)
-        if typing is None:
-            return None
-        # Only `[[#` needs this note's own headings and blocks: parse it for that alone.
-        own = Anchors()
-        if isinstance(typing, AnchorTyping) and not typing.target:
-            own = Anchors(doc.note.headings, doc.note.blocks)
-        if not session.answers:  # indexing: the names the walk found
-            return complete_early(
-                typing, doc.identity, session.brain.store, session.early, index, column, ls.features,
-                own, time.time(), resolve_uri=doc.uri,
-            )
-        return complete(
-            typing, doc.identity, session.brain.store, session.catalog, index, column, ls.features,
-            own, time.time(), resolve_uri=doc.uri,
-        )
+        if found is None or found[0].answers:
+            return complete_at(ls, found, params.position)
+        with found[0].first_answer():  # answered before the index takes the CPU
+            if not found[0].named.is_set():  # the first `[[` right after start: the walk ends soon
+                await found[0].names_known()
+                found = ls.document(params.text_document.uri)
+            return complete_at(ls, found, params.position)
 
     @server.feature(types.COMPLETION_ITEM_RESOLVE)
     def completion_resolve(ls: BrainLanguageServer, item: types.CompletionItem) -> types.CompletionItem:

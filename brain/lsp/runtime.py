@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -29,8 +29,12 @@ from brain.lsp.context import Context, Document
 from brain.lsp.protocol import BrainProtocol
 from brain.lsp.roots import Roots
 from brain.lsp.session import ProgressEvent, Published, Session
-from brain.lsp.stdio import read_loop
+from brain.lsp.stdio import Reader, read_loop
 from brain.lsp.watch import FileWatcher
+
+if TYPE_CHECKING:
+    from brain.lsp.codecache import CodeCache
+    from brain.lsp.prewalk import Prewalk
 
 log = logging.getLogger("brain.lsp")
 WATCHED_GLOB = "{memory,agents,workflows,chats,work-items}/**"
@@ -55,11 +59,13 @@ class BrainLanguageServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.started = False
         self.cache = False  # `brain lsp` turns it on: sessions start from their snapshots
+        self.prewalk: Prewalk | None = None  # the walk a child began before the imports
+        self.code_cache: CodeCache | None = None  # the protocol's generated code, kept compiled
         self._tokens = itertools.count(1)
         self._docs: dict[str, Document] = {}
         self._tasks: set[asyncio.Future[None]] = set()
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    def start_io(self, stdin: Reader | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve stdio with brain's reader (limits on headers and body size; see stdio.py)."""
         assert isinstance(self.protocol, BrainProtocol)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
@@ -83,6 +89,7 @@ class BrainLanguageServer(LanguageServer):
             progress=lambda event: self.from_worker(relay.event, event),
             log_message=lambda kind, text: self.from_worker(self.log_to_client, kind, text),
             cache=self.cache,
+            prewalk=self.prewalk,
         )
         session.walk_now()
         if self.started:
@@ -102,7 +109,7 @@ class BrainLanguageServer(LanguageServer):
     async def register_watcher(self, session: Session) -> None:
         try:
             await self.client_register_capability_async(
-                watch_registration(session.root, self.features, session.brain.layout.name)
+                watch_registration(session.root, self.features, session.layout.name)
             )
         except Exception:
             log.info("the client did not take a file watcher for %s; watching the disk", session.root)
@@ -111,7 +118,7 @@ class BrainLanguageServer(LanguageServer):
     def watch_disk(self, session: Session) -> None:
         if session.root not in self.watchers:
             watcher = self.watchers[session.root] = FileWatcher(
-                session.root, session.files_changed, layout=session.brain.layout
+                session.root, session.files_changed, layout=session.layout
             )
             watcher.start()
 
@@ -134,6 +141,8 @@ class BrainLanguageServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(kind, text))
 
     def shutdown_sessions(self) -> None:
+        if self.code_cache is not None:
+            self.code_cache.save()
         for watcher in self.watchers.values():
             watcher.stop()
         self.watchers.clear()
@@ -153,7 +162,7 @@ class BrainLanguageServer(LanguageServer):
             return None
         cached = self._docs.get(uri)
         if cached is None or cached.version != text_doc.version or cached.text != text_doc.source:
-            cached = Document(uri, rel, text_doc.source, text_doc.version, session.brain.layout)
+            cached = Document(uri, rel, text_doc.source, text_doc.version, session.layout)
             self._docs[uri] = cached
         return session, cached
 

@@ -17,11 +17,20 @@ if TYPE_CHECKING:  # imported when the server is built: after the code cache is 
 
 
 def build_server() -> BrainLanguageServer:
+    import atexit
+
+    from brain.lsp import codecache
+
+    # Before lsprotocol is imported: its classes' generated code comes compiled from the cache.
+    compiled = codecache.install() if os.environ.get("BRAIN_LSP_CODE_CACHE") != "0" else None
     from brain.lsp.handlers import register
     from brain.lsp.runtime import BrainLanguageServer
 
     server = BrainLanguageServer()
     register(server)
+    if compiled is not None:
+        server.code_cache = compiled
+        atexit.register(compiled.save)  # also when the client goes away without `shutdown`
     return server
 
 
@@ -51,13 +60,23 @@ def run_server(args: argparse.Namespace) -> int:
     # instead of the default 5, so a keystroke's completion never queues behind the re-parse
     # that the same keystroke started.
     sys.setswitchinterval(float(os.environ.get("BRAIN_LSP_SWITCH_INTERVAL", "0.001")))
-    server = build_server()
-    server.cache = not getattr(args, "no_cache", False)
     tcp = getattr(args, "tcp", None)
     if tcp:
+        server = build_server()
+        server.cache = not getattr(args, "no_cache", False)
         host, port = parse_tcp(tcp)
         server.start_tcp(host, port)
-    else:
-        server.start_io()
+        return 0
+    # Before the imports (no thread exists yet): the client's `initialize` names the folders,
+    # and a child walks them on the other core meanwhile (brain/lsp/prewalk.py).
+    from brain.lsp import prewalk
+
+    stdin = sys.stdin.buffer
+    head, first = prewalk.read_first(stdin)
+    walking = prewalk.start(prewalk.folders_of(first)) if os.environ.get("BRAIN_LSP_PREWALK") != "0" else None
+    server = build_server()
+    server.cache = not getattr(args, "no_cache", False)
+    server.prewalk = walking
+    server.start_io(prewalk.Replay(head, stdin))
     return 0
 

@@ -14,21 +14,26 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from brain.layouts import choose_layout_leniently, get_layout
 from brain.lsp.catalog import Catalog
 from brain.lsp.diagnostics import to_diagnostics
 from brain.lsp.early import EarlyNames, walk_names
 from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
+from brain.lsp.prewalk import Prewalk
 from brain.model import Problem
-from brain.search.service import Embedding
-from brain.service import Brain, GraphChange
 from brain.store.base import GraphStore
+
+if TYPE_CHECKING:  # imported by the indexing worker, after the first answers (see `brain`)
+    from brain.service import Brain, GraphChange
 
 log = logging.getLogger(__name__)
 RESCAN_OVER = 2000  # more changed paths than this in one round: rescan everything instead
@@ -36,6 +41,7 @@ PROGRESS_EVERY = 0.2  # seconds between progress reports
 DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
 DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
 NAMES_WAIT = 3.0  # seconds a completion asked right at the start waits for the walk's names
+FIRST_ANSWERS_WAIT = 1.0  # seconds the index waits for the requests that waited for the walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +86,18 @@ class Session:
         log_message: Log,
         store: GraphStore | None = None,
         cache: bool = False,
+        prewalk: Prewalk | None = None,
     ) -> None:
         self.root = root
         self.encoding = encoding
-        self.brain = Brain(root, store, cache=cache)
-        # Workspace symbols are type-ahead name fragments, where meaning adds noise, and an
-        # editor per window must not load a 90 MB model or embed the workspace (docs/search.md).
-        self.brain.embedding = Embedding.OFF
-        self.brain.embedding_off_reason = "the language server searches by keyword (brain serve adds meaning)"
-        self.catalog = Catalog(self.brain.store)
-        self.brain.subscribe(self._on_change)
+        # The layout Brain will choose (the same call); known at once, for the walk and for
+        # placing documents, while the Brain itself is built by the indexing worker.
+        self.layout = get_layout(choose_layout_leniently(root.resolve()).name)
+        self._store = store
+        self._cache = cache
+        self._brain: Brain | None = None
+        self._catalog: Catalog | None = None
+        self._building = threading.Lock()
         self._publish = publish
         self._progress = progress
         self._log = log_message
@@ -101,6 +109,8 @@ class Session:
         self._applied = 0
         self._stopping = False
         self._changed: set[str] = set()
+        self._early_requests = 0
+        self.first_answers_wait = FIRST_ANSWERS_WAIT
         self._last_report = 0.0
         self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
@@ -110,6 +120,42 @@ class Session:
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
         self._walker: threading.Thread | None = None
+        self._prewalk = prewalk
+
+    @property
+    def brain(self) -> Brain:
+        """The workspace's Brain, built on first use: the indexing worker builds it after the
+        first answers, so its imports (the service, the store, numpy: a fifth of a start's
+        CPU) are not paid before the editor's first `[[` is answered from the walk."""
+        brain = self._brain
+        if brain is None:
+            with self._building:
+                if self._brain is None:
+                    self._brain = self._build()
+                brain = self._brain
+        return brain
+
+    @property
+    def catalog(self) -> Catalog:
+        catalog = self._catalog
+        if catalog is None:
+            self.brain  # noqa: B018 (builds the catalog with the Brain)
+            catalog = self._catalog
+            assert catalog is not None
+        return catalog
+
+    def _build(self) -> Brain:
+        from brain.search.service import Embedding
+        from brain.service import Brain
+
+        brain = Brain(self.root, self._store, cache=self._cache)
+        # Workspace symbols are type-ahead name fragments, where meaning adds noise, and an
+        # editor per window must not load a 90 MB model or embed the workspace (docs/search.md).
+        brain.embedding = Embedding.OFF
+        brain.embedding_off_reason = "the language server searches by keyword (brain serve adds meaning)"
+        self._catalog = Catalog(brain.store)
+        brain.subscribe(self._on_change)
+        return brain
 
     # ------------------------------------------------------------------ from the editor
 
@@ -179,7 +225,9 @@ class Session:
         self.named.set()  # nobody waits for a walk that will not come
         if self._thread.ident is not None:  # started
             self._thread.join(timeout=2)
-        self.brain.close()
+        with self._building:
+            if self._brain is not None:
+                self._brain.close()
 
     # ------------------------------------------------------------------ the worker
 
@@ -226,6 +274,20 @@ class Session:
         """True when the store and catalog can answer completion (the first index is built)."""
         return self.ready.is_set()
 
+    @contextmanager
+    def first_answer(self) -> Iterator[None]:
+        """Around a request answered from the walk's names: the index (snapshot load, imports,
+        reads) waits until it is answered, at most FIRST_ANSWERS_WAIT, instead of taking the
+        CPU from it the moment the walk ends (one core's worth of Python at a time: the GIL)."""
+        with self._cond:
+            self._early_requests += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._early_requests -= 1
+                self._cond.notify_all()
+
     async def names_known(self, timeout: float = NAMES_WAIT) -> None:
         """Wait until the walk's names or the index can answer: polled on the loop, so many
         waiting requests hold no thread (the stdin reader shares the loop's executor)."""
@@ -237,7 +299,8 @@ class Session:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
         the names a walk finds, so completion answers within a second of the start."""
         try:
-            self.early = walk_names(self.root, self.brain.layout)
+            walked = self._prewalk.take(self.root) if self._prewalk is not None else None
+            self.early = walked.early(self.root) if walked is not None else walk_names(self.root, self.layout)
         except Exception:  # the full sync below reports what is wrong with the workspace
             log.exception("reading the workspace's names before indexing failed")
         finally:
@@ -250,6 +313,8 @@ class Session:
             self._walker.join()  # the names come first: the snapshot load would slow the walk
         else:
             self._walk_names()
+        with self._cond:  # then the requests that waited for them
+            self._cond.wait_for(lambda: not self._early_requests or self._stopping, self.first_answers_wait)
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
@@ -307,7 +372,7 @@ class Session:
             touched.update(rel for rel in paths if rel in self.applied)
         by_id = {}
         for rel in self.applied:
-            identity = identity_of(rel, self.brain.layout)
+            identity = identity_of(rel, self.layout)
             if identity is not None:
                 by_id[identity.id] = rel
         touched.update(by_id[node_id] for node_id in self._changed if node_id in by_id)

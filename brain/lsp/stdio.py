@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import BinaryIO
+from typing import Protocol
 
 from brain.lsp.protocol import INVALID_REQUEST, MAX_MESSAGE_BYTES, BrainProtocol, recover_id
 
@@ -23,7 +23,15 @@ CHUNK = 1 << 20
 _CONTENT_LENGTH = re.compile(rb"^Content-Length:\s*(\d{1,15})\s*$", re.IGNORECASE)
 
 
-async def read_loop(stdin: BinaryIO, protocol: BrainProtocol, stop: asyncio.Event | None = None) -> None:
+class Reader(Protocol):
+    """What the loop reads from: stdin, or stdin with its first message put back (prewalk.py)."""
+
+    def readline(self, limit: int = -1, /) -> bytes: ...
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+async def read_loop(stdin: Reader, protocol: BrainProtocol, stop: asyncio.Event | None = None) -> None:
     loop = asyncio.get_running_loop()
     length: int | None = None
     while stop is None or not stop.is_set():
@@ -54,7 +62,7 @@ async def read_loop(stdin: BinaryIO, protocol: BrainProtocol, stop: asyncio.Even
         protocol.receive(body)
 
 
-def _read_exactly(stdin: BinaryIO, size: int) -> bytes:
+def _read_exactly(stdin: Reader, size: int) -> bytes:
     parts: list[bytes] = []
     left = size
     while left:
@@ -66,7 +74,7 @@ def _read_exactly(stdin: BinaryIO, size: int) -> bytes:
     return b"".join(parts)
 
 
-async def _discard(stdin: BinaryIO, size: int) -> bytes | None:
+async def _discard(stdin: Reader, size: int) -> bytes | None:
     """Read `size` bytes and drop them; their first chunk (to find an id), None at end of input."""
     loop = asyncio.get_running_loop()
     left, head = size, b""

@@ -51,7 +51,7 @@ def ask(
     if indexed:
         catalog = Catalog.of(brain.store)
         return complete(typing, source, brain.store, catalog, index, column, features, Anchors(), NOW)
-    return complete_early(typing, source, brain.store, early, index, column, features, Anchors(), NOW)
+    return complete_early(typing, source, early, index, column, features, Anchors(), NOW)
 
 
 def shown(result: types.CompletionList | None) -> list[tuple[str, str, str | None, object]]:
