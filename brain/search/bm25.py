@@ -46,7 +46,7 @@ from brain.search.postings import (
 __all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index"]
 
 K1, B = 1.2, 0.75
-MAGIC = b"brain-bm25 1\n"
+MAGIC = b"brain-bm25 2\n"  # 2: each note's postings count stored, not counted again on load
 
 
 class BM25Index:
@@ -301,6 +301,7 @@ class BM25Index:
             self._types[live].astype(np.int32).tobytes(),
             "\0".join(ids).encode(),
             "\0".join(words).encode(),
+            self._distinct[live].astype(np.int32).tobytes(),  # a live note's postings are all live
         ]
         header = json.dumps({"codes": codes, "tokens": self._tokens, "sizes": [len(a) for a in arrays]})
         head = header.encode()
@@ -322,11 +323,13 @@ class BM25Index:
         for part_size in header["sizes"]:
             parts.append(view[at : at + part_size])
             at += part_size
-        raw_offsets, raw_docs, raw_freqs, raw_lengths, raw_scopes, raw_types, raw_ids, raw_words = parts
+        (raw_offsets, raw_docs, raw_freqs, raw_lengths, raw_scopes, raw_types, raw_ids, raw_words,
+         raw_distinct) = parts
         offsets = np.frombuffer(raw_offsets, dtype=np.int64).tolist()
         ids = bytes(raw_ids).decode().split("\0") if raw_ids else []
         words = bytes(raw_words).decode().split("\0") if raw_words else []
-        if len(offsets) != len(words) + 1 or (offsets and offsets[-1] * 4 != len(raw_docs)):
+        if (len(offsets) != len(words) + 1 or (offsets and offsets[-1] * 4 != len(raw_docs))
+                or len(raw_distinct) != 4 * len(ids)):
             raise ValueError("a keyword index image of the wrong shape")
         self.__init__(self.compact_after)  # type: ignore[misc]
         self._codes = {name: code for code, name in enumerate(header["codes"])}
@@ -345,7 +348,7 @@ class BM25Index:
         self._freqs = _LoadedPostings("H", raw_freqs, offsets)
         self._postings = offsets[-1] if offsets else 0
         self._distinct = np.zeros(capacity, dtype=np.int32)
-        self._distinct[: len(ids)] = np.bincount(np.frombuffer(raw_docs, dtype=np.int32), minlength=len(ids))
+        self._distinct[: len(ids)] = np.frombuffer(raw_distinct, dtype=np.int32)
 
 
 class _LoadedPostings(list["array[int]"]):

@@ -8,6 +8,7 @@ import random
 import sqlite3
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from brain.search.bm25 import BM25Index
@@ -177,6 +178,8 @@ def test_a_loaded_image_cuts_each_term_on_first_use_as_an_eager_load_would() -> 
     loaded = BM25Index()
     loaded.load_image(image)
     assert loaded.image() == image  # every term cut, in term order
+    postings = np.concatenate([np.frombuffer(d, dtype=np.int32) for d in loaded._docs[:]])
+    assert loaded._distinct[: len(loaded)].tolist() == np.bincount(postings).tolist()
     fresh = BM25Index()
     fresh.load_image(image)
     terms = sorted(fresh._terms.items(), key=lambda item: item[1])
