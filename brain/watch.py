@@ -69,23 +69,19 @@ class Watcher:
         """Watch, read everything once (unless already read), then apply changes until `stop`."""
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._stop_when, stop, tg.cancel_scope)
-            # From the snapshot, ready first: setting up the watches walks every folder on
-            # the event loop's thread, with the GIL held (seconds at 100,000 notes under
-            # load), and the snapshot reads no file of the workspace: the rescan that checks
-            # it runs once they are set up, and sees what changed before.
-            snapshot = not self.brain.ready and await anyio.to_thread.run_sync(self.brain.open_snapshot)
             tg.start_soon(self._watch, stop)
             # One checkpoint lets the watch task set up its inotify watches before the first
             # scan; anything that still falls between the two, the periodic rescan catches.
             await anyio.sleep(0)
             self.running = True
-            if snapshot:
-                await self._ready_from_snapshot(on_ready)
-            elif not self.brain.ready:
-                result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
-                self.last_rescan_at = time.time()
-                if on_ready is not None:
-                    await anyio.to_thread.run_sync(on_ready, result)
+            if not self.brain.ready:
+                if await anyio.to_thread.run_sync(self.brain.open_snapshot):
+                    await self._ready_from_snapshot(on_ready)
+                else:
+                    result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
+                    self.last_rescan_at = time.time()
+                    if on_ready is not None:
+                        await anyio.to_thread.run_sync(on_ready, result)
             tg.start_soon(self._rescan_timer)
             try:
                 await self._apply_forever()
