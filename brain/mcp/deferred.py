@@ -2,9 +2,11 @@
 
 Importing the SDK (its pydantic models of two protocol versions) costs about a second of
 CPU, more than any other import of `brain serve`, and only `/mcp` needs it. So the server
-starts without it: once the graph is ready (the snapshot loaded, or the first ingest done),
-or at the first `/mcp` request if that comes sooner, a worker thread imports it and builds
-the endpoint (brain/mcp/http.py), whose session manager then runs in the app's lifespan.
+starts without it. Once the graph is ready and checked (the first ingest done, or the
+snapshot loaded and its rescan over: the first queries after ready do not share the GIL
+with the import), or at the first `/mcp` request if that comes sooner, a worker thread
+imports it and builds the endpoint (brain/mcp/http.py), whose session manager then runs in
+the app's lifespan.
 A request that arrives meanwhile waits for it; one whose SDK failed to load gets a 503
 naming why.
 """
@@ -70,7 +72,9 @@ class DeferredMcp:
 
     async def _serve(self, wanted: anyio.Event, loaded: anyio.Event, stop: anyio.Event) -> None:
         brain = self.services.brain
-        while not (brain.ready or wanted.is_set()):
+        # Ready and checked (a start from the snapshot checks the files first): the import
+        # holds the GIL for most of a second, and the first queries after ready come first.
+        while not ((brain.ready and not brain.checking) or wanted.is_set()):
             with anyio.move_on_after(READY_POLL_S):
                 await wanted.wait()
         if stop.is_set():

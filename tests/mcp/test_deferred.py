@@ -5,6 +5,7 @@ by the real SDK as if it had been there from the start."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -12,7 +13,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from brain.mcp.deferred import MCP_PATH, DeferredMcp
+from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
+from brain.service import Brain
 from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
 from tests.api.live import LiveServer, live_server, wait_for
@@ -69,6 +71,30 @@ async def test_a_request_before_ready_loads_it_at_once(workspace: Path) -> None:
                 tools = {tool.name for tool in (await session.client.list_tools()).tools}
                 assert "memory" in tools
             store.gate.set()
+    finally:
+        store.gate.set()
+
+
+async def test_not_while_a_snapshot_is_checked(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAIN_SNAPSHOT_DIR", str(tmp_path / "snapshots"))
+    first = Brain(workspace, cache=True)
+    first.sync()
+    first.close()
+    (workspace / "memory" / "writer" / "since.md").write_text("---\ndescription: New\n---\nx\n")
+    store = GatedStore()  # the rescan has a note to write: it waits for the gate
+    try:
+        with live_server(workspace, store, cache=True) as live:  # ready: from the snapshot
+            mcp = deferred(live)
+            assert live.brain.snapshots is not None
+            assert live.brain.snapshots.loaded
+            assert live.brain.checking
+            time.sleep(5 * READY_POLL_S)
+            assert mcp.endpoint is None
+            store.gate.set()
+            wait_for(lambda: mcp.endpoint is not None, "the MCP endpoint after the check")
+            assert not live.brain.checking
     finally:
         store.gate.set()
 
