@@ -297,4 +297,5 @@ def _decode_links(columns: dict[str, Any], look: _Lookup) -> list[tuple[str, tup
         strict=True,
     ))
     ends = list(accumulate(counts))
-    return [(s, tuple(flat[a:b])) for s, a, b in zip(sources, [0, *ends], ends, strict=False)]
+    per_source = map(tuple, map(flat.__getitem__, map(slice, [0, *ends], ends)))
+    return list(zip(sources, per_source, strict=True))

@@ -34,6 +34,7 @@ from brain.api.view import BrainGraphQL
 from brain.api.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.web import routes as web_routes
 from brain.ingest import Progress, SyncResult
+from brain.mcp.deferred import DeferredMcp
 
 GRAPHQL_PATH = "/graphql"
 logger = logging.getLogger("brain.api")
@@ -102,9 +103,8 @@ def create_app(
     """The app. With a watcher in `services`, its lifespan reads and follows the workspace."""
     settings = services.settings
     schema = schema or build_schema(dev=settings.dev, limits=settings.limits)
-    from brain.mcp.http import mcp_endpoint  # MCP at /mcp (streamable HTTP), same tokens
-
-    mcp = mcp_endpoint(services)
+    # MCP at /mcp (streamable HTTP), same tokens; its SDK is imported once the graph is ready.
+    mcp = DeferredMcp(services)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -8,4 +8,5 @@ other front ends use: `MemoryTool` for the six commands, the store for links and
 
 Nothing is imported here, so `brain --help` does not load the MCP SDK: use
 `brain.mcp.server.BrainMcp`, `brain.mcp.http.mcp_endpoint`, `brain.mcp.stdio.run_stdio`.
+`brain serve` mounts `brain.mcp.deferred.DeferredMcp`, which imports the SDK after its start.
 """

@@ -17,17 +17,20 @@ description, 1 body), |D| the note's word count over all columns, idf = ln((N - 
 Updates: a changed note gets a new slot and its old slot is marked dead (no posting list is
 rewritten); dead postings are masked out at query time, which also makes each term's document
 count exact, and compacted away once they are a third of all postings. The whole index
-serializes to bytes (`image`) for the startup snapshot and loads back with one copy per term.
+serializes to bytes (`image`) for the startup snapshot and loads back as one buffer per
+column, a term's postings cut from it on first use.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import operator
 import struct
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any
+from itertools import repeat
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 
@@ -44,7 +47,7 @@ from brain.search.postings import (
 __all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index"]
 
 K1, B = 1.2, 0.75
-MAGIC = b"brain-bm25 1\n"
+MAGIC = b"brain-bm25 2\n"  # 2: each note's postings count stored, not counted again on load
 
 
 class BM25Index:
@@ -293,12 +296,16 @@ class BM25Index:
             self._types[live].astype(np.int32).tobytes(),
             "\0".join(ids).encode(),
             "\0".join(words).encode(),
+            self._distinct[live].astype(np.int32).tobytes(),  # a live note's postings are all live
         ]
         header = json.dumps({"codes": codes, "tokens": self._tokens, "sizes": [len(a) for a in arrays]})
         head = header.encode()
         return MAGIC + struct.pack("<I", len(head)) + head + b"".join(arrays)
 
     def load_image(self, image: bytes) -> None:
+        """Become the index `image()` gave. Its postings stay one buffer each, a term's cut
+        from it on first use (_LoadedPostings): a term at a time, that copy was most of a
+        warm start's index load at 100,000 notes, for terms few queries ever name."""
         if not image.startswith(MAGIC):
             raise ValueError("not a brain keyword index image")
         at = len(MAGIC)
@@ -306,14 +313,19 @@ class BM25Index:
         at += 4
         header = json.loads(image[at : at + head_size])
         at += head_size
-        parts: list[bytes] = []
+        view = memoryview(image)
+        parts: list[memoryview] = []
         for part_size in header["sizes"]:
-            parts.append(image[at : at + part_size])
+            parts.append(view[at : at + part_size])
             at += part_size
-        raw_offsets, raw_docs, raw_freqs, raw_lengths, raw_scopes, raw_types, raw_ids, raw_words = parts
+        (raw_offsets, raw_docs, raw_freqs, raw_lengths, raw_scopes, raw_types, raw_ids, raw_words,
+         raw_distinct) = parts
         offsets = np.frombuffer(raw_offsets, dtype=np.int64).tolist()
-        ids = raw_ids.decode().split("\0") if raw_ids else []
-        words = raw_words.decode().split("\0") if raw_words else []
+        ids = bytes(raw_ids).decode().split("\0") if raw_ids else []
+        words = bytes(raw_words).decode().split("\0") if raw_words else []
+        if (len(offsets) != len(words) + 1 or (offsets and offsets[-1] * 4 != len(raw_docs))
+                or len(raw_distinct) != 4 * len(ids)):
+            raise ValueError("a keyword index image of the wrong shape")
         self.__init__(self.compact_after)  # type: ignore[misc]
         self._codes = {name: code for code, name in enumerate(header["codes"])}
         capacity = max(1024, 1 << max(0, len(ids) - 1).bit_length())
@@ -324,18 +336,48 @@ class BM25Index:
         self._alive = np.zeros(capacity, dtype=bool)
         self._alive[: len(ids)] = True
         self._ids = list(ids)
-        self._slot = {node_id: slot for slot, node_id in enumerate(ids)}
+        self._slot = dict(zip(ids, range(len(ids)), strict=True))
         self._tokens = int(header["tokens"])
-        for term, word in enumerate(words):
-            self._terms[word] = term
-            docs, freqs = array("i"), array("H")
-            docs.frombytes(raw_docs[4 * offsets[term] : 4 * offsets[term + 1]])
-            freqs.frombytes(raw_freqs[2 * offsets[term] : 2 * offsets[term + 1]])
-            self._docs.append(docs)
-            self._freqs.append(freqs)
+        self._terms = dict(zip(words, range(len(words)), strict=True))
+        self._docs = _LoadedPostings("i", raw_docs, offsets)
+        self._freqs = _LoadedPostings("H", raw_freqs, offsets)
         self._postings = offsets[-1] if offsets else 0
         self._distinct = np.zeros(capacity, dtype=np.int32)
-        self._distinct[: len(ids)] = np.bincount(np.frombuffer(raw_docs, dtype=np.int32), minlength=len(ids))
+        self._distinct[: len(ids)] = np.frombuffer(raw_distinct, dtype=np.int32)
+
+
+class _LoadedPostings(list["array[int]"]):
+    """Term id -> its postings, as the index's `_docs` or `_freqs` after `load_image`: each
+    term's array is cut from the image's one buffer the first time it is asked for (by a
+    query, an append or the next image); terms added later are appended as usual."""
+
+    def __init__(self, code: str, raw: memoryview, offsets: list[int]) -> None:
+        super().__init__(repeat(_UNCUT, max(0, len(offsets) - 1)))
+        self._code = code
+        self._raw = raw
+        self._offsets = offsets
+        self._width = array(code).itemsize
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> array[int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[array[int]]: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> array[int] | list[array[int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        term = operator.index(index)
+        if term < 0:
+            term += len(self)
+        held = super().__getitem__(term)
+        if held is _UNCUT:
+            held = array(self._code)
+            width = self._width
+            held.frombytes(self._raw[width * self._offsets[term] : width * self._offsets[term + 1]])
+            super().__setitem__(term, held)
+        return held
+
+
+_UNCUT: array[int] = array("i")  # a loaded term not cut yet (only ever compared, never changed)
 
 
 def _joined(parts: list[Any], dtype: Any) -> bytes:

@@ -57,13 +57,13 @@ from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_rows import (
-    PATH,
     STATUS,
     TARGET_ID,
     LinkRow,
     MemoryRow,
     StoreImage,
     as_link,
+    image_tables,
     link_row,
     memory_of,
     name_entry,
@@ -468,17 +468,10 @@ class MemoryStore:
         with self._lock:
             self.clear()
             self._keywords.load_image(image.keywords)
-            ids = image.memory_ids
-            self._memories = dict(zip(ids, image.memories, strict=True))
-            self._bodies = {i: b for i, b in zip(ids, image.bodies, strict=True) if b is not None}
-            self._by_path = {
-                (held.path if isinstance(held, MemoryNode) else held[PATH]): node_id
-                for node_id, held in self._memories.items()
-            }
+            self._memories, self._bodies, self._by_path, self._out = image_tables(image)
             self._agents = {a.id: a for a in image.agents}
             self._entities = {e.id: e for e in image.entities}
             self._files = {f.id: f for f in image.files}
-            self._out = {source: list(rows) for source, rows in image.links}
             self._indexed = False
 
     # ------------------------------------------------------------------ search (SearchIndex)

@@ -14,6 +14,7 @@ import operator
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from itertools import compress
 from typing import Any, Final
 
 from brain.model import (
@@ -150,3 +151,25 @@ def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     if type(held) is tuple:
         return NameEntry(node_id, Kind(held[KIND]), leaf_key(held[1]), held[0])
     return entry_of(held)  # type: ignore[arg-type]
+
+
+_ROW_PATH = operator.itemgetter(PATH)
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+
+
+def image_tables(image: StoreImage) -> tuple[
+    dict[str, MemoryNode | MemoryRow], dict[str, bytes], dict[str, str], dict[str, list[LinkRow]]
+]:
+    """A store's memories, bodies, ids by path and links by source, from an image: C loops
+    only (a warm start at 100,000 notes waits for these). A body is None (none kept) or
+    compressed bytes, never empty; a snapshot's memories are all rows."""
+    ids, held = image.memory_ids, image.memories
+    memories = dict(zip(ids, held, strict=True))
+    bodies: dict[str, bytes] = dict(compress(zip(ids, image.bodies, strict=True), image.bodies))  # type: ignore[arg-type]
+    try:
+        paths: list[str] = list(map(_ROW_PATH, held))  # type: ignore[arg-type]
+    except TypeError:  # nodes among them: the image of a live store
+        paths = [m.path if isinstance(m, MemoryNode) else m[PATH] for m in held]
+    links = image.links
+    out = dict(zip(map(_FIRST, links), map(list, map(_SECOND, links)), strict=True))
+    return memories, bodies, dict(zip(paths, ids, strict=True)), out

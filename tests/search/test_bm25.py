@@ -8,6 +8,7 @@ import random
 import sqlite3
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from brain.search.bm25 import BM25Index
@@ -165,3 +166,34 @@ def test_empty_and_unknown() -> None:
 def test_index_words(text: str, words: list[str]) -> None:
     assert index_words(text) == words
     assert word_counts(text) == Counter(words)
+
+
+def test_a_loaded_image_cuts_each_term_on_first_use_as_an_eager_load_would() -> None:
+    """After `load_image` a term's postings are cut from the image's buffer when first asked
+    for: the same arrays, the same image back, and appends land on the cut copy only."""
+    rng = random.Random(11)
+    index = BM25Index()
+    index.add_many([(f"m{i}", *random_note(rng)) for i in range(40)])
+    image = index.image()
+    loaded = BM25Index()
+    loaded.load_image(image)
+    assert loaded.image() == image  # every term cut, in term order
+    postings = np.concatenate([np.frombuffer(d, dtype=np.int32) for d in loaded._docs[:]])
+    assert loaded._distinct[: len(loaded)].tolist() == np.bincount(postings).tolist()
+    fresh = BM25Index()
+    fresh.load_image(image)
+    terms = sorted(fresh._terms.items(), key=lambda item: item[1])
+    assert len(fresh._docs) == len(fresh._freqs) == len(terms)
+    last = terms[-1][1]
+    assert fresh._docs[-1] == fresh._docs[last] == loaded._docs[last]
+    assert fresh._docs[1:3] == [loaded._docs[1], loaded._docs[2]]
+    for word, term in terms:
+        assert fresh._docs[term] == loaded._docs[term]
+        assert fresh._freqs[term] == loaded._freqs[term]
+        assert fresh.search([word], None, None, 100) == index.search([word], None, None, 100)
+    word, term = terms[0]
+    fresh.add("new", "shared", "", word, "", word)
+    assert fresh._docs[term] != loaded._docs[term]  # the other index's copy is its own
+    assert "new" in [i for i, _ in fresh.search([word], None, None, 100)]
+    with pytest.raises(ValueError, match="wrong shape"):  # the last word cut off: one term short
+        BM25Index().load_image(image[: -len(terms[-1][0]) - 1])

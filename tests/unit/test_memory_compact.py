@@ -111,3 +111,24 @@ def test_links_share_their_ids(source: Brain) -> None:
         by_target.setdefault(row[2], set()).add(id(row[2]))
     assert all(len(copies) == 1 for copies in by_target.values())
     assert any(row[3] is not LinkStatus.RESOLVED for row in rows)
+
+
+def test_a_live_stores_own_image_restores_as_its_snapshot_does(source: Brain) -> None:
+    """`restore` of `contents()` itself (memories as nodes, link rows in tuples) gives what
+    the snapshot's decoded rows give: the same tables, the same answers."""
+    original = source.store
+    assert isinstance(original, MemoryStore)
+    image = original.contents()
+    assert all(type(held) is not tuple for held in image.memories)  # nodes, as written
+    nodes = MemoryStore()
+    nodes.restore(image)
+    rows = restored(source)
+    assert nodes._by_path == rows._by_path == original._by_path
+    assert nodes._bodies == rows._bodies == original._bodies
+    assert nodes._out == rows._out == original._out
+    assert all(type(held) is list for held in nodes._out.values())
+    assert answers(nodes) == answers(rows) == answers(original)
+    empty = MemoryStore()
+    empty.restore(type(image)(memory_ids=["m"], memories=[rows._memories[next(iter(rows._memories))]],
+                              bodies=[None], keywords=image.keywords))
+    assert empty._bodies == {}  # a memory kept without its body

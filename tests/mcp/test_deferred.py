@@ -1,0 +1,110 @@
+"""`/mcp` of `brain serve` loads the MCP SDK off the path to ready (brain/mcp/deferred.py):
+not before the graph is ready, unless a request for it comes first, which is then answered
+by the real SDK as if it had been there from the start."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
+from brain.service import Brain
+from brain.store.base import WriteBatch
+from brain.store.memory import MemoryStore
+from tests.api.live import LiveServer, live_server, wait_for
+from tests.mcp.conftest import http_session
+
+
+class GatedStore(MemoryStore):
+    """A real store whose writes wait for the test: the first ingest stays unfinished."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def write(self, batch: WriteBatch) -> None:
+        self.gate.wait(30)
+        super().write(batch)
+
+
+def deferred(live: LiveServer) -> DeferredMcp:
+    app = live.server.config.app
+    assert isinstance(app, Starlette)
+    (route,) = [r for r in app.routes if isinstance(r, Route) and r.path == MCP_PATH]
+    assert isinstance(route.endpoint, DeferredMcp)
+    return route.endpoint
+
+
+async def test_loaded_once_ready_and_then_answers(workspace: Path) -> None:
+    store = GatedStore()
+    with live_server(workspace, store, wait_ready=False) as live:
+        mcp = deferred(live)
+        watcher = live.services.watcher
+        assert watcher is not None
+        wait_for(lambda: watcher.running, "the first ingest to start")
+        assert not live.brain.ready
+        assert mcp.endpoint is None  # not while the graph is read
+        store.gate.set()
+        wait_for(lambda: live.brain.ready, "the first ingest")
+        wait_for(lambda: mcp.endpoint is not None, "the MCP endpoint")
+        async with http_session(live.base, None, agent="writer") as session:
+            ok, text = await session.memory(command="view", path="/memories")
+            assert ok
+            assert "/memories/house-style.md" in text
+
+
+async def test_a_request_before_ready_loads_it_at_once(workspace: Path) -> None:
+    store = GatedStore()
+    try:
+        with live_server(workspace, store, wait_ready=False) as live:
+            mcp = deferred(live)
+            assert not live.brain.ready
+            async with http_session(live.base, None, agent="writer") as session:  # initializes
+                assert mcp.endpoint is not None
+                assert not live.brain.ready  # answered while the graph is still being read
+                tools = {tool.name for tool in (await session.client.list_tools()).tools}
+                assert "memory" in tools
+            store.gate.set()
+    finally:
+        store.gate.set()
+
+
+async def test_not_while_a_snapshot_is_checked(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAIN_SNAPSHOT_DIR", str(tmp_path / "snapshots"))
+    first = Brain(workspace, cache=True)
+    first.sync()
+    first.close()
+    (workspace / "memory" / "writer" / "since.md").write_text("---\ndescription: New\n---\nx\n")
+    store = GatedStore()  # the rescan has a note to write: it waits for the gate
+    try:
+        with live_server(workspace, store, cache=True) as live:  # ready: from the snapshot
+            mcp = deferred(live)
+            assert live.brain.snapshots is not None
+            assert live.brain.snapshots.loaded
+            assert live.brain.checking
+            time.sleep(5 * READY_POLL_S)
+            assert mcp.endpoint is None
+            store.gate.set()
+            wait_for(lambda: mcp.endpoint is not None, "the MCP endpoint after the check")
+            assert not live.brain.checking
+    finally:
+        store.gate.set()
+
+
+def test_outside_a_lifespan_it_says_so(workspace: Path) -> None:
+    with live_server(workspace, MemoryStore()) as live:
+        mcp = DeferredMcp(live.services)
+
+        async def call() -> None:
+            await mcp({"type": "http"}, None, None)  # type: ignore[arg-type]
+
+        with pytest.raises(RuntimeError, match="lifespan"):
+            anyio.run(call)
