@@ -11,6 +11,9 @@ Measured (times from the page's own clock, `performance.now()`):
 * first rendered memory list: navigation start to the first row of the Shared table;
 * first drawn graph overview: navigation start to every node and edge in the drawing, then
   one more frame; and whether it stays pannable: frame times while the camera is dragged;
+* label placement (which labels the drawing shows, none over another): the time of each
+  placement (`performance.measure('labels')`) over the overview, the pan and a zoom in, and the
+  labels then drawn;
 * open a note: from asking for a note (the route changes) to its editor showing its text;
 * expand a node: from a click on a neighbour in the details panel to its neighbours drawn;
 * the page's JS heap with the overview loaded; the bundle's size, raw and gzipped.
@@ -92,7 +95,7 @@ def first_list(browser: Any, base: str) -> float:
         page.close()
 
 
-def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], float]:
+def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], float, dict[str, float]]:
     page = new_page(browser)
     try:
         page.goto(f"{base}/#/graph")
@@ -100,7 +103,7 @@ def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], fl
         took = float(page.evaluate(WAIT, [0, drawn]))
         heap = float(page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : NaN")) / 2**20
         frames = pan(page)
-        return took, frames, heap
+        return took, frames, heap, labels(page)
     finally:
         page.close()
 
@@ -124,6 +127,20 @@ def pan(page: Any) -> dict[str, float]:
     frames = [f / 1000 for f in page.evaluate("window.__frames")[2:]]
     p = percentiles(frames)
     return {"frame_p50_ms": p["p50_ms"], "frame_p95_ms": p["p95_ms"], "frames": p["n"]}
+
+
+def labels(page: Any) -> dict[str, float]:
+    """Zooms in on the middle of the overview until it is still, then the placements' times."""
+    box = page.locator(".graph-canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(4):
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(800)
+    took = page.evaluate("performance.getEntriesByName('labels', 'measure').map((e) => e.duration)")
+    drawn = len(json.loads(page.locator(".graph-canvas").get_attribute("data-labels") or "[]"))
+    return {"placements": len(took), "median_ms": round(statistics.median(took), 1) if took else nan,
+            "max_ms": round(max(took), 1) if took else nan, "labels_drawn_zoomed_in": drawn}
 
 
 def open_notes(browser: Any, base: str, files: list[str], samples: int, rng: random.Random) -> list[float]:
@@ -200,7 +217,7 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             lists = [first_list(browser, base) for _ in range(args.runs)] if "list" in only else [nan]
             overviews = ([first_overview(browser, base) for _ in range(args.runs)] if "overview" in only
-                         else [(nan, {}, nan)])
+                         else [(nan, {}, nan, {})])
             opened = open_notes(browser, base, files, args.samples, rng) if "open" in only else [nan]
             ids = [f"memory:{f.split('/')[1]}/{f.split('/')[2].removesuffix('.md')}" for f in files]
             expanded = expands(browser, base, ids, args.samples, rng) if "expand" in only else [nan]
@@ -220,6 +237,7 @@ def main() -> None:
                               "all": [rounded(o[0]) for o in overviews]},
         "overview_pan": overviews[len(overviews) // 2][1],
         "overview_js_heap_mb": round(statistics.median(o[2] for o in overviews), 1),
+        "label_placement": overviews[len(overviews) // 2][3],
         "open_note": percentiles(opened),
         "expand_node": percentiles(expanded),
         "bundle": bundle(),

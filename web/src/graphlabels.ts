@@ -1,11 +1,12 @@
 // sigma's side of label placement (labels.ts decides): sigma offers every label it could draw
-// (the grid's density limit is lifted) and this drawing function draws only the chosen ones.
+// (the grid's density limit is lifted) and this drawing function draws only the chosen ones,
+// each at the place chosen for it.
 // The choice is made again on the first label of a frame whose camera, size, threshold or data
 // changed, and only while the camera is still: a pan or zoom keeps the last choice (big drawings
 // hide labels while moving anyway), so moving frames cost what they did.
 import type Sigma from 'sigma';
-import { drawDiscNodeLabel, type NodeLabelDrawingFunction } from 'sigma/rendering';
-import { chooseLabels, labelBox, labelPriority, TextWidths, type Box, type LabelBox } from './labels';
+import type { NodeLabelDrawingFunction } from 'sigma/rendering';
+import { chooseLabels, labelPlaces, labelPriority, TextWidths, type Box, type LabelCandidate } from './labels';
 
 // sigma skips labels whose node lies further off the drawing than this (renderLabels).
 const X_MARGIN = 150;
@@ -17,7 +18,7 @@ type Settings = Parameters<NodeLabelDrawingFunction>[2];
 
 export class LabelPlacer {
   private sigma: Sigma | null = null;
-  private chosen = new Set<string>();
+  private chosen = new Map<string, number>();
   private placedFor = '';
   private version = 0;
   private frame = 0;
@@ -41,12 +42,16 @@ export class LabelPlacer {
   readonly draw: NodeLabelDrawingFunction = (context, data, settings) => {
     if (this.placedFrame !== this.frame) { this.placedFrame = this.frame; this.place(settings); }
     const key = (data as { key?: string }).key;
-    if (key === undefined || !data.label || !this.chosen.has(key)) return;
-    drawDiscNodeLabel(context, data, settings);
-    if (this.drawn.length < EXPOSED) {
-      const width = this.widths.width(data.label, fontOf(settings));
-      this.drawn.push([data.label, labelBox(data.x, data.y, data.size, width, settings.labelSize)]);
-    }
+    const at = key === undefined ? undefined : this.chosen.get(key);
+    if (at === undefined || !data.label) return;
+    const font = fontOf(settings);
+    const place = labelPlaces(data.x, data.y, data.size, this.widths.width(data.label, font), settings.labelSize)[at];
+    // As sigma's drawDiscNodeLabel, at the chosen place.
+    const { attribute, color } = settings.labelColor;
+    context.fillStyle = (attribute ? (data as Record<string, unknown>)[attribute] as string | undefined : undefined) || color || '#000';
+    context.font = font;
+    context.fillText(data.label, place.left, place.baseline);
+    if (this.drawn.length < EXPOSED) this.drawn.push([data.label, place]);
   };
 
   /** Follows `sigma`'s frames; its settings must have `labelDensity: Infinity` and `defaultDrawNodeLabel: draw`. */
@@ -83,7 +88,7 @@ export class LabelPlacer {
     const neighbours = new Set<string>();
     if (selected !== null && graph.hasNode(selected)) graph.forEachNeighbor(selected, (n) => { neighbours.add(n); });
     const font = fontOf(settings);
-    const boxes: LabelBox[] = [];
+    const candidates: LabelCandidate[] = [];
     graph.forEachNode((node, attrs) => {
       const d = sigma.getNodeDisplayData(node);
       if (!d || d.hidden || !d.label) return;
@@ -91,16 +96,20 @@ export class LabelPlacer {
       if (!d.forceLabel && size < threshold) return;
       const p = sigma.framedGraphToViewport(d);
       if (p.x < -X_MARGIN || p.x > width + X_MARGIN || p.y < -Y_MARGIN || p.y > height + Y_MARGIN) return;
-      const box = labelBox(p.x, p.y, size, this.widths.width(d.label, font), settings.labelSize);
-      if (box.right < 0 || box.left > width || box.bottom < 0 || box.top > height) return;
+      // Places wholly on the drawing: one half off it would hide what it names.
+      // (the selected node's label shows anyway).
+      const all = labelPlaces(p.x, p.y, size, this.widths.width(d.label, font), settings.labelSize);
+      const fit = all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
+      const places = node === selected && fit.every((b) => b === null) ? all : fit;
+      if (places.every((b) => b === null)) return;
       const priority = labelPriority({
         selected: node === selected, neighbour: neighbours.has(node), agent: attrs.kind === 'agent',
         problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0, size: d.size, degree: Number(attrs.degree) || 0,
       });
-      boxes.push({ ...box, key: node, priority, always: node === selected });
+      candidates.push({ key: node, priority, always: node === selected, places });
     });
-    this.chosen = chooseLabels(boxes);
-    this.dropped = boxes.length - this.chosen.size;
+    this.chosen = chooseLabels(candidates);
+    this.dropped = candidates.length - this.chosen.size;
     performance.measure('labels', 'labels:start');  // bench/bench_ui.py reports its cost
   }
 

@@ -1,21 +1,36 @@
 // Which node labels the graph draws: no two drawn labels overlap. sigma's own label grid keeps a
 // few labels per grid cell but never measures them, so long names in neighbouring cells (or
 // forced ones) are drawn over each other. Here every candidate label is a measured box in screen
-// pixels, and boxes are taken greedily by priority: the selected node's always, then its
-// neighbours', agents', nodes with problems, then the biggest nodes. Pure: boxes in, keys out.
+// pixels, and labels are placed greedily by priority: the selected node's always, then its
+// neighbours', agents', nodes with problems, then the biggest nodes. A label whose usual place
+// (right of its node) is taken tries left, below and above, as map labels do. Pure: boxes in,
+// chosen places out.
 
 export type Box = { left: number; top: number; right: number; bottom: number };
-export type LabelBox = Box & { key: string; priority: number; always?: boolean };
+/** A label's box and the baseline its text is written on. */
+export type Place = Box & { baseline: number };
+/** A label that could be drawn: where it may go, best first (null: not there, e.g. off the drawing). */
+export type LabelCandidate = { key: string; priority: number; always?: boolean; places: readonly (Box | null)[] };
 
 /**
  * Where sigma's default label drawing puts a label (drawDiscNodeLabel: the text starts 3 px
  * right of the disc, its baseline a third of the font size below the node's centre). The box
  * spans the font's ascent and descent: most of an em above the baseline, a quarter below.
  */
-export function labelBox(x: number, y: number, nodeSize: number, textWidth: number, fontSize: number): Box {
-  const left = x + nodeSize + 3;
-  const baseline = y + fontSize / 3;
-  return { left, top: baseline - fontSize * 0.9, right: left + textWidth, bottom: baseline + fontSize * 0.25 };
+export function labelBox(x: number, y: number, nodeSize: number, textWidth: number, fontSize: number): Place {
+  return labelPlaces(x, y, nodeSize, textWidth, fontSize)[0];
+}
+
+/** Where a label may go around its node, best first: right (sigma's place), left, below, above. */
+export function labelPlaces(x: number, y: number, nodeSize: number, textWidth: number, fontSize: number): Place[] {
+  const [ascent, descent] = [fontSize * 0.9, fontSize * 0.25];
+  const beside = y + fontSize / 3;
+  const below = y + nodeSize + 2 + ascent;
+  const above = y - nodeSize - 2 - descent;
+  const place = (left: number, baseline: number): Place =>
+    ({ left, top: baseline - ascent, right: left + textWidth, bottom: baseline + descent, baseline });
+  return [place(x + nodeSize + 3, beside), place(x - nodeSize - 3 - textWidth, beside),
+    place(x - textWidth / 2, below), place(x - textWidth / 2, above)];
 }
 
 /** Whether two boxes come closer than `gap` pixels (touching counts when gap > 0). */
@@ -34,37 +49,38 @@ export function labelPriority(r: LabelRank): number {
 const CELL = 64;
 
 /**
- * The labels to draw: greedily by priority (ties by key, so the answer does not depend on the
- * order boxes come in), each kept unless it comes within `gap` px of one already kept. Boxes
- * marked `always` are kept whatever they overlap. A uniform grid of 64 px cells finds the kept
- * boxes near a candidate, so thousands of candidates cost a few milliseconds.
+ * The labels to draw and where: greedily by priority (ties by key, so the answer does not
+ * depend on the order candidates come in), each at its first place that keeps `gap` px from
+ * every label placed already, or left out. A label marked `always` is drawn at its first free
+ * place, else its first, whatever that covers. Answers key -> index in `places` of the one
+ * chosen. A
+ * uniform grid of 64 px cells finds the placed boxes near a place, so thousands of candidates
+ * cost a few milliseconds.
  */
-export function chooseLabels(boxes: readonly LabelBox[], gap = 2): Set<string> {
-  const order = [...boxes].sort((a, b) => Number(Boolean(b.always)) - Number(Boolean(a.always))
+export function chooseLabels(candidates: readonly LabelCandidate[], gap = 2): Map<string, number> {
+  const order = [...candidates].sort((a, b) => Number(Boolean(b.always)) - Number(Boolean(a.always))
     || b.priority - a.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const grid = new Map<string, Box[]>();
-  const chosen = new Set<string>();
-  for (const box of order) {
-    if (chosen.has(box.key)) continue;
-    const x0 = Math.floor((box.left - gap) / CELL);
-    const x1 = Math.floor((box.right + gap) / CELL);
-    const y0 = Math.floor((box.top - gap) / CELL);
-    const y1 = Math.floor((box.bottom + gap) / CELL);
-    let free = true;
-    for (let cx = x0; free && cx <= x1; cx++) {
-      for (let cy = y0; free && cy <= y1; cy++) {
-        for (const other of grid.get(`${cx},${cy}`) ?? []) if (intersects(box, other, gap)) { free = false; break; }
-      }
-    }
-    if (!free && !box.always) continue;
-    chosen.add(box.key);
-    for (let cx = x0; cx <= x1; cx++) {
-      for (let cy = y0; cy <= y1; cy++) {
-        const cell = grid.get(`${cx},${cy}`);
-        if (cell) cell.push(box);
-        else grid.set(`${cx},${cy}`, [box]);
-      }
-    }
+  const cells = (box: Box, visit: (key: string) => boolean | void): void => {
+    const [x0, x1] = [Math.floor((box.left - gap) / CELL), Math.floor((box.right + gap) / CELL)];
+    const [y0, y1] = [Math.floor((box.top - gap) / CELL), Math.floor((box.bottom + gap) / CELL)];
+    for (let cx = x0; cx <= x1; cx++) for (let cy = y0; cy <= y1; cy++) if (visit(`${cx},${cy}`) === false) return;
+  };
+  const free = (box: Box | null): box is Box => {
+    if (!box) return false;
+    let clear = true;
+    cells(box, (cell) => (clear = !(grid.get(cell) ?? []).some((other) => intersects(box, other, gap))));
+    return clear;
+  };
+  const chosen = new Map<string, number>();
+  for (const c of order) {
+    if (chosen.has(c.key)) continue;
+    let at = c.places.findIndex(free);
+    if (at < 0 && c.always) at = c.places.findIndex((p) => p !== null);
+    const box = c.places[at];
+    if (!box) continue;
+    chosen.set(c.key, at);
+    cells(box, (cell) => { const boxes = grid.get(cell); if (boxes) boxes.push(box); else grid.set(cell, [box]); });
   }
   return chosen;
 }

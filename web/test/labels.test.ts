@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseLabels, intersects, labelBox, labelPriority, TextWidths, type LabelBox } from '../src/labels';
+import { chooseLabels, intersects, labelBox, labelPlaces, labelPriority, TextWidths, type Box, type LabelCandidate } from '../src/labels';
 
-// A label of `chars` characters at 7 px each, of a 14 px font, for a node of size 5 at (x, y).
-const at = (key: string, x: number, y: number, priority: number, chars = 10, always = false): LabelBox =>
-  ({ key, priority, always, ...labelBox(x, y, 5, chars * 7, 14) });
+// A label of `chars` characters at 7 px each, of a 14 px font, for a node of size 5 at (x, y),
+// that may only go right of its node (`at`) or anywhere around it (`around`).
+const at = (key: string, x: number, y: number, priority: number, chars = 10, always = false): LabelCandidate & Box =>
+  ({ key, priority, always, places: [labelBox(x, y, 5, chars * 7, 14)], ...labelBox(x, y, 5, chars * 7, 14) });
+const around = (key: string, x: number, y: number, priority: number, chars = 10): LabelCandidate =>
+  ({ key, priority, places: labelPlaces(x, y, 5, chars * 7, 14) });
 
-const cases: { name: string; boxes: LabelBox[]; kept: string[] }[] = [
+const cases: { name: string; boxes: LabelCandidate[]; kept: string[] }[] = [
   { name: 'an overlapping pair keeps the higher priority', boxes: [at('low', 0, 0, 1), at('high', 20, 4, 2)], kept: ['high'] },
   { name: 'the order boxes come in does not matter', boxes: [at('high', 20, 4, 2), at('low', 0, 0, 1)], kept: ['high'] },
   { name: 'equal priorities: the first key wins, deterministically', boxes: [at('b', 0, 0, 1), at('a', 5, 0, 1)], kept: ['a'] },
@@ -23,13 +26,47 @@ const cases: { name: string; boxes: LabelBox[]; kept: string[] }[] = [
   { name: 'boxes across many grid cells', boxes: [at('wide', -300, 0, 2, 120), at('under', 200, 8, 1), at('clear', 200, 40, 1)], kept: ['clear', 'wide'] },
   { name: 'negative coordinates (labels half off the drawing)', boxes: [at('a', -50, -8, 2), at('b', -40, -4, 1)], kept: ['a'] },
   { name: 'nothing to place', boxes: [], kept: [] },
+  { name: 'no place at all', boxes: [{ key: 'a', priority: 1, places: [] }, { key: 'b', priority: 1, places: [null, null], always: true }], kept: [] },
 ];
 
 for (const c of cases) {
   test(`chooseLabels: ${c.name}`, () => {
-    assert.deepEqual([...chooseLabels(c.boxes)].sort(), c.kept);
+    const chosen = chooseLabels(c.boxes);
+    assert.deepEqual([...chosen.keys()].sort(), c.kept);
+    assert.ok([...chosen.values()].every((i) => i === 0), 'only the one place offered');
   });
 }
+
+const moved: { name: string; boxes: LabelCandidate[]; places: Record<string, number> }[] = [
+  { name: 'right when it is free', boxes: [around('a', 0, 0, 1), around('b', 300, 0, 1)], places: { a: 0, b: 0 } },
+  { name: 'left when the right is taken', boxes: [around('big', 20, 0, 2), around('small', 0, 0, 1, 5)], places: { big: 0, small: 1 } },
+  { name: 'below when both sides are taken',
+    boxes: [around('r', 15, 0, 3), around('l', -100, 0, 3), around('mid', 0, 0, 1, 4)], places: { r: 0, l: 0, mid: 2 } },
+  { name: 'above when below is taken too',
+    boxes: [around('r', 15, 0, 3), around('l', -100, 0, 3), around('d', -20, 22, 3), around('mid', 0, 0, 1, 4)],
+    places: { r: 0, l: 0, d: 0, mid: 3 } },
+];
+// Places off the drawing come as nulls: the index chosen still counts them.
+const offRight = (c: LabelCandidate): LabelCandidate => ({ ...c, places: [null, ...c.places.slice(1)] });
+moved.push({ name: 'left when the right is off the drawing', boxes: [offRight(around('edge', 0, 0, 1))], places: { edge: 1 } });
+moved.push({ name: 'a selected label goes where it fits even if that is not first',
+  boxes: [around('r', 15, 0, 3), { ...offRight(around('sel', 0, 0, 0, 4)), always: true }], places: { sel: 1, r: 0 } });
+for (const c of moved) {
+  test(`chooseLabels moves a label: ${c.name}`, () => {
+    assert.deepEqual(Object.fromEntries(chooseLabels(c.boxes)), c.places);
+  });
+}
+
+test('labelPlaces: right, left, below, above the node, none over its disc', () => {
+  const [right, left, below, above] = labelPlaces(100, 100, 6, 50, 14);
+  assert.ok(right.left > 106 && left.right < 94, 'beside the disc');
+  assert.ok(below.top > 106 && above.bottom < 94, 'clear of the disc above and below');
+  assert.equal(below.left + 25, 100, 'centred under the node');
+  for (const p of [right, left, below, above]) {
+    assert.equal(p.right - p.left, 50);
+    assert.ok(p.top < p.baseline && p.baseline < p.bottom);
+  }
+});
 
 test('chooseLabels: no two kept boxes meet, on a random crowd, and the best is always kept', () => {
   let seed = 7;
@@ -38,12 +75,19 @@ test('chooseLabels: no two kept boxes meet, on a random crowd, and the best is a
   boxes.push(at('selected', 700, 430, 0, 20, true));
   const kept = chooseLabels(boxes);
   const chosen = boxes.filter((b) => kept.has(b.key));
+  assert.ok(chosen.every((b) => kept.get(b.key) === 0));
   for (let i = 0; i < chosen.length; i++) {
     for (let j = i + 1; j < chosen.length; j++) {
       assert.ok(!intersects(chosen[i], chosen[j]) || chosen[i].always || chosen[j].always, `${chosen[i].key} meets ${chosen[j].key}`);
     }
   }
   assert.ok(kept.has('selected'));
+  // With every place around each node offered, more fit, still none over another.
+  const anywhere = boxes.map((b) => around(b.key, b.left - 8, b.top + 12.6 - 14 / 3, b.priority, (b.right - b.left) / 7));
+  const placed = chooseLabels(anywhere);
+  const drawn = anywhere.filter((c) => placed.has(c.key)).map((c) => c.places[placed.get(c.key) ?? 0] as Box);
+  for (let i = 0; i < drawn.length; i++) for (let j = i + 1; j < drawn.length; j++) assert.ok(!intersects(drawn[i], drawn[j]));
+  assert.ok(placed.size > kept.size - 1, `${placed.size} placed around, ${kept.size} right of the node only`);
   const best = boxes.filter((b) => !b.always && !intersects(b, boxes[boxes.length - 1], 2)).sort((a, b) => b.priority - a.priority)[0];
   assert.ok(kept.has(best.key), 'the highest priority clear of the selection is kept');
   assert.ok(kept.size > 50 && kept.size < 3000, `some kept and some dropped (${kept.size})`);
