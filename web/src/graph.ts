@@ -111,7 +111,7 @@ export class GraphView implements View {
     if (this.sigma) return;
     this.sigma = new Sigma(this.graph, this.canvas, {
       renderEdgeLabels: false, labelRenderedSizeThreshold: 7, defaultEdgeType: 'arrow', hideEdgesOnMove: true,
-      labelDensity: Infinity, defaultDrawNodeLabel: this.labels.draw, labelFont: 'system-ui, sans-serif', zIndex: true,
+      renderLabels: false, labelFont: 'system-ui, sans-serif', zIndex: true,
       nodeProgramClasses: { point: NodePointProgram },
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),

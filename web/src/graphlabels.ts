@@ -1,30 +1,26 @@
-// sigma's side of label placement (labels.ts decides): sigma offers every label it could draw
-// (the grid's density limit is lifted) and this drawing function draws only the chosen ones,
-// each at the place chosen for it.
-// The choice is made again on the first label of a frame whose camera, size, threshold or data
-// changed, and only while the camera is still: a pan or zoom keeps the last choice (big drawings
-// hide labels while moving anyway), so moving frames cost what they did.
+// sigma's side of label placement (labels.ts decides). sigma draws no labels itself
+// (`renderLabels: false`: its grid would offer every node to a label function at each frame);
+// after each frame this draws the chosen labels, each at the place chosen for it, on sigma's
+// label layer. The choice is made again after a still frame whose camera, size, threshold or
+// data changed: a pan or zoom keeps the last choice (big drawings hide labels while moving
+// anyway), so moving frames cost what they did.
 import type Sigma from 'sigma';
-import type { NodeLabelDrawingFunction } from 'sigma/rendering';
 import { chooseLabels, labelPlaces, labelPriority, TextWidths, type Box, type LabelCandidate } from './labels';
 
-// sigma skips labels whose node lies further off the drawing than this (renderLabels).
+// sigma's label margins: nodes this far off the drawing may still label it.
 const X_MARGIN = 150;
 const Y_MARGIN = 50;
 // The drawn boxes the page exposes for tests (data-labels); a drawing shows far fewer.
 const EXPOSED = 2000;
 
-type Settings = Parameters<NodeLabelDrawingFunction>[2];
+type Settings = ReturnType<Sigma['getSettings']>;
 
 export class LabelPlacer {
   private sigma: Sigma | null = null;
   private chosen = new Map<string, number>();
   private placedFor = '';
   private version = 0;
-  private frame = 0;
-  private placedFrame = -1;
   private dropped = 0;
-  private drawn: [string, Box][] = [];
   private exposed = '';
   private readonly widths: TextWidths;
 
@@ -38,27 +34,15 @@ export class LabelPlacer {
     });
   }
 
-  /** The label drawing function to give sigma (setting `defaultDrawNodeLabel`). */
-  readonly draw: NodeLabelDrawingFunction = (context, data, settings) => {
-    if (this.placedFrame !== this.frame) { this.placedFrame = this.frame; this.place(settings); }
-    const key = (data as { key?: string }).key;
-    const at = key === undefined ? undefined : this.chosen.get(key);
-    if (at === undefined || !data.label) return;
-    const font = fontOf(settings);
-    const place = labelPlaces(data.x, data.y, data.size, this.widths.width(data.label, font), settings.labelSize)[at];
-    // As sigma's drawDiscNodeLabel, at the chosen place.
-    const { attribute, color } = settings.labelColor;
-    context.fillStyle = (attribute ? (data as Record<string, unknown>)[attribute] as string | undefined : undefined) || color || '#000';
-    context.font = font;
-    context.fillText(data.label, place.left, place.baseline);
-    if (this.drawn.length < EXPOSED) this.drawn.push([data.label, place]);
-  };
-
-  /** Follows `sigma`'s frames; its settings must have `labelDensity: Infinity` and `defaultDrawNodeLabel: draw`. */
+  /** Draws `sigma`'s labels from now on (its own setting `renderLabels` must be false). */
   attach(sigma: Sigma): void {
     this.sigma = sigma;
-    sigma.on('beforeRender', () => { this.frame++; this.drawn = []; });
-    sigma.on('afterRender', () => this.expose());
+    sigma.on('afterRender', () => {
+      const moving = this.moving();
+      if (moving && sigma.getSetting('hideLabelsOnMove')) return;
+      if (!moving) this.place();
+      this.draw(!moving);
+    });
   }
 
   /** The graph, its looks, the filters or the selection changed: choose again at the next frame. */
@@ -73,13 +57,14 @@ export class LabelPlacer {
     return sigma.getCamera().isAnimated() || captor.isMoving || captor.draggedEvents > 0 || captor.currentWheelDirection !== 0;
   }
 
-  private place(settings: Settings): void {
+  private place(): void {
     const sigma = this.sigma;
-    if (!sigma || this.moving()) return;
+    if (!sigma) return;
+    const settings = sigma.getSettings();
     const camera = sigma.getCamera().getState();
     const { width, height } = sigma.getDimensions();
     const threshold = settings.labelRenderedSizeThreshold;
-    const key = `${camera.x},${camera.y},${camera.ratio},${camera.angle}|${width}x${height}|${threshold}|${this.version}`;
+    const key = `${camera.x},${camera.y},${camera.ratio},${camera.angle}|${width}x${height}|${threshold}|${this.version}|${sigma.getGraph().order}`;
     if (key === this.placedFor) return;
     performance.mark('labels:start');
     this.placedFor = key;
@@ -89,14 +74,18 @@ export class LabelPlacer {
     if (selected !== null && graph.hasNode(selected)) graph.forEachNeighbor(selected, (n) => { neighbours.add(n); });
     const font = fontOf(settings);
     const candidates: LabelCandidate[] = [];
+    const discs: Box[] = [];  // labels keep off the nodes where they can
     graph.forEachNode((node, attrs) => {
       const d = sigma.getNodeDisplayData(node);
-      if (!d || d.hidden || !d.label) return;
+      if (!d || d.hidden) return;
       const size = sigma.scaleSize(d.size);
-      if (!d.forceLabel && size < threshold) return;
       const p = sigma.framedGraphToViewport(d);
       if (p.x < -X_MARGIN || p.x > width + X_MARGIN || p.y < -Y_MARGIN || p.y > height + Y_MARGIN) return;
-      // Places wholly on the drawing: one half off it would hide what it names.
+      if (p.x + size > 0 && p.x - size < width && p.y + size > 0 && p.y - size < height) {
+        discs.push({ left: p.x - size, top: p.y - size, right: p.x + size, bottom: p.y + size });
+      }
+      if (!d.label || (!d.forceLabel && size < threshold)) return;
+      // Places wholly on the drawing: one half off it would hide what it names
       // (the selected node's label shows anyway).
       const all = labelPlaces(p.x, p.y, size, this.widths.width(d.label, font), settings.labelSize);
       const fit = all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
@@ -108,19 +97,40 @@ export class LabelPlacer {
       });
       candidates.push({ key: node, priority, always: node === selected, places });
     });
-    this.chosen = chooseLabels(candidates);
+    this.chosen = chooseLabels(candidates, 2, discs);
     this.dropped = candidates.length - this.chosen.size;
     performance.measure('labels', 'labels:start');  // bench/bench_ui.py reports its cost
+  }
+
+  /** The chosen labels where their nodes are now drawn (as sigma's drawDiscNodeLabel, at the chosen place). */
+  private draw(still: boolean): void {
+    const sigma = this.sigma;
+    const context = sigma?.getCanvases().labels?.getContext('2d');
+    if (!sigma || !context) return;
+    const settings = sigma.getSettings();
+    const font = fontOf(settings);
+    const { attribute, color } = settings.labelColor;
+    const drawn: [string, Box][] = [];
+    context.font = font;
+    for (const [node, at] of this.chosen) {
+      const d = sigma.getNodeDisplayData(node);
+      if (!d || d.hidden || !d.label) continue;
+      const p = sigma.framedGraphToViewport(d);
+      const place = labelPlaces(p.x, p.y, sigma.scaleSize(d.size), this.widths.width(d.label, font), settings.labelSize)[at];
+      context.fillStyle = (attribute ? (d as unknown as Record<string, unknown>)[attribute] as string | undefined : undefined) || color || '#000';
+      context.fillText(d.label, place.left, place.baseline);
+      if (drawn.length < EXPOSED) drawn.push([d.label, place]);
+    }
+    if (still) this.expose(drawn);
   }
 
   /**
    * The drawn labels' boxes on the canvas, `data-labels` = JSON [[label, left, top, right,
    * bottom], …] in CSS pixels of the drawing, and `data-labels-dropped` = how many labels were
-   * left out to keep them apart (tests read both). Only from still frames, which draw labels.
+   * left out to keep them apart (tests read both). From still frames only.
    */
-  private expose(): void {
-    if (this.moving()) return;  // a still frame draws labels (none if it offered none)
-    const text = JSON.stringify(this.drawn.map(([label, b]) => [label, ...[b.left, b.top, b.right, b.bottom].map((v) => Math.round(v * 10) / 10)]));
+  private expose(drawn: [string, Box][]): void {
+    const text = JSON.stringify(drawn.map(([label, b]) => [label, ...[b.left, b.top, b.right, b.bottom].map((v) => Math.round(v * 10) / 10)]));
     if (text === this.exposed) return;
     this.exposed = text;
     this.canvas.dataset.labels = text;

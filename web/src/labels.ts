@@ -48,39 +48,57 @@ export function labelPriority(r: LabelRank): number {
 
 const CELL = 64;
 
+/** Boxes in a uniform grid of 64 px cells: which boxes are near one costs a few look-ups. */
+class BoxGrid {
+  private readonly cells = new Map<number, Box[]>();
+
+  constructor(private readonly gap: number) {}
+
+  add(box: Box): void {
+    this.visit(box, (key) => {
+      const boxes = this.cells.get(key);
+      if (boxes) boxes.push(box);
+      else this.cells.set(key, [box]);
+      return false;
+    });
+  }
+
+  /** Whether a box comes within the gap of one in the grid. */
+  meets(box: Box): boolean {
+    return this.visit(box, (key) => (this.cells.get(key) ?? []).some((other) => intersects(box, other, this.gap)));
+  }
+
+  private visit(box: Box, cell: (key: number) => boolean): boolean {
+    const [x0, x1] = [Math.floor((box.left - this.gap) / CELL), Math.floor((box.right + this.gap) / CELL)];
+    const [y0, y1] = [Math.floor((box.top - this.gap) / CELL), Math.floor((box.bottom + this.gap) / CELL)];
+    for (let cx = x0; cx <= x1; cx++) for (let cy = y0; cy <= y1; cy++) if (cell((cx + 32768) * 65536 + cy + 32768)) return true;
+    return false;
+  }
+}
+
 /**
  * The labels to draw and where: greedily by priority (ties by key, so the answer does not
  * depend on the order candidates come in), each at its first place that keeps `gap` px from
- * every label placed already, or left out. A label marked `always` is drawn at its first free
- * place, else its first, whatever that covers. Answers key -> index in `places` of the one
- * chosen. A
- * uniform grid of 64 px cells finds the placed boxes near a place, so thousands of candidates
- * cost a few milliseconds.
+ * every label placed already and covers no obstacle (the nodes' discs), else at its first place
+ * clear of labels only, or left out. A label marked `always` is drawn at its first clear place,
+ * else its first, whatever that covers. Answers key -> index in `places` of the one chosen.
  */
-export function chooseLabels(candidates: readonly LabelCandidate[], gap = 2): Map<string, number> {
+export function chooseLabels(candidates: readonly LabelCandidate[], gap = 2, obstacles: readonly Box[] = []): Map<string, number> {
   const order = [...candidates].sort((a, b) => Number(Boolean(b.always)) - Number(Boolean(a.always))
     || b.priority - a.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const grid = new Map<string, Box[]>();
-  const cells = (box: Box, visit: (key: string) => boolean | void): void => {
-    const [x0, x1] = [Math.floor((box.left - gap) / CELL), Math.floor((box.right + gap) / CELL)];
-    const [y0, y1] = [Math.floor((box.top - gap) / CELL), Math.floor((box.bottom + gap) / CELL)];
-    for (let cx = x0; cx <= x1; cx++) for (let cy = y0; cy <= y1; cy++) if (visit(`${cx},${cy}`) === false) return;
-  };
-  const free = (box: Box | null): box is Box => {
-    if (!box) return false;
-    let clear = true;
-    cells(box, (cell) => (clear = !(grid.get(cell) ?? []).some((other) => intersects(box, other, gap))));
-    return clear;
-  };
+  const labels = new BoxGrid(gap);
+  const discs = new BoxGrid(0);
+  for (const o of obstacles) discs.add(o);
   const chosen = new Map<string, number>();
   for (const c of order) {
     if (chosen.has(c.key)) continue;
-    let at = c.places.findIndex(free);
+    let at = c.places.findIndex((p) => p !== null && !labels.meets(p) && !discs.meets(p));
+    if (at < 0) at = c.places.findIndex((p) => p !== null && !labels.meets(p));
     if (at < 0 && c.always) at = c.places.findIndex((p) => p !== null);
     const box = c.places[at];
     if (!box) continue;
     chosen.set(c.key, at);
-    cells(box, (cell) => { const boxes = grid.get(cell); if (boxes) boxes.push(box); else grid.set(cell, [box]); });
+    labels.add(box);
   }
   return chosen;
 }

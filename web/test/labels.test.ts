@@ -57,6 +57,21 @@ for (const c of moved) {
   });
 }
 
+const disc = (x: number, y: number, r: number): Box => ({ left: x - r, top: y - r, right: x + r, bottom: y + r });
+const avoiding: { name: string; boxes: LabelCandidate[]; discs: Box[]; places: Record<string, number> }[] = [
+  { name: 'a label steps off a node drawn where it would go', boxes: [around('a', 0, 0, 1)], discs: [disc(40, 0, 4)], places: { a: 1 } },
+  { name: 'its own disc is no obstacle', boxes: [around('a', 0, 0, 1)], discs: [disc(0, 0, 5)], places: { a: 0 } },
+  { name: 'nodes all around: over a node rather than not at all', boxes: [around('a', 0, 0, 1)],
+    discs: [disc(40, 0, 4), disc(-40, 0, 4), disc(0, 16, 4), disc(0, -16, 4)], places: { a: 0 } },
+  { name: 'another label still counts first: over a node, not over a label',
+    boxes: [around('big', 20, 0, 2), around('small', 0, 0, 1, 5)], discs: [disc(-20, 0, 4), disc(0, 14, 3), disc(0, -14, 3)], places: { big: 0, small: 1 } },
+];
+for (const c of avoiding) {
+  test(`chooseLabels keeps labels off nodes: ${c.name}`, () => {
+    assert.deepEqual(Object.fromEntries(chooseLabels(c.boxes, 2, c.discs)), c.places);
+  });
+}
+
 test('labelPlaces: right, left, below, above the node, none over its disc', () => {
   const [right, left, below, above] = labelPlaces(100, 100, 6, 50, 14);
   assert.ok(right.left > 106 && left.right < 94, 'beside the disc');
