@@ -36,7 +36,7 @@ export class GraphView implements View {
   private readonly panel = h('aside', { class: 'details', 'aria-label': 'Details' });
   private readonly status = h('p', { class: 'graph-status', role: 'status' }, '');
   // Which labels are drawn: none over another, the selection's and agents' first.
-  private readonly labels = new LabelPlacer(this.canvas, () => this.selected);
+  private readonly labels = new LabelPlacer(this.canvas, () => this.selected, () => this.hiddenTest());
   private readonly find = new FindBox({
     label: 'Find a node', placeholder: 'Find notes by words or meaning…',
     onHit: (hit) => this.choose(hit.id),
@@ -315,13 +315,21 @@ export class GraphView implements View {
   }
 
   private isHidden(a: Record<string, unknown>, node: string): boolean {
+    return this.hiddenTest()(node, a);
+  }
+
+  /** The filters' test with their values read once (a select's value walks its options: per node, it adds up). */
+  private hiddenTest(): (node: string, a: Record<string, unknown>) => boolean {
     const agent = this.agentFilter.value;
     const type = this.typeFilter.value;
-    if (agent && a.kind === 'memory' && a.scope !== agent) return true;
-    if (agent && a.kind === 'agent' && a.scope !== agent) return true;
-    if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
-    if (this.problemNodes && !this.problemNodes.has(node)) return true;
-    return false;
+    const problems = this.problemNodes;
+    return (node, a) => {
+      if (agent && a.kind === 'memory' && a.scope !== agent) return true;
+      if (agent && a.kind === 'agent' && a.scope !== agent) return true;
+      if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
+      if (problems && !problems.has(node)) return true;
+      return false;
+    };
   }
 
   private reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {

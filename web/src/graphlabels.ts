@@ -24,8 +24,12 @@ export class LabelPlacer {
   private exposed = '';
   private readonly widths: TextWidths;
 
-  /** `selected`: the node whose label always shows; its neighbours' labels come next. */
-  constructor(private readonly canvas: HTMLElement, private readonly selected: () => string | null) {
+  /**
+   * `selected`: the node whose label always shows (its neighbours' labels come next);
+   * `hiddenTest`: whether the filters hide a node (as sigma's node reducer says).
+   */
+  constructor(private readonly canvas: HTMLElement, private readonly selected: () => string | null,
+    private readonly hiddenTest: () => (node: string, attrs: Record<string, unknown>) => boolean) {
     const measure = document.createElement('canvas').getContext('2d');
     this.widths = new TextWidths((text, font) => {
       if (!measure) return text.length * 7;
@@ -75,25 +79,35 @@ export class LabelPlacer {
     const font = fontOf(settings);
     const candidates: LabelCandidate[] = [];
     const discs: Box[] = [];  // labels keep off the nodes where they can
+    // Graph to screen is affine (sigma's normalisation, then the camera): three points give it,
+    // and each node then costs a few multiplications, not a copy of its display data (at 10,000
+    // nodes that copy was most of the time).
+    const o = sigma.graphToViewport({ x: 0, y: 0 });
+    const ex = sigma.graphToViewport({ x: 1, y: 0 });
+    const ey = sigma.graphToViewport({ x: 0, y: 1 });
+    const [xx, xy, yx, yy] = [ex.x - o.x, ex.y - o.y, ey.x - o.x, ey.y - o.y];
+    const scale = sigma.scaleSize(1);
+    const hidden = this.hiddenTest();
     graph.forEachNode((node, attrs) => {
-      const d = sigma.getNodeDisplayData(node);
-      if (!d || d.hidden) return;
-      const size = sigma.scaleSize(d.size);
-      const p = sigma.framedGraphToViewport(d);
+      if (hidden(node, attrs)) return;
+      const [gx, gy] = [Number(attrs.x), Number(attrs.y)];
+      const p = { x: o.x + xx * gx + yx * gy, y: o.y + xy * gx + yy * gy };
       if (p.x < -X_MARGIN || p.x > width + X_MARGIN || p.y < -Y_MARGIN || p.y > height + Y_MARGIN) return;
+      const size = Number(attrs.size) * scale;
       if (p.x + size > 0 && p.x - size < width && p.y + size > 0 && p.y - size < height) {
         discs.push({ left: p.x - size, top: p.y - size, right: p.x + size, bottom: p.y + size });
       }
-      if (!d.label || (!d.forceLabel && size < threshold)) return;
+      const label = attrs.label as string | null | undefined;
+      if (!label || (!attrs.forceLabel && node !== selected && size < threshold)) return;
       // Places wholly on the drawing: one half off it would hide what it names
       // (the selected node's label shows anyway).
-      const all = labelPlaces(p.x, p.y, size, this.widths.width(d.label, font), settings.labelSize);
+      const all = labelPlaces(p.x, p.y, size, this.widths.width(label, font), settings.labelSize);
       const fit = all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
       const places = node === selected && fit.every((b) => b === null) ? all : fit;
       if (places.every((b) => b === null)) return;
       const priority = labelPriority({
         selected: node === selected, neighbour: neighbours.has(node), agent: attrs.kind === 'agent',
-        problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0, size: d.size, degree: Number(attrs.degree) || 0,
+        problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0, size: Number(attrs.size), degree: Number(attrs.degree) || 0,
       });
       candidates.push({ key: node, priority, always: node === selected, places });
     });
