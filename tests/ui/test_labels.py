@@ -23,7 +23,8 @@ def drawn_labels(page: Any) -> list[Box]:
     canvas = page.locator(".graph-canvas")
     expect(canvas).to_have_attribute("data-labels", re.compile(r"^\[\[.+\]\]$"))
     page.wait_for_timeout(150)  # the boxes are noted on each still frame: let the last one land
-    return [(str(b[0]), *(float(v) for v in b[1:])) for b in json.loads(canvas.get_attribute("data-labels"))]
+    boxes = json.loads(canvas.get_attribute("data-labels"))
+    return [(str(b[0]), float(b[1]), float(b[2]), float(b[3]), float(b[4])) for b in boxes]
 
 
 def meet(a: Box, b: Box) -> bool:
@@ -99,3 +100,19 @@ def test_the_selected_node_and_its_neighbours_are_named(page: Any, server: Brain
     assert "glossary" in [b[0] for b in labels]
     assert_apart(labels)
     snap(page, "graph-labels-focus")
+
+
+def test_filters_hide_their_nodes_labels(page: Any, server: BrainServer) -> None:
+    page.goto(f"{server.base}/#/graph")
+    canvas = page.locator(".graph-canvas")
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Whole workspace: \d+ nodes"))
+    before = drawn_labels(page)
+    assert "code-reviewer" in [b[0] for b in before]
+    page.get_by_role("combobox", name="Agent filter").select_option("on-call")
+    expect(page.locator(".graph-status")).to_contain_text("shown by the filters")
+    expect(canvas).not_to_have_attribute("data-labels", re.compile(r'"code-reviewer"'))  # chosen again
+    labels = drawn_labels(page)
+    names = [b[0] for b in labels]
+    assert "on-call" in names
+    assert "code-reviewer" not in names, "a hidden agent is not named"
+    assert_apart(labels)

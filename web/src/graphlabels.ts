@@ -99,11 +99,11 @@ export class LabelPlacer {
       }
       const label = attrs.label as string | null | undefined;
       if (!label || (!attrs.forceLabel && node !== selected && size < threshold)) return;
-      // Places wholly on the drawing: one half off it would hide what it names
-      // (the selected node's label shows anyway).
+      // Places wholly on the drawing: one half off it would hide what it names. The selected
+      // node's label goes where sigma draws its highlight (the same text in a white box): right.
       const all = labelPlaces(p.x, p.y, size, this.widths.width(label, font), settings.labelSize);
-      const fit = all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
-      const places = node === selected && fit.every((b) => b === null) ? all : fit;
+      const places = node === selected ? [all[0]]
+        : all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
       if (places.every((b) => b === null)) return;
       const priority = labelPriority({
         selected: node === selected, neighbour: neighbours.has(node), agent: attrs.kind === 'agent',

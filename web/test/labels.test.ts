@@ -138,15 +138,18 @@ for (const [name, higher, lower] of ranked) {
   });
 }
 
-test('TextWidths: measures a string once per font, again after the font changes', () => {
+test('TextWidths: each character measured once per font, summed, with half a pixel to spare', () => {
   const asked: string[] = [];
   const widths = new TextWidths((text, font) => { asked.push(`${font}:${text}`); return text.length * (font === 'a' ? 7 : 8); }, 3);
-  assert.equal(widths.width('abc', 'a'), 21);
-  assert.equal(widths.width('abc', 'a'), 21);
-  assert.deepEqual(asked, ['a:abc']);
-  assert.equal(widths.width('abc', 'b'), 24);
-  assert.equal(asked.length, 2);
+  assert.equal(widths.width('abca', 'a'), 28.5);
+  assert.equal(widths.width('abca', 'a'), 28.5);
+  assert.equal(widths.width('cab', 'a'), 21.5);
+  assert.deepEqual(asked, ['a:a', 'a:b', 'a:c']);
+  assert.equal(widths.width('abc', 'b'), 24.5, 'another font: measured again');
+  assert.equal(asked.length, 6);
   for (const t of ['x', 'y', 'z', 'w']) widths.width(t, 'b');
-  assert.equal(widths.width('abc', 'b'), 24, 'still right after the cache was cleared at its limit');
-  assert.equal(asked.length, 7);
+  assert.equal(widths.width('abc', 'b'), 24.5, 'still right after the cache of strings was cleared at its limit');
+  assert.equal(asked.length, 10);
+  assert.equal(widths.width('⚠ 👩‍💻', 'a'), 0.5 + 7 * '⚠ 👩‍💻'.length);
+  assert.ok(asked.includes('a:👩') && asked.includes('a:💻'), 'measured by code point, not by half a surrogate pair');
 });
