@@ -10,6 +10,9 @@ import { chooseLabels, labelPlaces, labelPriority, TextWidths, type Box, type La
 // sigma's label margins: nodes this far off the drawing may still label it.
 const X_MARGIN = 150;
 const Y_MARGIN = 50;
+// Dots smaller than this (radius, px) are no obstacle to a label: text over them hides little,
+// and a zoomed-out 10,000-node drawing is thousands of them.
+const MIN_DISC = 2.5;
 // The drawn boxes the page exposes for tests (data-labels); a drawing shows far fewer.
 const EXPOSED = 2000;
 
@@ -94,7 +97,7 @@ export class LabelPlacer {
       const p = { x: o.x + xx * gx + yx * gy, y: o.y + xy * gx + yy * gy };
       if (p.x < -X_MARGIN || p.x > width + X_MARGIN || p.y < -Y_MARGIN || p.y > height + Y_MARGIN) return;
       const size = Number(attrs.size) * scale;
-      if (p.x + size > 0 && p.x - size < width && p.y + size > 0 && p.y - size < height) {
+      if (size >= MIN_DISC && p.x + size > 0 && p.x - size < width && p.y + size > 0 && p.y - size < height) {
         discs.push({ left: p.x - size, top: p.y - size, right: p.x + size, bottom: p.y + size });
       }
       const label = attrs.label as string | null | undefined;
@@ -126,12 +129,17 @@ export class LabelPlacer {
     const { attribute, color } = settings.labelColor;
     const drawn: [string, Box][] = [];
     context.font = font;
+    // A white halo under each label keeps it legible over links and dense clusters.
+    context.lineWidth = 3;
+    context.lineJoin = 'round';
+    context.strokeStyle = 'rgba(255, 255, 255, 0.85)';
     for (const [node, at] of this.chosen) {
       const d = sigma.getNodeDisplayData(node);
       if (!d || d.hidden || !d.label) continue;
       const p = sigma.framedGraphToViewport(d);
       const place = labelPlaces(p.x, p.y, sigma.scaleSize(d.size), this.widths.width(d.label, font), settings.labelSize)[at];
       context.fillStyle = (attribute ? (d as unknown as Record<string, unknown>)[attribute] as string | undefined : undefined) || color || '#000';
+      context.strokeText(d.label, place.left, place.baseline);
       context.fillText(d.label, place.left, place.baseline);
       if (drawn.length < EXPOSED) drawn.push([d.label, place]);
     }
