@@ -3,7 +3,9 @@
 // after each frame this draws the chosen labels, each at the place chosen for it, on sigma's
 // label layer. The choice is made again at a still frame whose camera, size, threshold or data
 // changed: a pan or zoom keeps the last choice (big drawings hide labels while moving anyway),
-// so moving frames cost what they did.
+// so moving frames cost what they did. Big drawings (those that hide labels while moving) choose
+// in a task of their own once the camera has rested 100 ms, so a pause in a zoom costs no
+// placement and a still frame no more than it did; their labels show once chosen.
 import type Sigma from 'sigma';
 import { chooseLabels, labelPlaces, labelPriority, TextWidths, type Box, type LabelCandidate } from './labels';
 
@@ -15,6 +17,7 @@ const Y_MARGIN = 50;
 const MIN_DISC = 2.5;
 // The drawn boxes the page exposes for tests (data-labels); a drawing shows far fewer.
 const EXPOSED = 2000;
+const SETTLE_MS = 100;
 
 type Settings = ReturnType<Sigma['getSettings']>;
 
@@ -25,6 +28,7 @@ export class LabelPlacer {
   private version = 0;
   private dropped = 0;
   private placements = 0;
+  private timer: number | undefined;
   private exposed = '';
   private readonly widths: TextWidths;
 
@@ -47,10 +51,28 @@ export class LabelPlacer {
     this.sigma = sigma;
     sigma.on('afterRender', () => {
       const moving = this.moving();
-      if (moving && sigma.getSetting('hideLabelsOnMove')) return;
-      if (!moving) this.place();
+      const big = sigma.getSetting('hideLabelsOnMove');
+      if (moving && big) return;
+      if (!moving && this.keyNow() !== this.placedFor) {
+        if (big) { this.settle(); return; }
+        this.place();
+      }
       this.draw(!moving);
     });
+  }
+
+  /** Chooses and draws the labels once the camera has rested (sigma cleared them at this frame). */
+  private settle(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => {
+      this.timer = undefined;
+      const sigma = this.sigma;
+      if (!sigma || this.moving()) return;  // the next still frame waits again
+      this.place();
+      const { width, height } = sigma.getDimensions();
+      sigma.getCanvases().labels?.getContext('2d')?.clearRect(0, 0, width, height);
+      this.draw(true);
+    }, SETTLE_MS);
   }
 
   /** The graph, its looks, the filters or the selection changed: choose again at the next frame. */
@@ -65,14 +87,23 @@ export class LabelPlacer {
     return sigma.getCamera().isAnimated() || captor.isMoving || captor.draggedEvents > 0 || captor.currentWheelDirection !== 0;
   }
 
+  /** What the choice depends on: the camera, the drawing's size, the size threshold, the data. */
+  private keyNow(): string {
+    const sigma = this.sigma;
+    if (!sigma) return '';
+    const camera = sigma.getCamera().getState();
+    const { width, height } = sigma.getDimensions();
+    const threshold = sigma.getSetting('labelRenderedSizeThreshold');
+    return `${camera.x},${camera.y},${camera.ratio},${camera.angle}|${width}x${height}|${threshold}|${this.version}|${sigma.getGraph().order}`;
+  }
+
   private place(): void {
     const sigma = this.sigma;
     if (!sigma) return;
     const settings = sigma.getSettings();
-    const camera = sigma.getCamera().getState();
     const { width, height } = sigma.getDimensions();
     const threshold = settings.labelRenderedSizeThreshold;
-    const key = `${camera.x},${camera.y},${camera.ratio},${camera.angle}|${width}x${height}|${threshold}|${this.version}|${sigma.getGraph().order}`;
+    const key = this.keyNow();
     if (key === this.placedFor) return;
     performance.mark('labels:start');
     this.placedFor = key;
