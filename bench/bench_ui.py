@@ -10,7 +10,11 @@ Measured (times from the page's own clock, `performance.now()`):
 
 * first rendered memory list: navigation start to the first row of the Shared table;
 * first drawn graph overview: navigation start to every node and edge in the drawing, then
-  one more frame; and whether it stays pannable: frame times while the camera is dragged;
+  one more frame; and whether it stays pannable: frame times while the camera is dragged, and
+  while it zooms (wheel in and out);
+* label placement (which labels the drawing shows, none over another): the time of each
+  placement (`performance.measure('labels')`) over the overview, the pan and a zoom in, and the
+  labels then drawn;
 * open a note: from asking for a note (the route changes) to its editor showing its text;
 * expand a node: from a click on a neighbour in the details panel to its neighbours drawn;
 * the page's JS heap with the overview loaded; the bundle's size, raw and gzipped.
@@ -92,25 +96,53 @@ def first_list(browser: Any, base: str) -> float:
         page.close()
 
 
-def first_overview(browser: Any, base: str) -> tuple[float, dict[str, float], float]:
+Measures = dict[str, float]
+
+
+def first_overview(browser: Any, base: str) -> tuple[float, Measures, float, Measures, Measures]:
     page = new_page(browser)
     try:
         page.goto(f"{base}/#/graph")
         drawn = "/^Whole workspace: /.test(document.querySelector('.graph-status')?.textContent ?? '')"
         took = float(page.evaluate(WAIT, [0, drawn]))
         heap = float(page.evaluate("performance.memory ? performance.memory.usedJSHeapSize : NaN")) / 2**20
+        # Settled before the pan: labels of a big drawing are chosen 100 ms after it is still
+        # (label_placement reports that cost); the pan measures frames while dragging.
+        page.wait_for_timeout(1000)
         frames = pan(page)
-        return took, frames, heap
+        zoomed = zoom(page)
+        return took, frames, heap, labels(page), zoomed
     finally:
         page.close()
 
 
+FRAMES = """() => { window.__frames = []; let last = performance.now();
+  const tick = (t) => { window.__frames.push(t - last); last = t;
+    if (window.__frames.length < 400) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
+
+
+def zoom(page: Any) -> dict[str, float]:
+    """Wheels in and out on the middle for about a second: frame times while the camera glides."""
+    page.wait_for_timeout(500)  # the pan's glide ends
+    box = page.locator(".graph-canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.evaluate(FRAMES)
+    start = time.monotonic()
+    step = 0
+    while time.monotonic() - start < 1.0:
+        step += 1
+        page.mouse.wheel(0, -200 if step % 4 < 2 else 200)
+        page.wait_for_timeout(60)
+    frames = [f / 1000 for f in page.evaluate("window.__frames")[2:]]
+    p = percentiles(frames)
+    page.wait_for_timeout(500)
+    return {"frame_p50_ms": p["p50_ms"], "frame_p95_ms": p["p95_ms"], "frames": p["n"]}
+
+
 def pan(page: Any) -> dict[str, float]:
     """Drags the camera for about a second; the frame times say whether it stays interactive."""
-    page.evaluate("""() => { window.__frames = []; let last = performance.now();
-      const tick = (t) => { window.__frames.push(t - last); last = t;
-        if (window.__frames.length < 400) requestAnimationFrame(tick); };
-      requestAnimationFrame(tick); }""")
+    page.evaluate(FRAMES)
     box = page.locator(".graph-canvas").bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x, y)
@@ -124,6 +156,20 @@ def pan(page: Any) -> dict[str, float]:
     frames = [f / 1000 for f in page.evaluate("window.__frames")[2:]]
     p = percentiles(frames)
     return {"frame_p50_ms": p["p50_ms"], "frame_p95_ms": p["p95_ms"], "frames": p["n"]}
+
+
+def labels(page: Any) -> dict[str, float]:
+    """Zooms in on the middle of the overview until it is still, then the placements' times."""
+    box = page.locator(".graph-canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(4):
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(800)
+    took = page.evaluate("performance.getEntriesByName('labels', 'measure').map((e) => e.duration)")
+    drawn = len(json.loads(page.locator(".graph-canvas").get_attribute("data-labels") or "[]"))
+    return {"placements": len(took), "median_ms": round(statistics.median(took), 1) if took else nan,
+            "max_ms": round(max(took), 1) if took else nan, "labels_drawn_zoomed_in": drawn}
 
 
 def open_notes(browser: Any, base: str, files: list[str], samples: int, rng: random.Random) -> list[float]:
@@ -200,7 +246,7 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             lists = [first_list(browser, base) for _ in range(args.runs)] if "list" in only else [nan]
             overviews = ([first_overview(browser, base) for _ in range(args.runs)] if "overview" in only
-                         else [(nan, {}, nan)])
+                         else [(nan, {}, nan, {}, {})])
             opened = open_notes(browser, base, files, args.samples, rng) if "open" in only else [nan]
             ids = [f"memory:{f.split('/')[1]}/{f.split('/')[2].removesuffix('.md')}" for f in files]
             expanded = expands(browser, base, ids, args.samples, rng) if "expand" in only else [nan]
@@ -219,7 +265,9 @@ def main() -> None:
         "first_overview_ms": {"median": rounded(statistics.median(o[0] for o in overviews)),
                               "all": [rounded(o[0]) for o in overviews]},
         "overview_pan": overviews[len(overviews) // 2][1],
+        "overview_zoom": overviews[len(overviews) // 2][4],
         "overview_js_heap_mb": round(statistics.median(o[2] for o in overviews), 1),
+        "label_placement": overviews[len(overviews) // 2][3],
         "open_note": percentiles(opened),
         "expand_node": percentiles(expanded),
         "bundle": bundle(),

@@ -6,6 +6,7 @@ import Sigma from 'sigma';
 import { NodePointProgram } from 'sigma/rendering';
 import { Forbidden, gql } from './api';
 import { FindBox, type ExtraHit } from './find';
+import { LabelPlacer } from './graphlabels';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
 import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, drawableEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
@@ -34,6 +35,8 @@ export class GraphView implements View {
   private readonly canvas = h('div', { class: 'graph-canvas', role: 'img', 'aria-label': 'Graph drawing' });
   private readonly panel = h('aside', { class: 'details', 'aria-label': 'Details' });
   private readonly status = h('p', { class: 'graph-status', role: 'status' }, '');
+  // Which labels are drawn: none over another, the selection's and agents' first.
+  private readonly labels = new LabelPlacer(this.canvas, () => this.selected, () => this.hiddenTest());
   private readonly find = new FindBox({
     label: 'Find a node', placeholder: 'Find notes by words or meaning…',
     onHit: (hit) => this.choose(hit.id),
@@ -99,6 +102,7 @@ export class GraphView implements View {
     // Nodes as GL points: one vertex each in one draw, where a disc is an instanced triangle;
     // a software renderer (no GPU) draws 10,000 of them many times faster.
     this.sigma?.setSetting('defaultNodeType', g.order > 2000 ? 'point' : 'circle');
+    this.labels.invalidate();
     this.sigma?.setGraph(g);
     this.graph = g;
   }
@@ -107,12 +111,13 @@ export class GraphView implements View {
     if (this.sigma) return;
     this.sigma = new Sigma(this.graph, this.canvas, {
       renderEdgeLabels: false, labelRenderedSizeThreshold: 7, defaultEdgeType: 'arrow', hideEdgesOnMove: true,
-      labelDensity: 0.5, labelFont: 'system-ui, sans-serif', zIndex: true,
+      renderLabels: false, labelFont: 'system-ui, sans-serif', zIndex: true,
       nodeProgramClasses: { point: NodePointProgram },
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
     });
     this.quietWhileDragging(this.sigma);
+    this.labels.attach(this.sigma);
     this.sigma.on('afterRender', () => this.noteExtent());
     this.sigma.on('clickNode', ({ node }) => { void this.select(node, true); });
     this.sigma.on('enterNode', () => { this.canvas.style.cursor = 'pointer'; });
@@ -259,6 +264,7 @@ export class GraphView implements View {
    */
   private styleAll(g: Graph = this.graph): void {
     this.colourMode = this.colourBy.value as ColourBy;
+    this.labels.invalidate();
     // Unresolved targets always show their name, unless there are so many (a big overview)
     // that their forced labels would pile up into an unreadable smear.
     let unresolved = 0;
@@ -289,6 +295,7 @@ export class GraphView implements View {
 
   private applyFilters(refresh = true): void {
     const status = this.statusFilter.value;
+    this.labels.invalidate();
     if (status) {
       const keep = new Set<string>();
       this.graph.forEachEdge((_e, a, s, t) => {
@@ -308,13 +315,21 @@ export class GraphView implements View {
   }
 
   private isHidden(a: Record<string, unknown>, node: string): boolean {
+    return this.hiddenTest()(node, a);
+  }
+
+  /** The filters' test with their values read once (a select's value walks its options: per node, it adds up). */
+  private hiddenTest(): (node: string, a: Record<string, unknown>) => boolean {
     const agent = this.agentFilter.value;
     const type = this.typeFilter.value;
-    if (agent && a.kind === 'memory' && a.scope !== agent) return true;
-    if (agent && a.kind === 'agent' && a.scope !== agent) return true;
-    if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
-    if (this.problemNodes && !this.problemNodes.has(node)) return true;
-    return false;
+    const problems = this.problemNodes;
+    return (node, a) => {
+      if (agent && a.kind === 'memory' && a.scope !== agent) return true;
+      if (agent && a.kind === 'agent' && a.scope !== agent) return true;
+      if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
+      if (problems && !problems.has(node)) return true;
+      return false;
+    };
   }
 
   private reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
@@ -371,6 +386,7 @@ export class GraphView implements View {
   private highlight(previous: string | null, id: string): void {
     const graph = this.sigma?.getGraph();
     if (!this.sigma || !graph) return;
+    this.labels.invalidate();
     const nodes = [previous, id].filter((n): n is string => n !== null && graph.hasNode(n));
     const edges = new Set<string>();
     for (const n of nodes) graph.forEachEdge(n, (e) => { edges.add(e); });
