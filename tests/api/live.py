@@ -19,7 +19,8 @@ from brain.api.auth import TokenRegistry
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.service import Brain
-from brain.store.base import GraphStore
+from brain.store.base import GraphStore, WriteBatch
+from brain.store.memory import MemoryStore
 from brain.watch import Watcher
 
 
@@ -98,3 +99,16 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> Non
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.01)
+
+
+class GatedStore(MemoryStore):
+    """A real store whose writes wait until the test opens the gate: a sync stays unfinished
+    (a first ingest, a rescan) while the test looks at what the server answers meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def write(self, batch: WriteBatch) -> None:
+        self.gate.wait(30)
+        super().write(batch)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import httpx
@@ -15,19 +14,7 @@ from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
 from tests.api.client import PROTOCOL, ws_session
 from tests.api.conftest import ServerFactory
-from tests.api.live import wait_for
-
-
-class GatedStore(MemoryStore):
-    """A real store whose first write waits until the test opens the gate."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate = threading.Event()
-
-    def write(self, batch: WriteBatch) -> None:
-        self.gate.wait(30)
-        super().write(batch)
+from tests.api.live import GatedStore, wait_for
 
 
 class BrokenStore(MemoryStore):

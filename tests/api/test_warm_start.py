@@ -8,35 +8,21 @@ arrives as ordinary `graphChanged` events.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import httpx
 import pytest
 
 from brain.service import Brain
-from brain.store.base import WriteBatch
-from brain.store.memory import MemoryStore
 from tests.api.client import ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.files import write
-from tests.api.live import wait_for
+from tests.api.live import GatedStore, wait_for
 from tests.api.test_live import EVENTS, MEMORY, ask, events_until
 
 OLD = 1_700_000_000  # far in the past: no file is "racily clean", so none is re-read for it
 STYLE = "memory/writer/style.md"
 
-
-class GatedStore(MemoryStore):
-    """A real store whose writes wait until the test opens the gate: the rescan stays running."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate = threading.Event()
-
-    def write(self, batch: WriteBatch) -> None:
-        self.gate.wait(30)
-        super().write(batch)
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ by the real SDK as if it had been there from the start."""
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -15,22 +14,9 @@ from starlette.routing import Route
 
 from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
 from brain.service import Brain
-from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
-from tests.api.live import LiveServer, live_server, wait_for
+from tests.api.live import GatedStore, LiveServer, live_server, wait_for
 from tests.mcp.conftest import http_session
-
-
-class GatedStore(MemoryStore):
-    """A real store whose writes wait for the test: the first ingest stays unfinished."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate = threading.Event()
-
-    def write(self, batch: WriteBatch) -> None:
-        self.gate.wait(30)
-        super().write(batch)
 
 
 def deferred(live: LiveServer) -> DeferredMcp:
