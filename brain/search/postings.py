@@ -72,7 +72,8 @@ def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     note.
     """
     rows = list(notes)
-    texts = [t.encode() for row in rows for t in row]  # name, description, body of each note
+    # A YAML escape can put a lone surrogate in a description: it passes as bytes (a separator).
+    texts = [t.encode("utf-8", "surrogatepass") for row in rows for t in row]
     raw = b" ".join(texts).translate(_SEPARATORS)  # ASCII lower-cased here, the rest below
     data = np.frombuffer(raw, dtype=np.uint8)
     offsets = np.zeros(len(texts), dtype=np.int64)  # where each text starts in `data`
@@ -111,7 +112,7 @@ def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     slow_ids: list[int] = []
     slow_of: list[int] = []
     for at, (start, size) in enumerate(zip(slow_starts.tolist(), sizes[slow].tolist(), strict=True)):
-        for word in _WORD.findall(raw[start : start + size].decode().casefold()):
+        for word in _WORD.findall(raw[start : start + size].decode("utf-8", "surrogatepass").casefold()):
             slow_ids.append(words.setdefault(word, len(words)))
             slow_of.append(at)
     if slow_ids:

@@ -49,10 +49,11 @@ def word_counts(text: str) -> dict[str, int]:
     by bytes.translate and bytes.split and counted in C, and the distinct chunks are decoded in
     one go. Only a chunk with a non-ASCII separator in it (`a—b`) is split again by the regex."""
     lowered = text.lower() if text.isascii() else text.casefold()
-    chunks = Counter(lowered.encode().translate(_ASCII_SEPARATORS).split())
+    # surrogatepass: a lone surrogate (a YAML escape) is a separator here, as in the regex.
+    chunks = Counter(lowered.encode("utf-8", "surrogatepass").translate(_ASCII_SEPARATORS).split())
     if not chunks:
         return {}
-    words = b" ".join(chunks).decode().split(" ")
+    words = b" ".join(chunks).decode("utf-8", "surrogatepass").split(" ")
     if lowered.isascii() or "".join(words).isalnum():
         return dict(zip(words, chunks.values(), strict=True))
     counts: dict[str, int] = {}

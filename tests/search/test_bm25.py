@@ -161,6 +161,7 @@ def test_empty_and_unknown() -> None:
     ("STRASSE Straße", ["strasse", "strasse"]),  # case folding, as queries are folded
     ("naïve café 東京", ["naïve", "café", "東京"]),
     ("a—b 🚀x ½ naïve_x², ÜBER!", ["a", "b", "x", "½", "naïve", "x²", "über"]),
+    ("a\ud800B", ["a", "b"]),  # a lone surrogate (a YAML escape) separates, as in the regex
     ("", []),
 ])
 def test_index_words(text: str, words: list[str]) -> None:

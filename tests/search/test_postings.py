@@ -39,7 +39,7 @@ def expected(rows: list[Row]) -> list[tuple[dict[str, int], int]]:
 
 PIECES = ["a", "B", "Zz", "é", "É", "ß", "ẞ", "Σ", "ς", "İ", "ﬁ", "東京", "🚀", "—", "’", "½", "x²",
           "_", "-", " ", "\n", "\t", "\0", "0", "42", ".", "naïve", "STRASSE", "k", "K", "\u00a0",
-          "\u0301", "a" * WIDTH, "b" * (WIDTH + 1), "abcdefgh", "abcdefghi", "Ǆ", "ǅ"]
+          "\u0301", "\ud800", "a" * WIDTH, "b" * (WIDTH + 1), "abcdefgh", "abcdefghi", "Ǆ", "ǅ"]
 text = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
@@ -54,6 +54,7 @@ def test_a_block_counts_as_note_counts(rows: list[Row]) -> None:
     [("", "", "")],  # a note without words
     [("deploy checklist", "How to Deploy", "deploy DEPLOY deploy-checklist")],  # all fast
     [("x", "", "café—x naïve Straße 東京")],  # slow words, one of them equal to a fast one
+    [("x", "a\ud800b", "")],  # a lone surrogate (a YAML escape in a description) separates
     [("", "", "a" * WIDTH + " " + "a" * (WIDTH + 1) + " " + "a" * (WIDTH + 1))],  # 16 fast, 17 slow
     [("", "", "abcdefgh abcdefghi abcdefgh\0i")],  # 8 and 9 bytes: the second number matters
     [("n", "", "word " * (MAX_FREQ + 5))],  # a weighted count past uint16 is capped
