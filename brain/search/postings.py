@@ -14,7 +14,7 @@ so a note indexes the same however it was counted.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,10 +66,9 @@ def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     The chunk's texts are case-folded, joined and split into words by byte arithmetic
     (numpy). An ASCII word of up to 16 bytes is two 64-bit numbers read straight from the
     bytes; a sort of them gives the chunk's distinct words, and a sort of (note, word) pairs
-    each note's count of each. The rest (a word with a non-ASCII letter or
-    separator, or a longer one: 1% of the words of the benchmark's notes) is split by the
-    regex of `index_words`. At 10,000 notes this is about half the CPU of counting note by
-    note.
+    each note's count of each. The rest (a word with a non-ASCII letter or separator, or a
+    longer one: 1% of the words of the benchmark's notes) is split by the regex of
+    `index_words`. At 10,000 notes this is about half the CPU of counting note by note.
     """
     rows = list(notes)
     # A YAML escape can put a lone surrogate in a description: it passes as bytes (a separator).
@@ -155,8 +154,9 @@ def _words(data: Any) -> tuple[Any, Any, Any]:
     return starts, sizes, slow
 
 
-def numbered(words: Iterable[str], numbers: dict[str, int]) -> list[int]:
-    """The number of each word in `numbers`, a new word numbered next (and added)."""
+def numbered(words: Collection[str], numbers: dict[str, int]) -> list[int]:
+    """The number of each word in `numbers`, a new word numbered next (and added); `words` is
+    gone through twice when one is new."""
     found = list(map(numbers.get, words))
     if None in found:
         found = [numbers.setdefault(word, len(numbers)) for word in words]
