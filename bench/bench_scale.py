@@ -1,0 +1,195 @@
+"""Growth to 1,000,000 notes: time, peak RSS and store size of a full ingest, per size and store.
+
+    .venv/bin/python bench/bench_scale.py [--sizes 10000 100000 1000000] [--stores memory neo4j]
+                                          [--neo4j-uri bolt://…] [--neo4j-state DIR]
+
+Issue 15 asks for a graph that grows linearly to 1,000,000 notes, measured on both stores.
+`bench_ingest.py` runs several full ingests per size (ingest, restarts, `brain ingest`), which
+is hours at 1M; this runs one full ingest per size and store, each in a fresh process, on the
+workspaces `bench/workload.py` writes (cached under --cache, like bench_ingest's):
+
+* memory: a cold start with an empty snapshot folder (`Brain(cache=True).sync()`: the full
+  ingest), the snapshot written (`close`), then a warm restart from that snapshot. Store size:
+  the snapshot file.
+* neo4j: the database cleared, then the full ingest (a first sync this big is written as a new
+  generation). Store size: the server's data folder; the server's own peak RSS (VmHWM) is
+  read from /proc when --neo4j-state names the tools/neo4j state folder of a local server.
+
+For each: wall and CPU seconds (the process and its parse helpers), notes/s, peak RSS of the
+process and of its helpers, and the same per note, so growth shows as a flat column. Prints a
+line per run with the load average and writes bench/results/scale.json (merged with what an
+earlier run wrote for other sizes and stores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from workload import generate  # noqa: E402
+
+DRIVER = """
+import json, resource, sys, time
+from pathlib import Path
+from brain.service import Brain
+
+root, kind, uri = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+if kind == "memory":
+    brain = Brain(root, cache=True)
+else:
+    from brain.store.neo4j import Neo4jStore
+    store = Neo4jStore.connect(uri)
+    store.clear()
+    brain = Brain(root, store)
+t0 = time.perf_counter(); result = brain.sync(); t1 = time.perf_counter()
+stats = brain.stats()
+mid = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+brain.close(); t2 = time.perf_counter()
+own, helpers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({
+    "ingest_s": t1 - t0, "close_s": t2 - t1, "files": result.files, "parsed": result.parsed,
+    "memories": stats.memories, "links": stats.links, "broken": stats.broken,
+    "cpu_s": mid[0].ru_utime + mid[0].ru_stime, "helper_cpu_s": mid[1].ru_utime + mid[1].ru_stime,
+    "close_cpu_s": own.ru_utime + own.ru_stime - mid[0].ru_utime - mid[0].ru_stime,
+    "peak_rss_mb": own.ru_maxrss / 1024, "helper_peak_rss_mb": helpers.ru_maxrss / 1024,
+}))
+"""
+
+WARM = """
+import json, resource, sys, time
+from pathlib import Path
+from brain.service import Brain
+t0 = time.perf_counter()
+brain = Brain(Path(sys.argv[1]), cache=True)
+result = brain.sync(); t1 = time.perf_counter()
+assert brain.snapshots is not None and brain.snapshots.loaded, "the snapshot was not loaded"
+own = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({
+    "warm_start_s": t1 - t0, "warm_read": result.read, "warm_cpu_s": own.ru_utime + own.ru_stime,
+    "warm_peak_rss_mb": own.ru_maxrss / 1024,
+}))
+"""
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def workspace(size: int, cache: Path) -> Path:
+    root = cache / f"workload-{size}"
+    if not (root / ".workload.json").exists():
+        generate(root, size)
+    return root
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def peak_rss_of(pid: int) -> float | None:
+    """VmHWM of a running process, in MB (the kernel's own high-water mark)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    started = time.perf_counter()
+    out = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["process_s"] = time.perf_counter() - started
+    return result
+
+
+def measure_memory(root: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="brain-scale-") as snapshots:
+        env = {**os.environ, "BRAIN_SNAPSHOT_DIR": snapshots}
+        result = run([sys.executable, "-c", DRIVER, str(root), "memory", ""], env)
+        result["store_mb"] = folder_bytes(Path(snapshots)) / 1e6
+        result.update(run([sys.executable, "-c", WARM, str(root)], env))
+    return result
+
+
+def measure_neo4j(root: Path, uri: str, state: Path | None) -> dict[str, float]:
+    env = dict(os.environ)
+    result = run([sys.executable, "-c", DRIVER, str(root), "neo4j", uri], env)
+    if state is not None:
+        data = Path((state / "neo4j.data").read_text().strip())
+        result["store_mb"] = folder_bytes(data) / 1e6
+        server_rss = peak_rss_of(int((state / "neo4j.pid").read_text().strip()))
+        if server_rss is not None:
+            result["server_peak_rss_mb"] = server_rss
+    return result
+
+
+def per_note(result: dict[str, float]) -> dict[str, float]:
+    n = max(1, int(result["memories"]))
+    figures = {
+        "notes_per_s": result["files"] / result["ingest_s"],
+        "wall_us_per_note": result["ingest_s"] / n * 1e6,
+        "cpu_us_per_note": (result["cpu_s"] + result["helper_cpu_s"]) / n * 1e6,
+        "peak_rss_kb_per_note": result["peak_rss_mb"] * 1024 / n,
+    }
+    if "store_mb" in result:
+        figures["store_bytes_per_note"] = result["store_mb"] * 1e6 / n
+    return {k: round(v, 2) for k, v in figures.items()}
+
+
+def describe(size: int, store: str, r: dict[str, float]) -> str:
+    line = (
+        f"{size:>8} notes, {store}: ingest {r['ingest_s']:.1f} s ({r['files'] / r['ingest_s']:.0f} files/s), "
+        f"CPU {r['cpu_s']:.1f} s + helpers {r['helper_cpu_s']:.1f} s, close {r['close_s']:.1f} s, "
+        f"peak RSS {r['peak_rss_mb']:.0f} MB + helpers {r['helper_peak_rss_mb']:.0f} MB"
+    )
+    if "store_mb" in r:
+        line += f", store {r['store_mb']:.0f} MB"
+    if "server_peak_rss_mb" in r:
+        line += f", server peak RSS {r['server_peak_rss_mb']:.0f} MB"
+    if "warm_start_s" in r:
+        line += f"; warm restart {r['warm_start_s']:.2f} s, RSS {r['warm_peak_rss_mb']:.0f} MB"
+    return line + f" ({r['memories']:.0f} memories, {r['links']:.0f} links)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--stores", nargs="+", choices=("memory", "neo4j"), default=["memory"])
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_BENCH_NEO4J_URI", ""))
+    parser.add_argument("--neo4j-state", type=Path, help="the tools/neo4j state folder of the server")
+    args = parser.parse_args()
+    if "neo4j" in args.stores and not args.neo4j_uri:
+        parser.error("--stores neo4j needs --neo4j-uri (tools/neo4j/neo4j.sh start prints one)")
+    out = HERE / "results" / "scale.json"
+    report: dict[str, dict[str, object]] = json.loads(out.read_text()) if out.exists() else {}
+    for size in args.sizes:
+        root = workspace(size, args.cache)
+        for store in args.stores:
+            before = load()
+            if store == "memory":
+                result = measure_memory(root)
+            else:
+                result = measure_neo4j(root, args.neo4j_uri, args.neo4j_state)
+            entry = {**{k: round(v, 3) for k, v in result.items()}, **per_note(result),
+                     "load_before": before, "load_after": load()}
+            report.setdefault(store, {})[str(size)] = entry
+            print(describe(size, store, result) + f"; {before} -> {load()}", flush=True)
+            out.parent.mkdir(exist_ok=True)
+            out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
