@@ -207,10 +207,11 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 pass  # the staged nodes of a rebuild that did not finish
             token = uuid.uuid4().hex
             self._commit(session, mark_staging, token, graph=False)
+            rewritten = generation.Rewritten.by(whole)
             for label, statements, page in generation.COPY_STEPS if copy_live else ():
                 after: str | None = ""
                 while after is not None:
-                    after = self._commit(session, copy_page, (label, statements, after, page))
+                    after = self._commit(session, copy_page, (label, statements, after, page, rewritten))
             copied = time.perf_counter()
             for transaction in transactions(whole, self.limits, staged=True):
                 transaction.fence = self.describe()

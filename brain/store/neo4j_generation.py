@@ -18,7 +18,11 @@ incremental writes stay what they were. The price is the switch, which relabels 
 
 An incremental batch that big (a branch switch under a running server) has no whole graph
 to stage: the live generation is first copied onto the staged labels by the server, and the
-batch is written onto the copy (COPY_STEPS below); the switch is the same.
+batch is written onto the copy (COPY_STEPS below); the switch is the same. What the batch
+replaces is not copied: a node it upserts is copied bare (its id; the upsert sets every
+property), the outgoing links of a note it relinks are left out (the batch writes them all),
+and an unresolved node is made by the first copied link that points at it, so one that only
+rewritten links pointed at is not left behind with nothing pointing at it.
 
 A staged note copies its search vector from the live note of the same content, so search
 keeps working across a rebuild without re-embedding; a vector the indexer puts after that
@@ -30,9 +34,11 @@ rebuild (or `clear`) removes them, and a writer's start removes an old generatio
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 
 from brain.model import NOTE_KINDS, Kind
+from brain.store.base import WriteBatch
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j_cypher.py
 
@@ -108,22 +114,29 @@ PAGE: dict[str, str] = {
     label: f"MATCH (n:{label}) WHERE n.id > $after RETURN n.id AS id ORDER BY n.id LIMIT $limit"
     for label in LABELS
 }
+# Each statement runs on a page: `$ids` the page, `$bare` those the batch upserts (copied
+# without properties: the upsert's `SET n = row.props` replaces them all anyway), `$sources`
+# those whose outgoing links the batch does not replace.
 _COPY_NODES = """
 UNWIND $ids AS id
 MATCH (n:{label} {{id: id}})
 CREATE (c:{staged})
-SET c = properties(n)
+SET c = CASE WHEN id IN $bare THEN {{id: id}} ELSE properties(n) END
 """
 _COPY_SUBLABEL = """
 UNWIND $ids AS id
 MATCH (c:{memory} {{id: id}})
 SET c:{staged}
 """
+# An unresolved node is not copied on its own: the links that point at it make it.
+_COPY_TARGET = {
+    "Unresolved": f"MERGE (ct:{STAGED_PREFIX}Unresolved {{id: t.id}}) ON CREATE SET ct = properties(t)",
+}
 _COPY_LINKS = """
-UNWIND $ids AS id
+UNWIND $sources AS id
 MATCH (s:Memory {{id: id}})-[r:LINKS_TO]->(t:{label})
 MATCH (cs:{memory} {{id: id}})
-MATCH (ct:{staged} {{id: t.id}})
+{target}
 CREATE (cs)-[c:LINKS_TO]->(ct)
 SET c = properties(r)
 """
@@ -135,13 +148,38 @@ MATCH (ca:{STAGED_PREFIX}Agent {{id: a.id}})
 CREATE (ca)-[:REMEMBERS]->(cm)
 """
 _MEMORY = STAGED_PREFIX + "Memory"
+
+
+def _copy_links(label: str) -> str:
+    target = _COPY_TARGET.get(label, f"MATCH (ct:{STAGED_PREFIX}{label} {{id: t.id}})")
+    return _COPY_LINKS.format(label=label, memory=_MEMORY, target=target)
+
+
 # The copy, step by step: (the label paged through, the statements run on each page of its
 # ids, the page size). Nodes first, so the links have both ends.
 COPY_STEPS: tuple[tuple[str, tuple[str, ...], int], ...] = (
     *((label, (_COPY_NODES.format(label=label, staged=STAGED_PREFIX + label),), 5_000)
-      for label in PRIMARY_LABELS),
+      for label in PRIMARY_LABELS if label not in _COPY_TARGET),
     *((label, (_COPY_SUBLABEL.format(memory=_MEMORY, staged=STAGED_PREFIX + label),), 5_000)
       for label in SUBLABELS),
-    ("Memory", (*(_COPY_LINKS.format(label=label, memory=_MEMORY, staged=STAGED_PREFIX + label)
-                  for label in PRIMARY_LABELS), _COPY_REMEMBERS), 1_000),
+    ("Memory", (*(_copy_links(label) for label in PRIMARY_LABELS), _COPY_REMEMBERS), 1_000),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    """What a batch written onto the copy replaces whole, so the copy leaves it out."""
+
+    nodes: frozenset[str]  # upserted: every property set again
+    link_sources: frozenset[str]  # notes whose outgoing links are all written again
+
+    @classmethod
+    def by(cls, batch: WriteBatch) -> Rewritten:
+        nodes = [*(m.id for m in batch.memories), *(a.id for a in batch.agents),
+                 *(e.id for e in batch.entities), *(f.id for f in batch.files)]
+        return cls(frozenset(nodes), frozenset(batch.links))
+
+    def page(self, ids: list[str]) -> dict[str, list[str]]:
+        """The parameters of a page's statements (see _COPY_NODES)."""
+        return {"ids": ids, "bare": [i for i in ids if i in self.nodes],
+                "sources": [i for i in ids if i not in self.link_sources]}

@@ -210,13 +210,17 @@ def _mark_graph(tx: ManagedTransaction) -> None:
     tx.run(MARK_GRAPH, {"graph": uuid.uuid4().hex}).consume()
 
 
-def copy_page(tx: ManagedTransaction, page: tuple[str, tuple[str, ...], str, int]) -> str | None:
+def copy_page(
+    tx: ManagedTransaction, page: tuple[str, tuple[str, ...], str, int, generation.Rewritten]
+) -> str | None:
     """One page of the live generation copied onto the staged one (generation.COPY_STEPS):
-    the ids of `label` after `after`, each statement run on them; the last id, None at the end."""
-    label, statements, after, limit = page
+    the ids of `label` after `after`, each statement run on them, leaving out what the batch
+    rewrites; the last id, None at the end."""
+    label, statements, after, limit, rewritten = page
     ids = [r["id"] for r in tx.run(generation.PAGE[label], {"after": after, "limit": limit})]
+    parameters = rewritten.page(ids)
     for statement in statements if ids else ():
-        tx.run(statement, {"ids": ids}).consume()
+        tx.run(statement, parameters).consume()
     return str(ids[-1]) if ids else None
 
 

@@ -222,6 +222,46 @@ def test_a_vector_put_while_a_generation_is_staged_survives_the_switch(
     brain.close()
 
 
+def test_the_copy_leaves_out_what_the_big_change_rewrites(
+    tmp_path: Path, make_store: StoreMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live generation is copied without the links of the notes the batch rewrites (it
+    writes them all again), and an unresolved node that only those links pointed at does not
+    outlive them in the new generation."""
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    ws.write("memory/shared/keep.md", note("keep", "[[n0]] [[nowhere]]"))
+    for i in range(NOTES):
+        ws.write(f"memory/bot/n{i}.md", note(f"old {i}", f"[[n{(i + 1) % NOTES}]] [[gone-{i}]]"))
+    writer = make_store(limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    assert count(writer, "Unresolved") == NOTES + 2  # gone-i, nowhere, n0 (keep is shared)
+    staging = neo4j_module.transactions
+    copied: list[int] = []
+
+    def count_then_stage(*args: object, **kwargs: object) -> Iterator[object]:
+        if kwargs.get("staged"):  # the copy is done; the batch is about to be written on it
+            copied.append(count_links(writer, "BrainNextMemory"))
+        yield from staging(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(neo4j_module, "transactions", count_then_stage)
+    write_notes(ws, "new")  # every n-note rewritten, none links to gone-i any more
+    rebuilds = writer.rebuilds
+    brain.sync()
+    assert writer.rebuilds == rebuilds + 1
+    assert copied == [2]  # keep's two links; the 120 of the rewritten notes were left out
+    assert count(writer, "Unresolved") == 2  # nowhere and n0, still linked from keep
+    assert writer.export() == reference_export(ws.root)
+    assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
+    brain.close()
+
+
+def count_links(store: Neo4jStore, source_label: str) -> int:
+    query = f"MATCH (:{source_label})-[r:LINKS_TO]->() RETURN count(r) AS n"
+    return int(store._read(query)[0]["n"])
+
+
 @pytest.mark.parametrize(("example", "edited"), [
     ("space", "assistant/memory/todo.md"),
     ("mindlink", "concierge/memory/entries/user-profile.md"),
