@@ -364,10 +364,18 @@ class _Gen:
         for used in self.by_name.values():
             existing.update(used)
         out: list[str] = []
+        chosen: set[str] = set()
+        misses = 0
         while len(out) < count:
             name = f"{r.choice(QUALIFIERS)}-{r.choice(TOPICS)}-{r.choice(MISSING_KINDS)}"
-            if name not in existing and name not in self.taken and name not in out:
+            if misses >= 1000:  # the names run out (24,948 of them; a million notes wants 25,000)
+                name = f"{name}-{len(out)}"
+            if name not in existing and name not in self.taken and name not in chosen:
                 out.append(name)
+                chosen.add(name)
+                misses = 0
+            else:
+                misses += 1
         return out
 
     # -- text ----------------------------------------------------------------------------
