@@ -216,6 +216,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
             for transaction in transactions(whole, self.limits, staged=True):
                 transaction.fence = self.describe()
                 self.last_write.update(self._commit(session, run_transaction, transaction))
+            orphans = (generation.DROP_STAGED_ORPHANS, self.clear_rows)  # of the links it rewrote
+            while copy_live and self._commit(session, drop_some, orphans):
+                pass
             staged = time.perf_counter()
             switch = Transaction(fence=self.describe(), log=entry, token=token)
             self.last_write.update(self._commit(session, switch_generation, switch))

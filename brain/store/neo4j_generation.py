@@ -20,9 +20,9 @@ An incremental batch that big (a branch switch under a running server) has no wh
 to stage: the live generation is first copied onto the staged labels by the server, and the
 batch is written onto the copy (COPY_STEPS below); the switch is the same. What the batch
 replaces is not copied: a node it upserts is copied bare (its id; the upsert sets every
-property), the outgoing links of a note it relinks are left out (the batch writes them all),
-and an unresolved node is made by the first copied link that points at it, so one that only
-rewritten links pointed at is not left behind with nothing pointing at it.
+property), and the outgoing links of a note it relinks are left out (the batch writes them
+all); an unresolved node that only those links pointed at is dropped once the batch is on
+the copy (DROP_STAGED_ORPHANS).
 
 A staged note copies its search vector from the live note of the same content, so search
 keeps working across a rebuild without re-embedding; a vector the indexer puts after that
@@ -114,29 +114,29 @@ PAGE: dict[str, str] = {
     label: f"MATCH (n:{label}) WHERE n.id > $after RETURN n.id AS id ORDER BY n.id LIMIT $limit"
     for label in LABELS
 }
-# Each statement runs on a page: `$ids` the page, `$bare` those the batch upserts (copied
-# without properties: the upsert's `SET n = row.props` replaces them all anyway), `$sources`
-# those whose outgoing links the batch does not replace.
+# Each statement runs on a page: `$ids` the page; `$bare` those the batch upserts, copied
+# without properties (the upsert's `SET n = row.props` replaces them all anyway), `$full`
+# the others; `$sources` those whose outgoing links the batch does not replace.
 _COPY_NODES = """
-UNWIND $ids AS id
+UNWIND $full AS id
 MATCH (n:{label} {{id: id}})
 CREATE (c:{staged})
-SET c = CASE WHEN id IN $bare THEN {{id: id}} ELSE properties(n) END
+SET c = properties(n)
+"""
+_COPY_BARE = """
+UNWIND $bare AS id
+CREATE (c:{staged} {{id: id}})
 """
 _COPY_SUBLABEL = """
 UNWIND $ids AS id
 MATCH (c:{memory} {{id: id}})
 SET c:{staged}
 """
-# An unresolved node is not copied on its own: the links that point at it make it.
-_COPY_TARGET = {
-    "Unresolved": f"MERGE (ct:{STAGED_PREFIX}Unresolved {{id: t.id}}) ON CREATE SET ct = properties(t)",
-}
 _COPY_LINKS = """
 UNWIND $sources AS id
 MATCH (s:Memory {{id: id}})-[r:LINKS_TO]->(t:{label})
 MATCH (cs:{memory} {{id: id}})
-{target}
+MATCH (ct:{staged} {{id: t.id}})
 CREATE (cs)-[c:LINKS_TO]->(ct)
 SET c = properties(r)
 """
@@ -150,20 +150,25 @@ CREATE (ca)-[:REMEMBERS]->(cm)
 _MEMORY = STAGED_PREFIX + "Memory"
 
 
-def _copy_links(label: str) -> str:
-    target = _COPY_TARGET.get(label, f"MATCH (ct:{STAGED_PREFIX}{label} {{id: t.id}})")
-    return _COPY_LINKS.format(label=label, memory=_MEMORY, target=target)
-
-
 # The copy, step by step: (the label paged through, the statements run on each page of its
 # ids, the page size). Nodes first, so the links have both ends.
 COPY_STEPS: tuple[tuple[str, tuple[str, ...], int], ...] = (
-    *((label, (_COPY_NODES.format(label=label, staged=STAGED_PREFIX + label),), 5_000)
-      for label in PRIMARY_LABELS if label not in _COPY_TARGET),
+    *((label, (_COPY_NODES.format(label=label, staged=STAGED_PREFIX + label),
+               _COPY_BARE.format(staged=STAGED_PREFIX + label)), 5_000)
+      for label in PRIMARY_LABELS),
     *((label, (_COPY_SUBLABEL.format(memory=_MEMORY, staged=STAGED_PREFIX + label),), 5_000)
       for label in SUBLABELS),
-    ("Memory", (*(_copy_links(label) for label in PRIMARY_LABELS), _COPY_REMEMBERS), 1_000),
+    ("Memory", (*(_COPY_LINKS.format(label=label, memory=_MEMORY, staged=STAGED_PREFIX + label)
+                  for label in PRIMARY_LABELS), _COPY_REMEMBERS), 1_000),
 )
+# Once the batch is written on the copy: unresolved nodes that only the links it rewrote
+# pointed at (a relinked note's links, which the copy left out, did not drop them).
+DROP_STAGED_ORPHANS = f"""
+MATCH (u:{STAGED_PREFIX}Unresolved) WHERE NOT ()-[:LINKS_TO]->(u)
+WITH u LIMIT $limit
+DETACH DELETE u
+RETURN count(*) AS deleted
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,5 +186,6 @@ class Rewritten:
 
     def page(self, ids: list[str]) -> dict[str, list[str]]:
         """The parameters of a page's statements (see _COPY_NODES)."""
-        return {"ids": ids, "bare": [i for i in ids if i in self.nodes],
+        bare = [i for i in ids if i in self.nodes]
+        return {"ids": ids, "bare": bare, "full": [i for i in ids if i not in self.nodes] if bare else ids,
                 "sources": [i for i in ids if i not in self.link_sources]}
