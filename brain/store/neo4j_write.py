@@ -219,8 +219,8 @@ def copy_page(
     label, statements, after, limit, rewritten = page
     ids = [r["id"] for r in tx.run(generation.PAGE[label], {"after": after, "limit": limit})]
     parameters = rewritten.page(ids)
-    for statement in statements if ids else ():
-        tx.run(statement, parameters).consume()
+    for statement in statements if ids else ():  # each sent only the lists it reads
+        tx.run(statement, {k: v for k, v in parameters.items() if f"${k}" in statement}).consume()
     return str(ids[-1]) if ids else None
 
 
