@@ -17,6 +17,7 @@ import pytest
 from brain.layouts import get_layout
 from brain.lsp import prewalk
 from brain.lsp.early import WalkedNames, walk_names, walk_parts
+from brain.lsp.packed import PackedNames, pack
 from brain.lsp.prewalk import Prewalk, Replay, folders_of, read_first
 from brain.lsp.session import Session
 from brain.lsp.stdio import read_loop
@@ -141,7 +142,7 @@ def test_without_a_child_start_declines() -> None:
 class Canned(Prewalk):
     """A Prewalk whose child has answered these names (what its pipe held), without a fork."""
 
-    def __init__(self, walked: dict[str, WalkedNames]) -> None:
+    def __init__(self, walked: dict[str, PackedNames]) -> None:
         super().__init__(0, -1)  # no pipe: the names are there
         self._names = walked
 
@@ -154,7 +155,7 @@ def session_of(root: Path, walking: Prewalk | None = None) -> Session:
 def test_a_session_takes_the_childs_names(workspace: Path) -> None:
     walked = walk_parts(workspace, get_layout("latchai"))
     marked = WalkedNames([*walked.nodes], {**walked.names, "only-from-the-child": []})
-    session = session_of(workspace, Canned({str(workspace): marked}))
+    session = session_of(workspace, Canned({str(workspace): pack(marked)}))
     session.walk_now()
     assert session.named.wait(30)
     assert session.early is not None
