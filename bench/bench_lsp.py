@@ -18,6 +18,12 @@ VS Code capability profile), measuring what a person waits for:
   first, as an installed package is. Cold (an empty cache folder,
   so no snapshot) and warm (the snapshot the cold start wrote), interleaved.
 
+    .venv/bin/python bench/bench_lsp.py --against "env PYTHONPATH=/tmp/old .venv/bin/python -m brain lsp"
+
+compares the first completion of this checkout's server with another command's (e.g. an older
+checkout), warm starts interleaved run by run on the same machine load, each primed by a cold
+start that writes its snapshot; `--start-runs` pairs.
+
 The workload is the seeded generator's, plus one shared note linked from 50 others (so the
 rename has exactly 50 files to touch). Prints the median over runs of each run's p50 and p95,
 and writes bench/results/lsp.json.
@@ -198,7 +204,9 @@ def server_env(cache_dir: Path) -> dict[str, str]:
     return env
 
 
-async def first_completion_once(root: Path, cache_dir: Path, wait_snapshot: bool = False) -> dict[str, Any]:
+async def first_completion_once(
+    root: Path, cache_dir: Path, wait_snapshot: bool = False, server: list[str] | None = None
+) -> dict[str, Any]:
     """Spawn -> the first completion after `[[` that has items, as an editor opening a note sees it."""
     seen = Observed()
     client = make_client(seen)
@@ -207,7 +215,7 @@ async def first_completion_once(root: Path, cache_dir: Path, wait_snapshot: bool
     text = note.read_text(encoding="utf-8").rstrip("\n") + "\n\nsee [["
     line = text.count("\n")
     started = time.perf_counter()
-    await client.start_io(*SERVER, env=server_env(cache_dir))
+    await client.start_io(*(server or SERVER), env=server_env(cache_dir))
     await client.initialize_async(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
@@ -397,6 +405,7 @@ def main() -> None:
     parser.add_argument("--start-runs", type=int, default=3, help="cold and warm starts each")
     parser.add_argument("--only-start", action="store_true", help="measure the starts alone")
     parser.add_argument("--server", help="the command that starts the server (default: this brain's)")
+    parser.add_argument("--against", help="another server's command: compare warm first completions")
     args = parser.parse_args()
     if args.server:
         SERVER[:] = shlex.split(args.server)
@@ -406,6 +415,9 @@ def main() -> None:
     root = workspace(args.notes, args.cache)
     files = sum(1 for _ in root.rglob("*") if _.is_file())
     with tempfile.TemporaryDirectory(prefix="brain-bench-lsp-") as scratch:
+        if args.against:
+            compare_starts(root, Path(scratch), [list(SERVER), shlex.split(args.against)], args.start_runs)
+            return
         warm_dir = Path(scratch) / "warm"
         starts = measure_starts(root, warm_dir, Path(scratch), args.start_runs)
         if args.only_start:
@@ -453,6 +465,36 @@ def measure_starts(root: Path, warm_dir: Path, scratch: Path, runs: int) -> dict
             flush=True,
         )
     return {"median": medians, "all_runs": results}
+
+
+def compare_starts(root: Path, scratch: Path, servers: list[list[str]], runs: int) -> None:
+    """Warm first completions of several server commands, interleaved (each primed by a cold
+    start that writes its own snapshot and code cache)."""
+    names = ["this", "against"]
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for name, server in zip(names, servers, strict=True):
+        asyncio.run(first_completion_once(root, scratch / name, wait_snapshot=True, server=server))
+    for number in range(runs):
+        order = list(zip(names, servers, strict=True))
+        for name, server in order if number % 2 == 0 else order[::-1]:  # neither always goes first
+            result = asyncio.run(first_completion_once(root, scratch / name, server=server))
+            results[name].append(result)
+            print(
+                f"warm {name} {number + 1}: first completion {result['first_completion_s']:.3f} s "
+                f"(server CPU {result['first_completion_cpu_s']:.3f} s, child "
+                f"{result['first_completion_child_cpu_s']:.3f} s, {result['first_completion_items']} items), "
+                f"initialize {result['initialize_s']:.3f} s  ({load()})",
+                flush=True,
+            )
+    for name, server in zip(names, servers, strict=True):
+        rs = results[name]
+        print(
+            f"{name} ({shlex.join(server)}), median of {runs} warm starts: spawn -> first completion "
+            f"{statistics.median(r['first_completion_s'] for r in rs):.3f} s, server CPU "
+            f"{statistics.median(r['first_completion_cpu_s'] for r in rs):.3f} s, initialize "
+            f"{statistics.median(r['initialize_s'] for r in rs):.3f} s  ({load()})",
+            flush=True,
+        )
 
 
 def report_runs(
