@@ -18,6 +18,7 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import io
+import operator
 import pickle
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -64,14 +65,17 @@ def pack(walked: WalkedNames) -> PackedNames:
     )
 
 
-def _as_call(obj: object) -> tuple[Callable[..., object], tuple[object, ...]]:
-    """Pickle a dataclass as its class called with all its fields, in order."""
-    return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))  # type: ignore[arg-type]
+def _as_call(cls: type) -> Callable[[object], tuple[type, tuple[object, ...]]]:
+    """Pickle an instance of the dataclass `cls` as `cls` called with all its fields, in order
+    (read by one C call: the pickler calls this for every node)."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    fields = operator.attrgetter(*names)
+    return lambda obj: (cls, fields(obj))
 
 
 _AS_CALLS = dict(copyreg.dispatch_table)
-_AS_CALLS.update({cls: _as_call for cls in (Entry, MemoryNode, EntityNode, AgentNode)
-                  if all(f.init for f in dataclasses.fields(cls))})
+_AS_CALLS.update({cls: _as_call(cls) for cls in (Entry, MemoryNode, EntityNode, AgentNode)
+                  if len(dataclasses.fields(cls)) > 1 and all(f.init for f in dataclasses.fields(cls))})
 
 
 def dumps(entries: list[Entry]) -> bytes:
