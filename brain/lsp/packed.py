@@ -6,7 +6,7 @@ slotted dataclass is rebuilt one attribute at a time, in Python), on the core th
 busy importing, right when the first `[[` waits for them; building the catalog added 0.02 s.
 So the child builds the catalog and pickles each of its groups on its own (a scope's
 memories, the workflows, chats, work items, agents), sorted as the catalog sorts them, and
-sends the name keys as plain tuples. The server unpickles a group when a completion first
+sends each name key's entries as one string. The server unpickles a group when a completion first
 reads it (a `[[` in one scope reads that scope, `shared` and the entities: a quarter of the
 nodes) and makes the `NameEntry`s of a key when a lookup asks for that key. The nodes are
 pickled as calls of their classes with every field (a third cheaper to unpickle than the
@@ -34,14 +34,14 @@ if TYPE_CHECKING:
     from brain.lsp.early import EarlyNames, WalkedNames
 
 GroupKey = tuple[str, str]  # ("memory", scope) or ("other", kind value)
-NameRow = tuple[str, str, str | None]  # a NameEntry's id, kind value and scope (its key: the dict's)
+SEP = "\0"  # between the fields of a key's entries: no path, hence no id or scope, holds it
 
 
 @dataclass(frozen=True, slots=True)
 class PackedNames:
     groups: dict[GroupKey, bytes]  # each a pickled list[Entry], in the catalog's order
-    where: dict[str, GroupKey]  # node id -> its group (for `find`)
-    names: dict[str, list[NameRow]]
+    where: bytes  # a pickled dict: node id -> its group (for `find`, rarely early)
+    names: dict[str, str]  # name key -> its entries, by `encode_entries`
 
     def early(self, root: Path) -> EarlyNames:
         from brain.lsp.early import EarlyNames
@@ -60,9 +60,23 @@ def pack(walked: WalkedNames) -> PackedNames:
     where = {e.node.id: key for key, entries in groups.items() for e in entries}
     return PackedNames(
         {key: dumps(entries) for key, entries in groups.items()},
-        where,
-        {key: [(e.id, e.kind.value, e.scope) for e in entries] for key, entries in walked.names.items()},
+        pickle.dumps(where, protocol=pickle.HIGHEST_PROTOCOL),
+        {key: encode_entries(entries) for key, entries in walked.names.items()},
     )
+
+
+def encode_entries(entries: list[NameEntry]) -> str:
+    """A key's entries as one string (one object to unpickle, not a list of tuples of four):
+    id, kind and scope of each (no scope: empty; a scope is a folder's name, never empty)."""
+    return SEP.join(f"{e.id}{SEP}{e.kind.value}{SEP}{e.scope or ''}" for e in entries)
+
+
+def decode_entries(key: str, encoded: str) -> list[NameEntry]:
+    if not encoded:
+        return []
+    fields = encoded.split(SEP)
+    return [NameEntry(node_id, Kind(kind), key, scope or None)
+            for node_id, kind, scope in zip(fields[0::3], fields[1::3], fields[2::3], strict=True)]
 
 
 def _as_call(cls: type) -> Callable[[object], tuple[type, tuple[object, ...]]]:
@@ -89,10 +103,11 @@ def dumps(entries: list[Entry]) -> bytes:
 class PackedCatalog(Catalog):
     """The catalog of a walk (no store to follow), each group unpickled when first read."""
 
-    def __init__(self, groups: dict[GroupKey, bytes], where: dict[str, GroupKey]) -> None:
+    def __init__(self, groups: dict[GroupKey, bytes], where: bytes) -> None:
         super().__init__(None)
         self._packed = groups
-        self._where = where
+        self._packed_where = where
+        self._where: dict[str, GroupKey] | None = None
         self._unpacked: dict[GroupKey, list[Entry]] = {}
         self._by_id: dict[GroupKey, dict[str, Linkable]] = {}
         self._group_lock = threading.Lock()  # requests and the hover of another thread
@@ -112,6 +127,8 @@ class PackedCatalog(Catalog):
             return set(self._unpacked)
 
     def find(self, node_id: str) -> Linkable | None:
+        if self._where is None:
+            self._where = pickle.loads(self._packed_where)
         key = self._where.get(node_id)
         if key is None:
             return None
@@ -134,13 +151,13 @@ class PackedCatalog(Catalog):
 
 
 class NameRows(Mapping[str, list[NameEntry]]):
-    """Name key -> its entries, made from the packed rows of a key when it is looked up."""
+    """Name key -> its entries, decoded when the key is looked up."""
 
-    def __init__(self, rows: dict[str, list[NameRow]]) -> None:
+    def __init__(self, rows: dict[str, str]) -> None:
         self._rows = rows
 
     def __getitem__(self, key: str) -> list[NameEntry]:
-        return [NameEntry(node_id, Kind(kind), key, scope) for node_id, kind, scope in self._rows[key]]
+        return decode_entries(key, self._rows[key])
 
     def __contains__(self, key: object) -> bool:
         return key in self._rows

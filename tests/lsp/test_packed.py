@@ -11,7 +11,7 @@ import pytest
 from brain.layouts import get_layout
 from brain.lsp.catalog import Catalog, Entry, entry
 from brain.lsp.early import WalkedNames, walk_parts
-from brain.lsp.packed import NameRows, PackedCatalog, PackedNames, dumps, pack
+from brain.lsp.packed import NameRows, PackedCatalog, PackedNames, decode_entries, dumps, encode_entries, pack
 from brain.model import AgentNode, Block, EntityNode, Heading, Kind, MemoryNode
 from brain.resolve import NameEntry
 
@@ -109,3 +109,19 @@ def test_a_node_crosses_the_pipe_whole(node: MemoryNode | EntityNode | AgentNode
     back = pickle.loads(dumps(entries))
     assert back == entries
     assert type(back[0].node) is type(node)
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [],
+        [NameEntry("memory:bot/alpha", Kind.MEMORY, "alpha", "bot")],
+        [NameEntry("agent:bot", Kind.AGENT, "alpha", None), NameEntry("chat:alpha", Kind.CHAT, "alpha")],
+        [NameEntry("memory:équipe/été à|x#y", Kind.MEMORY, "alpha", "équipe"),
+         NameEntry("file:bot/alpha.png", Kind.FILE, "alpha", "bot"),
+         NameEntry("workflow:alpha", Kind.WORKFLOW, "alpha", None)],
+    ],
+    ids=["none", "one", "no-scopes", "several"],
+)
+def test_a_keys_entries_survive_their_encoding(entries: list[NameEntry]) -> None:
+    assert decode_entries("alpha", encode_entries(entries)) == entries
