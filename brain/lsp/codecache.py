@@ -9,7 +9,8 @@ loaded from the user's cache folder (marshal, as .pyc files hold code), and adds
 compiled anew to that file when it shuts down. The standard library's dataclasses do the
 same with `exec` for every dataclass (brain's 380 before the first completion: 0.05 s), so
 they get an `exec` that takes a source's code from the same table; the cache is installed
-before brain's own modules are imported (brain/lsp/server.py).
+before brain's own modules are imported (brain/lsp/server.py). So are the regular expressions
+those imports compile (brain/lsp/patterncache.py).
 
 A code object is only used for exactly the source (and file name) it was compiled from; the
 file is keyed by Python's bytecode magic and the versions of attrs, cattrs and lsprotocol,
@@ -33,6 +34,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from brain.lsp.patterncache import PatternCache
+
 log = logging.getLogger("brain.lsp")
 
 MAX_ENTRIES = 20_000  # a bound on the table (a start uses about 600)
@@ -52,8 +55,10 @@ class CodeCache:
         self.used: dict[Key, types.CodeType] = {}  # what this run compiled or took
         self.added = 0
         self.hits = 0
+        self.patterns = PatternCache(path.with_name(f"{path.stem}.re.marshal"))
 
     def load(self) -> None:
+        self.patterns.load()
         try:
             if self.path.stat().st_size > MAX_BYTES:
                 return
@@ -97,27 +102,32 @@ class CodeCache:
     def save(self) -> None:
         """Write what this run used, if it compiled anything anew (atomically: a private temp
         file, then a rename). Code no run asks for any more (another version's, or generated
-        from a set in hash order) is not carried on."""
-        if not self.added:
-            return
-        import tempfile
+        from a set in hash order) is not carried on. The patterns the same."""
+        patterns = self.patterns.dumps()
+        if patterns is not None and _write(self.patterns.path, patterns):
+            self.patterns.added = 0
+        if self.added and _write(self.path, marshal.dumps(dict(self.used))):
+            self.added = 0
 
-        data = marshal.dumps(dict(self.used))
+
+def _write(path: Path, data: bytes) -> bool:
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(data)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-        except OSError as exc:
-            log.info("could not keep the compiled protocol code in %s: %s", self.path, exc)
-            return
-        self.added = 0
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        log.info("could not keep the compiled protocol code in %s: %s", path, exc)
+        return False
+    return True
 
 
 def cache_path(folder: Path | None = None) -> Path:
@@ -144,6 +154,7 @@ def install(folder: Path | None = None, generators: bool = True) -> CodeCache:
     cache.load()
     # A module global shadows the builtin for that module's calls to `exec`.
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]
+    cache.patterns.install()  # until the server is built (brain/lsp/server.py)
     if generators:
         hook_generators(cache)
     return cache
