@@ -22,7 +22,7 @@ VS Code capability profile), measuring what a person waits for:
 
 compares the first completion of this checkout's server with another command's (e.g. an older
 checkout), warm starts interleaved run by run on the same machine load, each primed by a cold
-start that writes its snapshot; `--start-runs` pairs.
+start that writes its snapshot; `--start-runs` pairs; `--cold` compares cold starts instead.
 
 The workload is the seeded generator's, plus one shared note linked from 50 others (so the
 rename has exactly 50 files to touch). Prints the median over runs of each run's p50 and p95,
@@ -406,6 +406,7 @@ def main() -> None:
     parser.add_argument("--only-start", action="store_true", help="measure the starts alone")
     parser.add_argument("--server", help="the command that starts the server (default: this brain's)")
     parser.add_argument("--against", help="another server's command: compare warm first completions")
+    parser.add_argument("--cold", action="store_true", help="with --against: compare cold starts")
     args = parser.parse_args()
     if args.server:
         SERVER[:] = shlex.split(args.server)
@@ -416,7 +417,8 @@ def main() -> None:
     files = sum(1 for _ in root.rglob("*") if _.is_file())
     with tempfile.TemporaryDirectory(prefix="brain-bench-lsp-") as scratch:
         if args.against:
-            compare_starts(root, Path(scratch), [list(SERVER), shlex.split(args.against)], args.start_runs)
+            compare_starts(root, Path(scratch), [list(SERVER), shlex.split(args.against)], args.start_runs,
+                           args.cold)
             return
         warm_dir = Path(scratch) / "warm"
         starts = measure_starts(root, warm_dir, Path(scratch), args.start_runs)
@@ -467,20 +469,25 @@ def measure_starts(root: Path, warm_dir: Path, scratch: Path, runs: int) -> dict
     return {"median": medians, "all_runs": results}
 
 
-def compare_starts(root: Path, scratch: Path, servers: list[list[str]], runs: int) -> None:
-    """Warm first completions of several server commands, interleaved (each primed by a cold
-    start that writes its own snapshot and code cache)."""
+def compare_starts(
+    root: Path, scratch: Path, servers: list[list[str]], runs: int, cold: bool = False
+) -> None:
+    """First completions of several server commands, interleaved: warm (each primed by a cold
+    start that writes its own snapshot and code cache), or cold (an empty cache folder each)."""
     names = ["this", "against"]
+    kind = "cold" if cold else "warm"
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
-    for name, server in zip(names, servers, strict=True):
-        asyncio.run(first_completion_once(root, scratch / name, wait_snapshot=True, server=server))
+    if not cold:
+        for name, server in zip(names, servers, strict=True):
+            asyncio.run(first_completion_once(root, scratch / name, wait_snapshot=True, server=server))
     for number in range(runs):
         order = list(zip(names, servers, strict=True))
         for name, server in order if number % 2 == 0 else order[::-1]:  # neither always goes first
-            result = asyncio.run(first_completion_once(root, scratch / name, server=server))
+            cache_dir = scratch / (f"{name}-cold-{number}" if cold else name)
+            result = asyncio.run(first_completion_once(root, cache_dir, server=server))
             results[name].append(result)
             print(
-                f"warm {name} {number + 1}: first completion {result['first_completion_s']:.3f} s "
+                f"{kind} {name} {number + 1}: first completion {result['first_completion_s']:.3f} s "
                 f"(server CPU {result['first_completion_cpu_s']:.3f} s, child "
                 f"{result['first_completion_child_cpu_s']:.3f} s, {result['first_completion_items']} items), "
                 f"initialize {result['initialize_s']:.3f} s  ({load()})",
@@ -489,7 +496,7 @@ def compare_starts(root: Path, scratch: Path, servers: list[list[str]], runs: in
     for name, server in zip(names, servers, strict=True):
         rs = results[name]
         print(
-            f"{name} ({shlex.join(server)}), median of {runs} warm starts: spawn -> first completion "
+            f"{name} ({shlex.join(server)}), median of {runs} {kind} starts: spawn -> first completion "
             f"{statistics.median(r['first_completion_s'] for r in rs):.3f} s, server CPU "
             f"{statistics.median(r['first_completion_cpu_s'] for r in rs):.3f} s, initialize "
             f"{statistics.median(r['initialize_s'] for r in rs):.3f} s  ({load()})",

@@ -86,9 +86,14 @@ class PatternCache:
             self.added += 1
         else:
             self.hits += 1
+        try:
+            compiled = _sre.compile(pattern, *args)
+        except Exception:  # an entry the engine refuses (a damaged file): re compiles it
+            self.table.pop(key, None)
+            return _ORIGINAL(pattern, flags)
         if len(self.used) < MAX_ENTRIES:
             self.used[key] = args
-        return _sre.compile(pattern, *args)
+        return compiled
 
     def install(self) -> None:
         if _HAS_PARTS and not self.installed:

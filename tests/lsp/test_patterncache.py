@@ -67,6 +67,16 @@ def test_an_unreadable_file_is_ignored(tmp_path: Path) -> None:
         assert cache.compile("a+", 0).match("aa") is not None
 
 
+def test_an_entry_the_engine_refuses_is_compiled_afresh(tmp_path: Path) -> None:
+    cache = PatternCache(tmp_path / "re.marshal")
+    cache.table[("a+", 0)] = (0, [9999, 1, 2], 0, {}, ())  # not code the engine takes
+    cache.table[("b+", 0)] = (0, [], "x", {}, ())  # nor arguments
+    for pattern in ("a+", "b+"):
+        assert cache.compile(pattern, 0) == re.compile(pattern)
+        assert (pattern, 0) not in cache.table
+    assert cache.dumps() is None
+
+
 STARTS = """
 import re, sys
 from brain.lsp.server import install_code_cache, build_server
