@@ -18,6 +18,12 @@ VS Code capability profile), measuring what a person waits for:
   first, as an installed package is. Cold (an empty cache folder,
   so no snapshot) and warm (the snapshot the cold start wrote), interleaved.
 
+    .venv/bin/python bench/bench_lsp.py --against "env PYTHONPATH=/tmp/old .venv/bin/python -m brain lsp"
+
+compares the first completion of this checkout's server with another command's (e.g. an older
+checkout), warm starts interleaved run by run on the same machine load, each primed by a cold
+start that writes its snapshot; `--start-runs` pairs; `--cold` compares cold starts instead.
+
 The workload is the seeded generator's, plus one shared note linked from 50 others (so the
 rename has exactly 50 files to touch). Prints the median over runs of each run's p50 and p95,
 and writes bench/results/lsp.json.
@@ -37,25 +43,22 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psutil
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 from pytest_lsp import client_capabilities
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from lsp_client import SERVER, Observed, doc, load, make_client, server_env  # noqa: E402
+from lsp_starts import compare_starts, measure_starts  # noqa: E402
 from workload import generate  # noqa: E402
 
 TARGET = "bench-rename-target"
 RENAMED = "bench-renamed-target"
 RENAME_FILES = 50
-SERVER = [sys.executable, "-m", "brain", "lsp"]  # --server replaces it (e.g. another checkout)
-RETRY_S = 0.01  # between an empty first completion and the next request
 TYPED = ["", "r", "re", "rel", "", "s", "sh", "shared/", "", "a", "al", "t", "to", "tok"]
 
 
@@ -87,58 +90,6 @@ def add_rename_target(root: Path) -> None:
 
 
 # ------------------------------------------------------------------ one run
-
-
-@dataclass
-class Observed:
-    diagnostics: dict[tuple[str, int | None], float] = field(default_factory=dict)
-    first_diagnostics: dict[str, float] = field(default_factory=dict)
-    progress_end: float | None = None
-    waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = field(default_factory=list)
-
-    def poke(self) -> None:
-        for check, future in list(self.waiters):
-            if not future.done() and check():
-                future.set_result(None)
-
-    async def wait(self, check: Callable[[], bool], timeout: float) -> None:
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiters.append((check, future))
-        self.poke()
-        await asyncio.wait_for(future, timeout)
-
-
-def make_client(seen: Observed) -> LanguageClient:
-    client = LanguageClient("brain-bench", "1")
-
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def diagnostics(params: types.PublishDiagnosticsParams) -> None:
-        now = time.perf_counter()
-        seen.diagnostics[(params.uri, params.version)] = now
-        seen.first_diagnostics.setdefault(params.uri, now)
-        seen.poke()
-
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-    def create(params: types.WorkDoneProgressCreateParams) -> None:
-        return None
-
-    @client.feature(types.PROGRESS)
-    def progress(params: types.ProgressParams) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        if kind == "end":
-            seen.progress_end = time.perf_counter()
-            seen.poke()
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        return None
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)
-    def log(params: types.LogMessageParams) -> None:
-        return None
-
-    return client
 
 
 class TreeRss:
@@ -178,10 +129,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def doc(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri)
-
-
 def replace_line(uri: str, version: int, line: int, old: str, new: str) -> types.DidChangeTextDocumentParams:
     end = len(old.encode("utf-16-le")) // 2
     return types.DidChangeTextDocumentParams(
@@ -190,77 +137,6 @@ def replace_line(uri: str, version: int, line: int, old: str, new: str) -> types
             range=types.Range(types.Position(line, 0), types.Position(line, end)), text=new
         )],
     )
-
-
-def server_env(cache_dir: Path) -> dict[str, str]:
-    env = dict(os.environ, BRAIN_CACHE_DIR=str(cache_dir))
-    env.pop("BRAIN_SNAPSHOT_DIR", None)
-    return env
-
-
-async def first_completion_once(root: Path, cache_dir: Path, wait_snapshot: bool = False) -> dict[str, Any]:
-    """Spawn -> the first completion after `[[` that has items, as an editor opening a note sees it."""
-    seen = Observed()
-    client = make_client(seen)
-    note = sorted((root / "memory").glob("*/*.md"))[-1]
-    uri = note.as_uri()
-    text = note.read_text(encoding="utf-8").rstrip("\n") + "\n\nsee [["
-    line = text.count("\n")
-    started = time.perf_counter()
-    await client.start_io(*SERVER, env=server_env(cache_dir))
-    await client.initialize_async(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
-        process_id=os.getpid(),
-    ))
-    initialized = time.perf_counter()
-    client.initialized(types.InitializedParams())
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri, "markdown", 1, text)
-    ))
-    asked = 0
-    while True:
-        asked += 1
-        result = await client.text_document_completion_async(
-            types.CompletionParams(doc(uri), types.Position(line, len("see [[")))
-        )
-        if isinstance(result, types.CompletionList) and result.items:
-            break
-        await asyncio.sleep(RETRY_S)  # asking in a tight loop would take the server's CPU
-    first_s = time.perf_counter() - started
-    # CPU seconds the server spent until then: under a loaded machine, less noisy than the wall
-    server = client._server
-    assert server is not None
-    cpu = psutil.Process(server.pid).cpu_times()
-    items = len(result.items)
-    await seen.wait(lambda: uri in seen.first_diagnostics, 600)
-    await seen.wait(lambda: seen.progress_end is not None, 600)
-    assert seen.progress_end is not None
-    indexed_cpu = psutil.Process(server.pid).cpu_times()
-    if wait_snapshot:  # the next (warm) start needs the snapshot this one writes
-        snapshots = cache_dir / "snapshots"
-        deadline = time.monotonic() + 120
-        while not any(snapshots.glob("*.snapshot")) and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-    return {
-        "first_completion_s": first_s,
-        "first_completion_cpu_s": cpu.user + cpu.system,
-        # the child that walked the folders while the server imported (brain/lsp/prewalk.py),
-        # reaped by then: the CPU of the other core, beside the server's own
-        "first_completion_child_cpu_s": cpu.children_user + cpu.children_system,
-        "initialize_s": initialized - started,
-        # What the server does once it answers initialize (the walk, the answer), apart from
-        # its imports: the part of a start that a loaded machine blurs least.
-        "after_initialize_s": first_s - (initialized - started),
-        "first_completion_items": items,
-        "completion_requests": asked,
-        "first_diagnostics_s": seen.first_diagnostics[uri] - started,
-        "indexed_s": seen.progress_end - started,
-        "indexed_cpu_s": indexed_cpu.user + indexed_cpu.system,
-    }
 
 
 async def run_once(
@@ -397,6 +273,8 @@ def main() -> None:
     parser.add_argument("--start-runs", type=int, default=3, help="cold and warm starts each")
     parser.add_argument("--only-start", action="store_true", help="measure the starts alone")
     parser.add_argument("--server", help="the command that starts the server (default: this brain's)")
+    parser.add_argument("--against", help="another server's command: compare warm first completions")
+    parser.add_argument("--cold", action="store_true", help="with --against: compare cold starts")
     args = parser.parse_args()
     if args.server:
         SERVER[:] = shlex.split(args.server)
@@ -406,53 +284,15 @@ def main() -> None:
     root = workspace(args.notes, args.cache)
     files = sum(1 for _ in root.rglob("*") if _.is_file())
     with tempfile.TemporaryDirectory(prefix="brain-bench-lsp-") as scratch:
+        if args.against:
+            compare_starts(root, Path(scratch), [list(SERVER), shlex.split(args.against)], args.start_runs,
+                           args.cold)
+            return
         warm_dir = Path(scratch) / "warm"
         starts = measure_starts(root, warm_dir, Path(scratch), args.start_runs)
         if args.only_start:
             return
         report_runs(args, root, files, warm_dir, starts)
-
-
-def load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def measure_starts(root: Path, warm_dir: Path, scratch: Path, runs: int) -> dict[str, Any]:
-    """Cold and warm starts, interleaved; the first cold start writes the warm one's snapshot."""
-    results: dict[str, list[dict[str, Any]]] = {"cold": [], "warm": []}
-    if runs < 1:
-        return {}
-    for number in range(runs):
-        for kind in ("cold", "warm"):
-            cache_dir = warm_dir if kind == "warm" or number == 0 else scratch / f"cold-{number}"
-            prime = kind == "cold" and number == 0
-            result = asyncio.run(first_completion_once(root, cache_dir, wait_snapshot=prime))
-            results[kind].append(result)
-            print(
-                f"start {kind} {number + 1}: first completion {result['first_completion_s']:.2f} s "
-                f"(server CPU {result['first_completion_cpu_s']:.2f} s, "
-                f"its walk's child {result['first_completion_child_cpu_s']:.2f} s) "
-                f"({result['first_completion_items']} items, {result['completion_requests']} requests), "
-                f"initialize {result['initialize_s']:.2f} s, first diagnostics "
-                f"{result['first_diagnostics_s']:.2f} s, indexed {result['indexed_s']:.2f} s "
-                f"(server CPU {result['indexed_cpu_s']:.2f} s)  ({load()})",
-                flush=True,
-            )
-    medians = {
-        kind: {key: round(statistics.median(float(r[key]) for r in rs), 3) for key in rs[0]}
-        for kind, rs in results.items()
-    }
-    for kind, median in medians.items():
-        print(
-            f"{kind} start, median of {runs}: spawn -> first completion {median['first_completion_s']:.2f} s "
-            f"(server CPU {median['first_completion_cpu_s']:.2f} s, "
-            f"child {median['first_completion_child_cpu_s']:.2f} s) "
-            f"(goal {'< 1' if kind == 'warm' else '< 3'} s), initialize {median['initialize_s']:.2f} s, "
-            f"after initialize {median['after_initialize_s']:.2f} s, first diagnostics "
-            f"{median['first_diagnostics_s']:.2f} s, indexed {median['indexed_s']:.2f} s  ({load()})",
-            flush=True,
-        )
-    return {"median": medians, "all_runs": results}
 
 
 def report_runs(

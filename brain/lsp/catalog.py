@@ -144,6 +144,11 @@ class Catalog:
         with self._lock:
             return sorted(scope for scope, group in self._memories.items() if group)
 
+    def kinds(self) -> list[Kind]:
+        """The kinds of the other nodes there are (workflows, chats, work items, agents)."""
+        with self._lock:
+            return [kind for kind, group in self._others.items() if group]
+
     def memories(self, scope: str) -> list[Entry]:
         """The memories of a scope, by name key."""
         with self._lock:

@@ -14,7 +14,7 @@ note's or agent's description, a workflow's title), read from that item's one fi
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +38,7 @@ class EarlyNames:
     """Every linkable name of a workspace by its paths, as bare nodes, with their name keys."""
 
     catalog: Catalog
-    names: dict[str, list[NameEntry]] = field(default_factory=dict)
+    names: Mapping[str, list[NameEntry]] = field(default_factory=dict)
     root: Path | None = None
     _descriptions: dict[str, str] = field(default_factory=dict)
 
@@ -80,7 +80,7 @@ class EarlyNames:
 
 @dataclass(frozen=True, slots=True)
 class WalkedNames:
-    """What a walk found, in a form that crosses a pipe (brain/lsp/prewalk.py)."""
+    """What a walk found (packed to cross the pipe from brain/lsp/prewalk.py by packed.py)."""
 
     nodes: list[tuple[str, Linkable]]
     names: dict[str, list[NameEntry]]

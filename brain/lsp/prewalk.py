@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
-    from brain.lsp.early import WalkedNames
+    from brain.lsp.packed import PackedNames
 
 log = logging.getLogger("brain.lsp")
 
@@ -121,12 +121,12 @@ class Prewalk:
         self._pid = pid
         self._fd = fd
         self._lock = threading.Lock()
-        self._names: dict[str, WalkedNames] = {}
+        self._names: dict[str, PackedNames] = {}
         self._reader = threading.Thread(target=self._read, name="brain-prewalk", daemon=True)
         if fd >= 0:
             self._reader.start()
 
-    def take(self, root: Path) -> WalkedNames | None:
+    def take(self, root: Path) -> PackedNames | None:
         """The walk of `root` (None: the child did not walk it, or failed); waits for the child,
         the pipe read releasing the GIL meanwhile. Each root's names are taken once."""
         if self._reader.ident is not None:
@@ -139,7 +139,7 @@ class Prewalk:
         with self._lock:
             self._names = names
 
-    def _collect(self) -> dict[str, WalkedNames]:
+    def _collect(self) -> dict[str, PackedNames]:
         chunks: list[bytes] = []
         try:
             while chunk := os.read(self._fd, 1 << 20):
@@ -164,6 +164,7 @@ def start(folders: list[str]) -> Prewalk | None:
     # the child only walks (on a busy machine a child importing it again would cost a core).
     import brain.layouts
     import brain.lsp.early
+    import brain.lsp.packed
     import brain.lsp.roots  # noqa: F401
 
     try:
@@ -191,15 +192,16 @@ def start(folders: list[str]) -> Prewalk | None:
 def _walk_into(fd: int, folders: list[str]) -> None:
     from brain.layouts import choose_layout_leniently, get_layout
     from brain.lsp.early import walk_parts
+    from brain.lsp.packed import pack
     from brain.lsp.roots import folder_root, path_of
 
-    walked: dict[str, WalkedNames] = {}
+    walked: dict[str, PackedNames] = {}
     for uri in folders:
         path = path_of(uri)
         root = folder_root(path) if path is not None else None
         if root is not None and str(root) not in walked:
             layout = get_layout(choose_layout_leniently(root.resolve()).name)
-            walked[str(root)] = walk_parts(root, layout)
+            walked[str(root)] = pack(walk_parts(root, layout))
     data = memoryview(pickle.dumps(walked, protocol=pickle.HIGHEST_PROTOCOL))
     while data:
         data = data[os.write(fd, data):]

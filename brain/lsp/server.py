@@ -13,22 +13,39 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when the server is built: after the code cache is in place
+    from brain.lsp.codecache import CodeCache
     from brain.lsp.runtime import BrainLanguageServer
 
 
-def build_server() -> BrainLanguageServer:
-    import atexit
-
+def install_code_cache(generators: bool = True) -> CodeCache | None:
+    """The compiled code of dataclasses, attrs and cattrs (brain/lsp/codecache.py), unless
+    BRAIN_LSP_CODE_CACHE=0."""
+    if os.environ.get("BRAIN_LSP_CODE_CACHE") == "0":
+        return None
     from brain.lsp import codecache
 
+    return codecache.install(generators=generators)
+
+
+def build_server(compiled: CodeCache | None = None) -> BrainLanguageServer:
+    """The server with its handlers; `compiled`: the code cache installed before (without its
+    attrs and cattrs hooks), else installed here."""
+    import atexit
+
     # Before lsprotocol is imported: its classes' generated code comes compiled from the cache.
-    compiled = codecache.install() if os.environ.get("BRAIN_LSP_CODE_CACHE") != "0" else None
+    if compiled is None:
+        compiled = install_code_cache()
+    else:
+        from brain.lsp.codecache import hook_generators
+
+        hook_generators(compiled)
     from brain.lsp.handlers import register
     from brain.lsp.runtime import BrainLanguageServer
 
     server = BrainLanguageServer()
     register(server)
     if compiled is not None:
+        compiled.patterns.uninstall()  # the imports are done: later patterns are not kept
         server.code_cache = compiled
         atexit.register(compiled.save)  # also when the client goes away without `shutdown`
     return server
@@ -67,6 +84,8 @@ def run_server(args: argparse.Namespace) -> int:
         host, port = parse_tcp(tcp)
         server.start_tcp(host, port)
         return 0
+    # Before brain's modules define their dataclasses: their generated methods come compiled.
+    compiled = install_code_cache(generators=False)
     # Before the imports (no thread exists yet): the client's `initialize` names the folders,
     # and a child walks them on the other core meanwhile (brain/lsp/prewalk.py).
     from brain.lsp import prewalk
@@ -74,7 +93,7 @@ def run_server(args: argparse.Namespace) -> int:
     stdin = sys.stdin.buffer
     head, first = prewalk.read_first(stdin)
     walking = prewalk.start(prewalk.folders_of(first)) if os.environ.get("BRAIN_LSP_PREWALK") != "0" else None
-    server = build_server()
+    server = build_server(compiled)
     server.cache = not getattr(args, "no_cache", False)
     server.prewalk = walking
     server.start_io(prewalk.Replay(head, stdin))

@@ -8,6 +8,9 @@ type), never something false. Hover says where a link lands when the names tell,
 
 from __future__ import annotations
 
+import pickle
+from collections.abc import Callable
+
 import pytest
 from lsprotocol import types
 
@@ -16,9 +19,10 @@ from brain.lsp.catalog import Catalog
 from brain.lsp.completion import complete, complete_early
 from brain.lsp.context import Document
 from brain.lsp.cursor import typing_at
-from brain.lsp.early import EarlyNames, walk_names
+from brain.lsp.early import EarlyNames, walk_names, walk_parts
 from brain.lsp.graph import identity_of
 from brain.lsp.hover import early_hover
+from brain.lsp.packed import pack
 from brain.lsp.positions import LineIndex
 from brain.model import Anchors
 from brain.service import Brain
@@ -33,6 +37,25 @@ CLASHES = {  # the same names in several places: the inserted text must tell the
     "workflows/fix-login.yaml": "title: Fix login (workflow)\nsteps: []\n",
     "agents/helper.md": "---\ndescription: A helper\nmemory: false\n---\n",
 }
+
+
+Walk = Callable[[Brain], EarlyNames]
+
+
+def walked_here(brain: Brain) -> EarlyNames:
+    return walk_names(brain.root, brain.layout)
+
+
+def walked_by_the_child(brain: Brain) -> EarlyNames:
+    """As the server gets them from the child that walked (brain/lsp/prewalk.py): packed, through
+    pickle, unpacked as asked."""
+    packed = pickle.loads(pickle.dumps(pack(walk_parts(brain.root, brain.layout))))
+    return packed.early(brain.root)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=[walked_here, walked_by_the_child], ids=["walked-here", "packed"])
+def walk(request: pytest.FixtureRequest) -> Walk:
+    return request.param  # type: ignore[no-any-return]
 
 
 def ask(
@@ -68,9 +91,9 @@ def shown(result: types.CompletionList | None) -> list[tuple[str, str, str | Non
     ["see [[¦", "see [[be¦", "see [[st¦", "see [[shared/¦", "see [[other/al¦", "see [[workflow:¦",
      "see [[chat:¦", "see [[agent:¦", "see [[fix¦]] later", "see [[a¦", "see [[xyz¦"],
 )
-def test_the_walk_offers_what_the_index_offers(make_brain: BrainFactory, text: str) -> None:
+def test_the_walk_offers_what_the_index_offers(make_brain: BrainFactory, walk: Walk, text: str) -> None:
     brain = make_brain(CLASHES)
-    early = walk_names(brain.root, brain.layout)
+    early = walk(brain)
     indexed = ask(brain, text, None, indexed=True)
     before = ask(brain, text, early)
     assert shown(before) == shown(indexed)
@@ -78,9 +101,9 @@ def test_the_walk_offers_what_the_index_offers(make_brain: BrainFactory, text: s
     assert before.is_incomplete  # asked again as the user types: the descriptions come then
 
 
-def test_early_items_say_what_the_path_and_the_description_say(make_brain: BrainFactory) -> None:
+def test_early_items_say_what_the_path_and_the_description_say(make_brain: BrainFactory, walk: Walk) -> None:
     brain = make_brain(CLASHES)
-    early = walk_names(brain.root, brain.layout)
+    early = walk(brain)
     result = ask(brain, "see [[¦", early)
     indexed = ask(brain, "see [[¦", None, indexed=True)
     assert result is not None
@@ -124,9 +147,9 @@ def test_keys_need_no_graph(make_brain: BrainFactory) -> None:
     assert "description" in [i.label for i in early.items]
 
 
-def test_another_notes_headings_wait_for_the_index(make_brain: BrainFactory) -> None:
+def test_another_notes_headings_wait_for_the_index(make_brain: BrainFactory, walk: Walk) -> None:
     brain = make_brain()
-    early = walk_names(brain.root, brain.layout)
+    early = walk(brain)
     result = ask(brain, "see [[shared/gamma#¦", early)
     assert result == types.CompletionList(is_incomplete=True, items=[])
 
@@ -139,9 +162,9 @@ def hover_at(brain: Brain, early: EarlyNames, text: str) -> types.Hover | None:
     return early_hover(early, doc, position, FEATURES)
 
 
-def test_early_hover_says_where_a_link_lands(make_brain: BrainFactory) -> None:
+def test_early_hover_says_where_a_link_lands(make_brain: BrainFactory, walk: Walk) -> None:
     brain = make_brain()
-    early = walk_names(brain.root, brain.layout)
+    early = walk(brain)
     found = hover_at(brain, early, "see [[gam¦ma]] now")
     assert found is not None
     assert isinstance(found.contents, types.MarkupContent)
@@ -151,9 +174,9 @@ def test_early_hover_says_where_a_link_lands(make_brain: BrainFactory) -> None:
 
 
 @pytest.mark.parametrize("text", ["see [[nowhere¦]] now", "see [[gamma#no-such-hea¦ding]]"])
-def test_early_hover_never_claims_a_link_is_broken(make_brain: BrainFactory, text: str) -> None:
+def test_early_hover_never_claims_a_link_is_broken(make_brain: BrainFactory, walk: Walk, text: str) -> None:
     brain = make_brain()
-    early = walk_names(brain.root, brain.layout)
+    early = walk(brain)
     found = hover_at(brain, early, text)
     if found is not None:  # the anchor is not read yet: where it lands, no word on the heading
         assert isinstance(found.contents, types.MarkupContent)

@@ -17,6 +17,7 @@ import pytest
 from brain.layouts import get_layout
 from brain.lsp import prewalk
 from brain.lsp.early import WalkedNames, walk_names, walk_parts
+from brain.lsp.packed import PackedNames, pack
 from brain.lsp.prewalk import Prewalk, Replay, folders_of, read_first
 from brain.lsp.session import Session
 from brain.lsp.stdio import read_loop
@@ -141,7 +142,7 @@ def test_without_a_child_start_declines() -> None:
 class Canned(Prewalk):
     """A Prewalk whose child has answered these names (what its pipe held), without a fork."""
 
-    def __init__(self, walked: dict[str, WalkedNames]) -> None:
+    def __init__(self, walked: dict[str, PackedNames]) -> None:
         super().__init__(0, -1)  # no pipe: the names are there
         self._names = walked
 
@@ -154,7 +155,7 @@ def session_of(root: Path, walking: Prewalk | None = None) -> Session:
 def test_a_session_takes_the_childs_names(workspace: Path) -> None:
     walked = walk_parts(workspace, get_layout("latchai"))
     marked = WalkedNames([*walked.nodes], {**walked.names, "only-from-the-child": []})
-    session = session_of(workspace, Canned({str(workspace): marked}))
+    session = session_of(workspace, Canned({str(workspace): pack(marked)}))
     session.walk_now()
     assert session.named.wait(30)
     assert session.early is not None
@@ -193,3 +194,25 @@ def test_the_index_waits_for_the_answers_that_waited_for_the_walk(held: Session)
     answering.__exit__(None, None, None)
     assert held.ready.wait(60)
     assert held.brain.stats().memories > 0
+
+
+def test_the_index_waits_until_the_editor_is_quiet(held: Session) -> None:
+    held.first_quiet = 600.0  # the editor keeps sending, as far as the session can tell
+    held.walk_now()
+    held.start()
+    assert held.named.wait(30)
+    assert not held.ready.wait(0.5)
+    assert held._brain is None  # the index has not begun: the first answers keep the CPU
+    held.first_quiet = 0.0
+    held.files_changed([])  # any message wakes the worker, which finds the editor quiet now
+    assert held.ready.wait(60)
+
+
+def test_an_editor_that_never_goes_quiet_delays_the_index_a_second_at_most(workspace: Path) -> None:
+    session = session_of(workspace)
+    session.first_quiet = 600.0
+    session.first_answers_wait = 0.2  # the bound (1 s in a server)
+    session.walk_now()
+    session.start()
+    assert session.ready.wait(60)
+    session.stop()
