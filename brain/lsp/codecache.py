@@ -9,8 +9,7 @@ loaded from the user's cache folder (marshal, as .pyc files hold code), and adds
 compiled anew to that file when it shuts down. The standard library's dataclasses do the
 same with `exec` for every dataclass (brain's 380 before the first completion: 0.05 s), so
 they get an `exec` that takes a source's code from the same table; the cache is installed
-before brain's own modules are imported (brain/lsp/server.py). So are the regular expressions
-those imports compile (brain/lsp/patterncache.py).
+before brain's own modules are imported (brain/lsp/server.py).
 
 A code object is only used for exactly the source (and file name) it was compiled from; the
 file is keyed by Python's bytecode magic and the versions of attrs, cattrs and lsprotocol,
@@ -34,8 +33,6 @@ import types
 from pathlib import Path
 from typing import Any
 
-from brain.lsp.patterncache import PatternCache
-
 log = logging.getLogger("brain.lsp")
 
 MAX_ENTRIES = 20_000  # a bound on the table (a start uses about 600)
@@ -55,10 +52,8 @@ class CodeCache:
         self.used: dict[Key, types.CodeType] = {}  # what this run compiled or took
         self.added = 0
         self.hits = 0
-        self.patterns = PatternCache(path.with_name(f"{path.stem}.re.marshal"))
 
     def load(self) -> None:
-        self.patterns.load()
         try:
             if self.path.stat().st_size > MAX_BYTES:
                 return
@@ -102,10 +97,7 @@ class CodeCache:
     def save(self) -> None:
         """Write what this run used, if it compiled anything anew (atomically: a private temp
         file, then a rename). Code no run asks for any more (another version's, or generated
-        from a set in hash order) is not carried on. The patterns the same."""
-        patterns = self.patterns.dumps()
-        if patterns is not None and _write(self.patterns.path, patterns):
-            self.patterns.added = 0
+        from a set in hash order) is not carried on."""
         if self.added and _write(self.path, marshal.dumps(dict(self.used))):
             self.added = 0
 
@@ -154,7 +146,6 @@ def install(folder: Path | None = None, generators: bool = True) -> CodeCache:
     cache.load()
     # A module global shadows the builtin for that module's calls to `exec`.
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]
-    cache.patterns.install()  # until the server is built (brain/lsp/server.py)
     if generators:
         hook_generators(cache)
     return cache

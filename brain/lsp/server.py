@@ -45,7 +45,6 @@ def build_server(compiled: CodeCache | None = None) -> BrainLanguageServer:
     server = BrainLanguageServer()
     register(server)
     if compiled is not None:
-        compiled.patterns.uninstall()  # the imports are done: later patterns are not kept
         server.code_cache = compiled
         atexit.register(compiled.save)  # also when the client goes away without `shutdown`
     return server
