@@ -210,6 +210,15 @@ def _link_columns(links: Sequence[tuple[str, tuple[LinkRow, ...]]], table: Strin
 
 def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     """What `encode` wrote, from `unpack` (the next top-level value each call)."""
+    state, image, fill = decode_deferred(unpack)
+    fill()
+    return state, image
+
+
+def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage, Callable[[], None]]:
+    """`decode`, but the state's `files` and `claims` are left empty until the third value
+    is called (it fills those same dicts): a server is ready before it builds 100,000
+    file states, which only its first sync reads. Their columns are checked now."""
     strings: list[str | None] = _unchunk(unpack)
     if not strings or strings[0] is not None:
         raise ValueError("a string table of the wrong shape")
@@ -218,18 +227,20 @@ def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     ingest = unpack()
     rels = look.column(ingest["rels"])
     n = len(rels)
-    files = dict(zip(rels, map(
-        FileState, _array("q", ingest["sizes"], n), _array("q", ingest["mtimes"], n),
-        look.column(ingest["hashes"], n), look.column(ingest["nodes"], n),
-    ), strict=True))
+    sizes, mtimes = _array("q", ingest["sizes"], n), _array("q", ingest["mtimes"], n)
+    hashes, nodes = look.column(ingest["hashes"], n), look.column(ingest["nodes"], n)
     claim_ids = look.column(ingest["claim_ids"])
     claim_rels = look.column(ingest["claim_rels"])
     ends = list(accumulate(_array("I", ingest["claim_counts"], len(claim_ids))))
     if (ends[-1] if ends else 0) != len(claim_rels):
         raise ValueError("claims of the wrong length")
-    claims = {i: set(claim_rels[a:b]) for i, a, b in zip(claim_ids, [0, *ends], ends, strict=False)}
     rest: IngestState = rows.codec(IngestState)[1](unpack())  # type: ignore[index]
-    state = replace(rest, files=files, claims=claims)
+    state = replace(rest, files={}, claims={})
+
+    def fill() -> None:
+        state.files.update(zip(rels, map(FileState, sizes, mtimes, hashes, nodes), strict=True))
+        state.claims.update(zip(claim_ids, map(set, map(claim_rels.__getitem__, map(
+            slice, [0, *ends], ends))), strict=True))
 
     memories = unpack()
     ids = look.column(memories["ids"])
@@ -265,7 +276,7 @@ def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
         entities=rows.codec(list[EntityNode])[1](entities),  # type: ignore[index]
         files=rows.codec(list[FileNode])[1](plain),  # type: ignore[index]
     )
-    return state, image
+    return state, image, fill
 
 
 def _decode_links(columns: dict[str, Any], look: _Lookup, strings: list[str | None]) -> LinkColumns:
