@@ -252,9 +252,8 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
     columns[MEMORY_FIELDS.index("modified_at")] = _array("d", memories["modified_at"], m)
     columns[MEMORY_FIELDS.index("body")] = repeat("", m)
     nested = _unchunk(unpack)
-    if type(nested) is not list or len(nested) != m or any(
-        type(r) is not list or len(r) != len(_NESTED) for r in nested
-    ):
+    # Checked by C loops (a generator over 100,000 rows was a tenth of a warm start's decode).
+    if len(nested) != m or set(map(type, nested)) - {list} or set(map(len, nested)) - {len(_NESTED)}:
         raise ValueError("nested memory fields of the wrong shape")
     for at, values in zip(_NESTED_AT, zip(*nested, strict=True) if nested else [()] * 5, strict=True):
         columns[at] = values
