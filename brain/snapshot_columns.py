@@ -283,11 +283,10 @@ def _decode_links(columns: dict[str, Any], look: _Lookup, strings: list[str | No
     sources = look.column(columns["sources"])
     counts = _array("I", columns["counts"], len(sources))
     candidate_at = _array("I", columns["candidate_at"])
-    if type(columns["candidates"]) is not list or len(candidate_at) != len(columns["candidates"]):
+    packed = columns["candidates"]  # each a column of indexes, unpacked when its row is built
+    if type(packed) is not list or len(candidate_at) != len(packed) or set(map(type, packed)) - {bytes}:
         raise ValueError("candidates of the wrong length")
-    candidates = {
-        at: tuple(look.column(names)) for at, names in zip(candidate_at, columns["candidates"], strict=True)
-    }
+    candidates = dict(zip(candidate_at, packed, strict=True))
     if type(columns["status"]) is not bytes or type(columns["embed"]) is not bytes:
         raise ValueError("link columns that are not bytes")
     return LinkColumns(

@@ -28,6 +28,8 @@ STATUSES = list(LinkStatus)
 STRING_COLUMNS = ("target_id", "raw", "target", "key", "label", "anchor")
 BULK_AFTER = 2048  # single reads before the rest is built at once (a walk over every source)
 UNRESOLVED = "unresolved:"
+INDEX = np.dtype(f"=u{array('I').itemsize}")  # a packed string index (snapshot_columns.StringTable)
+INDEX_SIZE = INDEX.itemsize
 
 
 def _numbers(column: array[int]) -> np.ndarray[Any, Any]:
@@ -38,12 +40,12 @@ class LinkColumns:
     """The links of `sources` (`counts[i]` each, in order), field by field: string fields
     as indexes into `table` (an object array, and `table_list` its list; 0 is None),
     `status` and `embed` as bytes, the rest as packed arrays, and the few candidate lists
-    by link position."""
+    by link position (packed indexes too, unpacked when their row is built)."""
 
     def __init__(
         self, table: np.ndarray[Any, Any], table_list: list[Any], sources: list[str],
         counts: array[int], ordinal: array[int], strings: dict[str, array[int]], status: bytes,
-        embed: bytes, line: array[int], column: array[int], candidates: dict[int, tuple[str, ...]],
+        embed: bytes, line: array[int], column: array[int], candidates: dict[int, bytes],
     ) -> None:
         total = sum(counts)
         if len(counts) != len(sources):
@@ -60,6 +62,11 @@ class LinkColumns:
             raise ValueError("a link of unknown status")
         if any(type(at) is not int or not 0 <= at < total for at in candidates):
             raise ValueError("candidates of a link that is not there")
+        packed = b"".join(candidates.values())
+        if any(len(names) % INDEX_SIZE for names in candidates.values()):
+            raise ValueError("candidates that are not packed indexes")
+        if packed and int(np.frombuffer(packed, dtype=INDEX).max()) >= len(table):
+            raise IndexError("a candidate's string index out of the table")
         self.table = table
         self.strings = table_list  # the same strings, for one-by-one reads
         self.sources = sources
@@ -81,9 +88,15 @@ class LinkColumns:
         return [
             (source, self.ordinal[j], s[self.target_id[j]], STATUSES[self.status[j]], s[self.raw[j]],
              s[self.target[j]], s[self.key[j]], s[self.label[j]], s[self.anchor[j]],
-             bool(self.embed[j]), self.line[j], self.column[j], candidates.get(j, ()))
+             bool(self.embed[j]), self.line[j], self.column[j],
+             self._names(candidates[j]) if j in candidates else ())
             for j in range(self.starts[at], self.starts[at + 1])
         ]
+
+    def _names(self, packed: bytes) -> tuple[str, ...]:
+        at = array("I")
+        at.frombytes(packed)
+        return tuple(map(self.strings.__getitem__, at))
 
     def all_rows(self) -> list[list[LinkRow]]:
         """Every source's rows, in order, in bulk (C loops: numpy and zip)."""
@@ -95,7 +108,7 @@ class LinkColumns:
 
         candidates: list[tuple[str, ...]] = [()] * total
         for at, names in self.candidates.items():
-            candidates[at] = names
+            candidates[at] = self._names(names)
         counts = [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
         flat = list(zip(
             chain.from_iterable(map(repeat, self.sources, counts)),

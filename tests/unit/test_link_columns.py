@@ -115,7 +115,7 @@ def columns(**change: Any) -> LinkColumns:
         "sources": ["memory:a/x"], "counts": array("I", [2]), "ordinal": array("I", [0, 1]),
         "strings": {name: array("I", [3, 2]) for name in memory_link_columns.STRING_COLUMNS},
         "status": bytes([1, 0]), "embed": bytes([0, 1]), "line": array("q", [1, 2]),
-        "column": array("q", [0, 4]), "candidates": {1: ("t",)},
+        "column": array("q", [0, 4]), "candidates": {1: array("I", [2]).tobytes()},
     }
     fields.update(change)
     return LinkColumns(table, table.tolist(), **fields)
@@ -139,7 +139,9 @@ def test_columns_count_statuses_and_unresolved_targets() -> None:
     ({"status": bytes([0, 99])}, "unknown status"),
     ({"strings": {n: array("I", [3, 4]) for n in memory_link_columns.STRING_COLUMNS}}, "out of the table"),
     ({"strings": {"raw": array("I", [1, 1])}}, "missing"),
-    ({"candidates": {2: ("t",)}}, "not there"),
+    ({"candidates": {2: array("I", [2]).tobytes()}}, "not there"),
+    ({"candidates": {1: array("I", [4]).tobytes()}}, "out of the table"),
+    ({"candidates": {1: b"\0\0\0"}}, "not packed indexes"),
 ])
 def test_columns_that_do_not_fit_are_refused(change: dict[str, Any], error: str) -> None:
     with pytest.raises((ValueError, IndexError), match=error):
