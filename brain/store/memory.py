@@ -55,7 +55,7 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
-from brain.store.memory_link_columns import LazyLinkRows, count_links
+from brain.store.memory_link_columns import LazyLinkRows, build_link_index, count_links
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_rows import (
     STATUS,
@@ -199,7 +199,7 @@ class MemoryStore:
         for group in (self._agents, self._entities, self._files):
             for node in group.values():
                 self._index_name(node)
-        self._links.build(self._out.values())
+        build_link_index(self._out, self._links)
 
     # ------------------------------------------------------------------ resolution support
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from brain.model import LinkStatus
+from brain.model import LinkStatus, UnresolvedNode
+from brain.store.memory_links import LinkIndex
 from brain.store.memory_rows import STATUS, LinkRow
 
 STATUSES = list(LinkStatus)
@@ -125,6 +126,31 @@ class LinkColumns:
         ))
         return list(map(flat.__getitem__, map(slice, self.starts, self.starts[1:])))
 
+    def index_into(self, index: LinkIndex) -> None:
+        """Fill an empty `index` as `LinkIndex.build` would from these rows, without building
+        them: references grouped by target and by key with a sort (numpy), each group's
+        set made once, targets in the order they first appear (as a build adds them)."""
+        counts = [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+        sources = chain.from_iterable(map(repeat, self.sources, counts))
+        refs = list(zip(sources, self.ordinal.tolist(), strict=False))
+        for column, out in ((self.target_id, index.incoming), (self.key, index.by_key)):
+            if not self.total:
+                continue
+            values = _numbers(column)
+            order = np.argsort(values, kind="stable")
+            ranked = values[order]
+            cuts = (np.flatnonzero(np.diff(ranked)) + 1).tolist()
+            starts, ends = [0, *cuts], [*cuts, len(ranked)]
+            grouped = list(map(refs.__getitem__, order.tolist()))
+            keys = self.table[ranked[starts]].tolist()
+            sets = list(map(set, map(grouped.__getitem__, map(slice, starts, ends))))
+            first = order[starts]  # a stable sort: each group's first is where it first appears
+            for at in np.argsort(first, kind="stable").tolist():
+                out[keys[at]] = sets[at]
+        index.unresolved = {
+            t: UnresolvedNode(t.split(":", 1)[1]) for t in index.incoming if t.startswith(UNRESOLVED)
+        }
+
     def counts(self) -> tuple[dict[LinkStatus, int], int]:
         """Links by status, and the Unresolved nodes they name (distinct targets)."""
         by_status = np.bincount(np.frombuffer(self.status, dtype=np.uint8), minlength=len(STATUSES))
@@ -205,6 +231,11 @@ class LazyLinkRows(dict[str, list[LinkRow]]):
 
     __hash__ = None
 
+    def restored_columns(self) -> LinkColumns | None:
+        """The columns while they are still all the links (no value replaced or removed, and
+        not all built yet); None once not."""
+        return self._columns if self._pristine else None
+
     def counts(self) -> tuple[dict[LinkStatus, int], int] | None:
         """`LinkColumns.counts` while the links are still the restore's; None once not."""
         if not self._pristine:
@@ -220,3 +251,13 @@ def count_links(rows_by_source: Iterable[Sequence[LinkRow]]) -> dict[LinkStatus,
         for row in rows:
             counts[row[STATUS]] += 1
     return counts
+
+
+def build_link_index(rows_by_source: dict[str, list[LinkRow]], index: LinkIndex) -> None:
+    """`index.build` over every row; from the columns while they are still all the links
+    (no write since the restore), so no row is built for it."""
+    restored = rows_by_source.restored_columns() if isinstance(rows_by_source, LazyLinkRows) else None
+    if restored is None:
+        index.build(rows_by_source.values())
+    else:
+        restored.index_into(index)

@@ -156,7 +156,7 @@ def unpack_body(packed: bytes) -> str:
 def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     """The name index's entry of a memory, held as a node or still as a row."""
     if type(held) is tuple:
-        return NameEntry(node_id, Kind(held[KIND]), leaf_key(held[1]), held[0])
+        return NameEntry(node_id, _KINDS[held[KIND]], leaf_key(held[1]), held[0])
     return entry_of(held)  # type: ignore[arg-type]
 
 

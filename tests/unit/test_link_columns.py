@@ -146,3 +146,21 @@ def test_columns_count_statuses_and_unresolved_targets() -> None:
 def test_columns_that_do_not_fit_are_refused(change: dict[str, Any], error: str) -> None:
     with pytest.raises((ValueError, IndexError), match=error):
         columns(**change)
+
+
+def test_the_indexes_built_from_the_columns_are_the_rows_indexes(source: Brain) -> None:
+    """A restore's first index build reads the columns (no row built): the same incoming
+    links, links by key and Unresolved nodes, in the same order, as a build over the rows."""
+    from_columns = restored(source)
+    from_columns._ensure_indexes()
+    table = from_columns._out
+    assert isinstance(table, LazyLinkRows)
+    assert all(isinstance(held, int) for held in dict.values(table))  # no row was built
+    from_rows = restored(source)
+    from_rows._out.build_all()  # type: ignore[attr-defined]
+    from_rows._ensure_indexes()
+    for name in ("incoming", "by_key", "unresolved"):
+        built, expected = getattr(from_columns._links, name), getattr(from_rows._links, name)
+        assert built == expected
+        assert list(built) == list(expected)
+    assert answers(from_columns) == answers(source.store)
