@@ -154,7 +154,10 @@ class LinkColumns:
     def counts(self) -> tuple[dict[LinkStatus, int], int]:
         """Links by status, and the Unresolved nodes they name (distinct targets)."""
         by_status = np.bincount(np.frombuffer(self.status, dtype=np.uint8), minlength=len(STATUSES))
-        targets = self.table[np.unique(_numbers(self.target_id))].tolist() if self.total else []
+        targets: list[str] = []
+        if self.total:  # the targets named at least once (a count, not a sort)
+            named = np.bincount(_numbers(self.target_id), minlength=len(self.table))
+            targets = self.table[np.flatnonzero(named)].tolist()
         unresolved = sum(1 for t in targets if t.startswith(UNRESOLVED))
         return {s: int(n) for s, n in zip(STATUSES, by_status.tolist(), strict=True)}, unresolved
 
