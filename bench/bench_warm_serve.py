@@ -1,6 +1,13 @@
 """Warm `brain serve`: from spawn to ready, on a workspace whose snapshot is current.
 
     .venv/bin/python bench/bench_warm_serve.py [--sizes 100000] [--runs 3]
+    .venv/bin/python bench/bench_warm_serve.py --sizes 100000 --runs 3 \
+        --snapshots /tmp/brain-bench/snapshots-new --baseline /tmp/old-tree \
+        --baseline-snapshots /tmp/brain-bench/snapshots-old
+
+`--baseline` is a checkout of other brain code (e.g. `git worktree add /tmp/old-tree main`):
+its runs and this code's are interleaved (old, new, old, new...) so both see the same load,
+and each gets its own snapshot folder (a snapshot names the code that wrote it).
 
 Also run by `bench/bench_ingest.py --serve` after its restarts. Each run spawns
 `python -m brain serve WORKSPACE --port N` (a fresh process, the snapshot warm) and times:
@@ -78,8 +85,9 @@ def until(check: Any, started: float) -> float:
     return time.perf_counter() - started
 
 
-def serve_once(root: Path, snapshots: Path) -> dict[str, float]:
-    """One warm start of `brain serve` (the snapshot in `snapshots` must be current)."""
+def serve_once(root: Path, snapshots: Path, code: Path | None = None) -> dict[str, float]:
+    """One warm start of `brain serve` (the snapshot in `snapshots` must be current), of the
+    brain in `code` (a checkout: its folder comes first on the import path) or this one."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     path = first_note(root)
@@ -87,7 +95,7 @@ def serve_once(root: Path, snapshots: Path) -> dict[str, float]:
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(root), "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=code,
     )
     try:
         def healthy() -> bool:
@@ -121,7 +129,10 @@ def serve_once(root: Path, snapshots: Path) -> dict[str, float]:
 
 
 def measure(root: Path, snapshots: Path, runs: int) -> dict[str, Any]:
-    results = [serve_once(root, snapshots) for _ in range(runs)]
+    return summarize([serve_once(root, snapshots) for _ in range(runs)])
+
+
+def summarize(results: list[dict[str, float]]) -> dict[str, Any]:
     summary: dict[str, Any] = {
         f"{key}_median": round(statistics.median(r[key] for r in results), 3) for key in results[0]
     }
@@ -141,26 +152,51 @@ def describe(size: int, summary: dict[str, Any]) -> str:
     )
 
 
+def warm_up(root: Path, snapshots: Path, size: int, code: Path | None = None) -> None:
+    """Write the snapshot with a cold ingest, unless one is there (it must be current)."""
+    if not list(snapshots.glob("*.snapshot")):
+        print(f"{size:>7} notes: writing the snapshot first (a cold ingest)", flush=True)
+        subprocess.run([sys.executable, "-m", "brain", "ingest", str(root)], check=True,
+                       env={**os.environ, "BRAIN_SNAPSHOT_DIR": str(snapshots)},
+                       capture_output=True, cwd=code)
+
+
+def interleaved(root: Path, runs: int, sides: dict[str, tuple[Path, Path | None]]) -> dict[str, Any]:
+    """`runs` warm starts of each side ({name: (snapshots, code)}), taking turns."""
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    for _ in range(runs):
+        for name, (snapshots, code) in sides.items():
+            results[name].append(serve_once(root, snapshots, code))
+    return {name: summarize(found) for name, found in results.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[100000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--snapshots", type=Path, help="the snapshot folder (default: snapshots-<size>)")
+    parser.add_argument("--baseline", type=Path, help="a checkout of other brain code, run in turns")
+    parser.add_argument("--baseline-snapshots", type=Path, help="its snapshot folder")
     args = parser.parse_args()
+    if (args.baseline is None) != (args.baseline_snapshots is None):
+        raise SystemExit("--baseline and --baseline-snapshots go together")
     report: dict[str, Any] = {}
     for size in args.sizes:
         root = args.cache / f"workload-{size}"
         snapshots = args.snapshots or args.cache / f"snapshots-{size}"
         if not (root / ".workload.json").exists():
             raise SystemExit(f"no workload at {root}: run bench/bench_ingest.py --sizes {size} first")
-        if not list(snapshots.glob("*.snapshot")):
-            print(f"{size:>7} notes: writing the snapshot first (a cold ingest)", flush=True)
-            subprocess.run([sys.executable, "-m", "brain", "ingest", str(root)], check=True,
-                           env={**os.environ, "BRAIN_SNAPSHOT_DIR": str(snapshots)},
-                           capture_output=True)
-        report[str(size)] = measure(root, snapshots, args.runs)
-        print(describe(size, report[str(size)]), flush=True)
+        warm_up(root, snapshots, size)
+        if args.baseline is None:
+            report[str(size)] = measure(root, snapshots, args.runs)
+            print(describe(size, report[str(size)]), flush=True)
+            continue
+        warm_up(root, args.baseline_snapshots, size, args.baseline)
+        sides = {"baseline": (args.baseline_snapshots, args.baseline), "this": (snapshots, None)}
+        report[str(size)] = interleaved(root, args.runs, sides)
+        for name, summary in report[str(size)].items():
+            print(f"{name:>8}: {describe(size, summary)}", flush=True)
     out = HERE / "results" / "warm-serve.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

@@ -91,7 +91,10 @@ class Brain:
         with self._lock:
             first = not self.ingester.synced
             if first and self.snapshots is not None and self.snapshots.load() and paths is not None:
+                self.snapshots.settle()
                 self.ingester.sync()  # whatever changed while brain was down, before the named paths
+            if self.snapshots is not None:
+                self.snapshots.settle()  # the file states a snapshot's load left for the first sync
             result = self.ingester.sync(paths, progress)
             self.last_sync = time.time()
             if paths is None:
@@ -119,6 +122,8 @@ class Brain:
 
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         with self._lock:
+            if self.snapshots is not None:
+                self.snapshots.settle()
             return self.ingester.set_overlay(rel, text)
 
     @property

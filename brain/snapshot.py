@@ -30,6 +30,7 @@ import struct
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -179,7 +180,17 @@ def write(
 def read(
     path: Path, root: Path, rules: str = "latchai", store: str = "",
 ) -> tuple[IngestState, StoreImage]:
-    """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError).
+    """The snapshot at `path`, checked against `root`; raises SnapshotRefused (or OSError)."""
+    state, image, fill = read_deferred(path, root, rules, store)
+    fill()
+    return state, image
+
+
+def read_deferred(
+    path: Path, root: Path, rules: str = "latchai", store: str = "",
+) -> tuple[IngestState, StoreImage, Callable[[], None]]:
+    """`read`, with the state's file states and claims built when the third value is called
+    (snapshot_columns.decode_deferred: a server is ready before it builds them).
 
     Two passes over the file at once: the checksum on a thread of its own, the payload
     decoded column by column here (the file is never one buffer in memory)."""
@@ -225,7 +236,7 @@ def read(
             unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=True, use_list=True,
                                         max_buffer_size=max(payload_size, 1 << 20))
             try:
-                state, image = snapshot_columns.decode(unpacker.unpack)
+                state, image, fill = snapshot_columns.decode_deferred(unpacker.unpack)
                 if unpacker.tell() != payload_size:
                     raise ValueError(f"the payload ends at {unpacker.tell()} of {payload_size} bytes")
                 failure = ""
@@ -238,7 +249,7 @@ def read(
         if failure:  # the checksum matched, so this is a writer bug: still never fatal
             raise SnapshotRefused(f"corrupt: cannot decode ({failure})")
     image.keywords = keywords
-    return state, image
+    return state, image, fill
 
 
 class _Checksum:

@@ -5,7 +5,8 @@ Decoded row by row into dataclasses, that took 9 s; here every string is written
 one table, and everything else is a column: numbers as packed arrays (`array.array`, one
 `frombytes` each), strings as indexes into the table. Loading is a handful of C-speed
 decodes and `zip`s; ids come out shared (a link's source is its memory's id, a file's hash
-its memory's hash) and memories stay plain rows until read (brain/store/memory_rows.py).
+its memory's hash), memories stay plain rows until read (brain/store/memory_rows.py), and
+links stay columns, each source's rows built when read (brain/store/memory_link_columns.py).
 
 The payload is a msgpack stream of: the string table, the ingester's file states, the rest
 of the ingester's state (brain/rows.py, field by field), the memories, their bodies, the
@@ -27,6 +28,7 @@ import numpy as np
 from brain import rows
 from brain.ingest_state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, LinkStatus, MemoryNode
+from brain.store.memory_link_columns import STRING_COLUMNS, LinkColumns
 from brain.store.memory_rows import (
     KIND,
     MEMORY_FIELDS,
@@ -208,6 +210,15 @@ def _link_columns(links: Sequence[tuple[str, tuple[LinkRow, ...]]], table: Strin
 
 def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     """What `encode` wrote, from `unpack` (the next top-level value each call)."""
+    state, image, fill = decode_deferred(unpack)
+    fill()
+    return state, image
+
+
+def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage, Callable[[], None]]:
+    """`decode`, but the state's `files` and `claims` are left empty until the third value
+    is called (it fills those same dicts): a server is ready before it builds 100,000
+    file states, which only its first sync reads. Their columns are checked now."""
     strings: list[str | None] = _unchunk(unpack)
     if not strings or strings[0] is not None:
         raise ValueError("a string table of the wrong shape")
@@ -216,18 +227,20 @@ def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     ingest = unpack()
     rels = look.column(ingest["rels"])
     n = len(rels)
-    files = dict(zip(rels, map(
-        FileState, _array("q", ingest["sizes"], n), _array("q", ingest["mtimes"], n),
-        look.column(ingest["hashes"], n), look.column(ingest["nodes"], n),
-    ), strict=True))
+    sizes, mtimes = _array("q", ingest["sizes"], n), _array("q", ingest["mtimes"], n)
+    hashes, nodes = look.column(ingest["hashes"], n), look.column(ingest["nodes"], n)
     claim_ids = look.column(ingest["claim_ids"])
     claim_rels = look.column(ingest["claim_rels"])
     ends = list(accumulate(_array("I", ingest["claim_counts"], len(claim_ids))))
     if (ends[-1] if ends else 0) != len(claim_rels):
         raise ValueError("claims of the wrong length")
-    claims = {i: set(claim_rels[a:b]) for i, a, b in zip(claim_ids, [0, *ends], ends, strict=False)}
     rest: IngestState = rows.codec(IngestState)[1](unpack())  # type: ignore[index]
-    state = replace(rest, files=files, claims=claims)
+    state = replace(rest, files={}, claims={})
+
+    def fill() -> None:
+        state.files.update(zip(rels, map(FileState, sizes, mtimes, hashes, nodes), strict=True))
+        state.claims.update(zip(claim_ids, map(set, map(claim_rels.__getitem__, map(
+            slice, [0, *ends], ends))), strict=True))
 
     memories = unpack()
     ids = look.column(memories["ids"])
@@ -239,9 +252,8 @@ def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     columns[MEMORY_FIELDS.index("modified_at")] = _array("d", memories["modified_at"], m)
     columns[MEMORY_FIELDS.index("body")] = repeat("", m)
     nested = _unchunk(unpack)
-    if type(nested) is not list or len(nested) != m or any(
-        type(r) is not list or len(r) != len(_NESTED) for r in nested
-    ):
+    # Checked by C loops (a generator over 100,000 rows was a tenth of a warm start's decode).
+    if len(nested) != m or set(map(type, nested)) - {list} or set(map(len, nested)) - {len(_NESTED)}:
         raise ValueError("nested memory fields of the wrong shape")
     for at, values in zip(_NESTED_AT, zip(*nested, strict=True) if nested else [()] * 5, strict=True):
         columns[at] = values
@@ -255,47 +267,31 @@ def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
     names = unpack()
     if type(names) is not list or not all(type(n) is str for n in names):
         raise ValueError("link columns without their names")
-    links = _decode_links({name: unpack() for name in names}, look)
+    links = _decode_links({name: unpack() for name in names}, look, strings)
     agents, entities, plain = unpack()
     image = StoreImage(
-        memory_ids=ids, memories=held, bodies=bodies, links=links,
+        memory_ids=ids, memories=held, bodies=bodies, link_columns=links,
         agents=rows.codec(list[AgentNode])[1](agents),  # type: ignore[index]
         entities=rows.codec(list[EntityNode])[1](entities),  # type: ignore[index]
         files=rows.codec(list[FileNode])[1](plain),  # type: ignore[index]
     )
-    return state, image
+    return state, image, fill
 
 
-def _decode_links(columns: dict[str, Any], look: _Lookup) -> list[tuple[str, tuple[LinkRow, ...]]]:
+def _decode_links(columns: dict[str, Any], look: _Lookup, strings: list[str | None]) -> LinkColumns:
+    """The link columns as written, checked, kept as columns (rows are built when read)."""
     sources = look.column(columns["sources"])
     counts = _array("I", columns["counts"], len(sources))
-    total = sum(counts)
-    candidates: list[tuple[str, ...]] = [()] * total
     candidate_at = _array("I", columns["candidate_at"])
-    if len(candidate_at) != len(columns["candidates"]):
+    packed = columns["candidates"]  # each a column of indexes, unpacked when its row is built
+    if type(packed) is not list or len(candidate_at) != len(packed) or set(map(type, packed)) - {bytes}:
         raise ValueError("candidates of the wrong length")
-    for at, names in zip(candidate_at, columns["candidates"], strict=True):
-        candidates[at] = tuple(look.column(names))
-    status = columns["status"]
-    embed = columns["embed"]
-    if len(status) != total or len(embed) != total:
-        raise ValueError("link columns of the wrong length")
-    flat = list(zip(
-        chain.from_iterable(map(repeat, sources, counts)),
-        _array("I", columns["ordinal"], total).tolist(),
-        look.column(columns["target_id"], total),
-        map(_STATUSES.__getitem__, status),
-        look.column(columns["raw"], total),
-        look.column(columns["target"], total),
-        look.column(columns["key"], total),
-        look.column(columns["label"], total),
-        look.column(columns["anchor"], total),
-        map(bool, embed),
-        _array("q", columns["line"], total).tolist(),
-        _array("q", columns["column"], total).tolist(),
+    candidates = dict(zip(candidate_at, packed, strict=True))
+    if type(columns["status"]) is not bytes or type(columns["embed"]) is not bytes:
+        raise ValueError("link columns that are not bytes")
+    return LinkColumns(
+        look.strings, strings, sources, counts, _array("I", columns["ordinal"]),
+        {name: _array("I", columns[name]) for name in STRING_COLUMNS},
+        columns["status"], columns["embed"], _array("q", columns["line"]), _array("q", columns["column"]),
         candidates,
-        strict=True,
-    ))
-    ends = list(accumulate(counts))
-    per_source = map(tuple, map(flat.__getitem__, map(slice, [0, *ends], ends)))
-    return list(zip(sources, per_source, strict=True))
+    )

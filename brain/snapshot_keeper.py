@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from brain.gcpause import gc_paused
@@ -21,7 +22,7 @@ from brain.snapshot import (
     SnapshotRefused,
     SnapshotStore,
     distrust_recent,
-    read,
+    read_deferred,
     snapshot_path,
     write,
 )
@@ -52,6 +53,7 @@ class SnapshotKeeper:
         self._closing = False
         self._thread: threading.Thread | None = None
         self._shape = (0, 0, 0)
+        self._unsettled: Callable[[], None] | None = None
 
     def load(self) -> bool:
         """Restore the store and the ingester from the snapshot, if it is sound."""
@@ -67,10 +69,11 @@ class SnapshotKeeper:
                 return False
         try:
             with gc_paused():
-                state, image = read(self.path, self.ingester.root, self.ingester.rules_identity(),
-                                    stamp)
+                state, image, fill = read_deferred(self.path, self.ingester.root,
+                                                   self.ingester.rules_identity(), stamp)
                 self.store.restore(image)
-                self.ingester.restore(state)
+                self.ingester.restore(state)  # its files and claims filled by `settle`
+                self._unsettled = fill
         except FileNotFoundError:
             self.status = "no snapshot yet"
             log.debug("no snapshot at %s: reading the whole workspace", self.path)
@@ -88,9 +91,17 @@ class SnapshotKeeper:
         self.loaded = True
         self.load_seconds = time.perf_counter() - started
         self.status = f"loaded in {self.load_seconds:.2f} s"
-        self._shape = self._current_shape()
         log.info("brain: loaded the snapshot %s in %.2f s", self.path, self.load_seconds)
         return True
+
+    def settle(self) -> None:
+        """Build the ingester's file states and claims the load left for later (100,000 of
+        them: after ready, not before). The Brain calls it, under its lock, before a sync."""
+        fill, self._unsettled = self._unsettled, None
+        if fill is not None:
+            with gc_paused():
+                fill()
+            self._shape = self._current_shape()
 
     def synced(self, result: SyncResult, first: bool) -> None:
         """After every sync: schedule a write if it changed what a snapshot holds."""
@@ -144,6 +155,7 @@ class SnapshotKeeper:
             with self._lock:
                 if not self.ingester.synced:
                     return  # a failed sync: the graph is not the workspace's
+                self.settle()
                 state = distrust_recent(self.ingester.state(), time.time_ns())
                 image = self.store.contents()
                 # The graph this state goes with (a database's): read under the same lock.

@@ -12,8 +12,10 @@ unchanged files are not read) catches whatever the events missed.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
+from contextlib import aclosing
 from pathlib import Path
 
 import anyio
@@ -69,19 +71,22 @@ class Watcher:
         """Watch, read everything once (unless already read), then apply changes until `stop`."""
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._stop_when, stop, tg.cancel_scope)
-            tg.start_soon(self._watch, stop)
+            # A warm start is ready (answering from the snapshot) before its watches are set
+            # up: they need only be up before the rescan that checks the snapshot.
+            warm = not self.brain.ready and await anyio.to_thread.run_sync(self.brain.open_snapshot)
+            folders = await anyio.to_thread.run_sync(watched_folders, self.root)
+            tg.start_soon(self._watch, stop, folders)
             # One checkpoint lets the watch task set up its inotify watches before the first
             # scan; anything that still falls between the two, the periodic rescan catches.
             await anyio.sleep(0)
             self.running = True
-            if not self.brain.ready:
-                if await anyio.to_thread.run_sync(self.brain.open_snapshot):
-                    await self._ready_from_snapshot(on_ready)
-                else:
-                    result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
-                    self.last_rescan_at = time.time()
-                    if on_ready is not None:
-                        await anyio.to_thread.run_sync(on_ready, result)
+            if warm:
+                await self._ready_from_snapshot(on_ready)
+            elif not self.brain.ready:
+                result = await anyio.to_thread.run_sync(lambda: self.brain.sync(progress=progress))
+                self.last_rescan_at = time.time()
+                if on_ready is not None:
+                    await anyio.to_thread.run_sync(on_ready, result)
             tg.start_soon(self._rescan_timer)
             try:
                 await self._apply_forever()
@@ -110,25 +115,14 @@ class Watcher:
         await stop.wait()
         scope.cancel()
 
-    async def _watch(self, stop: anyio.Event) -> None:
+    async def _watch(self, stop: anyio.Event, folders: list[str]) -> None:
+        """Follow `folders`, each on its own; when a folder comes or goes, watch the folders
+        as they are then and rescan everything (what changed in a new folder before its
+        watch was set up, the rescan finds: it starts after the new watches are up)."""
         try:
-            async for changes in awatch(
-                self.root,
-                watch_filter=self.watch_filter,
-                debounce=self.debounce_ms,
-                step=self.step_ms,
-                stop_event=stop,
-                rust_timeout=1000,
-                force_polling=self.force_polling,
-            ):
-                self.last_event_at = time.time()
-                self.events += len(changes)
-                for _, path in changes:
-                    rel = self._relative(path)
-                    if rel is None:
-                        self._full = True
-                    else:
-                        self._pending.add(rel)
+            while await self._watch_folders(stop, folders):
+                folders = await anyio.to_thread.run_sync(watched_folders, self.root)
+                self._full = True
                 self._wake.set()
         except Exception as exc:
             # E.g. the folder went away, or the system ran out of inotify watches: keep
@@ -138,6 +132,34 @@ class Watcher:
                 "%s; the full rescan every %g s keeps the graph in step "
                 "(WATCHFILES_FORCE_POLLING=1 polls instead)", self.error, self.rescan_seconds,
             )
+
+    async def _watch_folders(self, stop: anyio.Event, folders: list[str]) -> bool:
+        """Events of `folders` until `stop` (False) or until a folder comes or goes (True)."""
+        watched = set(folders)
+        async with aclosing(awatch(
+            *folders,
+            watch_filter=self.watch_filter,
+            debounce=self.debounce_ms,
+            step=self.step_ms,
+            stop_event=stop,
+            rust_timeout=1000,
+            force_polling=self.force_polling,
+            recursive=False,
+        )) as batches:
+            async for changes in batches:
+                self.last_event_at = time.time()
+                self.events += len(changes)
+                for _, path in changes:
+                    rel = self._relative(path)
+                    if rel is None:
+                        self._full = True
+                    else:
+                        self._pending.add(rel)
+                self._wake.set()
+                if any(path in watched or (change is Change.added and os.path.isdir(path))
+                       for change, path in changes):
+                    return True
+        return False
 
     async def _rescan_timer(self) -> None:
         while True:
@@ -183,3 +205,21 @@ class Watcher:
         # Mirror the ingester's own rule: anything under a dot-name is not part of the workspace.
         rel = self._relative(path)
         return rel is None or not any(part.startswith(".") for part in rel.split("/"))
+
+
+def watched_folders(root: Path) -> list[str]:
+    """The folders to watch, each on its own: the workspace's and every one below it, but
+    none under a dot-name (never part of a workspace) and no linked folder (a walk never
+    enters one). The notify crate's recursive watch of the root looked at every file
+    (0.45 s at 100,000 notes, holding the GIL: no request was answered meanwhile)."""
+    found = [str(root)]
+    at = 0
+    while at < len(found):
+        try:
+            with os.scandir(found[at]) as entries:
+                found.extend(e.path for e in entries
+                             if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+        except OSError:
+            pass  # gone or unreadable: nothing below it to watch
+        at += 1
+    return found

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # imported by the client itself: `brain serve` loads this module before ready
+    import httpx
 
 MAX_ANSWER_BYTES = 8 << 20
 
@@ -87,6 +88,8 @@ class ChatEndpoint:
 
 class ChatClient:
     def __init__(self, endpoint: ChatEndpoint, client: httpx.Client | None = None) -> None:
+        import httpx  # a tenth of a second, and only a consolidation needs it
+
         self.endpoint = endpoint
         self._client = client or httpx.Client(timeout=httpx.Timeout(endpoint.timeout, connect=10.0))
 
@@ -99,6 +102,8 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {self.endpoint.api_key}"
         body = {"model": self.endpoint.model, "messages": messages, "tools": tools, "tool_choice": "auto"}
         url = self.endpoint.completions_url
+        import httpx
+
         try:
             with self._client.stream("POST", url, json=body, headers=headers) as response:
                 raw = _read_capped(response)

@@ -55,6 +55,7 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
+from brain.store.memory_link_columns import LazyLinkRows, build_link_index, count_links
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_rows import (
     STATUS,
@@ -198,7 +199,7 @@ class MemoryStore:
         for group in (self._agents, self._entities, self._files):
             for node in group.values():
                 self._index_name(node)
-        self._links.build(self._out.values())
+        build_link_index(self._out, self._links)
 
     # ------------------------------------------------------------------ resolution support
 
@@ -404,11 +405,12 @@ class MemoryStore:
 
     def stats(self) -> Stats:
         with self._lock:
-            self._ensure_indexes()
-            counts: dict[LinkStatus, int] = defaultdict(int)
-            for rows in self._out.values():
-                for row in rows:
-                    counts[row[STATUS]] += 1
+            # As restored (no write since): counted from the snapshot's columns, no index built.
+            lazy = isinstance(self._out, LazyLinkRows) and not self._indexed
+            restored = self._out.counts() if lazy else None  # type: ignore[attr-defined]
+            if restored is None:
+                self._ensure_indexes()
+            counts, unresolved = restored or (count_links(self._out.values()), len(self._links.unresolved))
             kinds: dict[Kind, int] = defaultdict(int)
             for entity in self._entities.values():
                 kinds[entity.entity_kind] += 1
@@ -419,7 +421,7 @@ class MemoryStore:
                 broken=counts[LinkStatus.BROKEN],
                 ambiguous=counts[LinkStatus.AMBIGUOUS],
                 missing_anchor=counts[LinkStatus.MISSING_ANCHOR],
-                unresolved=len(self._links.unresolved),
+                unresolved=unresolved,
                 workflows=kinds[Kind.WORKFLOW],
                 chats=kinds[Kind.CHAT],
                 work_items=kinds[Kind.WORK_ITEM],

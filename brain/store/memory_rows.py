@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from itertools import compress
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from brain.model import (
     AgentNode,
@@ -121,6 +121,12 @@ def checked_memory_row(row: Any) -> MemoryRow:
     return row
 
 
+class LinkTable(Protocol):
+    """Links as a snapshot's columns (brain/store/memory_link_columns.py), not yet rows."""
+
+    def table_of_rows(self) -> dict[str, list[LinkRow]]: ...
+
+
 @dataclass(slots=True)
 class StoreImage:
     """Everything an embedded store holds, as `contents()` hands it to a snapshot: memories as
@@ -135,6 +141,7 @@ class StoreImage:
     entities: list[EntityNode] = field(default_factory=list)
     files: list[FileNode] = field(default_factory=list)
     keywords: bytes = b""
+    link_columns: LinkTable | None = None  # a snapshot's links, in place of `links`
 
 
 def pack_body(body: str) -> bytes:
@@ -149,7 +156,7 @@ def unpack_body(packed: bytes) -> str:
 def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     """The name index's entry of a memory, held as a node or still as a row."""
     if type(held) is tuple:
-        return NameEntry(node_id, Kind(held[KIND]), leaf_key(held[1]), held[0])
+        return NameEntry(node_id, _KINDS[held[KIND]], leaf_key(held[1]), held[0])
     return entry_of(held)  # type: ignore[arg-type]
 
 
@@ -171,5 +178,8 @@ def image_tables(image: StoreImage) -> tuple[
     except TypeError:  # nodes among them: the image of a live store
         paths = [m.path if isinstance(m, MemoryNode) else m[PATH] for m in held]
     links = image.links
-    out = dict(zip(map(_FIRST, links), map(list, map(_SECOND, links)), strict=True))
+    if image.link_columns is not None:  # rows built on first read
+        out = image.link_columns.table_of_rows()
+    else:
+        out = dict(zip(map(_FIRST, links), map(list, map(_SECOND, links)), strict=True))
     return memories, bodies, dict(zip(paths, ids, strict=True)), out
