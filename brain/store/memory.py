@@ -150,9 +150,8 @@ class MemoryStore:
                 row = current[link.ordinal] = link_row(link)
                 self._links.add(row)
             for target in touched_targets:
-                if target.startswith("unresolved:") and not self._links.incoming.get(target):
-                    self._links.unresolved.pop(target, None)
-                    self._links.incoming.pop(target, None)
+                if target.startswith("unresolved:") and not self._links.has_incoming(target):
+                    self._links.forget(target)
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
                 self._keywords.apply(batch)
@@ -213,7 +212,7 @@ class MemoryStore:
             return [
                 as_link(self._out[source][ordinal])
                 for key in keys
-                for source, ordinal in sorted(self._links.by_key.get(key, ()))
+                for source, ordinal in self._links.asking(key)
             ]
 
     def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
@@ -337,7 +336,7 @@ class MemoryStore:
         with self._lock:
             self._ensure_indexes()
             return {
-                i: [as_link(self._out[s][o]) for s, o in sorted(self._links.incoming.get(i, ()))] for i in ids
+                i: [as_link(self._out[s][o]) for s, o in self._links.to(i)] for i in ids
             }
 
     def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
@@ -372,7 +371,7 @@ class MemoryStore:
 
     def _neighbours(self, node_id: str) -> set[str]:
         out = {row[TARGET_ID] for row in self._out.get(node_id, ())}
-        out |= {source for source, _ in self._links.incoming.get(node_id, ())}
+        out |= {source for source, _ in self._links.to(node_id)}
         memory = self._memory(node_id)
         if memory is not None and memory.owner is not None:
             out.add(agent_id(memory.owner))
