@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
+from sys import intern
 
 from brain.config import BrainConfig
 from brain.gcpause import gc_paused
@@ -352,7 +353,7 @@ class Ingester:
             node_id: str | None = None
             if role.kind == "memory":
                 to_build.add((rel, role.scope, role.name, raw, mtime))
-                node_id = note_id(role.node_kind, role.scope, role.name)
+                node_id = intern(note_id(role.node_kind, role.scope, role.name))  # the store's copy
                 if parts is not None:
                     notes.extend(to_build.take(KEEP))
                     if len(notes) >= parts.size:
@@ -404,7 +405,7 @@ class Ingester:
                 self._check_scopes(parts.scopes, context, fresh)
             return SyncResult(
                 parts.last, files=total, read=read, parsed=parts.parsed,
-                changed_ids=sorted(set(parts.changed_ids)),
+                changed_ids=sorted(parts.changed_ids),
             )
         # A shared store (Neo4j) keeps its graph between runs: a first sync writes only the
         # difference, in one transaction, and nothing at all on an unchanged workspace.
