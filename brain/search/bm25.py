@@ -184,21 +184,29 @@ class BM25Index:
     def _append_postings(self, term_ids: Any, slots: list[int], sizes: list[int], freqs: Any) -> None:
         """Postings of notes in `slots` order, `sizes[i]` of them for note i; `term_ids` and
         `freqs` are lists or numpy arrays."""
-        by_term = np.asarray(term_ids, dtype=np.int64)
         # Sorted by term, each term's postings in their order: a term and a position in one
-        # int64 each, sorted as values (3x faster than a stable argsort of the terms).
-        keyed = np.sort((by_term << 32) | np.arange(len(by_term), dtype=np.int64))
+        # int64 each, sorted as values (3x faster than a stable argsort of the terms). In
+        # place, and the postings appended from views: the transient arrays of a part's
+        # 700,000 postings were the peak of a 100,000-note ingest (40 bytes a posting, now 24).
+        keyed = np.array(term_ids, dtype=np.int64)
+        keyed <<= 32
+        keyed |= np.arange(len(keyed), dtype=np.int64)
+        keyed.sort()
         order = keyed & 0xFFFF_FFFF
-        by_term = keyed >> 32
-        doc_bytes = np.repeat(np.array(slots, dtype=np.int32), sizes)[order].tobytes()
-        capped = np.minimum(np.asarray(freqs, dtype=np.int64), MAX_FREQ)
-        freq_bytes = capped[order].astype(np.uint16).tobytes()
+        keyed >>= 32
+        by_term = keyed
+        docs = memoryview(np.repeat(np.array(slots, dtype=np.int32), sizes)[order]).cast("B")
+        held = np.asarray(freqs)
+        if held.dtype != np.uint16:  # counted here (a list): capped as a helper caps them
+            held = np.minimum(held.astype(np.int64, copy=False), MAX_FREQ).astype(np.uint16)
+        ranked = memoryview(held[order]).cast("B")
+        del order, held
         starts = np.flatnonzero(np.diff(by_term)) + 1
         bounds = [0, *starts.tolist(), len(by_term)]
         firsts = by_term[bounds[:-1]].tolist()
         for term, start, end in zip(firsts, bounds, bounds[1:], strict=False):
-            self._docs[term].frombytes(doc_bytes[4 * start : 4 * end])
-            self._freqs[term].frombytes(freq_bytes[2 * start : 2 * end])
+            self._docs[term].frombytes(docs[4 * start : 4 * end])
+            self._freqs[term].frombytes(ranked[2 * start : 2 * end])
         self._postings += len(by_term)
 
     def _grow(self) -> None:
