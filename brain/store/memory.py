@@ -137,11 +137,9 @@ class MemoryStore:
                 self._files[plain.id] = plain
                 self._index_name(plain)
             for source, links in batch.links.items():
-                for old_row in self._out.pop(source, []):
-                    self._links.remove(old_row, touched_targets)
+                self._links.remove_all(source, self._out.pop(source, ()), touched_targets)
                 rows = self._out[source] = list(map(link_row, links))
-                for row in rows:
-                    self._links.add(row)
+                self._links.add_all(source, rows)
             for link in batch.relinks:
                 current = self._out.get(link.source)
                 if current is None or link.ordinal >= len(current):
@@ -170,8 +168,7 @@ class MemoryStore:
             del self._memories[node_id]
             self._bodies.pop(node_id, None)
             self._by_path.pop(node.path, None)
-            for row in self._out.pop(node_id, []):
-                self._links.remove(row, touched)
+            self._links.remove_all(node_id, self._out.pop(node_id, ()), touched)
         entry = entry_of(node)
         self._names[entry.key].pop(node_id, None)
 

@@ -10,6 +10,7 @@ from array import array
 import pytest
 
 from brain.model import LinkStatus
+from brain.store import memory_links
 from brain.store.memory_links import LinkIndex, _discard
 from brain.store.memory_rows import LinkRow
 
@@ -36,7 +37,12 @@ class Model:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_adds_and_removes_answer_as_sets_did(seed: int) -> None:
+@pytest.mark.parametrize("set_after", [10**6, 20])
+def test_adds_and_removes_answer_as_sets_did(
+    seed: int, set_after: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arrays only (a hub of hundreds of links), and hubs turned into sets (after 20)."""
+    monkeypatch.setattr(memory_links, "SET_AFTER", set_after)
     rng = random.Random(seed)
     # Sources numbered in an order unlike their ids' (z before a): reads sort by id.
     sources = [f"memory:s/{name}" for name in rng.sample([f"n{i:03}" for i in range(300)], 300)]
@@ -61,6 +67,7 @@ def test_adds_and_removes_answer_as_sets_did(seed: int) -> None:
             index.add(r)
             model.add(r)
     assert len(model.incoming["memory:s/hub"]) > 100  # removes from a long array were tried
+    assert isinstance(index.incoming["memory:s/hub"], set) == (set_after == 20)
     for target, refs in model.incoming.items():
         assert index.to(target) == sorted(refs)
         assert index.has_incoming(target) == bool(refs)
