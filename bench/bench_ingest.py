@@ -37,7 +37,37 @@ from bench_warm_serve import describe, measure  # noqa: E402
 from workload import generate  # noqa: E402
 from workload_layouts import RESHAPERS, generate_layout  # noqa: E402
 
-DRIVER = """
+# The parse helpers' own peak RSS, read from /proc while they run. Not RUSAGE_CHILDREN: a
+# child spawned by vfork and exec (subprocess) starts its ru_maxrss at the parent's RSS of
+# that moment, so it reported the ingesting process's size, not the helper's (VmHWM is the
+# high-water mark of the helper's own address space since exec). A helper's VmHWM only
+# grows, so a poll every 50 ms misses at most its last 50 ms.
+HELPER_WATCH = """
+import os, threading
+helper_peaks = {}
+def _watch_helpers():
+    me = os.getpid()
+    while True:
+        try:
+            kids = open(f"/proc/{me}/task/{me}/children").read().split()
+        except OSError:
+            kids = []
+        for kid in kids:
+            try:
+                for line in open(f"/proc/{kid}/status"):
+                    if line.startswith("VmHWM:"):
+                        helper_peaks[kid] = max(helper_peaks.get(kid, 0), int(line.split()[1]))
+            except OSError:
+                pass
+        threading.Event().wait(0.05)
+threading.Thread(target=_watch_helpers, daemon=True).start()
+def helper_rss():
+    peaks = list(helper_peaks.values())
+    return {"worker_peak_rss_mb": max(peaks, default=0) / 1024, "workers_rss_mb": sum(peaks) / 1024,
+            "workers": len(peaks)}
+"""
+
+DRIVER = HELPER_WATCH + """
 import json, resource, sys, time
 from pathlib import Path
 from brain.service import Brain
@@ -47,18 +77,18 @@ again = brain.sync(); t2 = time.perf_counter()
 stats = brain.stats()
 own = resource.getrusage(resource.RUSAGE_SELF)
 helpers = resource.getrusage(resource.RUSAGE_CHILDREN)
-self_rss, child_rss = own.ru_maxrss, helpers.ru_maxrss
-print(json.dumps({
+self_rss = own.ru_maxrss
+print(json.dumps({**helper_rss(),
     "ingest_s": t1 - t0, "rescan_s": t2 - t1, "files": first.files, "parsed": first.parsed,
     "rescan_read": again.read, "rescan_parsed": again.parsed,
     "memories": stats.memories, "links": stats.links, "broken": stats.broken,
-    "peak_rss_mb": self_rss / 1024, "worker_peak_rss_mb": child_rss / 1024,
+    "peak_rss_mb": self_rss / 1024,
     "cpu_s": own.ru_utime + own.ru_stime, "worker_cpu_s": helpers.ru_utime + helpers.ru_stime,
 }))
 """
 
 
-RESTART = """
+RESTART = HELPER_WATCH + """
 import json, resource, sys, time
 from pathlib import Path
 from brain.service import Brain
@@ -67,11 +97,10 @@ brain = Brain(Path(sys.argv[1]), cache=True)
 result = brain.sync(); t1 = time.perf_counter()
 assert brain.snapshots is not None
 brain.close(); t2 = time.perf_counter()
-print(json.dumps({
+print(json.dumps({**helper_rss(),
     "start_s": t1 - t0, "close_s": t2 - t1, "loaded": brain.snapshots.loaded,
     "load_s": brain.snapshots.load_seconds, "read": result.read,
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    "worker_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
 }))
 """
 
@@ -153,6 +182,10 @@ def main() -> None:
             "check_s_median": round(med["check_s"], 3),
             "peak_rss_mb": round(med["peak_rss_mb"], 1),
             "worker_peak_rss_mb": round(med["worker_peak_rss_mb"], 1),
+            # The ingesting process and every helper at their own peaks (an upper bound of
+            # the memory the ingest needed at once: the peaks need not coincide).
+            "peak_rss_with_workers_mb": round(med["peak_rss_mb"] + med["workers_rss_mb"], 1),
+            "workers": int(med["workers"]),
             "cpu_s_median": round(med["cpu_s"], 2),
             "worker_cpu_s_median": round(med["worker_cpu_s"], 2),
             "memories": int(med["memories"]),
@@ -176,6 +209,8 @@ def main() -> None:
             "cold_start_s_median": round(statistics.median(r["start_s"] for r in colds), 3),
             "cold_snapshot_write_s_median": round(statistics.median(r["close_s"] for r in colds), 3),
             "cold_peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in colds), 1),
+            "cold_peak_rss_with_workers_mb": round(
+                statistics.median(r["peak_rss_mb"] + r["workers_rss_mb"] for r in colds), 1),
             "warm_start_s_median": round(statistics.median(r["start_s"] for r in warms), 3),
             "warm_load_s_median": round(statistics.median(r["load_s"] for r in warms), 3),
             "warm_peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in warms), 1),
@@ -196,7 +231,8 @@ def main() -> None:
             f"{size:>7} notes: ingest {summary['ingest_s_median']} s "
             f"({summary['ingest_files_per_s']} files/s), rescan {summary['rescan_s_median']} s "
             f"({summary['rescan_speedup']}x faster), check {summary['check_s_median']} s, "
-            f"peak RSS {summary['peak_rss_mb']} MB (+ workers {summary['worker_peak_rss_mb']} MB), "
+            f"peak RSS {summary['peak_rss_mb']} MB (+ {summary['workers']} workers of up to "
+            f"{summary['worker_peak_rss_mb']} MB: {summary['peak_rss_with_workers_mb']} MB in all), "
             f"CPU {summary['cpu_s_median']} s (+ workers {summary['worker_cpu_s_median']} s)",
             flush=True,
         )
@@ -204,7 +240,9 @@ def main() -> None:
             f"{size:>7} notes: restart cold {summary['cold_start_s_median']} s "
             f"(+ snapshot write {summary['cold_snapshot_write_s_median']} s, {summary['snapshot_mb']} MB), "
             f"warm {summary['warm_start_s_median']} s (load {summary['warm_load_s_median']} s), "
-            f"peak RSS cold {summary['cold_peak_rss_mb']} MB, warm {summary['warm_peak_rss_mb']} MB; "
+            f"peak RSS cold {summary['cold_peak_rss_mb']} MB "
+            f"({summary['cold_peak_rss_with_workers_mb']} MB with workers), "
+            f"warm {summary['warm_peak_rss_mb']} MB; "
             f"`brain ingest` process {summary['brain_ingest_process_s_median']} s cold, "
             f"{summary['brain_ingest_process_warm_s_median']} s warm"
             + (f", `iwe count` {summary['iwe_count_s_median']} s "

@@ -70,6 +70,7 @@ def main() -> None:
                 f"round {round_ + 1} {name}: ingest {r['ingest_s']:.2f} s "
                 f"({r['files'] / r['ingest_s']:.0f} files/s), CPU {r['cpu_s']:.2f} s "
                 f"+ helpers {r['worker_cpu_s']:.2f} s; `brain ingest` {r['process_s']:.2f} s; "
+                f"peak RSS {r['peak_rss_mb']:.0f} MB + helpers {r['workers_rss_mb']:.0f} MB; "
                 f"load {r['load']:.2f} -> {load():.2f}",
                 flush=True,
             )
@@ -86,7 +87,8 @@ def main() -> None:
             f"{name}: median ingest {med('ingest_s'):.2f} s "
             f"({statistics.median(r['files'] / r['ingest_s'] for r in rs):.0f} files/s), "
             f"CPU {med('cpu_s'):.2f} s + helpers {med('worker_cpu_s'):.2f} s, "
-            f"`brain ingest` {med('process_s'):.2f} s"
+            f"`brain ingest` {med('process_s'):.2f} s, peak RSS {med('peak_rss_mb'):.0f} MB "
+            f"+ helpers {med('workers_rss_mb'):.0f} MB"
         )
         if iwe:
             line += f" ({med('process_s') / statistics.median(iwe):.2f}x `iwe count`)"

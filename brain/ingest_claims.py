@@ -4,6 +4,7 @@ Kept apart from brain/ingest.py, which calls it before anything is read."""
 
 from __future__ import annotations
 
+from sys import intern
 from typing import TYPE_CHECKING
 
 from brain.ingest_state import defined_id, duplicate_problem
@@ -30,6 +31,7 @@ def claim(ingester: Ingester, stats: dict[str, FileStat], gone: set[str]) -> Non
         node_id = defined_id(ingester.layout.classify(rel))
         if node_id is None:
             continue
+        node_id = intern(node_id)  # the store's copy of the id, not another
         owners = ingester.claims.setdefault(node_id, set())
         winners.setdefault(node_id, min(owners) if owners else None)
         if st.is_link:

@@ -15,6 +15,7 @@ as a failed batch could: `Ingester._forget` makes the next sync clear it and sta
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from sys import intern
 
 from brain.model import Node
 from brain.resolve import LinkRules
@@ -39,7 +40,7 @@ class PartWriter:
         self.parsed = 0
         self.owners: set[str] = set()
         self.scopes: set[str] = set()
-        self.changed_ids: list[str] = []
+        self.changed_ids: set[str] = set()  # interned: one copy of each id with the store's
         self.last = WriteBatch()
 
     def note(self, notes: Sequence[NoteChange]) -> None:
@@ -65,7 +66,7 @@ class PartWriter:
         before = self.store.get_nodes(batch.node_ids()) if self.listeners else {}
         self.store.write(batch)
         self.written = True
-        self.changed_ids.extend(batch.changed_ids())
+        self.changed_ids.update(map(intern, batch.changed_ids()))
         self.last = batch
         for listener in self.listeners:
             listener(batch, before)

@@ -138,11 +138,9 @@ class MemoryStore:
                 self._files[plain.id] = plain
                 self._index_name(plain)
             for source, links in batch.links.items():
-                for old_row in self._out.pop(source, []):
-                    self._links.remove(old_row, touched_targets)
+                self._links.remove_all(source, self._out.pop(source, ()), touched_targets)
                 rows = self._out[source] = list(map(link_row, links))
-                for row in rows:
-                    self._links.add(row)
+                self._links.add_all(source, rows)
             for link in batch.relinks:
                 current = self._out.get(link.source)
                 if current is None or link.ordinal >= len(current):
@@ -151,9 +149,8 @@ class MemoryStore:
                 row = current[link.ordinal] = link_row(link)
                 self._links.add(row)
             for target in touched_targets:
-                if target.startswith("unresolved:") and not self._links.incoming.get(target):
-                    self._links.unresolved.pop(target, None)
-                    self._links.incoming.pop(target, None)
+                if target.startswith("unresolved:") and not self._links.has_incoming(target):
+                    self._links.forget(target)
             if batch.memories or batch.deletes:
                 self._sorted_ids = None
                 self._keywords.apply(batch)
@@ -172,8 +169,7 @@ class MemoryStore:
             del self._memories[node_id]
             self._bodies.pop(node_id, None)
             self._by_path.pop(node.path, None)
-            for row in self._out.pop(node_id, []):
-                self._links.remove(row, touched)
+            self._links.remove_all(node_id, self._out.pop(node_id, ()), touched)
         entry = entry_of(node)
         self._names[entry.key].pop(node_id, None)
 
@@ -214,7 +210,7 @@ class MemoryStore:
             return [
                 as_link(self._out[source][ordinal])
                 for key in keys
-                for source, ordinal in sorted(self._links.by_key.get(key, ()))
+                for source, ordinal in self._links.asking(key)
             ]
 
     def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
@@ -338,7 +334,7 @@ class MemoryStore:
         with self._lock:
             self._ensure_indexes()
             return {
-                i: [as_link(self._out[s][o]) for s, o in sorted(self._links.incoming.get(i, ()))] for i in ids
+                i: [as_link(self._out[s][o]) for s, o in self._links.to(i)] for i in ids
             }
 
     def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
@@ -373,7 +369,7 @@ class MemoryStore:
 
     def _neighbours(self, node_id: str) -> set[str]:
         out = {row[TARGET_ID] for row in self._out.get(node_id, ())}
-        out |= {source for source, _ in self._links.incoming.get(node_id, ())}
+        out |= {source for source, _ in self._links.to(node_id)}
         memory = self._memory(node_id)
         if memory is not None and memory.owner is not None:
             out.add(agent_id(memory.owner))

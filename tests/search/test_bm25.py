@@ -198,3 +198,24 @@ def test_a_loaded_image_cuts_each_term_on_first_use_as_an_eager_load_would() -> 
     assert "new" in [i for i, _ in fresh.search([word], None, None, 100)]
     with pytest.raises(ValueError, match="wrong shape"):  # the last word cut off: one term short
         BM25Index().load_image(image[: -len(terms[-1][0]) - 1])
+
+
+def test_an_image_with_dead_slots_is_the_image_of_the_live_notes() -> None:
+    """A fresh index's image takes the postings as held; one with dead slots (an edit, a
+    delete) renumbers them: the two ways give the same bytes for the same live notes."""
+    texts = {f"memory:n{i}": ("s", "t", f"name {i}", "a description", f"body words {i} w{i % 3}")
+             for i in range(6)}
+    edited = BM25Index()
+    edited.add_many([(i, *t) for i, t in texts.items()])
+    edited.add("memory:n2", *texts["memory:n2"])  # an edit: the old slot dies
+    edited.remove("memory:n4")
+    image = edited.image()
+    loaded = BM25Index()
+    loaded.load_image(image)  # slots 0..n-1, all live
+    assert loaded.image() == image
+    fresh = BM25Index()  # the live notes in slot order, indexed anew
+    live = ("memory:n0", "memory:n1", "memory:n3", "memory:n5", "memory:n2")
+    fresh.add_many([(i, *texts[i]) for i in live])
+    for word in ("w2", "name", "2", "4", "words"):
+        assert loaded.search([word], None, None, 9) == fresh.search([word], None, None, 9)
+    assert loaded.search(["w2"], None, None, 9) != []
