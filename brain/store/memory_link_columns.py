@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from brain.model import LinkStatus, UnresolvedNode
-from brain.store.memory_links import LinkIndex
+from brain.store.memory_links import LinkIndex, refs_of
 from brain.store.memory_rows import STATUS, LinkRow
 
 STATUSES = list(LinkStatus)
@@ -128,11 +128,13 @@ class LinkColumns:
 
     def index_into(self, index: LinkIndex) -> None:
         """Fill an empty `index` as `LinkIndex.build` would from these rows, without building
-        them: references grouped by target and by key with a sort (numpy), each group's
-        set made once, targets in the order they first appear (as a build adds them)."""
-        counts = [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
-        sources = chain.from_iterable(map(repeat, self.sources, counts))
-        refs = list(zip(sources, self.ordinal.tolist(), strict=False))
+        them: sources numbered in order, references grouped by target and by key with a sort
+        (numpy), each group in the order the build would add it, targets in the order they
+        first appear (as a build adds them)."""
+        counts = np.asarray(self.starts[1:], dtype=np.int64) - np.asarray(self.starts[:-1], dtype=np.int64)
+        linked = [source for source, n in zip(self.sources, counts.tolist(), strict=True) if n]
+        bases = np.array(index.numbered(linked), dtype=np.int64)
+        refs = np.repeat(bases, counts[counts > 0]) | _numbers(self.ordinal).astype(np.int64)
         for column, out in ((self.target_id, index.incoming), (self.key, index.by_key)):
             if not self.total:
                 continue
@@ -141,12 +143,11 @@ class LinkColumns:
             ranked = values[order]
             cuts = (np.flatnonzero(np.diff(ranked)) + 1).tolist()
             starts, ends = [0, *cuts], [*cuts, len(ranked)]
-            grouped = list(map(refs.__getitem__, order.tolist()))
+            grouped = refs[order]
             keys = self.table[ranked[starts]].tolist()
-            sets = list(map(set, map(grouped.__getitem__, map(slice, starts, ends))))
             first = order[starts]  # a stable sort: each group's first is where it first appears
             for at in np.argsort(first, kind="stable").tolist():
-                out[keys[at]] = sets[at]
+                out[keys[at]] = refs_of(array("q", grouped[starts[at]:ends[at]].tobytes()))
         index.unresolved = {
             t: UnresolvedNode(t.split(":", 1)[1]) for t in index.incoming if t.startswith(UNRESOLVED)
         }

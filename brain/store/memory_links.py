@@ -113,10 +113,21 @@ class LinkIndex:
         sources = self._sources
         return sorted((sources[ref >> _SHIFT], ref & _ORDINAL) for ref in refs)
 
+    def numbered(self, sources: Iterable[str]) -> list[int]:
+        """The base number of each source (given in this order to those without one), for
+        a bulk fill of `incoming` and `by_key` with `refs_of` (memory_link_columns.py)."""
+        return [self._base(source) for source in sources]
+
     def build(self, rows_by_source: Iterable[list[LinkRow]]) -> None:
         for rows in rows_by_source:
             if rows:
                 self.add_all(rows[0][SOURCE], rows)
+
+
+def refs_of(numbers: array[int]) -> Refs:
+    """The refs of one target or key, as `add_all` leaves them: an array in the order they
+    were added, a set past SET_AFTER."""
+    return set(numbers) if len(numbers) > SET_AFTER else numbers
 
 
 def _put(index: dict[str, Refs], name: str, ref: int) -> None:

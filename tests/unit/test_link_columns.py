@@ -17,6 +17,7 @@ from brain.service import Brain
 from brain.store import memory_link_columns
 from brain.store.memory import MemoryStore
 from brain.store.memory_link_columns import LazyLinkRows, LinkColumns
+from brain.store.memory_links import SET_AFTER
 from tests.contract.helpers import answers, note, reference
 from tests.unit.test_memory_compact import restored
 
@@ -30,6 +31,10 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Brain:
     for sub in ("memory", "agents", "workflows", "chats", "work-items"):
         shutil.copytree(EXAMPLE / sub, root / sub, dirs_exist_ok=True)
     (root / "memory" / "shared" / "bad.md").write_text(note("bad", "[[nowhere]] [[also#gone]] [[nowhere]]"))
+    # A hub: more links to one note (and asking one name) than an index keeps in an array.
+    (root / "memory" / "shared" / "hub.md").write_text(note("hub"))
+    for i in range(SET_AFTER + 20):
+        (root / "memory" / "shared" / f"spoke-{i}.md").write_text(note(f"spoke {i}", "[[hub]]"))
     return reference(root)
 
 
@@ -159,6 +164,7 @@ def test_the_indexes_built_from_the_columns_are_the_rows_indexes(source: Brain) 
     from_rows = restored(source)
     from_rows._out.build_all()  # type: ignore[attr-defined]
     from_rows._ensure_indexes()
+    assert isinstance(from_columns._links.incoming["memory:shared/hub"], set)  # the hub's
     for name in ("incoming", "by_key", "unresolved"):
         built, expected = getattr(from_columns._links, name), getattr(from_rows._links, name)
         assert built == expected
