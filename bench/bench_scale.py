@@ -34,9 +34,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from bench_ingest import HELPER_WATCH  # noqa: E402
 from workload import generate  # noqa: E402
 
-DRIVER = """
+# The helpers' peak RSS is read from /proc (bench_ingest.HELPER_WATCH): RUSAGE_CHILDREN of a
+# vfork+exec child starts at the parent's size, so it named the parent's, not the helper's.
+DRIVER = HELPER_WATCH + """
 import json, resource, sys, time
 from pathlib import Path
 from brain.service import Brain
@@ -59,10 +62,12 @@ print(json.dumps({
     "memories": stats.memories, "links": stats.links, "broken": stats.broken,
     "cpu_s": mid[0].ru_utime + mid[0].ru_stime, "helper_cpu_s": mid[1].ru_utime + mid[1].ru_stime,
     "close_cpu_s": own.ru_utime + own.ru_stime - mid[0].ru_utime - mid[0].ru_stime,
-    "peak_rss_mb": own.ru_maxrss / 1024, "helper_peak_rss_mb": helpers.ru_maxrss / 1024,
+    "peak_rss_mb": own.ru_maxrss / 1024, "helper_peak_rss_mb": helper_rss()["workers_rss_mb"],
 }))
 """
 
+# A warm restart must run the code that wrote the snapshot (the snapshot is keyed by it):
+# do not change the checkout while a run is going.
 WARM = """
 import json, resource, sys, time
 from pathlib import Path
@@ -151,7 +156,7 @@ def describe(size: int, store: str, r: dict[str, float]) -> str:
     line = (
         f"{size:>8} notes, {store}: ingest {r['ingest_s']:.1f} s ({r['files'] / r['ingest_s']:.0f} files/s), "
         f"CPU {r['cpu_s']:.1f} s + helpers {r['helper_cpu_s']:.1f} s, close {r['close_s']:.1f} s, "
-        f"peak RSS {r['peak_rss_mb']:.0f} MB + helpers {r['helper_peak_rss_mb']:.0f} MB"
+        f"peak RSS {r['peak_rss_mb']:.0f} MB + helpers (together) {r['helper_peak_rss_mb']:.0f} MB"
     )
     if "store_mb" in r:
         line += f", store {r['store_mb']:.0f} MB"
