@@ -12,14 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.workload import generate
 from brain.service import Brain
 from brain.store import memory_link_columns
 from brain.store.memory import MemoryStore
 from brain.store.memory_link_columns import LazyLinkRows, LinkColumns
 from brain.store.memory_links import SET_AFTER
 from tests.contract.helpers import answers, note, reference
-from tests.unit.test_memory_compact import restored
+from tests.unit.test_memory_compact import generated_workspace, restored
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 
@@ -27,9 +26,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Brain:
     root = tmp_path_factory.mktemp("columns") / "ws"
-    generate(root, notes=120, agents=3, seed=5)
-    for sub in ("memory", "agents", "workflows", "chats", "work-items"):
-        shutil.copytree(EXAMPLE / sub, root / sub, dirs_exist_ok=True)
+    generated_workspace(root, notes=120, seed=5)
     (root / "memory" / "shared" / "bad.md").write_text(note("bad", "[[nowhere]] [[also#gone]] [[nowhere]]"))
     # A hub: more links to one note (and asking one name) than an index keeps in an array.
     (root / "memory" / "shared" / "hub.md").write_text(note("hub"))

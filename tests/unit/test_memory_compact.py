@@ -23,12 +23,17 @@ from tests.contract.helpers import answers, note, reference
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 
 
+def generated_workspace(root: Path, notes: int, seed: int) -> None:
+    """The benchmark workload, small, with the example workspace's notes and entities."""
+    generate(root, notes=notes, agents=3, seed=seed)
+    for sub in ("memory", "agents", "workflows", "chats", "work-items"):
+        shutil.copytree(EXAMPLE / sub, root / sub, dirs_exist_ok=True)
+
+
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Brain:
     root = tmp_path_factory.mktemp("compact") / "ws"
-    generate(root, notes=150, agents=3, seed=11)
-    for sub in ("memory", "agents", "workflows", "chats", "work-items"):
-        shutil.copytree(EXAMPLE / sub, root / sub, dirs_exist_ok=True)
+    generated_workspace(root, notes=150, seed=11)
     (root / "memory" / "shared" / "bad.md").write_text(note("bad [unclosed", "[[nowhere]] [[also#gone]]"))
     return reference(root)
 
