@@ -20,8 +20,6 @@ from brain.store.memory_links import SET_AFTER
 from tests.contract.helpers import answers, note, reference
 from tests.unit.test_memory_compact import generated_workspace, restored
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
-
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Brain:
