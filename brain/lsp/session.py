@@ -42,7 +42,6 @@ DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
 DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
 NAMES_WAIT = 3.0  # seconds a completion asked right at the start waits for the walk's names
 FIRST_ANSWERS_WAIT = 1.0  # seconds the index waits for the requests that waited for the walk
-FIRST_QUIET = 0.1  # ... and for this much quiet from the editor (its first didOpen and `[[` come then)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +111,6 @@ class Session:
         self._changed: set[str] = set()
         self._early_requests = 0
         self.first_answers_wait = FIRST_ANSWERS_WAIT
-        self.first_quiet = FIRST_QUIET
-        self._last_activity = time.monotonic()
         self._last_report = 0.0
         self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
@@ -172,8 +169,6 @@ class Session:
             self._walker.start()
 
     def start(self) -> None:
-        with self._cond:
-            self._last_activity = time.monotonic()
         self._thread.start()
 
     def open(self, rel: str, uri: str, text: str, version: int | None) -> None:
@@ -204,7 +199,7 @@ class Session:
             self._paths.update(paths)
             self._rescan = self._rescan or rescan or len(self._paths) > RESCAN_OVER
             self._requested += 1
-            self._last_enqueue = self._last_activity = time.monotonic()
+            self._last_enqueue = time.monotonic()
             self._cond.notify_all()
 
     def wait_settled(self, timeout: float | None = None) -> bool:
@@ -286,13 +281,11 @@ class Session:
         CPU from it the moment the walk ends (one core's worth of Python at a time: the GIL)."""
         with self._cond:
             self._early_requests += 1
-            self._last_activity = time.monotonic()
         try:
             yield
         finally:
             with self._cond:
                 self._early_requests -= 1
-                self._last_activity = time.monotonic()  # its response is still to be written
                 self._cond.notify_all()
 
     async def names_known(self, timeout: float = NAMES_WAIT) -> None:
@@ -313,22 +306,6 @@ class Session:
         finally:
             self.named.set()
 
-    def _wait_for_first_answers(self) -> None:
-        """Until the requests that waited for the walk are answered and the editor has been quiet
-        for `first_quiet` (at most `first_answers_wait`): an editor opens a note and may ask for
-        a completion right after `initialized`, and those messages come a few milliseconds after
-        the index would otherwise have begun to build the Brain and take turns with them on
-        the GIL."""
-        deadline = time.monotonic() + self.first_answers_wait
-        with self._cond:
-            while not self._stopping:
-                now = time.monotonic()
-                quiet_at = self._last_activity + self.first_quiet
-                if now >= deadline or (not self._early_requests and now >= quiet_at):
-                    return
-                until = deadline if self._early_requests else min(deadline, quiet_at)
-                self._cond.wait(until - now)
-
     def _index(self) -> None:
         started = time.perf_counter()
         self._progress(ProgressEvent("begin", f"indexing {self.root.name}", 0))
@@ -336,7 +313,8 @@ class Session:
             self._walker.join()  # the names come first: the snapshot load would slow the walk
         else:
             self._walk_names()
-        self._wait_for_first_answers()
+        with self._cond:  # then the requests that waited for them
+            self._cond.wait_for(lambda: not self._early_requests or self._stopping, self.first_answers_wait)
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:

@@ -194,25 +194,3 @@ def test_the_index_waits_for_the_answers_that_waited_for_the_walk(held: Session)
     answering.__exit__(None, None, None)
     assert held.ready.wait(60)
     assert held.brain.stats().memories > 0
-
-
-def test_the_index_waits_until_the_editor_is_quiet(held: Session) -> None:
-    held.first_quiet = 600.0  # the editor keeps sending, as far as the session can tell
-    held.walk_now()
-    held.start()
-    assert held.named.wait(30)
-    assert not held.ready.wait(0.5)
-    assert held._brain is None  # the index has not begun: the first answers keep the CPU
-    held.first_quiet = 0.0
-    held.files_changed([])  # any message wakes the worker, which finds the editor quiet now
-    assert held.ready.wait(60)
-
-
-def test_an_editor_that_never_goes_quiet_delays_the_index_a_second_at_most(workspace: Path) -> None:
-    session = session_of(workspace)
-    session.first_quiet = 600.0
-    session.first_answers_wait = 0.2  # the bound (1 s in a server)
-    session.walk_now()
-    session.start()
-    assert session.ready.wait(60)
-    session.stop()
