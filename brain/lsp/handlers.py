@@ -43,6 +43,18 @@ def refuse(exc: Exception) -> RequestFailed:
     return RequestFailed(str(exc))
 
 
+async def indexed(ls: BrainLanguageServer, uri: str) -> tuple[Session, Document] | None:
+    """The document and its session once the session's first index is built: a request that
+    needs the graph waits for it (bounded) instead of answering from the empty store, and
+    is refused with a clear message if indexing takes longer than that."""
+    found = ls.document(uri)
+    if found is None or found[0].ready.is_set():
+        return found
+    if not await found[0].index_built():
+        raise RequestFailed(STILL_INDEXING)
+    return ls.document(uri)  # the text may have moved on while it waited
+
+
 def complete_at(
     ls: BrainLanguageServer, found: tuple[Session, Document] | None, position: types.Position
 ) -> types.CompletionList | None:
@@ -196,28 +208,30 @@ def register(server: BrainLanguageServer) -> None:
         return hover(ls.context(session), doc, params.position)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(
+    async def on_definition(
         ls: BrainLanguageServer, params: types.DefinitionParams
     ) -> list[types.Location] | list[types.LocationLink] | None:
-        found = ls.document(params.text_document.uri)
+        found = await indexed(ls, params.text_document.uri)
         if found is None:
             return None
         session, doc = found
         return definition(ls.context(session), doc, params.position)
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def on_references(ls: BrainLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
-        found = ls.document(params.text_document.uri)
+    async def on_references(
+        ls: BrainLanguageServer, params: types.ReferenceParams
+    ) -> list[types.Location] | None:
+        found = await indexed(ls, params.text_document.uri)
         if found is None:
             return None
         session, doc = found
         return references(ls.context(session), doc, params.position, params.context.include_declaration)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-    def on_document_links(
+    async def on_document_links(
         ls: BrainLanguageServer, params: types.DocumentLinkParams
     ) -> list[types.DocumentLink]:
-        found = ls.document(params.text_document.uri)
+        found = await indexed(ls, params.text_document.uri)
         if found is None:
             return []
         session, doc = found
@@ -234,25 +248,23 @@ def register(server: BrainLanguageServer) -> None:
         return document_symbols(ls.context(session), doc)
 
     @server.feature(types.WORKSPACE_SYMBOL)
-    def on_workspace_symbols(
+    async def on_workspace_symbols(
         ls: BrainLanguageServer, params: types.WorkspaceSymbolParams
     ) -> list[types.SymbolInformation]:
         out: list[types.SymbolInformation] = []
         for session in ls.roots.sessions():
-            if session.ready.is_set():
+            if await session.index_built():
                 out += workspace_symbols(ls.context(session), params.query, session.brain.search.ids)
         return out
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def on_prepare_rename(
+    async def on_prepare_rename(
         ls: BrainLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
-        found = ls.document(params.text_document.uri)
+        found = await indexed(ls, params.text_document.uri)
         if found is None:
             return None
         session, doc = found
-        if not session.ready.is_set():
-            raise RequestFailed(STILL_INDEXING)
         try:
             block = block_target(ls.context(session), doc, params.position)
             if block is not None:
@@ -264,12 +276,10 @@ def register(server: BrainLanguageServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def on_rename(ls: BrainLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        found = ls.document(params.text_document.uri)
+        found = await indexed(ls, params.text_document.uri)
         if found is None:
             return None
         session, doc = found
-        if not session.ready.is_set():
-            raise RequestFailed(STILL_INDEXING)
         try:
             block = block_target(ls.context(session), doc, params.position)
             if block is not None:
@@ -306,12 +316,10 @@ def register(server: BrainLanguageServer) -> None:
     async def on_code_action(
         ls: BrainLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
-        found = ls.document(params.text_document.uri)
+        found = await indexed(ls, params.text_document.uri)
         if found is None:
             return None
         session, doc = found
-        if not session.ready.is_set():
-            return []
         await session.settled(timeout=5)
         found = ls.document(params.text_document.uri)  # the text may have moved on meanwhile
         if found is None:

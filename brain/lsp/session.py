@@ -42,6 +42,7 @@ DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
 DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
 NAMES_WAIT = 3.0  # seconds a completion asked right at the start waits for the walk's names
 FIRST_ANSWERS_WAIT = 1.0  # seconds the index waits for the requests that waited for the walk
+INDEX_WAIT = 60.0  # seconds a request that needs the graph waits for the first index
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +295,18 @@ class Session:
         deadline = time.monotonic() + timeout
         while not self.named.is_set() and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
+
+    async def index_built(self, timeout: float = INDEX_WAIT) -> bool:
+        """Wait until the first index is built (True) or `timeout` passes (False). A request
+        that needs the graph (links, definitions, references) waits here: answered from the
+        empty store it would say "no links", and an editor asks again only after an edit.
+        Polled on the loop like `names_known`, so waiting requests hold no thread."""
+        deadline = time.monotonic() + timeout
+        pause = 0.005
+        while not self.ready.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        return self.ready.is_set()
 
     def _walk_names(self) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):

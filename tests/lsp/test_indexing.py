@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -140,6 +141,41 @@ async def test_completion_before_indexing_ends_offers_what_the_index_offers(
     broken = [d.message for d in client.diagnostics[uri] if "no-such-note" in d.message]
     assert broken
     assert not [d.message for d in client.diagnostics[uri] if last.stem in d.message]
+
+
+async def test_links_asked_before_indexing_ends_wait_for_the_index(
+    cold: LanguageClient, big_workspace: Path
+) -> None:
+    """Document links, definitions and references need the graph: asked right after opening,
+    while the first index is still being built, they wait for it. Answered from the empty
+    store they said "no links", and an editor asks for document links again only after an edit."""
+    client = cold
+    agent = sorted(p for p in (big_workspace / "memory").iterdir() if p.name != "shared")[2]
+    notes = sorted(agent.glob("*.md"))
+    note, last = notes[0], notes[-1]  # `last` is read near the end of indexing
+    uri = note.as_uri()
+    text = f"---\ndescription: waits\n---\nsee [[{last.stem}]] and [[no-such-note]]\n"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
+    )
+    document = types.TextDocumentIdentifier(uri)
+    asked_before_the_end = not indexing_ended(client)
+    links, found, backlinks = await asyncio.gather(
+        client.text_document_document_link_async(types.DocumentLinkParams(document)),
+        client.text_document_definition_async(types.DefinitionParams(document, types.Position(3, 7))),
+        client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=document, position=types.Position(3, 7),
+                context=types.ReferenceContext(include_declaration=True),
+            )
+        ),
+    )
+    assert asked_before_the_end
+    assert links is not None
+    assert [link.target for link in links] == [last.as_uri()]  # the missing note has no target
+    assert isinstance(found, list)
+    assert [t.target_uri for t in found if isinstance(t, types.LocationLink)] == [last.as_uri()]
+    assert backlinks  # at least this note's own link, from the index
 
 
 @pytest.fixture(scope="module")
