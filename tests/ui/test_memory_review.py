@@ -156,6 +156,38 @@ def test_rename_moves_the_file(page: Any, server: BrainServer, workspace: Path) 
     assert not (workspace / "memory/shared/customer-tiers.md").exists()
 
 
+def test_rename_clicked_before_the_scopes_load_offers_the_note_s_scope(
+    page: Any, server: BrainServer, workspace: Path
+) -> None:
+    """The scopes load after the note is shown. A Rename clicked before they arrived offered no
+    scope, and the move was refused with "`` is not a memory scope" (a flaky test found it)."""
+    held: list[Any] = []
+
+    def hold_scopes(route: Any) -> None:
+        if "MemoryScopes" in (route.request.post_data or ""):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/graphql", hold_scopes)
+    open_note(page, server, "shared", "customer-tiers.md")
+    for _ in range(200):  # the scopes are asked right after the note is shown
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the page never asked for the scopes"
+    page.get_by_role("button", name="Rename").click()
+    for route in held:
+        route.continue_()
+    page.unroute("**/graphql")
+    dialog = page.get_by_role("dialog", name="Rename memory/shared/customer-tiers.md")
+    expect(dialog.get_by_label("Scope")).to_have_value("shared")
+    dialog.get_by_label("New name").fill("pricing-tiers")
+    dialog.get_by_role("button", name="Rename").click()
+    expect(page.get_by_role("heading", name="memory/shared/pricing-tiers.md")).to_be_visible()
+    assert (workspace / "memory/shared/pricing-tiers.md").exists()
+
+
 def test_a_note_written_on_disk_appears_without_a_reload(
     page: Any, server: BrainServer, workspace: Path
 ) -> None:

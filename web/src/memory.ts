@@ -300,7 +300,7 @@ export class MemoryView implements View {
         h('span', { class: 'muted' }, `${formatSize(loaded.info.size)} · ${loaded.info.age}`),
         h('span', { class: 'spacer' }), status,
         save,
-        h('button', { type: 'button', onclick: () => this.rename() }, 'Rename'),
+        h('button', { type: 'button', onclick: () => void this.rename() }, 'Rename'),
         h('button', { type: 'button', onclick: () => void this.showHistory(historyBox) }, 'History'),
         h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
       banner, holder,
@@ -461,12 +461,18 @@ export class MemoryView implements View {
     ]);
   }
 
-  private rename(): void {
+  private async rename(): Promise<void> {
     const o = this.open;
     if (!o) return;
+    // The scopes load after the note is shown: a Rename clicked before they are here offered
+    // no scope at all, and the move was refused with "`` is not a memory scope".
+    await this.scopesLoaded?.catch(() => {});
+    if (this.open !== o) return;
+    const targets = this.scopes.filter((s) => !s.memoryOff || s.scope === o.scope).map((s) => s.scope);
+    if (!targets.includes(o.scope)) targets.unshift(o.scope);
     const input = h('input', { id: 'rename-name', type: 'text', value: o.file.replace(/\.md$/, ''), required: true });
-    const scope = h('select', { id: 'rename-scope' }, this.scopes.filter((s) => !s.memoryOff || s.scope === o.scope)
-      .map((s) => h('option', { value: s.scope, selected: s.scope === o.scope }, s.scope === SHARED ? 'Shared' : s.scope)));
+    const scope = h('select', { id: 'rename-scope' }, targets
+      .map((s) => h('option', { value: s, selected: s === o.scope }, s === SHARED ? 'Shared' : s)));
     const error = h('p', { class: 'error', role: 'alert' });
     modal(`Rename memory/${o.scope}/${o.file}`, [
       h('label', { for: 'rename-name' }, 'New name'), input,
