@@ -136,12 +136,13 @@ export class LabelPlacer {
       if (!label || (!attrs.forceLabel && node !== selected && size < threshold)) return;
       // Places wholly on the drawing: one half off it would hide what it names. The selected
       // node's label goes where sigma draws its highlight (the same text in a white box): right.
-      const all = labelPlaces(p.x, p.y, size, this.widths.width(label, font), settings.labelSize);
+      const agent = attrs.kind === 'agent';
+      const all = labelPlaces(p.x, p.y, size, this.widths.width(label, font), settings.labelSize, agent);
       const places = node === selected ? [all[0]]
         : all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
       if (places.every((b) => b === null)) return;
       const priority = labelPriority({
-        selected: node === selected, neighbour: neighbours.has(node), agent: attrs.kind === 'agent',
+        selected: node === selected, neighbour: neighbours.has(node), agent,
         problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0, size: Number(attrs.size), degree: Number(attrs.degree) || 0,
       });
       candidates.push({ key: node, priority, always: node === selected, places });
@@ -171,7 +172,8 @@ export class LabelPlacer {
       const d = sigma.getNodeDisplayData(node);
       if (!d || d.hidden || !d.label) continue;
       const p = sigma.framedGraphToViewport(d);
-      const place = labelPlaces(p.x, p.y, sigma.scaleSize(d.size), this.widths.width(d.label, font), settings.labelSize)[at];
+      const farther = at >= 4;  // only agents were offered more than the four nearest places
+      const place = labelPlaces(p.x, p.y, sigma.scaleSize(d.size), this.widths.width(d.label, font), settings.labelSize, farther)[at];
       context.fillStyle = (attribute ? (d as unknown as Record<string, unknown>)[attribute] as string | undefined : undefined) || color || '#000';
       context.strokeText(d.label, place.left, place.baseline);
       context.fillText(d.label, place.left, place.baseline);

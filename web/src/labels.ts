@@ -21,16 +21,23 @@ export function labelBox(x: number, y: number, nodeSize: number, textWidth: numb
   return labelPlaces(x, y, nodeSize, textWidth, fontSize)[0];
 }
 
-/** Where a label may go around its node, best first: right (sigma's place), left, below, above. */
-export function labelPlaces(x: number, y: number, nodeSize: number, textWidth: number, fontSize: number): Place[] {
+/**
+ * Where a label may go around its node, best first: right (sigma's place), left, below, above.
+ * `farther`: four more, a line up or down on either side, for the few labels that matter most
+ * (agents): zoomed out, the four nearest places of an agent were often all taken by others'.
+ */
+export function labelPlaces(x: number, y: number, nodeSize: number, textWidth: number, fontSize: number, farther = false): Place[] {
   const [ascent, descent] = [fontSize * 0.9, fontSize * 0.25];
   const beside = y + fontSize / 3;
   const below = y + nodeSize + 2 + ascent;
   const above = y - nodeSize - 2 - descent;
   const place = (left: number, baseline: number): Place =>
     ({ left, top: baseline - ascent, right: left + textWidth, bottom: baseline + descent, baseline });
-  return [place(x + nodeSize + 3, beside), place(x - nodeSize - 3 - textWidth, beside),
-    place(x - textWidth / 2, below), place(x - textWidth / 2, above)];
+  const [right, left] = [x + nodeSize + 3, x - nodeSize - 3 - textWidth];
+  const near = [place(right, beside), place(left, beside), place(x - textWidth / 2, below), place(x - textWidth / 2, above)];
+  if (!farther) return near;
+  const line = fontSize * 1.4;  // a box is ~1.15 font sizes high: clear of the row beside it
+  return [...near, place(right, beside - line), place(right, beside + line), place(left, beside - line), place(left, beside + line)];
 }
 
 /** Whether two boxes come closer than `gap` pixels (touching counts when gap > 0). */

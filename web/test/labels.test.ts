@@ -45,6 +45,14 @@ const moved: { name: string; boxes: LabelCandidate[]; places: Record<string, num
   { name: 'above when below is taken too',
     boxes: [around('r', 15, 0, 3), around('l', -100, 0, 3), around('d', -20, 22, 3), around('mid', 0, 0, 1, 4)],
     places: { r: 0, l: 0, d: 0, mid: 3 } },
+  { name: 'an agent hemmed in on all four sides goes a line up beside its node',
+    boxes: [around('r', 15, 0, 3), around('l', -100, 0, 3), at('d', -16, 22, 3, 2), at('u', -16, -22, 3, 2),
+      { key: 'agent', priority: 2, places: labelPlaces(0, 0, 5, 4 * 7, 14, true) }],
+    places: { r: 0, l: 0, d: 0, u: 0, agent: 4 } },
+  { name: 'without the farther places it is left out',
+    boxes: [around('r', 15, 0, 3), around('l', -100, 0, 3), at('d', -16, 22, 3, 2), at('u', -16, -22, 3, 2),
+      { key: 'plain', priority: 2, places: labelPlaces(0, 0, 5, 4 * 7, 14) }],
+    places: { r: 0, l: 0, d: 0, u: 0 } },
 ];
 // Places off the drawing come as nulls: the index chosen still counts them.
 const offRight = (c: LabelCandidate): LabelCandidate => ({ ...c, places: [null, ...c.places.slice(1)] });
@@ -106,6 +114,18 @@ test('chooseLabels: no two kept boxes meet, on a random crowd, and the best is a
   const best = boxes.filter((b) => !b.always && !intersects(b, boxes[boxes.length - 1], 2)).sort((a, b) => b.priority - a.priority)[0];
   assert.ok(kept.has(best.key), 'the highest priority clear of the selection is kept');
   assert.ok(kept.size > 50 && kept.size < 3000, `some kept and some dropped (${kept.size})`);
+});
+
+test('labelPlaces: farther adds four places a line up and down on either side', () => {
+  const near = labelPlaces(100, 100, 6, 50, 14);
+  const all = labelPlaces(100, 100, 6, 50, 14, true);
+  assert.deepEqual(all.slice(0, 4), near);
+  assert.equal(all.length, 8);
+  const [rightUp, rightDown, leftUp, leftDown] = all.slice(4);
+  assert.equal(rightUp.left, near[0].left);
+  assert.equal(leftDown.left, near[1].left);
+  assert.ok(rightUp.bottom <= near[0].top && rightDown.top >= near[0].bottom, 'a line above and below, not over it');
+  assert.ok(leftUp.bottom <= near[1].top && leftDown.top >= near[1].bottom);
 });
 
 test('labelBox: where sigma draws the text, right of the disc, around the baseline', () => {
