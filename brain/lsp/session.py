@@ -42,6 +42,7 @@ DEBOUNCE = 0.02  # seconds of quiet before a burst of edits is applied
 DEBOUNCE_MAX = 0.2  # a burst is applied at the latest this long after it began
 NAMES_WAIT = 3.0  # seconds a completion asked right at the start waits for the walk's names
 FIRST_ANSWERS_WAIT = 1.0  # seconds the index waits for the requests that waited for the walk
+WALK_WAIT = 0.3  # seconds the index waits for a child's walk (10,000 notes: a quarter of one)
 INDEX_WAIT = 60.0  # seconds a request that needs the graph waits for the first index
 
 
@@ -112,6 +113,7 @@ class Session:
         self._changed: set[str] = set()
         self._early_requests = 0
         self.first_answers_wait = FIRST_ANSWERS_WAIT
+        self.walk_wait = WALK_WAIT
         self._last_report = 0.0
         self._last_enqueue = 0.0
         self.applied: dict[str, Applied] = {}
@@ -308,12 +310,20 @@ class Session:
             pause = min(pause * 2, 0.05)
         return self.ready.is_set()
 
+    def _early_answered(self) -> bool:
+        return not self._early_requests or self._stopping
+
     def _walk_names(self) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
         the names a walk finds, so completion answers within a second of the start."""
         try:
             walked = self._prewalk.take(self.root) if self._prewalk is not None else None
-            self.early = walked.early(self.root) if walked is not None else walk_names(self.root, self.layout)
+            if self.ready.is_set():  # a big workspace's snapshot was loaded first: nothing to add
+                return
+            early = walked.early(self.root) if walked is not None else walk_names(self.root, self.layout)
+            with self._cond:
+                if not self.ready.is_set():
+                    self.early = early
         except Exception:  # the full sync below reports what is wrong with the workspace
             log.exception("reading the workspace's names before indexing failed")
         finally:
@@ -322,12 +332,18 @@ class Session:
     def _index(self) -> None:
         started = time.perf_counter()
         self._progress(ProgressEvent("begin", f"indexing {self.root.name}", 0))
-        if self._walker is not None:
-            self._walker.join()  # the names come first: the snapshot load would slow the walk
-        else:
+        if self._walker is None:
             self._walk_names()
-        with self._cond:  # then the requests that waited for them
-            self._cond.wait_for(lambda: not self._early_requests or self._stopping, self.first_answers_wait)
+        elif self._prewalk is None:
+            self._walker.join()  # the names come first: the snapshot load would slow a walk in a thread
+        else:
+            # A child walks: a small workspace's names come within this wait, and the index
+            # then waits for them. A big one's walk (seconds at 100,000 notes) goes on beside
+            # the snapshot load instead of before it; whichever ends first answers completion.
+            self._walker.join(self.walk_wait)
+        if self.named.is_set():
+            with self._cond:  # then the requests that waited for the names
+                self._cond.wait_for(self._early_answered, self.first_answers_wait)
         try:
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
@@ -347,9 +363,10 @@ class Session:
             f"{plural(stats.links, 'link')} ({stats.broken:,} broken, {stats.ambiguous:,} ambiguous) "
             f"in {seconds:.1f} s"
         )
-        self.ready.set()
+        with self._cond:
+            self.ready.set()
+            self.early = None  # the catalog answers now
         self.named.set()
-        self.early = None  # the catalog answers now
         self._progress(ProgressEvent("end", summary))
         self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
 

@@ -9,6 +9,7 @@ import io
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -101,6 +102,7 @@ def workspace(tmp_path: Path) -> Path:
 
 CHILD = """
 import sys
+import threading
 from pathlib import Path
 from brain.lsp import prewalk
 walking = prewalk.start([Path(sys.argv[1]).as_uri(), Path(sys.argv[2]).as_uri()])
@@ -194,3 +196,36 @@ def test_the_index_waits_for_the_answers_that_waited_for_the_walk(held: Session)
     answering.__exit__(None, None, None)
     assert held.ready.wait(60)
     assert held.brain.stats().memories > 0
+
+
+class StillWalking(Prewalk):
+    """A child whose walk has not ended (a big workspace) until the test says so."""
+
+    def __init__(self) -> None:
+        super().__init__(0, -1)
+        self.done = threading.Event()
+
+    def take(self, root: Path) -> PackedNames | None:
+        self.done.wait(60)
+        return super().take(root)
+
+
+def test_the_index_does_not_wait_for_a_long_walk_in_the_child(workspace: Path) -> None:
+    """At 100,000 notes the child walks for seconds: the index (a snapshot load, there) goes on
+    beside it instead of after it, and completion is answered by whichever ends first."""
+    walking = StillWalking()
+    session = session_of(workspace, walking)
+    try:
+        session.walk_now()
+        session.start()
+        assert session.ready.wait(60)  # while the child still walks
+        assert not walking.done.is_set()
+        assert session.named.is_set()  # completion waits for names no more: the index answers
+        walking.done.set()
+        assert session._walker is not None
+        session._walker.join(30)
+        assert session.early is None  # the walk's names came too late to be built at all
+        assert session.brain.stats().memories > 0
+    finally:
+        walking.done.set()
+        session.stop()
