@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from brain.gcpause import gc_paused
 from brain.model import (
     SHARED_SCOPE,
     AgentNode,
@@ -88,13 +89,16 @@ class Catalog:
     def rebuild(self) -> None:
         assert self.store is not None
         store = self.store
-        nodes: list[Linkable] = [
-            # Completion never shows a body: unpacking 10,000 of them was most of a rebuild.
-            *store.list_memories(MemoryFilter(), bodies=False),
-            *(e for _, kind in ENTITY_TIERS for e in store.list_entities(kind)),
-            *store.list_agents(),
-        ]
-        self._fill((node.id, node) for node in nodes)
+        # Without the cyclic collector: at 100,000 notes it rescanned the graph again and again
+        # while the catalog's 200,000 acyclic objects were made (1 s of the 2.5 s a rebuild took).
+        with gc_paused():
+            nodes: list[Linkable] = [
+                # Completion never shows a body: unpacking 10,000 of them was most of a rebuild.
+                *store.list_memories(MemoryFilter(), bodies=False),
+                *(e for _, kind in ENTITY_TIERS for e in store.list_entities(kind)),
+                *store.list_agents(),
+            ]
+            self._fill((node.id, node) for node in nodes)
 
     def _fill(self, nodes: Iterable[tuple[str, Linkable]]) -> None:
         """Take these (id, node) pairs as the whole catalog."""

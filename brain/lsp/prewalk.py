@@ -190,6 +190,11 @@ def start(folders: list[str]) -> Prewalk | None:
 
 
 def _walk_into(fd: int, folders: list[str]) -> None:
+    import gc
+
+    # A short-lived child of acyclic data: the collector rescanning 100,000 new nodes again
+    # and again was a third of its walk.
+    gc.disable()
     from brain.layouts import choose_layout_leniently, get_layout
     from brain.lsp.early import walk_parts
     from brain.lsp.packed import pack
