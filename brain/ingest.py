@@ -19,7 +19,7 @@ from sys import intern
 from brain.config import BrainConfig
 from brain.gcpause import gc_paused
 from brain.ingest_claims import claim
-from brain.ingest_parts import KEEP, PartWriter
+from brain.ingest_parts import KEEP, PartWriter, walk_names
 from brain.ingest_state import (
     _STATE_ATTRIBUTES,
     FileState,
@@ -276,13 +276,15 @@ class Ingester:
         definitions_changed = False
         read = 0
         unshared: list[MemoryNode] = []  # notes back before their file's state was kept
-        # A first sync into this process's own store is written in parts as notes are parsed
-        # (brain/ingest_parts.py): the workspace is never held at once.
-        parts = None if not fresh or isinstance(self.store, SharedStore) else PartWriter(
-            self.store, self.layout.links, self.listeners)
         stats = dict(stats)
         gone = set(gone)
         claim(self, stats, gone)
+        # A first sync into this process's own store is written in parts as notes are parsed
+        # (brain/ingest_parts.py): the workspace is never held at once. Its links resolve
+        # against the names of the whole walk, which the claimed paths already tell.
+        parts = None if not fresh or isinstance(self.store, SharedStore) else PartWriter(
+            self.store, self.layout.links, self.listeners,
+            walk_names(self.layout, self.claims, self._scopes))
 
         for rel in sorted(gone):
             self.file_problems.pop(rel, None)
@@ -399,13 +401,8 @@ class Ingester:
             parts.note(notes)
             owners = parts.owners
         agents, agent_deletes = self._agent_changes(owners, definitions_changed or fresh)
-        batch = plan(
-            self.store, notes, agents, entities, deletes + agent_deletes,
-            fresh=fresh and not (parts is not None and parts.written),
-            files=plain_files, rules=self.layout.links,
-        )
         if parts is not None:
-            parts.commit(batch)
+            parts.finish(notes, agents, entities, deletes + agent_deletes, plain_files)
             if self.layout.has_scope_rules:
                 self._check_scopes(parts.scopes, context, fresh)
             return SyncResult(
@@ -414,6 +411,8 @@ class Ingester:
             )
         # A shared store (Neo4j) keeps its graph between runs: a first sync writes only the
         # difference, in one transaction, and nothing at all on an unchanged workspace.
+        batch = plan(self.store, notes, agents, entities, deletes + agent_deletes, fresh=fresh,
+                     files=plain_files, rules=self.layout.links)
         shared = self.store if fresh and isinstance(self.store, SharedStore) else None
         planned = batch  # the scope rules look at every note a first sync read, written or not
         if shared is not None:

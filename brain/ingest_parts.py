@@ -4,23 +4,46 @@ A 100,000-note workspace is half a gigabyte of markdown. Held as one batch (ever
 bytes, every parsed note with its body and links, then the batch's links) a first ingest
 peaked at several times the graph it builds. So when the store was just cleared and is this
 process's own, `Ingester._apply` takes the parsed notes as the helpers hand them back
-(`MemoryBuilder.take`) and writes them a few thousand notes at a time, each part planned against what
-the store already holds: a link to a note of a later part is first broken, then re-resolved
-when that note is written (`linking.plan`'s relinks, the path every rescan takes), so the
-graph is the one a single batch gives. A shared store (Neo4j) still gets one batch: it
-writes the difference in one transaction. A part that fails leaves the store half-written,
-as a failed batch could: `Ingester._forget` makes the next sync clear it and start again.
+(`MemoryBuilder.take`) and writes them a few thousand notes at a time.
+
+Each part's links resolve against the names of the WHOLE walk (`WalkNames`), known from the
+file paths before any note is parsed: a link to a note of a later part resolves right the
+first time. Planned against what the store held so far, it was first broken and then
+re-resolved when its target was written: 891,000 re-resolutions for 550,000 links at
+100,000 notes, a share that grew with the workspace (names repeat across agents). Only
+what a path cannot tell waits for the last part, which re-resolves exactly that, the way
+every rescan does (`linking.plan`'s relinks): links to a name the foresight got wrong (a
+file that could not be read; space's binary `.md`, a File and not a note) and anchored
+links whose target was not written yet (its headings come from its text). So the graph is
+the one a single batch gives, in every layout.
+
+A shared store (Neo4j) still gets one batch: it writes the difference in one transaction.
+A part that fails leaves the store half-written, as a failed batch could:
+`Ingester._forget` makes the next sync clear it and start again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from sys import intern
 
-from brain.model import Node
-from brain.resolve import LinkRules
+from brain.layouts.base import Layout
+from brain.model import (
+    SHARED_SCOPE,
+    AgentNode,
+    EntityNode,
+    FileNode,
+    Kind,
+    Link,
+    LinkStatus,
+    Node,
+    agent_id,
+    leaf_key,
+    name_key,
+)
+from brain.resolve import LinkRules, NameEntry
 from brain.store.base import GraphStore, WriteBatch
-from brain.store.linking import NoteChange, plan
+from brain.store.linking import Named, NoteChange, entry_of, key_of_id, plan
 
 KEEP = 8  # parsed chunks left with the helpers while this process reads on
 
@@ -32,10 +55,15 @@ class PartWriter:
 
     size = 4096  # notes a part: big enough that relinking stays a small share of the work
 
-    def __init__(self, store: GraphStore, rules: LinkRules, listeners: Sequence[Listener]) -> None:
+    def __init__(
+        self, store: GraphStore, rules: LinkRules, listeners: Sequence[Listener],
+        names: WalkNames | None = None,
+    ) -> None:
         self.store = store
         self.rules = rules
         self.listeners = listeners
+        self.names = names  # None: each part planned against the store so far, then relinked
+        self.deferred: list[Link] = []  # anchored links whose target was not written yet
         self.written = False  # a part is in the store: later plans look at it
         self.parsed = 0
         self.owners: set[str] = set()
@@ -55,8 +83,44 @@ class PartWriter:
 
     def write(self, notes: Sequence[NoteChange]) -> None:
         self.note(notes)
-        batch = plan(self.store, notes, fresh=not self.written, rules=self.rules)
+        names = self.names
+        if names is None:
+            batch = plan(self.store, notes, fresh=not self.written, rules=self.rules)
+        else:
+            names.confirm(n.memory for n in notes)
+            batch = plan(self.store, notes, fresh=not self.written, rules=self.rules,
+                         names=names.lookup, relink_keys=())
         self.commit(batch)
+        if names is not None:
+            self._defer_anchors(batch)
+
+    def finish(
+        self, notes: Sequence[NoteChange], agents: Sequence[AgentNode],
+        entities: Sequence[EntityNode], deletes: Collection[str], files: Sequence[FileNode],
+    ) -> None:
+        """The last part (its notes already `note`d): the notes left and every other node,
+        and the links of the parts before that the walk's names could not settle."""
+        names, self.names = self.names, None
+        relink_keys: set[str] | None = None  # those of every node written (a rescan's)
+        if names is not None and self.written:
+            names.confirm([n.memory for n in notes], agents, entities, files)
+            relink_keys = names.wrong_keys() | {key_of_id(i) for i in deletes}
+        batch = plan(
+            self.store, notes, agents, entities, deletes, fresh=not self.written, files=files,
+            rules=self.rules, relink_keys=relink_keys, recheck=self.deferred,
+        )
+        self.deferred = []
+        self.commit(batch)
+
+    def _defer_anchors(self, batch: WriteBatch) -> None:
+        """An anchored link to a note of a later part is missing its anchor until then."""
+        missing = [
+            link for links in batch.links.values() for link in links
+            if link.status is LinkStatus.MISSING_ANCHOR
+        ]
+        if missing:
+            held = self.store.anchors({link.target_id for link in missing})
+            self.deferred += [link for link in missing if link.target_id not in held]
 
     def commit(self, batch: WriteBatch) -> None:
         if not batch:
@@ -70,3 +134,59 @@ class PartWriter:
         self.last = batch
         for listener in self.listeners:
             listener(batch, before)
+
+
+class WalkNames:
+    """Every name a first sync will write, known from the walk's paths before any parse.
+
+    `confirm` is told each node as it is written; a name it was not told of (a file that
+    could not be read) or one it did not foresee (space: a binary `.md` is a File) makes
+    its key one of `wrong_keys`, whose links the last part re-resolves.
+    """
+
+    def __init__(self, entries: Iterable[NameEntry]) -> None:
+        self.entries: dict[str, list[NameEntry]] = {}
+        self.unconfirmed: set[NameEntry] = set()
+        for entry in entries:
+            self.entries.setdefault(entry.key, []).append(entry)
+            self.unconfirmed.add(entry)
+        self.surprises: set[str] = set()
+
+    def lookup(self, key: str) -> Sequence[NameEntry]:
+        return self.entries.get(key, ())
+
+    def confirm(self, *groups: Iterable[Named]) -> None:
+        for group in groups:
+            for node in group:
+                entry = entry_of(node)
+                if entry in self.unconfirmed:
+                    self.unconfirmed.remove(entry)
+                else:
+                    self.surprises.add(entry.key)
+
+    def wrong_keys(self) -> set[str]:
+        return self.surprises | {entry.key for entry in self.unconfirmed}
+
+
+def walk_names(layout: Layout, claims: Mapping[str, set[str]], scopes: Collection[str]) -> WalkNames:
+    """The names of the nodes the files claim (`brain.ingest_claims`: the first file of an
+    id wins) and of the agents: definitions, scope folders and the notes' owners."""
+    entries: list[NameEntry] = []
+    agents = set(scopes)
+    for node_id, files in claims.items():
+        if not files:
+            continue
+        role = layout.classify(min(files))
+        if role.kind == "memory":
+            entries.append(NameEntry(node_id, role.node_kind, intern(leaf_key(role.name)), role.scope))
+            if role.scope != SHARED_SCOPE and ":" not in role.scope and role.node_kind not in (
+                    Kind.SKILL, Kind.TOOL):  # MemoryNode.owner: the agent that remembers it
+                agents.add(role.scope)
+        elif role.kind == "file":
+            entries.append(NameEntry(node_id, Kind.FILE, intern(leaf_key(role.name)), role.scope))
+        elif role.kind == "entity" and role.entity_kind is not None:
+            entries.append(NameEntry(node_id, role.entity_kind, intern(name_key(role.name))))
+        elif role.kind == "agent":
+            agents.add(role.name)
+    entries += [NameEntry(intern(agent_id(a)), Kind.AGENT, intern(name_key(a))) for a in agents]
+    return WalkNames(entries)

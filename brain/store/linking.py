@@ -4,6 +4,10 @@ A link can only change where it points when a node with the name it asks for app
 disappears (or when its own note changes). Every stored link keeps the name key it asks
 for, so the links to re-resolve are `links_with_keys(names of changed nodes)`, however big
 the graph is. Anchors (headings and block ids) are checked the same way.
+
+A first sync written in parts (brain/ingest_parts.py) knows every name before any note is
+parsed: it passes them as `names`, and only asks to re-resolve what that foresight got
+wrong (`relink_keys`) and the anchored links whose target was not written yet (`recheck`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from brain.model import (
     leaf_key,
     name_key,
 )
-from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, resolve_link
+from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, NameLookup, resolve_link
 from brain.store.base import GraphStore, WriteBatch
 
 if TYPE_CHECKING:  # numpy is not imported for a type
@@ -79,26 +83,41 @@ def plan(
     fresh: bool = False,
     files: Sequence[FileNode] = (),
     rules: LinkRules = LATCHAI_LINKS,
+    names: NameLookup | None = None,
+    relink_keys: Collection[str] | None = None,
+    recheck: Iterable[Link] = (),
 ) -> WriteBatch:
     """The batch that applies these changes. `fresh`: the store is known to be empty.
 
     `rules` are the layout's link rules (brain.layouts): how targets parse and in which
-    order names are looked for.
+    order names are looked for. `names`: every name as it will be once the whole sync is
+    written (the notes' links resolve against it, not against the store). `relink_keys`:
+    the names whose stored links to re-resolve (default: those of the changed nodes);
+    `recheck`: stored links to re-resolve besides.
     """
     upserted: list[Named] = [n.memory for n in notes]
     upserted += list(agents) + list(entities) + list(files)
     changed_ids = {n.id for n in upserted} | set(deletes)
-    changed_keys = {entry_of(n).key for n in upserted} | {key_of_id(i) for i in deletes}
+    if relink_keys is None:
+        relink_keys = {entry_of(n).key for n in upserted} | {key_of_id(i) for i in deletes}
 
     others: list[Link] = []
-    if not fresh and changed_keys:
-        sources = {n.memory.id for n in notes} | set(deletes)
-        others = [link for link in store.links_with_keys(changed_keys) if link.source not in sources]
+    sources = {n.memory.id for n in notes} | set(deletes)
+    if not fresh and relink_keys:
+        others = [link for link in store.links_with_keys(relink_keys) if link.source not in sources]
+    if recheck:
+        seen = {(link.source, link.ordinal) for link in others}
+        others += [
+            link for link in recheck
+            if link.source not in sources and (link.source, link.ordinal) not in seen
+        ]
 
-    wanted_keys = {rules.parse(w.target).key for n in notes for w in n.links if w.target}
-    wanted_keys |= {link.key for link in others}
-    names = _NameIndex(store, wanted_keys, upserted, changed_ids, fresh)
-    headings = _AnchorIndex(store, notes, others, names, fresh, rules)
+    prefetch = names is None  # the walk's names hold notes not written yet: ask per target
+    if names is None:
+        wanted_keys = {rules.parse(w.target).key for n in notes for w in n.links if w.target}
+        wanted_keys |= {link.key for link in others}
+        names = _NameIndex(store, wanted_keys, upserted, changed_ids, fresh).lookup
+    headings = _AnchorIndex(store, notes, others, names, fresh, rules, prefetch)
 
     batch = WriteBatch(
         memories=[n.memory for n in notes],
@@ -127,10 +146,10 @@ def plan(
 
 
 def _stored(
-    source: str, scope: str, ordinal: int, wiki: WikiLink, names: _NameIndex,
+    source: str, scope: str, ordinal: int, wiki: WikiLink, names: NameLookup,
     headings: _AnchorIndex, rules: LinkRules,
 ) -> Link:
-    resolution = resolve_link(wiki, source, scope, names.lookup, headings.lookup, rules)
+    resolution = resolve_link(wiki, source, scope, names, headings.lookup, rules)
     # Ids and keys interned: 550,000 links at 100,000 notes name far fewer distinct ones.
     return Link(
         source=source,
@@ -173,33 +192,41 @@ class _NameIndex:
 
 
 class _AnchorIndex:
-    """Anchors of anchor targets: the batch's own, else fetched once from the store."""
+    """Anchors of anchor targets: the batch's own, else fetched once from the store.
+
+    A target the store does not hold has none (a first sync in parts: not written yet).
+    """
 
     def __init__(
         self,
         store: GraphStore,
         notes: Sequence[NoteChange],
         others: Sequence[Link],
-        names: _NameIndex,
+        names: NameLookup,
         fresh: bool,
         rules: LinkRules = LATCHAI_LINKS,
+        prefetch: bool = True,
     ) -> None:
         self.known: dict[str, Anchors] = {n.memory.id: n.memory.anchors for n in notes}
+        self.missed: set[str] = set()
         self.store = store
         self.fresh = fresh
-        if not fresh:
+        if not fresh and prefetch:
             # Fetch the anchors of every memory an anchored link may land on, in one call.
             wanted = {
                 e.id
                 for key in {rules.parse(w.target).key for n in notes for w in n.links
                             if w.anchor and w.target} | {o.key for o in others if o.anchor}
-                for e in names.lookup(key)
+                for e in names(key)
                 if e.kind in NOTE_KINDS and e.id not in self.known
             }
             if wanted:
                 self.known.update(store.anchors(wanted))
+                self.missed.update(wanted - self.known.keys())
 
     def lookup(self, node_id: str) -> Anchors | None:
-        if node_id not in self.known and not self.fresh:
+        if node_id not in self.known and not self.fresh and node_id not in self.missed:
             self.known.update(self.store.anchors([node_id]))
+            if node_id not in self.known:
+                self.missed.add(node_id)
         return self.known.get(node_id)
