@@ -9,6 +9,8 @@ A snapshot that cannot be written costs the next start its speed, never a comman
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import threading
 import time
@@ -28,6 +30,26 @@ from brain.snapshot import (
 )
 
 log = logging.getLogger("brain.snapshot")
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return getattr(libc, "malloc_trim", None)  # glibc's; other C libraries give memory back
+
+
+_TRIM = _malloc_trim()
+
+
+def give_back_memory() -> None:
+    """Hand the pages the C allocator holds free back to the system. glibc keeps what a
+    sync freed (parse results, batches) in its arenas, and the snapshot is written on a
+    thread of its own, whose allocations come from another arena: without this, the
+    write's buffers came on top of the ingest's free pages."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 class SnapshotKeeper:
@@ -163,6 +185,7 @@ class SnapshotKeeper:
                 self._shape = self._current_shape()
                 if isinstance(self.store, DatabaseStore) and not stamp:
                     return  # nothing the next start could check it against
+            give_back_memory()
             size = write(self.path, self.ingester.root, state, image, self.ingester.rules_identity(),
                          stamp)
         except Exception as exc:

@@ -131,3 +131,23 @@ def test_results_cross_from_helpers_unchanged() -> None:
     assert [type(p) for r in again for p in r.memory.problems] == [
         type(p) for r in results for p in r.memory.problems
     ]
+
+
+def test_a_helper_forgets_what_it_cached_of_each_file_and_keeps_its_small_caches() -> None:
+    """A helper sees each file once: caches that grew with the files it parsed (a layout's
+    roles by path) are emptied after each chunk, so its memory stays flat; small ones stay."""
+    from brain import workspace
+    from brain.ingest_worker import GROWN, _caches, _forget_files
+    from brain.model import name_key
+
+    workspace.classify.cache_clear()
+    for i in range(GROWN + 10):
+        workspace.classify(f"memory/shared/forgotten-{i}.md")
+    name_key.cache_clear()
+    name_key("Kept")
+    caches = _caches()
+    assert workspace.classify in caches
+    _forget_files(caches)
+    assert workspace.classify.cache_info().currsize == 0
+    assert name_key.cache_info().currsize == 1
+    assert workspace.classify("memory/shared/forgotten-1.md").name == "forgotten-1"
