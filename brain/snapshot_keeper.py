@@ -10,7 +10,6 @@ A snapshot that cannot be written costs the next start its speed, never a comman
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 import threading
 import time
@@ -33,11 +32,13 @@ log = logging.getLogger("brain.snapshot")
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
+    # The symbols already loaded (ctypes.util.find_library would start ldconfig: a child
+    # process at every start, counted with the parse helpers' memory).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        loaded = ctypes.CDLL(None)
     except OSError:
         return None
-    return getattr(libc, "malloc_trim", None)  # glibc's; other C libraries give memory back
+    return getattr(loaded, "malloc_trim", None)  # glibc's; other C libraries give memory back
 
 
 _TRIM = _malloc_trim()
