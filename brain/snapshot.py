@@ -159,8 +159,12 @@ def write(
                 put(packer.pack(value))
             payload_size = written
             keywords = image.keywords
-            put(keywords)
-            header = {**identity(root, rules, store), "payload": payload_size, "keywords": len(keywords),
+            for piece in [keywords] if isinstance(keywords, bytes) else keywords.chunks():
+                put(piece)  # the index's postings copied a megabyte at a time, not joined
+            keywords_size = written - payload_size
+            if not isinstance(keywords, bytes) and keywords_size != keywords.size:
+                raise ValueError("the keyword index changed size while it was written")
+            header = {**identity(root, rules, store), "payload": payload_size, "keywords": keywords_size,
                       "sha256": digest.hexdigest(), "written": time.time()}
             head = json.dumps(header).encode().ljust(HEADER_ROOM)  # JSON allows trailing spaces
             if len(head) > HEADER_ROOM:

@@ -28,8 +28,8 @@ import math
 import operator
 import struct
 from array import array
-from collections.abc import Iterable, Sequence
-from itertools import chain, repeat
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import Any, SupportsIndex, overload
 
 import numpy as np
@@ -44,7 +44,7 @@ from brain.search.postings import (
     numbered,
 )
 
-__all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index"]
+__all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index", "KeywordImage"]
 
 K1, B = 1.2, 0.75
 MAGIC = b"brain-bm25 2\n"  # 2: each note's postings count stored, not counted again on load
@@ -273,60 +273,85 @@ class BM25Index:
     # ------------------------------------------------------------------ image
 
     def image(self) -> bytes:
-        """The live index as bytes: MAGIC, u32 header length, JSON header, then the arrays.
+        """The live index as bytes: MAGIC, u32 header length, JSON header, then the arrays."""
+        return self.image_parts().join()
 
-        The postings go into the bytes straight from the arrays they are held in, when no
-        slot is dead (a first ingest's index): at 100,000 notes they are 100 MB, and a copy
-        per term, one joined, one cast and one `tobytes` of it made the snapshot write of a
-        cold start peak 300 MB above the graph. Dead slots (edits) need renumbering: the
-        live postings of each term are then copied once."""
+    def image_parts(self) -> KeywordImage:
+        """`image()` as pieces a writer takes one after another (a snapshot streams them).
+
+        A first ingest's index (no slot dead, nothing loaded) hands out its postings as they
+        are held: each term's arrays are copied only as the writer reaches them, a megabyte
+        at a time. At 100,000 notes they are 100 MB, and the one joined copy made the
+        snapshot write of a cold start peak that much higher. The arrays only ever grow (a
+        changed note gets a new slot, a compaction new arrays), so the prefix each had when
+        this was called is the index as it was then, whatever is written meanwhile. Dead
+        slots (edits) need renumbering: the live postings of each term are then copied
+        here, once."""
         size = len(self._ids)
         alive = self._alive[:size]
         live = np.flatnonzero(alive)
-        whole = len(live) == size  # slots 0..n-1 all live: the held postings as they are
-        renumber = np.full(size, -1, dtype=np.int32)
+        whole = len(live) == size
+        streamed = whole and type(self._docs) is list  # not a loaded index's (cut as read)
+        if whole:
+            words, doc_parts, freq_parts, counts = self._held_postings()
+        else:
+            words, doc_parts, freq_parts, counts = self._live_postings(alive, live)
+        offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        postings = int(offsets[-1])
+        ids = [self._ids[s] or "" for s in live.tolist()]
+        codes = sorted(self._codes, key=self._codes.__getitem__)
+        before = [offsets.tobytes()]
+        after = [
+            self._lengths[live].astype(np.int32).tobytes(),
+            self._scopes[live].astype(np.int32).tobytes(),
+            self._types[live].astype(np.int32).tobytes(),
+            "\0".join(ids).encode(),
+            "\0".join(words).encode(),
+            self._distinct[live].astype(np.int32).tobytes(),  # a live note's postings are all live
+        ]
+        sizes = [len(before[0]), 4 * postings, 2 * postings, *map(len, after)]
+        head = json.dumps({"codes": codes, "tokens": self._tokens, "sizes": sizes}).encode()
+        start = MAGIC + struct.pack("<I", len(head)) + head + before[0]
+        if streamed:
+            sections: list[bytes | Callable[[], Iterator[bytes]]] = [
+                start, _prefixes(doc_parts, counts), _prefixes(freq_parts, counts), *after]
+        else:
+            sections = [b"".join([start, *doc_parts, *freq_parts, *after])]
+        return KeywordImage(sections, len(start) + 6 * postings + sum(map(len, after)))
+
+    def _held_postings(self) -> tuple[list[str], list[Any], list[Any], Any]:
+        """Every term's word, its arrays as held and their lengths now (terms without a
+        posting left out)."""
+        words = list(self._terms)  # in term id order: ids are given in the order words come
+        docs, freqs = list(self._docs[: len(words)]), list(self._freqs[: len(words)])
+        counts = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        if not counts.all():
+            kept = np.flatnonzero(counts).tolist()
+            words = [words[t] for t in kept]
+            docs, freqs = [docs[t] for t in kept], [freqs[t] for t in kept]
+            counts = counts[kept]
+        return words, docs, freqs, counts
+
+    def _live_postings(self, alive: Any, live: Any) -> tuple[list[str], list[Any], list[Any], Any]:
+        """Each term's live postings, renumbered 0..n-1 (copies)."""
+        renumber = np.full(len(alive), -1, dtype=np.int32)
         renumber[live] = np.arange(len(live), dtype=np.int32)
         words: list[str] = []
-        offsets = [0]
         doc_parts: list[Any] = []
         freq_parts: list[Any] = []
+        counts: list[int] = []
         for word, term in self._terms.items():
-            held_docs, held_freqs = self._docs[term], self._freqs[term]
-            if whole:
-                count = len(held_docs)
-                docs, freqs = held_docs, held_freqs
-            else:
-                found = np.frombuffer(held_docs, dtype=np.int32)
-                keep = alive[found]
-                count = int(keep.sum())
-                docs = renumber[found[keep]]
-                freqs = np.frombuffer(held_freqs, dtype=np.uint16)[keep]
+            found = np.frombuffer(self._docs[term], dtype=np.int32)
+            keep = alive[found]
+            count = int(keep.sum())
             if not count:
                 continue
             words.append(word)
-            doc_parts.append(docs)
-            freq_parts.append(freqs)
-            offsets.append(offsets[-1] + count)
-        ids = [self._ids[s] or "" for s in live.tolist()]
-        codes = sorted(self._codes, key=self._codes.__getitem__)
-        postings = offsets[-1]
-        sections: list[list[Any]] = [
-            [np.asarray(offsets, dtype=np.int64).tobytes()],
-            doc_parts,
-            freq_parts,
-            [self._lengths[live].astype(np.int32).tobytes()],
-            [self._scopes[live].astype(np.int32).tobytes()],
-            [self._types[live].astype(np.int32).tobytes()],
-            ["\0".join(ids).encode()],
-            ["\0".join(words).encode()],
-            [self._distinct[live].astype(np.int32).tobytes()],  # a live note's postings are all live
-        ]
-        sizes = [sum(map(len, part)) for part in sections]  # bytes, but for the postings:
-        sizes[1], sizes[2] = 4 * postings, 2 * postings  # int32 and uint16 each
-        header = json.dumps({"codes": codes, "tokens": self._tokens, "sizes": sizes})
-        head = header.encode()
-        # One join: the bytes are built once, from every part in place.
-        return b"".join([MAGIC, struct.pack("<I", len(head)), head, *chain.from_iterable(sections)])
+            doc_parts.append(renumber[found[keep]].tobytes())
+            freq_parts.append(np.frombuffer(self._freqs[term], dtype=np.uint16)[keep].tobytes())
+            counts.append(count)
+        return words, doc_parts, freq_parts, np.asarray(counts, dtype=np.int64)
 
     def load_image(self, image: bytes) -> None:
         """Become the index `image()` gave. Its postings stay one buffer each, a term's cut
@@ -404,3 +429,44 @@ class _LoadedPostings(list["array[int]"]):
 
 
 _UNCUT: array[int] = array("i")  # a loaded term not cut yet (only ever compared, never changed)
+
+
+class KeywordImage:
+    """An index's image in pieces (`BM25Index.image_parts`): `chunks()` gives the bytes of
+    `image()` in order, as often as asked, and `size` is their length."""
+
+    def __init__(self, sections: Sequence[bytes | Callable[[], Iterator[bytes]]], size: int) -> None:
+        self.sections = sections
+        self.size = size
+
+    def chunks(self) -> Iterator[bytes]:
+        for section in self.sections:
+            if isinstance(section, bytes):
+                yield section
+            else:
+                yield from section()
+
+    def join(self) -> bytes:
+        return b"".join(self.chunks())
+
+
+_PIECE = 1 << 20  # bytes of postings copied at once while an image is written
+
+
+def _prefixes(held: list[Any], counts: Any) -> Callable[[], Iterator[bytes]]:
+    """The first `counts[i]` values of each array of `held`, in order, a megabyte at a time
+    (a slice of an array is its own copy, taken under the GIL: an append meanwhile is safe)."""
+
+    def pieces() -> Iterator[bytes]:
+        group: list[Any] = []
+        grouped = 0
+        for values, count in zip(held, counts.tolist(), strict=True):
+            group.append(values[:count])
+            grouped += count * values.itemsize
+            if grouped >= _PIECE:
+                yield b"".join(group)
+                group, grouped = [], 0
+        if group:
+            yield b"".join(group)
+
+    return pieces

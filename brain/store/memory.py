@@ -124,7 +124,9 @@ class MemoryStore:
                     self._bodies[node_id] = pack_body(memory.body)
                 else:
                     self._bodies.pop(node_id, None)
-                memory = replace(memory, body="", scope=intern(memory.scope))
+                kind = memory.type  # a few types among all notes: one copy of each
+                memory = replace(memory, body="", scope=intern(memory.scope),
+                                 type=kind if kind is None else intern(kind))
                 self._memories[node_id] = memory
                 self._by_path[memory.path] = node_id
                 self._index_name(memory)

@@ -32,6 +32,7 @@ from brain.model import (
     leaf_key,
 )
 from brain.resolve import NameEntry
+from brain.search.bm25 import KeywordImage
 from brain.store.linking import entry_of
 
 LINK_FIELDS = tuple(f.name for f in fields(Link))
@@ -140,7 +141,7 @@ class StoreImage:
     agents: list[AgentNode] = field(default_factory=list)
     entities: list[EntityNode] = field(default_factory=list)
     files: list[FileNode] = field(default_factory=list)
-    keywords: bytes = b""
+    keywords: bytes | KeywordImage = b""  # pieces, as a live store gives it (streamed)
     link_columns: LinkTable | None = None  # a snapshot's links, in place of `links`
 
 

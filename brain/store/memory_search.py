@@ -15,7 +15,7 @@ from typing import Any
 
 # The column weights of BM25 (name 4, description 2, body 1) are brain/search/bm25.py's, and
 # Neo4j's full-text query uses the same.
-from brain.search.bm25 import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT, BM25Index
+from brain.search.bm25 import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT, BM25Index, KeywordImage
 from brain.search.text import title_of
 from brain.store.base import Ranked, SearchWhere, WriteBatch
 
@@ -53,13 +53,13 @@ class KeywordIndex:
     def clear(self) -> None:
         self._index = BM25Index()
 
-    def image(self) -> bytes:
-        """The whole index as bytes, for a snapshot."""
-        return self._index.image()
+    def image(self) -> KeywordImage:
+        """The whole index, for a snapshot: pieces written one after another."""
+        return self._index.image_parts()
 
-    def load_image(self, image: bytes) -> None:
+    def load_image(self, image: bytes | KeywordImage) -> None:
         """Replace the index by an `image()`: far faster than indexing every note again."""
-        self._index.load_image(image)
+        self._index.load_image(image if isinstance(image, bytes) else image.join())
 
     def __len__(self) -> int:
         return len(self._index)

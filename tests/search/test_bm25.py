@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from array import array
 from collections import Counter
 
 import numpy as np
@@ -219,3 +220,29 @@ def test_an_image_with_dead_slots_is_the_image_of_the_live_notes() -> None:
     for word in ("w2", "name", "2", "4", "words"):
         assert loaded.search([word], None, None, 9) == fresh.search([word], None, None, 9)
     assert loaded.search(["w2"], None, None, 9) != []
+
+
+def test_a_fresh_index_streams_its_image_as_it_was_when_asked_whatever_is_added_since() -> None:
+    """A first ingest's index hands its postings to a snapshot writer as pieces copied when
+    the writer reaches them: the pieces are `image()`'s bytes, cut at the moment the pieces
+    were asked for, even when notes are added (to the same terms, and new ones) meanwhile."""
+    rng = random.Random(5)
+    index = BM25Index()
+    index.add_many([(f"m{i}", *random_note(rng)) for i in range(300)])
+    index._terms.setdefault("unused", len(index._terms))  # a term without postings is left out
+    index._docs.append(array("i"))
+    index._freqs.append(array("H"))
+    before = index.image()
+    parts = index.image_parts()
+    assert len(parts.sections) > 2  # streamed, not one joined buffer
+    pieces = parts.chunks()
+    first = next(pieces)
+    index.add_many([(f"late{i}", *random_note(rng)) for i in range(50)])
+    streamed = first + b"".join(pieces)
+    assert streamed == before == parts.join()
+    assert parts.size == len(before)
+    loaded = BM25Index()
+    loaded.load_image(streamed)
+    assert len(loaded) == 300
+    assert "unused" not in loaded._terms
+    assert index.image_parts().join() == index.image() != before

@@ -131,3 +131,24 @@ def test_results_cross_from_helpers_unchanged() -> None:
     assert [type(p) for r in again for p in r.memory.problems] == [
         type(p) for r in results for p in r.memory.problems
     ]
+
+
+def test_a_helper_forgets_the_roles_of_the_files_it_parsed_and_keeps_its_other_caches() -> None:
+    """A helper sees each file once: the layouts' roles by path are emptied after each chunk,
+    so its memory stays flat; the caches of names and link targets stay (they repeat)."""
+    from brain import workspace
+    from brain.ingest_worker import _caches, _forget_files
+    from brain.layouts import lab
+    from brain.model import name_key
+
+    for i in range(50):
+        workspace.classify(f"memory/shared/forgotten-{i}.md")
+        lab.classify(f"memory/forgotten-{i}.md")
+    name_key("Kept")
+    caches = _caches()
+    assert workspace.classify in caches
+    assert lab.classify in caches
+    _forget_files(caches)
+    assert workspace.classify.cache_info().currsize == lab.classify.cache_info().currsize == 0
+    assert name_key.cache_info().currsize >= 1
+    assert workspace.classify("memory/shared/forgotten-1.md").name == "forgotten-1"
