@@ -274,7 +274,8 @@ class Session:
 
     @property
     def answers(self) -> bool:
-        """True when the store and catalog can answer completion (the first index is built)."""
+        """True when the store and catalog can answer (the first index is built, or a snapshot
+        loaded: its graph answers while the files are checked)."""
         return self.ready.is_set()
 
     @contextmanager
@@ -345,16 +346,23 @@ class Session:
             with self._cond:  # then the requests that waited for the names
                 self._cond.wait_for(self._early_answered, self.first_answers_wait)
         try:
+            # Warm: answer from the snapshot's graph (a consistent past state) while the files
+            # are checked, as `brain serve` does; what changed meanwhile arrives as ordinary
+            # changes, which the catalog follows. Diagnostics still wait for the check.
+            opened = self.brain.open_snapshot()
+            if opened:
+                self.catalog.rebuild()
+                self._answer()
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
             log.exception("indexing failed")
             self._progress(ProgressEvent("end", f"indexing failed: {exc}"))
             self._log(types.MessageType.Error, f"brain: indexing {self.root} failed: {exc}")
             self.catalog.rebuild()
-            self.ready.set()
-            self.named.set()
+            self._answer()
             return
-        self.catalog.rebuild()
+        if not opened:
+            self.catalog.rebuild()
         stats = self.brain.stats()
         seconds = time.perf_counter() - started
         self.indexed = (stats.memories, result.files)
@@ -363,12 +371,16 @@ class Session:
             f"{plural(stats.links, 'link')} ({stats.broken:,} broken, {stats.ambiguous:,} ambiguous) "
             f"in {seconds:.1f} s"
         )
+        self._answer()
+        self._progress(ProgressEvent("end", summary))
+        self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
+
+    def _answer(self) -> None:
+        """From now on the store and catalog answer (completion, links, definitions ...)."""
         with self._cond:
             self.ready.set()
             self.early = None  # the catalog answers now
         self.named.set()
-        self._progress(ProgressEvent("end", summary))
-        self._log(types.MessageType.Info, f"brain: indexed {self.root}: {summary}")
 
     def _report(self, done: int, total: int) -> None:
         now = time.monotonic()

@@ -118,3 +118,48 @@ def test_a_burst_of_keystrokes_is_applied_as_one_round(session: Session, recorde
     assert len(rounds) < 38 // 2  # coalesced (typically into one round)
     assert rounds[-1].version == 39
     assert [d.code for d in rounds[-1].diagnostics] == ["broken-link"]
+
+
+def test_a_warm_start_answers_from_the_snapshot_while_the_files_are_checked(
+    tmp_path: Path, recorder: Recorder
+) -> None:
+    """As `brain serve` does: the snapshot's graph answers at once, the check of every file goes
+    on behind it, and what changed while brain was down arrives as an ordinary change."""
+    import os
+
+    from bench.workload import generate
+    from brain.service import Brain
+
+    root = tmp_path / "ws"
+    generate(root, 1500, agents=3, seed=11)
+    first = Brain(root, cache=True)
+    first.sync()
+    first.close()  # writes the snapshot
+    later = os.stat(root).st_mtime + 60
+    for note in root.glob("memory/*/*.md"):  # every file looks changed: the check reads them all
+        os.utime(note, (later, later))
+    (root / "memory/shared/written-while-down.md").write_text("---\ndescription: new\n---\nBody.\n")
+
+    session = Session(root, "utf-16", recorder.publish, recorder.progress.append,
+                      lambda kind, text: recorder.logs.append(text), cache=True)
+    session.start()
+    try:
+        assert session.ready.wait(60)
+        checking_when_ready = session.brain.checking
+        assert checking_when_ready, "answered only after every file was checked"
+        assert session.catalog.memories("shared")  # the snapshot's notes, at once
+        assert session.wait_settled(60)
+        ended = [e for e in recorder.progress if e.kind == "end"]
+        for _ in range(600):
+            if ended:
+                break
+            threading.Event().wait(0.1)
+            ended = [e for e in recorder.progress if e.kind == "end"]
+        notes = len(list(root.glob("memory/*/*.md")))
+        assert ended
+        assert f"{notes:,} memories" in ended[0].message, ended
+        assert not session.brain.checking
+        names = [entry.node.name for entry in session.catalog.memories("shared")]
+        assert "written-while-down" in names  # the catalog followed the check's changes
+    finally:
+        session.stop()
