@@ -11,7 +11,6 @@ workspace.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import gc
 import io
 import pickle
@@ -132,12 +131,11 @@ def main() -> int:
 
 
 def _caches() -> list[Any]:
-    """The layouts' roles by path (each layout module's memoized `classify`), found once."""
-    wrapper = functools._lru_cache_wrapper
-    found = {id(value): value for module in list(sys.modules.values())
-             for value in list(getattr(module, "__dict__", {}).values())
-             if isinstance(value, wrapper) and value.__name__ == "classify"}
-    return list(found.values())
+    """The layouts' roles by path: each layout module's memoized `classify`."""
+    from brain import workspace
+    from brain.layouts import lab, mindlink, space
+
+    return [workspace.classify, space.classify, mindlink.classify, lab.classify]
 
 
 def _forget_files(caches: list[Any]) -> None:

@@ -295,21 +295,14 @@ class Session:
     async def names_known(self, timeout: float = NAMES_WAIT) -> None:
         """Wait until the walk's names or the index can answer: polled on the loop, so many
         waiting requests hold no thread (the stdin reader shares the loop's executor)."""
-        deadline = time.monotonic() + timeout
-        while not self.named.is_set() and time.monotonic() < deadline:
-            await asyncio.sleep(0.005)
+        await _until(self.named, timeout)
 
     async def index_built(self, timeout: float = INDEX_WAIT) -> bool:
         """Wait until the first index is built (True) or `timeout` passes (False). A request
         that needs the graph (links, definitions, references) waits here: answered from the
         empty store it would say "no links", and an editor asks again only after an edit.
         Polled on the loop like `names_known`, so waiting requests hold no thread."""
-        deadline = time.monotonic() + timeout
-        pause = 0.005
-        while not self.ready.is_set() and time.monotonic() < deadline:
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.05)
-        return self.ready.is_set()
+        return await _until(self.ready, timeout)
 
     def _early_answered(self) -> bool:
         return not self._early_requests or self._stopping
@@ -434,3 +427,13 @@ class Session:
             index = LineIndex.of(applied.text, self.encoding)
             out.append(Published(applied.uri, applied.version, to_diagnostics(grouped[rel], index)))
         return out
+
+
+async def _until(event: threading.Event, timeout: float) -> bool:
+    """Whether `event` is set within `timeout`, polled on the loop (no thread held waiting)."""
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while not event.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    return event.is_set()

@@ -13,6 +13,7 @@ from brain.search.text import index_words
 from brain.service import Brain
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
+from tests.unit.test_ingest_parts_layouts import in_parts
 
 
 def workspace(root: Path, count: int = 60) -> None:
@@ -53,17 +54,7 @@ def test_parts_give_the_graph_of_one_batch(
     workspace(tmp_path)
     whole = graph(tmp_path)  # 60 notes: under PARALLEL_MIN and one part
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", workers)
-    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(parse_helpers, "CHUNK", 3)
-    monkeypatch.setattr(PartWriter, "size", 5)
-    written: list[int] = []
-    original = PartWriter.write
-
-    def counting(self: PartWriter, notes: list[object]) -> None:
-        written.append(len(notes))
-        original(self, notes)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(PartWriter, "write", counting)
+    written = in_parts(monkeypatch, size=5)
     assert graph(tmp_path) == whole
     assert len(written) >= 5  # it was written in parts, each planned against the ones before
 
