@@ -4,6 +4,10 @@ Completion runs on every keystroke after `[[`; asking the store for "the memorie
 scope" each time means a scan of every memory. The catalog keeps the answer (with each name's
 lookup key worked out once) and follows the graph's change events, so a completion costs a
 pass over the names it offers, not over the workspace.
+
+A scope's memories are read from the store the first time a completion asks for them: a
+note's completion needs its own scope and the shared one, and reading all 100,000 memories
+of a big workspace before the first answer took more than a second of a warm start.
 """
 
 from __future__ import annotations
@@ -67,8 +71,9 @@ class Catalog:
 
     def __init__(self, store: GraphStore | None) -> None:
         self.store = store  # None: a fixed set of nodes (brain/lsp/early.py), never rebuilt
-        self._lock = threading.Lock()
-        self._memories: dict[str, dict[str, Entry]] = {}
+        self._lock = threading.RLock()
+        self._memories: dict[str, dict[str, Entry]] = {}  # the scopes read so far
+        self._scopes: list[str] | None = []  # every scope with a memory; None: ask the store
         self._others: dict[Kind, dict[str, Entry]] = {}
         self._order: dict[tuple[str, str], list[Entry]] = {}
         self.built = False
@@ -87,18 +92,16 @@ class Catalog:
         return catalog
 
     def rebuild(self) -> None:
+        """Start again from the store: its entities and agents now, each scope's memories
+        when first asked for."""
         assert self.store is not None
         store = self.store
-        # Without the cyclic collector: at 100,000 notes it rescanned the graph again and again
-        # while the catalog's 200,000 acyclic objects were made (1 s of the 2.5 s a rebuild took).
-        with gc_paused():
-            nodes: list[Linkable] = [
-                # Completion never shows a body: unpacking 10,000 of them was most of a rebuild.
-                *store.list_memories(MemoryFilter(), bodies=False),
-                *(e for _, kind in ENTITY_TIERS for e in store.list_entities(kind)),
-                *store.list_agents(),
-            ]
-            self._fill((node.id, node) for node in nodes)
+        others: list[Linkable] = [
+            *(e for _, kind in ENTITY_TIERS for e in store.list_entities(kind)), *store.list_agents(),
+        ]
+        with self._lock:
+            self._fill((node.id, node) for node in others)
+            self._scopes = None
 
     def _fill(self, nodes: Iterable[tuple[str, Linkable]]) -> None:
         """Take these (id, node) pairs as the whole catalog."""
@@ -112,10 +115,27 @@ class Catalog:
                 others.setdefault(node.kind, {})[node_id] = entry(node)
         with self._lock:
             self._memories, self._others, self.built = memories, others, True
+            self._scopes = sorted(scope for scope, group in memories.items() if group)
             self._order = {}
 
+    def _scope(self, scope: str) -> dict[str, Entry]:
+        """The memories of a scope, read from the store on first use (called holding the
+        lock: a change applied meanwhile waits, then lands on what was read)."""
+        group = self._memories.get(scope)
+        if group is None:
+            group = {}
+            if self.store is not None and self.built:
+                # Without the cyclic collector: it rescanned the graph again and again while
+                # 100,000 acyclic entries were made (1 s of the 2.5 s a full build took).
+                with gc_paused():
+                    found = self.store.list_memories(MemoryFilter(scope=scope), bodies=False)
+                    group = {node.id: entry(node) for node in found}
+                self._memories[scope] = group
+        return group
+
     def apply(self, change: GraphChange) -> None:
-        """Follow one graph change (called on the thread that applied it)."""
+        """Follow one graph change (called on the thread that applied it, after the store
+        took it: a scope read meanwhile already holds it, and this puts it there again)."""
         if not self.built or change.kind == "relinked" or self.store is None:
             return
         kind = Kind.of_id(change.id)
@@ -123,6 +143,8 @@ class Catalog:
             return
         node = None if change.kind == "deleted" else self.store.get_nodes([change.id]).get(change.id)
         with self._lock:
+            if kind is Kind.MEMORY and change.kind != "changed":
+                self._scopes = None  # a scope may have come or gone: asked again when needed
             for scope, group in self._memories.items():
                 if group.pop(change.id, None) is not None:
                     self._order.pop(("memory", scope), None)
@@ -130,14 +152,17 @@ class Catalog:
                 if group.pop(change.id, None) is not None:
                     self._order.pop(("other", other.value), None)
             if isinstance(node, MemoryNode):
-                self._memories.setdefault(node.scope, {})[node.id] = entry(node)
-                self._order.pop(("memory", node.scope), None)
+                if node.scope in self._memories:  # else read with its scope when asked
+                    self._memories[node.scope][node.id] = entry(node)
+                    self._order.pop(("memory", node.scope), None)
             elif isinstance(node, EntityNode | AgentNode):
                 self._others.setdefault(node.kind, {})[node.id] = entry(node)
                 self._order.pop(("other", node.kind.value), None)
 
     def find(self, node_id: str) -> Linkable | None:
         with self._lock:
+            for scope in self.scopes():
+                self._scope(scope)
             for group in [*self._memories.values(), *self._others.values()]:
                 found = group.get(node_id)
                 if found is not None:
@@ -145,8 +170,12 @@ class Catalog:
         return None
 
     def scopes(self) -> list[str]:
+        """Every scope that holds a memory, sorted."""
         with self._lock:
-            return sorted(scope for scope, group in self._memories.items() if group)
+            if self._scopes is None:
+                assert self.store is not None
+                self._scopes = sorted(self.store.memory_scopes())
+            return list(self._scopes)
 
     def kinds(self) -> list[Kind]:
         """The kinds of the other nodes there are (workflows, chats, work items, agents)."""
@@ -156,7 +185,7 @@ class Catalog:
     def memories(self, scope: str) -> list[Entry]:
         """The memories of a scope, by name key."""
         with self._lock:
-            return self._sorted(("memory", scope), self._memories.get(scope, {}))
+            return self._sorted(("memory", scope), self._scope(scope))
 
     def others(self, kind: Kind) -> list[Entry]:
         """The workflows, chats, work items or agents, by name key."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Sequence
 from dataclasses import fields, replace
 
@@ -61,6 +61,7 @@ from brain.store.memory_rows import (
     STATUS,
     TARGET_ID,
     LinkRow,
+    MemoryOrder,
     MemoryRow,
     StoreImage,
     as_link,
@@ -69,6 +70,7 @@ from brain.store.memory_rows import (
     memory_of,
     name_entry,
     pack_body,
+    scope_of,
     unpack_body,
 )
 from brain.store.memory_search import KeywordIndex, VectorIndex
@@ -96,7 +98,7 @@ class MemoryStore:
             self._files: dict[str, FileNode] = {}
             self._out: dict[str, list[LinkRow]] = {}
             self._by_path: dict[str, str] = {}
-            self._sorted_ids: list[str] | None = None
+            self._order: MemoryOrder | None = None  # built on the first listing
             # Indexes over the above, built at once after a snapshot's restore (_ensure_indexes):
             self._links = LinkIndex()
             self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
@@ -154,7 +156,7 @@ class MemoryStore:
                 if target.startswith("unresolved:") and not self._links.has_incoming(target):
                     self._links.forget(target)
             if batch.memories or batch.deletes:
-                self._sorted_ids = None
+                self._order = None
                 self._keywords.apply(batch)
                 self._vectors.apply(batch)
 
@@ -279,19 +281,16 @@ class MemoryStore:
 
     def _has_link_problems(self) -> dict[str, bool]:
         resolved = LinkStatus.RESOLVED
-        return {
-            source: any(row[STATUS] is not resolved for row in rows)
-            for source, rows in self._out.items()
-        }
+        return {src: any(row[STATUS] is not resolved for row in rows) for src, rows in self._out.items()}
 
     def list_memories(
         self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
         *, bodies: bool = True,
     ) -> list[MemoryNode]:
         with self._lock:
-            if self._sorted_ids is None:
-                self._sorted_ids = sorted(self._memories)
-            ids = self._sorted_ids
+            order = self._order = self._order or MemoryOrder(self._memories)
+            scope = where.scope if where.scope is not None else where.agent
+            ids = order.ids if scope is None else order.of_scope(scope)  # only those are built
             start = 0 if after is None else bisect.bisect_right(ids, after)
             flags = self._has_link_problems() if where.has_problems is not None else {}
             out: list[MemoryNode] = []
@@ -308,6 +307,10 @@ class MemoryStore:
         with self._lock:
             flags = self._has_link_problems() if where.has_problems is not None else {}
             return sum(1 for m in self._all_memories() if memory_matches(m, where, flags))
+
+    def memory_scopes(self) -> dict[str, int]:
+        with self._lock:  # from the rows as held: no memory is built for this
+            return dict(Counter(map(scope_of, self._memories.values())))
 
     def memory_type_counts(self, scopes: Collection[str]) -> dict[str, dict[str | None, int]]:
         with self._lock:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from itertools import compress
 from typing import Any, Final, Protocol
@@ -59,6 +59,7 @@ def as_link(row: LinkRow) -> Link:
 MemoryRow = tuple[Any, ...]
 MEMORY_FIELDS = tuple(f.name for f in fields(MemoryNode))
 PATH = MEMORY_FIELDS.index("path")
+SCOPE = MEMORY_FIELDS.index("scope")
 KIND = MEMORY_FIELDS.index("note_kind")
 _HEADINGS = MEMORY_FIELDS.index("headings")
 _PROBLEMS = MEMORY_FIELDS.index("problems")
@@ -110,6 +111,29 @@ def memory_of(row: MemoryRow) -> MemoryNode:
     values[_TRIGGERS] = tuple(values[_TRIGGERS])
     values[KIND] = _KINDS[values[KIND]]
     return MemoryNode(*values)
+
+
+def scope_of(held: MemoryNode | MemoryRow) -> str:
+    """The scope of a memory as the store holds it (a row until first read)."""
+    return held[SCOPE] if type(held) is tuple else held.scope  # type: ignore[union-attr]
+
+
+class MemoryOrder:
+    """The memories' ids in order, and each scope's (grouped on first ask): a listing of one
+    scope passes over that scope's memories, not over every one. Built anew after a change."""
+
+    def __init__(self, memories: Mapping[str, MemoryNode | MemoryRow]) -> None:
+        self.ids = sorted(memories)
+        self._memories = memories
+        self._scopes: dict[str, list[str]] | None = None
+
+    def of_scope(self, scope: str) -> list[str]:
+        if self._scopes is None:
+            scopes: dict[str, list[str]] = {}
+            for node_id in self.ids:  # in order, so each scope's list is too
+                scopes.setdefault(scope_of(self._memories[node_id]), []).append(node_id)
+            self._scopes = scopes
+        return self._scopes.get(scope, [])
 
 
 def checked_memory_row(row: Any) -> MemoryRow:

@@ -364,6 +364,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 counts[r["scope"]][r["type"]] = int(r["n"])
         return counts
 
+    def memory_scopes(self) -> dict[str, int]:
+        return {r["scope"]: int(r["n"]) for r in self._read(cypher.MEMORY_SCOPES)}
+
     def list_agents(self) -> list[AgentNode]:
         agents = [agent_from(r["props"]) for r in self._read(cypher.LIST_AGENTS)]
         return sorted(agents, key=lambda a: a.name)

@@ -311,6 +311,8 @@ RETURN scope, m.type AS type, count(m) AS n
 ORDER BY scope, type
 """
 
+MEMORY_SCOPES = "MATCH (m:Memory) RETURN m.scope AS scope, count(m) AS n ORDER BY scope"
+
 LIST_AGENTS = "MATCH (a:Agent) RETURN properties(a) AS props"
 LIST_ENTITIES: dict[str, str] = {
     label: f"MATCH (n:{label}) RETURN properties(n) AS props" for label in ENTITY_LABELS

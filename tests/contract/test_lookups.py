@@ -152,6 +152,10 @@ def test_agents_entities_and_type_counts(store: GraphStore, workspace: Workspace
         "nobody": {},
     }
     assert store.memory_type_counts([]) == {}
+    assert store.memory_scopes() == {"bot": 3, "old-bot": 1, "shared": 2}
+    assert [m.id for m in store.list_memories(MemoryFilter(scope="shared"), bodies=False)] == [
+        m.id for m in store.list_memories(MemoryFilter()) if m.scope == "shared"
+    ]
 
 
 def test_name_entries_and_headings(store: GraphStore, workspace: Workspace) -> None:
