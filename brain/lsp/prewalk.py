@@ -115,31 +115,39 @@ def folders_of(message: dict[str, Any] | None) -> list[str]:
 
 class Prewalk:
     """The names a forked child walked: read (and the child reaped) by a thread of their own as
-    soon as the child is done, whether or not a session asks for them."""
+    soon as the child is done, whether or not a session asks for them; unpickled only when a
+    session takes them."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self._pid = pid
         self._fd = fd
         self._lock = threading.Lock()
-        self._names: dict[str, PackedNames] = {}
+        self._raw = b""
+        self._names: dict[str, PackedNames] | None = None
         self._reader = threading.Thread(target=self._read, name="brain-prewalk", daemon=True)
         if fd >= 0:
             self._reader.start()
 
-    def take(self, root: Path) -> PackedNames | None:
+    def take(self, root: Path, unless: threading.Event | None = None) -> PackedNames | None:
         """The walk of `root` (None: the child did not walk it, or failed); waits for the child,
-        the pipe read releasing the GIL meanwhile. Each root's names are taken once."""
+        the pipe read releasing the GIL meanwhile. Each root's names are taken once. None, and
+        nothing unpickled, if `unless` is set by then: a big workspace's snapshot answered first
+        (at 100,000 notes the names are 26 MB, unpickled while that load needs the core)."""
         if self._reader.ident is not None:
             self._reader.join()
         with self._lock:
+            if unless is not None and unless.is_set():
+                return None
+            if self._names is None:
+                self._names, self._raw = self._unpickle(self._raw), b""
             return self._names.pop(str(root), None)
 
     def _read(self) -> None:
-        names = self._collect()
+        raw = self._collect()
         with self._lock:
-            self._names = names
+            self._raw = raw
 
-    def _collect(self) -> dict[str, PackedNames]:
+    def _collect(self) -> bytes:
         chunks: list[bytes] = []
         try:
             while chunk := os.read(self._fd, 1 << 20):
@@ -148,8 +156,12 @@ class Prewalk:
             os.close(self._fd)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._pid, 0)
+        return b"".join(chunks)
+
+    @staticmethod
+    def _unpickle(raw: bytes) -> dict[str, PackedNames]:
         try:
-            names = pickle.loads(b"".join(chunks)) if chunks else {}
+            names = pickle.loads(raw) if raw else {}
         except Exception:  # a child killed mid-write: the sessions walk themselves
             log.exception("the early walk's names could not be read")
             return {}

@@ -311,7 +311,7 @@ class Session:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
         the names a walk finds, so completion answers within a second of the start."""
         try:
-            walked = self._prewalk.take(self.root) if self._prewalk is not None else None
+            walked = self._prewalk.take(self.root, unless=self.ready) if self._prewalk is not None else None
             if self.ready.is_set():  # a big workspace's snapshot was loaded first: nothing to add
                 return
             early = walked.early(self.root) if walked is not None else walk_names(self.root, self.layout)

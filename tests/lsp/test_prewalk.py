@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import pickle
 import subprocess
 import sys
 import threading
@@ -205,9 +206,9 @@ class StillWalking(Prewalk):
         super().__init__(0, -1)
         self.done = threading.Event()
 
-    def take(self, root: Path) -> PackedNames | None:
+    def take(self, root: Path, unless: threading.Event | None = None) -> PackedNames | None:
         self.done.wait(60)
-        return super().take(root)
+        return super().take(root, unless)
 
 
 def test_the_index_does_not_wait_for_a_long_walk_in_the_child(workspace: Path) -> None:
@@ -229,3 +230,36 @@ def test_the_index_does_not_wait_for_a_long_walk_in_the_child(workspace: Path) -
     finally:
         walking.done.set()
         session.stop()
+
+
+UNPICKLED: list[str] = []
+
+
+def _unpickled(root: str) -> dict[str, PackedNames]:
+    UNPICKLED.append(root)
+    return {}
+
+
+class Tracked:
+    """Unpickles by calling `_unpickled`: shows whether a child's names were unpickled."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return _unpickled, (self.root,)
+
+
+@pytest.mark.parametrize("answered", [False, True])
+def test_a_childs_names_are_unpickled_only_if_the_snapshot_has_not_answered(
+    answered: bool, tmp_path: Path
+) -> None:
+    UNPICKLED.clear()
+    walking = Prewalk(0, -1)
+    walking._raw = pickle.dumps(Tracked("x"))  # what the child's pipe held
+    ready = threading.Event()
+    if answered:
+        ready.set()
+    assert walking.take(tmp_path, unless=ready) is None
+    unpickled = UNPICKLED
+    assert unpickled == ([] if answered else ["x"])
