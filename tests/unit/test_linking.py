@@ -71,7 +71,10 @@ class Folder:
         return rel
 
     def rename(self, old: str, new: str) -> list[str]:
-        (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+        parent = (self.root / new).parent
+        if parent.is_symlink() and not parent.exists():
+            return []  # a link to a folder since deleted: there is nowhere to move the file to
+        parent.mkdir(parents=True, exist_ok=True)
         (self.root / old).rename(self.root / new)
         return [old, new]
 
