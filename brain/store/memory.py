@@ -66,9 +66,9 @@ from brain.store.memory_rows import (
     StoreImage,
     as_link,
     image_tables,
+    index_names,
     link_row,
     memory_of,
-    name_entry,
     pack_body,
     scope_of,
     unpack_body,
@@ -102,7 +102,7 @@ class MemoryStore:
             # Indexes over the above, built at once after a snapshot's restore (_ensure_indexes):
             self._links = LinkIndex()
             self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
-            self._indexed = True
+            self._indexed = self._names_indexed = True
             self.writes = 0
             self._keywords = KeywordIndex()
             self._vectors = VectorIndex()
@@ -181,31 +181,28 @@ class MemoryStore:
         entry = entry_of(node)
         self._names[entry.key][entry.id] = entry
 
+    def _ensure_names(self) -> None:
+        """The name index, once after a restore (a completion's first lookup needs no more)."""
+        if not self._names_indexed:
+            with gc_paused():  # many small acyclic objects: no collector passes over them
+                index_names(self._names, self._memories, (self._agents, self._entities, self._files))
+            self._names_indexed = True
+
     def _ensure_indexes(self) -> None:
         """Build the name and link indexes, once after a restore: a start from a snapshot is
         ready without them, and the first write or lookup that needs them pays (under a
         second at 100,000 notes)."""
-        if self._indexed:
-            return
-        with gc_paused():  # a million small acyclic objects: no collector passes over them
-            self._build_indexes()
-        self._indexed = True
-
-    def _build_indexes(self) -> None:
-        names = self._names
-        for node_id, held in self._memories.items():
-            entry = name_entry(held, node_id)
-            names[entry.key][node_id] = entry
-        for group in (self._agents, self._entities, self._files):
-            for node in group.values():
-                self._index_name(node)
-        build_link_index(self._out, self._links)
+        self._ensure_names()
+        if not self._indexed:
+            with gc_paused():
+                build_link_index(self._out, self._links)
+            self._indexed = True
 
     # ------------------------------------------------------------------ resolution support
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         with self._lock:
-            self._ensure_indexes()
+            self._ensure_names()
             return {k: list(self._names[k].values()) for k in keys if self._names.get(k)}
 
     def links_with_keys(self, keys: Collection[str]) -> list[Link]:
@@ -264,7 +261,7 @@ class MemoryStore:
             exact = self._memory(f"memory:{scope}/{name}")
             if exact is not None:
                 return self._full(exact)
-            self._ensure_indexes()
+            self._ensure_names()
             matches = [
                 self._memory(e.id)
                 for e in self._names.get(name_key(name), {}).values()
@@ -475,7 +472,7 @@ class MemoryStore:
             self._agents = {a.id: a for a in image.agents}
             self._entities = {e.id: e for e in image.entities}
             self._files = {f.id: f for f in image.files}
-            self._indexed = False
+            self._indexed = self._names_indexed = False
 
     # ------------------------------------------------------------------ search (SearchIndex)
 

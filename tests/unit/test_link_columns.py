@@ -93,6 +93,19 @@ def test_stats_of_a_restore_come_from_the_columns_and_match(source: Brain) -> No
     assert store.stats().broken > 0
 
 
+def test_name_lookups_of_a_restore_build_the_name_index_alone(source: Brain) -> None:
+    """A completion's first lookup (at 100,000 notes) waited for the link index too."""
+    store = restored(source)
+    original = source.store
+    keys = ["hub", "bad", "spoke-3", "nothing", "bot"]
+    assert store.name_entries(keys) == original.name_entries(keys)
+    assert store.find_memory("shared", "hub") == original.find_memory("shared", "hub")
+    assert store._names_indexed and not store._indexed  # no link index for these
+    assert store.links_with_keys(["hub"]) == original.links_with_keys(["hub"])
+    assert store._indexed
+    assert answers(store) == answers(original)
+
+
 def test_stats_after_a_write_are_the_written_graphs(source: Brain, tmp_path: Path) -> None:
     """Counts from the columns describe the restore only: after a write they are not used."""
     root = tmp_path / "ws"
