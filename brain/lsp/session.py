@@ -346,6 +346,8 @@ class Session:
             if opened:
                 self.catalog.rebuild()
                 self._answer()
+                with self._cond:  # the requests that waited for it are answered before the check
+                    self._cond.wait_for(self._early_answered, self.first_answers_wait)
             result = self.brain.sync(progress=self._report)
         except Exception as exc:
             log.exception("indexing failed")

@@ -163,3 +163,42 @@ def test_a_warm_start_answers_from_the_snapshot_while_the_files_are_checked(
         assert "written-while-down" in names  # the catalog followed the check's changes
     finally:
         session.stop()
+
+
+def test_a_warm_start_answers_the_requests_that_waited_before_checking_the_files(
+    tmp_path: Path, recorder: Recorder
+) -> None:
+    """The check takes the CPU (one core's worth of Python at a time): a completion asked while
+    the snapshot loaded is answered first, as after the walk (at most FIRST_ANSWERS_WAIT)."""
+    from bench.workload import generate
+    from brain.service import Brain
+
+    from .test_prewalk import StillWalking
+
+    root = tmp_path / "ws"
+    generate(root, 200, agents=2, seed=3)
+    first = Brain(root, cache=True)
+    first.sync()
+    first.close()  # writes the snapshot
+    walking = StillWalking()  # a big workspace: the child's walk ends after the snapshot load
+    session = Session(root, "utf-16", recorder.publish, recorder.progress.append,
+                      lambda kind, text: None, cache=True, prewalk=walking)
+    session.first_answers_wait = 600.0  # as long as the test holds the answer
+    answering = session.first_answer()
+    answering.__enter__()
+    session.walk_now()
+    session.start()
+    try:
+        assert session.ready.wait(60)
+        threading.Event().wait(0.5)  # the check of 200 files would be done by now
+        assert session.brain.checking, "the files were checked while a request waited"
+        answering.__exit__(None, None, None)
+        assert session.wait_settled(60)
+        for _ in range(600):
+            if not session.brain.checking:
+                break
+            threading.Event().wait(0.1)
+        assert not session.brain.checking
+    finally:
+        walking.done.set()
+        session.stop()
