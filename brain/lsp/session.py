@@ -334,7 +334,11 @@ class Session:
             # A child walks: a small workspace's names come within this wait, and the index
             # then waits for them. A big one's walk (seconds at 100,000 notes) goes on beside
             # the snapshot load instead of before it; whichever ends first answers completion.
-            self._walker.join(self.walk_wait)
+            # A walk not done yet is waited for while the Brain is built (its imports), not idly.
+            deadline = time.monotonic() + self.walk_wait
+            if not self.named.is_set():
+                self.brain  # noqa: B018
+            self._walker.join(max(0.0, deadline - time.monotonic()))
         if self.named.is_set():
             with self._cond:  # then the requests that waited for the names
                 self._cond.wait_for(self._early_answered, self.first_answers_wait)

@@ -263,3 +263,22 @@ def test_a_childs_names_are_unpickled_only_if_the_snapshot_has_not_answered(
     assert walking.take(tmp_path, unless=ready) is None
     unpickled = UNPICKLED
     assert unpickled == ([] if answered else ["x"])
+
+
+def test_the_brain_is_built_while_the_index_waits_for_the_childs_walk(workspace: Path) -> None:
+    """The wait for a child still walking (a big workspace) was idle: the Brain's imports run in it."""
+    walking = StillWalking()
+    session = session_of(workspace, walking)
+    session.walk_wait = 600.0  # longer than the test
+    try:
+        session.walk_now()
+        session.start()
+        for _ in range(300):
+            if session._brain is not None:
+                break
+            threading.Event().wait(0.1)
+        assert session._brain is not None  # built within the wait
+        assert not session.ready.is_set()  # still waiting for the walk
+    finally:
+        walking.done.set()
+        session.stop()
