@@ -128,8 +128,9 @@ class Session:
     @property
     def brain(self) -> Brain:
         """The workspace's Brain, built on first use: the indexing worker builds it after the
-        first answers, so its imports (the service, the store, numpy: a fifth of a start's
-        CPU) are not paid before the editor's first `[[` is answered from the walk."""
+        first answers (or while it waits for a child's walk not done yet), so its imports (the
+        service, the store, numpy: a fifth of a start's CPU) are not paid before the editor's
+        first `[[` is answered from the walk."""
         brain = self._brain
         if brain is None:
             with self._building:

@@ -99,7 +99,7 @@ class MemoryStore:
             self._out: dict[str, list[LinkRow]] = {}
             self._by_path: dict[str, str] = {}
             self._order: MemoryOrder | None = None  # built on the first listing
-            # Indexes over the above, built at once after a snapshot's restore (_ensure_indexes):
+            # Indexes over the above, built on first use after a snapshot's restore (_ensure_*):
             self._links = LinkIndex()
             self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
             self._indexed = self._names_indexed = True
