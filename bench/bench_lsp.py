@@ -23,6 +23,11 @@ VS Code capability profile), measuring what a person waits for:
 compares the first completion of this checkout's server with another command's (e.g. an older
 checkout), warm starts interleaved run by run on the same machine load, each primed by a cold
 start that writes its snapshot; `--start-runs` pairs; `--cold` compares cold starts instead.
+`--prime-with-ingest` writes those snapshots with `brain ingest` (at 100,000 notes a cold
+server start takes minutes):
+
+    .venv/bin/python bench/bench_lsp.py --notes 100000 --start-runs 3 --prime-with-ingest \
+        --against "/tmp/old/.venv/bin/python -m brain lsp"
 
 The workload is the seeded generator's, plus one shared note linked from 50 others (so the
 rename has exactly 50 files to touch). Prints the median over runs of each run's p50 and p95,
@@ -275,6 +280,8 @@ def main() -> None:
     parser.add_argument("--server", help="the command that starts the server (default: this brain's)")
     parser.add_argument("--against", help="another server's command: compare warm first completions")
     parser.add_argument("--cold", action="store_true", help="with --against: compare cold starts")
+    parser.add_argument("--prime-with-ingest", action="store_true",
+                        help="with --against: write each warm snapshot by `brain ingest` (big workspaces)")
     args = parser.parse_args()
     if args.server:
         SERVER[:] = shlex.split(args.server)
@@ -286,7 +293,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="brain-bench-lsp-") as scratch:
         if args.against:
             compare_starts(root, Path(scratch), [list(SERVER), shlex.split(args.against)], args.start_runs,
-                           args.cold)
+                           args.cold, args.prime_with_ingest)
             return
         warm_dir = Path(scratch) / "warm"
         starts = measure_starts(root, warm_dir, Path(scratch), args.start_runs)

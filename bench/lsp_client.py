@@ -74,7 +74,10 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 
 
 def server_env(cache_dir: Path) -> dict[str, str]:
-    env = dict(os.environ, BRAIN_CACHE_DIR=str(cache_dir))
+    # PYTHONSAFEPATH: `python -m brain` must import the brain its interpreter has installed (or
+    # PYTHONPATH names), not the checkout in the current folder: an `--against` command of
+    # another checkout's venv ran this checkout's code.
+    env = dict(os.environ, BRAIN_CACHE_DIR=str(cache_dir), PYTHONSAFEPATH="1")
     env.pop("BRAIN_SNAPSHOT_DIR", None)
     return env
 

@@ -7,6 +7,7 @@ import asyncio
 import os
 import shlex
 import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -125,15 +126,24 @@ def measure_starts(root: Path, warm_dir: Path, scratch: Path, runs: int) -> dict
 
 
 def compare_starts(
-    root: Path, scratch: Path, servers: list[list[str]], runs: int, cold: bool = False
+    root: Path, scratch: Path, servers: list[list[str]], runs: int, cold: bool = False,
+    prime_with_ingest: bool = False,
 ) -> None:
     """First completions of several server commands, interleaved: warm (each primed by a cold
-    start that writes its own snapshot and code cache), or cold (an empty cache folder each)."""
+    start that writes its own snapshot and code cache), or cold (an empty cache folder each).
+    `prime_with_ingest`: the snapshot is written by `brain ingest` instead (the server command
+    with `lsp` replaced by `ingest`): at 100,000 notes a language server's cold start takes
+    minutes, an ingest one or two."""
     names = ["this", "against"]
     kind = "cold" if cold else "warm"
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     if not cold:
         for name, server in zip(names, servers, strict=True):
+            if prime_with_ingest:
+                if server[-1] != "lsp":
+                    raise SystemExit(f"--prime-with-ingest: {shlex.join(server)} does not end with `lsp`")
+                subprocess.run([*server[:-1], "ingest", str(root)], env=server_env(scratch / name),
+                               check=True, stdout=subprocess.DEVNULL)
             asyncio.run(first_completion_once(root, scratch / name, wait_snapshot=True, server=server))
     for number in range(runs):
         order = list(zip(names, servers, strict=True))
