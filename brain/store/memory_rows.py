@@ -29,7 +29,7 @@ from brain.model import (
     MemoryNode,
     Problem,
     Severity,
-    leaf_key,
+    name_key,
 )
 from brain.resolve import NameEntry
 from brain.search.bm25 import KeywordImage
@@ -178,10 +178,15 @@ def unpack_body(packed: bytes) -> str:
     return zlib.decompress(packed).decode("utf-8", "surrogatepass")
 
 
+# `leaf_key` without its cache: an index of 100,000 distinct names only churns the cache (all
+# misses), which made each key three times dearer and dropped the keys that lookups repeat.
+_fold = name_key.__wrapped__
+
+
 def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     """The name index's entry of a memory, held as a node or still as a row."""
     if type(held) is tuple:
-        return NameEntry(node_id, _KINDS[held[KIND]], leaf_key(held[1]), held[0])
+        return NameEntry(node_id, _KINDS[held[KIND]], _fold(held[1].rsplit("/", 1)[-1]), held[0])
     return entry_of(held)  # type: ignore[arg-type]
 
 

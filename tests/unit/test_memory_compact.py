@@ -137,3 +137,17 @@ def test_a_live_stores_own_image_restores_as_its_snapshot_does(source: Brain) ->
     empty.restore(type(image)(memory_ids=["m"], memories=[rows._memories[next(iter(rows._memories))]],
                               bodies=[None], keywords=image.keywords))
     assert empty._bodies == {}  # a memory kept without its body
+
+
+@pytest.mark.parametrize(
+    "name", ["Plain", "drafts/Plan", "Ünïcode Straße", "e\u0301cole", "notes.md ", "A/B/c.MD"]
+)
+def test_a_rows_name_entry_is_its_nodes(name: str) -> None:
+    """The index built from rows folds names without the cache; the keys are the same."""
+    from brain.model import MemoryNode
+    from brain.store.linking import entry_of
+    from brain.store.memory_rows import memory_row, name_entry
+
+    node = MemoryNode(scope="bot", name=name, path=f"memory/bot/{name}.md", description="", type=None,
+                      hash="h", size=1, modified_at=0.0, body="")
+    assert name_entry(memory_row(node), node.id) == entry_of(node)
