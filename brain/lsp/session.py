@@ -332,14 +332,17 @@ class Session:
         elif self._prewalk is None:
             self._walker.join()  # the names come first: the snapshot load would slow a walk in a thread
         else:
-            # A child walks: a small workspace's names come within this wait, and the index
-            # then waits for them. A big one's walk (seconds at 100,000 notes) goes on beside
-            # the snapshot load instead of before it; whichever ends first answers completion.
-            # A walk not done yet is waited for while the Brain is built (its imports), not idly.
+            # A child walks. Cold, a small workspace's names come within this wait, and the
+            # index then waits for them before it reads every file. Warm, the snapshot is
+            # loaded at once: it answers sooner than the walk at every size (100,000 notes:
+            # 0.9 s against 3 s), and the walk goes on beside it; whichever ends first answers
+            # completion. A walk not done yet is waited for while the Brain is built (its
+            # imports), not idly.
             deadline = time.monotonic() + self.walk_wait
             if not self.named.is_set():
                 self.brain  # noqa: B018
-            self._walker.join(max(0.0, deadline - time.monotonic()))
+            if not self.brain.snapshot_at_hand():
+                self._walker.join(max(0.0, deadline - time.monotonic()))
         if self.named.is_set():
             with self._cond:  # then the requests that waited for the names
                 self._cond.wait_for(self._early_answered, self.first_answers_wait)

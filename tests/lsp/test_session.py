@@ -202,3 +202,35 @@ def test_a_warm_start_answers_the_requests_that_waited_before_checking_the_files
     finally:
         walking.done.set()
         session.stop()
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_warm_start_loads_the_snapshot_without_waiting_for_the_childs_walk(
+    warm: bool, tmp_path: Path, recorder: Recorder
+) -> None:
+    """At 100,000 notes the child walks for 3 s and the snapshot loads in 0.9: a warm start
+    begins the load at once (the index used to wait WALK_WAIT for the walk first, idle). Cold,
+    the index still waits for the walk, whose names answer before the full read ends."""
+    from bench.workload import generate
+    from brain.service import Brain
+
+    from .test_prewalk import StillWalking
+
+    root = tmp_path / "ws"
+    generate(root, 60, agents=2, seed=5)
+    if warm:
+        first = Brain(root, cache=True)
+        first.sync()
+        first.close()  # writes the snapshot
+    walking = StillWalking()
+    session = Session(root, "utf-16", recorder.publish, recorder.progress.append,
+                      lambda kind, text: None, cache=True, prewalk=walking)
+    session.walk_wait = 600.0  # longer than the test: only a warm start is ready within it
+    session.walk_now()
+    session.start()
+    try:
+        assert session.ready.wait(10 if warm else 2) is warm
+        assert not walking.done.is_set()  # the child is still walking
+    finally:
+        walking.done.set()
+        session.stop()
