@@ -57,6 +57,7 @@ from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
 from brain.store.memory_link_columns import LazyLinkRows, build_link_index, count_links
 from brain.store.memory_links import LinkIndex
+from brain.store.memory_names import NameIndex
 from brain.store.memory_rows import (
     STATUS,
     TARGET_ID,
@@ -66,7 +67,6 @@ from brain.store.memory_rows import (
     StoreImage,
     as_link,
     image_tables,
-    index_names,
     link_row,
     memory_of,
     pack_body,
@@ -101,7 +101,7 @@ class MemoryStore:
             self._order: MemoryOrder | None = None  # built on the first listing
             # Indexes over the above, built on first use after a snapshot's restore (_ensure_*):
             self._links = LinkIndex()
-            self._names: dict[str, dict[str, NameEntry]] = defaultdict(dict)
+            self._names = NameIndex()
             self._indexed = self._names_indexed = True
             self.writes = 0
             self._keywords = KeywordIndex()
@@ -182,10 +182,11 @@ class MemoryStore:
         self._names[entry.key][entry.id] = entry
 
     def _ensure_names(self) -> None:
-        """The name index, once after a restore (a completion's first lookup needs no more)."""
+        """The name index, once after a restore (a completion's first lookup needs no more):
+        the memories' ids grouped by key, each key's entries built when first asked for."""
         if not self._names_indexed:
             with gc_paused():  # many small acyclic objects: no collector passes over them
-                index_names(self._names, self._memories, (self._agents, self._entities, self._files))
+                self._names.index_lazily(self._memories, (self._agents, self._entities, self._files))
             self._names_indexed = True
 
     def _ensure_indexes(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from itertools import compress
 from typing import Any, Final, Protocol
@@ -188,21 +188,6 @@ def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     if type(held) is tuple:
         return NameEntry(node_id, _KINDS[held[KIND]], _fold(held[1].rsplit("/", 1)[-1]), held[0])
     return entry_of(held)  # type: ignore[arg-type]
-
-
-def index_names(
-    names: dict[str, dict[str, NameEntry]], memories: Mapping[str, MemoryNode | MemoryRow],
-    others: Iterable[Mapping[str, AgentNode | EntityNode | FileNode]],
-) -> None:
-    """Fill the name index from the memories as held and the other nodes (agents, entities,
-    files)."""
-    for node_id, held in memories.items():
-        entry = name_entry(held, node_id)
-        names[entry.key][node_id] = entry
-    for group in others:
-        for node in group.values():
-            entry = entry_of(node)
-            names[entry.key][entry.id] = entry
 
 
 _ROW_PATH = operator.itemgetter(PATH)
