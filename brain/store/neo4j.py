@@ -76,11 +76,13 @@ from brain.store.neo4j_shared import Neo4jShared
 from brain.store.neo4j_write import (
     Limits,
     Transaction,
+    atomic_plan,
     clear_some,
     copy_page,
     drop_some,
     mark_staging,
     run_transaction,
+    stream_transactions,
     switch_generation,
     transactions,
 )
@@ -181,16 +183,18 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         """Write `batch` (one transaction up to `limits.atomic_rows`), with its change-log
         entry in the (last) transaction; past that size, a rebuild from `whole` if given."""
         self.check_writable()
-        plan = transactions(batch, self.limits, atomic)
         self.last_write = Counter()
+        # Atomic: built only up to the budget of one transaction (past it, no row is kept).
+        plan = atomic_plan(batch, self.limits) if atomic else transactions(batch, self.limits)
+        if plan is None:
+            # Too big for one transaction: a new generation, made of the whole graph if the
+            # caller has it (a first sync), else of a copy of the live one with `batch` on it.
+            self._rebuild(whole if whole is not None else batch, self.log_entry(changes),
+                          copy_live=whole is None)
+            return
         if not plan:
             return
         entry = self.log_entry(changes)
-        if atomic and sum(t.rows for t in plan) > self.limits.atomic_rows:
-            # Too big for one transaction: a new generation, made of the whole graph if the
-            # caller has it (a first sync), else of a copy of the live one with `batch` on it.
-            self._rebuild(whole if whole is not None else batch, entry, copy_live=whole is None)
-            return
         for transaction in plan:
             transaction.fence = self.describe()
         plan[-1].log = entry
@@ -213,7 +217,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 while after is not None:
                     after = self._commit(session, copy_page, (label, statements, after, page, rewritten))
             copied = time.perf_counter()
-            for transaction in transactions(whole, self.limits, staged=True):
+            for transaction in stream_transactions(whole, self.limits, staged=True):
                 transaction.fence = self.describe()
                 self.last_write.update(self._commit(session, run_transaction, transaction))
             orphans = (generation.DROP_STAGED_ORPHANS, self.clear_rows)  # of the links it rewrote

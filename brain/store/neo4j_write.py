@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction, Result
 
-from brain.model import SHARED_SCOPE, Kind, Link, is_note_id
+from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode, is_note_id
 from brain.store import neo4j_cypher as cypher
 from brain.store import neo4j_generation as generation
 from brain.store.base import WriteBatch
@@ -80,29 +80,59 @@ def transactions(
 ) -> list[Transaction]:
     """The transactions that apply `batch`, in order; one if the batch is small, or `atomic`
     and within `limits.atomic_rows`. `staged`: onto the staged generation."""
-    out: list[Transaction] = []
-    current = Transaction()
     units = list(_units(batch, limits))
-    if staged:
-        units = [[replace(s, cypher=generation.staged(s.cypher)) for s in unit] for unit in units]
     if atomic and sum(s.rows for unit in units for s in unit) > limits.atomic_rows:
         atomic = False
+    return list(_grouped(units, limits, atomic, staged))
+
+
+def atomic_plan(batch: WriteBatch, limits: Limits = Limits()) -> list[Transaction] | None:
+    """`batch` as one transaction (none if it has no statement), or None if it holds more
+    than `limits.atomic_rows` rows. Its statements are built only up to that budget: a
+    first sync of 100,000 notes is known too big without holding all of its rows."""
+    units: list[list[Statement]] = []
+    rows = 0
+    for unit in _units(batch, limits):
+        rows += sum(s.rows for s in unit)
+        if rows > limits.atomic_rows:
+            return None
+        units.append(unit)
+    return list(_grouped(units, limits, True, False))
+
+
+def stream_transactions(
+    batch: WriteBatch, limits: Limits = Limits(), staged: bool = False
+) -> Iterator[Transaction]:
+    """`transactions(batch, limits, staged=staged)`, each built when the one before was
+    taken: a rebuild of the whole graph holds one transaction's rows, not every one
+    (at 100,000 notes those were gigabytes on top of the notes)."""
+    return _grouped(_units(batch, limits), limits, False, staged)
+
+
+def _grouped(
+    units: Iterable[list[Statement]], limits: Limits, atomic: bool, staged: bool
+) -> Iterator[Transaction]:
+    current = Transaction()
     for unit in units:
+        if staged:
+            unit = [replace(s, cypher=generation.staged(s.cypher)) for s in unit]
         cost = sum(s.rows for s in unit)
         if current.statements and current.rows + cost > limits.transaction_rows and not atomic:
-            out.append(current)
+            yield _finished(current, staged)
             current = Transaction()
         current.statements.extend(unit)
         current.rows += cost
     if current.statements:
-        out.append(current)
-    for transaction in out:
-        transaction.staged = staged
-        # Phase order inside a transaction: a unit's drop still precedes its creates, and no
-        # drop follows a create. (Dropping after thousands of creates in the same
-        # transaction made each drop 50x slower.)
-        transaction.statements.sort(key=lambda statement: statement.phase)
-    return out
+        yield _finished(current, staged)
+
+
+def _finished(transaction: Transaction, staged: bool) -> Transaction:
+    transaction.staged = staged
+    # Phase order inside a transaction: a unit's drop still precedes its creates, and no
+    # drop follows a create. (Dropping after thousands of creates in the same
+    # transaction made each drop 50x slower.)
+    transaction.statements.sort(key=lambda statement: statement.phase)
+    return transaction
 
 
 def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
@@ -118,16 +148,20 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     for label, entity_rows in sorted(by_label.items()):
         for rows in _chunks(entity_rows, limits.node_rows):
             yield [Statement(cypher.UPSERT_ENTITIES[label], {"rows": rows}, len(rows), UPSERT)]
-    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_kind: dict[str, list[MemoryNode]] = defaultdict(list)
     for m in batch.memories:
-        by_kind[m.note_kind.label].append({"props": memory_props(m), "owner": memory_owner_id(m)})
-    revs = {
-        row["props"]["id"]: memory_rev(row["props"], row["owner"], batch.links[row["props"]["id"]])
-        for memories in by_kind.values() for row in memories if row["props"]["id"] in batch.links
-    }
+        by_kind[m.note_kind.label].append(m)
+    # Each memory's row is built with its chunk (not all at once: a rebuild streams them);
+    # the revision its link drop stores is noted then, before any link unit is built.
+    revs: dict[str, str] = {}
     for kind_label, memories in sorted(by_kind.items()):
         statement = cypher.UPSERT_NOTES.get(kind_label, cypher.UPSERT_MEMORIES)
-        for rows in _chunks(memories, limits.memory_rows):
+        for group in _chunks(memories, limits.memory_rows):
+            rows = [{"props": memory_props(m), "owner": memory_owner_id(m)} for m in group]
+            for row in rows:
+                node_id = row["props"]["id"]
+                if node_id in batch.links:
+                    revs[node_id] = memory_rev(row["props"], row["owner"], batch.links[node_id])
             cost = len(rows) * limits.memory_weight
             yield [Statement(statement, {"rows": rows}, cost, UPSERT)]
     files: list[dict[str, Any]] = [{"props": _with_rev(file_props(f))} for f in batch.files]

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.workload import generate
 from brain.model import Kind, MemoryNode
 from brain.service import Brain
 from brain.store import neo4j_cypher as cypher
+from brain.store import neo4j_write
 from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
-from brain.store.neo4j_write import CREATE, DROP, Limits, transactions
+from brain.store.neo4j_records import memory_props
+from brain.store.neo4j_write import CREATE, DROP, Limits, atomic_plan, stream_transactions, transactions
 
 
 def full_batch(root: Path, notes: int) -> WriteBatch:
@@ -72,3 +76,33 @@ def test_deleting_an_id_the_batch_also_upserts_only_drops_its_links() -> None:
     deletes = [s.params["ids"] for s in transaction.statements if s.cypher in cypher.DELETE_NODES.values()]
     assert deletes == [["memory:bot/gone"]]
     assert transactions(WriteBatch()) == []
+
+
+def test_an_atomic_plan_stops_building_rows_at_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 100,000 notes a first sync's rows were all built to learn that they did not fit one
+    transaction (then built again for the rebuild): gigabytes held for nothing."""
+    batch = full_batch(tmp_path / "w", 120)
+    total = sum(t.rows for t in transactions(batch))
+    within = Limits(atomic_rows=total)
+    assert atomic_plan(batch, within) == transactions(batch, within, atomic=True)
+    built: list[str] = []
+
+    def counted(memory: MemoryNode) -> dict[str, object]:
+        built.append(memory.id)
+        return memory_props(memory)
+
+    monkeypatch.setattr(neo4j_write, "memory_props", counted)
+    assert atomic_plan(batch, Limits(memory_rows=10, memory_weight=1, atomic_rows=25)) is None
+    assert 0 < len(built) <= 30 < len(batch.memories)  # three chunks of rows, not every memory
+    assert atomic_plan(WriteBatch(deletes=["bogus"])) == []  # nothing to write is not too big
+
+
+def test_a_streamed_rebuild_plan_is_the_listed_one(tmp_path: Path) -> None:
+    batch = full_batch(tmp_path / "w", 200)
+    limits = Limits(node_rows=50, memory_rows=40, link_rows=200, transaction_rows=600)
+    streamed = list(stream_transactions(batch, limits, staged=True))
+    assert len(streamed) > 3
+    assert streamed == transactions(batch, limits, staged=True)
+    assert all(t.staged for t in streamed)
