@@ -2,8 +2,9 @@
 
 Both are one code path, `Ingester.sync`: stat every file (or just the named ones), read
 only files whose size or mtime changed, parse only those whose content hash changed, and
-hand the result to `linking.plan` as one batch. A first sync is a full ingest; a later one
-is a rescan. The file system is the truth; watcher events only say where to look.
+hand the result to `linking.plan` as one batch. A first sync is a full ingest (its notes
+read by the parse helpers that parse them); a later one is a rescan. The file system is the
+truth; watcher events only say where to look.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ from brain.ingest_state import (
     agent_nodes,
     defined_id,
     duplicate_problem,
+    parsed_notes,
+    share_hash,
 )
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
 from brain.layouts.secrets import secret_problems
-from brain.memory_files import content_hash
+from brain.memory_files import PENDING_HASH, content_hash
 from brain.model import (
     AgentNode,
     EntityNode,
@@ -41,7 +44,6 @@ from brain.model import (
     MemoryNode,
     Node,
     Problem,
-    Severity,
     agent_id,
     is_note_id,
     note_id,
@@ -58,6 +60,7 @@ from brain.workspace import (
     read_entity,
     special_kind,
     unread_problem,
+    unreadable_problem,
     walk_dir,
 )
 
@@ -279,6 +282,10 @@ class Ingester:
         stats = dict(stats)
         gone = set(gone)
         claim(self, stats, gone)
+        # Notes handed over by path (their bytes read where they are parsed): only where no
+        # byte of them is needed here, in a first sync of a layout whose roles need none.
+        by_path = fresh and not self.layout.content_decides_role
+        unread: list[str] = []  # files handed over by path that could not be read
         # A first sync into this process's own store is written in parts as notes are parsed
         # (brain/ingest_parts.py): the workspace is never held at once. Its links resolve
         # against the names of the whole walk, which the claimed paths already tell.
@@ -331,14 +338,20 @@ class Ingester:
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
             if overlay is None and unchanged and not recheck:
                 continue
+            if by_path and role.kind == "memory" and known is None and overlay is None:
+                # A first sync: nothing to compare its bytes with, so whoever parses the
+                # note reads it (a parse helper, on its own core); its hash comes back with it.
+                read += 1
+                self.file_problems.pop(rel, None)
+                self.files[rel] = FileState(st.size, st.mtime_ns, PENDING_HASH,
+                                            intern(note_id(role.node_kind, role.scope, role.name)))
+                to_build.add((rel, role.scope, role.name, str(self.root / rel), _seconds(st.mtime_ns)))
+                notes = self._write_parsed(to_build, parts, notes, unshared, unread)
+                continue
             raw = overlay if overlay is not None else read_bytes(self.root / rel)
             if isinstance(raw, OSError):
                 # Keep what the graph had: a file that cannot be read now is not gone.
-                self.file_problems[rel] = Problem(
-                    "unreadable-file", Severity.ERROR, rel,
-                    f"cannot be read: {raw.strerror or raw}",
-                    fix="make the file readable by the user that runs brain",
-                )
+                self.file_problems[rel] = unreadable_problem(rel, str(raw.strerror or raw))
                 continue
             read += 1
             stale = self.file_problems.get(rel)
@@ -352,17 +365,13 @@ class Ingester:
                     continue
                 # Same bytes, new modification time: the memory's age changed.
             self.file_problems.pop(rel, None)  # read anew: its own problems are decided below
-            mtime = st.mtime_ns / 1e9 if st.mtime_ns >= 0 else time.time()
+            mtime = _seconds(st.mtime_ns)
             role = self.layout.content_role(rel, role, raw)  # space: a binary `.md` is a File
             node_id: str | None = None
             if role.kind == "memory":
                 to_build.add((rel, role.scope, role.name, raw, mtime))
                 node_id = intern(note_id(role.node_kind, role.scope, role.name))  # the store's copy
-                if parts is not None:
-                    notes.extend(self._hashes_shared(to_build.take(KEEP), unshared))
-                    if len(notes) >= parts.size:
-                        parts.write(notes)
-                        notes = []
+                notes = self._write_parsed(to_build, parts, notes, unshared, unread)
             elif role.kind == "file":
                 node = file_node(role, rel, raw, digest, mtime)
                 plain_files.append(node)
@@ -392,9 +401,9 @@ class Ingester:
                 deletes.append(known.node_id)  # it changed kind (space: binary <-> text `.md`)
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
-        notes.extend(self._hashes_shared(to_build.finish(), unshared))
+        notes.extend(parsed_notes(self.files, self.file_problems, to_build.finish(), unshared, unread))
         for memory in unshared:
-            self._hash_shared(memory, None)
+            share_hash(self.files, memory, None)
         del unshared
         owners = {owner for n in notes if (owner := n.memory.owner) is not None}
         if parts is not None:
@@ -406,7 +415,7 @@ class Ingester:
             if self.layout.has_scope_rules:
                 self._check_scopes(parts.scopes, context, fresh)
             return SyncResult(
-                parts.last, files=total, read=read, parsed=parts.parsed,
+                parts.last, files=total, read=read - len(unread), parsed=parts.parsed,
                 changed_ids=sorted(parts.changed_ids),
             )
         # A shared store (Neo4j) keeps its graph between runs: a first sync writes only the
@@ -435,23 +444,22 @@ class Ingester:
             for listener in self.listeners:
                 listener(batch, before)
         return SyncResult(
-            batch, files=total, read=read, parsed=len(notes), changed_ids=batch.changed_ids()
+            batch, files=total, read=read - len(unread), parsed=len(notes), changed_ids=batch.changed_ids()
         )
 
-    def _hashes_shared(self, notes: list[NoteChange], later: list[MemoryNode]) -> list[NoteChange]:
-        """The file states of these notes hold their memory's hash string, not an equal copy
-        (the helper hashed the bytes again): 11 MB at 100,000 notes. A note parsed before its
-        file state was kept (the serial parse of a chunk's last file) goes into `later`."""
-        for change in notes:
-            self._hash_shared(change.memory, later)
+    def _write_parsed(
+        self, built: MemoryBuilder, parts: PartWriter | None, notes: list[NoteChange],
+        unshared: list[MemoryNode], unread: list[str],
+    ) -> list[NoteChange]:
+        """A first sync in parts: take what the helpers parsed, and write a part once there
+        is one (the notes not written yet are returned)."""
+        if parts is None:
+            return notes
+        notes.extend(parsed_notes(self.files, self.file_problems, built.take(KEEP), unshared, unread))
+        if len(notes) >= parts.size:
+            parts.write(notes)
+            return []
         return notes
-
-    def _hash_shared(self, memory: MemoryNode, later: list[MemoryNode] | None) -> None:
-        state = self.files.get(memory.path)
-        if state is not None and state.hash == memory.hash:
-            state.hash = memory.hash
-        elif later is not None:
-            later.append(memory)
 
     def _check_scopes(self, scopes: set[str], context: RuleContext, fresh: bool) -> None:
         """The layout's rules across notes, again for each scope a sync touched."""
@@ -486,6 +494,10 @@ class Ingester:
         deletes = [agent_id(n) for n in sorted(self._agents) if n not in wanted]
         self._agents = wanted
         return upserts, deletes
+
+
+def _seconds(mtime_ns: int) -> float:
+    return mtime_ns / 1e9 if mtime_ns >= 0 else time.time()
 
 
 def _scopes_of(batch: WriteBatch) -> set[str]:

@@ -108,7 +108,7 @@ def dump_results(results: object) -> bytes:
 
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
-    from brain.memory_files import MemoryFile, NoteRules, build_memory, with_keywords
+    from brain.memory_files import MemoryFile, NoteRules, build_file, with_keywords
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     caches = _caches()
@@ -120,7 +120,7 @@ def main() -> int:
     rules, keywords = pickle.loads(first)
     while (frame := read_frame(stdin)) is not None:
         files: list[MemoryFile] = pickle.loads(frame)
-        result = [build_memory(*f, rules=rules) for f in files]
+        result = [build_file(f, rules) for f in files]
         if keywords:
             result = with_keywords(result)
         write_frame(stdout, dump_results(result))

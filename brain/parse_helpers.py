@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Iterable
 
 from brain.ingest_worker import read_frame, write_frame
-from brain.memory_files import MemoryFile, NoteRules, build_memory
+from brain.memory_files import MemoryFile, NoteRules, Unread, build_file
 from brain.store.linking import NoteChange
 
 PARALLEL_MIN = 2000
@@ -48,7 +48,7 @@ class Helper:
     def __init__(self, proc: subprocess.Popen[bytes], rules: NoteRules | None, keywords: bool) -> None:
         self.proc = proc
         self._inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._results: queue.SimpleQueue[list[NoteChange] | None] = queue.SimpleQueue()
+        self._results: queue.SimpleQueue[list[NoteChange | Unread] | None] = queue.SimpleQueue()
         self.failed = False
         self._inbox.put(pickle.dumps((rules, keywords), protocol=pickle.HIGHEST_PROTOCOL))
         threading.Thread(target=self._write, daemon=True).start()
@@ -71,7 +71,7 @@ class Helper:
     def close_input(self) -> None:
         self._inbox.put(None)
 
-    def receive(self, expected: int) -> list[NoteChange] | None:
+    def receive(self, expected: int) -> list[NoteChange | Unread] | None:
         """The next chunk's results, or None if this helper failed (now or before)."""
         if self.failed:
             return None
@@ -139,7 +139,7 @@ class MemoryBuilder:
         for file in files:
             self.add(file)
 
-    def finish(self) -> list[NoteChange]:
+    def finish(self) -> list[NoteChange | Unread]:
         """Every result, in the order the files were added (parsed here where a helper failed)."""
         helpers = self._helpers or []
         if helpers:
@@ -147,7 +147,7 @@ class MemoryBuilder:
                 self._send()
             for helper in helpers:
                 helper.close_input()
-        out: list[NoteChange] = []
+        out: list[NoteChange | Unread] = []
         try:
             for helper, files in self._sent:
                 result = helper.receive(len(files))
@@ -159,12 +159,12 @@ class MemoryBuilder:
         self._pending, self._sent, self._helpers, self._dealt = [], [], None, 0
         return out
 
-    def take(self, keep: int) -> list[NoteChange]:
+    def take(self, keep: int) -> list[NoteChange | Unread]:
         """The results of every chunk sent but the last `keep`, in order, waiting for them;
         their files are dropped. A caller that takes as it adds (brain.ingest's first sync)
         holds a few chunks of files and results, never the workspace, and waits for the
         helpers when it reads faster than they parse. `finish` gives the rest."""
-        out: list[NoteChange] = []
+        out: list[NoteChange | Unread] = []
         if self._helpers == [] and len(self._pending) >= CHUNK:  # no helper: parsed here
             out.extend(self._here(self._pending))
             self._pending = []
@@ -174,8 +174,8 @@ class MemoryBuilder:
             out.extend(result if result is not None else self._here(files))
         return out
 
-    def _here(self, files: list[MemoryFile]) -> list[NoteChange]:
-        return [build_memory(*f, rules=self.rules) for f in files]
+    def _here(self, files: list[MemoryFile]) -> list[NoteChange | Unread]:
+        return [build_file(f, self.rules) for f in files]
 
     def _start(self) -> None:
         count = helper_count()

@@ -112,6 +112,14 @@ def unread_problem(st: FileStat) -> Problem:
     )
 
 
+def unreadable_problem(rel: str, reason: str) -> Problem:
+    """The error for a file that could not be read (the graph keeps what it had of it)."""
+    return Problem(
+        "unreadable-file", Severity.ERROR, rel, f"cannot be read: {reason}",
+        fix="make the file readable by the user that runs brain",
+    )
+
+
 def special_kind(mode: int) -> str | None:
     """What a file that is neither regular, a folder nor a link is, in words; else None."""
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):

@@ -51,6 +51,9 @@ class Layout:
     #: True when a rule's answer depends on today's date (expired daily notes): a snapshot
     #: written on another day is stale for such a layout (brain/snapshot.py).
     dated_rules: ClassVar[bool] = False
+    #: True when `content_role` reads a file's bytes (space): a first sync then reads each
+    #: note here instead of handing its path to the parse helpers.
+    content_decides_role: ClassVar[bool] = False
 
     def classify(self, rel: str) -> FileRole:
         """The role of the file at `rel` (relative to the root, with `/`)."""

@@ -113,6 +113,7 @@ def _path_key(entry: NameEntry) -> str:
 class SpaceLayout(Layout):
     name: ClassVar[str] = "space"
     links: ClassVar[LinkRules] = SpaceLinks()
+    content_decides_role: ClassVar[bool] = True
 
     def classify(self, rel: str) -> FileRole:
         return classify(rel)
