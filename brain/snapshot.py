@@ -38,7 +38,6 @@ import msgpack  # type: ignore[import-untyped]
 
 from brain import __version__, rows, snapshot_columns
 from brain.ingest import IngestState
-from brain.search.embedding import cache_dir
 from brain.store.memory_rows import StoreImage
 
 log = logging.getLogger("brain.snapshot")
@@ -72,16 +71,6 @@ class DatabaseStore(Protocol):
 
 class SnapshotRefused(Exception):
     """Why a snapshot file cannot be used: stale, foreign, truncated or corrupt."""
-
-
-def snapshot_path(root: Path, folder: Path | None = None, kind: str = "") -> Path:
-    """`<folder>/<digest of the workspace's real path>.snapshot`; the folder is
-    `BRAIN_SNAPSHOT_DIR`, else `snapshots/` in brain's cache folder."""
-    key = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:32]
-    if folder is None:
-        explicit = os.environ.get("BRAIN_SNAPSHOT_DIR")
-        folder = Path(explicit) if explicit else cache_dir() / "snapshots"
-    return folder / f"{key}{'.' + kind if kind else ''}.snapshot"
 
 
 RACY_NS = 2_000_000_000

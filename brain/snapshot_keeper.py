@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from brain.cachepaths import snapshot_path
 from brain.gcpause import gc_paused
 from brain.ingest import Ingester, SyncResult
 from brain.snapshot import (
@@ -24,7 +25,6 @@ from brain.snapshot import (
     SnapshotStore,
     distrust_recent,
     read_deferred,
-    snapshot_path,
     write,
 )
 

@@ -33,6 +33,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from brain.cachepaths import cache_dir
+
 log = logging.getLogger("brain.lsp")
 
 MAX_ENTRIES = 20_000  # a bound on the table (a start uses about 600)
@@ -127,15 +129,6 @@ def cache_path(folder: Path | None = None) -> Path:
     versions of attrs or lsprotocol only add entries (MAX_ENTRIES bounds them)."""
     key = hashlib.sha256(f"{importlib.util.MAGIC_NUMBER.hex()}\n{sys.version}\n{FLAGS}".encode()).hexdigest()
     return (folder or cache_dir() / "code") / f"lsp-{key[:16]}.marshal"
-
-
-def cache_dir() -> Path:
-    """brain.search.embedding's `cache_dir`, without that module's imports (sqlite3, brain's
-    model: its dataclasses must come after the cache is installed)."""
-    explicit = os.environ.get("BRAIN_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "brain"
 
 
 def install(folder: Path | None = None, generators: bool = True) -> CodeCache:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from brain.cachepaths import snapshot_path
 from brain.layouts import choose_layout_leniently, get_layout
 from brain.lsp.catalog import Catalog
 from brain.lsp.diagnostics import to_diagnostics
@@ -123,6 +124,7 @@ class Session:
         self.indexed: tuple[int, int] = (0, 0)
         self._thread = threading.Thread(target=self._run, name=f"brain-index:{root.name}", daemon=True)
         self._walker: threading.Thread | None = None
+        self._walk_skipped = False  # a warm start left the names to the snapshot
         self._prewalk = prewalk
 
     @property
@@ -308,9 +310,15 @@ class Session:
     def _early_answered(self) -> bool:
         return not self._early_requests or self._stopping
 
-    def _walk_names(self) -> None:
+    def _walk_names(self, unless_warm: bool = True) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
-        the names a walk finds, so completion answers within a second of the start."""
+        the names a walk finds, so completion answers within a second of the start. Without
+        a child to walk (one core, TCP), a warm start skips it (`unless_warm`): in a thread it
+        shares this process's core with the snapshot load, which answers sooner on its own
+        (100,000 notes: 3.4 -> 1.3 s), and completion waits for that."""
+        if unless_warm and self._prewalk is None and self._warm():
+            self._walk_skipped = True
+            return
         try:
             walked = self._prewalk.take(self.root, unless=self.ready) if self._prewalk is not None else None
             if self.ready.is_set():  # a big workspace's snapshot was loaded first: nothing to add
@@ -323,6 +331,10 @@ class Session:
             log.exception("reading the workspace's names before indexing failed")
         finally:
             self.named.set()
+
+    def _warm(self) -> bool:
+        """A snapshot of this workspace is there to load (whether it is sound, the load says)."""
+        return self._cache and self._store is None and snapshot_path(self.root).is_file()
 
     def _index(self) -> None:
         started = time.perf_counter()
@@ -351,6 +363,8 @@ class Session:
             # are checked, as `brain serve` does; what changed meanwhile arrives as ordinary
             # changes, which the catalog follows. Diagnostics still wait for the check.
             opened = self.brain.open_snapshot()
+            if not opened and self._walk_skipped:  # left to a snapshot that was then refused
+                self._walk_names(unless_warm=False)
             if opened:
                 self.catalog.rebuild()
                 self._answer()

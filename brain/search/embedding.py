@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from brain.cachepaths import cache_dir
 from brain.model import MemoryNode
 from brain.search.text import title_of
 
@@ -75,14 +76,6 @@ def embedding_text(memory: MemoryNode) -> str:
 
 def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def cache_dir() -> Path:
-    explicit = os.environ.get("BRAIN_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "brain"
 
 
 class VectorCache:

@@ -13,7 +13,6 @@ import pytest
 
 from brain.lsp import codecache
 from brain.lsp.codecache import CodeCache, cache_path
-from brain.search import embedding
 
 from .conftest import WORKSPACE, write_tree
 
@@ -181,16 +180,20 @@ def test_dataclasses_made_with_the_cache_behave_the_same(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
-    "env",
-    [{}, {"BRAIN_CACHE_DIR": "/x/brain-cache"}, {"XDG_CACHE_HOME": "/y/cache"},
-     {"BRAIN_CACHE_DIR": "/x/b", "XDG_CACHE_HOME": "/y/c"}, {"BRAIN_CACHE_DIR": "", "XDG_CACHE_HOME": ""}],
+    ("env", "folder"),
+    [({}, Path.home() / ".cache/brain"), ({"BRAIN_CACHE_DIR": "/x/brain-cache"}, Path("/x/brain-cache")),
+     ({"XDG_CACHE_HOME": "/y/cache"}, Path("/y/cache/brain")),
+     ({"BRAIN_CACHE_DIR": "/x/b", "XDG_CACHE_HOME": "/y/c"}, Path("/x/b")),
+     ({"BRAIN_CACHE_DIR": "", "XDG_CACHE_HOME": ""}, Path.home() / ".cache/brain")],
 )
-def test_the_cache_folder_is_the_one_brain_uses(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+def test_the_code_cache_is_in_brains_cache_folder(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], folder: Path
+) -> None:
     for name in ("BRAIN_CACHE_DIR", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert codecache.cache_dir() == embedding.cache_dir()
+    assert codecache.cache_path().parent == folder / "code"
 
 
 def framed(message: dict[str, object]) -> bytes:

@@ -16,9 +16,10 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from bench.workload import generate
+from brain.cachepaths import snapshot_path
 from brain.cli import build_parser, main
 from brain.service import Brain
-from brain.snapshot import MAGIC, snapshot_path
+from brain.snapshot import MAGIC
 from brain.snapshot_columns import _Lookup
 from brain.snapshot_keeper import SnapshotKeeper
 from brain.store.base import SearchWhere
