@@ -23,14 +23,18 @@ import pickle
 import re
 import sys
 import threading
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+from brain.cachepaths import snapshot_path
 
 if TYPE_CHECKING:
     from brain.lsp.packed import PackedNames
 
 log = logging.getLogger("brain.lsp")
 
+BIG_SNAPSHOT = 64 << 20  # bytes: a snapshot of about 25,000 notes, whose load beats a walk
 FIRST_MESSAGE_MAX = 1 << 20  # an initialize bigger than this is not looked into (only replayed)
 HEADER_LINES = 16
 _LENGTH = re.compile(rb"^Content-Length:\s*(\d{1,15})\s*$", re.IGNORECASE)
@@ -118,9 +122,10 @@ class Prewalk:
     soon as the child is done, whether or not a session asks for them; unpickled only when a
     session takes them."""
 
-    def __init__(self, pid: int, fd: int) -> None:
+    def __init__(self, pid: int, fd: int, roots: Collection[str] = ()) -> None:
         self._pid = pid
         self._fd = fd
+        self.roots = frozenset(roots)  # the workspaces the child walks
         self._lock = threading.Lock()
         self._raw = b""
         self._names: dict[str, PackedNames] | None = None
@@ -168,8 +173,9 @@ class Prewalk:
         return names if isinstance(names, dict) else {}
 
 
-def start(folders: list[str]) -> Prewalk | None:
-    """Fork the child that walks `folders` (call before any thread exists); None if it can't."""
+def start(folders: list[str], snapshots: bool = True) -> Prewalk | None:
+    """Fork the child that walks the workspaces of `folders` (call before any thread exists);
+    None if it can't, or has none to walk. `snapshots`: the sessions load their snapshots."""
     if not folders or not hasattr(os, "fork") or sys.platform == "darwin" or (os.cpu_count() or 1) < 2:
         return None
     # What the walk needs is imported here, before the fork: the server imports it anyway, so
@@ -178,6 +184,10 @@ def start(folders: list[str]) -> Prewalk | None:
     import brain.lsp.early
     import brain.lsp.packed
     import brain.lsp.roots  # noqa: F401
+
+    roots = walked_roots(folders, snapshots)
+    if not roots:
+        return None
 
     try:
         read_fd, write_fd = os.pipe()
@@ -193,15 +203,37 @@ def start(folders: list[str]) -> Prewalk | None:
             devnull = os.open(os.devnull, os.O_RDWR)
             os.dup2(devnull, 0)
             os.dup2(devnull, 1)
-            _walk_into(write_fd, folders)
+            _walk_into(write_fd, roots)
             status = 0
         finally:
             os._exit(status)
     os.close(write_fd)
-    return Prewalk(pid, read_fd)
+    return Prewalk(pid, read_fd, roots)
 
 
-def _walk_into(fd: int, folders: list[str]) -> None:
+def walked_roots(folders: list[str], snapshots: bool = True) -> list[str]:
+    """The workspace roots of `folders` worth a walk: not one whose snapshot is big. Its load
+    answers sooner than a walk can (100,000 notes: 0.9 s against 3 s), and a child walking
+    meanwhile only takes a core from it: first completion 1.6 s with the walk, 1.2 without.
+    A small one's walk answers while the server still imports (10,000 notes: 0.4 s, 0.5)."""
+    from brain.lsp.roots import folder_root, path_of
+
+    roots: list[str] = []
+    for uri in folders:
+        path = path_of(uri)
+        root = folder_root(path) if path is not None else None
+        if root is None or str(root) in roots:
+            continue
+        try:
+            big = snapshots and snapshot_path(root).stat().st_size >= BIG_SNAPSHOT
+        except OSError:
+            big = False
+        if not big:
+            roots.append(str(root))
+    return roots
+
+
+def _walk_into(fd: int, roots: list[str]) -> None:
     import gc
 
     # A short-lived child of acyclic data: the collector rescanning 100,000 new nodes again
@@ -210,15 +242,12 @@ def _walk_into(fd: int, folders: list[str]) -> None:
     from brain.layouts import choose_layout_leniently, get_layout
     from brain.lsp.early import walk_parts
     from brain.lsp.packed import pack
-    from brain.lsp.roots import folder_root, path_of
 
     walked: dict[str, PackedNames] = {}
-    for uri in folders:
-        path = path_of(uri)
-        root = folder_root(path) if path is not None else None
-        if root is not None and str(root) not in walked:
-            layout = get_layout(choose_layout_leniently(root.resolve()).name)
-            walked[str(root)] = pack(walk_parts(root, layout))
+    for name in roots:
+        root = Path(name)
+        layout = get_layout(choose_layout_leniently(root.resolve()).name)
+        walked[name] = pack(walk_parts(root, layout))
     data = memoryview(pickle.dumps(walked, protocol=pickle.HIGHEST_PROTOCOL))
     while data:
         data = data[os.write(fd, data):]

@@ -91,9 +91,11 @@ def run_server(args: argparse.Namespace) -> int:
 
     stdin = sys.stdin.buffer
     head, first = prewalk.read_first(stdin)
-    walking = prewalk.start(prewalk.folders_of(first)) if os.environ.get("BRAIN_LSP_PREWALK") != "0" else None
+    cache = not getattr(args, "no_cache", False)
+    walking = (prewalk.start(prewalk.folders_of(first), snapshots=cache)
+               if os.environ.get("BRAIN_LSP_PREWALK") != "0" else None)
     server = build_server(compiled)
-    server.cache = not getattr(args, "no_cache", False)
+    server.cache = cache
     server.prewalk = walking
     server.start_io(prewalk.Replay(head, stdin))
     return 0

@@ -312,11 +312,13 @@ class Session:
 
     def _walk_names(self, unless_warm: bool = True) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
-        the names a walk finds, so completion answers within a second of the start. Without
-        a child to walk (one core, TCP), a warm start skips it (`unless_warm`): in a thread it
-        shares this process's core with the snapshot load, which answers sooner on its own
-        (100,000 notes: 3.4 -> 1.3 s), and completion waits for that."""
-        if unless_warm and self._prewalk is None and self._warm():
+        the names a walk finds, so completion answers within a second of the start. Where no
+        child walks this workspace (one core, TCP, a big snapshot: brain/lsp/prewalk.py), a
+        warm start skips it (`unless_warm`): in a thread it shares this process's core with
+        the snapshot load, which answers sooner on its own (100,000 notes: 3.3 -> 1.2 s),
+        and completion waits for that."""
+        child_walks = self._prewalk is not None and str(self.root) in self._prewalk.roots
+        if unless_warm and not child_walks and self._warm():
             self._walk_skipped = True
             return
         try:

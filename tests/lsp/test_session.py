@@ -180,7 +180,7 @@ def test_a_warm_start_answers_the_requests_that_waited_before_checking_the_files
     first = Brain(root, cache=True)
     first.sync()
     first.close()  # writes the snapshot
-    walking = StillWalking()  # a big workspace: the child's walk ends after the snapshot load
+    walking = StillWalking(root)  # a big workspace: the child's walk ends after the snapshot load
     session = Session(root, "utf-16", recorder.publish, recorder.progress.append,
                       lambda kind, text: None, cache=True, prewalk=walking)
     session.first_answers_wait = 600.0  # as long as the test holds the answer
@@ -222,7 +222,7 @@ def test_a_warm_start_loads_the_snapshot_without_waiting_for_the_childs_walk(
         first = Brain(root, cache=True)
         first.sync()
         first.close()  # writes the snapshot
-    walking = StillWalking()
+    walking = StillWalking(root)
     session = Session(root, "utf-16", recorder.publish, recorder.progress.append,
                       lambda kind, text: None, cache=True, prewalk=walking)
     session.walk_wait = 600.0  # longer than the test: only a warm start is ready within it
