@@ -120,13 +120,6 @@ class Brain:
             self.checking = True
             return True
 
-    def snapshot_at_hand(self) -> bool:
-        """Whether `open_snapshot` has a snapshot file to try (not yet checked: it may still
-        be refused). A start that will load one need not wait for anything else first."""
-        if self.read_only or self.ingester.synced or self.snapshots is None:
-            return False
-        return self.snapshots.present()
-
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         with self._lock:
             if self.snapshots is not None:

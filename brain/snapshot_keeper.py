@@ -78,13 +78,6 @@ class SnapshotKeeper:
         self._shape = (0, 0, 0)
         self._unsettled: Callable[[], None] | None = None
 
-    def present(self) -> bool:
-        """A snapshot file is there to load (whether it is sound, `load` finds out)."""
-        try:
-            return self.path.is_file()
-        except OSError:
-            return False
-
     def load(self) -> bool:
         """Restore the store and the ingester from the snapshot, if it is sound."""
         started = time.perf_counter()

@@ -355,7 +355,7 @@ class Session:
             deadline = time.monotonic() + self.walk_wait
             if not self.named.is_set():
                 self.brain  # noqa: B018
-            if not self.brain.snapshot_at_hand():
+            if not self._warm():
                 self._walker.join(max(0.0, deadline - time.monotonic()))
         if self.named.is_set():
             with self._cond:  # then the requests that waited for the names
