@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
@@ -17,6 +18,7 @@ from brain.model import MemoryNode
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
+from brain.workspace import read_bytes
 
 
 def content_hash(raw: bytes) -> str:
@@ -24,8 +26,8 @@ def content_hash(raw: bytes) -> str:
 
 
 #: rel, scope, name, the file's bytes or its path (str: read by whoever builds it), mtime.
-#: A first ingest hands paths: the parse helpers read the files on their own core, where
-#: reading them here and piping their bytes over took a quarter of this process's CPU.
+#: A first ingest hands paths: the parse helpers read the files on their own core instead
+#: of this process reading and piping them (its CPU at 100,000 notes: 22.5 -> 20.6 s).
 MemoryFile = tuple[str, str, str, bytes | str, float]
 #: The layout (by name: it crosses into helper processes) and what its rules depend on.
 NoteRules = tuple[str, RuleContext]
@@ -47,11 +49,10 @@ def build_file(file: MemoryFile, rules: NoteRules | None = None) -> NoteChange |
     """`build_memory` of a MemoryFile, reading it first if it was given by path."""
     rel, scope, name, raw, mtime = file
     if isinstance(raw, str):
-        try:
-            with open(raw, "rb") as f:
-                raw = f.read()
-        except OSError as exc:
-            return Unread(rel, exc.strerror or str(exc))
+        read = read_bytes(Path(raw))
+        if isinstance(read, OSError):
+            return Unread(rel, str(read.strerror or read))
+        raw = read
     return build_memory(rel, scope, name, raw, mtime, rules)
 
 
@@ -107,8 +108,8 @@ def with_keywords(results: Sequence[NoteChange | Unread]) -> list[NoteChange | U
     changes = [c for c in results if isinstance(c, NoteChange)]
     block = count_block(
         (title_of(c.memory.name), c.memory.description, c.memory.body) for c in changes)
-    rows = {id(c): row for row, c in enumerate(changes)}
+    rows = iter(range(len(changes)))  # each note's place in the block, in order
     return [
-        NoteChange(c.memory, c.links, (block, rows[id(c)])) if isinstance(c, NoteChange) else c
+        NoteChange(c.memory, c.links, (block, next(rows))) if isinstance(c, NoteChange) else c
         for c in results
     ]

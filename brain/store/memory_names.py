@@ -17,13 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import overload
 
-from brain.model import AgentNode, EntityNode, FileNode, MemoryNode, name_key
+from brain.model import AgentNode, EntityNode, FileNode, MemoryNode
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
-from brain.store.memory_rows import MemoryRow, name_entry
-
-# `name_key` without its cache: 100,000 distinct names only churn it (all misses).
-_fold = name_key.__wrapped__
+from brain.store.memory_rows import MemoryRow, memory_key, name_entry
 
 
 class NameIndex(dict[str, dict[str, NameEntry]]):
@@ -46,9 +43,7 @@ class NameIndex(dict[str, dict[str, NameEntry]]):
         self._memories = memories
         pending: dict[str, str | list[str]] = {}
         for node_id, held in memories.items():
-            # A row's name is field 1; a node's, `.name` (a store written to before).
-            name = held[1] if type(held) is tuple else held.name  # type: ignore[union-attr]
-            key = _fold(name.rsplit("/", 1)[-1])
+            key = memory_key(held)
             ids = pending.get(key)
             if ids is None:
                 pending[key] = node_id

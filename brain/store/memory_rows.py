@@ -183,10 +183,16 @@ def unpack_body(packed: bytes) -> str:
 _fold = name_key.__wrapped__
 
 
+def memory_key(held: MemoryNode | MemoryRow) -> str:
+    """The name key of a memory as held (a node, or still a row): its name's last segment."""
+    name: str = held[1] if type(held) is tuple else held.name  # type: ignore[union-attr]
+    return _fold(name.rsplit("/", 1)[-1])
+
+
 def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     """The name index's entry of a memory, held as a node or still as a row."""
     if type(held) is tuple:
-        return NameEntry(node_id, _KINDS[held[KIND]], _fold(held[1].rsplit("/", 1)[-1]), held[0])
+        return NameEntry(node_id, _KINDS[held[KIND]], memory_key(held), held[0])
     return entry_of(held)  # type: ignore[arg-type]
 
 
