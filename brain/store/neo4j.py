@@ -201,6 +201,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         with runtime_errors(self.uri), self._session() as session:
             for transaction in plan:
                 self.last_write.update(self._commit(session, run_transaction, transaction))
+                transaction.forget_rows()
 
     def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None, copy_live: bool = False) -> None:
         """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py);
@@ -220,6 +221,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
             for transaction in stream_transactions(whole, self.limits, staged=True):
                 transaction.fence = self.describe()
                 self.last_write.update(self._commit(session, run_transaction, transaction))
+                transaction.forget_rows()
             orphans = (generation.DROP_STAGED_ORPHANS, self.clear_rows)  # of the links it rewrote
             while copy_live and self._commit(session, drop_some, orphans):
                 pass

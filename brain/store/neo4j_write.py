@@ -59,6 +59,19 @@ class Transaction:
     token: str = ""  # a rebuild's switch: the rebuild it belongs to
     staged: bool = False  # written onto the staged generation (brain/store/neo4j_generation.py)
 
+    def forget_rows(self) -> None:
+        """Empty the row lists of a committed transaction (each is its own: see _chunks).
+
+        The driver keeps the parameters of every statement in its results, which sit in
+        reference cycles (result, summary, hydration scope). A first sync pauses the cyclic
+        collector and then freezes what is left (brain/gcpause.py), so without this it kept
+        every row it wrote, for good: 0.6 GB at 100,000 notes.
+        """
+        for statement in self.statements:
+            for value in statement.params.values():
+                if isinstance(value, list):
+                    value.clear()
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

@@ -10,6 +10,7 @@ a big incremental batch of a running writer, written onto a copy of the live gen
 from __future__ import annotations
 
 import contextlib
+import gc
 import shutil
 import threading
 from collections import Counter
@@ -314,3 +315,36 @@ def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it
     assert writer.export() == reference_export(ws.root)
     assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
     brain.close()
+
+
+@pytest.mark.parametrize("limits", [SMALL, Limits()], ids=["rebuild", "one-transaction"])
+def test_a_first_sync_keeps_none_of_the_rows_it_sent(
+    tmp_path: Path, make_store: StoreMaker, limits: Limits
+) -> None:
+    """The driver keeps each statement's parameters in its results, in reference cycles. A
+    first sync pauses the cyclic collector and freezes what is left (brain/gcpause.py), so a
+    row still held there is never freed (0.6 GB at 100,000 notes)."""
+    ws = Workspace(tmp_path / "ws")
+    write_notes(ws, "old")
+    gc.collect()
+    store = make_store(limits=limits)
+    brain = Brain(ws.root, store)
+    brain.sync()
+    gc.unfreeze()  # what the sync left behind, as garbage the collector can now see
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        kept = [o for o in gc.garbage if isinstance(o, dict) and _row_of_a_note(o)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert len(kept) == 0, f"{len(kept)} rows kept, e.g. {kept[0]}"
+    assert store.export() == reference_export(ws.root)
+    brain.close()
+
+
+def _row_of_a_note(row: dict[object, object]) -> bool:
+    """A row the store sent about a note of write_notes: its node, its links or their drop."""
+    props = row.get("props")
+    node = props.get("id") if isinstance(props, dict) else None
+    return any(str(v).startswith("memory:bot/n") for v in (node, row.get("source")) if v)
