@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -91,6 +92,22 @@ def test_ingest_on_neo4j_reports_the_same_summary(workspace: Workspace, neo4j_lo
         return re.sub(r" in [\d.]+ s \([\d,]+ files/s\)", "", out)
 
     assert summary(done.stdout) == summary(embedded.stdout)
+
+
+def test_names_a_new_database_has_not_seen_yet_are_not_warned_about(
+    neo4j_login: Login, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A first start on a new database reads a property and a relationship type nothing has
+    written yet. The server's "does not exist" notices are about brain's own queries: a first
+    `brain ingest` printed two of them, 300 characters each, before its summary."""
+    uri, user, password, database = neo4j_login
+    store = Neo4jStore.connect(uri, user, password, database)
+    try:
+        with caplog.at_level(logging.INFO, logger="neo4j"):
+            store._read("MATCH (n:Memory)-[:BRAIN_NEVER_WRITTEN]->() RETURN n.brainNeverWritten AS x LIMIT 1")
+    finally:
+        store.close()
+    assert [r.getMessage() for r in caplog.records if r.name == "neo4j.notifications"] == []
 
 
 @pytest.mark.parametrize(
