@@ -21,15 +21,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from neo4j import (
-    Driver,
-    GraphDatabase,
-    ManagedTransaction,
-    NotificationDisabledClassification,
-    Record,
-    RoutingControl,
-    Session,
-)
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
+from neo4j import NotificationDisabledClassification as Notices
 from neo4j.exceptions import IncompleteCommit
 
 from brain import __version__
@@ -153,7 +146,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 user_agent=f"brain/{__version__}",
                 # "The property `rev` does not exist": a new database has not seen every name
                 # brain's queries read yet. Not a user's to act on; other notices still show.
-                notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
+                notifications_disabled_classifications=[Notices.UNRECOGNIZED],
             )
         store = cls(driver, database, uri, read_only=read_only)
         atomic_rows = os.environ.get("BRAIN_NEO4J_ATOMIC_ROWS", "")
