@@ -112,7 +112,8 @@ def peak_rss_of(pid: int) -> float | None:
 
 def run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     started = time.perf_counter()
-    out = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)
+    # stderr passes through: a run that fails after half an hour must say why.
+    out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True, env=env)
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     result["process_s"] = time.perf_counter() - started
     return result
