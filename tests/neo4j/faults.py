@@ -24,7 +24,7 @@ class Crash(Exception):
 
 @dataclass
 class Injector:
-    fault: str | None = None  # service-unavailable | transient | commit-lost | crash | cut
+    fault: str | None = None  # service-unavailable | transient | out-of-memory | commit-lost | crash | cut
     at: int = 0  # the n-th tx.run (or, for commit-lost, the n-th commit) of write transactions
     times: int = 1  # how many times in a row it fails
     cut: Callable[[], None] | None = None
@@ -46,6 +46,12 @@ class Injector:
             # What the driver builds from a server FAILURE message with this code.
             raise Neo4jError._hydrate_neo4j(
                 code="Neo.TransientError.Transaction.DeadlockDetected", message="injected deadlock"
+            )
+        elif self.fault == "out-of-memory":  # the server's words for a 1,000,000-note switch
+            raise Neo4jError._hydrate_neo4j(
+                code="Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+                message="The allocation of an extra 2.0 MiB would use more than the limit 2.8 GiB. "
+                "Currently using 2.8 GiB. dbms.memory.transaction.total.max threshold reached",
             )
         elif self.fault == "crash":
             raise Crash("injected crash")

@@ -22,7 +22,7 @@ import pytest
 
 from brain.service import Brain
 from brain.store import neo4j as neo4j_module
-from brain.store.base import LogPosition, SearchWhere
+from brain.store.base import LogPosition, SearchWhere, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS
 from brain.store.neo4j_write import Limits
@@ -314,6 +314,36 @@ def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it
     brain.sync()
     assert writer.export() == reference_export(ws.root)
     assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
+    brain.close()
+
+
+def test_a_server_without_memory_for_a_transaction_is_one_line_naming_the_settings(
+    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+) -> None:
+    """A rebuild's switch needs about 3 KB of transaction memory a node: 1,000,000 notes were
+    too many for a 4 GB heap. The sync says which settings to raise (not a traceback after the
+    driver's retries), readers keep the old graph, and a sync with the memory completes."""
+    ws = Workspace(tmp_path / "ws")
+    write_notes(ws, "old")
+    injector = Injector()
+    writer = make_store(injector=injector, limits=SMALL, retry_seconds=0.2)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    old = writer.export()
+    write_notes(ws, "new")
+    injector.fault, injector.at, injector.times = "out-of-memory", injector.runs + 1, 10**6
+    with pytest.raises(StoreUnavailable) as caught:
+        brain.sync()
+    assert str(caught.value) == (
+        f"Neo4j at {neo4j_login[0]} has too little memory for one of brain's transactions (The "
+        "allocation of an extra 2.0 MiB would use more than the limit 2.8 GiB. Currently using 2.8 "
+        "GiB. dbms.memory.transaction.total.max threshold reached): give the server a bigger heap "
+        "(server.memory.heap.max_size) or raise dbms.memory.transaction.total.max"
+    )
+    assert writer.export() == old
+    injector.fault = None
+    brain.sync()
+    assert writer.export() == reference_export(ws.root)
     brain.close()
 
 
