@@ -68,8 +68,8 @@ def runtime_errors(uri: str) -> Iterator[None]:
         if exc.code == DATABASE_NOT_FOUND:
             raise StoreUnavailable(f"Neo4j at {uri}: {exc.message}") from exc
         if exc.code in OUT_OF_MEMORY:
-            # The biggest is a rebuild's switch, about 3 KB a node: 1,000,000 notes took
-            # more than the 2.8 GB a 4 GB heap allows (docs/neo4j.md).
+            # The biggest is a rebuild's switch: 1,000,000 notes needed more than the 4.2 GB a
+            # 6 GB heap allows (docs/neo4j.md, "How much memory the server needs").
             raise StoreUnavailable(
                 f"Neo4j at {uri} has too little memory for one of brain's transactions "
                 f"({exc.message}): give the server a bigger heap (server.memory.heap.max_size) "

@@ -320,9 +320,10 @@ def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it
 def test_a_server_without_memory_for_a_transaction_is_one_line_naming_the_settings(
     tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
 ) -> None:
-    """A rebuild's switch needs about 3 KB of transaction memory a node: 1,000,000 notes were
-    too many for a 4 GB heap. The sync says which settings to raise (not a traceback after the
-    driver's retries), readers keep the old graph, and a sync with the memory completes."""
+    """A rebuild's switch is one transaction of every node: 1,000,000 notes needed more than
+    the 4.2 GB of transaction memory a 6 GB heap allows. The sync says which settings to
+    raise (not a traceback after the driver's retries), readers keep the old graph, and a
+    sync with the memory completes."""
     ws = Workspace(tmp_path / "ws")
     write_notes(ws, "old")
     injector = Injector()
