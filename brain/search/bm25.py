@@ -18,22 +18,33 @@ Updates: a changed note gets a new slot and its old slot is marked dead (no post
 rewritten); dead postings are masked out at query time, which also makes each term's document
 count exact, and compacted away once they are a third of all postings. The whole index
 serializes to bytes (`image`) for the startup snapshot and loads back as one buffer per
-column, a term's postings cut from it on first use.
+column, a term's postings cut from it on first use. A term's postings are held as gaps
+between slots in the narrowest width that fits (brain/search/held_postings.py).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import operator
 import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
-from typing import Any, SupportsIndex, overload
+from typing import Any
 
 import numpy as np
 
+from brain.search.held_postings import (
+    CODES,
+    DTYPES,
+    LoadedPostings,
+    Views,
+    code_for,
+    encoded,
+    prefixes,
+    slots_of,
+    values_of,
+    widened,
+)
 from brain.search.postings import (
     BODY_WEIGHT,
     DESCRIPTION_WEIGHT,
@@ -47,7 +58,8 @@ from brain.search.postings import (
 __all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index", "KeywordImage"]
 
 K1, B = 1.2, 0.75
-MAGIC = b"brain-bm25 2\n"  # 2: each note's postings count stored, not counted again on load
+MAGIC = b"brain-bm25 3\n"  # 3: postings as gaps in the narrowest width (held_postings.py)
+_IMAGE_PARTS = 13  # the sections `image_parts` writes
 
 
 class BM25Index:
@@ -56,8 +68,10 @@ class BM25Index:
     def __init__(self, compact_after: int = 50_000) -> None:
         self.compact_after = compact_after  # dead postings that may wait for a compaction
         self._terms: dict[str, int] = {}
-        self._docs: list[array[int]] = []  # term id -> slots ('i')
-        self._freqs: list[array[int]] = []  # term id -> weighted frequencies ('H')
+        self._docs: list[array[int]] = []  # term id -> gaps between its slots ('B', 'H' or 'I')
+        self._freqs: list[array[int]] = []  # term id -> weighted frequencies ('B' or 'H')
+        self._bases = array("i")  # term id -> its first slot (-1: no posting yet)
+        self._lasts = array("i")  # term id -> its last slot (-1: no posting yet)
         self._ids: list[str | None] = []  # slot -> note id (None: dead)
         self._slot: dict[str, int] = {}
         self._codes: dict[str, int] = {}  # scope or type name -> code
@@ -117,9 +131,7 @@ class BM25Index:
             freqs += counts.values()
             slots.append(slot)
             sizes.append(len(counts))
-        while len(self._docs) < len(terms):
-            self._docs.append(array("i"))
-            self._freqs.append(array("H"))
+        self._ensure_terms(len(terms))
         if term_ids:
             self._append_postings(term_ids, slots, sizes, freqs)
         self._maybe_compact()
@@ -158,12 +170,18 @@ class BM25Index:
             for (node_id, scope, type, row), size in zip(members, picked_sizes.tolist(), strict=True):
                 slots.append(self._new_slot(node_id, scope, type, block_lengths[row], size))
                 sizes.append(size)
-        while len(self._docs) < len(terms):
-            self._docs.append(array("i"))
-            self._freqs.append(array("H"))
+        self._ensure_terms(len(terms))
         if slots:
             self._append_postings(np.concatenate(term_parts), slots, sizes, np.concatenate(freq_parts))
         self._maybe_compact()
+
+    def _ensure_terms(self, count: int) -> None:
+        """Room for `count` terms (a new term has no posting yet)."""
+        while len(self._docs) < count:
+            self._docs.append(array("B"))
+            self._freqs.append(array("B"))
+            self._bases.append(-1)
+            self._lasts.append(-1)
 
     def _new_slot(self, node_id: str, scope: str, type: str, length: int, distinct: int) -> int:
         """A live slot for a note (its previous one, if any, dead)."""
@@ -195,19 +213,39 @@ class BM25Index:
         order = keyed & 0xFFFF_FFFF
         keyed >>= 32
         by_term = keyed
-        docs = memoryview(np.repeat(np.array(slots, dtype=np.int32), sizes)[order]).cast("B")
+        docs = np.repeat(np.array(slots, dtype=np.int32), sizes)[order]
         held = np.asarray(freqs)
         if held.dtype != np.uint16:  # counted here (a list): capped as a helper caps them
             held = np.minimum(held.astype(np.int64, copy=False), MAX_FREQ).astype(np.uint16)
-        ranked = memoryview(held[order]).cast("B")
+        ranked = held[order]
         del order, held
-        starts = np.flatnonzero(np.diff(by_term)) + 1
-        bounds = [0, *starts.tolist(), len(by_term)]
-        firsts = by_term[bounds[:-1]].tolist()
-        for term, start, end in zip(firsts, bounds, bounds[1:], strict=False):
-            self._docs[term].frombytes(docs[4 * start : 4 * end])
-            self._freqs[term].frombytes(ranked[2 * start : 2 * end])
-        self._postings += len(by_term)
+        count = len(by_term)
+        if not count:
+            return
+        heads = np.concatenate(([0], np.flatnonzero(np.diff(by_term)) + 1))  # each term's first
+        firsts = by_term[heads]
+        del keyed, by_term
+        # Each posting's gap from the one before it; a term's first of this batch from the
+        # term's last slot held, or, for a term without postings, 0 (the slot is its base).
+        lasts = np.frombuffer(self._lasts, dtype=np.int32)[firsts]  # a copy: no view outlives this line
+        gaps = np.empty_like(docs)
+        gaps[1:] = docs[1:] - docs[:-1]
+        gaps[heads] = np.where(lasts < 0, 0, docs[heads] - lasts)
+        ends = np.append(heads[1:], count)
+        terms = firsts.tolist()
+        gap_codes = [code_for(g) for g in np.maximum.reduceat(gaps, heads).tolist()]
+        freq_codes = [code_for(f) for f in np.maximum.reduceat(ranked, heads).tolist()]
+        gap_views, freq_views = Views(gaps), Views(ranked)
+        for term, start, end, first, last, gap_code, freq_code in zip(
+            terms, heads.tolist(), ends.tolist(), docs[heads].tolist(), docs[ends - 1].tolist(),
+            gap_codes, freq_codes, strict=True,
+        ):
+            if self._lasts[term] < 0:
+                self._bases[term] = first
+            self._lasts[term] = last
+            self._docs[term] = _appended(self._docs[term], gap_views, gap_code, start, end)
+            self._freqs[term] = _appended(self._freqs[term], freq_views, freq_code, start, end)
+        self._postings += count
 
     def _grow(self) -> None:
         size = 2 * len(self._alive)
@@ -241,8 +279,8 @@ class BM25Index:
             term = self._terms.get(word)
             if term is None:
                 continue
-            docs = np.frombuffer(self._docs[term], dtype=np.int32).copy()
-            freqs = np.frombuffer(self._freqs[term], dtype=np.uint16).astype(np.float64)
+            docs = slots_of(self._docs[term], self._bases[term])
+            freqs = values_of(self._freqs[term]).astype(np.float64)
             if has_dead:
                 keep = alive[docs]
                 docs, freqs = docs[keep], freqs[keep]
@@ -281,27 +319,27 @@ class BM25Index:
 
         A first ingest's index (no slot dead, nothing loaded) hands out its postings as they
         are held: each term's arrays are copied only as the writer reaches them, a megabyte
-        at a time. At 100,000 notes they are 100 MB, and the one joined copy made the
+        at a time. At 100,000 notes they are tens of MB, and the one joined copy made the
         snapshot write of a cold start peak that much higher. The arrays only ever grow (a
-        changed note gets a new slot, a compaction new arrays), so the prefix each had when
-        this was called is the index as it was then, whatever is written meanwhile. Dead
-        slots (edits) need renumbering: the live postings of each term are then copied
-        here, once."""
+        changed note gets a new slot, a compaction new arrays, a widened term a new array),
+        so the prefix each had when this was called is the index as it was then, whatever
+        is written meanwhile. Dead slots (edits) need renumbering: the live postings of each
+        term are then copied here, once."""
         size = len(self._ids)
         alive = self._alive[:size]
         live = np.flatnonzero(alive)
         whole = len(live) == size
         streamed = whole and type(self._docs) is list  # not a loaded index's (cut as read)
-        if whole:
-            words, doc_parts, freq_parts, counts = self._held_postings()
-        else:
-            words, doc_parts, freq_parts, counts = self._live_postings(alive, live)
+        held = self._held_postings() if whole else self._live_postings(alive, live)
+        words, doc_parts, freq_parts, counts, bases, lasts = held
         offsets = np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        postings = int(offsets[-1])
+        doc_widths = np.fromiter((p.itemsize for p in doc_parts), dtype=np.uint8, count=len(doc_parts))
+        freq_widths = np.fromiter((p.itemsize for p in freq_parts), dtype=np.uint8, count=len(freq_parts))
         ids = [self._ids[s] or "" for s in live.tolist()]
         codes = sorted(self._codes, key=self._codes.__getitem__)
-        before = [offsets.tobytes()]
+        before = [offsets.tobytes(), bases.tobytes(), lasts.tobytes(),
+                  doc_widths.tobytes(), freq_widths.tobytes()]
         after = [
             self._lengths[live].astype(np.int32).tobytes(),
             self._scopes[live].astype(np.int32).tobytes(),
@@ -310,30 +348,35 @@ class BM25Index:
             "\0".join(words).encode(),
             self._distinct[live].astype(np.int32).tobytes(),  # a live note's postings are all live
         ]
-        sizes = [len(before[0]), 4 * postings, 2 * postings, *map(len, after)]
+        doc_bytes, freq_bytes = int(counts @ doc_widths), int(counts @ freq_widths)
+        sizes = [*map(len, before), doc_bytes, freq_bytes, *map(len, after)]
         head = json.dumps({"codes": codes, "tokens": self._tokens, "sizes": sizes}).encode()
-        start = MAGIC + struct.pack("<I", len(head)) + head + before[0]
+        start = b"".join([MAGIC, struct.pack("<I", len(head)), head, *before])
         if streamed:
             sections: list[bytes | Callable[[], Iterator[bytes]]] = [
-                start, _prefixes(doc_parts, counts), _prefixes(freq_parts, counts), *after]
+                start, prefixes(doc_parts, counts), prefixes(freq_parts, counts), *after]
         else:
             sections = [b"".join([start, *doc_parts, *freq_parts, *after])]
-        return KeywordImage(sections, len(start) + 6 * postings + sum(map(len, after)))
+        return KeywordImage(sections, len(start) + doc_bytes + freq_bytes + sum(map(len, after)))
 
-    def _held_postings(self) -> tuple[list[str], list[Any], list[Any], Any]:
-        """Every term's word, its arrays as held and their lengths now (terms without a
-        posting left out)."""
+    def _held_postings(self) -> tuple[list[str], list[Any], list[Any], Any, Any, Any]:
+        """Every term's word, its arrays as held, their lengths, first and last slots now
+        (terms without a posting left out)."""
         words = list(self._terms)  # in term id order: ids are given in the order words come
-        docs, freqs = list(self._docs[: len(words)]), list(self._freqs[: len(words)])
-        counts = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        terms = len(words)
+        docs, freqs = list(self._docs[:terms]), list(self._freqs[:terms])
+        counts = np.fromiter(map(len, docs), dtype=np.int64, count=terms)
+        bases = np.array(self._bases[:terms], dtype=np.int32)
+        lasts = np.array(self._lasts[:terms], dtype=np.int32)
         if not counts.all():
-            kept = np.flatnonzero(counts).tolist()
-            words = [words[t] for t in kept]
-            docs, freqs = [docs[t] for t in kept], [freqs[t] for t in kept]
-            counts = counts[kept]
-        return words, docs, freqs, counts
+            kept = np.flatnonzero(counts)
+            picked = kept.tolist()
+            words = [words[t] for t in picked]
+            docs, freqs = [docs[t] for t in picked], [freqs[t] for t in picked]
+            counts, bases, lasts = counts[kept], bases[kept], lasts[kept]
+        return words, docs, freqs, counts, bases, lasts
 
-    def _live_postings(self, alive: Any, live: Any) -> tuple[list[str], list[Any], list[Any], Any]:
+    def _live_postings(self, alive: Any, live: Any) -> tuple[list[str], list[Any], list[Any], Any, Any, Any]:
         """Each term's live postings, renumbered 0..n-1 (copies)."""
         renumber = np.full(len(alive), -1, dtype=np.int32)
         renumber[live] = np.arange(len(live), dtype=np.int32)
@@ -341,21 +384,29 @@ class BM25Index:
         doc_parts: list[Any] = []
         freq_parts: list[Any] = []
         counts: list[int] = []
+        bases: list[int] = []
+        lasts: list[int] = []
         for word, term in self._terms.items():
-            found = np.frombuffer(self._docs[term], dtype=np.int32)
+            held = self._docs[term]
+            if not len(held):
+                continue
+            found = slots_of(held, self._bases[term])
             keep = alive[found]
-            count = int(keep.sum())
-            if not count:
+            slots = renumber[found[keep]]
+            if not len(slots):
                 continue
             words.append(word)
-            doc_parts.append(renumber[found[keep]].tobytes())
-            freq_parts.append(np.frombuffer(self._freqs[term], dtype=np.uint16)[keep].tobytes())
-            counts.append(count)
-        return words, doc_parts, freq_parts, np.asarray(counts, dtype=np.int64)
+            doc_parts.append(encoded(np.diff(slots, prepend=slots[0])))
+            freq_parts.append(encoded(values_of(self._freqs[term])[keep]))
+            counts.append(len(slots))
+            bases.append(int(slots[0]))
+            lasts.append(int(slots[-1]))
+        return (words, doc_parts, freq_parts, np.asarray(counts, dtype=np.int64),
+                np.asarray(bases, dtype=np.int32), np.asarray(lasts, dtype=np.int32))
 
     def load_image(self, image: bytes) -> None:
         """Become the index `image()` gave. Its postings stay one buffer each, a term's cut
-        from it on first use (_LoadedPostings): a term at a time, that copy was most of a
+        from it on first use (LoadedPostings): a term at a time, that copy was most of a
         warm start's index load at 100,000 notes, for terms few queries ever name."""
         if not image.startswith(MAGIC):
             raise ValueError("not a brain keyword index image")
@@ -369,12 +420,21 @@ class BM25Index:
         for part_size in header["sizes"]:
             parts.append(view[at : at + part_size])
             at += part_size
-        (raw_offsets, raw_docs, raw_freqs, raw_lengths, raw_scopes, raw_types, raw_ids, raw_words,
-         raw_distinct) = parts
-        offsets = np.frombuffer(raw_offsets, dtype=np.int64).tolist()
+        if len(parts) != _IMAGE_PARTS:
+            raise ValueError("a keyword index image of the wrong shape")
+        (raw_offsets, raw_bases, raw_lasts, raw_doc_widths, raw_freq_widths, raw_docs, raw_freqs,
+         raw_lengths, raw_scopes, raw_types, raw_ids, raw_words, raw_distinct) = parts
+        offsets = np.frombuffer(raw_offsets, dtype=np.int64)
         ids = bytes(raw_ids).decode().split("\0") if raw_ids else []
         words = bytes(raw_words).decode().split("\0") if raw_words else []
-        if (len(offsets) != len(words) + 1 or (offsets and offsets[-1] * 4 != len(raw_docs))
+        terms = len(words)
+        doc_widths = np.frombuffer(raw_doc_widths, dtype=np.uint8)
+        freq_widths = np.frombuffer(raw_freq_widths, dtype=np.uint8)
+        counts = np.diff(offsets)
+        if (len(offsets) != terms + 1 or len(raw_bases) != 4 * terms or len(raw_lasts) != 4 * terms
+                or len(doc_widths) != terms or len(freq_widths) != terms or (counts < 0).any()
+                or not np.isin(doc_widths, (1, 2, 4)).all() or not np.isin(freq_widths, (1, 2)).all()
+                or int(counts @ doc_widths) != len(raw_docs) or int(counts @ freq_widths) != len(raw_freqs)
                 or len(raw_distinct) != 4 * len(ids)):
             raise ValueError("a keyword index image of the wrong shape")
         self.__init__(self.compact_after)  # type: ignore[misc]
@@ -389,46 +449,28 @@ class BM25Index:
         self._ids = list(ids)
         self._slot = dict(zip(ids, range(len(ids)), strict=True))
         self._tokens = int(header["tokens"])
-        self._terms = dict(zip(words, range(len(words)), strict=True))
-        self._docs = _LoadedPostings("i", raw_docs, offsets)
-        self._freqs = _LoadedPostings("H", raw_freqs, offsets)
-        self._postings = offsets[-1] if offsets else 0
+        self._terms = dict(zip(words, range(terms), strict=True))
+        self._docs = _loaded(raw_docs, counts, doc_widths)
+        self._freqs = _loaded(raw_freqs, counts, freq_widths)
+        self._bases.frombytes(raw_bases)
+        self._lasts.frombytes(raw_lasts)
+        self._postings = int(offsets[-1]) if terms else 0
         self._distinct = np.zeros(capacity, dtype=np.int32)
         self._distinct[: len(ids)] = np.frombuffer(raw_distinct, dtype=np.int32)
 
 
-class _LoadedPostings(list["array[int]"]):
-    """Term id -> its postings, as the index's `_docs` or `_freqs` after `load_image`: each
-    term's array is cut from the image's one buffer the first time it is asked for (by a
-    query, an append or the next image); terms added later are appended as usual."""
-
-    def __init__(self, code: str, raw: memoryview, offsets: list[int]) -> None:
-        super().__init__(repeat(_UNCUT, max(0, len(offsets) - 1)))
-        self._code = code
-        self._raw = raw
-        self._offsets = offsets
-        self._width = array(code).itemsize
-
-    @overload
-    def __getitem__(self, index: SupportsIndex) -> array[int]: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[array[int]]: ...
-    def __getitem__(self, index: SupportsIndex | slice) -> array[int] | list[array[int]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        term = operator.index(index)
-        if term < 0:
-            term += len(self)
-        held = super().__getitem__(term)
-        if held is _UNCUT:
-            held = array(self._code)
-            width = self._width
-            held.frombytes(self._raw[width * self._offsets[term] : width * self._offsets[term + 1]])
-            super().__setitem__(term, held)
-        return held
+def _appended(held: array[int], views: Views, code: str, start: int, end: int) -> array[int]:
+    """A term's array with one batch's stretch appended, widened first if the stretch needs it."""
+    if DTYPES[code].itemsize > held.itemsize:
+        held = widened(held, code)
+    held.frombytes(views.stretch(held.typecode, start, end))
+    return held
 
 
-_UNCUT: array[int] = array("i")  # a loaded term not cut yet (only ever compared, never changed)
+def _loaded(raw: memoryview, counts: Any, widths: Any) -> LoadedPostings:
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts * widths, out=offsets[1:])
+    return LoadedPostings([CODES[w] for w in widths.tolist()], raw, offsets.tolist())
 
 
 class KeywordImage:
@@ -448,25 +490,3 @@ class KeywordImage:
 
     def join(self) -> bytes:
         return b"".join(self.chunks())
-
-
-_PIECE = 1 << 20  # bytes of postings copied at once while an image is written
-
-
-def _prefixes(held: list[Any], counts: Any) -> Callable[[], Iterator[bytes]]:
-    """The first `counts[i]` values of each array of `held`, in order, a megabyte at a time
-    (a slice of an array is its own copy, taken under the GIL: an append meanwhile is safe)."""
-
-    def pieces() -> Iterator[bytes]:
-        group: list[Any] = []
-        grouped = 0
-        for values, count in zip(held, counts.tolist(), strict=True):
-            group.append(values[:count])
-            grouped += count * values.itemsize
-            if grouped >= _PIECE:
-                yield b"".join(group)
-                group, grouped = [], 0
-        if group:
-            yield b"".join(group)
-
-    return pieces

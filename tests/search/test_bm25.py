@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from array import array
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from brain.search.bm25 import BM25Index
+from brain.search.held_postings import slots_of
 from brain.search.postings import MAX_FREQ, count_block, note_counts
 from brain.search.text import index_words, word_counts
 
@@ -180,7 +180,8 @@ def test_a_loaded_image_cuts_each_term_on_first_use_as_an_eager_load_would() -> 
     loaded = BM25Index()
     loaded.load_image(image)
     assert loaded.image() == image  # every term cut, in term order
-    postings = np.concatenate([np.frombuffer(d, dtype=np.int32) for d in loaded._docs[:]])
+    held = zip(loaded._docs[:], loaded._bases, strict=True)
+    postings = np.concatenate([slots_of(gaps, base) for gaps, base in held])
     assert loaded._distinct[: len(loaded)].tolist() == np.bincount(postings).tolist()
     fresh = BM25Index()
     fresh.load_image(image)
@@ -230,8 +231,7 @@ def test_a_fresh_index_streams_its_image_as_it_was_when_asked_whatever_is_added_
     index = BM25Index()
     index.add_many([(f"m{i}", *random_note(rng)) for i in range(300)])
     index._terms.setdefault("unused", len(index._terms))  # a term without postings is left out
-    index._docs.append(array("i"))
-    index._freqs.append(array("H"))
+    index._ensure_terms(len(index._terms))
     before = index.image()
     parts = index.image_parts()
     assert len(parts.sections) > 2  # streamed, not one joined buffer
