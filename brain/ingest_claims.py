@@ -32,22 +32,22 @@ def claim(ingester: Ingester, stats: dict[str, FileStat], gone: set[str]) -> Non
         if node_id is None:
             continue
         node_id = intern(node_id)  # the store's copy of the id, not another
-        owners = ingester.claims.setdefault(node_id, set())
+        owners = ingester.claims.get(node_id, ())
         winners.setdefault(node_id, min(owners) if owners else None)
         if st.is_link:
-            owners.discard(rel)
+            ingester.claims[node_id] = _without(owners, rel)
             gone.add(rel)
         else:
-            owners.add(rel)
+            ingester.claims[node_id] = _with(owners, rel)
     for rel in gone:
         node_id = defined_id(ingester.layout.classify(rel))
         held = ingester.claims.get(node_id) if node_id is not None else None
         if node_id is None or held is None:
             continue
         winners.setdefault(node_id, min(held) if held else None)
-        held.discard(rel)
+        ingester.claims[node_id] = _without(held, rel)
     for node_id, before in winners.items():
-        owners = ingester.claims.get(node_id, set())
+        owners = ingester.claims.get(node_id, ())
         if not owners:
             ingester.claims.pop(node_id, None)
             continue
@@ -60,7 +60,14 @@ def claim(ingester: Ingester, stats: dict[str, FileStat], gone: set[str]) -> Non
                 found, _ = ingester._stat_paths([winner])
                 stats.update(found)
                 ingester.files.pop(winner, None)
-        for loser in owners - {winner}:
-            if loser not in stats:
+        for loser in owners:
+            if loser != winner and loser not in stats:
                 ingester.file_problems[loser] = duplicate_problem(loser, node_id, winner)
 
+
+def _with(owners: tuple[str, ...], rel: str) -> tuple[str, ...]:
+    return owners if rel in owners else tuple(sorted((*owners, rel)))
+
+
+def _without(owners: tuple[str, ...], rel: str) -> tuple[str, ...]:
+    return tuple(owner for owner in owners if owner != rel) if rel in owners else owners

@@ -168,7 +168,9 @@ class WalkNames:
         return self.surprises | {entry.key for entry in self.unconfirmed}
 
 
-def walk_names(layout: Layout, claims: Mapping[str, set[str]], scopes: Collection[str]) -> WalkNames:
+def walk_names(
+    layout: Layout, claims: Mapping[str, tuple[str, ...]], scopes: Collection[str],
+) -> WalkNames:
     """The names of the nodes the files claim (`brain.ingest_claims`: the first file of an
     id wins) and of the agents: definitions, scope folders and the notes' owners."""
     entries: list[NameEntry] = []

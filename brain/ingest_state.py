@@ -39,7 +39,7 @@ class IngestState:
     files: dict[str, FileState]
     file_problems: dict[str, Problem]
     definitions: dict[str, AgentDefinition]
-    claims: dict[str, set[str]]
+    claims: dict[str, tuple[str, ...]]  # sorted; immutable, so a copy of the state shares them
     agents: dict[str, AgentNode]
     scopes: set[str]
     path_problems: dict[str, tuple[Problem, ...]]

@@ -239,7 +239,7 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
 
     def fill() -> None:
         state.files.update(zip(rels, map(FileState, sizes, mtimes, hashes, nodes), strict=True))
-        state.claims.update(zip(claim_ids, map(set, map(claim_rels.__getitem__, map(
+        state.claims.update(zip(claim_ids, map(tuple, map(claim_rels.__getitem__, map(
             slice, [0, *ends], ends))), strict=True))
 
     memories = unpack()

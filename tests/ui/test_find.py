@@ -81,7 +81,9 @@ def test_an_agent_token_finds_its_own_and_shared_notes_and_opens_one(
     find.fill("glossary")
     results = page.get_by_role("listbox", name="Results of search memory")
     options = results.get_by_role("option")
-    expect(options.first).to_be_visible()
+    # This server started just now and still checks every file: under a full CI run its
+    # first search has taken over the default 5 s.
+    expect(options.first).to_be_visible(timeout=20_000)
     scopes = set(results.locator(".scope-tag").all_inner_texts())
     # code-reviewer has a glossary too: another agent's notes never show up for this token.
     assert scopes <= {"on-call", "shared"}, scopes

@@ -86,3 +86,24 @@ def test_the_ingesters_state_shares_the_stores_strings(
         assert state.hash is memory.hash
         assert claims[node_id] is key
         assert changed[node_id] is key
+
+
+def test_claims_are_sorted_tuples_a_snapshot_shares_and_duplicates_keep_their_order(tmp_path: Path) -> None:
+    """Nearly every id has one file: a claim is a tuple of its files, sorted (the first wins),
+    and the state a snapshot writes shares it instead of copying a set per node."""
+    workspace(tmp_path)
+    for name, text in (("deploy.yaml", "name: deploy\n"), ("deploy.json", '{"name": "deploy"}\n')):
+        (tmp_path / "workflows").mkdir(exist_ok=True)
+        (tmp_path / "workflows" / name).write_text(text)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    claims = brain.ingester.claims
+    assert claims["workflow:deploy"] == ("workflows/deploy.json", "workflows/deploy.yaml")
+    assert all(type(files) is tuple and list(files) == sorted(files) for files in claims.values())
+    assert sum(len(files) == 1 for files in claims.values()) == len(claims) - 1
+    state = brain.ingester.state()
+    assert all(state.claims[node_id] is files for node_id, files in claims.items())
+    (tmp_path / "workflows" / "deploy.json").unlink()  # the other file wins now
+    brain.sync()
+    assert brain.ingester.claims["workflow:deploy"] == ("workflows/deploy.yaml",)
+    assert brain.ingester.files.get("workflows/deploy.yaml") is not None

@@ -32,13 +32,25 @@ class Workbench:
         return path
 
     def command(self, title: str) -> None:
-        """Runs a command from the palette by its title."""
-        self.page.keyboard.press("F1")
-        box = self.page.locator(".quick-input-widget input")
-        box.wait_for(state="visible")
-        box.fill(">" + title)
-        self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first.wait_for()
-        self.page.keyboard.press("Enter")
+        """Runs a command from the palette by its title.
+
+        As with `open_file`: on a busy machine the palette can open before the workbench
+        takes the text, or list nothing for a while; then it asks again, as a user would."""
+        for attempt in range(4):
+            self.page.keyboard.press("F1")
+            box = self.page.locator(".quick-input-widget input")
+            box.wait_for(state="visible")
+            box.fill(">" + title)
+            try:
+                self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first.wait_for(
+                    timeout=15_000)
+            except PlaywrightTimeout:
+                self.page.keyboard.press("Escape")
+                if attempt == 3:
+                    raise
+                continue
+            self.page.keyboard.press("Enter")
+            return
 
     def open_file(self, relative: str) -> float:
         """Quick-opens a file; returns the monotonic time at which its editor is shown.
