@@ -115,6 +115,12 @@ def normalize_text(text: str) -> str:
     return text
 
 
+def body_of(raw: bytes, path: str = "") -> str:
+    """The body `parse_note` gives for a file's bytes, nothing else parsed (a body read back
+    from its file: brain/note_bodies.py)."""
+    return split_frontmatter(normalize_text(decode(raw, path)[0]), path, [])[1]
+
+
 def parse_note(text: str, path: str = "") -> ParsedNote:
     """Parse one note. Never raises: what is wrong becomes a Problem on the result."""
     text = normalize_text(text)

@@ -19,6 +19,7 @@ from brain.config import BrainConfig, ConfigError, load_config
 from brain.ingest import Ingester, Progress, SyncResult
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
+from brain.note_bodies import DiskBodies
 from brain.search.service import Embedding, SearchService, open_search
 from brain.snapshot import SnapshotStore
 from brain.snapshot_keeper import SnapshotKeeper
@@ -64,6 +65,8 @@ class Brain:
             config = BrainConfig()  # the part that reads it (maintain, the CLI) reports it
         self.ingester = Ingester(self.root, self.store, self.layout, config)
         self.ingester.listeners.append(self._on_batch)
+        if isinstance(self.store, MemoryStore):  # it reads bodies back from the files it was given
+            self.store.read_bodies_from(DiskBodies(self.root, self.ingester.overlays))
         self.ingester.change_log = logged_changes
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []

@@ -261,8 +261,8 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
         raise ValueError("a memory of unknown kind")
     held: list[MemoryNode | MemoryRow] = list(zip(*columns, strict=True)) if m else []
     bodies = _unchunk(unpack)
-    if len(bodies) != m:
-        raise ValueError("bodies of the wrong length")
+    if len(bodies) != m or set(map(type, bodies)) - {bytes, type(None)}:
+        raise ValueError("bodies of the wrong length or type")
 
     names = unpack()
     if type(names) is not list or not all(type(n) is str for n in names):

@@ -2,8 +2,9 @@
 
 Plain dicts with the indexes the queries need: outgoing and incoming links, links by the
 name key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and
-few queries read them, so a memory is held without its body, which is kept zlib-compressed
-beside it (about a third of the size) and put back into every node a query returns. Links
+few queries read them, so a memory is held without its body, which is read back from its
+file or kept zlib-compressed beside it (brain/store/memory_bodies.py) and put back into
+every node a query returns. Links
 are held as tuples and memories restored from a snapshot as rows (brain/store/memory_rows.py),
 built into objects on their way out; after a restore the indexes wait for their first use.
 One lock makes each batch atomic for readers on other threads (the server answers queries
@@ -55,6 +56,7 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
+from brain.store.memory_bodies import Bodies, BodySource
 from brain.store.memory_link_columns import LazyLinkRows, build_link_index, count_links
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex
@@ -69,9 +71,7 @@ from brain.store.memory_rows import (
     image_tables,
     link_row,
     memory_of,
-    pack_body,
     scope_of,
-    unpack_body,
 )
 from brain.store.memory_search import KeywordIndex, VectorIndex
 
@@ -84,7 +84,12 @@ class MemoryStore:
     keyword_counts = True  # a big ingest's parse helpers count keywords for it (WriteBatch.keywords)
     def __init__(self) -> None:
         self._lock = threading.RLock()
+        self._bodies = Bodies()  # each memory's body, compressed or read from its file
         self.clear()
+
+    def read_bodies_from(self, source: BodySource) -> None:
+        """Keep no body that `source` can read back (a workspace's files: brain/note_bodies.py)."""
+        self._bodies.source = source
 
     # ------------------------------------------------------------------ writes
 
@@ -92,7 +97,7 @@ class MemoryStore:
         with self._lock:
             # Memories without bodies (see _full); a snapshot's stay rows until read (_memory).
             self._memories: dict[str, MemoryNode | MemoryRow] = {}
-            self._bodies: dict[str, bytes] = {}  # memory id -> its body, compressed
+            self._bodies.clear()
             self._agents: dict[str, AgentNode] = {}
             self._entities: dict[str, EntityNode] = {}
             self._files: dict[str, FileNode] = {}
@@ -122,10 +127,7 @@ class MemoryStore:
                 old = self._memory(node_id)
                 if old is not None and old.path != memory.path:
                     self._by_path.pop(old.path, None)
-                if memory.body:
-                    self._bodies[node_id] = pack_body(memory.body)
-                else:
-                    self._bodies.pop(node_id, None)
+                self._bodies.put(node_id, memory)
                 kind = memory.type  # a few types among all notes: one copy of each
                 memory = replace(memory, body="", scope=intern(memory.scope),
                                  type=kind if kind is None else intern(kind))
@@ -171,7 +173,7 @@ class MemoryStore:
             return
         if isinstance(node, MemoryNode):
             del self._memories[node_id]
-            self._bodies.pop(node_id, None)
+            self._bodies.drop(node_id)
             self._by_path.pop(node.path, None)
             self._links.remove_all(node_id, self._out.pop(node_id, ()), touched)
         entry = entry_of(node)
@@ -236,8 +238,7 @@ class MemoryStore:
 
     def _full(self, memory: MemoryNode) -> MemoryNode:
         """The memory as written: its body put back (nodes leave the store only this way)."""
-        packed = self._bodies.get(memory.id)
-        return memory if packed is None else replace(memory, body=unpack_body(packed))
+        return self._bodies.full(memory)
 
     def _public(self, node: Node | None) -> Node | None:
         return self._full(node) if isinstance(node, MemoryNode) else node
@@ -455,7 +456,7 @@ class MemoryStore:
             return StoreImage(
                 memory_ids=ids,
                 memories=list(self._memories.values()),
-                bodies=list(map(self._bodies.get, ids)),
+                bodies=list(map(self._bodies.held.get, ids)),
                 links=[(source, tuple(rows)) for source, rows in self._out.items()],
                 agents=list(self._agents.values()),
                 entities=list(self._entities.values()),
@@ -469,7 +470,7 @@ class MemoryStore:
         with self._lock:
             self.clear()
             self._keywords.load_image(image.keywords)
-            self._memories, self._bodies, self._by_path, self._out = image_tables(image)
+            self._memories, self._bodies.held, self._by_path, self._out = image_tables(image)
             self._agents = {a.id: a for a in image.agents}
             self._entities = {e.id: e for e in image.entities}
             self._files = {f.id: f for f in image.files}

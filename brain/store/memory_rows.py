@@ -14,7 +14,7 @@ import operator
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from itertools import compress
+from itertools import compress, repeat
 from typing import Any, Final, Protocol
 
 from brain.model import (
@@ -160,7 +160,7 @@ class StoreImage:
 
     memory_ids: list[str] = field(default_factory=list)
     memories: list[MemoryNode | MemoryRow] = field(default_factory=list)
-    bodies: list[bytes | None] = field(default_factory=list)
+    bodies: list[bytes | None] = field(default_factory=list)  # b"": read from its file
     links: list[tuple[str, tuple[LinkRow, ...]]] = field(default_factory=list)
     agents: list[AgentNode] = field(default_factory=list)
     entities: list[EntityNode] = field(default_factory=list)
@@ -204,11 +204,13 @@ def image_tables(image: StoreImage) -> tuple[
     dict[str, MemoryNode | MemoryRow], dict[str, bytes], dict[str, str], dict[str, list[LinkRow]]
 ]:
     """A store's memories, bodies, ids by path and links by source, from an image: C loops
-    only (a warm start at 100,000 notes waits for these). A body is None (none kept) or
-    compressed bytes, never empty; a snapshot's memories are all rows."""
+    only (a warm start at 100,000 notes waits for these). A body is None (none kept), b""
+    (read from its file: memory_bodies.ON_DISK) or compressed bytes; a snapshot's memories
+    are all rows."""
     ids, held = image.memory_ids, image.memories
     memories = dict(zip(ids, held, strict=True))
-    bodies: dict[str, bytes] = dict(compress(zip(ids, image.bodies, strict=True), image.bodies))  # type: ignore[arg-type]
+    kept = map(operator.is_not, image.bodies, repeat(None))  # ON_DISK (b"") is kept too
+    bodies: dict[str, bytes] = dict(compress(zip(ids, image.bodies, strict=True), kept))  # type: ignore[arg-type]
     try:
         paths: list[str] = list(map(_ROW_PATH, held))  # type: ignore[arg-type]
     except TypeError:  # nodes among them: the image of a live store

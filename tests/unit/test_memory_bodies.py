@@ -43,8 +43,8 @@ def test_every_read_gives_the_body_back(store: MemoryStore, name: str) -> None:
 
 def test_bodies_are_held_compressed_and_follow_updates_and_deletes(store: MemoryStore) -> None:
     assert all(not m.body for m in store._memories.values())  # held without them
-    assert sum(map(len, store._bodies.values())) < sum(len(b) for b in BODIES.values()) / 3
+    assert sum(map(len, store._bodies.held.values())) < sum(len(b) for b in BODIES.values()) / 3
     store.write(WriteBatch(memories=[memory("plain", "rewritten")], deletes=["memory:shared/long"]))
     assert store.memory_by_path("memory/shared/plain.md") == memory("plain", "rewritten")
-    assert "memory:shared/long" not in store._bodies
+    assert "memory:shared/long" not in store._bodies.held
     assert store.count_memories(MemoryFilter()) == 3

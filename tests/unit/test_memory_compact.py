@@ -14,6 +14,7 @@ import pytest
 
 from bench.workload import generate
 from brain.model import LinkStatus
+from brain.note_bodies import DiskBodies
 from brain.service import Brain
 from brain.snapshot_columns import decode, encode
 from brain.store.base import MemoryFilter, SearchWhere
@@ -50,7 +51,8 @@ def restored(brain: Brain) -> MemoryStore:
     image.keywords = store.contents().keywords
     assert state.files == brain.ingester.state().files
     assert state.claims == brain.ingester.state().claims
-    copy = MemoryStore()
+    copy = MemoryStore()  # as a snapshot's store: of the same workspace, its bodies in the files
+    copy.read_bodies_from(DiskBodies(brain.root, brain.ingester.overlays))
     copy.restore(image)
     return copy
 
@@ -126,17 +128,18 @@ def test_a_live_stores_own_image_restores_as_its_snapshot_does(source: Brain) ->
     image = original.contents()
     assert all(type(held) is not tuple for held in image.memories)  # nodes, as written
     nodes = MemoryStore()
+    nodes.read_bodies_from(DiskBodies(source.root, {}))
     nodes.restore(image)
     rows = restored(source)
     assert nodes._by_path == rows._by_path == original._by_path
-    assert nodes._bodies == rows._bodies == original._bodies
+    assert nodes._bodies.held == rows._bodies.held == original._bodies.held
     assert nodes._out == rows._out == original._out
     assert all(type(held) is list for held in nodes._out.values())
     assert answers(nodes) == answers(rows) == answers(original)
     empty = MemoryStore()
     empty.restore(type(image)(memory_ids=["m"], memories=[rows._memories[next(iter(rows._memories))]],
                               bodies=[None], keywords=image.keywords))
-    assert empty._bodies == {}  # a memory kept without its body
+    assert empty._bodies.held == {}  # a memory kept without its body
 
 
 @pytest.mark.parametrize(

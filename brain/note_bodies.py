@@ -1,0 +1,67 @@
+"""Note bodies read back from the workspace's files, for the embedded store (memory_bodies).
+
+The ingester has just read every note it writes, so an embedded store need not hold the
+bodies: `DiskBodies` tells it which ones it can read again (any note not parsed from an
+editor's unsaved buffer) and reads them when a query asks. What it reads is checked against
+the note's content hash. A file that changed since (the watcher is about to bring the rest of
+the note) gives its new body, which is what the user sees in their editor; one that is gone
+gives none. It reads as the ingester does and no further: a regular file at the note's own
+path under the root, through no symbolic link, so a file swapped for a link to a secret
+elsewhere is never read.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+from brain.memory_files import content_hash
+from brain.model import MemoryNode
+from brain.parse import body_of
+
+log = logging.getLogger(__name__)
+
+
+class DiskBodies:
+    """The bodies of the notes under `root`, but those of `overlays` (unsaved buffers)."""
+
+    def __init__(self, root: Path, overlays: Mapping[str, bytes]) -> None:
+        self.root = root  # resolved: a note's real path must be exactly root / its path
+        self.overlays = overlays  # the ingester's own: what the note holds now is not on disk
+
+    def on_disk(self, memory: MemoryNode) -> bool:
+        return memory.path not in self.overlays
+
+    def read(self, memory: MemoryNode) -> str:
+        raw = read_regular(self.root, memory.path)
+        if raw is None:
+            return ""
+        if content_hash(raw) != memory.hash:
+            log.debug("%s changed since it was read: its new body is given", memory.path)
+        return body_of(raw, memory.path)
+
+
+def read_regular(root: Path, rel: str) -> bytes | None:
+    """The bytes of the regular file `root / rel` if no part of that path is a symbolic link
+    (the ingester never follows one), else None; so is a file that cannot be read."""
+    path = os.path.join(root, rel)
+    try:
+        if os.path.realpath(path) != path:
+            return None  # a link on the way, or a path that is not plain
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # a FIFO or a device put there since: never read
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
