@@ -217,7 +217,7 @@ def changes_of(
             out.append(GraphChange(next(numbers), "added", node.id, scope))
             continue
         names = _MEMORY_FIELDS if isinstance(node, MemoryNode) else _OTHER_FIELDS
-        fields = tuple(f for f in names if getattr(old, f, None) != getattr(node, f, None))
+        fields = tuple(f for f in names if _differs(old, node, f))
         out.append(GraphChange(next(numbers), "changed", node.id, scope, fields))
     for node_id in batch.deletes:
         old = before.get(node_id)
@@ -228,6 +228,14 @@ def changes_of(
         scope = source.split(":", 1)[1].split("/", 1)[0]
         out.append(GraphChange(next(numbers), "relinked", source, scope, ("links",)))
     return out
+
+
+def _differs(old: Node, new: Node, name: str) -> bool:
+    if name == "body" and isinstance(old, MemoryNode) and isinstance(new, MemoryNode):
+        # An embedded store reads a body back from its file, which by now holds the new one:
+        # a file whose content changed may have a new body, and a reader must look again.
+        return old.body != new.body or old.hash != new.hash
+    return bool(getattr(old, name, None) != getattr(new, name, None))
 
 
 def logged_changes(batch: WriteBatch, before: dict[str, Node]) -> list[dict[str, object]]:

@@ -152,3 +152,26 @@ def test_a_warm_start_holds_no_body_and_reads_them_back(workspace: Path) -> None
     assert set(store._bodies.held.values()) <= {ON_DISK}
     assert memories(store) == expected
     warm.close()
+
+
+@pytest.mark.parametrize(("new_text", "body_listed"), [
+    ("The new text.\n", True),        # the body itself changed
+    (None, False),                    # nothing changed: no change at all, or no body field
+])
+def test_a_change_read_back_from_disk_still_names_the_body(
+    workspace: Path, new_text: str | None, body_listed: bool
+) -> None:
+    # The old body is read back from the file, which already holds the new one when the
+    # change is worked out: the change must still name the body, or readers keep a stale one.
+    brain = Brain(workspace)
+    brain.sync()
+    memory = next(m for m in memories(brain.store).values() if m.body)  # type: ignore[arg-type]
+    changes: list[str] = []
+    brain.subscribe(lambda c: changes.extend(c.fields) if c.id == memory.id else None)
+    path = workspace / memory.path
+    if new_text is not None:
+        head = path.read_bytes().split(b"\n---\n", 1)[0]
+        path.write_bytes(head + b"\n---\n" + new_text.encode())
+    brain.sync()
+    assert ("body" in changes) is body_listed
+    assert (brain.store.memory_by_path(memory.path) or memory).body == (new_text or memory.body)
