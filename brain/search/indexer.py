@@ -199,6 +199,19 @@ class EmbeddingIndexer:
 
     def _embed(self, memories: list[MemoryNode]) -> None:
         assert self.embedder is not None
+        memories = self._with_bodies(memories)
         vectors, computed = self.embedder.embed([embedding_text(m) for m in memories])
         self.embedded_now += computed
         self._index.put_vectors([(m.id, m.hash, v) for m, v in zip(memories, vectors, strict=True)])
+
+    def _with_bodies(self, memories: list[MemoryNode]) -> list[MemoryNode]:
+        """A first sync into Neo4j hands its notes over with no body (brain/ingest.py): the
+        store has them now."""
+        bare = [m.id for m in memories if not m.body]
+        if not bare:
+            return memories
+        stored = self._store.get_nodes(bare)
+        return [
+            found if not m.body and isinstance(found := stored.get(m.id), MemoryNode) else m
+            for m in memories
+        ]

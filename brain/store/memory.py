@@ -40,6 +40,7 @@ from brain.model import (
 )
 from brain.resolve import NameEntry
 from brain.store.base import (
+    BodySource,
     EdgeRow,
     GraphExport,
     MemoryFilter,
@@ -56,7 +57,7 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
-from brain.store.memory_bodies import Bodies, BodySource
+from brain.store.memory_bodies import Bodies
 from brain.store.memory_link_columns import LazyLinkRows, build_link_index, count_links
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex

@@ -11,21 +11,13 @@ zlib-compressed, as before.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Protocol
 
 from brain.model import MemoryNode
+from brain.store.base import BodySource
 from brain.store.memory_rows import pack_body, unpack_body
 
 #: The mark of a body read back from its file (a compressed body is never empty).
 ON_DISK = b""
-
-
-class BodySource(Protocol):
-    def on_disk(self, memory: MemoryNode) -> bool:
-        """True if its body is its file's on disk now (the store need not hold it)."""
-
-    def read(self, memory: MemoryNode) -> str:
-        """Its body, read from its file again."""
 
 
 class Bodies:

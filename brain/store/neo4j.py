@@ -189,7 +189,8 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         self.check_writable()
         self.last_write = Counter()
         # Atomic: built only up to the budget of one transaction (past it, no row is kept).
-        plan = atomic_plan(batch, self.limits) if atomic else transactions(batch, self.limits)
+        plan = (atomic_plan(batch, self.limits, self._bodies) if atomic
+                else transactions(batch, self.limits, bodies=self._bodies))
         if plan is None:
             # Too big for one transaction: a new generation, made of the whole graph if the
             # caller has it (a first sync), else of a copy of the live one with `batch` on it.
@@ -222,7 +223,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 while after is not None:
                     after = self._commit(session, copy_page, (label, statements, after, page, rewritten))
             copied = time.perf_counter()
-            for transaction in stream_transactions(whole, self.limits, staged=True):
+            for transaction in stream_transactions(whole, self.limits, staged=True, bodies=self._bodies):
                 transaction.fence = self.describe()
                 self.last_write.update(self._commit(session, run_transaction, transaction))
                 transaction.forget_rows()

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from neo4j import ManagedTransaction, Record, Session
 
 from brain.model import JSONValue
-from brain.store.base import LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
+from brain.store.base import BodySource, LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.neo4j_errors import runtime_errors
 from brain.store.neo4j_generation import LABELS
 from brain.store.neo4j_lease import WRITER_ID, WriterLease
@@ -120,6 +120,13 @@ class Neo4jShared:
     replace_foreign: bool = False  # --neo4j-replace: a writer may replace another workspace's graph
     log_keep = 1_000  # batches kept in the change log
     clear_rows = 10_000
+    _bodies: BodySource | None = None  # the workspace's files, for the notes sent bare
+
+    def read_bodies_from(self, source: BodySource) -> None:
+        self._bodies = source
+
+    def body_source(self) -> BodySource | None:
+        return self._bodies
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError

@@ -22,7 +22,7 @@ from neo4j import ManagedTransaction, Result
 from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode, is_note_id
 from brain.store import neo4j_cypher as cypher
 from brain.store import neo4j_generation as generation
-from brain.store.base import WriteBatch
+from brain.store.base import BodySource, WriteBatch
 from brain.store.neo4j_lease import fence
 from brain.store.neo4j_records import (
     agent_props,
@@ -89,23 +89,27 @@ class Limits:
 
 
 def transactions(
-    batch: WriteBatch, limits: Limits = Limits(), atomic: bool = False, staged: bool = False
+    batch: WriteBatch, limits: Limits = Limits(), atomic: bool = False, staged: bool = False,
+    bodies: BodySource | None = None,
 ) -> list[Transaction]:
     """The transactions that apply `batch`, in order; one if the batch is small, or `atomic`
-    and within `limits.atomic_rows`. `staged`: onto the staged generation."""
-    units = list(_units(batch, limits))
+    and within `limits.atomic_rows`. `staged`: onto the staged generation. `bodies`: where a
+    note sent without its body has it (see `_units`)."""
+    units = list(_units(batch, limits, bodies))
     if atomic and sum(s.rows for unit in units for s in unit) > limits.atomic_rows:
         atomic = False
     return list(_grouped(units, limits, atomic, staged))
 
 
-def atomic_plan(batch: WriteBatch, limits: Limits = Limits()) -> list[Transaction] | None:
+def atomic_plan(
+    batch: WriteBatch, limits: Limits = Limits(), bodies: BodySource | None = None
+) -> list[Transaction] | None:
     """`batch` as one transaction (none if it has no statement), or None if it holds more
     than `limits.atomic_rows` rows. Its statements are built only up to that budget: a
     first sync of 100,000 notes is known too big without holding all of its rows."""
     units: list[list[Statement]] = []
     rows = 0
-    for unit in _units(batch, limits):
+    for unit in _units(batch, limits, bodies):
         rows += sum(s.rows for s in unit)
         if rows > limits.atomic_rows:
             return None
@@ -114,12 +118,13 @@ def atomic_plan(batch: WriteBatch, limits: Limits = Limits()) -> list[Transactio
 
 
 def stream_transactions(
-    batch: WriteBatch, limits: Limits = Limits(), staged: bool = False
+    batch: WriteBatch, limits: Limits = Limits(), staged: bool = False,
+    bodies: BodySource | None = None,
 ) -> Iterator[Transaction]:
     """`transactions(batch, limits, staged=staged)`, each built when the one before was
     taken: a rebuild of the whole graph holds one transaction's rows, not every one
     (at 100,000 notes those were gigabytes on top of the notes)."""
-    return _grouped(_units(batch, limits), limits, False, staged)
+    return _grouped(_units(batch, limits, bodies), limits, False, staged)
 
 
 def _grouped(
@@ -148,7 +153,9 @@ def _finished(transaction: Transaction, staged: bool) -> Transaction:
     return transaction
 
 
-def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
+def _units(
+    batch: WriteBatch, limits: Limits, bodies: BodySource | None = None
+) -> Iterator[list[Statement]]:
     upserted = {m.id for m in batch.memories} | {a.id for a in batch.agents}
     upserted |= {e.id for e in batch.entities} | {f.id for f in batch.files}
 
@@ -170,7 +177,8 @@ def _units(batch: WriteBatch, limits: Limits) -> Iterator[list[Statement]]:
     for kind_label, memories in sorted(by_kind.items()):
         statement = cypher.UPSERT_NOTES.get(kind_label, cypher.UPSERT_MEMORIES)
         for group in _chunks(memories, limits.memory_rows):
-            rows = [{"props": memory_props(m), "owner": memory_owner_id(m)} for m in group]
+            rows = [{"props": memory_props(_with_body(m, bodies)), "owner": memory_owner_id(m)}
+                    for m in group]
             for row in rows:
                 node_id = row["props"]["id"]
                 if node_id in batch.links:
@@ -331,3 +339,11 @@ def _label_of(node_id: str) -> str | None:
 def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
+
+
+def _with_body(memory: MemoryNode, bodies: BodySource | None) -> MemoryNode:
+    """The note with its body: a first sync holds none of a note on disk (brain/ingest.py),
+    and its file gives it as its row is built, one transaction's worth at a time."""
+    if memory.body or bodies is None or not bodies.on_disk(memory):
+        return memory
+    return replace(memory, body=bodies.read(memory))
