@@ -274,7 +274,9 @@ class Ingester:
         context = self.rule_context()
         # The embedded store's keyword index takes words counted by the parse helpers.
         counted = isinstance(self.store, MemoryStore) and self.store.keyword_counts
-        to_build = MemoryBuilder((self.layout.name, context), keywords=counted)
+        # A note's body comes back from its parser only if the store cannot read its file.
+        bare = self.store.body_source() is not None
+        to_build = MemoryBuilder((self.layout.name, context), keywords=counted, bare=bare)
         entities: list[EntityNode] = []
         plain_files: list[FileNode] = []
         deletes: list[str] = []
@@ -296,7 +298,7 @@ class Ingester:
             self.store, self.layout.links, self.listeners,
             walk_names(self.layout, self.claims, self._scopes))
         # One into Neo4j is one batch, held until written: with no body the files still have.
-        bare = self.store.body_source() if fresh and isinstance(self.store, SharedStore) else None
+        reread = self.store.body_source() if fresh and isinstance(self.store, SharedStore) else None
 
         for rel in sorted(gone):
             self.file_problems.pop(rel, None)
@@ -351,7 +353,7 @@ class Ingester:
                 self.files[rel] = FileState(st.size, st.mtime_ns, PENDING_HASH,
                                             intern(note_id(role.node_kind, role.scope, role.name)))
                 to_build.add((rel, role.scope, role.name, str(self.root / rel), _seconds(st.mtime_ns)))
-                notes = self._write_parsed(to_build, parts, bare, notes, unshared, unread)
+                notes = self._write_parsed(to_build, parts, reread, notes, unshared, unread)
                 continue
             raw = overlay if overlay is not None else read_bytes(self.root / rel)
             if isinstance(raw, OSError):
@@ -376,7 +378,7 @@ class Ingester:
             if role.kind == "memory":
                 to_build.add((rel, role.scope, role.name, raw, mtime))
                 node_id = intern(note_id(role.node_kind, role.scope, role.name))  # the store's copy
-                notes = self._write_parsed(to_build, parts, bare, notes, unshared, unread)
+                notes = self._write_parsed(to_build, parts, reread, notes, unshared, unread)
             elif role.kind == "file":
                 node = file_node(role, rel, raw, digest, mtime)
                 plain_files.append(node)
@@ -407,7 +409,7 @@ class Ingester:
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
         notes.extend(without_bodies(
-            parsed_notes(self.files, self.file_problems, to_build.finish(), unshared, unread), bare))
+            parsed_notes(self.files, self.file_problems, to_build.finish(), unshared, unread), reread))
         for memory in unshared:
             share_hash(self.files, memory, None)
         del unshared

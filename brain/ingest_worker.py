@@ -108,7 +108,7 @@ def dump_results(results: object) -> bytes:
 
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
-    from brain.memory_files import MemoryFile, NoteRules, build_file, with_keywords
+    from brain.memory_files import MemoryFile, NoteRules, build_file, shipped
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     caches = _caches()
@@ -117,12 +117,10 @@ def main() -> int:
     if first is None:
         return 0
     rules: NoteRules | None
-    rules, keywords = pickle.loads(first)
+    rules, keywords, bare = pickle.loads(first)
     while (frame := read_frame(stdin)) is not None:
         files: list[MemoryFile] = pickle.loads(frame)
-        result = [build_file(f, rules) for f in files]
-        if keywords:
-            result = with_keywords(result)
+        result = shipped(files, [build_file(f, rules) for f in files], keywords, bare)
         write_frame(stdout, dump_results(result))
         stdout.flush()
         del result

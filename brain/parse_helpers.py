@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Iterable
 
 from brain.ingest_worker import read_frame, write_frame
-from brain.memory_files import MemoryFile, NoteRules, Unread, build_file
+from brain.memory_files import MemoryFile, NoteRules, Unread, build_file, shipped
 from brain.store.linking import NoteChange
 
 PARALLEL_MIN = 2000
@@ -45,17 +45,19 @@ def helper_count() -> int:
 class Helper:
     """One helper process: chunks go in through a writer thread, results come out decoded."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], rules: NoteRules | None, keywords: bool) -> None:
+    def __init__(
+        self, proc: subprocess.Popen[bytes], rules: NoteRules | None, keywords: bool, bare: bool,
+    ) -> None:
         self.proc = proc
         self._inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._results: queue.SimpleQueue[list[NoteChange | Unread] | None] = queue.SimpleQueue()
         self.failed = False
-        self._inbox.put(pickle.dumps((rules, keywords), protocol=pickle.HIGHEST_PROTOCOL))
+        self._inbox.put(pickle.dumps((rules, keywords, bare), protocol=pickle.HIGHEST_PROTOCOL))
         threading.Thread(target=self._write, daemon=True).start()
         threading.Thread(target=self._read, daemon=True).start()
 
     @classmethod
-    def start(cls, rules: NoteRules | None, keywords: bool = False) -> Helper | None:
+    def start(cls, rules: NoteRules | None, keywords: bool = False, bare: bool = False) -> Helper | None:
         try:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "brain.ingest_worker"],
@@ -63,7 +65,7 @@ class Helper:
             )
         except OSError:
             return None
-        return cls(proc, rules, keywords)
+        return cls(proc, rules, keywords, bare)
 
     def send(self, files: list[MemoryFile]) -> None:
         self._inbox.put(pickle.dumps(files, protocol=pickle.HIGHEST_PROTOCOL))
@@ -119,9 +121,11 @@ class MemoryBuilder:
 
     def __init__(
         self, rules: NoteRules | None = None, parallel_min: int | None = None, keywords: bool = False,
+        bare: bool = False,
     ) -> None:
         self.rules = rules
         self.keywords = keywords  # helpers count each note's keywords (brain/search/postings.py)
+        self.bare = bare  # a note read from its file comes back without its body (memory_files.shipped)
         self.parallel_min = PARALLEL_MIN if parallel_min is None else parallel_min
         self._pending: list[MemoryFile] = []
         self._helpers: list[Helper] | None = None  # None: not started (yet)
@@ -175,11 +179,14 @@ class MemoryBuilder:
         return out
 
     def _here(self, files: list[MemoryFile]) -> list[NoteChange | Unread]:
-        return [build_file(f, self.rules) for f in files]
+        # Counted here only when its body is not sent on: the store counts the rest itself.
+        built = [build_file(f, self.rules) for f in files]
+        return shipped(files, built, self.keywords and self.bare, self.bare)
 
     def _start(self) -> None:
         count = helper_count()
-        started = [Helper.start(self.rules, self.keywords) for _ in range(count)] if count > 1 else []
+        wanted = count if count > 1 else 0
+        started = [Helper.start(self.rules, self.keywords, self.bare) for _ in range(wanted)]
         self._helpers = [h for h in started if h is not None]
         # A sync that fails midway never calls finish(): its helpers end with the builder.
         weakref.finalize(self, _abandon, list(self._helpers))

@@ -65,8 +65,7 @@ class Brain:
             config = BrainConfig()  # the part that reads it (maintain, the CLI) reports it
         self.ingester = Ingester(self.root, self.store, self.layout, config)
         self.ingester.listeners.append(self._on_batch)
-        if isinstance(self.store, MemoryStore | SharedStore):  # neither holds what the files have
-            self.store.read_bodies_from(DiskBodies(self.root, self.ingester.overlays))
+        self.store.read_bodies_from(DiskBodies(self.root, self.ingester.overlays))  # not held twice
         self.ingester.change_log = logged_changes
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []

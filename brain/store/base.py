@@ -115,6 +115,20 @@ class GraphExport:
     edges: frozenset[EdgeRow]
 
 
+class BodySource(Protocol):
+    """Where a store can read a note's body back (the workspace's files: brain/note_bodies.py),
+    so that it need not hold it: the embedded store keeps a mark instead of the text, and a
+    first sync into Neo4j sends each body as it builds the note's row."""
+
+    def on_disk(self, memory: MemoryNode) -> bool:
+        """True if its body is its file's on disk now (nobody need hold it)."""
+        ...
+
+    def read(self, memory: MemoryNode) -> str:
+        """Its body, read from its file again."""
+        ...
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """Storage and queries of the graph. Every write is one `WriteBatch`."""
@@ -123,6 +137,11 @@ class GraphStore(Protocol):
     def write(self, batch: WriteBatch) -> None: ...
     def clear(self) -> None: ...
     def close(self) -> None: ...
+    def read_bodies_from(self, source: BodySource) -> None:
+        """Hold no body `source` has on disk: a note written with an empty body that `source`
+        has on disk gets its body from there (so a first sync's parsers need not send them)."""
+        ...
+    def body_source(self) -> BodySource | None: ...
 
     # what resolution needs
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]: ...
@@ -169,20 +188,6 @@ class LogPosition:
     seq: int
 
 
-class BodySource(Protocol):
-    """Where a store can read a note's body back (the workspace's files: brain/note_bodies.py),
-    so that it need not hold it: the embedded store keeps a mark instead of the text, and a
-    first sync into Neo4j sends each body as it builds the note's row."""
-
-    def on_disk(self, memory: MemoryNode) -> bool:
-        """True if its body is its file's on disk now (nobody need hold it)."""
-        ...
-
-    def read(self, memory: MemoryNode) -> str:
-        """Its body, read from its file again."""
-        ...
-
-
 @runtime_checkable
 class SharedStore(Protocol):
     """A store that outlives the process and may be shared by several (Neo4j).
@@ -227,11 +232,6 @@ class SharedStore(Protocol):
         ...
     def record_writer(self, url: str) -> None: ...
     def writer_url(self) -> str | None: ...
-    def read_bodies_from(self, source: BodySource) -> None:
-        """A note written with an empty body that `source` has on disk gets it read back
-        when its row is built: a first sync holds no body until then."""
-        ...
-    def body_source(self) -> BodySource | None: ...
 
 
 def link_problem(source_path: str, link: Link) -> Problem | None:

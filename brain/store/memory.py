@@ -92,6 +92,9 @@ class MemoryStore:
         """Keep no body that `source` can read back (a workspace's files: brain/note_bodies.py)."""
         self._bodies.source = source
 
+    def body_source(self) -> BodySource | None:
+        return self._bodies.source
+
     # ------------------------------------------------------------------ writes
 
     def clear(self) -> None:

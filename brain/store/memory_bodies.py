@@ -31,10 +31,11 @@ class Bodies:
         self.held = {}
 
     def put(self, node_id: str, memory: MemoryNode) -> None:
-        if not memory.body:
-            self.held.pop(node_id, None)
-        elif self.source is not None and self.source.on_disk(memory):
+        # On disk whatever the body given: a first sync's parsers send none (memory_files.shipped).
+        if self.source is not None and self.source.on_disk(memory):
             self.held[node_id] = ON_DISK
+        elif not memory.body:
+            self.held.pop(node_id, None)
         else:
             self.held[node_id] = pack_body(memory.body)
 

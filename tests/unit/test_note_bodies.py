@@ -18,7 +18,7 @@ from brain.model import MemoryNode
 from brain.note_bodies import read_regular
 from brain.parse import body_of
 from brain.service import Brain
-from brain.store.base import MemoryFilter
+from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
 from brain.store.memory_bodies import ON_DISK
 
@@ -175,3 +175,29 @@ def test_a_change_read_back_from_disk_still_names_the_body(
     brain.sync()
     assert ("body" in changes) is body_listed
     assert (brain.store.memory_by_path(memory.path) or memory).body == (new_text or memory.body)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["serial", "helpers"])
+def test_a_first_sync_gets_no_body_from_its_parsers(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    # The store reads every body back from its file, so the parsers send none on (400 MB at
+    # 100,000 notes): the notes handed to the store are bare, its answers are not, and its
+    # keyword index has the words of the bodies, counted before they were dropped.
+    from brain import parse_helpers
+
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", workers)
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
+    (workspace / "memory" / "shared" / "zebra.md").write_text(
+        "---\ndescription: a note\n---\nOnly this body says quixotically.\n")
+    brain = Brain(workspace)
+    handed: list[MemoryNode] = []
+    brain.ingester.listeners.append(lambda batch, _before: handed.extend(batch.memories))
+    brain.sync()
+    assert handed
+    assert all(m.body == "" for m in handed)
+    stored = memories(brain.store)  # type: ignore[arg-type]
+    assert stored["memory:shared/zebra"].body == "Only this body says quixotically.\n"
+    assert all(m.body == parsed_from_disk(workspace, m) for m in stored.values())
+    hits = brain.store.keyword_search(["quixotically"], SearchWhere(), 5)  # type: ignore[attr-defined]
+    assert [hit[0] for hit in hits] == ["memory:shared/zebra"]
