@@ -16,7 +16,7 @@ import pytest
 
 from brain.model import MemoryNode
 from brain.service import Brain
-from brain.store.base import WriteBatch
+from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import SMALL, StoreMaker
@@ -26,21 +26,23 @@ pytestmark = pytest.mark.neo4j
 NOTES = 30
 
 
-def write_notes(ws: Workspace) -> None:
+def watched_brain(root: Path, store: Neo4jStore) -> tuple[Workspace, Brain, list[MemoryNode]]:
+    """A workspace of NOTES notes, its brain on `store`, and the notes it hands the store."""
+    ws = Workspace(root)
     for i in range(NOTES):
         ws.write(f"memory/bot/n{i}.md", note(f"note {i}", f"Body of {i}, see [[n{(i + 1) % NOTES}]]."))
+    brain = Brain(ws.root, store)
+    handed: list[MemoryNode] = []
+    brain.ingester.listeners.append(lambda batch, _before: handed.extend(batch.memories))
+    return ws, brain, handed
 
 
 @pytest.mark.parametrize("limits", [SMALL, Limits()], ids=["rebuild", "one-transaction"])
 def test_a_first_sync_hands_over_bare_notes_and_the_database_gets_every_body(
     tmp_path: Path, make_store: StoreMaker, limits: Limits
 ) -> None:
-    ws = Workspace(tmp_path / "ws")
-    write_notes(ws)
     store = make_store(limits=limits)
-    brain = Brain(ws.root, store)
-    handed: list[MemoryNode] = []
-    brain.ingester.listeners.append(lambda batch, _before: handed.extend(batch.memories))
+    ws, brain, handed = watched_brain(tmp_path / "ws", store)
     brain.sync()
     assert len(handed) == NOTES
     assert all(m.body == "" for m in handed)  # none held through the write
@@ -61,16 +63,12 @@ def test_a_first_sync_hands_over_bare_notes_and_the_database_gets_every_body(
 def test_an_unsaved_buffer_keeps_its_body_through_a_first_sync(
     tmp_path: Path, make_store: StoreMaker
 ) -> None:
-    ws = Workspace(tmp_path / "ws")
-    write_notes(ws)
     store = make_store(limits=SMALL)
-    brain = Brain(ws.root, store)
-    batches: list[WriteBatch] = []
-    brain.ingester.listeners.append(lambda batch, _before: batches.append(batch))
+    _, brain, bare = watched_brain(tmp_path / "ws", store)
     # An editor's buffer, as the language server sets it before the first sync ends.
     brain.ingester.overlays["memory/bot/n3.md"] = note("note 3", "Not saved yet.").encode()
     brain.sync()
-    handed = {m.id: m for batch in batches for m in batch.memories}
+    handed = {m.id: m for m in bare}
     assert handed["memory:bot/n3"].body == "Not saved yet.\n"
     assert handed["memory:bot/n4"].body == ""
     stored = store.get_nodes(["memory:bot/n3", "memory:bot/n4"])
