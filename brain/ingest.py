@@ -31,7 +31,6 @@ from brain.ingest_state import (
     duplicate_problem,
     parsed_notes,
     share_hash,
-    without_bodies,
 )
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
@@ -50,7 +49,7 @@ from brain.model import (
     note_id,
 )
 from brain.parse_helpers import MemoryBuilder
-from brain.store.base import BodySource, GraphStore, MemoryFilter, SharedStore, WriteBatch
+from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.store.memory import MemoryStore
 from brain.workspace import (
@@ -274,7 +273,8 @@ class Ingester:
         context = self.rule_context()
         # The embedded store's keyword index takes words counted by the parse helpers.
         counted = isinstance(self.store, MemoryStore) and self.store.keyword_counts
-        # A note's body comes back from its parser only if the store cannot read its file.
+        # A note read from its file comes back from its parser without its body when the store
+        # reads bodies back from the files (both do in a Brain): a first sync holds none.
         bare = self.store.body_source() is not None
         to_build = MemoryBuilder((self.layout.name, context), keywords=counted, bare=bare)
         entities: list[EntityNode] = []
@@ -297,8 +297,6 @@ class Ingester:
         parts = None if not fresh or isinstance(self.store, SharedStore) else PartWriter(
             self.store, self.layout.links, self.listeners,
             walk_names(self.layout, self.claims, self._scopes))
-        # One into Neo4j is one batch, held until written: with no body the files still have.
-        reread = self.store.body_source() if fresh and isinstance(self.store, SharedStore) else None
 
         for rel in sorted(gone):
             self.file_problems.pop(rel, None)
@@ -353,7 +351,7 @@ class Ingester:
                 self.files[rel] = FileState(st.size, st.mtime_ns, PENDING_HASH,
                                             intern(note_id(role.node_kind, role.scope, role.name)))
                 to_build.add((rel, role.scope, role.name, str(self.root / rel), _seconds(st.mtime_ns)))
-                notes = self._write_parsed(to_build, parts, reread, notes, unshared, unread)
+                notes = self._write_parsed(to_build, parts, notes, unshared, unread)
                 continue
             raw = overlay if overlay is not None else read_bytes(self.root / rel)
             if isinstance(raw, OSError):
@@ -378,7 +376,7 @@ class Ingester:
             if role.kind == "memory":
                 to_build.add((rel, role.scope, role.name, raw, mtime))
                 node_id = intern(note_id(role.node_kind, role.scope, role.name))  # the store's copy
-                notes = self._write_parsed(to_build, parts, reread, notes, unshared, unread)
+                notes = self._write_parsed(to_build, parts, notes, unshared, unread)
             elif role.kind == "file":
                 node = file_node(role, rel, raw, digest, mtime)
                 plain_files.append(node)
@@ -408,8 +406,7 @@ class Ingester:
                 deletes.append(known.node_id)  # it changed kind (space: binary <-> text `.md`)
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
-        notes.extend(without_bodies(
-            parsed_notes(self.files, self.file_problems, to_build.finish(), unshared, unread), reread))
+        notes.extend(parsed_notes(self.files, self.file_problems, to_build.finish(), unshared, unread))
         for memory in unshared:
             share_hash(self.files, memory, None)
         del unshared
@@ -460,15 +457,12 @@ class Ingester:
         )
 
     def _write_parsed(
-        self, built: MemoryBuilder, parts: PartWriter | None, bare: BodySource | None,
-        notes: list[NoteChange], unshared: list[MemoryNode], unread: list[str],
+        self, built: MemoryBuilder, parts: PartWriter | None, notes: list[NoteChange],
+        unshared: list[MemoryNode], unread: list[str],
     ) -> list[NoteChange]:
         """A first sync in parts: take what the helpers parsed, and write a part once there
         is one (the notes not written yet are returned)."""
         if parts is None:
-            if bare is not None:  # a first sync into Neo4j: taken as parsed, bodies dropped
-                notes.extend(without_bodies(parsed_notes(
-                    self.files, self.file_problems, built.take(KEEP), unshared, unread), bare))
             return notes
         notes.extend(parsed_notes(self.files, self.file_problems, built.take(KEEP), unshared, unread))
         if len(notes) >= parts.size:

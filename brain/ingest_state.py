@@ -5,11 +5,11 @@ what a snapshot keeps of it (brain/snapshot.py). Kept apart from the sync logic 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from brain.memory_files import PENDING_HASH, Unread
 from brain.model import AgentNode, MemoryNode, Problem, Severity, agent_id, entity_id, file_id, note_id
-from brain.store.base import BodySource, WriteBatch
+from brain.store.base import WriteBatch
 from brain.store.linking import NoteChange
 from brain.workspace import AgentDefinition, FileRole, unreadable_problem
 
@@ -130,15 +130,3 @@ def share_hash(files: dict[str, FileState], memory: MemoryNode, later: list[Memo
         state.hash = memory.hash
     elif later is not None:
         later.append(memory)
-
-
-def without_bodies(notes: list[NoteChange], source: BodySource | None) -> list[NoteChange]:
-    """The notes, each without the body `source` can read back from its file when the store
-    builds the note's row (a first sync into Neo4j holds every note until it is written:
-    at 100,000 notes the bodies were most of the 0.74 GB they took)."""
-    if source is None:
-        return notes
-    return [
-        replace(n, memory=replace(n.memory, body="")) if n.memory.body and source.on_disk(n.memory) else n
-        for n in notes
-    ]

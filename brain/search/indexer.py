@@ -205,8 +205,8 @@ class EmbeddingIndexer:
         self._index.put_vectors([(m.id, m.hash, v) for m, v in zip(memories, vectors, strict=True)])
 
     def _with_bodies(self, memories: list[MemoryNode]) -> list[MemoryNode]:
-        """A first sync into Neo4j hands its notes over with no body (brain/ingest.py): the
-        store has them now."""
+        """A first sync hands its notes over with no body (memory_files.shipped): the store
+        reads them back from the files."""
         bare = [m.id for m in memories if not m.body]
         if not bare:
             return memories
