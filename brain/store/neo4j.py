@@ -106,6 +106,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
     limits = Limits()
     commit_retries = 3
     clear_rows = 10_000
+    # Seconds the replaced generation stays after a switch: a read looks up the live set of
+    # labels, then queries it (brain/store/neo4j_generation.py), in well under a second.
+    switch_grace = 1.0
 
     def __init__(
         self, driver: Driver, database: str = DEFAULT_DATABASE, uri: str = "", *, read_only: bool = False
@@ -235,6 +238,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
             self.last_write.update(self._commit(session, switch_generation, switch))
             self.rebuilds += 1
         switched = time.perf_counter()
+        time.sleep(self.switch_grace)  # for the reads that looked up the live set just before
         self._drop_old_generation()
         self.last_rebuild = {
             "copy_s": copied - started, "staged_s": staged - copied, "switch_s": switched - staged,
@@ -242,15 +246,17 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         }
 
     def _drop_old_generation(self) -> None:
-        # A read first: a start with nothing left behind writes nothing. (Quiet: before the
-        # first rebuild the label does not exist, which the server would warn about.)
+        """Delete the generation that is not live: the one a switch replaced, or what a
+        rebuild that did not finish staged. A read first: a start with nothing left behind
+        writes nothing."""
+        # (Quiet: the labels of older brains are named, which a new database never saw.)
         with runtime_errors(self.uri), self._driver.session(
             database=self.database, default_access_mode="READ", notifications_min_severity="OFF"
         ) as quiet:
-            if quiet.run(generation.ANY_OLD).single() is None:
+            if not quiet.execute_read(_read_live, generation.ANY_STAGED, {}):
                 return
         with runtime_errors(self.uri), self._session() as session:
-            while self._commit(session, drop_some, (generation.DROP_OLD, self.clear_rows), graph=False):
+            while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows), graph=False):
                 pass
 
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
@@ -306,11 +312,17 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
     # ------------------------------------------------------------------ reads
 
     def _read(self, query: str, **params: Any) -> list[Record]:
+        """One read, routed to a reader; a query on brain's labels runs on the live set."""
         with runtime_errors(self.uri):
-            result = self._driver.execute_query(
-                query, params, routing_=RoutingControl.READ, database_=self.database
-            )
-        return list(result.records)
+            if not generation.varies(query):
+                return list(self._driver.execute_query(
+                    query, params, routing_=RoutingControl.READ, database_=self.database
+                ).records)
+            with self._driver.session(
+                database=self.database, default_access_mode="READ",
+                bookmark_manager=self._driver.execute_query_bookmark_manager,
+            ) as session:
+                return session.execute_read(_read_live, query, params)
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         if not keys:
@@ -492,7 +504,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
     def export(self) -> GraphExport:
         nodes: set[NodeRow] = set()
         for r in self._read(cypher.EXPORT_NODES):
-            label = next(x for x in r["labels"] if x in KIND_OF_LABEL)
+            label = next(x for x in map(generation.unstaged, r["labels"]) if x in KIND_OF_LABEL)
             nodes.add(node_row(node_from(label, r["props"])))
         edges: set[EdgeRow] = {
             link_row(link_from(r["source"], r["target"], r["props"]))
@@ -500,6 +512,10 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         }
         edges |= {("REMEMBERS", r["agent"], r["memory"], ()) for r in self._read(cypher.EXPORT_REMEMBERS)}
         return GraphExport(frozenset(nodes), frozenset(edges))
+
+
+def _read_live(tx: ManagedTransaction, query: str, params: dict[str, Any]) -> list[Record]:
+    return list(tx.run(generation.on(query, generation.live_labels(tx)), params))
 
 
 def _owner_of(node_id: str) -> str | None:

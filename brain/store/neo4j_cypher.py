@@ -11,7 +11,7 @@ from typing import Any
 
 from brain.model import ENTITY_KINDS, NOTE_KINDS, Kind
 from brain.store.base import MemoryFilter
-from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS, STAGED_SCHEMA
+from brain.store.neo4j_generation import LEGACY_LABELS, LIVE_SCHEMA, STAGED_LABELS, staged_schema
 from brain.store.neo4j_records import order_key
 from brain.store.neo4j_shared import SHARED_SCHEMA
 
@@ -46,7 +46,7 @@ def _snake(label: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in label).lstrip("_")
 
 
-SCHEMA: tuple[str, ...] = (
+_LIVE_SET_SCHEMA: tuple[str, ...] = (
     *(
         f"CREATE CONSTRAINT {_snake(label)}_id IF NOT EXISTS "
         f"FOR (n:{label}) REQUIRE n.id IS UNIQUE"
@@ -60,8 +60,14 @@ SCHEMA: tuple[str, ...] = (
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}",
     "CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding) "
     "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}",
+)
+SCHEMA: tuple[str, ...] = (
+    *_LIVE_SET_SCHEMA,
     *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j_shared.py)
-    *STAGED_SCHEMA,  # a new generation while it is written (brain/store/neo4j_generation.py)
+    # The other set of labels, for a generation written while the first is live, and the
+    # node that says which set is live (brain/store/neo4j_generation.py).
+    *(twin for twin in map(staged_schema, _LIVE_SET_SCHEMA) if twin is not None),
+    LIVE_SCHEMA,
 )
 AWAIT_INDEXES = "CALL db.awaitIndexes($seconds)"
 
@@ -196,7 +202,7 @@ DELETE u
 """
 
 CLEAR_SOME = f"""
-MATCH (n:{ANY_LABEL}|{'|'.join(STAGED_LABELS)}|{OLD_LABEL})
+MATCH (n:{ANY_LABEL}|{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))})
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted

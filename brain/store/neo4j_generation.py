@@ -2,19 +2,26 @@
 
 A difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
 40,000 notes changed while brain was down, or a first ingest of a big workspace) cannot be:
-the server's heap decides. Written in parts under the usual labels, readers would see a
-half-written graph. So it is written as a new generation, the whole graph under staged labels
-(`BrainNextMemory`, `BrainNextAgent`, …) that no reader query matches, in as many
-transactions as it takes; then one transaction switches: every node of the old generation
-trades its labels for `BrainOld`, every staged node takes its real labels, and the change-log
-entry is appended. The switch writes labels only (no properties), so it stays small beside
-the rebuild. The old generation is then deleted in batches, unseen: every reader query starts
-from a labelled node, and links never cross generations.
+the server's heap decides. Written in parts under the labels readers match, readers would see
+a half-written graph. So brain keeps two sets of labels, `Memory`, `Agent`, … and
+`BrainBMemory`, `BrainBAgent`, …, and one `BrainLive` node that says which set is live. The
+new generation is the whole graph written under the other set, which no reader query
+matches, in as many transactions as it takes; then one small transaction switches: it points
+`BrainLive` at the new set and appends the change-log entry. The old generation is deleted
+in batches after a grace period (`Neo4jStore.switch_grace`) for the reads still on it.
 
-Why labels and not a generation number on every node: readers need no change and pay
-nothing (no filter on every query, no extra lookup of the current generation), and small
-incremental writes stay what they were. The price is the switch, which relabels every node
-(index entries move with them); bench/bench_neo4j.py measures it.
+Every statement here and in brain/store/neo4j_cypher.py is written as if the plain set were
+live and `BrainB…` staged; `on(statement, live)` swaps the two sets (and the names of the
+search indexes) when `BrainB…` is live. Readers read `BrainLive` in the same transaction as
+their query (`Neo4jStore._read`), writers in each write transaction (brain/store/neo4j_write.py),
+so a query never mixes the two sets, and links never cross them.
+
+Why not relabel at the switch (the first design, `BrainNext…` and `BrainOld`): the switch then
+wrote every node of both generations, with every index entry, the fulltext index's text
+included, in one transaction; at 1,000,000 notes that outgrew the 4.2 GB of transaction
+memory a 6 GB heap allows. Now it writes one property, whatever the size. The price: one
+extra lookup of `BrainLive` per read (an index seek), and a graph that lives under `BrainB…`
+labels after every other rebuild, which queries written by hand must follow (docs/neo4j.md).
 
 An incremental batch that big (a branch switch under a running server) has no whole graph
 to stage: the live generation is first copied onto the staged labels by the server, and the
@@ -35,28 +42,35 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+
+from neo4j import ManagedTransaction
 
 from brain.model import NOTE_KINDS, Kind
 from brain.store.base import WriteBatch
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j_cypher.py
 
-STAGED_PREFIX = "BrainNext"
-OLD_LABEL = "BrainOld"
+STAGED_PREFIX = "BrainB"  # the other set of labels
 STAGING_LABEL = "BrainStaging"  # which rebuild is staging (one node)
+LIVE_LABEL = "BrainLive"  # which set of labels is live (one node)
 STAGED_LABELS: tuple[str, ...] = tuple(STAGED_PREFIX + label for label in LABELS)
+# Left by brains before the two sets (relabelling switch): deleted like a staged generation.
+LEGACY_LABELS: tuple[str, ...] = ("BrainOld", *("BrainNext" + label for label in LABELS))
 # Notes of other kinds (DailyNote, Skill, Tool) carry Memory too: every node has one primary label.
 SUBLABELS: tuple[str, ...] = tuple(k.label for k in NOTE_KINDS if k is not Kind.MEMORY)
 PRIMARY_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in SUBLABELS)
+SEARCH_INDEXES = ("memory_text", "memory_embedding")  # named in queries (brain/store/neo4j_search.py)
 
-STAGED_SCHEMA: tuple[str, ...] = tuple(
-    f"CREATE CONSTRAINT brain_next_{label.lower()}_id IF NOT EXISTS "
-    f"FOR (n:{STAGED_PREFIX}{label}) REQUIRE n.id IS UNIQUE"
-    for label in LABELS
-)
+# A label: after the colon, or after `|` in a union of labels (`(n:Memory|Agent)`).
+_LABEL = re.compile(r"(?<=[:|])(" + "|".join(LABELS) + r")\b")
+_EITHER = re.compile(r"(?<=[:|])(" + STAGED_PREFIX + r")?(" + "|".join(LABELS) + r")\b")
+_INDEX_NAME = re.compile(r"'(brain_b_)?(" + "|".join(SEARCH_INDEXES) + r")'")
+_SCHEMA_NAME = re.compile(r"^(CREATE (?:CONSTRAINT|INDEX|FULLTEXT INDEX|VECTOR INDEX)) (\w+)")
 
-_LABEL = re.compile(r":(" + "|".join(LABELS) + r")\b")
+# Which set is live, read first by every transaction that reads or writes brain's labels.
+LIVE = f"OPTIONAL MATCH (g:{LIVE_LABEL} {{key: 'brain'}}) RETURN g.labels AS labels"
+LIVE_SCHEMA = f"CREATE CONSTRAINT brain_live_key IF NOT EXISTS FOR (n:{LIVE_LABEL}) REQUIRE n.key IS UNIQUE"
 
 # The vector of the live note with the same content (a staged upsert's `m`, `row`).
 _COPY_VECTOR = """OPTIONAL MATCH (live:Memory {id: row.props.id})
@@ -65,14 +79,50 @@ FOREACH (_ IN CASE WHEN live IS NULL THEN [] ELSE [1] END |
   SET m.embedding = live.embedding, m.embeddingHash = live.embeddingHash)
 """
 
+
 @cache
 def staged(statement: str) -> str:
     """`statement` on the staged generation: every label of the allow-list renamed."""
-    rendered = _LABEL.sub(lambda m: f":{STAGED_PREFIX}{m.group(1)}", statement)
+    rendered = _LABEL.sub(lambda m: f"{STAGED_PREFIX}{m.group(1)}", statement)
     if rendered.lstrip().startswith("UNWIND $rows AS row\nMERGE (m:"):  # a note upsert
         head, tail = rendered.split("WITH m, row\n", 1)
         rendered = head + "WITH m, row\n" + _COPY_VECTOR + "WITH m, row\n" + tail
     return rendered
+
+
+def swapped(statement: str) -> str:
+    """`statement` with the two sets of labels (and their search indexes) traded."""
+    rendered = _EITHER.sub(lambda m: f"{'' if m.group(1) else STAGED_PREFIX}{m.group(2)}", statement)
+    return _INDEX_NAME.sub(lambda m: f"'{'' if m.group(1) else 'brain_b_'}{m.group(2)}'", rendered)
+
+
+@lru_cache(maxsize=1024)
+def on(statement: str, live: str | None) -> str:
+    """`statement`, written with the plain labels live, for the set `live` (LIVE's answer)."""
+    return swapped(statement) if live == STAGED_PREFIX else statement
+
+
+@lru_cache(maxsize=1024)
+def varies(statement: str) -> bool:
+    """Whether `statement` names a label or search index of either set (reads LIVE first)."""
+    return bool(_EITHER.search(statement) or _INDEX_NAME.search(statement))
+
+
+def unstaged(label: str) -> str:
+    """A label of either set as the plain one (what `labels(n)` returns, as a kind)."""
+    return label.removeprefix(STAGED_PREFIX)
+
+
+def live_labels(tx: ManagedTransaction) -> str | None:
+    """Which set of labels is live (`on`'s `live`), read in the transaction `tx`."""
+    record = tx.run(LIVE).single()
+    return None if record is None else record["labels"]
+
+
+def staged_schema(statement: str) -> str | None:
+    """The staged set's twin of a schema statement of the live one (None: it names no label)."""
+    twin = swapped(statement)
+    return None if twin == statement else _SCHEMA_NAME.sub(r"\1 brain_b_\2", twin)
 
 
 # A rebuild names itself before it stages; its switch runs once, even if its transaction is
@@ -83,20 +133,12 @@ OPTIONAL MATCH (s:{STAGING_LABEL} {{key: 'brain'}}) WHERE s.token = $token
 DELETE s
 RETURN count(s) AS due
 """
-# The switch: one transaction of these statements, then the change-log entry.
-SWITCH: tuple[str, ...] = (
-    f"MATCH (n:{'|'.join(LABELS)}) REMOVE n:{':'.join(LABELS)} SET n:{OLD_LABEL}",
-    *(f"MATCH (n:{STAGED_PREFIX}{label}) REMOVE n:{STAGED_PREFIX}{label} SET n:{label}" for label in LABELS),
-)
-ANY_OLD = f"MATCH (n:{OLD_LABEL}) RETURN 1 AS one LIMIT 1"
-DROP_OLD = f"""
-MATCH (n:{OLD_LABEL})
-WITH n LIMIT $limit
-DETACH DELETE n
-RETURN count(*) AS deleted
-"""
+# The switch: `BrainLive` names the set that was staged (`$labels`), in one transaction with
+# the change-log entry.
+SWITCH = f"MERGE (g:{LIVE_LABEL} {{key: 'brain'}}) SET g.labels = $labels"
+ANY_STAGED = f"MATCH (n:{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))}) RETURN 1 AS one LIMIT 1"
 DROP_STAGED = f"""
-MATCH (n:{'|'.join(STAGED_LABELS)})
+MATCH (n:{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))})
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted

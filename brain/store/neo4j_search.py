@@ -22,6 +22,7 @@ from neo4j import ManagedTransaction, Record
 from brain.search.text import lucene_expression
 from brain.store.base import Ranked, SearchWhere
 from brain.store.memory_search import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT
+from brain.store.neo4j_generation import live_labels, on
 
 # Lucene's best `window` hits, each with whether the reader may see it. Without the limit,
 # Lucene hands over every hit: a common word at 100,000 notes is tens of thousands of rows,
@@ -66,7 +67,7 @@ def keyword_query(terms: Sequence[str]) -> str:
 
 
 def put_vectors(tx: ManagedTransaction, rows: list[dict[str, Any]]) -> None:
-    tx.run(PUT_VECTORS, rows=rows).consume()
+    tx.run(on(PUT_VECTORS, live_labels(tx)), rows=rows).consume()
 
 
 def settled_top(hits: list[tuple[str, float, bool]], window: int, limit: int) -> Ranked | None:

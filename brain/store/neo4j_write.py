@@ -218,10 +218,11 @@ def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter
     """The body of one managed write transaction; what it changed, by summary counter."""
     if transaction.fence:
         fence(tx, transaction.fence)
+    live = generation.live_labels(tx)
     changed: Counter[str] = Counter()
     orphans: set[str] = set()
     for statement in transaction.statements:
-        result = tx.run(statement.cypher, statement.params)
+        result = tx.run(generation.on(statement.cypher, live), statement.params)
         if statement.returns_orphans:
             for record in result:
                 orphans.update(record["orphans"])
@@ -229,7 +230,7 @@ def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter
     if orphans:
         cleanup = cypher.CLEANUP_UNRESOLVED
         cleanup = generation.staged(cleanup) if transaction.staged else cleanup
-        _count(changed, tx.run(cleanup, {"ids": sorted(orphans)}))
+        _count(changed, tx.run(generation.on(cleanup, live), {"ids": sorted(orphans)}))
     _mark_graph(tx)
     if transaction.log is not None:  # with the batch: an entry exists exactly if its data does
         tx.run(LOG_CHANGES, transaction.log).consume()
@@ -245,14 +246,15 @@ def _count(changed: Counter[str], result: Result) -> None:
 
 
 def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
-    """The staged generation becomes the graph, the graph the old generation, at once."""
+    """The staged generation becomes the graph, the graph the old generation, at once: one
+    property of one node, whatever the graph's size (brain/store/neo4j_generation.py)."""
     if transaction.fence:
         fence(tx, transaction.fence)
     changed: Counter[str] = Counter()
     if not tx.run(generation.SWITCH_ONCE, {"token": transaction.token}).single(strict=True)["due"]:
         return changed  # switched already: this is a re-run after a lost commit outcome
-    for statement in generation.SWITCH:
-        tx.run(statement).consume()
+    staged = "" if generation.live_labels(tx) == generation.STAGED_PREFIX else generation.STAGED_PREFIX
+    tx.run(generation.SWITCH, {"labels": staged}).consume()
     _mark_graph(tx)
     if transaction.log is not None:
         tx.run(LOG_CHANGES, transaction.log).consume()
@@ -272,10 +274,13 @@ def copy_page(
     the ids of `label` after `after`, each statement run on them, leaving out what the batch
     rewrites; the last id, None at the end."""
     label, statements, after, limit, rewritten = page
-    ids = [r["id"] for r in tx.run(generation.PAGE[label], {"after": after, "limit": limit})]
+    live = generation.live_labels(tx)
+    page_ids = generation.on(generation.PAGE[label], live)
+    ids = [r["id"] for r in tx.run(page_ids, {"after": after, "limit": limit})]
     parameters = rewritten.page(ids)
     for statement in statements if ids else ():  # each sent only the lists it reads
-        tx.run(statement, {k: v for k, v in parameters.items() if f"${k}" in statement}).consume()
+        params = {k: v for k, v in parameters.items() if f"${k}" in statement}
+        tx.run(generation.on(statement, live), params).consume()
     return str(ids[-1]) if ids else None
 
 
@@ -284,9 +289,11 @@ def mark_staging(tx: ManagedTransaction, token: str) -> None:
 
 
 def drop_some(tx: ManagedTransaction, query_limit: tuple[str, int]) -> int:
-    """Delete up to `limit` nodes of a generation (DROP_OLD, DROP_STAGED); how many went."""
+    """Delete up to `limit` nodes of the generation that is not live (DROP_STAGED,
+    DROP_STAGED_ORPHANS); how many went."""
     query, limit = query_limit
-    return int(tx.run(query, {"limit": limit}).single(strict=True)["deleted"])
+    result = tx.run(generation.on(query, generation.live_labels(tx)), {"limit": limit})
+    return int(result.single(strict=True)["deleted"])
 
 
 def clear_some(tx: ManagedTransaction, limit: int) -> int:

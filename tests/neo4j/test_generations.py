@@ -24,7 +24,7 @@ from brain.service import Brain
 from brain.store import neo4j as neo4j_module
 from brain.store.base import LogPosition, SearchWhere, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
-from brain.store.neo4j_generation import OLD_LABEL, STAGED_LABELS
+from brain.store.neo4j_generation import LEGACY_LABELS, STAGED_LABELS, STAGED_PREFIX
 from brain.store.neo4j_write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
@@ -84,7 +84,14 @@ def write_notes(ws: Workspace, generation: str) -> None:
 
 
 def count(store: Neo4jStore, labels: str) -> int:
+    """Nodes under `labels` as a reader sees them: the plain labels name the live set."""
     return int(store._read(f"MATCH (n:{labels}) RETURN count(n) AS n")[0]["n"])
+
+
+def raw_count(store: Neo4jStore, label: str) -> int:
+    """Nodes that carry `label` itself, whichever set is live."""
+    query = f"MATCH (n:{label}) RETURN count(n) AS n"
+    return int(store._driver.execute_query(query, database_=store.database).records[0]["n"])
 
 
 def test_a_reader_polling_during_a_rebuild_never_sees_a_mix(
@@ -113,8 +120,10 @@ def test_a_reader_polling_during_a_rebuild_never_sees_a_mix(
     assert set(seen) <= {("old", NOTES), ("new", 2 * NOTES)}
     assert seen[("old", NOTES)] > 0  # the reader did look while the new generation was written
     assert writer.export() == reference_export(ws.root)
-    assert count(writer, "|".join(STAGED_LABELS)) == 0
-    assert count(writer, OLD_LABEL) == 0  # the old generation is gone after the switch
+    assert count(writer, "|".join(STAGED_LABELS)) == 0  # the old generation is gone after the switch
+    # Two rebuilds: the graph went to the other set of labels and came back.
+    assert raw_count(writer, "Memory") == NOTES
+    assert raw_count(writer, STAGED_PREFIX + "Memory") == 0
     # The switch carried the rebuild's changes into the change log: one entry, every note.
     _, entries = reader.changes_after(LogPosition(position.log_id, position.seq))
     assert sorted(e["id"] for e in entries) == sorted(f"memory:bot/n{i}" for i in range(NOTES))
@@ -185,7 +194,6 @@ def test_a_big_change_seen_by_a_running_writer_is_switched_in_at_once(
     assert seen[("old", NOTES)] > 0  # the reader did look while the new generation was written
     assert writer.export() == reference_export(ws.root)
     assert count(writer, "|".join(STAGED_LABELS)) == 0
-    assert count(writer, OLD_LABEL) == 0
     assert writer.vector_hashes() == {kept.id: kept.hash}  # copied with its note
     _, entries = reader.changes_after(LogPosition(position.log_id, position.seq))
     assert sorted(e["id"] for e in entries) == sorted(f"memory:bot/n{i}" for i in range(NOTES))
@@ -243,7 +251,7 @@ def test_the_copy_leaves_out_what_the_big_change_rewrites(
 
     def count_then_stage(*args: object, **kwargs: object) -> Iterator[object]:
         if kwargs.get("staged"):  # the copy is done; the batch is about to be written on it
-            copied.append(count_links(writer, "BrainNextMemory"))
+            copied.append(count_links(writer, STAGED_PREFIX + "Memory"))
         yield from staging(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(neo4j_module, "stream_transactions", count_then_stage)
@@ -254,7 +262,7 @@ def test_the_copy_leaves_out_what_the_big_change_rewrites(
     assert copied == [2]  # keep's two links; the 120 of the rewritten notes were left out
     assert count(writer, "Unresolved") == 2  # nowhere and n0, still linked from keep
     assert writer.export() == reference_export(ws.root)
-    assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
+    assert count(writer, "|".join((*STAGED_LABELS, *LEGACY_LABELS))) == 0
     brain.close()
 
 
@@ -313,7 +321,7 @@ def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it
     injector.fault = None
     brain.sync()
     assert writer.export() == reference_export(ws.root)
-    assert count(writer, "|".join((*STAGED_LABELS, OLD_LABEL))) == 0
+    assert count(writer, "|".join((*STAGED_LABELS, *LEGACY_LABELS))) == 0
     brain.close()
 
 

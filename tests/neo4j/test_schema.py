@@ -22,7 +22,7 @@ from tests.neo4j.conftest import Login
 REPO = Path(__file__).resolve().parents[2]
 ALLOWED = {
     *cypher.LABELS, "LINKS_TO", "REMEMBERS", "BrainWorkspace", "BrainChange", "BrainLease",
-    *generation.STAGED_LABELS, generation.OLD_LABEL, generation.STAGING_LABEL,
+    *generation.STAGED_LABELS, *generation.LEGACY_LABELS, generation.STAGING_LABEL, generation.LIVE_LABEL,
 }
 
 
@@ -36,11 +36,11 @@ def every_statement() -> list[str]:
         elif isinstance(value, tuple):
             found += [v for v in value if isinstance(v, str) and "CREATE" in v]
     found += [generation.staged(s) for s in found if "UNWIND $rows" in s]  # a rebuild's
-    found += [*generation.SWITCH, generation.DROP_OLD, generation.DROP_STAGED, generation.STAGING,
-              generation.SWITCH_ONCE]
+    found += [generation.SWITCH, generation.ANY_STAGED, generation.DROP_STAGED, generation.STAGING,
+              generation.SWITCH_ONCE, generation.LIVE]
     for where in (MemoryFilter(), MemoryFilter("a", "b", "user", "x", True)):
         found += [cypher.list_memories(where, "memory:x", 5)[0], cypher.count_memories(where)[0]]
-    return found
+    return found + [generation.swapped(s) for s in found]  # with the other set live
 
 
 def test_the_published_schema_matches_the_store() -> None:
@@ -122,11 +122,13 @@ def ingested(neo4j_login: Login, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 @pytest.mark.neo4j
+@pytest.mark.parametrize("live", ["", generation.STAGED_PREFIX], ids=["plain-live", "b-live"])
 @pytest.mark.parametrize(("name", "statement", "params"), LOOKUPS, ids=[x[0] for x in LOOKUPS])
 def test_lookups_seek_indexes_instead_of_scanning(
-    name: str, statement: str, params: dict[str, Any], ingested: Neo4jStore,
+    name: str, statement: str, params: dict[str, Any], live: str, ingested: Neo4jStore,
 ) -> None:
-    operators = plan_operators(ingested, statement, params)
+    """On either set of labels (brain/store/neo4j_generation.py): each has its own indexes."""
+    operators = plan_operators(ingested, generation.on(statement, live), params)
     assert not [op for op in operators if op.startswith(SCANS)], f"{name} scans: {operators}"
 
 
