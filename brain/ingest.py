@@ -9,10 +9,8 @@ truth; watcher events only say where to look.
 
 from __future__ import annotations
 
-import os
-import stat
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from sys import intern
@@ -20,7 +18,8 @@ from sys import intern
 from brain.config import BrainConfig
 from brain.gcpause import gc_paused
 from brain.ingest_claims import claim
-from brain.ingest_parts import KEEP, PartWriter, walk_names
+from brain.ingest_parts import KEEP, ChangeLogger, PartWriter, StagedChanges, walk_names
+from brain.ingest_paths import stat_paths
 from brain.ingest_state import (
     _STATE_ATTRIBUTES,
     FileState,
@@ -58,10 +57,8 @@ from brain.workspace import (
     read_agent_definition,
     read_bytes,
     read_entity,
-    special_kind,
     unread_problem,
     unreadable_problem,
-    walk_dir,
 )
 
 __all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult"]
@@ -69,7 +66,6 @@ __all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult"]
 Progress = Callable[[int, int], None]
 BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
 # A batch's changes as the change log of a shared store keeps them (brain.service sets it).
-ChangeLogger = Callable[[WriteBatch, dict[str, Node]], list[dict[str, object]]]
 
 
 class Ingester:
@@ -103,6 +99,9 @@ class Ingester:
         self._rebuild = False
         self.listeners: list[BatchListener] = []
         self.change_log: ChangeLogger | None = None
+        # Told the changes of a first sync written in parts onto a staged generation once it
+        # is switched in (the listeners were not told part by part: readers saw none of it).
+        self.switched: Callable[[Sequence[str]], None] | None = None
         # Rules about dates (mindlink's expired-daily-note) ask what day it is (UTC).
         self.today: Callable[[], date] = lambda: datetime.now(UTC).date()
         self._rule_day: date | None = None
@@ -230,34 +229,7 @@ class Ingester:
     # ---------------------------------------------------------------- internals
 
     def _stat_paths(self, paths: Iterable[str]) -> tuple[dict[str, FileStat], list[str]]:
-        stats: dict[str, FileStat] = {}
-        gone: list[str] = []
-        named = {self._unlinked(p.replace(os.sep, "/").strip("/")) for p in paths}
-        for rel in named:
-            full = self.root / rel
-            if rel in self.overlays:
-                stats[rel] = FileStat(rel, -1, -1)
-                continue
-            try:
-                st = full.lstat()
-            except OSError:
-                gone.append(rel)
-                gone.extend(self._known_under(rel))
-                continue
-            if stat.S_ISDIR(st.st_mode):  # lstat: a linked folder is a link, never walked
-                found = {sub.rel: sub for sub in walk_dir(self.root / rel, rel)}
-                stats.update(found)
-                gone.extend(k for k in self._known_under(rel) if k not in found)
-                if rel in self.files or rel in self.file_problems:
-                    gone.append(rel)  # it was a file or a link before it became a folder
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                gone.extend(self._known_under(rel))  # e.g. a folder replaced by a link to it
-            special = special_kind(st.st_mode)  # a FIFO or device: reported, never read (it blocks)
-            if special is not None:
-                stats[rel] = FileStat(rel, 0, 0, True, special)
-                continue
-            stats[rel] = FileStat(rel, st.st_size, st.st_mtime_ns, stat.S_ISLNK(st.st_mode))
+        stats, gone = stat_paths(self.root, paths, self.overlays, (self.files, self.file_problems))
         # The scopes as a full walk finds them (one folder listing): a layout may make a scope
         # of more than one folder (lab's `main`: MEMORY.md or memory/), and a named empty
         # folder is a scope too.
@@ -294,8 +266,14 @@ class Ingester:
         # A first sync into this process's own store is written in parts as notes are parsed
         # (brain/ingest_parts.py): the workspace is never held at once. Its links resolve
         # against the names of the whole walk, which the claimed paths already tell.
-        parts = None if not fresh or isinstance(self.store, SharedStore) else PartWriter(
-            self.store, self.layout.links, self.listeners,
+        # So is a first sync into a shared store (Neo4j) that holds no graph yet: onto its
+        # staged generation, which no reader sees until `switch_in`.
+        shared_store = self.store if isinstance(self.store, SharedStore) else None
+        staging = shared_store.staging() if fresh and shared_store is not None else None
+        staged_changes = StagedChanges(self.change_log)  # told the switch, not the listeners
+        parts = None if not fresh or (shared_store is not None and staging is None) else PartWriter(
+            staging or self.store, self.layout.links,
+            [staged_changes] if staging is not None else self.listeners,
             walk_names(self.layout, self.claims, self._scopes))
 
         for rel in sorted(gone):
@@ -417,6 +395,10 @@ class Ingester:
         agents, agent_deletes = self._agent_changes(owners, definitions_changed or fresh)
         if parts is not None:
             parts.finish(notes, agents, entities, deletes + agent_deletes, plain_files)
+            if staging is not None and shared_store is not None:
+                shared_store.switch_in(staging, staged_changes.parts)
+                if self.switched is not None:
+                    self.switched(staged_changes.parts)
             if self.layout.has_scope_rules:
                 self._check_scopes(parts.scopes, context, fresh)
             return SyncResult(
@@ -481,19 +463,6 @@ class Ingester:
                 self.scope_problems[scope] = found
             else:
                 self.scope_problems.pop(scope, None)
-
-    def _unlinked(self, rel: str) -> str:
-        """`rel`, or its first ancestor that is a symlink: a full walk never enters one."""
-        parts = rel.split("/")
-        for end in range(1, len(parts)):
-            ancestor = "/".join(parts[:end])
-            if os.path.islink(self.root / ancestor):
-                return ancestor
-        return rel
-
-    def _known_under(self, rel: str) -> list[str]:
-        prefix = rel + "/"
-        return [k for k in (*self.files, *self.file_problems) if k.startswith(prefix)]
 
     def _agent_changes(self, owners: set[str], recompute: bool) -> tuple[list[AgentNode], list[str]]:
         """Agents are the definitions plus every scope folder (a folder outlives its agent)."""

@@ -17,13 +17,17 @@ file that could not be read; space's binary `.md`, a File and not a note) and an
 links whose target was not written yet (its headings come from its text). So the graph is
 the one a single batch gives, in every layout.
 
-A shared store (Neo4j) still gets one batch: it writes the difference in one transaction.
-A part that fails leaves the store half-written, as a failed batch could:
-`Ingester._forget` makes the next sync clear it and start again.
+A shared store (Neo4j) that holds no graph yet is written the same way, into the store its
+`staging()` gives: the generation no reader sees, switched in at once when the last part is
+written (brain/store/neo4j_rebuild.py). One that holds a graph gets one batch: the
+difference, in one transaction. A part that fails leaves the store half-written, as a
+failed batch could: `Ingester._forget` makes the next sync clear it (Neo4j: the staged
+generation, unseen) and start again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from sys import intern
 
@@ -48,6 +52,7 @@ from brain.store.linking import Named, NoteChange, entry_of, key_of_id, plan
 KEEP = 8  # parsed chunks left with the helpers while this process reads on
 
 Listener = Callable[[WriteBatch, dict[str, Node]], None]
+ChangeLogger = Callable[[WriteBatch, dict[str, Node]], list[dict[str, object]]]  # for a shared store
 
 
 class PartWriter:
@@ -134,6 +139,21 @@ class PartWriter:
         self.last = batch
         for listener in self.listeners:
             listener(batch, before)
+
+
+class StagedChanges:
+    """A staged first sync's changes, part by part, as the compact JSON the change log keeps:
+    the listeners are not told of a part readers cannot see yet; the switch logs them all
+    (`SharedStore.switch_in`), and this process's subscribers hear of them then."""
+
+    def __init__(self, change_log: ChangeLogger | None) -> None:
+        self.change_log = change_log
+        self.parts: list[str] = []
+
+    def __call__(self, batch: WriteBatch, before: dict[str, Node]) -> None:
+        changes = self.change_log(batch, before) if self.change_log is not None else []
+        if changes:
+            self.parts.append(json.dumps(changes, ensure_ascii=False, separators=(",", ":")))
 
 
 class WalkNames:

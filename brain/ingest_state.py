@@ -53,7 +53,7 @@ _STATE_ATTRIBUTES = {
     "path_problems", "content_problems", "scope_problems",
     # Not kept: given to the constructor again, or transient (the day rules last ran).
     "root", "store", "overlays", "_synced", "_rebuild", "listeners", "layout", "config", "today",
-    "_rule_day", "change_log",
+    "_rule_day", "change_log", "switched",
 }
 
 

@@ -8,10 +8,11 @@ file-level ones, and tells subscribers what each applied batch changed.
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +68,7 @@ class Brain:
         self.ingester.listeners.append(self._on_batch)
         self.store.read_bodies_from(DiskBodies(self.root, self.ingester.overlays))  # not held twice
         self.ingester.change_log = logged_changes
+        self.ingester.switched = self._on_switch
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._seq = itertools.count(1)
@@ -152,6 +154,14 @@ class Brain:
         if not self._listeners:
             return
         self._deliver(changes_of(batch, before, self._seq))
+
+    def _on_switch(self, changes: Sequence[str]) -> None:
+        """A first sync written onto a staged generation is live: what it changed, at once."""
+        if self._listeners:
+            self.publish(entry for text in changes for entry in json.loads(text))
+        search = self._search
+        if search is not None and not self.read_only:
+            search.indexer.recheck()  # it looked for notes to embed before they were readable
 
     def publish(self, entries: Iterable[Mapping[str, object]]) -> None:
         """Deliver changes another brain applied (a replica following the writer's log)."""

@@ -77,6 +77,7 @@ class EmbeddingIndexer:
         self._stop = False
         self._failed = ""  # why embedding stopped for good (the helper died): keyword only
         self._thread: threading.Thread | None = None
+        self._recheck = False  # `recheck`: the worker looks for missing vectors again
         self.embedded_now = 0  # notes the model encoded (cache misses), for benchmarks
 
     def start(self) -> None:
@@ -92,6 +93,16 @@ class EmbeddingIndexer:
         with self._cond:
             for memory in memories:
                 self._pending[memory.id] = memory
+            self._cond.notify_all()
+
+    def recheck(self) -> None:
+        """Look again for every memory without a current vector (the graph was replaced at
+        once, by a first sync written onto a staged generation)."""
+        if self.encoder is None or self._thread is None:
+            return  # not started: its start looks anyway
+        with self._cond:
+            self._recheck = True
+            self._caught_up = False
             self._cond.notify_all()
 
     def forget(self, ids: Iterable[str]) -> None:
@@ -157,17 +168,25 @@ class EmbeddingIndexer:
             log.exception("embedding catch-up failed")
         while True:
             with self._cond:
-                while not self._pending and not self._stop:
+                while not self._pending and not self._stop and not self._recheck:
                     if not self._caught_up:
                         self._caught_up = True
                     self._cond.notify_all()
                     self._cond.wait()
                 if self._stop:
                     return
-                # Oldest first; no sort of the whole queue per batch (10,000 notes queued at start).
-                ids = list(itertools.islice(self._pending, self._batch))
-                work = [self._pending.pop(i) for i in ids]
-                self._busy = len(work)
+                recheck, self._recheck = self._recheck, False
+                if not recheck:
+                    # Oldest first; no sort of the whole queue per batch (10,000 queued at start).
+                    ids = list(itertools.islice(self._pending, self._batch))
+                    work = [self._pending.pop(i) for i in ids]
+                    self._busy = len(work)
+            if recheck:
+                try:
+                    self._catch_up()
+                except Exception:
+                    log.exception("embedding catch-up failed")
+                continue
             try:
                 self._embed(work)
             except EmbedderFailed as exc:

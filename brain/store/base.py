@@ -194,8 +194,10 @@ class SharedStore(Protocol):
 
     Its first sync does not start from empty: the ingester `claim`s it for the workspace,
     asks for the `difference` between the whole graph and what it holds, and writes that
-    with `write_all` (all at once). Every batch carries its changes into the change log
-    (`write_all`, `write_logged`: in the batch's transaction), which read-only replicas follow.
+    with `write_all` (all at once); a database that holds no graph yet is written in parts
+    into a `staging` store instead and switched in at once. Every batch carries its changes
+    into the change log (`write_all`, `write_logged`: in the batch's transaction), which
+    read-only replicas follow.
     """
 
     read_only: bool
@@ -218,6 +220,14 @@ class SharedStore(Protocol):
         ...
     def write_logged(self, batch: WriteBatch, changes: Sequence[Mapping[str, object]]) -> None:
         """An incremental batch and its change-log entry, in one transaction."""
+        ...
+    def staging(self) -> GraphStore | None:
+        """For the first sync of a database that holds no graph yet: a store that no reader
+        sees, which the sync writes in parts, then `switch_in`; None: it holds a graph."""
+        ...
+    def switch_in(self, staged: GraphStore, changes: Sequence[str]) -> None:
+        """What `staged` holds becomes the graph at once, with the change-log entries
+        `changes` (each a JSON list of one part's changes)."""
         ...
     def check_writable(self) -> None:
         """Raise StoreReadOnly, naming the writer, if this is a read-only replica."""

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -62,6 +60,7 @@ from brain.store.base import (
 )
 from brain.store.memory_rows import StoreImage
 from brain.store.neo4j_errors import connect_errors, runtime_errors
+from brain.store.neo4j_rebuild import Neo4jGenerations
 from brain.store.neo4j_records import (
     KIND_OF_LABEL,
     agent_from,
@@ -76,15 +75,9 @@ from brain.store.neo4j_search import Neo4jSearch, put_vectors
 from brain.store.neo4j_shared import Neo4jShared
 from brain.store.neo4j_write import (
     Limits,
-    Transaction,
     atomic_plan,
     clear_some,
-    copy_page,
-    drop_some,
-    mark_staging,
     run_transaction,
-    stream_transactions,
-    switch_generation,
     transactions,
 )
 
@@ -94,7 +87,7 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(Neo4jShared, Neo4jSearch):
+class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
@@ -211,54 +204,6 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 self.last_write.update(self._commit(session, run_transaction, transaction))
                 transaction.forget_rows()
 
-    def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None, copy_live: bool = False) -> None:
-        """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py);
-        `copy_live`: `whole` is a change of the live graph, written onto a copy of it."""
-        started = time.perf_counter()
-        with self.replaying_vectors(), runtime_errors(self.uri), self._session() as session:
-            while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows)):
-                pass  # the staged nodes of a rebuild that did not finish
-            token = uuid.uuid4().hex
-            self._commit(session, mark_staging, token, graph=False)
-            rewritten = generation.Rewritten.by(whole)
-            for label, statements, page in generation.COPY_STEPS if copy_live else ():
-                after: str | None = ""
-                while after is not None:
-                    after = self._commit(session, copy_page, (label, statements, after, page, rewritten))
-            copied = time.perf_counter()
-            for transaction in stream_transactions(whole, self.limits, staged=True, bodies=self._bodies):
-                transaction.fence = self.describe()
-                self.last_write.update(self._commit(session, run_transaction, transaction))
-                transaction.forget_rows()
-            orphans = (generation.DROP_STAGED_ORPHANS, self.clear_rows)  # of the links it rewrote
-            while copy_live and self._commit(session, drop_some, orphans):
-                pass
-            staged = time.perf_counter()
-            switch = Transaction(fence=self.describe(), log=entry, token=token)
-            self.last_write.update(self._commit(session, switch_generation, switch))
-            self.rebuilds += 1
-        switched = time.perf_counter()
-        time.sleep(self.switch_grace)  # for the reads that looked up the live set just before
-        self._drop_old_generation()
-        self.last_rebuild = {
-            "copy_s": copied - started, "staged_s": staged - copied, "switch_s": switched - staged,
-            "drop_old_s": time.perf_counter() - switched,
-        }
-
-    def _drop_old_generation(self) -> None:
-        """Delete the generation that is not live: the one a switch replaced, or what a
-        rebuild that did not finish staged. A read first: a start with nothing left behind
-        writes nothing."""
-        # (Quiet: the labels of older brains are named, which a new database never saw.)
-        with runtime_errors(self.uri), self._driver.session(
-            database=self.database, default_access_mode="READ", notifications_min_severity="OFF"
-        ) as quiet:
-            if not quiet.execute_read(_read_live, generation.ANY_STAGED, {}):
-                return
-        with runtime_errors(self.uri), self._session() as session:
-            while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows), graph=False):
-                pass
-
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
         self.check_writable()
         with runtime_errors(self.uri), self._session() as session:
@@ -311,6 +256,8 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
 
     # ------------------------------------------------------------------ reads
 
+    staged_reads = False  # a staged store's reads: on the set of labels that is not live
+
     def _read(self, query: str, **params: Any) -> list[Record]:
         """One read, routed to a reader; a query on brain's labels runs on the live set."""
         with runtime_errors(self.uri):
@@ -318,11 +265,22 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
                 return list(self._driver.execute_query(
                     query, params, routing_=RoutingControl.READ, database_=self.database
                 ).records)
+            if self.staged_reads:
+                query = generation.swapped(query)
             with self._driver.session(
                 database=self.database, default_access_mode="READ",
                 bookmark_manager=self._driver.execute_query_bookmark_manager,
             ) as session:
                 return session.execute_read(_read_live, query, params)
+
+    def _is_empty(self) -> bool:
+        """Whether the live generation holds no node (a database brain has not written)."""
+        return not self._read(cypher.ANY_NODE)
+
+    def _staged_store(self) -> Neo4jStore:
+        staged = StagedNeo4jStore(self._driver, self.database, self.uri)
+        staged.limits, staged._bodies = self.limits, self._bodies
+        return staged
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         if not keys:
@@ -512,6 +470,19 @@ class Neo4jStore(Neo4jShared, Neo4jSearch):
         }
         edges |= {("REMEMBERS", r["agent"], r["memory"], ()) for r in self._read(cypher.EXPORT_REMEMBERS)}
         return GraphExport(frozenset(nodes), frozenset(edges))
+
+
+class StagedNeo4jStore(Neo4jStore):
+    """The generation a first sync writes in parts (brain/store/neo4j_rebuild.py): reads and
+    writes on the set of labels that is not live, so no reader sees it until the switch."""
+
+    staged_reads = True
+
+    def write(self, batch: WriteBatch) -> None:
+        self.write_staged(batch)
+
+    def close(self) -> None:
+        """Nothing: the driver is the live store's."""
 
 
 def _read_live(tx: ManagedTransaction, query: str, params: dict[str, Any]) -> list[Record]:

@@ -147,9 +147,12 @@ RETURN collect(DISTINCT orphan) AS orphans
 """
 
 
-def _link_target(label: str) -> str:
+def _link_target(label: str, placeholder: bool = False) -> str:
     if label == "Unresolved":
         return "MERGE (t:Unresolved {id: row.target}) ON CREATE SET t.target = row.name"
+    if placeholder:  # a node of a later part: made here, filled by its own upsert
+        primary = "Memory" if label in NOTE_SUBLABELS else label  # what UPSERT_NOTES merges on
+        return f"MERGE (t:{primary} {{id: row.target}}) ON CREATE SET t.placeholder = true"
     return f"MATCH (t:{label} {{id: row.target}})"
 
 
@@ -182,6 +185,23 @@ RETURN collect(DISTINCT orphan) AS orphans
     for label in LABELS
 }
 
+# A first sync in parts onto a staged generation (brain/store/neo4j_rebuild.py) links to
+# nodes of later parts: a relationship needs both ends, so the link makes its target, bare.
+# Its upsert fills it (`SET n = row.props` drops the mark); one the sync never wrote (a name
+# the walk foresaw wrongly: its links were relinked elsewhere) is dropped before the switch.
+PLACEHOLDING: dict[str, str] = {
+    **{CREATE_LINKS[label]: CREATE_LINKS[label].replace(_link_target(label), _link_target(label, True))
+       for label in LABELS},
+    **{RELINKS[label]: RELINKS[label].replace(_link_target(label), _link_target(label, True))
+       for label in LABELS},
+}
+DROP_PLACEHOLDERS = f"""
+MATCH (n:{ANY_LABEL}) WHERE n.placeholder
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+
 DELETE_NODES: dict[str, str] = {
     label: f"""
 UNWIND $ids AS id
@@ -200,6 +220,8 @@ MATCH (u:Unresolved {id: id})
 WHERE NOT EXISTS { ()-[:LINKS_TO]->(u) }
 DELETE u
 """
+
+ANY_NODE = f"MATCH (n:{ANY_LABEL}) RETURN 1 AS one LIMIT 1"
 
 CLEAR_SOME = f"""
 MATCH (n:{ANY_LABEL}|{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))})
@@ -224,8 +246,11 @@ def _union(template: str, labels: tuple[str, ...] = PRIMARY_LABELS) -> str:
 NODE_PROPS = "n {{.*, embedding: null}}"
 MEMORY_PROPS = "m {.*, embedding: null}"
 MEMORY_PROPS_NO_BODY = "m {.*, embedding: null, body: ''}"
+# (A placeholder, a node of a later part that a staged first sync linked to before writing
+# it, is not a node yet: see PLACEHOLDING.)
 GET_NODES = _union(
-    f"MATCH (n:{{label}}) WHERE n.id IN $ids RETURN '{{label}}' AS label, {NODE_PROPS} AS props"
+    f"MATCH (n:{{label}}) WHERE n.id IN $ids AND n.placeholder IS NULL "
+    f"RETURN '{{label}}' AS label, {NODE_PROPS} AS props"
 )
 
 NAME_ENTRIES = _union(
@@ -233,8 +258,11 @@ NAME_ENTRIES = _union(
     NAMED_LABELS,
 )
 
+# Pinned to the key index: planned while the set it reads is empty (a staged first sync's
+# parts, brain/store/neo4j_rebuild.py), Neo4j scanned every note of it per call.
 LINKS_WITH_KEYS = """
 MATCH (s:Memory)-[r:LINKS_TO]->(t)
+USING INDEX r:LINKS_TO(key)
 WHERE r.key IN $keys
 RETURN s.id AS source, t.id AS target, properties(r) AS props
 """
@@ -252,7 +280,7 @@ LINKS_TO = _union(
 
 ANCHORS = """
 MATCH (m:Memory)
-WHERE m.id IN $ids
+WHERE m.id IN $ids AND m.placeholder IS NULL
 RETURN m.id AS id, m {.headings, .headingLevels, .headingLines, .headingSources, .blocks} AS props
 """
 

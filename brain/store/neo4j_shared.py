@@ -148,8 +148,7 @@ class Neo4jShared:
     ) -> None:
         raise NotImplementedError
 
-    def _drop_old_generation(self) -> None:
-        raise NotImplementedError
+    _drop_old_generation: Callable[[], None]  # brain/store/neo4j_rebuild.py
 
     def clear(self) -> None:
         raise NotImplementedError
@@ -280,10 +279,11 @@ class Neo4jShared:
         the batch's own transaction. Its id makes it idempotent (a re-run commit)."""
         if not changes:
             return None
-        return {
-            "batch": uuid.uuid4().hex, "at": time.time(), "keep": self.log_keep,
-            "changes": json.dumps(list(changes), ensure_ascii=False, separators=(",", ":")),
-        }
+        return self._log_params(json.dumps(list(changes), ensure_ascii=False, separators=(",", ":")))
+
+    def _log_params(self, changes: str) -> dict[str, Any]:
+        """LOG_CHANGES' parameters for changes already in JSON (a JSON list)."""
+        return {"batch": uuid.uuid4().hex, "at": time.time(), "keep": self.log_keep, "changes": changes}
 
     def log_position(self) -> LogPosition:
         """The end of the log now: a replica that starts here gets the changes from now on."""

@@ -57,6 +57,7 @@ class Transaction:
     fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j_lease.py)
     log: dict[str, Any] | None = None  # the change-log entry committed with it (LOG_CHANGES' params)
     token: str = ""  # a rebuild's switch: the rebuild it belongs to
+    logs: list[dict[str, Any]] = field(default_factory=list)  # a switch's change-log entries
     staged: bool = False  # written onto the staged generation (brain/store/neo4j_generation.py)
 
     def forget_rows(self) -> None:
@@ -133,7 +134,8 @@ def _grouped(
     current = Transaction()
     for unit in units:
         if staged:
-            unit = [replace(s, cypher=generation.staged(s.cypher)) for s in unit]
+            unit = [replace(s, cypher=generation.staged(cypher.PLACEHOLDING.get(s.cypher, s.cypher)))
+                    for s in unit]
         cost = sum(s.rows for s in unit)
         if current.statements and current.rows + cost > limits.transaction_rows and not atomic:
             yield _finished(current, staged)
@@ -256,8 +258,8 @@ def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Count
     staged = "" if generation.live_labels(tx) == generation.STAGED_PREFIX else generation.STAGED_PREFIX
     tx.run(generation.SWITCH, {"labels": staged}).consume()
     _mark_graph(tx)
-    if transaction.log is not None:
-        tx.run(LOG_CHANGES, transaction.log).consume()
+    for entry in transaction.logs:
+        tx.run(LOG_CHANGES, entry).consume()
     return changed
 
 

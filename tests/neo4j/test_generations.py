@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from brain.service import Brain
-from brain.store import neo4j as neo4j_module
+from brain.store import neo4j_rebuild as rebuild_module
 from brain.store.base import LogPosition, SearchWhere, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_generation import LEGACY_LABELS, STAGED_LABELS, STAGED_PREFIX
@@ -214,14 +214,14 @@ def test_a_vector_put_while_a_generation_is_staged_survives_the_switch(
     brain = Brain(ws.root, writer)
     brain.sync()
     kept = writer.get_nodes(["memory:shared/keep"])["memory:shared/keep"]
-    staging = neo4j_module.stream_transactions
+    staging = rebuild_module.stream_transactions
 
     def put_then_stage(*args: object, **kwargs: object) -> Iterator[object]:
         if kwargs.get("staged"):  # the transactions that write onto the copy: it is done
             writer.put_vectors([(kept.id, kept.hash, [0.5] * 384)])
         yield from staging(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(neo4j_module, "stream_transactions", put_then_stage)
+    monkeypatch.setattr(rebuild_module, "stream_transactions", put_then_stage)
     write_notes(ws, "new")
     rebuilds = writer.rebuilds
     brain.sync()
@@ -246,7 +246,7 @@ def test_the_copy_leaves_out_what_the_big_change_rewrites(
     brain = Brain(ws.root, writer)
     brain.sync()
     assert count(writer, "Unresolved") == NOTES + 2  # gone-i, nowhere, n0 (keep is shared)
-    staging = neo4j_module.stream_transactions
+    staging = rebuild_module.stream_transactions
     copied: list[int] = []
 
     def count_then_stage(*args: object, **kwargs: object) -> Iterator[object]:
@@ -254,7 +254,7 @@ def test_the_copy_leaves_out_what_the_big_change_rewrites(
             copied.append(count_links(writer, STAGED_PREFIX + "Memory"))
         yield from staging(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(neo4j_module, "stream_transactions", count_then_stage)
+    monkeypatch.setattr(rebuild_module, "stream_transactions", count_then_stage)
     write_notes(ws, "new")  # every n-note rewritten, none links to gone-i any more
     rebuilds = writer.rebuilds
     brain.sync()
