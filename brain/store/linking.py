@@ -112,12 +112,11 @@ def plan(
             if link.source not in sources and (link.source, link.ordinal) not in seen
         ]
 
-    prefetch = names is None  # the walk's names hold notes not written yet: ask per target
     if names is None:
         wanted_keys = {rules.parse(w.target).key for n in notes for w in n.links if w.target}
         wanted_keys |= {link.key for link in others}
         names = _NameIndex(store, wanted_keys, upserted, changed_ids, fresh).lookup
-    headings = _AnchorIndex(store, notes, others, names, fresh, rules, prefetch)
+    headings = _AnchorIndex(store, notes, others, names, fresh, rules)
 
     batch = WriteBatch(
         memories=[n.memory for n in notes],
@@ -205,14 +204,15 @@ class _AnchorIndex:
         names: NameLookup,
         fresh: bool,
         rules: LinkRules = LATCHAI_LINKS,
-        prefetch: bool = True,
     ) -> None:
         self.known: dict[str, Anchors] = {n.memory.id: n.memory.anchors for n in notes}
         self.missed: set[str] = set()
         self.store = store
         self.fresh = fresh
-        if not fresh and prefetch:
-            # Fetch the anchors of every memory an anchored link may land on, in one call.
+        if not fresh:
+            # Fetch the anchors of every memory an anchored link may land on, in one call
+            # (with a walk's names, some are not written yet: missed, as asked one by one;
+            # on Neo4j each ask was a round trip, 455 of them in a first sync of 10,000).
             wanted = {
                 e.id
                 for key in {rules.parse(w.target).key for n in notes for w in n.links
