@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -28,6 +28,7 @@ from brain.store import neo4j_cypher as cypher
 from brain.store import neo4j_generation as generation
 from brain.store.base import BodySource, WriteBatch
 from brain.store.neo4j_errors import runtime_errors
+from brain.store.neo4j_shared import Committer
 from brain.store.neo4j_write import (
     Limits,
     Transaction,
@@ -43,7 +44,7 @@ A = TypeVar("A")
 R = TypeVar("R")
 
 
-class Neo4jGenerations:
+class Neo4jGenerations(Committer):
     """The generation half of Neo4jStore (mixed in; uses its sessions and commits)."""
 
     _driver: Driver
@@ -60,14 +61,6 @@ class Neo4jGenerations:
     staging_token = ""  # a staged store's: the rebuild its switch belongs to
 
     def describe(self) -> str:
-        raise NotImplementedError
-
-    def _session(self) -> Session:
-        raise NotImplementedError
-
-    def _commit(
-        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
-    ) -> R:
         raise NotImplementedError
 
     def replaying_vectors(self) -> AbstractContextManager[None]:

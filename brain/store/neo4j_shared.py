@@ -111,7 +111,20 @@ def _clear_some(tx: ManagedTransaction, limit: int) -> int:
     return int(tx.run(CLEAR_SHARED, {"limit": limit}).single(strict=True)["deleted"])
 
 
-class Neo4jShared:
+class Committer:
+    """What the halves of Neo4jStore mixed in from other modules use of it."""
+
+    def _session(self) -> Session:
+        raise NotImplementedError
+
+    def _commit(
+        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
+    ) -> R:
+        """One managed write transaction (Neo4jStore._commit)."""
+        raise NotImplementedError
+
+
+class Neo4jShared(Committer):
     """The shared-database half of Neo4jStore (mixed in; uses its reads and writes)."""
 
     database: str
@@ -129,14 +142,6 @@ class Neo4jShared:
         return self._bodies
 
     def _read(self, query: str, **params: Any) -> list[Record]:
-        raise NotImplementedError
-
-    def _session(self) -> Session:
-        raise NotImplementedError
-
-    def _commit(
-        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
-    ) -> R:
         raise NotImplementedError
 
     def write(self, batch: WriteBatch) -> None:
