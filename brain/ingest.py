@@ -395,7 +395,7 @@ class Ingester:
         agents, agent_deletes = self._agent_changes(owners, definitions_changed or fresh)
         if parts is not None:
             parts.finish(notes, agents, entities, deletes + agent_deletes, plain_files)
-            if staging is not None and shared_store is not None:
+            if staging is not None and shared_store is not None and parts.written:
                 shared_store.switch_in(staging, staged_changes.parts)
                 if self.switched is not None:
                     self.switched(staged_changes.parts)

@@ -141,9 +141,11 @@ class Neo4jGenerations(Committer):
         database holds no graph yet (else None: the first sync writes the difference)."""
         if self.read_only or not self._is_empty():
             return None
+        self._drop_old_generation()  # what a first sync that did not finish staged (read first)
         staged = self._staged_store()
+        staged.staging_token = uuid.uuid4().hex
         with runtime_errors(self.uri), self._session() as session:
-            staged.staging_token = self._begin_staging(session)
+            self._commit(session, mark_staging, staged.staging_token, graph=False)
         return staged
 
     def write_staged(self, batch: WriteBatch) -> None:

@@ -229,3 +229,16 @@ def test_search_started_before_a_staged_first_sync_embeds_its_notes(
     notes = {f"memory:bot/n{i}" for i in range(NOTES)} | {"memory:shared/anchored"}
     assert set(store.vector_hashes()) == notes
     brain.close()
+
+
+def test_an_empty_workspace_switches_nothing_in(tmp_path: Path, make_store: StoreMaker) -> None:
+    """No note, no agent: nothing is staged, so nothing is switched in, at every start."""
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    for _ in range(2):
+        store = make_store()
+        brain = Brain(root, store)
+        brain.sync()
+        assert store.rebuilds == 0
+        assert store.transactions == 0
+        brain.close()
