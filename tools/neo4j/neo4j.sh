@@ -137,13 +137,18 @@ build() {
 # --- process helpers -----------------------------------------------------------------------
 
 # Is $1 a live (non-zombie) Launcher process started for this state dir?
-is_ours() {
+is_alive() {
   local pid="$1"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   [[ -r "/proc/$pid/cmdline" ]] || return 1
   local st
   st="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)"
-  [[ -n "$st" && "$st" != Z && "$st" != X ]] || return 1
+  [[ -n "$st" && "$st" != Z && "$st" != X ]]
+}
+
+is_ours() {
+  local pid="$1"
+  is_alive "$pid" || return 1
   # (no `tr | grep -q` pipe: with pipefail, grep's early exit would SIGPIPE tr and fail)
   local cmdline
   cmdline="$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null || true)"
@@ -271,7 +276,9 @@ cmd_start() {
 
     local deadline=$((SECONDS + START_TIMEOUT)) died=0
     while :; do
-      if ! is_ours "$pid"; then died=1; break; fi
+      # alive, not ours: the child we just forked may not have exec'd java yet (its cmdline is
+      # still this script's), which a busy machine makes likely
+      if ! is_alive "$pid"; then died=1; break; fi
       if grep -q '^ready ' "$LOG_FILE" 2>/dev/null && bolt_ok "$uri"; then
         echo "$uri" > "$URI_FILE"
         echo "$uri"
