@@ -19,7 +19,7 @@ the generation switch on an N-note workspace (brain/store/neo4j_generation.py), 
 a fresh process, interleaved between the checkouts: a first ingest, `--edits` single-note
 changes (the cost of the lease fence and the change-log entry in the batch's transaction),
 `store.stats()` reads, then every note changed on disk and a restart, written as one
-transaction (the default at this size) and, with this checkout, as a new generation
+transaction (the default at this size) and as a new generation, by both checkouts
 (BRAIN_NEO4J_ATOMIC_ROWS=1 forces it): total seconds, and its staging, switch and
 old-generation deletion.
 
@@ -261,7 +261,9 @@ def generation_switch(args: argparse.Namespace, uri: str, scratch: Path) -> dict
     source = cached_workload(args.generation, args.cache)
     variants = {"this, one transaction": (None, False), "this, new generation": (None, True)}
     if args.base_src:
-        variants["base, one transaction"] = (str(Path(args.base_src).resolve()), False)
+        base = str(Path(args.base_src).resolve())
+        variants["base, one transaction"] = (base, False)
+        variants["base, new generation"] = (base, True)
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for _ in range(args.runs):
         for name, (src, force) in variants.items():  # interleaved: the same machine load
