@@ -60,6 +60,7 @@ from brain.store.base import (
 )
 from brain.store.memory_rows import StoreImage
 from brain.store.neo4j_errors import connect_errors, runtime_errors
+from brain.store.neo4j_live import LIVE_TTL, LiveSet
 from brain.store.neo4j_rebuild import Neo4jGenerations
 from brain.store.neo4j_records import (
     KIND_OF_LABEL,
@@ -99,9 +100,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
     limits = Limits()
     commit_retries = 3
     clear_rows = 10_000
-    # Seconds the replaced generation stays after a switch: a read looks up the live set of
-    # labels, then queries it (brain/store/neo4j_generation.py), in well under a second.
-    switch_grace = 1.0
+    # Seconds the replaced generation stays after a switch: a read may begin on it up to
+    # LIVE_TTL later (brain/store/neo4j_live.py), and runs in well under a second.
+    switch_grace = 1.0 + LIVE_TTL
 
     def __init__(
         self, driver: Driver, database: str = DEFAULT_DATABASE, uri: str = "", *, read_only: bool = False
@@ -114,6 +115,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         self.rebuilds = 0  # generations switched in (brain/store/neo4j_generation.py)
         self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
+        self._live = LiveSet()
 
     @classmethod
     def connect(
@@ -241,6 +243,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
                 log.warning("commit outcome unknown; running the transaction again (%d)", attempt)
                 continue
             self.transactions += graph
+            self._live.forget()  # it may have switched the live set: look it up again
             return result
         raise AssertionError("unreachable")
 
@@ -261,17 +264,18 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
     def _read(self, query: str, **params: Any) -> list[Record]:
         """One read, routed to a reader; a query on brain's labels runs on the live set."""
         with runtime_errors(self.uri):
-            if not generation.varies(query):
-                return list(self._driver.execute_query(
-                    query, params, routing_=RoutingControl.READ, database_=self.database
-                ).records)
-            if self.staged_reads:
+            varies = generation.varies(query)
+            if varies and self.staged_reads:
                 query = generation.swapped(query)
-            with self._driver.session(
-                database=self.database, default_access_mode="READ",
-                bookmark_manager=self._driver.execute_query_bookmark_manager,
-            ) as session:
-                return session.execute_read(_read_live, query, params)
+            live: str | None = None  # (a query on no label of either set runs as it is)
+            if varies:
+                seen = self._live.fresh()  # brain/store/neo4j_live.py
+                if seen is None:
+                    return self._live.read(self._driver, self.database, query, params)
+                live = seen[1]
+            return list(self._driver.execute_query(
+                generation.on(query, live), params, routing_=RoutingControl.READ, database_=self.database
+            ).records)
 
     def _is_empty(self) -> bool:
         """Whether the live generation holds no node (a database brain has not written)."""
@@ -483,10 +487,6 @@ class StagedNeo4jStore(Neo4jStore):
 
     def close(self) -> None:
         """Nothing: the driver is the live store's."""
-
-
-def _read_live(tx: ManagedTransaction, query: str, params: dict[str, Any]) -> list[Record]:
-    return list(tx.run(generation.on(query, generation.live_labels(tx)), params))
 
 
 def _owner_of(node_id: str) -> str | None:

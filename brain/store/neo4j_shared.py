@@ -32,6 +32,7 @@ from brain.store.base import BodySource, LogPosition, StoreReadOnly, StoreUnavai
 from brain.store.neo4j_errors import runtime_errors
 from brain.store.neo4j_generation import LABELS
 from brain.store.neo4j_lease import WRITER_ID, WriterLease
+from brain.store.neo4j_live import LiveSet
 from brain.store.neo4j_revs import difference
 
 A = TypeVar("A")
@@ -134,6 +135,7 @@ class Neo4jShared(Committer):
     log_keep = 1_000  # batches kept in the change log
     clear_rows = 10_000
     _bodies: BodySource | None = None  # the workspace's files, for the notes sent bare
+    _live: LiveSet  # the live set of labels as last looked up (brain/store/neo4j_live.py)
 
     def read_bodies_from(self, source: BodySource) -> None:
         self._bodies = source
@@ -311,6 +313,7 @@ class Neo4jShared(Committer):
                 continue
             seq = int(r["seq"])
             entries.extend(json.loads(r["changes"]))
+        self._live.forget()  # a switch may be among them: the next read looks the live set up
         return LogPosition(end.log_id, seq), entries
 
     # ---------------------------------------------------------------- the writer lease

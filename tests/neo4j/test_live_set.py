@@ -1,0 +1,53 @@
+"""A process trusts the live set it looked up for a moment (brain/store/neo4j_live.py), and
+forgets it at its own commits and at the change log's entries: a writer reads its own switch
+at once, and a replica reads the new set as soon as it has read the switch's entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from brain.service import Brain
+from brain.store.neo4j import Neo4jStore
+from tests.contract.helpers import Workspace
+from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.test_generations import LOOK, NOTES, SMALL, write_notes
+
+pytestmark = pytest.mark.neo4j
+
+
+def kinds(store: Neo4jStore) -> set[str]:
+    """The generation word of every note's description, as one read of `store` sees them."""
+    return {d.split()[0] for d in store._read(LOOK)[0]["descriptions"]}
+
+
+def test_a_switch_is_read_at_once_by_its_writer_and_by_a_replica_that_read_the_log(
+    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+) -> None:
+    ws = Workspace(tmp_path / "ws")
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    write_notes(ws, "old")
+    writer = make_store(limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
+    replica._live.ttl = 3600.0  # it trusts what it looked up for the whole test
+    position = replica.log_position()
+    assert kinds(replica) == {"old"}  # looked up, and kept
+    assert kinds(writer) == {"old"}
+
+    write_notes(ws, "new")  # a big change: a new generation, switched in
+    rebuilds = writer.rebuilds
+    brain.sync()
+    assert writer.rebuilds == rebuilds + 1
+    assert kinds(writer) == {"new"}  # its own switch: forgotten at the commit
+
+    # The replica still trusts its answer, the set the writer dropped after the grace: what
+    # a read begun later than the grace would see, and why LIVE_TTL stays well under it.
+    assert replica._read(LOOK)[0]["descriptions"] == []
+    _, entries = replica.changes_after(position)  # the switch's entry: forgotten
+    assert len(entries) == NOTES
+    assert kinds(replica) == {"new"}
+    brain.close()
+    replica.close()
