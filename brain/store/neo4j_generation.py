@@ -13,15 +13,17 @@ in batches after a grace period (`Neo4jStore.switch_grace`) for the reads still 
 Every statement here and in brain/store/neo4j_cypher.py is written as if the plain set were
 live and `BrainB…` staged; `on(statement, live)` swaps the two sets (and the names of the
 search indexes) when `BrainB…` is live. Readers read `BrainLive` in the same transaction as
-their query (`Neo4jStore._read`), writers in each write transaction (brain/store/neo4j_write.py),
-so a query never mixes the two sets, and links never cross them.
+their query and trust the answer for a moment after (brain/store/neo4j_live.py), writers in
+each write transaction (brain/store/neo4j_write.py), so a query never mixes the two sets, and
+links never cross them.
 
 Why not relabel at the switch (the first design, `BrainNext…` and `BrainOld`): the switch then
 wrote every node of both generations, with every index entry, the fulltext index's text
 included, in one transaction; at 1,000,000 notes that outgrew the 4.2 GB of transaction
-memory a 6 GB heap allows. Now it writes one property, whatever the size. The price: one
-extra lookup of `BrainLive` per read (an index seek), and a graph that lives under `BrainB…`
-labels after every other rebuild, which queries written by hand must follow (docs/neo4j.md).
+memory a 6 GB heap allows. Now it writes one property, whatever the size. The price: a
+lookup of `BrainLive` at most every `LIVE_TTL` (0.2 s) per process, a grace that covers a
+read begun on an answer that old, and a graph that lives under `BrainB…` labels after every
+other rebuild, which queries written by hand must follow (docs/neo4j.md).
 
 An incremental batch that big (a branch switch under a running server) has no whole graph
 to stage: the live generation is first copied onto the staged labels by the server, and the
