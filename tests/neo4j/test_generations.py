@@ -83,6 +83,14 @@ def write_notes(ws: Workspace, generation: str) -> None:
         ws.write(f"memory/bot/n{i}.md", note(f"{generation} {i}", links))
 
 
+def bot_workspace(root: Path) -> Workspace:
+    """An agent `bot` with NOTES notes of the "old" generation."""
+    ws = Workspace(root)
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    write_notes(ws, "old")
+    return ws
+
+
 def count(store: Neo4jStore, labels: str) -> int:
     """Nodes under `labels` as a reader sees them: the plain labels name the live set."""
     return int(store._read(f"MATCH (n:{labels}) RETURN count(n) AS n")[0]["n"])
@@ -97,9 +105,7 @@ def raw_count(store: Neo4jStore, label: str) -> int:
 def test_a_reader_polling_during_a_rebuild_never_sees_a_mix(
     tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
 ) -> None:
-    ws = Workspace(tmp_path / "ws")
-    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
-    write_notes(ws, "old")
+    ws = bot_workspace(tmp_path / "ws")
     first = make_store(limits=SMALL)
     Brain(ws.root, first).sync()
     assert first.rebuilds == 1  # 60 notes are "too big" here: even the first ingest is one
@@ -304,9 +310,7 @@ def test_a_big_change_cut_short_leaves_the_old_graph_and_the_next_sync_writes_it
 ) -> None:
     """A writer that dies while copying the live generation: readers keep the old graph, the
     staged nodes stay unseen, and the next sync (a full one: the ingester forgot) completes."""
-    ws = Workspace(tmp_path / "ws")
-    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
-    write_notes(ws, "old")
+    ws = bot_workspace(tmp_path / "ws")
     injector = Injector()
     writer = make_store(injector=injector, limits=SMALL)
     brain = Brain(ws.root, writer)

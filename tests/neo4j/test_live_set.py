@@ -10,9 +10,8 @@ import pytest
 
 from brain.service import Brain
 from brain.store.neo4j import Neo4jStore
-from tests.contract.helpers import Workspace
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
-from tests.neo4j.test_generations import LOOK, NOTES, SMALL, write_notes
+from tests.neo4j.test_generations import LOOK, NOTES, SMALL, bot_workspace, write_notes
 
 pytestmark = pytest.mark.neo4j
 
@@ -25,9 +24,7 @@ def kinds(store: Neo4jStore) -> set[str]:
 def test_a_switch_is_read_at_once_by_its_writer_and_by_a_replica_that_read_the_log(
     tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
 ) -> None:
-    ws = Workspace(tmp_path / "ws")
-    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
-    write_notes(ws, "old")
+    ws = bot_workspace(tmp_path / "ws")
     writer = make_store(limits=SMALL)
     brain = Brain(ws.root, writer)
     brain.sync()
