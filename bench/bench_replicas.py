@@ -1,7 +1,7 @@
 """Several brain processes on one Neo4j: read throughput, replica visibility, restart time.
 
     .venv/bin/python bench/bench_replicas.py [--notes 2000] [--runs 3] [--seconds 5]
-        [--clients 2] [--changes 30] [--restart-notes 10000] [--restart-runs 3]
+        [--clients 2] [--warmup 30] [--changes 30] [--restart-notes 10000] [--restart-runs 3]
         [--brain-src DIR]   # time restarts of another checkout too (e.g. the code before)
 
 Neo4j: BRAIN_BENCH_NEO4J_URI / BRAIN_TEST_NEO4J_URI / NEO4J_URI, else the bundled server.
@@ -10,7 +10,7 @@ Measured (the database is replaced by the bench's workspace):
 * read throughput with 1, 2 and 3 processes on one database (the writer, then one and two
   `--read-only` replicas): `--clients` keep-alive clients per process send the
   memory-with-backlinks query for `--seconds`; total req/s and latency percentiles, median
-  of `--runs`;
+  of `--runs`, after `--warmup` seconds untimed, the runs of the three interleaved;
 * writer-to-replica visibility: a note changed on disk `--changes` times; the time from the
   writer's own `graphChanged` event to each replica's (and, for scale, from the file write);
 * restart of `brain serve --store neo4j` on an unchanged `--restart-notes` workspace:
@@ -90,23 +90,32 @@ def serve(root: Path, uri: str, *extra: str, src: str | None = None) -> Iterator
 
 
 def throughput(args: argparse.Namespace, root: Path, urls: list[str]) -> dict[str, Any]:
+    """Untimed first (all processes for `--warmup` seconds: a fresh server's JIT and each
+    process's first reads made the first runs the slow ones, 41 to 65 req/s), then the runs
+    interleaved across 1, 2 and 3 processes, so a drift of the machine's load hits each alike."""
     paths = sorted(str(p.relative_to(root)) for p in (root / "memory").glob("*/*.md"))
+
+    def measure(processes: int, seconds: float = args.seconds) -> list[dict[str, float]]:
+        async def together() -> list[dict[str, float]]:
+            return list(await asyncio.gather(*(
+                load(url, lambda rng: {"query": MEMORY, "variables": {"path": rng.choice(paths)}},
+                     args.clients, seconds)
+                for url in urls[:processes]
+            )))
+        return asyncio.run(together())
+
+    measure(len(urls), args.warmup)
+    runs: dict[int, list[dict[str, float]]] = {processes: [] for processes in (1, 2, 3)}
+    for _ in range(args.runs):
+        for processes, results in runs.items():
+            each = measure(processes)
+            results.append({"rps": sum(r["rps"] for r in each),
+                            "p50_ms": statistics.median(r["p50_ms"] for r in each),
+                            "p95_ms": max(r["p95_ms"] for r in each)})
     out: dict[str, Any] = {}
-    for processes in (1, 2, 3):
-        runs = []
-        for _ in range(args.runs):
-            async def together(used: list[str]) -> list[dict[str, float]]:
-                return list(await asyncio.gather(*(
-                    load(url, lambda rng: {"query": MEMORY, "variables": {"path": rng.choice(paths)}},
-                         args.clients, args.seconds)
-                    for url in used
-                )))
-            each = asyncio.run(together(urls[:processes]))
-            runs.append({"rps": sum(r["rps"] for r in each),
-                         "p50_ms": statistics.median(r["p50_ms"] for r in each),
-                         "p95_ms": max(r["p95_ms"] for r in each)})
-        figures = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
-        figures["rps_all"] = [round(r["rps"], 1) for r in runs]
+    for processes, results in runs.items():
+        figures: dict[str, Any] = {k: round(statistics.median(r[k] for r in results), 2) for k in results[0]}
+        figures["rps_all"] = [round(r["rps"], 1) for r in results]
         out[str(processes)] = figures
         print(f"read throughput, {processes} process(es), {args.clients} clients each: "
               f"{figures['rps']:.0f} req/s (runs {figures['rps_all']}), "
@@ -191,6 +200,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--warmup", type=float, default=30.0, help="untimed reads before the throughput runs")
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--changes", type=int, default=30)
     parser.add_argument("--restart-notes", type=int, default=10_000)
