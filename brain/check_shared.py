@@ -71,7 +71,9 @@ def whole_graph(store: MemoryStore) -> WriteBatch:
         agents=image.agents,
         entities=image.entities,
         files=image.files,
-        links={source: [as_link(row) for row in rows] for source, rows in image.links},
+        links={} if image.links is None else {
+            source: [as_link(row) for row in rows] for source, rows in image.links.items()
+        },
     )
 
 

@@ -38,7 +38,7 @@ import msgpack  # type: ignore[import-untyped]
 
 from brain import __version__, rows, snapshot_columns
 from brain.ingest import IngestState
-from brain.store.memory_rows import StoreImage
+from brain.store.memory_image import StoreImage
 
 log = logging.getLogger("brain.snapshot")
 

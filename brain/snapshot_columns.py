@@ -6,7 +6,7 @@ one table, and everything else is a column: numbers as packed arrays (`array.arr
 `frombytes` each), strings as indexes into the table. Loading is a handful of C-speed
 decodes and `zip`s; ids come out shared (a link's source is its memory's id, a file's hash
 its memory's hash), memories stay plain rows until read (brain/store/memory_rows.py), and
-links stay columns, each source's rows built when read (brain/store/memory_link_columns.py).
+links stay columns, each source's rows built when read (brain/store/memory_link_table.py).
 
 The payload is a msgpack stream of: the string table, the ingester's file states, the rest
 of the ingester's state (brain/rows.py, field by field), the memories, their bodies, the
@@ -28,13 +28,12 @@ import numpy as np
 from brain import rows
 from brain.ingest_state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, LinkStatus, MemoryNode
-from brain.store.memory_link_columns import STRING_COLUMNS, LinkColumns
+from brain.store.memory_image import StoreImage
+from brain.store.memory_link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage
 from brain.store.memory_rows import (
     KIND,
     MEMORY_FIELDS,
-    LinkRow,
     MemoryRow,
-    StoreImage,
     memory_row,
 )
 
@@ -182,30 +181,26 @@ def encode(state: IngestState, image: StoreImage, chunk: int = 512) -> Iterator[
     yield graph_rest
 
 
-def _link_columns(links: Sequence[tuple[str, tuple[LinkRow, ...]]], table: StringTable) -> dict[str, Any]:
-    flat = [row for _, held in links for row in held]
+# How each number column is written (the format of snapshots before the link table's).
+_NUMBER_CODES = {"ordinal": "I", "status": "B", "embed": "B", "line": "q", "column": "q"}
 
-    def field(at: int) -> Iterator[Any]:
-        return (row[at] for row in flat)
 
-    candidates = [(at, list(row[12])) for at, row in enumerate(flat) if row[12]]
-    return {
-        "sources": table.column(source for source, _ in links),
-        "counts": _ints("I", (len(held) for _, held in links)),
-        "ordinal": _ints("I", field(1)),
-        "target_id": table.column(field(2)),
-        "status": bytes(map(_STATUS_CODE.__getitem__, field(3))),
-        "raw": table.column(field(4)),
-        "target": table.column(field(5)),
-        "key": table.column(field(6)),
-        "label": table.column(field(7)),
-        "anchor": table.column(field(8)),
-        "embed": bytes(map(bool, field(9))),
-        "line": _ints("q", field(10)),
-        "column": _ints("q", field(11)),
-        "candidate_at": _ints("I", (at for at, _ in candidates)),
-        "candidates": [table.column(c) for _, c in candidates],
+def _link_columns(links: LinkImage | None, table: StringTable) -> dict[str, Any]:
+    """The live links' columns, their string indexes turned into the snapshot's table's."""
+    image = (links or LinkImage.empty()).packed()
+    remap = np.frombuffer(table.column(image.strings), dtype=_INDEX)
+    out: dict[str, Any] = {
+        "sources": table.column(image.sources),
+        "counts": np.diff(image.starts).astype(f"={_NUMBER_CODES['ordinal']}").tobytes(),
     }
+    for name in STRING_COLUMNS:
+        out[name] = remap[image.columns[name]].tobytes()
+    for name, code in _NUMBER_CODES.items():
+        out[name] = image.columns[name].astype(f"={code}").tobytes()
+    at = sorted(image.candidates)
+    out["candidate_at"] = _ints("I", at)
+    out["candidates"] = [table.column(image.candidates[i]) for i in at]
+    return out
 
 
 def decode(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage]:
@@ -270,7 +265,7 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
     links = _decode_links({name: unpack() for name in names}, look, strings)
     agents, entities, plain = unpack()
     image = StoreImage(
-        memory_ids=ids, memories=held, bodies=bodies, link_columns=links,
+        memory_ids=ids, memories=held, bodies=bodies, links=links,
         agents=rows.codec(list[AgentNode])[1](agents),  # type: ignore[index]
         entities=rows.codec(list[EntityNode])[1](entities),  # type: ignore[index]
         files=rows.codec(list[FileNode])[1](plain),  # type: ignore[index]
@@ -278,20 +273,24 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
     return state, image, fill
 
 
-def _decode_links(columns: dict[str, Any], look: _Lookup, strings: list[str | None]) -> LinkColumns:
+def _decode_links(columns: dict[str, Any], look: _Lookup, strings: list[str | None]) -> LinkImage:
     """The link columns as written, checked, kept as columns (rows are built when read)."""
     sources = look.column(columns["sources"])
-    counts = _array("I", columns["counts"], len(sources))
+    counts = _numbers("I", columns["counts"])
     candidate_at = _array("I", columns["candidate_at"])
-    packed = columns["candidates"]  # each a column of indexes, unpacked when its row is built
+    packed = columns["candidates"]
     if type(packed) is not list or len(candidate_at) != len(packed) or set(map(type, packed)) - {bytes}:
         raise ValueError("candidates of the wrong length")
-    candidates = dict(zip(candidate_at, packed, strict=True))
-    if type(columns["status"]) is not bytes or type(columns["embed"]) is not bytes:
-        raise ValueError("link columns that are not bytes")
-    return LinkColumns(
-        look.strings, strings, sources, counts, _array("I", columns["ordinal"]),
-        {name: _array("I", columns[name]) for name in STRING_COLUMNS},
-        columns["status"], columns["embed"], _array("q", columns["line"]), _array("q", columns["column"]),
-        candidates,
-    )
+    candidates = dict(zip(candidate_at, map(tuple, map(look.column, packed)), strict=True))
+    found = {name: _numbers("I", columns[name]) for name in STRING_COLUMNS}
+    for name, code in _NUMBER_CODES.items():
+        found[name] = _numbers(code, columns[name]).astype(NUMBER_COLUMNS[name])
+    return LinkImage.checked(strings, sources, counts, found, candidates)
+
+
+def _numbers(code: str, data: Any) -> np.ndarray[Any, Any]:
+    """A packed column as a numpy array over its bytes (no copy)."""
+    dtype = np.dtype(f"={code}")
+    if type(data) is not bytes or len(data) % dtype.itemsize:
+        raise ValueError("a packed column that is not bytes of its numbers")
+    return np.frombuffer(data, dtype=dtype)

@@ -4,9 +4,9 @@ Plain dicts with the indexes the queries need: outgoing and incoming links, link
 name key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and
 few queries read them, so a memory is held without its body, which is read back from its
 file or kept zlib-compressed beside it (brain/store/memory_bodies.py) and put back into
-every node a query returns. Links
-are held as tuples and memories restored from a snapshot as rows (brain/store/memory_rows.py),
-built into objects on their way out; after a restore the indexes wait for their first use.
+every node a query returns. Links are held as columns (brain/store/memory_link_table.py) and
+memories restored from a snapshot as rows (brain/store/memory_rows.py), built into objects on
+their way out; after a restore the indexes wait for their first use.
 One lock makes each batch atomic for readers on other threads (the server answers queries
 while the watcher writes).
 """
@@ -58,18 +58,16 @@ from brain.store.base import (
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of, intern
 from brain.store.memory_bodies import Bodies
-from brain.store.memory_link_columns import LazyLinkRows, build_link_index, count_links
+from brain.store.memory_image import StoreImage, image_tables
+from brain.store.memory_link_table import LinkTable
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex
 from brain.store.memory_rows import (
-    STATUS,
     TARGET_ID,
     LinkRow,
     MemoryOrder,
     MemoryRow,
-    StoreImage,
     as_link,
-    image_tables,
     link_row,
     memory_of,
     scope_of,
@@ -105,7 +103,7 @@ class MemoryStore:
             self._agents: dict[str, AgentNode] = {}
             self._entities: dict[str, EntityNode] = {}
             self._files: dict[str, FileNode] = {}
-            self._out: dict[str, list[LinkRow]] = {}
+            self._out = LinkTable()
             self._by_path: dict[str, str] = {}
             self._order: MemoryOrder | None = None  # built on the first listing
             # Indexes over the above, built on first use after a snapshot's restore (_ensure_*):
@@ -147,17 +145,13 @@ class MemoryStore:
             for plain in batch.files:
                 self._files[plain.id] = plain
                 self._index_name(plain)
+            written: dict[str, list[LinkRow]] = {}
             for source, links in batch.links.items():
-                self._links.remove_all(source, self._out.pop(source, ()), touched_targets)
-                rows = self._out[source] = list(map(link_row, links))
+                self._links.remove_all(source, self._out.pop(source), touched_targets)
+                rows = written[source] = list(map(link_row, links))
                 self._links.add_all(source, rows)
-            for link in batch.relinks:
-                current = self._out.get(link.source)
-                if current is None or link.ordinal >= len(current):
-                    continue
-                self._links.remove(current[link.ordinal], touched_targets)
-                row = current[link.ordinal] = link_row(link)
-                self._links.add(row)
+            self._out.put_many(written.items())
+            self._relink(batch.relinks, touched_targets)
             for target in touched_targets:
                 if target.startswith("unresolved:") and not self._links.has_incoming(target):
                     self._links.forget(target)
@@ -165,6 +159,20 @@ class MemoryStore:
                 self._order = None
                 self._keywords.apply(batch)
                 self._vectors.apply(batch)
+
+    def _relink(self, relinks: Sequence[Link], touched: set[str]) -> None:
+        """Links given again in place (their ordinals kept): each source's rows rewritten once."""
+        changed: dict[str, list[LinkRow]] = {}
+        for link in relinks:
+            current = changed.get(link.source)
+            if current is None:
+                current = changed[link.source] = self._out.get(link.source)
+            if link.ordinal >= len(current):
+                continue
+            self._links.remove(current[link.ordinal], touched)
+            row = current[link.ordinal] = link_row(link)
+            self._links.add(row)
+        self._out.put_many((source, rows) for source, rows in changed.items() if rows)
 
     def _delete(self, node_id: str, touched: set[str]) -> None:
         node: Node | None = (
@@ -179,7 +187,7 @@ class MemoryStore:
             del self._memories[node_id]
             self._bodies.drop(node_id)
             self._by_path.pop(node.path, None)
-            self._links.remove_all(node_id, self._out.pop(node_id, ()), touched)
+            self._links.remove_all(node_id, self._out.pop(node_id), touched)
         entry = entry_of(node)
         self._names[entry.key].pop(node_id, None)
 
@@ -202,7 +210,7 @@ class MemoryStore:
         self._ensure_names()
         if not self._indexed:
             with gc_paused():
-                build_link_index(self._out, self._links)
+                self._out.index_into(self._links)
             self._indexed = True
 
     # ------------------------------------------------------------------ resolution support
@@ -216,7 +224,7 @@ class MemoryStore:
         with self._lock:
             self._ensure_indexes()
             return [
-                as_link(self._out[source][ordinal])
+                as_link(self._out.row(source, ordinal))
                 for key in keys
                 for source, ordinal in self._links.asking(key)
             ]
@@ -283,8 +291,7 @@ class MemoryStore:
             return None if memory is None else self._full(memory)
 
     def _has_link_problems(self) -> dict[str, bool]:
-        resolved = LinkStatus.RESOLVED
-        return {src: any(row[STATUS] is not resolved for row in rows) for src, rows in self._out.items()}
+        return dict.fromkeys(self._out.with_problems(), True)
 
     def list_memories(
         self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
@@ -336,13 +343,13 @@ class MemoryStore:
 
     def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
         with self._lock:
-            return {i: list(map(as_link, self._out.get(i, ()))) for i in ids}
+            return {i: list(map(as_link, self._out.get(i))) for i in ids}
 
     def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]:
         with self._lock:
             self._ensure_indexes()
             return {
-                i: [as_link(self._out[s][o]) for s, o in self._links.to(i)] for i in ids
+                i: [as_link(self._out.row(s, o)) for s, o in self._links.to(i)] for i in ids
             }
 
     def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
@@ -367,7 +374,7 @@ class MemoryStore:
             nodes = [n for n in (self._public(self._node(i)) for i in sorted(seen)) if n is not None]
             edges: list[Edge] = []
             for i in sorted(seen):
-                for row in self._out.get(i, ()):
+                for row in self._out.get(i):
                     if row[TARGET_ID] in seen:
                         edges.append(Edge("LINKS_TO", i, row[TARGET_ID], as_link(row)))
                 memory = self._memory(i)
@@ -376,7 +383,7 @@ class MemoryStore:
             return Subgraph(nodes, edges, truncated)
 
     def _neighbours(self, node_id: str) -> set[str]:
-        out = {row[TARGET_ID] for row in self._out.get(node_id, ())}
+        out = {row[TARGET_ID] for row in self._out.get(node_id)}
         out |= {source for source, _ in self._links.to(node_id)}
         memory = self._memory(node_id)
         if memory is not None and memory.owner is not None:
@@ -395,26 +402,21 @@ class MemoryStore:
             else:
                 ids = (self._by_path.get(path) for path in set(paths))
                 memories = [m for i in ids if i is not None and (m := self._memory(i)) is not None]
-            resolved = LinkStatus.RESOLVED
             for memory in memories:
                 found.extend(memory.problems)
-                for row in self._out.get(memory.id, ()):
-                    if row[STATUS] is not resolved:
-                        problem = link_problem(memory.path, as_link(row))
-                        if problem is not None:
-                            found.append(problem)
+                for row in self._out.problem_rows(memory.id):
+                    problem = link_problem(memory.path, as_link(row))
+                    if problem is not None:
+                        found.append(problem)
             off = (memory_off_problem(a) for a in self._agents.values() if a.memory_off)
             found.extend(p for p in off if paths is None or p.path in paths)
             return sorted_problems(found)
 
     def stats(self) -> Stats:
         with self._lock:
-            # As restored (no write since): counted from the snapshot's columns, no index built.
-            lazy = isinstance(self._out, LazyLinkRows) and not self._indexed
-            restored = self._out.counts() if lazy else None  # type: ignore[attr-defined]
-            if restored is None:
-                self._ensure_indexes()
-            counts, unresolved = restored or (count_links(self._out.values()), len(self._links.unresolved))
+            # Counted as the links come and go; before a restore's first index, from the columns.
+            counts = self._out.counts()
+            unresolved = len(self._links.unresolved) if self._indexed else self._out.unresolved_count()
             kinds: dict[Kind, int] = defaultdict(int)
             for entity in self._entities.values():
                 kinds[entity.entity_kind] += 1
@@ -439,7 +441,7 @@ class MemoryStore:
             for group in (self._agents, self._entities, self._files, self._links.unresolved):
                 nodes.update(node_row(n) for n in group.values())
             edges: set[EdgeRow] = {
-                base_link_row(as_link(row)) for rows in self._out.values() for row in rows
+                base_link_row(as_link(row)) for _, rows in self._out.items() for row in rows
             }
             for memory in self._all_memories():
                 edge = remembers_row(memory)
@@ -461,7 +463,7 @@ class MemoryStore:
                 memory_ids=ids,
                 memories=list(self._memories.values()),
                 bodies=list(map(self._bodies.held.get, ids)),
-                links=[(source, tuple(rows)) for source, rows in self._out.items()],
+                links=self._out.image(),
                 agents=list(self._agents.values()),
                 entities=list(self._entities.values()),
                 files=list(self._files.values()),

@@ -115,7 +115,7 @@ class LinkIndex:
 
     def numbered(self, sources: Iterable[str]) -> list[int]:
         """The base number of each source (given in this order to those without one), for
-        a bulk fill of `incoming` and `by_key` with `refs_of` (memory_link_columns.py)."""
+        a bulk fill of `incoming` and `by_key` with `refs_of` (memory_link_table.py)."""
         return [self._base(source) for source in sources]
 
     def build(self, rows_by_source: Iterable[list[LinkRow]]) -> None:

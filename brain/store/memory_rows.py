@@ -2,26 +2,22 @@
 
 At 100,000 notes the store holds 550,000 links and 100,000 memories. As objects (a frozen
 dataclass each, with its own copies of every id) they cost most of a gigabyte and seconds to
-build from a snapshot. So a link is held as the tuple of its fields in `Link`'s order (built
-by one C call, ids shared with the nodes they name), and a memory loaded from a snapshot stays
-the row it was decoded as until something reads it. Both become the public `Link` and
-`MemoryNode` only on their way out of the store.
+build from a snapshot. So a link is read and written as the tuple of its fields in `Link`'s
+order (built by one C call, ids shared with the nodes they name; the store holds them as
+columns, brain/store/memory_link_table.py), and a memory loaded from a snapshot stays the row
+it was decoded as until something reads it. Both become the public `Link` and `MemoryNode`
+only on their way out of the store.
 """
 
 from __future__ import annotations
 
-import operator
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from itertools import compress, repeat
-from typing import Any, Final, Protocol
+from dataclasses import fields
+from typing import Any, Final
 
 from brain.model import (
-    AgentNode,
     Block,
-    EntityNode,
-    FileNode,
     Heading,
     Kind,
     Link,
@@ -32,7 +28,6 @@ from brain.model import (
     name_key,
 )
 from brain.resolve import NameEntry
-from brain.search.bm25 import KeywordImage
 from brain.store.linking import entry_of
 
 # (source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line, column,
@@ -167,29 +162,6 @@ def checked_memory_row(row: Any) -> MemoryRow:
     return row
 
 
-class LinkTable(Protocol):
-    """Links as a snapshot's columns (brain/store/memory_link_columns.py), not yet rows."""
-
-    def table_of_rows(self) -> dict[str, list[LinkRow]]: ...
-
-
-@dataclass(slots=True)
-class StoreImage:
-    """Everything an embedded store holds, as `contents()` hands it to a snapshot: memories as
-    rows or nodes (bodies apart, compressed), links as rows per source, the keyword index as
-    its image (brain/search/bm25.py)."""
-
-    memory_ids: list[str] = field(default_factory=list)
-    memories: list[MemoryNode | MemoryRow] = field(default_factory=list)
-    bodies: list[bytes | None] = field(default_factory=list)  # b"": read from its file
-    links: list[tuple[str, tuple[LinkRow, ...]]] = field(default_factory=list)
-    agents: list[AgentNode] = field(default_factory=list)
-    entities: list[EntityNode] = field(default_factory=list)
-    files: list[FileNode] = field(default_factory=list)
-    keywords: bytes | KeywordImage = b""  # pieces, as a live store gives it (streamed)
-    link_columns: LinkTable | None = None  # a snapshot's links, in place of `links`
-
-
 def pack_body(body: str) -> bytes:
     # Level 1: a third of the size at a fifth of level 6's time; a lone surrogate survives.
     return zlib.compress(body.encode("utf-8", "surrogatepass"), 1)
@@ -215,30 +187,3 @@ def name_entry(held: MemoryNode | MemoryRow, node_id: str) -> NameEntry:
     if type(held) is tuple:
         return NameEntry(node_id, _KINDS[held[KIND]], memory_key(held), held[0])
     return entry_of(held)  # type: ignore[arg-type]
-
-
-_ROW_PATH = operator.itemgetter(PATH)
-_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
-
-
-def image_tables(image: StoreImage) -> tuple[
-    dict[str, MemoryNode | MemoryRow], dict[str, bytes], dict[str, str], dict[str, list[LinkRow]]
-]:
-    """A store's memories, bodies, ids by path and links by source, from an image: C loops
-    only (a warm start at 100,000 notes waits for these). A body is None (none kept), b""
-    (read from its file: memory_bodies.ON_DISK) or compressed bytes; a snapshot's memories
-    are all rows."""
-    ids, held = image.memory_ids, image.memories
-    memories = dict(zip(ids, held, strict=True))
-    kept = map(operator.is_not, image.bodies, repeat(None))  # ON_DISK (b"") is kept too
-    bodies: dict[str, bytes] = dict(compress(zip(ids, image.bodies, strict=True), kept))  # type: ignore[arg-type]
-    try:
-        paths: list[str] = list(map(_ROW_PATH, held))  # type: ignore[arg-type]
-    except TypeError:  # nodes among them: the image of a live store
-        paths = [m.path if isinstance(m, MemoryNode) else m[PATH] for m in held]
-    links = image.links
-    if image.link_columns is not None:  # rows built on first read
-        out = image.link_columns.table_of_rows()
-    else:
-        out = dict(zip(map(_FIRST, links), map(list, map(_SECOND, links)), strict=True))
-    return memories, bodies, dict(zip(paths, ids, strict=True)), out

@@ -58,7 +58,7 @@ from brain.store.base import (
     memory_off_problem,
     node_row,
 )
-from brain.store.memory_rows import StoreImage
+from brain.store.memory_image import StoreImage
 from brain.store.neo4j_errors import connect_errors, runtime_errors
 from brain.store.neo4j_live import LIVE_TTL, LiveSet
 from brain.store.neo4j_rebuild import Neo4jGenerations

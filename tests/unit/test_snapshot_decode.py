@@ -11,7 +11,7 @@ import pytest
 from brain.service import Brain
 from brain.snapshot_columns import decode, encode
 from brain.store.memory import MemoryStore
-from tests.unit.test_link_columns import source as source  # fixture
+from tests.unit.test_link_table import source as source  # fixture
 
 
 def values(brain: Brain) -> list[Any]:

@@ -1,0 +1,420 @@
+"""The embedded store's links by source, held as columns in every state of the store.
+
+At 100,000 notes the store holds 550,000 links. As one 13-field tuple each (a `LinkRow`)
+they were 110 MB; as columns (six string fields as indexes into one string list, the rest
+packed numbers) they are about 25 MB. A restore from a snapshot used to keep its columns
+only until the first write or the 2,048th read, and a first sync held tuples throughout,
+so a long-running server ended up with the tuples. Here every state holds the columns:
+
+* a write appends each source's links as a block at the columns' end (a batch in one
+  go: its strings found once, each column filled by one C loop) and the source's earlier
+  block, if any, becomes dead; when dead links outnumber half the live ones, the columns
+  are packed (live blocks only, the string list without repeats);
+* a read builds the rows it returns (one source's, one link, or every live one in bulk)
+  and keeps none;
+* counts by status are kept as blocks come and go, so `stats` builds nothing.
+
+What was appended never changes: growing a column copies it, and packing makes new ones.
+So `image()`, taken under the store's lock, is views of the columns as they are then, and
+a snapshot encodes them later, outside the lock, while writes go on.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain, compress, count, repeat
+from typing import Any
+
+import numpy as np
+
+from brain.model import LinkStatus, UnresolvedNode
+from brain.store.memory_links import LinkIndex, refs_of
+from brain.store.memory_rows import LinkRow
+
+STATUSES = list(LinkStatus)
+STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
+RESOLVED = STATUS_CODE[LinkStatus.RESOLVED]
+STRING_COLUMNS = ("target_id", "raw", "target", "key", "label", "anchor")
+_STRING_AT = (2, 4, 5, 6, 7, 8)  # each string column's field in a LinkRow
+NUMBER_COLUMNS = {"ordinal": np.uint32, "status": np.uint8, "embed": np.uint8, "line": np.int64,
+                  "column": np.int64}
+COLUMNS = (*STRING_COLUMNS, *NUMBER_COLUMNS)
+_DTYPES: dict[str, Any] = {**dict.fromkeys(STRING_COLUMNS, np.uint32), **NUMBER_COLUMNS}
+PACK_AFTER = 4096  # dead links tolerated before a pack, whatever the live count
+UNRESOLVED = "unresolved:"
+
+Array = np.ndarray[Any, Any]
+
+
+@dataclass(frozen=True)
+class LinkImage:
+    """The links as columns at one moment: what a snapshot encodes and a restore adopts.
+
+    `starts[b]:starts[b + 1]` are block b's links, the links of `sources[b]`; a block whose
+    `live` is False was replaced since (None: every block is live). String columns index
+    `strings` (0 is None; a string may be there twice). Candidate lists, few, are kept by
+    link position."""
+
+    strings: Sequence[str | None]
+    sources: Sequence[str]
+    starts: Array
+    columns: Mapping[str, Array]
+    candidates: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    live: Array | None = None
+
+    @staticmethod
+    def empty() -> LinkImage:
+        return LinkImage([None], [], np.zeros(1, np.int64),
+                         {name: np.zeros(0, dtype) for name, dtype in _DTYPES.items()})
+
+    @staticmethod
+    def checked(strings: Sequence[str | None], sources: Sequence[str], counts: Array,
+                columns: Mapping[str, Array], candidates: Mapping[int, tuple[str, ...]]) -> LinkImage:
+        """An image of decoded columns, everything in it checked now: a bad snapshot is
+        refused when it is read, never a query's failure later."""
+        if len(counts) != len(sources):
+            raise ValueError("link counts of the wrong length")
+        if set(columns) != set(COLUMNS):
+            raise ValueError("link columns missing")
+        starts = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        total = int(starts[-1])
+        for values in columns.values():
+            if len(values) != total:
+                raise ValueError("link columns of the wrong length")
+        for name in STRING_COLUMNS:
+            if total and int(columns[name].max()) >= len(strings):
+                raise IndexError("a link's string index out of the table")
+        if total and int(columns["status"].max()) >= len(STATUSES):
+            raise ValueError("a link of unknown status")
+        if any(type(at) is not int or not 0 <= at < total for at in candidates):
+            raise ValueError("candidates of a link that is not there")
+        return LinkImage(strings, sources, starts, columns, candidates)
+
+    def live_blocks(self) -> Array:
+        """The live blocks' numbers, in order."""
+        blocks = np.arange(len(self.sources))
+        return blocks if self.live is None else blocks[self.live]
+
+    def live_links(self) -> Array | None:
+        """A mask of the live blocks' links (None: every link is live)."""
+        if self.live is None:
+            return None
+        return np.repeat(self.live, np.diff(self.starts))
+
+    def rows(self, block: int) -> list[LinkRow]:
+        start, end = self.starts[block : block + 2].tolist()
+        return _rows(self, self.sources[block], start, end)
+
+    def items(self) -> Iterator[tuple[str, list[LinkRow]]]:
+        """Each live source and its rows, in block order, built in bulk (C loops)."""
+        rows = _all_rows(self)
+        cuts, sources = self.starts.tolist(), self.sources
+        for block in self.live_blocks().tolist():
+            yield sources[block], rows[cuts[block] : cuts[block + 1]]
+
+    def packed(self) -> LinkImage:
+        """The live blocks alone, with a string list without repeats or strings no link uses."""
+        keep = self.live_links()
+        columns = dict(self.columns) if keep is None else {n: v[keep] for n, v in self.columns.items()}
+        blocks = self.live_blocks()
+        counts = np.diff(self.starts)[blocks]
+        sources = [self.sources[b] for b in blocks.tolist()]
+        candidates = dict(self.candidates)
+        if keep is not None and candidates:
+            moved = np.cumsum(keep) - 1
+            candidates = {int(moved[at]): names for at, names in candidates.items() if keep[at]}
+        strings, remap = _deduplicated(self.strings, [columns[n] for n in STRING_COLUMNS])
+        for name in STRING_COLUMNS:
+            columns[name] = remap[columns[name]]
+        starts = np.zeros(len(blocks) + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        return LinkImage(strings, sources, starts, columns, candidates)
+
+    def string_array(self) -> Array:
+        table = np.empty(len(self.strings), dtype=object)
+        table[:] = self.strings  # element by element: never a 2-D array of characters
+        return table
+
+
+def _rows(image: LinkImage, source: str, start: int, end: int) -> list[LinkRow]:
+    """One block's rows, built from its slices of the columns."""
+    n = end - start
+    if not n:
+        return []
+    strings = image.strings.__getitem__
+    c = image.columns
+
+    def text(name: str) -> Iterator[Any]:
+        return map(strings, c[name][start:end].tolist())
+
+    found = image.candidates
+    candidates = [found.get(at, ()) for at in range(start, end)] if found else repeat((), n)
+    return list(zip(
+        repeat(source, n), c["ordinal"][start:end].tolist(), text("target_id"),
+        map(STATUSES.__getitem__, c["status"][start:end].tolist()), text("raw"), text("target"),
+        text("key"), text("label"), text("anchor"), map(bool, c["embed"][start:end].tolist()),
+        c["line"][start:end].tolist(), c["column"][start:end].tolist(), candidates, strict=True,
+    ))
+
+
+def _all_rows(image: LinkImage) -> list[LinkRow]:
+    """Every row of the image (dead blocks' too), each with its block's source, in bulk."""
+    counts = np.diff(image.starts).tolist()
+    sources = chain.from_iterable(map(repeat, image.sources, counts))
+    table = image.string_array()
+    c = image.columns
+
+    def text(name: str) -> list[Any]:
+        found: list[Any] = table[c[name]].tolist()
+        return found
+
+    candidates: list[tuple[str, ...]] = [()] * int(image.starts[-1])
+    for at, names in image.candidates.items():
+        candidates[at] = names
+    return list(zip(
+        sources, c["ordinal"].tolist(), text("target_id"), map(STATUSES.__getitem__, c["status"].tolist()),
+        text("raw"), text("target"), text("key"), text("label"), text("anchor"),
+        map(bool, c["embed"].tolist()), c["line"].tolist(), c["column"].tolist(), candidates,
+        strict=True,
+    ))
+
+
+def _deduplicated(strings: Sequence[str | None], columns: Sequence[Array]) -> tuple[list[str | None], Array]:
+    """The strings the columns use, each once (None first), and old index -> new index."""
+    used = np.zeros(len(strings), bool)
+    used[0] = True
+    for values in columns:
+        used[values] = True
+    kept = dict.fromkeys(compress(strings, used.tolist()))
+    kept.pop(None, None)
+    unique: list[str | None] = [None, *kept]
+    at = dict(zip(unique, count()))
+    remap = np.zeros(len(strings), np.uint32)
+    remap[used] = np.fromiter(map(at.__getitem__, compress(strings, used.tolist())), np.uint32)
+    return unique, remap
+
+
+class _Column:
+    """A numpy array that grows at its end. A grown column is a new array, so a view of
+    what was written stays true while more is appended."""
+
+    def __init__(self, dtype: Any, data: Array | None = None) -> None:
+        self.data: Array = np.zeros(0, dtype) if data is None else data
+        self.size = len(self.data)
+
+    def extend(self, values: Array) -> None:
+        need = self.size + len(values)
+        if need > len(self.data):
+            grown = np.empty(max(need, len(self.data) * 3 // 2 + 64), self.data.dtype)
+            grown[: self.size] = self.data[: self.size]
+            self.data = grown
+        self.data[self.size : need] = values
+        self.size = need
+
+    def view(self) -> Array:
+        return self.data[: self.size]
+
+
+class LinkTable:
+    """Links by source (a plain dict's answers: `get`, `items`, `pop`), held as columns."""
+
+    def __init__(self, image: LinkImage | None = None) -> None:
+        self._load(LinkImage.empty() if image is None else image)
+
+    def _load(self, image: LinkImage) -> None:
+        if image.live is not None:
+            image = image.packed()
+        self._strings: list[str | None] = list(image.strings)
+        self._sources: list[str] = list(image.sources)
+        self._starts = _Column(np.int64, image.starts)
+        self._columns = {n: _Column(_DTYPES[n], np.asarray(image.columns[n], _DTYPES[n])) for n in COLUMNS}
+        self._candidates: dict[int, tuple[str, ...]] = dict(image.candidates)
+        self._block_of: dict[str, int] = dict(zip(self._sources, count()))
+        if len(self._block_of) != len(self._sources):
+            raise ValueError("a source's links given twice")
+        status = self._columns["status"].view()
+        self._by_status = np.bincount(status, minlength=len(STATUSES)).astype(np.int64)
+        self._dead = 0
+
+    # ------------------------------------------------------------------ reads
+
+    def __len__(self) -> int:
+        return len(self._block_of)
+
+    def __contains__(self, source: object) -> bool:
+        return source in self._block_of
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LinkTable):
+            other = dict(other.items())
+        return dict(self.items()) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _span(self, block: int) -> tuple[int, int]:
+        start, end = self._starts.data[block : block + 2].tolist()
+        return start, end
+
+    def _image(self) -> LinkImage:
+        return LinkImage(self._strings, self._sources, self._starts.data,
+                         {n: c.data for n, c in self._columns.items()}, self._candidates)
+
+    def get(self, source: str) -> list[LinkRow]:
+        """The source's links in order ([] if it has none)."""
+        block = self._block_of.get(source)
+        if block is None:
+            return []
+        return _rows(self._image(), source, *self._span(block))
+
+    def row(self, source: str, ordinal: int) -> LinkRow:
+        """One link (its ordinal is its place among its source's links)."""
+        start, end = self._span(self._block_of[source])
+        if not 0 <= ordinal < end - start:
+            raise KeyError((source, ordinal))
+        return _rows(self._image(), source, start + ordinal, start + ordinal + 1)[0]
+
+    def items(self) -> Iterator[tuple[str, list[LinkRow]]]:
+        return self.image().items()
+
+    def counts(self) -> dict[LinkStatus, int]:
+        return {s: int(n) for s, n in zip(STATUSES, self._by_status.tolist(), strict=True)}
+
+    def with_problems(self) -> set[str]:
+        """The sources with a link that is not resolved."""
+        image = self.image()
+        status = image.columns["status"]
+        live = image.live_links()
+        bad = status != RESOLVED if live is None else (status != RESOLVED) & live
+        blocks = np.unique(np.searchsorted(image.starts, np.flatnonzero(bad), side="right") - 1)
+        return {image.sources[b] for b in blocks.tolist()}
+
+    def problem_rows(self, source: str) -> list[LinkRow]:
+        """The source's links that are not resolved (only those rows are built)."""
+        block = self._block_of.get(source)
+        if block is None:
+            return []
+        start, end = self._span(block)
+        image = self._image()
+        bad = np.flatnonzero(image.columns["status"][start:end] != RESOLVED).tolist()
+        return [_rows(image, source, start + at, start + at + 1)[0] for at in bad]
+
+    def unresolved_count(self) -> int:
+        """The Unresolved nodes the links name (distinct targets), without the link index."""
+        image = self.image()
+        targets = image.columns["target_id"]
+        live = image.live_links()
+        named = np.unique(targets if live is None else targets[live]).tolist()
+        return len({s for s in map(image.strings.__getitem__, named) if s and s.startswith(UNRESOLVED)})
+
+    def image(self) -> LinkImage:
+        """The columns as they are now: views, which later writes leave as they are."""
+        live = np.zeros(len(self._sources), bool)
+        live[np.fromiter(self._block_of.values(), np.int64, len(self._block_of))] = True
+        return LinkImage(
+            self._strings, self._sources[:], self._starts.view(),
+            {n: c.view() for n, c in self._columns.items()}, dict(self._candidates),
+            None if live.all() else live,
+        )
+
+    # ------------------------------------------------------------------ writes
+
+    def pop(self, source: str) -> list[LinkRow]:
+        """Drop the source's links; the rows they were."""
+        rows = self.get(source)
+        block = self._block_of.pop(source, None)
+        if block is not None:
+            self._forget(block)
+            self._pack_if_due()
+        return rows
+
+    def put_many(self, written: Iterable[tuple[str, Sequence[LinkRow]]]) -> None:
+        """Each source's links become the rows given (in ordinal order): one block each,
+        appended in one go."""
+        written = list(written)
+        for source, _ in written:
+            block = self._block_of.pop(source, None)
+            if block is not None:
+                self._forget(block)
+        flat = [row for _, rows in written for row in rows]
+        start = self._starts.data[self._starts.size - 1].item()
+        if flat:
+            self._append(flat, start)
+        ends = np.cumsum([len(rows) for _, rows in written], dtype=np.int64) + start
+        self._starts.extend(ends)
+        first = len(self._sources)
+        self._sources.extend(source for source, _ in written)
+        self._block_of.update(zip((source for source, _ in written), count(first)))
+        self._pack_if_due()
+
+    def _append(self, flat: list[LinkRow], start: int) -> None:
+        fields = list(zip(*flat, strict=True))
+        strings = self._strings
+        found = dict.fromkeys(chain.from_iterable(fields[at] for at in _STRING_AT))
+        found.pop(None, None)
+        index: dict[str | None, int] = dict(zip(found, count(len(strings))))
+        index[None] = 0
+        strings.extend(found)
+        n = len(flat)
+        for name, at in zip(STRING_COLUMNS, _STRING_AT, strict=True):
+            self._columns[name].extend(np.fromiter(map(index.__getitem__, fields[at]), np.uint32, n))
+        status = np.fromiter(map(STATUS_CODE.__getitem__, fields[3]), np.uint8, n)
+        self._columns["status"].extend(status)
+        self._by_status += np.bincount(status, minlength=len(STATUSES))
+        self._columns["ordinal"].extend(np.fromiter(fields[1], np.uint32, n))
+        self._columns["embed"].extend(np.fromiter(fields[9], np.uint8, n))
+        self._columns["line"].extend(np.fromiter(fields[10], np.int64, n))
+        self._columns["column"].extend(np.fromiter(fields[11], np.int64, n))
+        names = fields[12]
+        self._candidates.update(zip(compress(count(start), names), filter(None, names), strict=True))
+
+    def _forget(self, block: int) -> None:
+        start, end = self._span(block)
+        status = self._columns["status"].data[start:end]
+        self._by_status -= np.bincount(status, minlength=len(STATUSES))
+        self._dead += end - start
+
+    def _pack_if_due(self) -> None:
+        live = int(self._by_status.sum())
+        blocks = len(self._sources)
+        if self._dead > max(live // 2, PACK_AFTER) or blocks > 2 * len(self._block_of) + PACK_AFTER:
+            self._load(self.image().packed())
+
+    # ------------------------------------------------------------------ the link index
+
+    def index_into(self, index: LinkIndex) -> None:
+        """Fill an empty `index` as `LinkIndex.build` would from the live rows, without
+        building them: sources numbered in order, references grouped by target and by key
+        with a sort (numpy), each group in the order the build would add it, targets in the
+        order they first appear (as a build adds them)."""
+        image = self.image()
+        keep = image.live_links()
+        blocks = image.live_blocks()
+        counts = np.diff(image.starts)[blocks]
+        linked = [image.sources[b] for b, n in zip(blocks.tolist(), counts.tolist(), strict=True) if n]
+        bases = np.array(index.numbered(linked), dtype=np.int64)
+        ordinal = image.columns["ordinal"]
+        ordinal = ordinal if keep is None else ordinal[keep]
+        refs = np.repeat(bases, counts[counts > 0]) | ordinal.astype(np.int64)
+        table = image.string_array()
+        # One index a string (the first it has): a string may be in the list twice.
+        first = dict(zip(reversed(image.strings), range(len(image.strings) - 1, -1, -1), strict=True))
+        canonical = np.fromiter(map(first.__getitem__, image.strings), np.int64, len(image.strings))
+        for name, out in (("target_id", index.incoming), ("key", index.by_key)):
+            values = canonical[image.columns[name] if keep is None else image.columns[name][keep]]
+            if not len(values):
+                continue
+            order = np.argsort(values, kind="stable")
+            ranked = values[order]
+            cuts = (np.flatnonzero(np.diff(ranked)) + 1).tolist()
+            starts, ends = [0, *cuts], [*cuts, len(ranked)]
+            grouped = refs[order]
+            keys = table[ranked[starts]].tolist()
+            firsts = order[starts]  # a stable sort: each group's first is where it first appears
+            for at in np.argsort(firsts, kind="stable").tolist():
+                out[keys[at]] = refs_of(array("q", grouped[starts[at] : ends[at]].tobytes()))
+        index.unresolved = {
+            t: UnresolvedNode(t.split(":", 1)[1]) for t in index.incoming if t.startswith(UNRESOLVED)
+        }
