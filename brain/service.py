@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.allocator import keep_big_blocks_apart
 from brain.config import BrainConfig, ConfigError, load_config
 from brain.ingest import Ingester, Progress, SyncResult
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
@@ -55,6 +56,7 @@ class Brain:
         cache: bool = False,
     ) -> None:
         self.root = Path(root).resolve()
+        keep_big_blocks_apart()  # a sync's freed buffers go back to the system (brain/allocator.py)
         self.store: GraphStore = store if store is not None else MemoryStore()
         # The CLI chooses strictly (a workspace it cannot place is exit 2); an embedder
         # that passes nothing gets brain.toml's layout, else the detected one, else latchai.

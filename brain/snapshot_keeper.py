@@ -9,13 +9,13 @@ A snapshot that cannot be written costs the next start its speed, never a comman
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from brain.allocator import give_back_memory
 from brain.cachepaths import snapshot_path
 from brain.gcpause import gc_paused
 from brain.ingest import Ingester, SyncResult
@@ -29,28 +29,6 @@ from brain.snapshot import (
 )
 
 log = logging.getLogger("brain.snapshot")
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    # The symbols already loaded (ctypes.util.find_library would start ldconfig: a child
-    # process at every start, counted with the parse helpers' memory).
-    try:
-        loaded = ctypes.CDLL(None)
-    except OSError:
-        return None
-    return getattr(loaded, "malloc_trim", None)  # glibc's; other C libraries give memory back
-
-
-_TRIM = _malloc_trim()
-
-
-def give_back_memory() -> None:
-    """Hand the pages the C allocator holds free back to the system. glibc keeps what a
-    sync freed (parse results, batches) in its arenas, and the snapshot is written on a
-    thread of its own, whose allocations come from another arena: without this, the
-    write's buffers came on top of the ingest's free pages."""
-    if _TRIM is not None:
-        _TRIM(0)
 
 
 class SnapshotKeeper:
