@@ -10,12 +10,12 @@ Each part's links resolve against the names of the WHOLE walk (`WalkNames`), kno
 file paths before any note is parsed: a link to a note of a later part resolves right the
 first time. Planned against what the store held so far, it was first broken and then
 re-resolved when its target was written: 891,000 re-resolutions for 550,000 links at
-100,000 notes, a share that grew with the workspace (names repeat across agents). Only
-what a path cannot tell waits for the last part, which re-resolves exactly that, the way
-every rescan does (`linking.plan`'s relinks): links to a name the foresight got wrong (a
-file that could not be read; space's binary `.md`, a File and not a note) and anchored
-links whose target was not written yet (its headings come from its text). So the graph is
-the one a single batch gives, in every layout.
+100,000 notes, a share that grew with the workspace (names repeat across agents). What a
+path cannot tell is re-resolved later, the way every rescan does (`linking.plan`'s
+relinks): an anchored link to a note not written yet, with the part that writes it (the
+headings come from its text), and links to a name the foresight got wrong (a file that
+could not be read; space's binary `.md`, a File and not a note) with the last part. So the
+graph is the one a single batch gives, in every layout.
 
 A shared store (Neo4j) that holds no graph yet is written the same way, into the store its
 `staging()` gives: the generation no reader sees, switched in at once when the last part is
@@ -68,7 +68,7 @@ class PartWriter:
         self.rules = rules
         self.listeners = listeners
         self.names = names  # None: each part planned against the store so far, then relinked
-        self.deferred: list[Link] = []  # anchored links whose target was not written yet
+        self.deferred: dict[str, list[Link]] = {}  # anchored links by the target not written yet
         self.written = False  # a part is in the store: later plans look at it
         self.parsed = 0
         self.owners: set[str] = set()
@@ -94,7 +94,7 @@ class PartWriter:
         else:
             names.confirm(n.memory for n in notes)
             batch = plan(self.store, notes, fresh=not self.written, rules=self.rules,
-                         names=names.lookup, relink_keys=())
+                         names=names.lookup, relink_keys=(), recheck=self._due(notes))
         self.commit(batch)
         if names is not None:
             self._defer_anchors(batch)
@@ -110,11 +110,12 @@ class PartWriter:
         if names is not None and self.written:
             names.confirm([n.memory for n in notes], agents, entities, files)
             relink_keys = names.wrong_keys() | {key_of_id(i) for i in deletes}
+        deferred = [link for links in self.deferred.values() for link in links]
+        self.deferred = {}
         batch = plan(
             self.store, notes, agents, entities, deletes, fresh=not self.written, files=files,
-            rules=self.rules, relink_keys=relink_keys, recheck=self.deferred,
+            rules=self.rules, relink_keys=relink_keys, recheck=deferred,
         )
-        self.deferred = []
         self.commit(batch)
 
     def _defer_anchors(self, batch: WriteBatch) -> None:
@@ -125,7 +126,18 @@ class PartWriter:
         ]
         if missing:
             held = self.store.anchors({link.target_id for link in missing})
-            self.deferred += [link for link in missing if link.target_id not in held]
+            for link in missing:
+                if link.target_id not in held:
+                    self.deferred.setdefault(link.target_id, []).append(link)
+
+    def _due(self, notes: Sequence[NoteChange]) -> list[Link]:
+        """The deferred links to this part's notes: re-resolved with it, now that their
+        targets' headings are known. All of them at the last part made one batch of a third
+        of the links' sources at 100,000 notes, the sync's peak of memory."""
+        deferred = self.deferred
+        if not deferred:
+            return []
+        return [link for n in notes for link in deferred.pop(n.memory.id, ())]
 
     def commit(self, batch: WriteBatch) -> None:
         if not batch:

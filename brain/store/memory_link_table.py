@@ -115,23 +115,38 @@ class LinkImage:
         for block in self.live_blocks().tolist():
             yield sources[block], rows[cuts[block] : cuts[block + 1]]
 
-    def packed(self) -> LinkImage:
-        """The live blocks alone, with a string list without repeats or strings no link uses."""
+    def live_only(self) -> LinkImage:
+        """The live blocks alone (the same strings)."""
         keep = self.live_links()
-        columns = dict(self.columns) if keep is None else {n: v[keep] for n, v in self.columns.items()}
+        if keep is None:
+            return self
+        columns = {n: v[keep] for n, v in self.columns.items()}
         blocks = self.live_blocks()
         counts = np.diff(self.starts)[blocks]
         sources = [self.sources[b] for b in blocks.tolist()]
-        candidates = dict(self.candidates)
-        if keep is not None and candidates:
-            moved = np.cumsum(keep) - 1
-            candidates = {int(moved[at]): names for at, names in candidates.items() if keep[at]}
-        strings, remap = _deduplicated(self.strings, [columns[n] for n in STRING_COLUMNS])
-        for name in STRING_COLUMNS:
-            columns[name] = remap[columns[name]]
+        moved = np.cumsum(keep) - 1
+        candidates = {int(moved[at]): names for at, names in self.candidates.items() if keep[at]}
         starts = np.zeros(len(blocks) + 1, np.int64)
         np.cumsum(counts, out=starts[1:])
-        return LinkImage(strings, sources, starts, columns, candidates)
+        return LinkImage(self.strings, sources, starts, columns, candidates)
+
+    def packed(self) -> LinkImage:
+        """The live blocks alone, with a string list without repeats or strings no link uses."""
+        live = self.live_only()
+        columns = dict(live.columns)
+        strings, remap = _deduplicated(live.strings, [columns[n] for n in STRING_COLUMNS])
+        for name in STRING_COLUMNS:
+            columns[name] = remap[columns[name]]
+        return LinkImage(strings, live.sources, live.starts, columns, live.candidates)
+
+    def used_strings(self) -> Array:
+        """The indexes of the strings some live link uses, in order (0, None, always)."""
+        used = np.zeros(len(self.strings), bool)
+        used[0] = True
+        keep = self.live_links()
+        for name in STRING_COLUMNS:
+            used[self.columns[name] if keep is None else self.columns[name][keep]] = True
+        return np.flatnonzero(used)
 
     def string_array(self) -> Array:
         table = np.empty(len(self.strings), dtype=object)
