@@ -321,8 +321,9 @@ class LinkTable:
         image = self.image()
         targets = image.columns["target_id"]
         live = image.live_links()
-        named = np.unique(targets if live is None else targets[live]).tolist()
-        return len({s for s in map(image.strings.__getitem__, named) if s and s.startswith(UNRESOLVED)})
+        counts = np.bincount(targets if live is None else targets[live], minlength=len(image.strings))
+        named = image.string_array()[np.flatnonzero(counts)].tolist()  # a count, not a sort
+        return len({s for s in named if s.startswith(UNRESOLVED)})
 
     def image(self) -> LinkImage:
         """The columns as they are now: views, which later writes leave as they are."""
