@@ -63,6 +63,7 @@ from brain.store.memory_link_table import LinkTable
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex
 from brain.store.memory_rows import (
+    NO_PROPERTIES,
     TARGET_ID,
     LinkRow,
     MemoryOrder,
@@ -132,7 +133,8 @@ class MemoryStore:
                 self._bodies.put(node_id, memory)
                 kind = memory.type  # a few types among all notes: one copy of each
                 memory = replace(memory, body="", scope=intern(memory.scope),
-                                 type=kind if kind is None else intern(kind))
+                                 type=kind if kind is None else intern(kind),
+                                 properties=memory.properties or NO_PROPERTIES)
                 self._memories[node_id] = memory
                 self._by_path[memory.path] = node_id
                 self._index_name(memory)

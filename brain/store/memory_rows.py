@@ -82,6 +82,7 @@ _PROBLEMS = MEMORY_FIELDS.index("problems")
 _BLOCKS = MEMORY_FIELDS.index("blocks")
 _TRIGGERS = MEMORY_FIELDS.index("triggers")
 _BODY = MEMORY_FIELDS.index("body")
+_PROPERTIES = MEMORY_FIELDS.index("properties")
 _SEVERITIES = {s.value: s for s in Severity}
 PROBLEM_FIELDS = tuple(f.name for f in fields(Problem))
 _SEVERITY = PROBLEM_FIELDS.index("severity")
@@ -97,7 +98,7 @@ def memory_row(memory: MemoryNode) -> MemoryRow:
     row[_PROBLEMS] = [problem_row(p) for p in memory.problems]
     row[_TRIGGERS] = list(memory.triggers)
     row[KIND] = memory.note_kind.value
-    row[MEMORY_FIELDS.index("properties")] = dict(memory.properties)
+    row[_PROPERTIES] = dict(memory.properties)
     return tuple(row)
 
 
@@ -118,9 +119,16 @@ def problem_of(row: Any) -> Problem:
 _KINDS = {k.value: k for k in Kind}
 
 
+# The properties of every memory that has none (most: `description` and `type` are fields of
+# their own). Nothing mutates a memory's properties; one empty dict a memory was 64 bytes,
+# 64 MB at 1,000,000 notes.
+NO_PROPERTIES: dict[str, Any] = {}
+
+
 def memory_of(row: MemoryRow) -> MemoryNode:
     """The memory a row stands for (without its body; the store keeps that apart)."""
     values = list(row)
+    values[_PROPERTIES] = values[_PROPERTIES] or NO_PROPERTIES
     values[_HEADINGS] = tuple(Heading(*h) for h in values[_HEADINGS])
     values[_BLOCKS] = tuple(Block(*b) for b in values[_BLOCKS])
     values[_PROBLEMS] = tuple(problem_of(p) for p in values[_PROBLEMS])

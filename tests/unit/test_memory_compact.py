@@ -153,3 +153,21 @@ def test_a_rows_name_entry_is_its_nodes(name: str) -> None:
     node = MemoryNode(scope="bot", name=name, path=f"memory/bot/{name}.md", description="", type=None,
                       hash="h", size=1, modified_at=0.0, body="")
     assert name_entry(memory_row(node), node.id) == entry_of(node)
+
+
+def test_memories_without_properties_share_one_empty_mapping(tmp_path: Path) -> None:
+    from brain.store.memory_rows import NO_PROPERTIES
+
+    root = tmp_path / "ws"
+    generated_workspace(root, notes=20, seed=3)
+    (root / "memory" / "shared" / "tagged.md").write_text(
+        "---\ndescription: tagged\ntype: project\ntags: [a, b]\n---\nbody\n")
+    brain = reference(root)
+    for store in (brain.store, restored(brain)):
+        assert isinstance(store, MemoryStore)
+        memories = store._all_memories()
+        assert all(m.properties is NO_PROPERTIES for m in memories if not m.properties)
+        tagged = store.memory_by_path("memory/shared/tagged.md")
+        assert tagged is not None
+        assert tagged.properties == {"tags": ["a", "b"]}
+    assert NO_PROPERTIES == {}  # never written to
