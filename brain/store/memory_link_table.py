@@ -42,6 +42,7 @@ NUMBER_COLUMNS = {"ordinal": np.uint32, "status": np.uint8, "embed": np.uint8, "
                   "column": np.int64}
 COLUMNS = (*STRING_COLUMNS, *NUMBER_COLUMNS)
 _DTYPES: dict[str, Any] = {**dict.fromkeys(STRING_COLUMNS, np.uint32), **NUMBER_COLUMNS}
+_UINT = np.dtype(f"=u{array('I').itemsize}")  # what array("I") packs
 PACK_AFTER = 4096  # dead links tolerated before a pack, whatever the live count
 UNRESOLVED = "unresolved:"
 
@@ -374,9 +375,10 @@ class LinkTable:
         index[None] = 0
         strings.extend(found)
         n = len(flat)
+        # array() of a map: half the time of np.fromiter over the same map.
         for name, at in zip(STRING_COLUMNS, _STRING_AT, strict=True):
-            self._columns[name].extend(np.fromiter(map(index.__getitem__, fields[at]), np.uint32, n))
-        status = np.fromiter(map(STATUS_CODE.__getitem__, fields[3]), np.uint8, n)
+            self._columns[name].extend(np.frombuffer(array("I", map(index.__getitem__, fields[at])), _UINT))
+        status = np.frombuffer(array("B", map(STATUS_CODE.__getitem__, fields[3])), np.uint8)
         self._columns["status"].extend(status)
         self._by_status += np.bincount(status, minlength=len(STATUSES))
         self._columns["ordinal"].extend(np.fromiter(fields[1], np.uint32, n))
