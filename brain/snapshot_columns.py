@@ -28,7 +28,7 @@ import numpy as np
 
 from brain import rows
 from brain.ingest_state import FileState, IngestState
-from brain.model import AgentNode, EntityNode, FileNode, Kind, LinkStatus, MemoryNode
+from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
 from brain.store.memory_image import StoreImage
 from brain.store.memory_link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage
 from brain.store.memory_rows import (
@@ -38,8 +38,6 @@ from brain.store.memory_rows import (
     memory_row,
 )
 
-_STATUSES = list(LinkStatus)
-_STATUS_CODE = {s: i for i, s in enumerate(_STATUSES)}
 _KIND_VALUES = {k.value for k in Kind}
 # What the packed arrays assume about this machine (part of a snapshot's identity).
 LAYOUT = f"{sys.byteorder}:I{array('I').itemsize}:q{array('q').itemsize}:d{array('d').itemsize}"

@@ -105,10 +105,6 @@ class LinkImage:
             return None
         return np.repeat(self.live, np.diff(self.starts))
 
-    def rows(self, block: int) -> list[LinkRow]:
-        start, end = self.starts[block : block + 2].tolist()
-        return _rows(self, self.sources[block], start, end)
-
     def items(self) -> Iterator[tuple[str, list[LinkRow]]]:
         """Each live source and its rows, in block order, built in bulk (C loops)."""
         rows = _all_rows(self)
@@ -134,10 +130,8 @@ class LinkImage:
     def packed(self) -> LinkImage:
         """The live blocks alone, with a string list without repeats or strings no link uses."""
         live = self.live_only()
-        columns = dict(live.columns)
-        strings, remap = _deduplicated(live.strings, [columns[n] for n in STRING_COLUMNS])
-        for name in STRING_COLUMNS:
-            columns[name] = remap[columns[name]]
+        strings, remap = _deduplicated(live.strings, live.used_strings())
+        columns = {n: remap[v] if n in STRING_COLUMNS else v for n, v in live.columns.items()}
         return LinkImage(strings, live.sources, live.starts, columns, live.candidates)
 
     def used_strings(self) -> Array:
@@ -198,18 +192,15 @@ def _all_rows(image: LinkImage) -> list[LinkRow]:
     ))
 
 
-def _deduplicated(strings: Sequence[str | None], columns: Sequence[Array]) -> tuple[list[str | None], Array]:
-    """The strings the columns use, each once (None first), and old index -> new index."""
-    used = np.zeros(len(strings), bool)
-    used[0] = True
-    for values in columns:
-        used[values] = True
-    kept = dict.fromkeys(compress(strings, used.tolist()))
+def _deduplicated(strings: Sequence[str | None], used: Array) -> tuple[list[str | None], Array]:
+    """The `used` strings, each once (None first), and old index -> new index."""
+    picked = list(map(strings.__getitem__, used.tolist()))
+    kept = dict.fromkeys(picked)
     kept.pop(None, None)
     unique: list[str | None] = [None, *kept]
     at = dict(zip(unique, count()))
     remap = np.zeros(len(strings), np.uint32)
-    remap[used] = np.fromiter(map(at.__getitem__, compress(strings, used.tolist())), np.uint32)
+    remap[used] = np.fromiter(map(at.__getitem__, picked), np.uint32, len(picked))
     return unique, remap
 
 
@@ -260,9 +251,6 @@ class LinkTable:
     def __len__(self) -> int:
         return len(self._block_of)
 
-    def __contains__(self, source: object) -> bool:
-        return source in self._block_of
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LinkTable):
             other = dict(other.items())
@@ -274,33 +262,44 @@ class LinkTable:
         start, end = self._starts.data[block : block + 2].tolist()
         return start, end
 
-    def _image(self) -> LinkImage:
+    def _columns_now(self) -> LinkImage:
+        """The columns as held, for reads of known blocks (no live mask, nothing copied)."""
         return LinkImage(self._strings, self._sources, self._starts.data,
                          {n: c.data for n, c in self._columns.items()}, self._candidates)
+
+    def _live_now(self) -> LinkImage:
+        """`image()` without its copies, for a read done before the lock is let go."""
+        live = np.zeros(len(self._sources), bool)
+        live[np.fromiter(self._block_of.values(), np.int64, len(self._block_of))] = True
+        return LinkImage(
+            self._strings, self._sources, self._starts.view(),
+            {n: c.view() for n, c in self._columns.items()}, self._candidates,
+            None if live.all() else live,
+        )
 
     def get(self, source: str) -> list[LinkRow]:
         """The source's links in order ([] if it has none)."""
         block = self._block_of.get(source)
         if block is None:
             return []
-        return _rows(self._image(), source, *self._span(block))
+        return _rows(self._columns_now(), source, *self._span(block))
 
     def row(self, source: str, ordinal: int) -> LinkRow:
         """One link (its ordinal is its place among its source's links)."""
         start, end = self._span(self._block_of[source])
         if not 0 <= ordinal < end - start:
             raise KeyError((source, ordinal))
-        return _rows(self._image(), source, start + ordinal, start + ordinal + 1)[0]
+        return _rows(self._columns_now(), source, start + ordinal, start + ordinal + 1)[0]
 
     def items(self) -> Iterator[tuple[str, list[LinkRow]]]:
-        return self.image().items()
+        return self.image().items()  # a generator: it must not see later writes
 
     def counts(self) -> dict[LinkStatus, int]:
         return {s: int(n) for s, n in zip(STATUSES, self._by_status.tolist(), strict=True)}
 
     def with_problems(self) -> set[str]:
         """The sources with a link that is not resolved."""
-        image = self.image()
+        image = self._live_now()
         status = image.columns["status"]
         live = image.live_links()
         bad = status != RESOLVED if live is None else (status != RESOLVED) & live
@@ -313,13 +312,13 @@ class LinkTable:
         if block is None:
             return []
         start, end = self._span(block)
-        image = self._image()
+        image = self._columns_now()
         bad = np.flatnonzero(image.columns["status"][start:end] != RESOLVED).tolist()
         return [_rows(image, source, start + at, start + at + 1)[0] for at in bad]
 
     def unresolved_count(self) -> int:
         """The Unresolved nodes the links name (distinct targets), without the link index."""
-        image = self.image()
+        image = self._live_now()
         targets = image.columns["target_id"]
         live = image.live_links()
         counts = np.bincount(targets if live is None else targets[live], minlength=len(image.strings))
@@ -327,14 +326,11 @@ class LinkTable:
         return len({s for s in named if s.startswith(UNRESOLVED)})
 
     def image(self) -> LinkImage:
-        """The columns as they are now: views, which later writes leave as they are."""
-        live = np.zeros(len(self._sources), bool)
-        live[np.fromiter(self._block_of.values(), np.int64, len(self._block_of))] = True
-        return LinkImage(
-            self._strings, self._sources[:], self._starts.view(),
-            {n: c.view() for n, c in self._columns.items()}, dict(self._candidates),
-            None if live.all() else live,
-        )
+        """The columns as they are now: views, which later writes leave as they are. The
+        sources and candidates, which writes add to, are copied (the strings are only
+        appended to, past what the columns name), so an image can be read without the lock."""
+        now = self._live_now()
+        return LinkImage(now.strings, now.sources[:], now.starts, now.columns, dict(now.candidates), now.live)
 
     # ------------------------------------------------------------------ writes
 
@@ -398,7 +394,7 @@ class LinkTable:
         live = int(self._by_status.sum())
         blocks = len(self._sources)
         if self._dead > max(live // 2, PACK_AFTER) or blocks > 2 * len(self._block_of) + PACK_AFTER:
-            self._load(self.image().packed())
+            self._load(self._live_now().packed())
 
     # ------------------------------------------------------------------ the link index
 
@@ -407,7 +403,7 @@ class LinkTable:
         building them: sources numbered in order, references grouped by target and by key
         with a sort (numpy), each group in the order the build would add it, targets in the
         order they first appear (as a build adds them)."""
-        image = self.image()
+        image = self._live_now()
         keep = image.live_links()
         blocks = image.live_blocks()
         counts = np.diff(image.starts)[blocks]
