@@ -69,6 +69,7 @@ from brain.store.memory_rows import (
     MemoryOrder,
     MemoryRow,
     as_link,
+    facts_of,
     link_row,
     memory_of,
     scope_of,
@@ -113,7 +114,7 @@ class MemoryStore:
             self._indexed = self._names_indexed = True
             self.writes = 0
             self._keywords = KeywordIndex()
-            self._vectors = VectorIndex()
+            self._vectors = VectorIndex(self._memory_facts)
 
     def close(self) -> None:
         pass
@@ -243,6 +244,10 @@ class MemoryStore:
         if type(held) is tuple:
             held = self._memories[node_id] = memory_of(held)
         return held  # type: ignore[return-value]
+
+    def _memory_facts(self, node_id: str) -> tuple[str, str, str | None] | None:
+        held = self._memories.get(node_id)
+        return None if held is None else facts_of(held)
 
     def _all_memories(self) -> Collection[MemoryNode]:
         for node_id, held in self._memories.items():

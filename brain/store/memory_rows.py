@@ -77,6 +77,8 @@ MEMORY_FIELDS = tuple(f.name for f in fields(MemoryNode))
 PATH = MEMORY_FIELDS.index("path")
 SCOPE = MEMORY_FIELDS.index("scope")
 KIND = MEMORY_FIELDS.index("note_kind")
+_TYPE = MEMORY_FIELDS.index("type")
+_HASH = MEMORY_FIELDS.index("hash")
 _HEADINGS = MEMORY_FIELDS.index("headings")
 _PROBLEMS = MEMORY_FIELDS.index("problems")
 _BLOCKS = MEMORY_FIELDS.index("blocks")
@@ -140,6 +142,13 @@ def memory_of(row: MemoryRow) -> MemoryNode:
 def scope_of(held: MemoryNode | MemoryRow) -> str:
     """The scope of a memory as the store holds it (a row until first read)."""
     return held[SCOPE] if type(held) is tuple else held.scope  # type: ignore[union-attr]
+
+
+def facts_of(held: MemoryNode | MemoryRow) -> tuple[str, str, str | None]:
+    """(hash, scope, type) of a memory as the store holds it: what its vector index asks."""
+    if type(held) is tuple:
+        return held[_HASH], held[SCOPE], held[_TYPE]
+    return held.hash, held.scope, held.type  # type: ignore[union-attr]
 
 
 class MemoryOrder:

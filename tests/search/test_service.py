@@ -118,3 +118,23 @@ def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     assert [(i, m) for i, _, m in fused] == [
         ("b", ("keyword", "semantic")), ("a", ("keyword",)), ("c", ("semantic",)),
     ]
+
+
+def test_a_warm_start_finds_unchanged_notes_by_meaning(tmp_path: Path) -> None:
+    """A warm start restores the graph from the snapshot, not the vectors: the indexer
+    computes them again and the store has to take them for the notes it restored."""
+    ws = private_workspace(tmp_path)
+    first = Brain(ws.root, cache=True)
+    first.sync()
+    first.close()  # writes the snapshot
+    warm = Brain(ws.root, cache=True)
+    try:
+        warm.sync()
+        assert warm.snapshots is not None
+        assert warm.snapshots.loaded
+        assert warm.search.indexer.wait(timeout=600)
+        answer = warm.search.search("blue-green switch", agent="bob", mode=Mode.SEMANTIC)
+        assert answer.mode is Mode.SEMANTIC
+        assert "memory:bob/deploy-notes" in [h.id for h in answer.hits]
+    finally:
+        warm.close()
