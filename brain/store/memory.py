@@ -35,6 +35,7 @@ from brain.model import (
     Stats,
     UnresolvedNode,
     agent_id,
+    leaf_key,
     name_key,
     sorted_problems,
 )
@@ -133,7 +134,10 @@ class MemoryStore:
                     self._by_path.pop(old.path, None)
                 self._bodies.put(node_id, memory)
                 kind = memory.type  # a few types among all notes: one copy of each
+                # Most names are their own key (lower case, no folder): one string for both.
+                key = intern(leaf_key(memory.name))
                 memory = replace(memory, body="", scope=intern(memory.scope),
+                                 name=key if key == memory.name else memory.name,
                                  type=kind if kind is None else intern(kind),
                                  properties=memory.properties or NO_PROPERTIES)
                 self._memories[node_id] = memory
@@ -191,12 +195,10 @@ class MemoryStore:
             self._bodies.drop(node_id)
             self._by_path.pop(node.path, None)
             self._links.remove_all(node_id, self._out.pop(node_id), touched)
-        entry = entry_of(node)
-        self._names[entry.key].pop(node_id, None)
+        self._names.drop(entry_of(node).key, node_id)
 
     def _index_name(self, node: MemoryNode | AgentNode | EntityNode | FileNode) -> None:
-        entry = entry_of(node)
-        self._names[entry.key][entry.id] = entry
+        self._names.put(entry_of(node))
 
     def _ensure_names(self) -> None:
         """The name index, once after a restore (a completion's first lookup needs no more):
@@ -221,7 +223,8 @@ class MemoryStore:
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
         with self._lock:
             self._ensure_names()
-            return {k: list(self._names[k].values()) for k in keys if self._names.get(k)}
+            found = {k: self._names.entries(k) for k in keys}
+            return {k: entries for k, entries in found.items() if entries}
 
     def links_with_keys(self, keys: Collection[str]) -> list[Link]:
         with self._lock:
@@ -285,7 +288,7 @@ class MemoryStore:
             self._ensure_names()
             matches = [
                 self._memory(e.id)
-                for e in self._names.get(name_key(name), {}).values()
+                for e in self._names.entries(name_key(name))
                 if e.kind is Kind.MEMORY and name_key(e.scope or "") == name_key(scope)
             ]
             found = matches[0] if len(matches) == 1 else None

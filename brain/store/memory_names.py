@@ -1,11 +1,15 @@
-"""The embedded store's name index (name key -> {node id: NameEntry}), lazy after a restore.
+"""The embedded store's name index (name key -> the entries of the nodes of that name), lazy
+after a restore.
 
 Every link resolution and every completion asks it for a few keys. After a snapshot's
-restore, building all of it (a NameEntry and a dict for each of 100,000 names) took 0.3 s
-of a warm language server's first completion, which asks for about a hundred keys. So a
-restore only groups the memories' ids by key (their keys folded in one pass: 0.08 s) and a
-key's entries are built the first time it is asked for. The agents, entities and files (a
-few thousand) are indexed at once.
+restore, building all of it (a NameEntry for each of 100,000 names) took 0.3 s of a warm
+language server's first completion, which asks for about a hundred keys. So a restore only
+groups the memories' ids by key (their keys folded in one pass: 0.08 s) and a key's entries
+are built the first time it is asked for. The agents, entities and files (a few thousand)
+are indexed at once.
+
+Most keys name one node. Such a key holds its entry bare; a key shared by several nodes
+holds a dict of them by id. A one-entry dict a key was 17 MB at 100,000 notes.
 
 A memory's key and kind follow from its id (`memory:scope/name`, the key that of the name's
 last segment), so an id grouped under a key stays there; one written since is indexed by
@@ -15,23 +19,28 @@ the write itself, and one deleted since is skipped when its key is built.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import overload
 
 from brain.model import AgentNode, EntityNode, FileNode, MemoryNode
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
 from brain.store.memory_rows import MemoryRow, memory_key, name_entry
 
+Held = NameEntry | dict[str, NameEntry]  # one node's entry, or several by id
 
-class NameIndex(dict[str, dict[str, NameEntry]]):
-    """name key -> {node id: entry}; a key not built yet is built from the restored memories
-    on first access (`index[key]`, `get`, `in`). An absent key reads as empty, as a
-    defaultdict's, and `index[key]` inserts it (a write adds to it)."""
+
+class NameIndex:
+    """name key -> the entries of that name; a key not built yet is built from the restored
+    memories when first asked for."""
 
     def __init__(self) -> None:
-        super().__init__()
+        self._keys: dict[str, Held] = {}
         self._pending: dict[str, str | list[str]] = {}  # key -> memory id(s), entries unbuilt
         self._memories: Mapping[str, MemoryNode | MemoryRow] = {}
+
+    def clear(self) -> None:
+        self._keys = {}
+        self._pending = {}
+        self._memories = {}
 
     def index_lazily(
         self, memories: Mapping[str, MemoryNode | MemoryRow],
@@ -54,40 +63,59 @@ class NameIndex(dict[str, dict[str, NameEntry]]):
         self._pending = pending
         for group in others:
             for node in group.values():
-                entry = entry_of(node)
-                self[entry.key][entry.id] = entry
+                self.put(entry_of(node))
 
-    def __missing__(self, key: str) -> dict[str, NameEntry]:
-        built = self._build(key)
-        self[key] = built
-        return built
+    def put(self, entry: NameEntry) -> None:
+        key = entry.key
+        held = self._held(key)
+        if held is None or (type(held) is NameEntry and held.id == entry.id):
+            self._keys[key] = entry
+        elif type(held) is NameEntry:
+            self._keys[key] = {held.id: held, entry.id: entry}
+        else:
+            held[entry.id] = entry  # type: ignore[index]
 
-    @overload  # type: ignore[override]
-    def get(self, key: str, /) -> dict[str, NameEntry] | None: ...
-    @overload
-    def get(self, key: str, default: dict[str, NameEntry], /) -> dict[str, NameEntry]: ...
+    def drop(self, key: str, node_id: str) -> None:
+        held = self._held(key)
+        if type(held) is NameEntry:
+            if held.id == node_id:
+                del self._keys[key]
+        elif held is not None:
+            held.pop(node_id, None)  # type: ignore[union-attr]
+            if len(held) == 1:  # type: ignore[arg-type]
+                self._keys[key] = next(iter(held.values()))  # type: ignore[union-attr]
+            elif not held:
+                del self._keys[key]
 
-    def get(self, key: str, default: dict[str, NameEntry] | None = None, /) -> dict[str, NameEntry] | None:
+    def entries(self, key: str) -> list[NameEntry]:
+        """The entries of the nodes named `key`, in the order they were indexed."""
+        held = self._held(key)
+        if held is None:
+            return []
+        return [held] if type(held) is NameEntry else list(held.values())  # type: ignore[union-attr]
+
+    def every_entry(self) -> list[NameEntry]:
+        """Every entry, each key built."""
+        for key in list(self._pending):
+            self._build(key)
+        out: list[NameEntry] = []
+        for held in self._keys.values():
+            out.extend([held] if type(held) is NameEntry else held.values())  # type: ignore[union-attr]
+        return out
+
+    def __len__(self) -> int:
+        """The keys built so far."""
+        return len(self._keys)
+
+    def _held(self, key: str) -> Held | None:
         if key in self._pending:
-            return self[key]
-        return super().get(key, default)
+            self._build(key)
+        return self._keys.get(key)
 
-    def __contains__(self, key: object) -> bool:
-        return super().__contains__(key) or key in self._pending
-
-    def _build(self, key: str) -> dict[str, NameEntry]:
-        ids = self._pending.pop(key, None)
-        if ids is None:
-            return {}
+    def _build(self, key: str) -> None:
+        ids = self._pending.pop(key)
         memories = self._memories
-        built: dict[str, NameEntry] = {}
         for node_id in [ids] if type(ids) is str else ids:
             held = memories.get(node_id)
             if held is not None:  # else deleted since the restore
-                built[node_id] = name_entry(held, node_id)
-        return built
-
-    def clear(self) -> None:
-        super().clear()
-        self._pending = {}
-        self._memories = {}
+                self.put(name_entry(held, node_id))

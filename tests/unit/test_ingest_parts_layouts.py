@@ -232,7 +232,7 @@ def test_walk_names_foresee_each_layouts_nodes(tmp_path: Path) -> None:
         foreseen = ingest.walk_names(layout, brain.ingester.claims, layout.scope_folders(root))
         store = brain.store
         assert isinstance(store, MemoryStore)
-        held = {entry for group in store._names.values() for entry in group.values()}
+        held = set(store._names.every_entry())
         wrong = foreseen.unconfirmed ^ held
         # Only space's binary `.md` is foreseen wrong: a note by its path, a File by its bytes.
         expected = {"memory:ann/blob", "file:ann/blob.md"} if spec.name == "space" else set()

@@ -8,10 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from brain.model import MemoryNode, is_note_id, leaf_key
+from brain.model import Kind, MemoryNode, is_note_id, leaf_key
+from brain.resolve import NameEntry
 from brain.service import Brain
 from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
+from brain.store.memory_names import NameIndex
 from tests.contract.helpers import note, reference
 from tests.unit.test_memory_compact import generated_workspace, restored
 
@@ -33,7 +35,7 @@ def every_key(store: MemoryStore) -> list[str]:
 
 
 def built_keys(store: MemoryStore) -> int:
-    return dict.__len__(store._names)
+    return len(store._names)
 
 
 def test_a_restores_first_lookup_builds_the_entries_of_the_keys_it_asks_alone(source: Brain) -> None:
@@ -79,3 +81,30 @@ def test_writes_before_a_key_is_built_give_the_answers_of_a_full_index(source: B
     assert sorted(e.scope or "" for e in entries) == sorted({twice[0].scope or "", "ops"})
     assert not any(e.id == gone for found in lazy.name_entries(keys).values() for e in found)
     assert lazy.find_memory("ops", "Twice Named") == eager.find_memory("ops", "Twice Named")
+
+
+def test_a_key_of_one_node_holds_its_entry_and_one_of_several_a_dict() -> None:
+    """Entries in the order indexed, whichever way a key holds them."""
+    index = NameIndex()
+    a, b, c = (NameEntry(f"memory:{s}/plan", Kind.MEMORY, "plan", s) for s in ("a", "b", "c"))
+    assert index.entries("plan") == []
+    index.put(a)
+    assert index.entries("plan") == [a]
+    index.put(replace(a, scope="again"))  # the same node again: replaced, not added
+    assert index.entries("plan") == [replace(a, scope="again")]
+    index.put(a)
+    index.put(b)
+    index.put(c)
+    assert index.entries("plan") == [a, b, c]
+    index.drop("plan", "memory:b/plan")
+    assert index.entries("plan") == [a, c]
+    index.drop("plan", "memory:a/plan")
+    index.drop("plan", "memory:nobody/plan")  # not there: nothing changes
+    assert index.entries("plan") == [c]
+    index.put(b)
+    assert index.entries("plan") == [c, b]
+    index.drop("plan", "memory:c/plan")
+    index.drop("plan", "memory:b/plan")
+    assert index.entries("plan") == []
+    assert len(index) == 0
+    assert index.every_entry() == []
