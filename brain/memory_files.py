@@ -7,10 +7,13 @@ the helpers give exactly the results this process would.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
@@ -116,6 +119,30 @@ def build_memory(
         triggers=layout.note_triggers(rel, role, note),
     )
     return NoteChange(memory, note.links)
+
+
+_chunk = threading.local()  # the paths of the chunk whose results this thread loads
+
+
+@contextlib.contextmanager
+def chunk_paths(rels: Sequence[str]) -> Iterator[None]:
+    """While results are loaded on this thread: the paths their chunk was sent with, which
+    `walked_memory` puts into the notes (brain/ingest_worker.py's ResultPickler)."""
+    _chunk.rels = rels
+    try:
+        yield
+    finally:
+        _chunk.rels = ()
+
+
+def walked_memory(*values: Any) -> MemoryNode:
+    """A MemoryNode whose path was sent as its file's place in the chunk."""
+    held = list(values)
+    held[_PATH] = _chunk.rels[held[_PATH]]
+    return MemoryNode(*held)
+
+
+_PATH = [f.name for f in fields(MemoryNode)].index("path")
 
 
 def with_keywords(results: Sequence[NoteChange | Unread]) -> list[NoteChange | Unread]:

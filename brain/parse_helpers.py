@@ -19,6 +19,7 @@ answers wrongly only means its chunks are parsed here.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import pickle
@@ -29,7 +30,7 @@ import threading
 import weakref
 from collections.abc import Iterable
 
-from brain.ingest_worker import read_frame, write_frame
+from brain.ingest_worker import load_results, read_frame, write_frame
 from brain.memory_files import MemoryFile, NoteRules, Unread, build_file, shipped
 from brain.store.linking import NoteChange
 
@@ -51,6 +52,7 @@ class Helper:
         self.proc = proc
         self._inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._results: queue.SimpleQueue[list[NoteChange | Unread] | None] = queue.SimpleQueue()
+        self._rels: collections.deque[list[str]] = collections.deque()  # each chunk sent, in order
         self.failed = False
         self._inbox.put(pickle.dumps((rules, keywords, bare), protocol=pickle.HIGHEST_PROTOCOL))
         threading.Thread(target=self._write, daemon=True).start()
@@ -68,6 +70,7 @@ class Helper:
         return cls(proc, rules, keywords, bare)
 
     def send(self, files: list[MemoryFile]) -> None:
+        self._rels.append([f[0] for f in files])  # before the frame goes: its results name them
         self._inbox.put(pickle.dumps(files, protocol=pickle.HIGHEST_PROTOCOL))
 
     def close_input(self) -> None:
@@ -110,8 +113,8 @@ class Helper:
         assert stdout is not None
         try:
             while (frame := read_frame(stdout)) is not None:
-                self._results.put(pickle.loads(frame))
-        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+                self._results.put(load_results(frame, self._rels.popleft()))
+        except Exception:  # whatever a helper sent (or failed to): its chunks are parsed here
             pass
         self._results.put(None)  # the end: every later receive() fails
 

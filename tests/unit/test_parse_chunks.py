@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain import parse_helpers
-from brain.ingest_worker import dump_results
+from brain.ingest_worker import dump_results, load_results
 from brain.memory_files import build_memories, build_memory
 from brain.parse import scan_body
 from brain.search.postings import note_counts
@@ -117,6 +117,37 @@ def test_a_helper_that_fails_only_means_its_chunks_are_parsed_here(
     assert build_memories(files) == [build_memory(*f) for f in files]
 
 
+def test_a_helper_whose_answer_cannot_be_loaded_only_means_its_chunks_are_parsed_here(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A well-framed answer that names what this brain does not have (another version's
+    helper): loading it raises AttributeError, which once left the sync waiting forever."""
+    helper = tmp_path / "helper"
+    answer = b"\x80\x04cbrain.model\nNoSuchThing\n."  # pickle: a global that is not there
+    helper.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "stdin, stdout = sys.stdin.buffer, sys.stdout.buffer\n"
+        "def frame():\n"
+        "    head = stdin.read(8)\n"
+        "    return head and stdin.read(int.from_bytes(head, 'little'))\n"
+        "frame()  # the rules\n"
+        "while frame():\n"
+        f"    stdout.write(len({answer!r}).to_bytes(8, 'little') + {answer!r})\n"
+        "    stdout.flush()\n"
+    )
+    helper.chmod(0o755)
+    files = [
+        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
+        for i in range(40)
+    ]
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
+    monkeypatch.setattr(sys, "executable", str(helper))
+    assert build_memories(files) == [build_memory(*f) for f in files]
+
+
 def test_results_cross_from_helpers_unchanged() -> None:
     """Every note of the examples and fixtures (problems, blocks, properties, layouts' kinds)
     comes out of the helpers' pickling as it went in, class for class."""
@@ -126,8 +157,12 @@ def test_results_cross_from_helpers_unchanged() -> None:
     results = [build_memory(*f) for f in files]
     assert any(r.memory.problems for r in results)
     assert any(r.memory.blocks for r in results)
-    again = pickle.loads(dump_results(results))
+    rels = [f[0] for f in files]
+    again = load_results(dump_results(results, rels), rels)
     assert again == results
+    # A note's path comes back as the string the chunk was sent with, not a copy of it.
+    assert all(r.memory.path is rel for r, rel in zip(again, rels, strict=True))
+    assert pickle.loads(dump_results(results)) == results  # sent without paths: strings
     assert [type(p) for r in again for p in r.memory.problems] == [
         type(p) for r in results for p in r.memory.problems
     ]
