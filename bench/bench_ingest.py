@@ -45,6 +45,15 @@ from workload_layouts import RESHAPERS, generate_layout  # noqa: E402
 HELPER_WATCH = """
 import os, threading
 helper_peaks = {}
+together = [0]  # the most this process and its helpers held at one moment (KB, sampled)
+def _status(pid, key):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith(key):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 def _watch_helpers():
     me = os.getpid()
     while True:
@@ -52,19 +61,17 @@ def _watch_helpers():
             kids = open(f"/proc/{me}/task/{me}/children").read().split()
         except OSError:
             kids = []
+        now = _status(me, "VmRSS:")
         for kid in kids:
-            try:
-                for line in open(f"/proc/{kid}/status"):
-                    if line.startswith("VmHWM:"):
-                        helper_peaks[kid] = max(helper_peaks.get(kid, 0), int(line.split()[1]))
-            except OSError:
-                pass
-        threading.Event().wait(0.05)
+            helper_peaks[kid] = max(helper_peaks.get(kid, 0), _status(kid, "VmHWM:"))
+            now += _status(kid, "VmRSS:")
+        together[0] = max(together[0], now)
+        threading.Event().wait(0.02)
 threading.Thread(target=_watch_helpers, daemon=True).start()
 def helper_rss():
     peaks = list(helper_peaks.values())
     return {"worker_peak_rss_mb": max(peaks, default=0) / 1024, "workers_rss_mb": sum(peaks) / 1024,
-            "workers": len(peaks)}
+            "workers": len(peaks), "together_peak_rss_mb": together[0] / 1024}
 """
 
 DRIVER = HELPER_WATCH + """

@@ -16,7 +16,9 @@ workspaces `bench/workload.py` writes (cached under --cache, like bench_ingest's
   read from /proc when --neo4j-state names the tools/neo4j state folder of a local server.
 
 For each: wall and CPU seconds (the process and its parse helpers), notes/s, peak RSS of the
-process and of its helpers, and the same per note, so growth shows as a flat column. Prints a
+process and of its helpers (each one's own peak, added: an upper bound, as the peaks need not
+coincide), the most they held together at one moment (their RSS added, sampled every 20 ms),
+and the same per note, so growth shows as a flat column. Prints a
 line per run with the load average and writes bench/results/scale.json (merged with what an
 earlier run wrote for other sizes and stores).
 """
@@ -63,6 +65,7 @@ print(json.dumps({
     "cpu_s": mid[0].ru_utime + mid[0].ru_stime, "helper_cpu_s": mid[1].ru_utime + mid[1].ru_stime,
     "close_cpu_s": own.ru_utime + own.ru_stime - mid[0].ru_utime - mid[0].ru_stime,
     "peak_rss_mb": own.ru_maxrss / 1024, "helper_peak_rss_mb": helper_rss()["workers_rss_mb"],
+    "together_peak_rss_mb": helper_rss()["together_peak_rss_mb"],
 }))
 """
 
@@ -159,6 +162,8 @@ def describe(size: int, store: str, r: dict[str, float]) -> str:
         f"CPU {r['cpu_s']:.1f} s + helpers {r['helper_cpu_s']:.1f} s, close {r['close_s']:.1f} s, "
         f"peak RSS {r['peak_rss_mb']:.0f} MB + helpers (together) {r['helper_peak_rss_mb']:.0f} MB"
     )
+    if "together_peak_rss_mb" in r:
+        line += f", at one moment at most {r['together_peak_rss_mb']:.0f} MB"
     if "store_mb" in r:
         line += f", store {r['store_mb']:.0f} MB"
     if "server_peak_rss_mb" in r:

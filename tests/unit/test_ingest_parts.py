@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain import parse_helpers
+from brain import ingest, parse_helpers
 from brain.ingest_parts import PartWriter
 from brain.search.text import index_words
 from brain.service import Brain
@@ -70,6 +70,7 @@ def test_the_ingesters_state_shares_the_stores_strings(
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
     monkeypatch.setattr(parse_helpers, "CHUNK", 3)
     monkeypatch.setattr(PartWriter, "size", 5)
+    monkeypatch.setattr(ingest, "MEMORY_PART", 5)
     brain = Brain(tmp_path, MemoryStore())
     result = brain.sync()
     store = brain.store

@@ -117,6 +117,7 @@ def in_parts(monkeypatch: pytest.MonkeyPatch, size: int = 2) -> list[int]:
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
     monkeypatch.setattr(parse_helpers, "CHUNK", 3)
     monkeypatch.setattr(PartWriter, "size", size)
+    monkeypatch.setattr(ingest, "MEMORY_PART", size)  # the embedded store's own part size
     monkeypatch.setattr(ingest, "KEEP", 1)  # chunks left with the helpers: written sooner
     written: list[int] = []
     original = PartWriter.write
