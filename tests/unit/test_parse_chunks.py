@@ -6,6 +6,7 @@ import pickle
 import sys
 from array import array
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -146,6 +147,42 @@ def test_a_helper_whose_answer_cannot_be_loaded_only_means_its_chunks_are_parsed
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
     monkeypatch.setattr(sys, "executable", str(helper))
     assert build_memories(files) == [build_memory(*f) for f in files]
+
+
+def test_this_process_parses_the_chunks_a_busy_helper_would_leave_waiting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Two parsers on two cores: one helper, and this process whenever the helper has LEAD
+    chunks queued or it would wait for the helper's results. Here the helper starts late,
+    so this process parses the first chunks and the helper the later ones, in order."""
+    slow = tmp_path / "slow-python"
+    slow.write_text(f"#!/bin/sh\nsleep 1\nexec {sys.executable} \"$@\"\n")
+    slow.chmod(0o755)
+    files = [
+        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
+        for i in range(400)
+    ]
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
+    monkeypatch.setattr(sys, "executable", str(slow))
+    here: list[int] = []
+    parse_here = parse_helpers.MemoryBuilder._here
+
+    def counting(self: parse_helpers.MemoryBuilder, chunk: list[Any]) -> list[Any]:
+        here.append(len(chunk))
+        return parse_here(self, chunk)
+
+    monkeypatch.setattr(parse_helpers.MemoryBuilder, "_here", counting)
+    builder = parse_helpers.MemoryBuilder()
+    taken: list[Any] = []
+    for file in files:  # as a first sync does: adding and taking as it goes
+        builder.add(file)
+        taken.extend(builder.take(8))
+    assert builder._helpers is not None
+    assert len(builder._helpers) == 1
+    assert taken + builder.finish() == [build_memory(*f) for f in files]
+    assert 0 < sum(here) < len(files)  # each parsed some
 
 
 def test_results_cross_from_helpers_unchanged() -> None:
