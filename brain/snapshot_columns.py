@@ -30,7 +30,7 @@ from brain import rows
 from brain.ingest_state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
 from brain.store.memory_image import StoreImage
-from brain.store.memory_link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage
+from brain.store.memory_link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
 from brain.store.memory_rows import (
     KIND,
     MEMORY_FIELDS,
@@ -200,7 +200,7 @@ def _link_columns(links: LinkImage | None, table: StringTable) -> dict[str, Call
 
     used = image.used_strings()
     remap = np.zeros(len(image.strings), _INDEX)
-    remap[used] = np.frombuffer(table.column(map(image.strings.__getitem__, used.tolist())), dtype=_INDEX)
+    remap[used] = np.frombuffer(table.column(strings_at(image.strings, used)), dtype=_INDEX)
     blocks = image.live_blocks()
     sources = table.column(map(image.sources.__getitem__, blocks.tolist()))
     counts = np.diff(image.starts)[blocks].astype("=I").tobytes()

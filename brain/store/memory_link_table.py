@@ -192,9 +192,20 @@ def _all_rows(image: LinkImage) -> list[LinkRow]:
     ))
 
 
+def strings_at(strings: Sequence[str | None], indexes: Array) -> Iterator[str | None]:
+    """`strings[i]` for each of `indexes`, in order. The indexes become Python ints a slice
+    at a time: all at once, the 1.3 million of a 100,000-note store's string list were 47 MB
+    of a snapshot write's peak."""
+    for start in range(0, len(indexes), _SLICE):
+        yield from map(strings.__getitem__, indexes[start : start + _SLICE].tolist())
+
+
+_SLICE = 1 << 16
+
+
 def _deduplicated(strings: Sequence[str | None], used: Array) -> tuple[list[str | None], Array]:
     """The `used` strings, each once (None first), and old index -> new index."""
-    picked = list(map(strings.__getitem__, used.tolist()))
+    picked = list(strings_at(strings, used))
     kept = dict.fromkeys(picked)
     kept.pop(None, None)
     unique: list[str | None] = [None, *kept]
