@@ -102,19 +102,30 @@ def test_helpers_count_each_chunks_keywords_once(monkeypatch: pytest.MonkeyPatch
     assert all(r.keywords is None for r in unasked.finish())
 
 
+def linked_notes(count: int) -> list[tuple[str, str, str, bytes, float]]:
+    """Notes as files given with their bytes, each linking to the next."""
+    return [
+        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
+        for i in range(count)
+    ]
+
+
+def one_helper_in_small_chunks(monkeypatch: pytest.MonkeyPatch, executable: str) -> None:
+    """Two parsers (a helper started as `executable -m brain.ingest_worker`, and this
+    process), chunks of 7, helpers from 10 files on."""
+    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
+    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
+    monkeypatch.setattr(sys, "executable", executable)
+
+
 @pytest.mark.parametrize("helper", ["/bin/false", "/bin/cat", "/nonexistent/python"])
 def test_a_helper_that_fails_only_means_its_chunks_are_parsed_here(
     monkeypatch: pytest.MonkeyPatch, helper: str
 ) -> None:
     """A helper that cannot start, dies at once, or answers garbage (cat echoes its input)."""
-    files = [
-        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
-        for i in range(40)
-    ]
-    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
-    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
-    monkeypatch.setattr(sys, "executable", helper)
+    files = linked_notes(40)
+    one_helper_in_small_chunks(monkeypatch, helper)
     assert build_memories(files) == [build_memory(*f) for f in files]
 
 
@@ -138,14 +149,8 @@ def test_a_helper_whose_answer_cannot_be_loaded_only_means_its_chunks_are_parsed
         "    stdout.flush()\n"
     )
     helper.chmod(0o755)
-    files = [
-        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
-        for i in range(40)
-    ]
-    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
-    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
-    monkeypatch.setattr(sys, "executable", str(helper))
+    files = linked_notes(40)
+    one_helper_in_small_chunks(monkeypatch, str(helper))
     assert build_memories(files) == [build_memory(*f) for f in files]
 
 
@@ -158,14 +163,8 @@ def test_this_process_parses_the_chunks_a_busy_helper_would_leave_waiting(
     slow = tmp_path / "slow-python"
     slow.write_text(f"#!/bin/sh\nsleep 1\nexec {sys.executable} \"$@\"\n")
     slow.chmod(0o755)
-    files = [
-        (f"memory/shared/n{i}.md", "shared", f"n{i}", f"# H{i}\nsee [[n{i + 1}]]\n".encode(), 1.0 * i)
-        for i in range(400)
-    ]
-    monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(parse_helpers, "CHUNK", 7)
-    monkeypatch.setenv("BRAIN_INGEST_WORKERS", "2")
-    monkeypatch.setattr(sys, "executable", str(slow))
+    files = linked_notes(400)
+    one_helper_in_small_chunks(monkeypatch, str(slow))
     here: list[int] = []
     parse_here = parse_helpers.MemoryBuilder._here
 
