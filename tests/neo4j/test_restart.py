@@ -17,7 +17,7 @@ from typing import cast
 import pytest
 from neo4j import Driver, GraphDatabase
 
-from brain import parse_helpers
+from brain import ingest, parse_helpers
 from brain.check_shared import open_check
 from brain.cli import build_parser
 from brain.ingest_parts import PartWriter
@@ -185,6 +185,7 @@ def test_check_compares_the_whole_graph_from_parts_and_from_the_snapshot(
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
     monkeypatch.setattr(parse_helpers, "CHUNK", 1)
     monkeypatch.setattr(PartWriter, "size", 1)
+    monkeypatch.setattr(ingest, "MEMORY_PART", 1)  # the check's graph is an embedded store's
     parts: list[int] = []
     write = PartWriter.write
 
