@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from brain.model import MemoryNode
+from brain.store.memory_rows import PATH  # MemoryNode's `path` among its fields
 
 _LENGTH = 8
 
@@ -80,9 +81,9 @@ class ResultPickler(pickle.Pickler):
             return NotImplemented
         values = tuple(map(obj.__getattribute__, fields))
         if cls is MemoryNode:
-            place = self.places.get(values[_PATH])
+            place = self.places.get(values[PATH])
             if place is not None:
-                return self.walked_memory, (*values[:_PATH], place, *values[_PATH + 1 :])
+                return self.walked_memory, (*values[:PATH], place, *values[PATH + 1 :])
         shared = _SHARED_AT[cls]
         if not shared:
             return cls, values
@@ -95,7 +96,6 @@ class ResultPickler(pickle.Pickler):
         return cls, tuple(held)
 
 
-_PATH = [f.name for f in dataclasses.fields(MemoryNode)].index("path")
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _NOT_FIELDS: set[type] = set()
 _SHARED_AT: dict[type, tuple[int, ...]] = {}

@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from brain.model import MemoryNode
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
+from brain.store.memory_rows import PATH
 from brain.workspace import read_bytes
 
 
@@ -138,11 +139,8 @@ def chunk_paths(rels: Sequence[str]) -> Iterator[None]:
 def walked_memory(*values: Any) -> MemoryNode:
     """A MemoryNode whose path was sent as its file's place in the chunk."""
     held = list(values)
-    held[_PATH] = _chunk.rels[held[_PATH]]
+    held[PATH] = _chunk.rels[held[PATH]]
     return MemoryNode(*held)
-
-
-_PATH = [f.name for f in fields(MemoryNode)].index("path")
 
 
 def with_keywords(results: Sequence[NoteChange | Unread]) -> list[NoteChange | Unread]:

@@ -10,9 +10,9 @@ for parsing whenever it would otherwise wait:
   a helper), in chunks of CHUNK, each to the helper with the fewest chunks queued;
 - a chunk is parsed here instead when every helper has LEAD chunks queued, and so is what
   waits to be sent when this process would wait for a helper's results. One helper a core
-  left 40 MB of interpreter and libraries idle a core's worth of time while this process
-  linked and wrote: at 10,000 and 100,000 notes the sync takes as long with one helper
-  fewer, and peaks 38 MB lower (two helpers were 100 MB);
+  kept about 50 MB of interpreter and libraries beside a process that sat idle while it
+  waited for their results: at 10,000 and 100,000 notes the sync takes as long with one
+  helper fewer, and peaks 38 MB lower (two helpers were 100 MB);
 - each chunk's results come back as soon as it is parsed and are decoded by a reader thread
   here while the helpers go on, so nothing waits for a whole share and a helper holds one
   chunk at a time: its memory stays flat however big the workspace;
