@@ -35,7 +35,7 @@ class Layout:
     """One workspace layout. Subclasses set `name` and `links` and implement the methods.
 
     Every method is pure but for reading the folder tree in `walk` and `scope_folders`.
-    `classify` is asked for every file on every rescan: cache it (functools.lru_cache on a
+    `classify` is asked for every file on every rescan: cache it (brain.workspace.RoleMemo on a
     module-level function). `note_rules` runs in ingest helper processes: it must depend
     only on its arguments.
     """

@@ -15,7 +15,6 @@ project notes, by name), then at workflows, chats, work items and agents.
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -28,7 +27,7 @@ from brain.parse import ParsedNote
 from brain.resolve import Level, NameEntry, Target, parse_target
 from brain.rules.dates import daily_name_date
 from brain.rules.lab import daily_log_name, incomplete_skill, triggers, undated_entries
-from brain.workspace import IGNORED, FileRole, FileStat, walk_dir
+from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo, walk_dir
 
 MAIN_AGENT = "main"
 MEMORY_FILE = "MEMORY.md"
@@ -50,7 +49,7 @@ _LAB_PREFIXES: tuple[tuple[str, Kind], ...] = (
 _MAX_LOOK = 10_000  # folders looked into under skills/, tools/, agents/, projects/
 
 
-@functools.lru_cache(maxsize=1 << 17)  # every rescan asks again for every file
+@RoleMemo  # every rescan asks again for every file
 def classify(rel: str) -> FileRole:
     parts = rel.split("/")
     if any(p.startswith(".") or p == "" for p in parts):

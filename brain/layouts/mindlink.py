@@ -10,7 +10,6 @@ brain.rules.mindlink.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -29,14 +28,14 @@ from brain.rules.mindlink import (
     feedback_incomplete,
     not_a_memory,
 )
-from brain.workspace import IGNORED, FileRole, FileStat
+from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo
 
 MEMORY_DIR = "memory"
 _OWN_KINDS = (Kind.MEMORY, Kind.DAILY_NOTE)
 _LEVEL3_KINDS = (*ENTITY_KINDS, Kind.AGENT)
 
 
-@functools.lru_cache(maxsize=1 << 17)  # every rescan asks again for every file
+@RoleMemo  # every rescan asks again for every file
 def classify(rel: str) -> FileRole:
     parts = rel.split("/")
     if any(p.startswith(".") or p == "" for p in parts):

@@ -10,7 +10,6 @@ file is still a node, so nothing an agent saved disappears from view.
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ from brain.layouts.base import Layout
 from brain.layouts.files import is_binary
 from brain.model import ENTITY_KINDS, Kind, Problem, Severity, leaf_key, name_key
 from brain.resolve import KIND_PREFIXES, Level, LinkRules, NameEntry, Target
-from brain.workspace import IGNORED, FileRole, FileStat, walk_dir
+from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo, walk_dir
 
 MEMORY_DIR = "memory"
 MAX_PATH_BYTES = 512
@@ -30,7 +29,7 @@ _LEVEL3_KINDS = (*ENTITY_KINDS, Kind.AGENT)
 _HOME = "~/memory/"
 
 
-@functools.lru_cache(maxsize=1 << 17)  # every rescan asks again for every file
+@RoleMemo  # every rescan asks again for every file
 def classify(rel: str) -> FileRole:
     parts = rel.split("/")
     if any(p.startswith(".") or p == "" for p in parts):

@@ -8,6 +8,7 @@ tmp_path and checks the graph and the problems, including files that are odd on 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from brain.model import Kind, Problem
 from brain.service import Brain
 from brain.store.memory import MemoryStore
-from brain.workspace import classify, read_agent_definition, read_entity_title
+from brain.workspace import FileRole, RoleMemo, classify, read_agent_definition, read_entity_title
 
 
 def build(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -89,6 +90,33 @@ def test_classify_misplaced_files(rel: str, code: str, severity: str) -> None:
     assert role.problem is not None
     assert (role.problem.path, role.problem.code, role.problem.severity.value) == (rel, code, severity)
     assert role.problem.fix
+
+
+def test_the_role_memo_answers_each_path_once_and_starts_over_past_its_limit() -> None:
+    asked: list[str] = []
+
+    def role_of(rel: str) -> FileRole:
+        asked.append(rel)
+        return FileRole("memory", "bot", rel)
+
+    memo = RoleMemo(role_of, limit=3)
+    for rel in ["a", "b", "a", "c", "b"]:
+        assert memo(rel).name == rel
+    assert asked == ["a", "b", "c"]
+    assert len(memo) == 3
+    memo("d")  # the fourth path: the memo starts over, then holds it
+    assert len(memo) == 1
+    memo("a")
+    assert asked == ["a", "b", "c", "d", "a"]
+    memo.cache_clear()
+    assert len(memo) == 0
+
+
+def test_a_roles_scope_and_name_are_the_interned_strings() -> None:
+    # The store interns a note's scope and name: the memo of roles holds those, not copies.
+    role = classify("".join(["memory/", "bot", "/", "some-", "note.md"]))
+    assert role.scope is sys.intern("bot")
+    assert role.name is sys.intern("some-note")
 
 
 def test_entity_kinds() -> None:
