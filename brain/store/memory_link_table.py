@@ -8,7 +8,7 @@ so a long-running server ended up with the tuples. Here every state holds the co
 
 * a write appends each source's links as a block at the columns' end (a batch in one
   go: its strings found once, each column filled by one C loop) and the source's earlier
-  block, if any, becomes dead; when dead links outnumber half the live ones, the columns
+  block, if any, becomes dead; when dead links outnumber a quarter of the live ones, the columns
   are packed (live blocks only, the string list without repeats);
 * a read builds the rows it returns (one source's, one link, or every live one in bulk)
   and keeps none;
@@ -38,12 +38,17 @@ STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
 RESOLVED = STATUS_CODE[LinkStatus.RESOLVED]
 STRING_COLUMNS = ("target_id", "raw", "target", "key", "label", "anchor")
 _STRING_AT = (2, 4, 5, 6, 7, 8)  # each string column's field in a LinkRow
-NUMBER_COLUMNS = {"ordinal": np.uint32, "status": np.uint8, "embed": np.uint8, "line": np.int64,
-                  "column": np.int64}
+# A line or column past 2**32 would take a note of gigabytes: 4 bytes each, not 8 (9 MB of
+# a 100,000-note store's columns).
+NUMBER_COLUMNS = {"ordinal": np.uint32, "status": np.uint8, "embed": np.uint8, "line": np.uint32,
+                  "column": np.uint32}
 COLUMNS = (*STRING_COLUMNS, *NUMBER_COLUMNS)
 _DTYPES: dict[str, Any] = {**dict.fromkeys(STRING_COLUMNS, np.uint32), **NUMBER_COLUMNS}
 _UINT = np.dtype(f"=u{array('I').itemsize}")  # what array("I") packs
 PACK_AFTER = 4096  # dead links tolerated before a pack, whatever the live count
+# And a quarter of the live count: a first sync's relinks leave 0.4 dead links a live one,
+# so at half it never packed (17 MB of dead links and repeated strings at 100,000 notes).
+DEAD_SHARE = 4
 UNRESOLVED = "unresolved:"
 
 Array = np.ndarray[Any, Any]
@@ -205,13 +210,16 @@ _SLICE = 1 << 16
 
 def _deduplicated(strings: Sequence[str | None], used: Array) -> tuple[list[str | None], Array]:
     """The `used` strings, each once (None first), and old index -> new index."""
-    picked = list(strings_at(strings, used))
+    table = np.empty(len(strings), dtype=object)
+    table[:] = strings  # element by element: never a 2-D array of characters
+    picked = table[used].tolist()  # not a generator: a pack at 100,000 notes picks a million
+    del table
     kept = dict.fromkeys(picked)
     kept.pop(None, None)
     unique: list[str | None] = [None, *kept]
     at = dict(zip(unique, count()))
     remap = np.zeros(len(strings), np.uint32)
-    remap[used] = np.fromiter(map(at.__getitem__, picked), np.uint32, len(picked))
+    remap[used] = np.frombuffer(array("I", map(at.__getitem__, picked)), _UINT)
     return unique, remap
 
 
@@ -390,8 +398,8 @@ class LinkTable:
         self._by_status += np.bincount(status, minlength=len(STATUSES))
         self._columns["ordinal"].extend(np.fromiter(fields[1], np.uint32, n))
         self._columns["embed"].extend(np.fromiter(fields[9], np.uint8, n))
-        self._columns["line"].extend(np.fromiter(fields[10], np.int64, n))
-        self._columns["column"].extend(np.fromiter(fields[11], np.int64, n))
+        self._columns["line"].extend(np.fromiter(fields[10], np.uint32, n))
+        self._columns["column"].extend(np.fromiter(fields[11], np.uint32, n))
         names = fields[12]
         self._candidates.update(zip(compress(count(start), names), filter(None, names), strict=True))
 
@@ -404,7 +412,7 @@ class LinkTable:
     def _pack_if_due(self) -> None:
         live = int(self._by_status.sum())
         blocks = len(self._sources)
-        if self._dead > max(live // 2, PACK_AFTER) or blocks > 2 * len(self._block_of) + PACK_AFTER:
+        if self._dead > max(live // DEAD_SHARE, PACK_AFTER) or blocks > 2 * len(self._block_of) + PACK_AFTER:
             self._load(self._live_now().packed())
 
     # ------------------------------------------------------------------ the link index
