@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from brain.model import MemoryNode
+from brain.model import Headings, MemoryNode
 from brain.store.memory_rows import PATH  # MemoryNode's `path` among its fields
 
 _LENGTH = 8
@@ -72,6 +72,10 @@ class ResultPickler(pickle.Pickler):
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
+        if cls is Headings:  # its texts repeat across notes as a Heading's do (SHARED_FIELDS)
+            strings = self.strings
+            flat = tuple(strings.setdefault(v, v) if v.__class__ is str else v for v in obj.flat)
+            return Headings.of_flat, (flat,)
         fields = _FIELDS.get(cls)
         if fields is None:
             if not dataclasses.is_dataclass(cls) or cls in _NOT_FIELDS:

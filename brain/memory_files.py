@@ -17,7 +17,7 @@ from typing import Any
 
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
-from brain.model import MemoryNode
+from brain.model import NO_HEADINGS, Headings, MemoryNode
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
@@ -112,7 +112,7 @@ def build_memory(
         size=len(raw),
         modified_at=mtime,
         body=note.body,
-        headings=note.headings,
+        headings=Headings(note.headings) if note.headings else NO_HEADINGS,
         properties=note.properties,
         problems=tuple(problems) + note.problems,
         blocks=note.blocks,

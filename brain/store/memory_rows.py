@@ -17,8 +17,10 @@ from dataclasses import fields
 from typing import Any, Final
 
 from brain.model import (
+    NO_HEADINGS,
     Block,
     Heading,
+    Headings,
     Kind,
     Link,
     LinkStatus,
@@ -131,7 +133,7 @@ def memory_of(row: MemoryRow) -> MemoryNode:
     """The memory a row stands for (without its body; the store keeps that apart)."""
     values = list(row)
     values[_PROPERTIES] = values[_PROPERTIES] or NO_PROPERTIES
-    values[_HEADINGS] = tuple(Heading(*h) for h in values[_HEADINGS])
+    values[_HEADINGS] = Headings(Heading(*h) for h in values[_HEADINGS]) if values[_HEADINGS] else NO_HEADINGS
     values[_BLOCKS] = tuple(Block(*b) for b in values[_BLOCKS])
     values[_PROBLEMS] = tuple(problem_of(p) for p in values[_PROBLEMS])
     values[_TRIGGERS] = tuple(values[_TRIGGERS])

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from brain import parse_helpers
 from brain.ingest_worker import dump_results, load_results
 from brain.memory_files import build_memories, build_memory
+from brain.model import Headings
 from brain.parse import scan_body
 from brain.search.postings import note_counts
 from brain.search.text import title_of
@@ -193,12 +194,14 @@ def test_results_cross_from_helpers_unchanged() -> None:
     results = [build_memory(*f) for f in files]
     assert any(r.memory.problems for r in results)
     assert any(r.memory.blocks for r in results)
+    assert any(r.memory.headings for r in results)
     rels = [f[0] for f in files]
     again = load_results(dump_results(results, rels), rels)
     assert again == results
     # A note's path comes back as the string the chunk was sent with, not a copy of it.
     assert all(r.memory.path is rel for r, rel in zip(again, rels, strict=True))
     assert pickle.loads(dump_results(results)) == results  # sent without paths: strings
+    assert {type(r.memory.headings) for r in again} == {Headings}
     assert [type(p) for r in again for p in r.memory.problems] == [
         type(p) for r in results for p in r.memory.problems
     ]
