@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain, compress, count, repeat
 from typing import Any
 
@@ -117,12 +117,13 @@ class LinkImage:
         for block in self.live_blocks().tolist():
             yield sources[block], rows[cuts[block] : cuts[block + 1]]
 
-    def live_only(self) -> LinkImage:
-        """The live blocks alone (the same strings)."""
+    def live_only(self, columns: Mapping[str, Array] | None = None) -> LinkImage:
+        """The live blocks alone (the same strings); `columns`: theirs already, if given."""
         keep = self.live_links()
         if keep is None:
-            return self
-        columns = {n: v[keep] for n, v in self.columns.items()}
+            return self if columns is None else replace(self, columns=columns)
+        if columns is None:
+            columns = {n: v[keep] for n, v in self.columns.items()}
         blocks = self.live_blocks()
         counts = np.diff(self.starts)[blocks]
         sources = [self.sources[b] for b in blocks.tolist()]
@@ -133,20 +134,31 @@ class LinkImage:
         return LinkImage(self.strings, sources, starts, columns, candidates)
 
     def packed(self) -> LinkImage:
-        """The live blocks alone, with a string list without repeats or strings no link uses."""
-        live = self.live_only()
-        strings, remap = _deduplicated(live.strings, live.used_strings())
-        columns = {n: remap[v] if n in STRING_COLUMNS else v for n, v in live.columns.items()}
-        return LinkImage(strings, live.sources, live.starts, columns, live.candidates)
+        """The live blocks alone, with a string list without repeats or strings no link uses.
 
-    def used_strings(self) -> Array:
-        """The indexes of the strings some live link uses, in order (0, None, always)."""
+        Built a column at a time, the strings first: at 100,000 notes (780,000 links, 1.5
+        million strings listed) a pack built every step whole took 79 MB above the table."""
+        strings, remap = _deduplicated(self.strings, self.used_mask())
+        keep = self.live_links()
+        columns: dict[str, Array] = {}
+        for name, values in self.columns.items():
+            kept = values if keep is None else values[keep]
+            columns[name] = remap[kept] if name in STRING_COLUMNS else kept
+            del kept
+        return replace(self.live_only(columns), strings=strings)
+
+    def used_mask(self) -> Array:
+        """Whether some live link uses each string (0, None, always)."""
         used = np.zeros(len(self.strings), bool)
         used[0] = True
         keep = self.live_links()
         for name in STRING_COLUMNS:
             used[self.columns[name] if keep is None else self.columns[name][keep]] = True
-        return np.flatnonzero(used)
+        return used
+
+    def used_strings(self) -> Array:
+        """The indexes of the strings some live link uses, in order (0, None, always)."""
+        return np.flatnonzero(self.used_mask())
 
     def string_array(self) -> Array:
         table = np.empty(len(self.strings), dtype=object)
@@ -209,17 +221,17 @@ _SLICE = 1 << 16
 
 
 def _deduplicated(strings: Sequence[str | None], used: Array) -> tuple[list[str | None], Array]:
-    """The `used` strings, each once (None first), and old index -> new index."""
-    table = np.empty(len(strings), dtype=object)
-    table[:] = strings  # element by element: never a 2-D array of characters
-    picked = table[used].tolist()  # not a generator: a pack at 100,000 notes picks a million
-    del table
-    kept = dict.fromkeys(picked)
-    kept.pop(None, None)
-    unique: list[str | None] = [None, *kept]
-    at = dict(zip(unique, count()))
+    """The strings `used` marks, each once (None first), and old index -> new index. C loops
+    and one dict throughout: a pack at 100,000 notes picks a million strings."""
+    picked = list(compress(strings, used.tobytes()))  # bytes: iterated as ints, in C
+    at: dict[str | None, int] = dict.fromkeys(picked, 0)
+    unique = list(at)
+    for number, string in enumerate(unique):  # 184,000 at 100,000 notes: a second dict was 10 MB
+        at[string] = number
+    codes = np.frombuffer(array("I", map(at.__getitem__, picked)), _UINT)
+    del picked, at
     remap = np.zeros(len(strings), np.uint32)
-    remap[used] = np.frombuffer(array("I", map(at.__getitem__, picked)), _UINT)
+    remap[used] = codes
     return unique, remap
 
 
