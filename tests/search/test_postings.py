@@ -77,3 +77,19 @@ def test_words_that_share_a_number_are_counted_the_slow_way(monkeypatch: pytest.
     monkeypatch.setattr(postings, "_MIX", np.uint64(0))
     rows = [("alpha", "beta", "gamma alpha"), ("", "delta", "alpha")]
     assert per_note(count_block(rows)) == expected(rows)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(text, text, text), max_size=12), st.integers(1, 40))
+def test_a_block_counted_in_slices_counts_as_note_counts(rows: list[Row], slice_bytes: int) -> None:
+    """A chunk past SLICE_BYTES is counted a slice at a time and merged: the same counts,
+    over one list of words with each word once."""
+    from unittest import mock
+
+    from brain.search import postings
+
+    with mock.patch.object(postings, "SLICE_BYTES", slice_bytes):
+        block = count_block(rows)
+    words = block.words.split("\0") if block.words else []
+    assert len(words) == len(set(words))
+    assert per_note(block) == expected(rows)
