@@ -10,7 +10,7 @@ truth; watcher events only say where to look.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from sys import intern
@@ -237,9 +237,12 @@ class Ingester:
         return stats, gone
 
     def _apply(
-        self, stats: Mapping[str, FileStat], gone: Iterable[str], fresh: bool,
+        self, stats: dict[str, FileStat], gone: Iterable[str], fresh: bool,
         progress: Progress | None, recheck: bool = False,
     ) -> SyncResult:
+        """`stats` is the sync's own, taken here: each entry is dropped once its file is done
+        (at 100,000 notes the walk's stats and a sorted copy of them were 20 MB held to the
+        end of a first sync)."""
         notes: list[NoteChange] = []
         # Notes are parsed while files are read: on helper processes once there are many.
         context = self.rule_context()
@@ -256,7 +259,6 @@ class Ingester:
         definitions_changed = False
         read = 0
         unshared: list[MemoryNode] = []  # notes back before their file's state was kept
-        stats = dict(stats)
         gone = set(gone)
         claim(self, stats, gone)
         # Notes handed over by path (their bytes read where they are parsed): only where no
@@ -298,7 +300,8 @@ class Ingester:
                 deletes.append(state.node_id)
 
         total = len(stats)
-        for done, (rel, st) in enumerate(sorted(stats.items()), 1):
+        for done, rel in enumerate(sorted(stats), 1):
+            st = stats.pop(rel)
             if progress is not None and (done % 256 == 0 or done == total):
                 progress(done, total)
             role = classify(rel)
