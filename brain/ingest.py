@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from sys import intern
@@ -168,8 +169,8 @@ class Ingester:
         if text is None:
             self.overlays.pop(rel, None)
             state = self.files.get(rel)
-            if state is not None:
-                state.size = -2  # force a re-read of the disk; the hash still says what is stored
+            if state is not None:  # force a re-read of the disk; the hash still says what is stored
+                self.files[rel] = replace(state, size=-2)
         else:
             self.overlays[rel] = text.encode("utf-8")
         return self.sync([rel])
@@ -198,9 +199,9 @@ class Ingester:
         today, not what held when the note was read (the watcher's periodic rescan is full)."""
         today = self.today()
         if self._rule_day is not None and today != self._rule_day:
-            for rel, state in self.files.items():
+            for rel, state in self.files.items():  # re-read and rebuilt, whatever its stat says
                 if self.layout.classify(rel).node_kind is Kind.DAILY_NOTE:
-                    state.size, state.hash = -2, ""  # re-read and rebuilt, whatever its stat says
+                    self.files[rel] = replace(state, size=-2, hash="")
         self._rule_day = today
 
     def state(self) -> IngestState:
@@ -208,7 +209,7 @@ class Ingester:
         unknown = set(vars(self)) - _STATE_ATTRIBUTES
         if unknown:  # new state without a line in IngestState: a snapshot would lose it
             raise TypeError(f"IngestState does not hold Ingester.{', '.join(sorted(unknown))}")
-        files = {rel: FileState(f.size, f.mtime_ns, f.hash, f.node_id) for rel, f in self.files.items()}
+        files = dict(self.files)  # frozen states: shared
         return IngestState(
             files, dict(self.file_problems), dict(self.definitions),
             dict(self.claims),
@@ -350,7 +351,7 @@ class Ingester:
             digest = content_hash(raw)
             if known is not None and known.hash == digest:
                 touched = known.mtime_ns != st.mtime_ns
-                known.size, known.mtime_ns = st.size, st.mtime_ns
+                self.files[rel] = replace(known, size=st.size, mtime_ns=st.mtime_ns)
                 if overlay is not None or role.kind not in ("memory", "file") or not touched:
                     continue
                 # Same bytes, new modification time: the memory's age changed.

@@ -5,7 +5,7 @@ what a snapshot keeps of it (brain/snapshot.py). Kept apart from the sync logic 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from brain.memory_files import PENDING_HASH, Unread
 from brain.model import AgentNode, MemoryNode, Problem, Severity, agent_id, entity_id, file_id, note_id
@@ -14,8 +14,11 @@ from brain.store.linking import NoteChange
 from brain.workspace import AgentDefinition, FileRole, unreadable_problem
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FileState:
+    """What a sync knew of a file. Frozen, so a copy of the states (a snapshot's, taken
+    under the lock and written outside it) shares them: 6 MB at 100,000 notes."""
+
     size: int
     mtime_ns: int
     hash: str
@@ -127,6 +130,7 @@ def parsed_notes(
 def share_hash(files: dict[str, FileState], memory: MemoryNode, later: list[MemoryNode] | None) -> None:
     state = files.get(memory.path)
     if state is not None and state.hash in (memory.hash, PENDING_HASH):
-        state.hash = memory.hash
+        if state.hash is not memory.hash:
+            files[memory.path] = replace(state, hash=memory.hash)
     elif later is not None:
         later.append(memory)

@@ -21,6 +21,7 @@ sequence), keyword index (its own image, brain/search/bm25.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -80,9 +81,10 @@ def distrust_recent(state: IngestState, now_ns: int) -> IngestState:
     """Files modified in the last seconds may change again within their mtime's granularity
     with the same size: mark them so the next start reads them (the hash decides), as git
     does with racily clean entries."""
-    for file in state.files.values():
+    files = state.files
+    for rel, file in files.items():
         if file.mtime_ns >= now_ns - RACY_NS:
-            file.size = -3
+            files[rel] = dataclasses.replace(file, size=-3)  # the copy's, not the ingester's
     return state
 
 
