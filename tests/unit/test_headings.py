@@ -39,7 +39,7 @@ def test_headings_read_as_the_tuple_they_hold(headings: tuple[Heading, ...]) -> 
     again = pickle.loads(pickle.dumps(held))
     assert type(again) is Headings
     assert again == held
-    assert hash(again) == hash(held)
+    assert hash(again) == hash(held) == hash(headings)
 
 
 def test_a_source_as_written_survives() -> None:
