@@ -139,13 +139,15 @@ def encode(state: IngestState, image: StoreImage, chunk: int = 512) -> Iterator[
     """The payload's top-level values, in order (`decode` reads them back). Built column by
     column and sent in slices, so a write costs little beyond the columns themselves."""
     table = StringTable()
-    files = list(state.files.items())
+    # The write's own copy, so every pass goes in one order (a list of its items was 7 MB
+    # of a 100,000-note write's peak).
+    files = state.files
     ingest = {
-        "rels": table.column(rel for rel, _ in files),
-        "sizes": _ints("q", (f.size for _, f in files)),
-        "mtimes": _ints("q", (f.mtime_ns for _, f in files)),
-        "hashes": table.column(f.hash for _, f in files),
-        "nodes": table.column(f.node_id for _, f in files),
+        "rels": table.column(files),
+        "sizes": _ints("q", (f.size for f in files.values())),
+        "mtimes": _ints("q", (f.mtime_ns for f in files.values())),
+        "hashes": table.column(f.hash for f in files.values()),
+        "nodes": table.column(f.node_id for f in files.values()),
         "claim_ids": table.column(state.claims),
         "claim_counts": _ints("I", map(len, state.claims.values())),
         "claim_rels": table.column(chain.from_iterable(sorted(c) for c in state.claims.values())),
