@@ -18,9 +18,9 @@ workspaces `bench/workload.py` writes (cached under --cache, like bench_ingest's
 For each: wall and CPU seconds (the process and its parse helpers), notes/s, peak RSS of the
 process and of its helpers (each one's own peak, added: an upper bound, as the peaks need not
 coincide), the most they held together at one moment (their RSS added, sampled every 20 ms,
-and never less than any one process's own high-water mark), and the same per note, so growth shows as a flat column. Prints a
-line per run with the load average and writes bench/results/scale.json (merged with what an
-earlier run wrote for other sizes and stores).
+and never less than any one process's own high-water mark), and the same per note, so growth
+shows as a flat column. Prints a line per run with the load average and writes
+bench/results/scale.json (merged with what an earlier run wrote for other sizes and stores).
 """
 
 from __future__ import annotations
