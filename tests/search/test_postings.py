@@ -1,6 +1,7 @@
-"""A chunk counted at once by a parse helper (`count_block`, byte arithmetic) gives each note
-exactly the counts `note_counts` gives it (the regex, note by note): random texts of tricky
-characters, and a table of the cases each path of `count_block` takes."""
+"""A chunk counted at once by a parse helper (`count_block`) gives each note exactly the counts
+`note_counts` gives it (the regex, note by note): random texts of tricky characters, and a
+table of the cases each path of `count_block` takes. Every test runs twice: on the native
+scanner (brain/native.py) and on the numpy code, its reference and fallback."""
 
 from __future__ import annotations
 
@@ -10,9 +11,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brain import native as native_module
+from brain.search import postings
 from brain.search.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, count_block, note_counts
 
 Row = tuple[str, str, str]
+
+SCANNERS = ["python"] + (["native"] if native_module.native is not None else [])
+
+
+@pytest.fixture(autouse=True, params=SCANNERS)
+def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test on the numpy code, and on the native scanner where it is built."""
+    if request.param == "python":
+        monkeypatch.setattr(postings, "native", None)
+    return str(request.param)
 
 
 def per_note(block: PostingsBlock) -> list[tuple[dict[str, int], int]]:
@@ -72,8 +85,6 @@ def test_words_that_share_a_number_are_counted_the_slow_way(monkeypatch: pytest.
     word to 0, the block is still right (counted note by note)."""
     import numpy as np
 
-    from brain.search import postings
-
     monkeypatch.setattr(postings, "_MIX", np.uint64(0))
     rows = [("alpha", "beta", "gamma alpha"), ("", "delta", "alpha")]
     assert per_note(count_block(rows)) == expected(rows)
@@ -86,10 +97,24 @@ def test_a_block_counted_in_slices_counts_as_note_counts(rows: list[Row], slice_
     over one list of words with each word once."""
     from unittest import mock
 
-    from brain.search import postings
-
     with mock.patch.object(postings, "SLICE_BYTES", slice_bytes):
         block = count_block(rows)
     words = block.words.split("\0") if block.words else []
     assert len(words) == len(set(words))
     assert per_note(block) == expected(rows)
+
+
+def test_a_text_the_native_scanner_cannot_take_is_counted_by_numpy(scanner: str) -> None:
+    """A lone surrogate (a YAML escape) is not UTF-8, which the native scanner takes: the
+    block is then counted by the numpy code, and still right."""
+    rows = [("x", "a\ud800b", "c")]
+    assert per_note(count_block(rows)) == expected(rows)
+
+
+def test_split_slow_gives_a_list_a_piece() -> None:
+    if native_module.native is None:
+        pytest.skip("the native scanner is not built (cargo)")
+    with pytest.raises(ValueError, match="fewer lists"):
+        native_module.native.count_block(["", "", "café"], lambda pieces: [])
+    with pytest.raises(ValueError, match="three a note"):
+        native_module.native.count_block(["a"], lambda pieces: [])

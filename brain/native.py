@@ -1,0 +1,44 @@
+"""brain's native scanners (the Rust crate in native/), when they are installed.
+
+A first ingest spends most of its CPU scanning text: counting keywords, looking for secrets,
+finding links. Those scans have a Rust twin, built by the Makefile when cargo is there
+(`pip install ./native`). The Python code stays the reference and the fallback: the tests run
+both on the same tables and random texts, and brain runs without the module (slower).
+
+`BRAIN_NATIVE=0` turns the module off (the benchmarks' A/B, the tests of the Python path). A
+module built from other sources than these (its ABI differs) is not used: a stale install
+must not misread its answers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Sequence
+from typing import Protocol, cast
+
+ABI = 1  # native/src/lib.rs ABI
+
+
+class NativeScanners(Protocol):
+    ABI: int
+
+    def count_block(
+        self, texts: Sequence[str], split_slow: Callable[[list[str]], list[list[str]]],
+    ) -> tuple[str, bytes, bytes, bytes, bytes]: ...
+
+
+def load() -> NativeScanners | None:
+    """The native module, or None where it is missing, stale or turned off."""
+    if os.environ.get("BRAIN_NATIVE", "1") == "0":
+        return None
+    try:
+        module = importlib.import_module("brain_native")
+    except ImportError:
+        return None
+    if getattr(module, "ABI", None) != ABI:
+        return None
+    return cast(NativeScanners, module)
+
+
+native = load()

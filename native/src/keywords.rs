@@ -1,0 +1,157 @@
+//! A chunk's keyword counts: brain/search/postings.py `count_block`, whose numpy code and
+//! `note_counts` are the reference (tests/search/test_postings.py holds both to it).
+//!
+//! A note's three texts (its name as words, description, body) are split at every ASCII byte
+//! that is not a letter or digit: those separate words whatever the text around them. A piece
+//! of ASCII letters and digits is a word, lower-cased here; a piece with a non-ASCII character
+//! goes back to Python (`split_slow`: case-folded and split by the regex of `index_words`), so
+//! Unicode's rules are Python's own and never copied. In the benchmark's notes that is 1% of
+//! the words.
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rustc_hash::FxHashMap;
+
+const WEIGHTS: [u32; 3] = [4, 2, 1]; // name, description, body (postings.py NAME_WEIGHT...)
+const MAX_FREQ: u32 = 65_535;
+
+#[inline]
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
+}
+
+/// Each maximal piece of word bytes: (start, end, all ASCII).
+fn pieces(text: &[u8], mut each: impl FnMut(usize, usize, bool)) {
+    let mut at = 0;
+    let n = text.len();
+    while at < n {
+        if !is_word_byte(text[at]) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        let mut ascii = true;
+        while at < n && is_word_byte(text[at]) {
+            ascii &= text[at] < 0x80;
+            at += 1;
+        }
+        each(start, at, ascii);
+    }
+}
+
+struct Vocabulary {
+    ids: FxHashMap<Vec<u8>, u32>,
+    words: Vec<u8>, // "\0"-separated, in the order first seen
+}
+
+impl Vocabulary {
+    fn id(&mut self, word: &[u8]) -> u32 {
+        if let Some(&id) = self.ids.get(word) {
+            return id;
+        }
+        let id = self.ids.len() as u32;
+        if id > 0 {
+            self.words.push(0);
+        }
+        self.words.extend_from_slice(word);
+        self.ids.insert(word.to_vec(), id);
+        id
+    }
+}
+
+/// The weighted counts of the note being counted, by word id: a slot a word, reused from
+/// note to note (`note` says which note a slot's sum belongs to), no map a note.
+struct Counts {
+    sums: Vec<u32>,
+    note: Vec<u32>,
+    order: Vec<u32>, // the note's words in the order they first appear
+    length: u32,
+    current: u32,
+}
+
+impl Counts {
+    fn start(&mut self, note: u32) {
+        self.order.clear();
+        self.length = 0;
+        self.current = note;
+    }
+
+    fn add(&mut self, id: u32, weight: u32) {
+        self.length += 1;
+        let slot = id as usize;
+        if slot >= self.sums.len() {
+            self.sums.resize(slot + 1, 0);
+            self.note.resize(slot + 1, u32::MAX);
+        }
+        if self.note[slot] != self.current {
+            self.note[slot] = self.current;
+            self.sums[slot] = 0;
+            self.order.push(id);
+        }
+        self.sums[slot] = self.sums[slot].saturating_add(weight);
+    }
+}
+
+/// `count_block` of notes given as a flat list of texts, three a note. Returns the
+/// PostingsBlock's fields: words ("\0"-separated), terms (int32), freqs (uint16), sizes and
+/// lengths (int32), all little-endian.
+#[pyfunction]
+pub fn count_block<'py>(
+    py: Python<'py>,
+    texts: Vec<String>,
+    split_slow: &Bound<'py, PyAny>,
+) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    if texts.len() % 3 != 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err("texts come three a note"));
+    }
+    // The pieces with a non-ASCII character, in text order, split by Python.
+    let mut slow: Vec<&str> = Vec::new();
+    for text in &texts {
+        pieces(text.as_bytes(), |a, b, ascii| {
+            if !ascii {
+                slow.push(&text[a..b]); // a and b are at ASCII bytes: char boundaries
+            }
+        });
+    }
+    let split: Vec<Vec<String>> = if slow.is_empty() { Vec::new() } else { split_slow.call1((slow,))?.extract()? };
+    let mut split = split.into_iter();
+    let mut vocabulary = Vocabulary { ids: FxHashMap::default(), words: Vec::new() };
+    let (mut terms, mut freqs, mut sizes, mut lengths) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut lowered = Vec::with_capacity(64);
+    let mut failed = None;
+    let mut note = Counts { sums: Vec::new(), note: Vec::new(), order: Vec::new(), length: 0, current: 0 };
+    for (index, note_texts) in texts.chunks(3).enumerate() {
+        note.start(index as u32);
+        for (text, weight) in note_texts.iter().zip(WEIGHTS) {
+            let bytes = text.as_bytes();
+            pieces(bytes, |a, b, ascii| {
+                if ascii {
+                    lowered.clear();
+                    lowered.extend(bytes[a..b].iter().map(u8::to_ascii_lowercase));
+                    note.add(vocabulary.id(&lowered), weight);
+                } else {
+                    match split.next() {
+                        Some(words) => {
+                            for word in words {
+                                note.add(vocabulary.id(word.as_bytes()), weight);
+                            }
+                        }
+                        None => failed = Some("split_slow gave fewer lists than pieces"),
+                    }
+                }
+            });
+        }
+        for id in &note.order {
+            terms.extend_from_slice(&(*id as i32).to_le_bytes());
+            freqs.extend_from_slice(&(note.sums[*id as usize].min(MAX_FREQ) as u16).to_le_bytes());
+        }
+        sizes.extend_from_slice(&(note.order.len() as i32).to_le_bytes());
+        lengths.extend_from_slice(&(note.length as i32).to_le_bytes());
+    }
+    if let Some(why) = failed.or(if split.next().is_some() { Some("split_slow gave more lists than pieces") } else { None }) {
+        return Err(pyo3::exceptions::PyValueError::new_err(why));
+    }
+    let words = String::from_utf8(vocabulary.words)
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("a word is not UTF-8"))?;
+    Ok((words, PyBytes::new(py, &terms), PyBytes::new(py, &freqs), PyBytes::new(py, &sizes), PyBytes::new(py, &lengths)))
+}

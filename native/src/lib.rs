@@ -1,0 +1,18 @@
+//! brain's text scanners in Rust (brain/native.py loads them). Each function has a Python
+//! twin that is its reference: the tests run both on the same tables and random texts, and
+//! brain falls back to the Python one wherever this module is missing.
+
+use pyo3::prelude::*;
+
+mod keywords;
+
+/// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
+/// module built from other sources (a stale install) rather than misreading its answers.
+const ABI: u32 = 1;
+
+#[pymodule]
+fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ABI", ABI)?;
+    m.add_function(wrap_pyfunction!(keywords::count_block, m)?)?;
+    Ok(())
+}
