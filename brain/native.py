@@ -27,6 +27,8 @@ class NativeScanners(Protocol):
         self, texts: Sequence[str], split_slow: Callable[[list[str]], list[list[str]]],
     ) -> tuple[str, bytes, bytes, bytes, bytes]: ...
 
+    def secret_gate(self, text: str) -> tuple[bool, list[str]]: ...
+
 
 def load() -> NativeScanners | None:
     """The native module, or None where it is missing, stale or turned off."""

@@ -22,6 +22,7 @@ import re
 import unicodedata
 
 from brain.model import Problem, Severity
+from brain.native import native
 
 MAX_SECRETS_PER_FILE = 20  # a leaked key file need not flood the report
 
@@ -95,16 +96,31 @@ def might_hold_secret(text: str) -> bool:
     # detector's pair join has it (its window is a piece of `flat`). More is found than
     # either view holds (across empty lines, beyond the window): those go to the full check.
     # One pass in C, where joining the pairs took a Python loop over every line.
-    flat = _flat(text)
-    # Lowered as bytes: only `İ` and the Kelvin sign lower to ASCII letters, and no lowered
-    # needle has an `i` or a `k` (_keyword_near lowers what a keyword assignment needs).
-    if (
-        _unguarded() or _has_needle(flat)
-        or any(n.encode() in flat.encode("utf-8", "surrogatepass").lower() for n in _ALL_LOWER_NEEDLES)
-        or _keyword_near(flat)
-    ) and _pattern_in_views(text, _joined_pairs(text)):
+    if native is not None:
+        try:
+            gate, runs = native.secret_gate(text)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate (a YAML escape) is not UTF-8: asked in Python below
+        else:
+            if (_unguarded() or gate) and _pattern_in_views(text, _joined_pairs(text)):
+                return True
+            return _decodes(runs)
+    if (_unguarded() or _gate(_flat(text))) and _pattern_in_views(text, _joined_pairs(text)):
         return True
     return _has_base64_text(text)
+
+
+def _gate(flat: str) -> bool:
+    """Whether `flat` (the text with its line breaks taken out) holds a needle of a pattern, a
+    lowered needle, or a keyword right before a `:` or `=`: what a match of any pattern
+    needs (the native scanner's `secret_gate` answers the same)."""
+    # Lowered as bytes: only `İ` and the Kelvin sign lower to ASCII letters, and no lowered
+    # needle has an `i` or a `k` (_keyword_near lowers what a keyword assignment needs).
+    return (
+        _has_needle(flat)
+        or any(n.encode() in flat.encode("utf-8", "surrogatepass").lower() for n in _ALL_LOWER_NEEDLES)
+        or _keyword_near(flat)
+    )
 
 
 # What the detector's pair join takes out between two lines (brain.tool.secret_scan
@@ -137,13 +153,22 @@ def _has_base64_text(text: str) -> bool:
     byte a blank, found by bytes.translate and bytes.split in C instead of a regular
     expression tried at every position. Each distinct run is decoded once.
     """
-    from brain.tool.secret_normalize import _decode
-
     raw = text.encode("utf-8", "surrogatepass")
     if b"a" * _MIN_RUN not in raw.translate(_BASE64_AS_A):
         return False
-    runs = {run for run in raw.translate(_BASE64_KEEP).split() if len(run) >= _MIN_RUN}
-    return any(_decode(run.decode("ascii")) is not None for run in runs)
+    return _decodes([run.decode("ascii") for run in _long_runs(raw)])
+
+
+def _long_runs(raw: bytes) -> set[bytes]:
+    """The distinct maximal runs of the base64 alphabet, _MIN_RUN bytes or longer."""
+    return {run for run in raw.translate(_BASE64_KEEP).split() if len(run) >= _MIN_RUN}
+
+
+def _decodes(runs: list[str]) -> bool:
+    """Whether one of the runs decodes as base64 of text (what base64_runs looks for)."""
+    from brain.tool.secret_normalize import _decode
+
+    return any(_decode(run) is not None for run in runs)
 
 
 # Needles with a `_` are looked for only in a text that has one (rare in prose): one scan

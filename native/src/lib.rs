@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod keywords;
+mod secrets;
 
 /// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
 /// module built from other sources (a stale install) rather than misreading its answers.
@@ -14,5 +15,6 @@ const ABI: u32 = 1;
 fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ABI", ABI)?;
     m.add_function(wrap_pyfunction!(keywords::count_block, m)?)?;
+    m.add_function(wrap_pyfunction!(secrets::secret_gate, m)?)?;
     Ok(())
 }

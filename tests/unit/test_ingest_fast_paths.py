@@ -29,18 +29,25 @@ from brain.chunks import (
     has_indented_fence,
 )
 from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
+from brain.layouts import secrets as secrets_module
 from brain.layouts.secrets import (
+    _ALL_LOWER_NEEDLES,
+    _ALL_NEEDLES,
+    _KEYWORDS,
     _LINE_BREAK_RE,
     _flat,
+    _gate,
     _has_base64_text,
     _keyword_assignment,
     _keyword_near,
+    _long_runs,
     might_hold_secret,
     scan_secret_problems,
     secret_problems,
 )
+from brain.native import native
 from brain.parse import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
-from brain.tool.secret_normalize import base64_runs
+from brain.tool.secret_normalize import _decode, base64_runs
 from brain.tool.secret_scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -191,3 +198,75 @@ DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000"]
 def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> None:
     if _keyword_assignment(text.lower()):
         assert _keyword_near(text)
+
+
+# The native twin of the prefilter (brain/native.py, native/src/secrets.rs): the same gate and
+# the same base64 runs as the Python code, which is its reference.
+native_only = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
+
+
+def _python_gate(text: str) -> tuple[bool, set[str]]:
+    raw = text.encode("utf-8", "surrogatepass")
+    return _gate(_flat(text)), {run.decode("ascii") for run in _long_runs(raw)}
+
+
+def _native_gate(text: str) -> tuple[bool, set[str]]:
+    assert native is not None
+    gate, runs = native.secret_gate(text)
+    assert len(runs) == len(set(runs))  # each distinct run once
+    return gate, set(runs)
+
+
+@native_only
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from([*DISGUISES, "\u2028", "\xa0", " \u3000", "ＫＥＹ"]), max_size=30)
+       .map("".join))
+@example("to\u212aen: x")  # the Kelvin sign lowers to `k`
+@example("key\x1c:")  # Python's whitespace, which Rust's is_whitespace lacks
+@example("Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIy  QUJD-_ab" + "QUJD" * 6 + " cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ")
+@example("x" * 50 + "token" + " " * 3 + "'\":")
+def test_the_native_gate_answers_as_the_python_gate(text: str) -> None:
+    _same_gate(text)
+
+
+def _same_gate(text: str) -> None:
+    """The same gate; the native runs are among the Python ones, and hold every run that
+    decodes to text (the native scanner leaves out those it knows cannot)."""
+    gate, runs = _native_gate(text)
+    python_gate, python_runs = _python_gate(text)
+    assert gate == python_gate
+    assert runs <= python_runs
+    assert {run for run in python_runs if _decode(run) is not None} <= runs
+
+
+@native_only
+def test_the_native_gate_knows_every_needle_and_keyword() -> None:
+    """A needle added to the Python tables must be added to the Rust ones: each alone opens
+    both gates."""
+    for needle in sorted(_ALL_NEEDLES | _ALL_LOWER_NEEDLES):
+        assert _native_gate(needle)[0], needle
+        assert _python_gate(needle)[0], needle
+    for keyword in _KEYWORDS:
+        text = f"x {keyword.upper()} = y"
+        assert _native_gate(text)[0] == _python_gate(text)[0] is True
+
+
+@native_only
+def test_the_native_gate_agrees_on_the_corpus(corpus: list[str]) -> None:
+    for text in corpus:
+        _same_gate(text)
+
+
+@pytest.fixture(params=["python", *(["native"] if native is not None else [])])
+def prefilter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "python":
+        monkeypatch.setattr(secrets_module, "native", None)
+    return str(request.param)
+
+
+def test_secret_problems_equal_the_unfiltered_scan_on_both_prefilters(
+    corpus: list[str], prefilter: str,
+) -> None:
+    tricky = [*SECRET_PIECES, "a\ud800b " + TOKEN]  # a lone surrogate: the Python gate answers
+    for text in [*corpus, *tricky, "\n".join(tricky)]:
+        assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)

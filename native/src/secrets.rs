@@ -1,0 +1,182 @@
+//! The secret detector's cheap question: brain/layouts/secrets.py `might_hold_secret`, whose
+//! Python code is the reference (tests/unit/test_ingest_fast_paths.py holds the two equal).
+//!
+//! `secret_gate` answers, for one text, the two parts of that question that read every byte:
+//! whether the text with its line breaks taken out (`_flat`) holds a needle of the detector's
+//! patterns or a keyword right before a `:` or `=` (`_has_needle`, the lowered needles,
+//! `_keyword_near`), and which distinct runs of the base64 alphabet, 24 bytes or longer, it
+//! holds that may decode to text (`_has_base64_text` decides, in Python: rare). Python keeps the rest: the
+//! Unicode normalization test, the patterns themselves, the decoding.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use pyo3::prelude::*;
+use std::sync::OnceLock;
+
+/// `_ALL_NEEDLES` (every needle of `_NEEDLES`, and `://`), matched as written.
+const NEEDLES: &[&str] = &[
+    "-----BEGIN", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "glpat-", "xox", "hooks.slack.com", "sk_", "rk_", "sk-ant-", "sk-", "AIza",
+    "hf_", "npm_", "pypi-", "SG.", "SK", "AccountKey=", "eyJ", "://",
+];
+/// `_ALL_LOWER_NEEDLES`: looked for in the text with its ASCII letters lowered.
+const LOWER_NEEDLES: &[&str] = &["aws"];
+/// `_KEYWORDS`, which `_keyword_near` wants at the end of the 40 characters before a separator.
+const KEYWORDS: &[&str] = &["password", "passwd", "pwd", "passphrase", "secret", "key", "token", "bearer"];
+const KEYWORD_WINDOW: usize = 40; // characters
+const LONGEST_KEYWORD: usize = 10; // "passphrase"
+const MIN_RUN: usize = 24;
+
+fn finders() -> &'static (AhoCorasick, AhoCorasick) {
+    static FINDERS: OnceLock<(AhoCorasick, AhoCorasick)> = OnceLock::new();
+    FINDERS.get_or_init(|| {
+        let exact = AhoCorasickBuilder::new().match_kind(MatchKind::Standard).build(NEEDLES).unwrap();
+        let lower = AhoCorasickBuilder::new().ascii_case_insensitive(true).build(LOWER_NEEDLES).unwrap();
+        (exact, lower)
+    })
+}
+
+/// `_LINE_BREAK_RE.sub("", text)`: every `\n` taken out with the blanks around it, and one
+/// `\` right before those blanks (`\\?[ \t]*\n[ \t]*`, leftmost matches).
+fn flat(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = 0;
+    while at < text.len() {
+        let b = text[at];
+        if b != b'\n' {
+            out.push(b);
+            at += 1;
+            continue;
+        }
+        while matches!(out.last(), Some(b' ' | b'\t')) {
+            out.pop();
+        }
+        if out.last() == Some(&b'\\') {
+            out.pop();
+        }
+        at += 1;
+        while at < text.len() && matches!(text[at], b' ' | b'\t') {
+            at += 1;
+        }
+    }
+    out
+}
+
+/// Python's `str.isspace()`, which `rstrip()` strips.
+fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// A character as `str.lower()` gives it, where that matters here: the keywords are ASCII
+/// letters, and of the other characters only the Kelvin sign lowers to one (`İ` lowers to
+/// `i` and a combining dot, which ends no keyword).
+fn lowered(c: char) -> char {
+    if c == '\u{212a}' { 'k' } else { c.to_ascii_lowercase() }
+}
+
+/// `_keyword_near(flat)`: before some `:` or `=`, the 40 characters lowered, stripped of
+/// trailing whitespace and then of trailing quotes, end with a keyword.
+fn keyword_near(flat: &str) -> bool {
+    for (at, b) in flat.bytes().enumerate() {
+        if b != b':' && b != b'=' {
+            continue;
+        }
+        // The head, backwards from the separator: whitespace, then quotes, then the last
+        // letters (the longest keyword's worth).
+        let mut head = flat[..at].chars().rev().take(KEYWORD_WINDOW).map(lowered).peekable();
+        while head.next_if(|&c| is_python_space(c)).is_some() {}
+        while head.next_if(|&c| c == '"' || c == '\'').is_some() {}
+        let mut last = [0u8; LONGEST_KEYWORD];
+        let mut n = 0;
+        for c in head.take(LONGEST_KEYWORD) {
+            if !c.is_ascii() {
+                break; // no keyword holds it
+            }
+            last[n] = c as u8;
+            n += 1;
+        }
+        if KEYWORDS.iter().any(|k| k.len() <= n && k.bytes().rev().zip(&last[..n]).all(|(a, &b)| a == b)) {
+            return true;
+        }
+    }
+    false
+}
+
+#[inline]
+fn is_base64_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')
+}
+
+/// The 6 bits of a base64 character in either alphabet (`-` and `_` as `+` and `/`).
+fn sextet(b: u8) -> u32 {
+    match b {
+        b'A'..=b'Z' => (b - b'A') as u32,
+        b'a'..=b'z' => (b - b'a' + 26) as u32,
+        b'0'..=b'9' => (b - b'0' + 52) as u32,
+        b'+' | b'-' => 62,
+        _ => 63, // `/` and `_`: a run holds nothing else
+    }
+}
+
+/// Whether `secret_normalize._decode` could accept a run: it refuses a run whose length
+/// leaves one character over, that mixes the two alphabets, or whose bytes are not UTF-8 text
+/// (the printable share is left to it). Decoded as `base64.b64decode` does, the bits past the
+/// last whole byte ignored.
+fn may_decode(run: &[u8]) -> bool {
+    if run.len() % 4 == 1 {
+        return false;
+    }
+    let url = run.iter().any(|&b| b == b'-' || b == b'_');
+    if url && run.iter().any(|&b| b == b'+' || b == b'/') {
+        return false;
+    }
+    let mut out = Vec::with_capacity(run.len() * 3 / 4);
+    let (mut bits, mut held) = (0u32, 0u32);
+    for &b in run {
+        bits = (bits << 6) | sextet(b);
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            out.push((bits >> held) as u8);
+            bits &= (1 << held) - 1;
+        }
+    }
+    !out.is_empty() && std::str::from_utf8(&out).is_ok()
+}
+
+/// Each distinct maximal run of the base64 alphabet (`_BASE64_BYTES`), MIN_RUN bytes or more,
+/// that `_decode` may accept (`may_decode`), in the order first found.
+fn base64_runs(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut runs: Vec<&str> = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !is_base64_byte(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len() && is_base64_byte(bytes[at]) {
+            at += 1;
+        }
+        if at - start >= MIN_RUN {
+            let run = &text[start..at];
+            if !runs.contains(&run) && may_decode(run.as_bytes()) {
+                runs.push(run);
+            }
+        }
+    }
+    runs
+}
+
+/// (whether `flat` holds a needle, a lowered needle or a keyword before a separator; the
+/// distinct base64 runs of the text). A text with a lone surrogate cannot be given (it is
+/// not UTF-8): the caller asks Python instead.
+#[pyfunction]
+pub fn secret_gate(text: &str) -> (bool, Vec<String>) {
+    let (exact, lower) = finders();
+    let flat_bytes = flat(text.as_bytes());
+    // Only ASCII bytes are taken out: what is left is still UTF-8.
+    let flat = std::str::from_utf8(&flat_bytes).expect("flat keeps UTF-8");
+    let gate = exact.is_match(flat) || lower.is_match(flat) || keyword_near(flat);
+    (gate, base64_runs(text).into_iter().map(str::to_owned).collect())
+}
