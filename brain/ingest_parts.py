@@ -47,7 +47,7 @@ from brain.model import (
 )
 from brain.resolve import LinkRules, NameEntry
 from brain.store.base import GraphStore, WriteBatch
-from brain.store.linking import Named, NoteChange, entry_of, key_of_id, plan
+from brain.store.linking import Named, NoteChange, ResolutionMemo, entry_of, key_of_id, plan
 
 KEEP = 8  # parsed chunks left with the helpers while this process reads on
 
@@ -96,7 +96,8 @@ class PartWriter:
         else:
             names.confirm(n.memory for n in notes)
             batch = plan(self.store, notes, fresh=not self.written, rules=self.rules,
-                         names=names.lookup, relink_keys=(), recheck=self._due(notes))
+                         names=names.lookup, relink_keys=(), recheck=self._due(notes),
+                         memo=names.resolved)
         self.commit(batch)
         if names is not None:
             self._defer_anchors(batch)
@@ -108,6 +109,8 @@ class PartWriter:
         """The last part (its notes already `note`d): the notes left and every other node,
         and the links of the parts before that the walk's names could not settle."""
         names, self.names = self.names, None
+        if names is not None:
+            names.resolved.clear()
         relink_keys: set[str] | None = None  # those of every node written (a rescan's)
         if names is not None and self.written:
             names.confirm([n.memory for n in notes], agents, entities, files)
@@ -185,6 +188,8 @@ class WalkNames:
             self.entries.setdefault(entry.key, []).append(entry)
             self.unconfirmed.add(entry)
         self.surprises: set[str] = set()
+        # The parts' links resolve against these names, which stay the same: each target once.
+        self.resolved: ResolutionMemo = {}
 
     def lookup(self, key: str) -> Sequence[NameEntry]:
         return self.entries.get(key, ())

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from brain import ingest, parse_helpers
 from brain.ingest_parts import PartWriter
+from brain.model import WikiLink
 from brain.search.text import index_words
 from brain.service import Brain
 from brain.store.base import MemoryFilter, SearchWhere
@@ -108,3 +110,33 @@ def test_claims_are_sorted_tuples_a_snapshot_shares_and_duplicates_keep_their_or
     brain.sync()
     assert brain.ingester.claims["workflow:deploy"] == ("workflows/deploy.yaml",)
     assert brain.ingester.files.get("workflows/deploy.yaml") is not None
+
+
+@pytest.mark.parametrize("limit", [1, 7])
+def test_parts_resolve_each_target_once_and_give_the_same_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int,
+) -> None:
+    """The parts' links resolve against the walk's names, which stay the same: a target
+    written in a scope is resolved once (linking.ResolutionMemo), and the graph is the one
+    resolving every link gives, however small the memo (it starts over when full)."""
+    from brain import resolve
+    from brain.store import linking
+
+    workspace(tmp_path)
+    whole = graph(tmp_path)
+    monkeypatch.setattr(linking, "MEMO_LIMIT", limit)
+    resolved: list[str] = []
+
+    def counted(link: WikiLink, *args: Any, **kwargs: Any) -> resolve.Resolution:
+        resolved.append(link.target)
+        return resolve.resolve_link(link, *args, **kwargs)
+
+    monkeypatch.setattr(linking, "resolve_link", counted)
+    in_parts(monkeypatch, size=5)
+    assert graph(tmp_path) == whole
+    targets = len(resolved)
+    monkeypatch.setattr(linking, "MEMO_LIMIT", 1 << 15)
+    resolved.clear()
+    in_parts(monkeypatch, size=5)
+    assert graph(tmp_path) == whole
+    assert len(resolved) < targets  # a memo that keeps more resolves fewer
