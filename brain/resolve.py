@@ -71,6 +71,10 @@ class LinkRules(Protocol):
     name a bare link asks for, stored on the link so new names re-resolve it); `levels`
     are tried in order and the first with exactly one match wins (two or more: ambiguous);
     `out_of_reach` names the notes a broken link could have meant but may not reach.
+
+    Both read the source scope only by comparing an entry's scope with it: a link resolves
+    the same from every scope that no entry of its key is in (a first sync resolves such a
+    target once for all of them: brain.store.linking.ResolutionMemo).
     """
 
     def parse(self, target: str) -> Target: ...

@@ -54,11 +54,13 @@ class NoteChange:
 Named = MemoryNode | AgentNode | EntityNode | FileNode
 
 #: Where links without an anchor resolve, by (target as written, the scope of the note that
-#: writes it): all `resolve_link` reads of such a link, as long as the names stay the same.
-#: A first sync's parts all resolve against the walk's names (brain/ingest_parts.py), and
-#: 58,000 links at 10,000 notes ask for 9,600 distinct targets: each is resolved once.
+#: writes it, or None where no entry of the target's name is in that scope): all
+#: `resolve_link` reads of such a link while the names stay the same, since a layout's rules
+#: only compare entries' scopes with the source's (brain.resolve.LinkRules). A first sync's
+#: parts all resolve against the walk's names (brain/ingest_parts.py): its 40,000 links
+#: without anchors at 10,000 notes need 6,600 resolutions (30,000 keyed by scope alone).
 #: Values: target id, status, candidates, the target's name key (ids and keys interned).
-ResolutionMemo = dict[tuple[str, str], tuple[str, LinkStatus, tuple[str, ...], str]]
+ResolutionMemo = dict[tuple[str, str | None], tuple[str, LinkStatus, tuple[str, ...], str]]
 MEMO_LIMIT = 1 << 15  # entries; a full memo starts over (about 5 MB at most)
 
 
@@ -184,13 +186,16 @@ def _remembered(
     source: str, scope: str, ordinal: int, wiki: WikiLink, names: NameLookup,
     headings: _AnchorIndex, rules: LinkRules, memo: ResolutionMemo,
 ) -> Link:
-    """`_stored` of a link with a target and no anchor, resolved once a target and scope."""
-    known = memo.get((wiki.target, scope))
+    """`_stored` of a link with a target and no anchor, resolved once a target and scope (one
+    for all the scopes that hold no entry of its name)."""
+    entries = names(rules.parse(wiki.target).key)
+    reach = scope if any(e.scope == scope for e in entries) else None
+    known = memo.get((wiki.target, reach))
     if known is None:
         link = _stored(source, scope, ordinal, wiki, names, headings, rules)
         if len(memo) >= MEMO_LIMIT:
             memo.clear()
-        memo[link.target, scope] = (link.target_id, link.status, link.candidates, link.key)
+        memo[link.target, reach] = (link.target_id, link.status, link.candidates, link.key)
         return link
     target_id, status, candidates, key = known
     return Link(
