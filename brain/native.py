@@ -19,6 +19,16 @@ from typing import Protocol, cast
 
 ABI = 1  # native/src/lib.rs ABI
 
+#: `scan_body`'s answer (native/src/body.rs): headings (text, level, line index), links (raw,
+#: target, label, anchor, embed, line index, column), the character offsets of the chunks
+#: left to mistune, and whether the body has a setext underline.
+NativeScan = tuple[
+    list[tuple[str, int, int]],
+    list[tuple[str, str, str | None, str | None, bool, int, int]],
+    list[tuple[int, int]],
+    bool,
+]
+
 
 class NativeScanners(Protocol):
     ABI: int
@@ -28,6 +38,8 @@ class NativeScanners(Protocol):
     ) -> tuple[str, bytes, bytes, bytes, bytes]: ...
 
     def secret_gate(self, text: str) -> tuple[bool, list[str]]: ...
+
+    def scan_body(self, body: str) -> NativeScan | None: ...
 
 
 def load() -> NativeScanners | None:

@@ -35,6 +35,7 @@ from brain.model import (
     Severity,
     WikiLink,
 )
+from brain.native import NativeScan, native
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 # The same without the `!`: a literal start, which the regex engine finds eight times faster.
@@ -258,7 +259,17 @@ def scan_body(
     holds a candidate and any code syntax, and only chunks with no code syntax at all are
     taken as they look. `whole=True` has mistune read the whole body in one piece (the
     reference the chunked reading is tested against).
+
+    The native scanner (brain/native.py) reads the chunks taken as they look, and hands back
+    the others, which mistune reads here; a body it declines (math, say) is read here whole.
     """
+    if native is not None and not whole:
+        try:
+            scanned = native.scan_body(body)
+        except UnicodeEncodeError:  # a lone surrogate (a YAML escape) is not UTF-8
+            scanned = None
+        if scanned is not None:
+            return _scanned(body, body_line, scanned)
     link_matches = [m for m in _wikilinks(body) if _is_link(m)]
     if "$" in body and link_matches:  # math holds no links (brain.mathspans)
         keep = outside_math(body, [m.start() for m in link_matches])
@@ -306,30 +317,63 @@ def scan_body(
     return tuple(headings), tuple(links)
 
 
-def _wikilinks(body: str) -> Iterator[re.Match[str]]:
-    """WIKILINK_RE.finditer(body), found faster (see LINK_CORE_RE)."""
+def _scanned(
+    body: str, body_line: int, scanned: NativeScan,
+) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
+    """`scan_body`'s answer from the native scanner's: its chunks' headings and links, and
+    those of the chunks it left to mistune, read here as `scan_body` reads them."""
+    found_headings, found_links, left, underlines = scanned
+    headings = [Heading(text, level, line + body_line) for text, level, line in found_headings]
+    links = [
+        WikiLink(raw, target, label, anchor, embed, line + body_line, column)
+        for raw, target, label, anchor, embed, line, column in found_links
+    ]
+    if left:
+        line_starts = _line_starts(body)
+        for start, end in left:
+            chunk_links = [m for m in _wikilinks(body, start, end) if _is_link(m)]
+            if "$" in body and chunk_links:  # math holds no links (brain.mathspans)
+                keep = outside_math(body, [m.start() for m in chunk_links])
+                chunk_links = [m for m, kept in zip(chunk_links, keep, strict=True) if kept]
+            setext = _setext_candidates(body[start:end]) if underlines else []
+            live, found = _read_with_mistune(
+                body[start:end], start, chunk_links, list(_atx_lines(body, start, end)), setext,
+                line_starts, body_line,
+            )
+            headings.extend(found)
+            links.extend(_link(m, line_starts, body_line) for m in live)
+        links.sort(key=lambda link: (link.line, link.column))  # the body's order
+    headings.sort(key=lambda h: h.line)
+    return tuple(headings), tuple(links)
+
+
+def _wikilinks(body: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """WIKILINK_RE.finditer(body) (of the links that start in [start, end)), found faster
+    (see LINK_CORE_RE)."""
     match = WIKILINK_RE.match
-    for m in LINK_CORE_RE.finditer(body):
+    for m in LINK_CORE_RE.finditer(body, start, len(body) if end is None else end):
         at = m.start()
         found = match(body, at - 1 if at and body[at - 1] == "!" else at)
         assert found is not None
         yield found
 
 
-def _atx_lines(body: str) -> Iterator[re.Match[str]]:
-    """ATX_RE.finditer(body), found faster: a match starts a line and holds a `#`, so only
-    lines with a `#` are matched (MULTILINE `^` made the engine try every position)."""
+def _atx_lines(body: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """ATX_RE.finditer(body) (of the lines that start in [start, end): `start` a line's
+    start), found faster: a match starts a line and holds a `#`, so only lines with a `#` are
+    matched (MULTILINE `^` made the engine try every position)."""
     match = ATX_RE.match
-    at = body.find("#")
+    stop = len(body) if end is None else end
+    at = body.find("#", start, stop)
     while at >= 0:
         start = body.rfind("\n", 0, at) + 1
         found = match(body, start)
         if found is not None:
             yield found
-        end = body.find("\n", at)
-        if end < 0:
+        line_end = body.find("\n", at)
+        if line_end < 0:
             return
-        at = body.find("#", end)
+        at = body.find("#", line_end, stop)
 
 
 def _line_end(text: str, pos: int) -> int:

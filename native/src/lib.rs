@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod keywords;
+mod body;
 mod secrets;
 
 /// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
@@ -16,5 +17,6 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ABI", ABI)?;
     m.add_function(wrap_pyfunction!(keywords::count_block, m)?)?;
     m.add_function(wrap_pyfunction!(secrets::secret_gate, m)?)?;
+    m.add_function(wrap_pyfunction!(body::scan_body, m)?)?;
     Ok(())
 }

@@ -1,0 +1,103 @@
+"""The native body scanner (native/src/body.rs, through brain.parse.scan_body) gives exactly
+the headings and links of the Python reading, its reference: on random bodies built from the
+pieces each of its paths reasons about, on the benchmark's notes and the examples, and on a
+table of the cases it declines or hands back to mistune."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from bench.workload import generate
+from brain import parse
+from brain.model import Heading, WikiLink
+from brain.native import native
+from brain.parse import decode, split_frontmatter
+
+pytestmark = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+Scan = tuple[tuple[Heading, ...], tuple[WikiLink, ...]]
+
+
+def python_scan(body: str, body_line: int = 1) -> Scan:
+    """scan_body with the native scanner off: the reference."""
+    saved, parse.native = parse.native, None
+    try:
+        return parse.scan_body(body, body_line)
+    finally:
+        parse.native = saved
+
+
+def native_scan(body: str, body_line: int = 1) -> Scan:
+    return parse.scan_body(body, body_line)
+
+
+PIECES = [
+    "a", "x", " ", "  ", "    ", "\t", "\n", "\n\n", "!", "[", "[[", "]]", "]", "|", "\\|", "#", "^",
+    "[[a]]", "[[b|B]]", "![[c#H]]", "[[#H]]", "[[ ]]", "[[|x]]", "\\[[e]]", "\\\\[[f]]",
+    "# ", "## ", "###### ", "####### ", " # ", "    # ", "- # ", "> ## ", "1. # ", "1) ## ", "123456789. # ",
+    "1234567890. # ", "# a #", "# a ##  ", "## #", "#a", "*", "_", "**b**", "`", "``", "```", "~~~",
+    "```js\n", "<", "<b>", "](", "[r]: u", "=", "==", "-", "---", "***", "- - -", "\n---", "\n===", "\n-",
+    "é", "東京", "١", "１", "\u00a0", "\u3000", "\u2028", "İ", "🚀",
+    # math (brain/mathspans.py): spans, blocks, escapes, and code that holds a `$`
+    "$", "$$", "x$y", "$x$", "$[[m]]$", "$ [[n]] $", "$$[[o]]$$", "\\$", "$1", "$x$2", "$x$١", "\n> \n",
+    "`$`", "``$``", "`` ` ``", "\n~~~\n", "\n```\n",
+]
+body = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=4000, deadline=None)
+@given(body, st.integers(1, 5))
+@example("# a\n\n[[b]]\n\n```\n[[c]]\n```\n\n[[d]] ## e", 1)
+@example("x\n---\n\n[[a]]\n\ny\n\n- [[z]]", 3)
+@example("- # 1\n\n 1١. # x\n", 1)  # an Arabic-Indic digit where a list marker may be: declined
+@example("a\n\n\u00a0b [[x]]\n\n[[é]] `c`", 1)
+@example("$a [[x]] b$ [[y]] $$\n[[z]]\n$$ `$` [[w]] $5 and $6", 2)
+@example("```\n$\n```\n[[a]] $b$ ``x`` $[[c]]$", 1)
+def test_the_native_scan_equals_the_python_reading(text: str, body_line: int) -> None:
+    assert native_scan(text, body_line) == python_scan(text, body_line)
+
+
+@pytest.fixture(scope="module")
+def bodies(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    root = tmp_path_factory.mktemp("workload")
+    generate(root, 600)
+    paths = sorted(root.rglob("*.md")) + sorted(EXAMPLES.rglob("*.md"))
+    return [split_frontmatter(decode(p.read_bytes(), str(p))[0], "x.md", [])[1] for p in paths]
+
+
+def test_the_native_scan_equals_the_python_reading_on_the_corpus(bodies: list[str]) -> None:
+    read_here = 0
+    for text in bodies:
+        scanned = native.scan_body(text) if native is not None else None
+        read_here += scanned is not None
+        assert native_scan(text, 4) == python_scan(text, 4)
+    assert read_here > 0.9 * len(bodies)  # the corpus is read natively, not declined
+
+
+@pytest.mark.parametrize(("text", "declined", "left"), [
+    ("plain [[a]] and # not a heading", False, 0),
+    ("$x$ [[a]] $[[b]]$", False, 0),  # the link in math is no link
+    ("$x$١ [[a]]", True, 0),  # maybe Python's \\d after a closing `$`
+    ("1١. # heading", True, 0),  # maybe Python's \\d
+    ("[[a]] `code [[b]]`", False, 1),  # code syntax: mistune reads the chunk
+    ("# *emphasis* [[a]]\n\nplain [[b]]", False, 1),  # one chunk each way
+    ("text\n---\n[[a]]", False, 1),  # a setext underline
+    ("# a\n\n---\n\n[[b]]", False, 0),  # a thematic break after an empty line is no underline
+])
+def test_what_the_native_scanner_reads_declines_and_leaves(text: str, declined: bool, left: int) -> None:
+    assert native is not None
+    scanned = native.scan_body(text)
+    assert (scanned is None) == declined
+    if scanned is not None:
+        assert len(scanned[2]) == left
+    assert native_scan(text) == python_scan(text)
+
+
+def test_a_lone_surrogate_is_read_by_python() -> None:
+    text = "[[a\ud800]] # x"
+    assert native_scan(text) == python_scan(text)
