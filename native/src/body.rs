@@ -11,6 +11,7 @@
 //!
 //! Offsets and columns given back are in characters, as Python counts them.
 
+use memchr::{memchr, memchr2, memchr3, memmem};
 use pyo3::prelude::*;
 
 /// Python's `str.isspace()`: what `strip()` and `\s` take.
@@ -40,19 +41,21 @@ struct AtxMatch {
 }
 
 fn line_end(b: &[u8], pos: usize) -> usize {
-    b[pos..].iter().position(|&c| c == b'\n').map_or(b.len(), |i| pos + i)
+    memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i)
+}
+
+fn has(b: &[u8], needle: &[u8]) -> bool {
+    memmem::find(b, needle).is_some()
 }
 
 /// Every `(!?)\[\[([^\[\]\n]+?)\]\]` match (`_wikilinks`), in order.
 fn wikilinks(b: &[u8]) -> Vec<(usize, usize, usize)> {
     // (match start, inner start, inner end): the match ends two bytes after the inner part.
     let mut out = Vec::new();
-    let mut at = 0;
-    while at + 1 < b.len() {
-        if b[at] != b'[' || b[at + 1] != b'[' {
-            at += 1;
-            continue;
-        }
+    let finder = memmem::Finder::new(b"[[");
+    let mut from = 0;
+    while let Some(k) = finder.find(&b[from..]) {
+        let at = from + k;
         let inner = at + 2;
         let mut end = inner;
         while end < b.len() && !matches!(b[end], b'[' | b']' | b'\n') {
@@ -61,9 +64,9 @@ fn wikilinks(b: &[u8]) -> Vec<(usize, usize, usize)> {
         if end > inner && end + 1 < b.len() && b[end] == b']' && b[end + 1] == b']' {
             let start = if at > 0 && b[at - 1] == b'!' { at - 1 } else { at };
             out.push((start, inner, end));
-            at = end + 2;
+            from = end + 2;
         } else {
-            at += 1;
+            from = at + 1;
         }
     }
     out
@@ -178,18 +181,18 @@ fn atx_at(body: &str, line_start: usize) -> Result<Option<AtxMatch>, Declined> {
 fn atx_lines(body: &str) -> Result<Vec<AtxMatch>, Declined> {
     let b = body.as_bytes();
     let mut out = Vec::new();
-    let mut line_start = 0;
-    while line_start <= b.len() {
-        let end = line_end(b, line_start);
-        if b[line_start..end].contains(&b'#') {
-            if let Some(m) = atx_at(body, line_start)? {
-                out.push(m);
-            }
+    let mut from = 0;
+    while let Some(k) = memchr(b'#', &b[from..]) {
+        let at = from + k;
+        let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |i| i + 1);
+        if let Some(m) = atx_at(body, line_start)? {
+            out.push(m);
         }
+        let end = line_end(b, at);
         if end == b.len() {
             break;
         }
-        line_start = end + 1;
+        from = end + 1;
     }
     Ok(out)
 }
@@ -238,7 +241,7 @@ fn has_indented_fence(b: &[u8]) -> bool {
         let spaces = line.iter().take(3).take_while(|&&c| c == b' ').count();
         if line.get(spaces) == Some(&b'>') {
             let rest = &line[spaces + 1..];
-            if rest.contains(&b'`') || rest.windows(3).any(|w| w == b"~~~") {
+            if memchr(b'`', rest).is_some() || has(rest, b"~~~") {
                 return true;
             }
         }
@@ -249,11 +252,12 @@ fn has_indented_fence(b: &[u8]) -> bool {
     }
 }
 
-/// `body_chunks`: byte offsets of the chunks.
-fn body_chunks(body: &str) -> Vec<(usize, usize)> {
+/// `body_chunks`: byte offsets of the chunks, and of the fenced blocks (opener line start to
+/// closer line end) when the body was cut (None: one chunk, its fences not looked for).
+fn body_chunks(body: &str) -> (Vec<(usize, usize)>, Option<Vec<(usize, usize)>>) {
     let b = body.as_bytes();
-    let whole = vec![(0, b.len())];
-    if b.contains(&b'<') || b.contains(&b'\t') || has_indented_fence(b) {
+    let whole = (vec![(0, b.len())], None);
+    if memchr2(b'<', b'\t', b).is_some() || has_indented_fence(b) {
         return whole;
     }
     // Fenced blocks (fence_lines: a line that starts with ``` or ~~~).
@@ -293,9 +297,11 @@ fn body_chunks(body: &str) -> Vec<(usize, usize)> {
     // BOUNDARY_RE `\n\n(?=\S)`, outside the fenced blocks.
     let mut bounds = vec![0];
     let mut fence_index = 0;
+    let blank = memmem::Finder::new(b"\n\n");
     let mut i = 0;
-    while i + 1 < b.len() {
-        if b[i] == b'\n' && b[i + 1] == b'\n' {
+    while let Some(k) = blank.find(&b[i..]) {
+        i += k;
+        {
             let pos = i + 2;
             let next_is_text = body[pos..].chars().next().is_some_and(|c| !is_python_space(c));
             if next_is_text {
@@ -313,7 +319,8 @@ fn body_chunks(body: &str) -> Vec<(usize, usize)> {
         i += 1;
     }
     bounds.push(b.len());
-    bounds.windows(2).filter(|w| w[0] < w[1]).map(|w| (w[0], w[1])).collect()
+    let chunks = bounds.windows(2).filter(|w| w[0] < w[1]).map(|w| (w[0], w[1])).collect();
+    (chunks, Some(fences))
 }
 
 /// Whether a line (from `ls`, up to `end`) starts with what LINE_CODE_HINT_RE matches: a
@@ -350,10 +357,7 @@ fn line_code_hint(body: &str, ls: usize, end: usize) -> bool {
 /// `has_code_hint` of the chunk [start, end).
 fn has_code_hint(body: &str, start: usize, end: usize) -> bool {
     let b = &body.as_bytes()[start..end];
-    if b.iter().any(|&c| matches!(c, b'`' | b'<' | b'\\'))
-        || b.windows(3).any(|w| w == b"~~~")
-        || b.windows(2).any(|w| w == b"](")
-    {
+    if memchr3(b'`', b'<', b'\\', b).is_some() || has(b, b"~~~") || has(b, b"](") {
         return true;
     }
     let mut ls = start;
@@ -361,11 +365,85 @@ fn has_code_hint(body: &str, start: usize, end: usize) -> bool {
         if ls < end && line_code_hint(body, ls, end) {
             return true;
         }
-        match body.as_bytes()[ls..end].iter().position(|&c| c == b'\n') {
+        match memchr(b'\n', &body.as_bytes()[ls..end]) {
             Some(i) => ls = ls + i + 1,
             None => return false,
         }
     }
+}
+
+/// The code of a chunk of a cut body whose only code syntax is fenced blocks and code spans
+/// on one line: the byte ranges of both, or None (other code syntax: mistune reads it).
+///
+/// Fenced blocks at a line's start are blocks of their own (a fence interrupts a paragraph,
+/// and no line after a fenced block continues what came before it), so outside them the chunk
+/// reads as it looks, but for code spans. A code span is found as CommonMark finds it (a run of
+/// backticks, closed by the next run of the same length); one that would not close on its own
+/// line may run on into the next: mistune decides. So does a paragraph with code spans and
+/// emphasis (`*` or `_`) outside them: mistune may read the emphasis first.
+fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -> Option<Vec<(usize, usize)>> {
+    let b = body.as_bytes();
+    let mut code: Vec<(usize, usize)> = fences.iter().copied().filter(|&(s, _)| start <= s && s < end).collect();
+    let mut segments = Vec::new(); // the chunk outside its fenced blocks
+    let mut at = start;
+    for &(s, e) in &code {
+        segments.push((at, s));
+        at = e.min(end);
+    }
+    segments.push((at, end));
+    for (s, e) in segments {
+        let seg = &b[s..e];
+        if memchr2(b'<', b'\\', seg).is_some() || has(seg, b"~~~") || has(seg, b"](") {
+            return None;
+        }
+        let spans_before = code.len();
+        let mut ls = s;
+        while ls < e {
+            let le = line_end(&b[..e], ls);
+            if (ls == start || b[ls - 1] == b'\n') && line_code_hint(body, ls, e) {
+                return None;
+            }
+            let mut i = ls;
+            while i < le {
+                if b[i] != b'`' {
+                    i += 1;
+                    continue;
+                }
+                let run = b[i..le].iter().take_while(|&&c| c == b'`').count();
+                let mut j = i + run;
+                let mut close = None;
+                while j < le {
+                    if b[j] != b'`' {
+                        j += 1;
+                        continue;
+                    }
+                    let other = b[j..le].iter().take_while(|&&c| c == b'`').count();
+                    if other == run {
+                        close = Some(j + other);
+                        break;
+                    }
+                    j += other;
+                }
+                let close = close?; // it may close on a later line
+                code.push((i, close));
+                i = close;
+            }
+            ls = le + 1;
+        }
+        let spans = &code[spans_before..];
+        if !spans.is_empty()
+            && (s..e).any(|i| matches!(b[i], b'*' | b'_') && !spans.iter().any(|&(a, z)| a <= i && i < z))
+        {
+            return None;
+        }
+    }
+    code.sort_unstable();
+    Some(code)
+}
+
+/// Whether byte `pos` lies strictly inside one of the (sorted) code ranges.
+fn in_code(code: &[(usize, usize)], pos: usize) -> bool {
+    code.iter().any(|&(s, e)| s < pos && pos < e)
 }
 
 /// A setext underline line (SETEXT_UNDERLINE_RE after its `\n`): up to three spaces, a run of
@@ -403,7 +481,7 @@ fn not_setext_text(line: &str) -> bool {
 fn has_setext(body: &str, start: usize, end: usize) -> bool {
     let b = body.as_bytes();
     let mut prev = start; // the start of the line before the one looked at
-    let mut ls = match b[start..end].iter().position(|&c| c == b'\n') {
+    let mut ls = match memchr(b'\n', &b[start..end]) {
         Some(i) => start + i + 1,
         None => return false,
     };
@@ -431,7 +509,7 @@ fn has_setext(body: &str, start: usize, end: usize) -> bool {
 /// Any SETEXT_UNDERLINE_RE match in the body (an underline after a line break).
 fn any_underline(b: &[u8]) -> bool {
     let mut i = 0;
-    while let Some(k) = b[i..].iter().position(|&c| c == b'\n') {
+    while let Some(k) = memchr(b'\n', &b[i..]) {
         let ls = i + k + 1;
         if is_underline(&b[ls..line_end(b, ls)]) {
             return true;
@@ -484,7 +562,7 @@ fn scan(body: &str) -> Result<Scan, Declined> {
         .filter(|&(start, inner, end)| is_link(body, start, inner, end))
         .map(|(start, _, end)| LinkMatch { start, end: end + 2, embed: b[start] == b'!' })
         .collect();
-    if !links.is_empty() && b.contains(&b'$') {
+    if !links.is_empty() && memchr(b'$', b).is_some() {
         let ranges = math_ranges(body)?;
         let mut index = 0;
         links.retain(|m| {
@@ -495,14 +573,14 @@ fn scan(body: &str) -> Result<Scan, Declined> {
         });
     }
     let atx = atx_lines(body)?;
-    let has_dash_or_equals = b.windows(2).any(|w| w == b"\n-" || w == b"\n=");
+    let has_dash_or_equals = has(b, b"\n-") || has(b, b"\n=");
     if links.is_empty() && atx.is_empty() && !has_dash_or_equals {
         return Ok((Vec::new(), Vec::new(), Vec::new(), false));
     }
     let underlines = any_underline(b);
-    let chunks = body_chunks(body);
+    let (chunks, fences) = body_chunks(body);
     let mut line_starts = vec![0];
-    line_starts.extend(b.iter().enumerate().filter(|(_, &c)| c == b'\n').map(|(i, _)| i + 1));
+    line_starts.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
     let line_index = |offset: usize| line_starts.partition_point(|&s| s <= offset) - 1;
     let mut counter = CharCounter { body, ascii: body.is_ascii(), byte: 0, chars: 0 };
     let (mut headings, mut found, mut slow) = (Vec::new(), Vec::new(), Vec::new());
@@ -521,18 +599,36 @@ fn scan(body: &str) -> Result<Scan, Declined> {
         if chunk_links.is_empty() && chunk_atx.is_empty() && !setext {
             continue;
         }
-        let emphasis = chunk_atx.iter().any(|m| b[m.end..line_end(b, m.end)].iter().any(|&c| c == b'*' || c == b'_'));
-        if setext || emphasis || has_code_hint(body, start, end) {
+        // The code: none, or the chunk's fenced blocks and code spans (None: mistune's).
+        let code = if setext {
+            None
+        } else if !has_code_hint(body, start, end) {
+            Some(Vec::new())
+        } else {
+            fences.as_deref().and_then(|f| chunk_code(body, start, end, f))
+        };
+        let (kept_links, kept_atx);
+        if let Some(code) = code.as_ref().filter(|c| !c.is_empty()) {
+            // What code holds is not text: a link whose marker (after its `[[`) is in code,
+            // a heading line in a fenced block.
+            kept_links = chunk_links.iter().filter(|m| !in_code(code, m.start + m.embed as usize + 2)).collect::<Vec<_>>();
+            kept_atx = chunk_atx.iter().filter(|m| !in_code(code, m.line_start + 1)).collect::<Vec<_>>();
+        } else {
+            kept_links = chunk_links.iter().collect();
+            kept_atx = chunk_atx.iter().collect();
+        }
+        let heading_code = |m: &&AtxMatch| b[m.end..line_end(b, m.end)].iter().any(|&c| matches!(c, b'*' | b'_' | b'`'));
+        if code.is_none() || kept_atx.iter().any(heading_code) {
             slow.push((counter.at(start), counter.at(end)));
             continue;
         }
-        for m in chunk_atx {
+        for m in kept_atx {
             let text = atx_text(body, m);
             if !text.is_empty() {
                 headings.push((text, m.level, line_index(m.line_start)));
             }
         }
-        for m in chunk_links {
+        for m in kept_links {
             let line = line_index(m.start);
             let column = body[line_starts[line]..m.start].chars().count() + 1;
             let inner = &body[m.start + 2 + m.embed as usize..m.end - 2];
@@ -546,7 +642,7 @@ fn scan(body: &str) -> Result<Scan, Declined> {
 /// `_paragraph_end` (BLANK_LINE_RE `\n[ \t>]*\n`): where the paragraph holding `pos` ends.
 fn paragraph_end(b: &[u8], pos: usize) -> usize {
     let mut i = pos;
-    while let Some(k) = b[i..].iter().position(|&c| c == b'\n') {
+    while let Some(k) = memchr(b'\n', &b[i..]) {
         let at = i + k;
         let mut j = at + 1;
         while j < b.len() && matches!(b[j], b' ' | b'\t' | b'>') {
@@ -626,7 +722,7 @@ fn math_ranges(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
         let start = pos + k;
         let c = b[start];
         if c == b'`' || c == b'~' {
-            let line_start = b[..start].iter().rposition(|&x| x == b'\n').map_or(0, |i| i + 1);
+            let line_start = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
             let fence = if start - line_start <= 3 { fence_at(b, line_start) } else { None };
             match fence {
                 Some(f) if f.0 == start => pos = fence_end(body, f),

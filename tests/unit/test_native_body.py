@@ -46,6 +46,9 @@ PIECES = [
     # math (brain/mathspans.py): spans, blocks, escapes, and code that holds a `$`
     "$", "$$", "x$y", "$x$", "$[[m]]$", "$ [[n]] $", "$$[[o]]$$", "\\$", "$1", "$x$2", "$x$١", "\n> \n",
     "`$`", "``$``", "`` ` ``", "\n~~~\n", "\n```\n",
+    # code: fenced blocks at a line's start, code spans on one line or across lines, emphasis
+    "\n```\n[[f]]\n# g\n```\n", "\n~~~~ [[h]]\n~~~~\n", "\n```py\n", "`[[i]]`", "``[[j]]``", "`a",
+    "b`", "*`", "`*", "_`", "`_`", "[[`k`]]", "[[l `]]`", "\n    x", "- `m` [[n]]",
 ]
 body = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 
@@ -84,7 +87,12 @@ def test_the_native_scan_equals_the_python_reading_on_the_corpus(bodies: list[st
     ("$x$ [[a]] $[[b]]$", False, 0),  # the link in math is no link
     ("$x$١ [[a]]", True, 0),  # maybe Python's \\d after a closing `$`
     ("1١. # heading", True, 0),  # maybe Python's \\d
-    ("[[a]] `code [[b]]`", False, 1),  # code syntax: mistune reads the chunk
+    ("[[a]] `code [[b]]`", False, 0),  # a code span on its line: its link is no link
+    ("```\n[[a]]\n# b\n```\n[[c]]", False, 0),  # a fenced block at a line's start
+    ("[[a]] `open\nclose [[b]]`", False, 1),  # a span across lines: mistune reads the chunk
+    ("*a `b* [[c]] c`", False, 1),  # emphasis beside a code span: mistune's
+    ("# The `date` [[a]]", False, 1),  # code in a heading changes its text
+    ("[[a]] <b>", False, 1),  # other code syntax
     ("# *emphasis* [[a]]\n\nplain [[b]]", False, 1),  # one chunk each way
     ("text\n---\n[[a]]", False, 1),  # a setext underline
     ("# a\n\n---\n\n[[b]]", False, 0),  # a thematic break after an empty line is no underline
