@@ -12,7 +12,6 @@ import hashlib
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from brain.layouts import RuleContext, get_layout
@@ -53,7 +52,7 @@ def build_file(file: MemoryFile, rules: NoteRules | None = None) -> NoteChange |
     """`build_memory` of a MemoryFile, reading it first if it was given by path."""
     rel, scope, name, raw, mtime = file
     if isinstance(raw, str):
-        read = read_bytes(Path(raw))
+        read = read_bytes(raw)
         if isinstance(read, OSError):
             return Unread(rel, str(read.strerror or read))
         raw = read
