@@ -252,7 +252,9 @@ class Ingester:
         # A note read from its file comes back from its parser without its body when the store
         # reads bodies back from the files (both do in a Brain): a first sync holds none.
         bare = self.store.body_source() is not None
-        to_build = MemoryBuilder((self.layout.name, context), keywords=counted, bare=bare)
+        # A first sync of many notes starts its helpers before it reads the first file.
+        expected = sum(rel.endswith(".md") for rel in stats) if fresh else 0
+        to_build = MemoryBuilder((self.layout.name, context), keywords=counted, bare=bare, expected=expected)
         entities: list[EntityNode] = []
         plain_files: list[FileNode] = []
         deletes: list[str] = []

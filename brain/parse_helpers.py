@@ -8,8 +8,9 @@ for parsing whenever it would otherwise wait:
 
 - files are sent as soon as PARALLEL_MIN have been read (a rescan of a few files never starts
   a helper), in chunks of CHUNK, each to the helper with the fewest chunks queued;
-- a chunk is parsed here instead when every helper has LEAD chunks queued, and so is what
-  waits to be sent when this process would wait for a helper's results. One helper a core
+- a chunk that finds every helper with LEAD chunks queued is held; it goes to the first
+  helper with room, and is parsed here only when its results are due or this process would
+  wait for a helper's results, as is what waits to be sent. One helper a core
   kept about 50 MB of interpreter and libraries beside a process that sat idle while it
   waited for their results: at 10,000 and 100,000 notes the sync takes as long with one
   helper fewer, and peaks 38 MB lower (two helpers were 100 MB);
@@ -135,7 +136,7 @@ class MemoryBuilder:
 
     def __init__(
         self, rules: NoteRules | None = None, parallel_min: int | None = None, keywords: bool = False,
-        bare: bool = False,
+        bare: bool = False, expected: int = 0,
     ) -> None:
         self.rules = rules
         self.keywords = keywords  # helpers count each note's keywords (brain/search/postings.py)
@@ -144,8 +145,13 @@ class MemoryBuilder:
         self._pending: list[MemoryFile] = []
         self._helpers: list[Helper] | None = None  # None: not started (yet)
         # Each chunk in order: the helper parsing it and the helper's count of chunks sent
-        # with it, or None and its results (parsed here).
-        self._sent: list[tuple[Helper | None, list[MemoryFile], list[NoteChange | Unread], int]] = []
+        # with it; or None and its results (parsed here), None while it is held unparsed.
+        self._sent: list[tuple[Helper | None, list[MemoryFile], list[NoteChange | Unread] | None, int]] = []
+        self._held = 0  # chunks held unparsed (in `_sent`)
+        if expected >= self.parallel_min:
+            # A sync that will add this many: the helpers start now, so that they have
+            # started (a quarter of a second each) by the time the first chunk is read.
+            self._start()
 
     def add(self, file: MemoryFile) -> None:
         self._pending.append(file)
@@ -161,41 +167,53 @@ class MemoryBuilder:
     def finish(self) -> list[NoteChange | Unread]:
         """Every result, in the order the files were added (parsed here where a helper failed)."""
         helpers = self._helpers or []
-        if helpers:
-            while self._pending:
-                self._send()
-            for helper in helpers:
-                helper.close_input()
-        out: list[NoteChange | Unread] = []
         try:
-            for parser, files, here, _ in self._sent:
-                result = here if parser is None else parser.receive(len(files))
-                out.extend(result if result is not None else self._here(files))
+            if helpers:
+                while self._pending:
+                    self._send()
+            out = self.take(0)
         finally:
             for helper in helpers:
+                helper.close_input()
                 helper.stop()
         out.extend(self._here(self._pending))
-        self._pending, self._sent, self._helpers = [], [], None
+        self._pending, self._sent, self._helpers, self._held = [], [], None, 0
         return out
 
     def take(self, keep: int) -> list[NoteChange | Unread]:
         """The results of every chunk sent but the last `keep`, in order, waiting for them;
         their files are dropped. A caller that takes as it adds (brain.ingest's first sync)
         holds a few chunks of files and results, never the workspace, and waits for the
-        helpers when it reads faster than they parse. `finish` gives the rest."""
+        helpers when it reads faster than they parse. `finish` gives the rest.
+
+        A chunk no helper had room for is held, not parsed: it goes to a helper that has room
+        by then, and is parsed here only when its results are due, or when this process
+        would otherwise wait for a helper. This process also writes what is parsed, so a
+        chunk it parses early is time the helpers, idle meanwhile, could have used."""
         out: list[NoteChange | Unread] = []
         if self._helpers == [] and len(self._pending) >= CHUNK:  # no helper: parsed here
             out.extend(self._here(self._pending))
             self._pending = []
         while len(self._sent) > keep:
             helper, files, here, seq = self._sent[0]
-            if helper is not None and helper.answered < seq and self._pending:
-                # Its helper is not done: parse what waits to be sent instead of waiting.
-                chunk, self._pending = self._pending, []
-                self._sent.append((None, chunk, self._here(chunk), 0))
+            if helper is None:  # parsed here, or held: its results are due, parsed now
+                self._sent.pop(0)
+                if here is None:
+                    self._held -= 1
+                    here = self._here(files)
+                out.extend(here)
                 continue
+            self._offer()
+            if helper.answered < seq:
+                if self._parse_last_held():
+                    continue  # parsed here what a helper would reach last, instead of waiting
+                if self._pending:
+                    # Its helper is not done: parse what waits to be sent instead of waiting.
+                    chunk, self._pending = self._pending, []
+                    self._sent.append((None, chunk, self._here(chunk), 0))
+                    continue
             self._sent.pop(0)
-            result = here if helper is None else helper.receive(len(files))
+            result = helper.receive(len(files))
             out.extend(result if result is not None else self._here(files))
         return out
 
@@ -213,15 +231,52 @@ class MemoryBuilder:
         # A sync that fails midway never calls finish(): its helpers end with the builder.
         weakref.finalize(self, _abandon, list(self._helpers))
 
+    def _roomy(self) -> Helper | None:
+        """The helper with the fewest chunks queued, if it has room for another."""
+        if not self._helpers:
+            return None
+        helper = min(self._helpers, key=lambda h: h.sent - h.answered)
+        return helper if helper.sent - helper.answered < LEAD else None
+
     def _send(self) -> None:
         assert self._helpers
         chunk, self._pending = self._pending[:CHUNK], self._pending[CHUNK:]
-        helper = min(self._helpers, key=lambda h: h.sent - h.answered)
-        if helper.sent - helper.answered >= LEAD:  # every helper has work queued: parse it here
-            self._sent.append((None, chunk, self._here(chunk), 0))
+        self._offer()
+        helper = self._roomy()
+        if helper is None:  # every helper has work queued: held, for a helper or for here
+            self._sent.append((None, chunk, None, 0))
+            self._held += 1
             return
         helper.send(chunk)
         self._sent.append((helper, chunk, [], helper.sent))
+
+    def _offer(self) -> None:
+        """The held chunks, first first, to helpers that have room now."""
+        if not self._held:
+            return
+        for at, (parser, files, here, _) in enumerate(self._sent):
+            if parser is not None or here is not None:
+                continue
+            helper = self._roomy()
+            if helper is None:
+                return
+            helper.send(files)
+            self._sent[at] = (helper, files, [], helper.sent)
+            self._held -= 1
+            if not self._held:
+                return
+
+    def _parse_last_held(self) -> bool:
+        """Parse the last held chunk here (the one a helper would reach last); False if none."""
+        if not self._held:
+            return False
+        for at in range(len(self._sent) - 1, -1, -1):
+            parser, files, here, _ = self._sent[at]
+            if parser is None and here is None:
+                self._sent[at] = (None, files, self._here(files), 0)
+                self._held -= 1
+                return True
+        return False
 
 
 def _abandon(helpers: list[Helper]) -> None:
