@@ -90,6 +90,9 @@ class PartWriter:
 
     def write(self, notes: Sequence[NoteChange]) -> None:
         self.note(notes)
+        self._write_part(notes)
+
+    def _write_part(self, notes: Sequence[NoteChange]) -> None:
         names = self.names
         if names is None:
             batch = plan(self.store, notes, fresh=not self.written, rules=self.rules)
@@ -108,6 +111,11 @@ class PartWriter:
     ) -> None:
         """The last part (its notes already `note`d): the notes left and every other node,
         and the links of the parts before that the walk's names could not settle."""
+        if self.names is not None and self.written and notes:
+            # The last notes are a part like the others, resolved against the walk's names
+            # (each target once): planned against the store, they were a tenth of the sync.
+            self._write_part(notes)
+            notes = ()
         names, self.names = self.names, None
         if names is not None:
             names.resolved.clear()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from brain import workspace
 from brain.model import LinkStatus
 from brain.service import Brain
 from brain.store.memory import MemoryStore
@@ -61,14 +63,14 @@ def test_unreadable_file_is_reported_and_its_node_kept(
     brain = Brain(tmp_path)
     brain.sync()
     write(tmp_path, "memory/bot/a.md", "second version, unreadable for now\n")
-    real_read = Path.read_bytes
 
-    def deny(path: Path) -> bytes:
-        if path.name == "a.md":
+    # brain.workspace.read_bytes opens the file: as root, a mode of 000 would not stop it.
+    def deny(path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).name == "a.md":
             raise PermissionError(13, "Permission denied")
-        return real_read(path)
+        return open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(workspace, "open", deny, raising=False)
     brain.sync()
     (problem,) = [p for p in brain.problems() if p.code == "unreadable-file"]
     assert (problem.path, problem.severity.value) == ("memory/bot/a.md", "error")
@@ -77,7 +79,7 @@ def test_unreadable_file_is_reported_and_its_node_kept(
     assert memory is not None
     assert memory.description == "first version"
 
-    monkeypatch.setattr(Path, "read_bytes", real_read)
+    monkeypatch.delattr(workspace, "open")
     brain.sync()
     assert not [p for p in brain.problems() if p.code == "unreadable-file"]
     memory = brain.store.memory_by_path("memory/bot/a.md")
