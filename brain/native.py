@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol, cast
 
-ABI = 1  # native/src/lib.rs ABI
+ABI = 2  # native/src/lib.rs ABI
 
 #: `scan_body`'s answer (native/src/body.rs): headings (text, level, line index), links (raw,
 #: target, label, anchor, embed, line index, column), the character offsets of the chunks
@@ -37,7 +37,7 @@ class NativeScanners(Protocol):
         self, texts: Sequence[str], split_slow: Callable[[list[str]], list[list[str]]],
     ) -> tuple[str, bytes, bytes, bytes, bytes]: ...
 
-    def secret_gate(self, text: str) -> tuple[bool, list[str]]: ...
+    def secret_gate(self, text: str) -> tuple[bool, list[str], bool]: ...
 
     def scan_body(self, body: str) -> NativeScan | None: ...
 

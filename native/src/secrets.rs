@@ -168,15 +168,23 @@ fn base64_runs(text: &str) -> Vec<&str> {
     runs
 }
 
+/// A format character the detector takes out (secret_normalize._FORMAT): invisible, it can
+/// hide a secret from a plain match.
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+}
+
 /// (whether `flat` holds a needle, a lowered needle or a keyword before a separator; the
-/// distinct base64 runs of the text). A text with a lone surrogate cannot be given (it is
-/// not UTF-8): the caller asks Python instead.
+/// distinct base64 runs of the text that may decode; whether it holds a format character).
+/// A text with a lone surrogate cannot be given (it is not UTF-8): the caller asks Python.
 #[pyfunction]
-pub fn secret_gate(text: &str) -> (bool, Vec<String>) {
+pub fn secret_gate(text: &str) -> (bool, Vec<String>, bool) {
     let (exact, lower) = finders();
     let flat_bytes = flat(text.as_bytes());
     // Only ASCII bytes are taken out: what is left is still UTF-8.
     let flat = std::str::from_utf8(&flat_bytes).expect("flat keeps UTF-8");
     let gate = exact.is_match(flat) || lower.is_match(flat) || keyword_near(flat);
-    (gate, base64_runs(text).into_iter().map(str::to_owned).collect())
+    let invisible = !text.is_ascii() && text.chars().any(is_format);
+    (gate, base64_runs(text).into_iter().map(str::to_owned).collect(), invisible)
 }

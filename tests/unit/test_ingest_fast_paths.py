@@ -47,7 +47,7 @@ from brain.layouts.secrets import (
 )
 from brain.native import native
 from brain.parse import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
-from brain.tool.secret_normalize import _decode, base64_runs
+from brain.tool.secret_normalize import _FORMAT, _decode, base64_runs
 from brain.tool.secret_scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -190,7 +190,8 @@ def test_the_line_finders_find_what_the_regular_expressions_find_on_the_corpus(
         assert _matches(fence_lines(text)) == _matches(FENCE_LINE_RE.finditer(text))
 
 
-DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000"]
+DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000", "\ufeff", "\u2066", "\ufffa", "\u061c",
+             "\u180e", "\u200f", "\u2064"]
 
 
 @settings(max_examples=2000, deadline=None)
@@ -212,8 +213,9 @@ def _python_gate(text: str) -> tuple[bool, set[str]]:
 
 def _native_gate(text: str) -> tuple[bool, set[str]]:
     assert native is not None
-    gate, runs = native.secret_gate(text)
+    gate, runs, invisible = native.secret_gate(text)
     assert len(runs) == len(set(runs))  # each distinct run once
+    assert invisible == (_FORMAT.search(text) is not None)  # the detector's format characters
     return gate, set(runs)
 
 
