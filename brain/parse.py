@@ -137,14 +137,14 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
     properties = {
         str(k): to_json(v) for k, v in data.items() if k not in ("description", "type")
     }
-    headings, links = scan_body(body, body_line)
+    headings, links = _headings_and_links(body, body_line)
     # Anchors and empty links: brain.anchors, brain.blocks, brain.empty_links.
     problems += empty_link_problems(body, body_line, path)
     return ParsedNote(
         description=description,
         type=note_type,
         properties=properties,
-        headings=with_sources(headings, body, body_line),
+        headings=headings,
         links=links,
         body=body,
         body_line=body_line,
@@ -263,13 +263,36 @@ def scan_body(
     The native scanner (brain/native.py) reads the chunks taken as they look, and hands back
     the others, which mistune reads here; a body it declines (math, say) is read here whole.
     """
-    if native is not None and not whole:
-        try:
-            scanned = native.scan_body(body)
-        except UnicodeEncodeError:  # a lone surrogate (a YAML escape) is not UTF-8
-            scanned = None
-        if scanned is not None:
-            return _scanned(body, body_line, scanned)
+    scanned = _native_scan(body) if not whole else None
+    if scanned is not None:
+        return _scanned(body, body_line, scanned)
+    return _python_scan(body, body_line, whole)
+
+
+def _headings_and_links(body: str, body_line: int) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
+    """`scan_body`, its headings with their sources (brain.anchors.with_sources). A heading
+    the native scanner read is written as shown (its source is its text): only those mistune
+    read are looked at again."""
+    scanned = _native_scan(body)
+    if scanned is not None:
+        return _scanned(body, body_line, scanned, sources=True)
+    headings, links = _python_scan(body, body_line)
+    return with_sources(headings, body, body_line), links
+
+
+def _native_scan(body: str) -> NativeScan | None:
+    if native is None:
+        return None
+    try:
+        return native.scan_body(body)
+    except UnicodeEncodeError:  # a lone surrogate (a YAML escape) is not UTF-8
+        return None
+
+
+def _python_scan(
+    body: str, body_line: int, whole: bool = False,
+) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
+    """`scan_body` in Python: the reference of the native scanner, and its fallback."""
     link_matches = [m for m in _wikilinks(body) if _is_link(m)]
     if "$" in body and link_matches:  # math holds no links (brain.mathspans)
         keep = outside_math(body, [m.start() for m in link_matches])
@@ -318,10 +341,11 @@ def scan_body(
 
 
 def _scanned(
-    body: str, body_line: int, scanned: NativeScan,
+    body: str, body_line: int, scanned: NativeScan, sources: bool = False,
 ) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
     """`scan_body`'s answer from the native scanner's: its chunks' headings and links, and
-    those of the chunks it left to mistune, read here as `scan_body` reads them."""
+    those of the chunks it left to mistune, read here as `scan_body` reads them (with their
+    sources if `sources`)."""
     found_headings, found_links, left, underlines = scanned
     headings = [Heading(text, level, line + body_line) for text, level, line in found_headings]
     links = [
@@ -330,6 +354,7 @@ def _scanned(
     ]
     if left:
         line_starts = _line_starts(body)
+        read: list[Heading] = []
         for start, end in left:
             chunk_links = [m for m in _wikilinks(body, start, end) if _is_link(m)]
             if "$" in body and chunk_links:  # math holds no links (brain.mathspans)
@@ -340,8 +365,9 @@ def _scanned(
                 body[start:end], start, chunk_links, list(_atx_lines(body, start, end)), setext,
                 line_starts, body_line,
             )
-            headings.extend(found)
+            read.extend(found)
             links.extend(_link(m, line_starts, body_line) for m in live)
+        headings.extend(with_sources(tuple(read), body, body_line) if sources else read)
         links.sort(key=lambda link: (link.line, link.column))  # the body's order
     headings.sort(key=lambda h: h.line)
     return tuple(headings), tuple(links)

@@ -325,9 +325,8 @@ fn body_chunks(body: &str) -> (Vec<(usize, usize)>, Option<Vec<(usize, usize)>>)
 
 /// Whether a line (from `ls`, up to `end`) starts with what LINE_CODE_HINT_RE matches: a
 /// reference definition `[r]:`, or list and quote marks, digits and blanks then four spaces
-/// or a tab (indented code). A non-ASCII number counts as a hint (it may be Python's `\d`):
-/// a hint only sends the chunk to mistune, which reads it right either way.
-fn line_code_hint(body: &str, ls: usize, end: usize) -> bool {
+/// or a tab (indented code). A non-ASCII number where Python's `\d` decides declines the body.
+fn line_code_hint(body: &str, ls: usize, end: usize) -> Result<bool, Declined> {
     let b = &body.as_bytes()[..end];
     let spaces = b[ls..].iter().take(3).take_while(|&&c| c == b' ').count();
     let at = ls + spaces;
@@ -337,38 +336,55 @@ fn line_code_hint(body: &str, ls: usize, end: usize) -> bool {
             j += 1;
         }
         if j > at + 1 && b.get(j) == Some(&b']') && b.get(j + 1) == Some(&b':') {
-            return true;
+            return Ok(true);
         }
     }
     let mut p = ls;
     loop {
         if b[p..].starts_with(b"    ") || b.get(p) == Some(&b'\t') {
-            return true;
+            return Ok(true);
         }
         match b.get(p) {
             Some(b' ' | b'>' | b'*' | b'+' | b'-' | b'.' | b')') => p += 1,
             Some(c) if c.is_ascii_digit() => p += 1,
-            Some(&c) if c >= 0x80 => return unicode_number_at(body, p),
-            _ => return false,
+            Some(&c) if c >= 0x80 && unicode_number_at(body, p) => return Err(Declined),
+            _ => return Ok(false),
         }
     }
 }
 
 /// `has_code_hint` of the chunk [start, end).
-fn has_code_hint(body: &str, start: usize, end: usize) -> bool {
+fn has_code_hint(body: &str, start: usize, end: usize) -> Result<bool, Declined> {
     let b = &body.as_bytes()[start..end];
     if memchr3(b'`', b'<', b'\\', b).is_some() || has(b, b"~~~") || has(b, b"](") {
-        return true;
+        return Ok(true);
     }
     let mut ls = start;
     loop {
-        if ls < end && line_code_hint(body, ls, end) {
-            return true;
+        if ls < end && line_code_hint(body, ls, end)? {
+            return Ok(true);
         }
         match memchr(b'\n', &body.as_bytes()[ls..end]) {
             Some(i) => ls = ls + i + 1,
-            None => return false,
+            None => return Ok(false),
         }
+    }
+}
+
+/// A line whose reading beside code (a chunk mistune read until now) is surely the fast
+/// path's: empty, or plain text (a letter, a `#` heading or tag, a wikilink), maybe in a
+/// `- ` list item. Numbers (ordered lists), quotes, reference definitions, indents and the
+/// rest are mistune's there: its reading of them near code spans differs from the fast path's.
+fn plain_line(body: &str, line: usize, end: usize) -> bool {
+    let b = &body.as_bytes()[line..end];
+    match b.first() {
+        None => true,
+        Some(c) if c.is_ascii_alphabetic() || *c == b'#' => true,
+        Some(b'[') => b.starts_with(b"[["),
+        Some(b'!') => b.starts_with(b"![["),
+        Some(b'-') => b.len() > 2 && b[1] == b' ' && b[2] != b' ' && plain_line(body, line + 2, end),
+        Some(&c) if c >= 0x80 => body[line..end].chars().next().is_some_and(char::is_alphabetic),
+        _ => false,
     }
 }
 
@@ -380,8 +396,9 @@ fn has_code_hint(body: &str, start: usize, end: usize) -> bool {
 /// reads as it looks, but for code spans. A code span is found as CommonMark finds it (a run of
 /// backticks, closed by the next run of the same length); one that would not close on its own
 /// line may run on into the next: mistune decides. So does a paragraph with code spans and
-/// emphasis (`*` or `_`) outside them: mistune may read the emphasis first.
-fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -> Option<Vec<(usize, usize)>> {
+/// emphasis (`*` or `_`) outside them: mistune may read the emphasis first. Returns the
+/// ranges, and whether any is a code span.
+fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -> Result<Option<(Vec<(usize, usize)>, bool)>, Declined> {
     let b = body.as_bytes();
     let mut code: Vec<(usize, usize)> = fences.iter().copied().filter(|&(s, _)| start <= s && s < end).collect();
     let mut segments = Vec::new(); // the chunk outside its fenced blocks
@@ -394,14 +411,15 @@ fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -
     for (s, e) in segments {
         let seg = &b[s..e];
         if memchr2(b'<', b'\\', seg).is_some() || has(seg, b"~~~") || has(seg, b"](") {
-            return None;
+            return Ok(None);
         }
         let spans_before = code.len();
         let mut ls = s;
         while ls < e {
             let le = line_end(&b[..e], ls);
-            if (ls == start || b[ls - 1] == b'\n') && line_code_hint(body, ls, e) {
-                return None;
+            let starts_line = ls == start || b[ls - 1] == b'\n';
+            if starts_line && (line_code_hint(body, ls, e)? || !plain_line(body, ls, le)) {
+                return Ok(None);
             }
             let mut i = ls;
             while i < le {
@@ -424,7 +442,7 @@ fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -
                     }
                     j += other;
                 }
-                let close = close?; // it may close on a later line
+                let Some(close) = close else { return Ok(None) }; // it may close on a later line
                 code.push((i, close));
                 i = close;
             }
@@ -434,11 +452,12 @@ fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -
         if !spans.is_empty()
             && (s..e).any(|i| matches!(b[i], b'*' | b'_') && !spans.iter().any(|&(a, z)| a <= i && i < z))
         {
-            return None;
+            return Ok(None);
         }
     }
+    let spans = code.len() > fences.iter().filter(|&&(s, _)| start <= s && s < end).count();
     code.sort_unstable();
-    Some(code)
+    Ok(Some((code, spans)))
 }
 
 /// Whether byte `pos` lies strictly inside one of the (sorted) code ranges.
@@ -600,12 +619,18 @@ fn scan(body: &str) -> Result<Scan, Declined> {
             continue;
         }
         // The code: none, or the chunk's fenced blocks and code spans (None: mistune's).
-        let code = if setext {
-            None
-        } else if !has_code_hint(body, start, end) {
-            Some(Vec::new())
+        let (code, spans) = if setext {
+            (None, false)
+        } else if !has_code_hint(body, start, end)? {
+            (Some(Vec::new()), false)
         } else {
-            fences.as_deref().and_then(|f| chunk_code(body, start, end, f))
+            match fences.as_deref() {
+                Some(f) => match chunk_code(body, start, end, f)? {
+                    Some((code, spans)) => (Some(code), spans),
+                    None => (None, false),
+                },
+                None => (None, false),
+            }
         };
         let (kept_links, kept_atx);
         if let Some(code) = code.as_ref().filter(|c| !c.is_empty()) {
@@ -618,7 +643,19 @@ fn scan(body: &str) -> Result<Scan, Declined> {
             kept_atx = chunk_atx.iter().collect();
         }
         let heading_code = |m: &&AtxMatch| b[m.end..line_end(b, m.end)].iter().any(|&c| matches!(c, b'*' | b'_' | b'`'));
-        if code.is_none() || kept_atx.iter().any(heading_code) {
+        // mistune reads a heading after an ordered list's number differently when a code span
+        // is near (`a\n99. # b\n`x`` holds none, `a\n99. # b\nx` does): it decides.
+        let numbered = |m: &&AtxMatch| b[m.line_start..m.end].iter().any(u8::is_ascii_digit);
+        // Nor does it close a heading as parse.py's fast path does where a `#` is followed by
+        // a blank that is not a space or tab (`# a #\u{a0}`): where the chunk has code
+        // (mistune's until now), a heading whose text holds a `#` is left to it.
+        let closing = |m: &&AtxMatch| memchr(b'#', &b[m.end..line_end(b, m.end)]).is_some();
+        let has_code = code.as_ref().is_some_and(|c| !c.is_empty());
+        if code.is_none()
+            || kept_atx.iter().any(heading_code)
+            || (spans && kept_atx.iter().any(numbered))
+            || (has_code && kept_atx.iter().any(closing))
+        {
             slow.push((counter.at(start), counter.at(end)));
             continue;
         }
