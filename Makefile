@@ -43,6 +43,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check brain tests bench
 	$(VENV)/bin/mypy
+	@if [ -n "$(CARGO)" ]; then $(CARGO) clippy --quiet --release --manifest-path native/Cargo.toml -- -D warnings; fi
 
 clean:
 	rm -rf $(VENV) *.egg-info .mypy_cache .ruff_cache .pytest_cache native/target

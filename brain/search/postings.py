@@ -74,8 +74,8 @@ def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     if native is not None:
         try:
             return PostingsBlock(*native.count_block([t for row in rows for t in row], _split_slow))
-        except UnicodeEncodeError:
-            pass  # a lone surrogate (a YAML escape) is not UTF-8: counted below, where it separates
+        except (UnicodeEncodeError, ValueError):
+            pass  # a lone surrogate (a YAML escape) is not UTF-8, or a bug: counted below
     slices: list[list[tuple[str, str, str]]] = [[]]
     size = 0
     for row in rows:

@@ -139,9 +139,8 @@ fn atx_at(body: &str, line_start: usize) -> Result<Option<AtxMatch>, Declined> {
             break;
         }
         let c = b[i];
-        if c == b'>' {
-            i = skip_blanks(b, i + 1);
-        } else if matches!(c, b'-' | b'*' | b'+') && i + 1 < n && matches!(b[i + 1], b' ' | b'\t') {
+        let bullet = matches!(c, b'-' | b'*' | b'+') && i + 1 < n && matches!(b[i + 1], b' ' | b'\t');
+        if c == b'>' || bullet {
             i = skip_blanks(b, i + 1);
         } else if c.is_ascii_digit() || unicode_number_at(body, i) {
             let mut j = i;
@@ -254,7 +253,9 @@ fn has_indented_fence(b: &[u8]) -> bool {
 
 /// `body_chunks`: byte offsets of the chunks, and of the fenced blocks (opener line start to
 /// closer line end) when the body was cut (None: one chunk, its fences not looked for).
-fn body_chunks(body: &str) -> (Vec<(usize, usize)>, Option<Vec<(usize, usize)>>) {
+type Ranges = Vec<(usize, usize)>;
+
+fn body_chunks(body: &str) -> (Ranges, Option<Ranges>) {
     let b = body.as_bytes();
     let whole = (vec![(0, b.len())], None);
     if memchr2(b'<', b'\t', b).is_some() || has_indented_fence(b) {
@@ -398,7 +399,7 @@ fn plain_line(body: &str, line: usize, end: usize) -> bool {
 /// line may run on into the next: mistune decides. So does a paragraph with code spans and
 /// emphasis (`*` or `_`) outside them: mistune may read the emphasis first. Returns the
 /// ranges, and whether any is a code span.
-fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -> Result<Option<(Vec<(usize, usize)>, bool)>, Declined> {
+fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -> Result<Option<(Ranges, bool)>, Declined> {
     let b = body.as_bytes();
     let mut code: Vec<(usize, usize)> = fences.iter().copied().filter(|&(s, _)| start <= s && s < end).collect();
     let mut segments = Vec::new(); // the chunk outside its fenced blocks
@@ -568,10 +569,11 @@ type Scan = (Vec<Heading>, Vec<Link>, Vec<(usize, usize)>, bool);
 /// `scan_body`'s reading of a body, or None (declined: Python reads it whole). Returns the
 /// headings and links of the chunks read here (line indexes from 0, columns from 1), the
 /// character offsets of the chunks left to mistune, and whether the body has a setext
-/// underline (which those chunks' reading needs).
+/// underline (which those chunks' reading needs). A bug that panics declines the body too:
+/// Python reads it, the ingest goes on.
 #[pyfunction]
 pub fn scan_body(body: &str) -> Option<Scan> {
-    scan(body).ok()
+    std::panic::catch_unwind(|| scan(body).ok()).ok().flatten()
 }
 
 fn scan(body: &str) -> Result<Scan, Declined> {

@@ -100,13 +100,21 @@ pub fn count_block<'py>(
     py: Python<'py>,
     texts: Vec<String>,
     split_slow: &Bound<'py, PyAny>,
-) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-    if texts.len() % 3 != 0 {
+) -> PyResult<Block<'py>> {
+    if !texts.len().is_multiple_of(3) {
         return Err(pyo3::exceptions::PyValueError::new_err("texts come three a note"));
     }
+    // A bug that panics is a ValueError, on which Python counts the chunk itself.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| counted(py, &texts, split_slow)))
+        .unwrap_or_else(|_| Err(pyo3::exceptions::PyValueError::new_err("the native count panicked")))
+}
+
+type Block<'py> = (String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
+
+fn counted<'py>(py: Python<'py>, texts: &[String], split_slow: &Bound<'py, PyAny>) -> PyResult<Block<'py>> {
     // The pieces with a non-ASCII character, in text order, split by Python.
     let mut slow: Vec<&str> = Vec::new();
-    for text in &texts {
+    for text in texts {
         pieces(text.as_bytes(), |a, b, ascii| {
             if !ascii {
                 slow.push(&text[a..b]); // a and b are at ASCII bytes: char boundaries
