@@ -11,20 +11,12 @@
 //!
 //! Offsets and columns given back are in characters, as Python counts them.
 
-use memchr::{memchr, memchr2, memchr3, memmem};
+use memchr::{memchr, memmem};
 use pyo3::prelude::*;
 
-/// Python's `str.isspace()`: what `strip()` and `\s` take.
-pub fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// `s.strip()` (Python's whitespace).
-fn py_strip(s: &str) -> &str {
-    s.trim_matches(is_python_space)
-}
-
-struct Declined;
+use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
+use crate::math::math_ranges;
+use crate::text::{has, line_end, py_strip, skip_blanks, unicode_number_at, Declined};
 
 /// A wikilink candidate that `_is_link` keeps: byte offsets of its `!` or `[[`, and its end.
 struct LinkMatch {
@@ -38,14 +30,6 @@ struct AtxMatch {
     line_start: usize,
     level: usize,
     end: usize,
-}
-
-fn line_end(b: &[u8], pos: usize) -> usize {
-    memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i)
-}
-
-fn has(b: &[u8], needle: &[u8]) -> bool {
-    memmem::find(b, needle).is_some()
 }
 
 /// Every `(!?)\[\[([^\[\]\n]+?)\]\]` match (`_wikilinks`), in order.
@@ -110,19 +94,6 @@ fn is_link(body: &str, start: usize, inner: usize, end: usize) -> bool {
     }
     let b = body.as_bytes();
     start == 0 || b[start - 1] != b'\\' || !escaped(b, start)
-}
-
-fn skip_blanks(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t') {
-        i += 1;
-    }
-    i
-}
-
-/// The char at byte `i` is a non-ASCII number: maybe one of Python's `\d` (Unicode digits),
-/// which this code does not know.
-fn unicode_number_at(body: &str, i: usize) -> bool {
-    body.as_bytes()[i] >= 0x80 && body[i..].chars().next().is_some_and(char::is_numeric)
 }
 
 /// ATX_RE matched at a line start:
@@ -226,246 +197,6 @@ fn atx_text(body: &str, m: &AtxMatch) -> String {
     py_strip(&content[..cut]).to_owned()
 }
 
-/// `has_indented_fence` (INDENTED_FENCE_RE): a line of blanks then a fence, or a quote line
-/// holding a backtick or `~~~`.
-fn has_indented_fence(b: &[u8]) -> bool {
-    let mut ls = 0;
-    loop {
-        let le = line_end(b, ls);
-        let line = &b[ls..le];
-        let blanks = line.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
-        if blanks > 0 && (line[blanks..].starts_with(b"```") || line[blanks..].starts_with(b"~~~")) {
-            return true;
-        }
-        let spaces = line.iter().take(3).take_while(|&&c| c == b' ').count();
-        if line.get(spaces) == Some(&b'>') {
-            let rest = &line[spaces + 1..];
-            if memchr(b'`', rest).is_some() || has(rest, b"~~~") {
-                return true;
-            }
-        }
-        if le == b.len() {
-            return false;
-        }
-        ls = le + 1;
-    }
-}
-
-/// `body_chunks`: byte offsets of the chunks, and of the fenced blocks (opener line start to
-/// closer line end) when the body was cut (None: one chunk, its fences not looked for).
-type Ranges = Vec<(usize, usize)>;
-
-fn body_chunks(body: &str) -> (Ranges, Option<Ranges>) {
-    let b = body.as_bytes();
-    let whole = (vec![(0, b.len())], None);
-    if memchr2(b'<', b'\t', b).is_some() || has_indented_fence(b) {
-        return whole;
-    }
-    // Fenced blocks (fence_lines: a line that starts with ``` or ~~~).
-    let mut fences: Vec<(usize, usize)> = Vec::new();
-    let mut opener: Option<(usize, u8, usize)> = None; // start, marker char, marker length
-    let mut ls = 0;
-    loop {
-        let le = line_end(b, ls);
-        let line = &b[ls..le];
-        if line.len() >= 3 && (line.starts_with(b"```") || line.starts_with(b"~~~")) {
-            let mark = line[0];
-            let len = line.iter().take_while(|&&c| c == mark).count();
-            let rest = &line[len..];
-            match opener {
-                None => {
-                    if mark == b'`' && rest.contains(&b'`') {
-                        return whole;
-                    }
-                    opener = Some((ls, mark, len));
-                }
-                Some((start, open_mark, open_len)) => {
-                    if mark == open_mark && len >= open_len && rest.iter().all(|&c| c == b' ') {
-                        fences.push((start, le));
-                        opener = None;
-                    }
-                }
-            }
-        }
-        if le == b.len() {
-            break;
-        }
-        ls = le + 1;
-    }
-    if let Some((start, _, _)) = opener {
-        fences.push((start, b.len()));
-    }
-    // BOUNDARY_RE `\n\n(?=\S)`, outside the fenced blocks.
-    let mut bounds = vec![0];
-    let mut fence_index = 0;
-    let blank = memmem::Finder::new(b"\n\n");
-    let mut i = 0;
-    while let Some(k) = blank.find(&b[i..]) {
-        i += k;
-        {
-            let pos = i + 2;
-            let next_is_text = body[pos..].chars().next().is_some_and(|c| !is_python_space(c));
-            if next_is_text {
-                while fence_index < fences.len() && fences[fence_index].1 < pos {
-                    fence_index += 1;
-                }
-                let in_fence = fence_index < fences.len() && fences[fence_index].0 < pos && pos <= fences[fence_index].1;
-                if !in_fence {
-                    bounds.push(pos);
-                }
-                i = pos;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    bounds.push(b.len());
-    let chunks = bounds.windows(2).filter(|w| w[0] < w[1]).map(|w| (w[0], w[1])).collect();
-    (chunks, Some(fences))
-}
-
-/// Whether a line (from `ls`, up to `end`) starts with what LINE_CODE_HINT_RE matches: a
-/// reference definition `[r]:`, or list and quote marks, digits and blanks then four spaces
-/// or a tab (indented code). A non-ASCII number where Python's `\d` decides declines the body.
-fn line_code_hint(body: &str, ls: usize, end: usize) -> Result<bool, Declined> {
-    let b = &body.as_bytes()[..end];
-    let spaces = b[ls..].iter().take(3).take_while(|&&c| c == b' ').count();
-    let at = ls + spaces;
-    if b.get(at) == Some(&b'[') {
-        let mut j = at + 1;
-        while j < b.len() && b[j] != b']' && b[j] != b'\n' {
-            j += 1;
-        }
-        if j > at + 1 && b.get(j) == Some(&b']') && b.get(j + 1) == Some(&b':') {
-            return Ok(true);
-        }
-    }
-    let mut p = ls;
-    loop {
-        if b[p..].starts_with(b"    ") || b.get(p) == Some(&b'\t') {
-            return Ok(true);
-        }
-        match b.get(p) {
-            Some(b' ' | b'>' | b'*' | b'+' | b'-' | b'.' | b')') => p += 1,
-            Some(c) if c.is_ascii_digit() => p += 1,
-            Some(&c) if c >= 0x80 && unicode_number_at(body, p) => return Err(Declined),
-            _ => return Ok(false),
-        }
-    }
-}
-
-/// `has_code_hint` of the chunk [start, end).
-fn has_code_hint(body: &str, start: usize, end: usize) -> Result<bool, Declined> {
-    let b = &body.as_bytes()[start..end];
-    if memchr3(b'`', b'<', b'\\', b).is_some() || has(b, b"~~~") || has(b, b"](") {
-        return Ok(true);
-    }
-    let mut ls = start;
-    loop {
-        if ls < end && line_code_hint(body, ls, end)? {
-            return Ok(true);
-        }
-        match memchr(b'\n', &body.as_bytes()[ls..end]) {
-            Some(i) => ls = ls + i + 1,
-            None => return Ok(false),
-        }
-    }
-}
-
-/// A line whose reading beside code (a chunk mistune read until now) is surely the fast
-/// path's: empty, or plain text (a letter, a `#` heading or tag, a wikilink), maybe in a
-/// `- ` list item. Numbers (ordered lists), quotes, reference definitions, indents and the
-/// rest are mistune's there: its reading of them near code spans differs from the fast path's.
-fn plain_line(body: &str, line: usize, end: usize) -> bool {
-    let b = &body.as_bytes()[line..end];
-    match b.first() {
-        None => true,
-        Some(c) if c.is_ascii_alphabetic() || *c == b'#' => true,
-        Some(b'[') => b.starts_with(b"[["),
-        Some(b'!') => b.starts_with(b"![["),
-        Some(b'-') => b.len() > 2 && b[1] == b' ' && b[2] != b' ' && plain_line(body, line + 2, end),
-        Some(&c) if c >= 0x80 => body[line..end].chars().next().is_some_and(char::is_alphabetic),
-        _ => false,
-    }
-}
-
-/// The code of a chunk of a cut body whose only code syntax is fenced blocks and code spans
-/// on one line: the byte ranges of both, or None (other code syntax: mistune reads it).
-///
-/// Fenced blocks at a line's start are blocks of their own (a fence interrupts a paragraph,
-/// and no line after a fenced block continues what came before it), so outside them the chunk
-/// reads as it looks, but for code spans. A code span is found as CommonMark finds it (a run of
-/// backticks, closed by the next run of the same length); one that would not close on its own
-/// line may run on into the next: mistune decides. So does a paragraph with code spans and
-/// emphasis (`*` or `_`) outside them: mistune may read the emphasis first. Returns the
-/// ranges, and whether any is a code span.
-fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)]) -> Result<Option<(Ranges, bool)>, Declined> {
-    let b = body.as_bytes();
-    let mut code: Vec<(usize, usize)> = fences.iter().copied().filter(|&(s, _)| start <= s && s < end).collect();
-    let mut segments = Vec::new(); // the chunk outside its fenced blocks
-    let mut at = start;
-    for &(s, e) in &code {
-        segments.push((at, s));
-        at = e.min(end);
-    }
-    segments.push((at, end));
-    for (s, e) in segments {
-        let seg = &b[s..e];
-        if memchr2(b'<', b'\\', seg).is_some() || has(seg, b"~~~") || has(seg, b"](") {
-            return Ok(None);
-        }
-        let spans_before = code.len();
-        let mut ls = s;
-        while ls < e {
-            let le = line_end(&b[..e], ls);
-            let starts_line = ls == start || b[ls - 1] == b'\n';
-            if starts_line && (line_code_hint(body, ls, e)? || !plain_line(body, ls, le)) {
-                return Ok(None);
-            }
-            let mut i = ls;
-            while i < le {
-                if b[i] != b'`' {
-                    i += 1;
-                    continue;
-                }
-                let run = b[i..le].iter().take_while(|&&c| c == b'`').count();
-                let mut j = i + run;
-                let mut close = None;
-                while j < le {
-                    if b[j] != b'`' {
-                        j += 1;
-                        continue;
-                    }
-                    let other = b[j..le].iter().take_while(|&&c| c == b'`').count();
-                    if other == run {
-                        close = Some(j + other);
-                        break;
-                    }
-                    j += other;
-                }
-                let Some(close) = close else { return Ok(None) }; // it may close on a later line
-                code.push((i, close));
-                i = close;
-            }
-            ls = le + 1;
-        }
-        let spans = &code[spans_before..];
-        if !spans.is_empty()
-            && (s..e).any(|i| matches!(b[i], b'*' | b'_') && !spans.iter().any(|&(a, z)| a <= i && i < z))
-        {
-            return Ok(None);
-        }
-    }
-    let spans = code.len() > fences.iter().filter(|&&(s, _)| start <= s && s < end).count();
-    code.sort_unstable();
-    Ok(Some((code, spans)))
-}
-
-/// Whether byte `pos` lies strictly inside one of the (sorted) code ranges.
-fn in_code(code: &[(usize, usize)], pos: usize) -> bool {
-    code.iter().any(|&(s, e)| s < pos && pos < e)
-}
-
 /// A setext underline line (SETEXT_UNDERLINE_RE after its `\n`): up to three spaces, a run of
 /// `=` or of `-`, blanks, then the line's end.
 fn is_underline(line: &[u8]) -> bool {
@@ -563,7 +294,9 @@ impl CharCounter<'_> {
 }
 
 type Heading = (String, usize, usize); // text, level, line index
+
 type Link = (String, String, Option<String>, Option<String>, bool, usize, usize); // raw, target, label, anchor, embed, line index, column
+
 type Scan = (Vec<Heading>, Vec<Link>, Vec<(usize, usize)>, bool);
 
 /// `scan_body`'s reading of a body, or None (declined: Python reads it whole). Returns the
@@ -676,155 +409,4 @@ fn scan(body: &str) -> Result<Scan, Declined> {
         }
     }
     Ok((headings, found, slow, underlines))
-}
-
-/// `_paragraph_end` (BLANK_LINE_RE `\n[ \t>]*\n`): where the paragraph holding `pos` ends.
-fn paragraph_end(b: &[u8], pos: usize) -> usize {
-    let mut i = pos;
-    while let Some(k) = memchr(b'\n', &b[i..]) {
-        let at = i + k;
-        let mut j = at + 1;
-        while j < b.len() && matches!(b[j], b' ' | b'\t' | b'>') {
-            j += 1;
-        }
-        if j < b.len() && b[j] == b'\n' {
-            return at;
-        }
-        i = at + 1;
-    }
-    b.len()
-}
-
-/// FENCE_RE `^ {0,3}(`{3,}|~{3,})(.*)$` at a line start: (marker start, marker length, line end).
-fn fence_at(b: &[u8], line_start: usize) -> Option<(usize, usize, usize)> {
-    let spaces = b[line_start..].iter().take(3).take_while(|&&c| c == b' ').count();
-    let at = line_start + spaces;
-    let mark = *b.get(at)?;
-    if mark != b'`' && mark != b'~' {
-        return None;
-    }
-    let len = b[at..].iter().take_while(|&&c| c == mark).count();
-    (len >= 3).then(|| (at, len, line_end(b, at)))
-}
-
-/// `_fence_end`: past the closing fence line (same character, as long or longer, nothing but
-/// whitespace after it), else the body's end.
-fn fence_end(body: &str, opener: (usize, usize, usize)) -> usize {
-    let b = body.as_bytes();
-    let (at, len, end) = opener;
-    let mark = b[at];
-    let mut ls = end + 1;
-    while ls <= b.len() && end < b.len() {
-        if let Some((cat, clen, cend)) = fence_at(b, ls) {
-            if b[cat] == mark && clen >= len && py_strip(&body[cat + clen..cend]).is_empty() {
-                return cend;
-            }
-        }
-        let le = line_end(b, ls);
-        if le == b.len() {
-            break;
-        }
-        ls = le + 1;
-    }
-    b.len()
-}
-
-/// `_code_span_end`: past the closing run of exactly `ticks` backticks in the paragraph,
-/// else `after`.
-fn code_span_end(b: &[u8], after: usize, ticks: usize) -> usize {
-    let stop = paragraph_end(b, after);
-    let mut i = after;
-    while i < stop {
-        if b[i] != b'`' {
-            i += 1;
-            continue;
-        }
-        let run = b[i..stop].iter().take_while(|&&c| c == b'`').count();
-        // (?<!`)`{ticks}(?!`), searched up to `stop` (its end of text): a whole run of `ticks`.
-        if (i == 0 || b[i - 1] != b'`') && run == ticks {
-            return i + run;
-        }
-        i += run;
-    }
-    after
-}
-
-/// `math_ranges`: [start, end) byte offsets of every math span and block, in order.
-fn math_ranges(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
-    let b = body.as_bytes();
-    let n = b.len();
-    let mut out = Vec::new();
-    let mut pos = 0;
-    let mut no_closer_until = 0; // an inline `$` search already failed up to here
-    while pos < n {
-        let Some(k) = b[pos..].iter().position(|&c| matches!(c, b'`' | b'~' | b'\\' | b'$')) else { break };
-        let start = pos + k;
-        let c = b[start];
-        if c == b'`' || c == b'~' {
-            let line_start = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
-            let fence = if start - line_start <= 3 { fence_at(b, line_start) } else { None };
-            match fence {
-                Some(f) if f.0 == start => pos = fence_end(body, f),
-                _ if c == b'`' => {
-                    let run = b[start..].iter().take_while(|&&x| x == b'`').count();
-                    pos = code_span_end(b, start + run, run);
-                }
-                _ => pos = start + 1,
-            }
-        } else if c == b'\\' {
-            pos = start + 2;
-        } else if b.get(start + 1) == Some(&b'$') {
-            // DISPLAY_CLOSER_RE `(?<!\\)\$\$` from start + 2.
-            let mut close = None;
-            let mut i = start + 2;
-            while i + 1 < n {
-                if b[i] == b'$' && b[i + 1] == b'$' && b[i - 1] != b'\\' {
-                    close = Some(i + 2);
-                    break;
-                }
-                i += 1;
-            }
-            match close {
-                Some(end) => {
-                    out.push((start, end));
-                    pos = end;
-                }
-                None => pos = start + 2,
-            }
-        } else {
-            pos = start + 1;
-            if pos >= n || body[pos..].chars().next().is_some_and(is_python_space) || start < no_closer_until {
-                continue;
-            }
-            let stop = paragraph_end(b, pos);
-            // INLINE_CLOSER_RE `(?<=[^\s\\])\$(?!\d)` in [pos + 1, stop).
-            let mut close = None;
-            let mut i = pos + 1;
-            while i < stop {
-                if b[i] == b'$' {
-                    let prev = body[..i].chars().next_back().expect("i > 0");
-                    if !is_python_space(prev) && prev != '\\' {
-                        let next = if i + 1 < stop { body[i + 1..].chars().next() } else { None };
-                        match next {
-                            Some(d) if d.is_ascii_digit() => {}
-                            Some(d) if !d.is_ascii() && d.is_numeric() => return Err(Declined),
-                            _ => {
-                                close = Some(i + 1);
-                                break;
-                            }
-                        }
-                    }
-                }
-                i += 1;
-            }
-            match close {
-                Some(end) => {
-                    out.push((start, end));
-                    pos = end;
-                }
-                None => no_closer_until = stop,
-            }
-        }
-    }
-    Ok(out)
 }

@@ -6,7 +6,10 @@ use pyo3::prelude::*;
 
 mod keywords;
 mod body;
+mod chunks;
+mod math;
 mod secrets;
+mod text;
 
 /// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
 /// module built from other sources (a stale install) rather than misreading its answers.

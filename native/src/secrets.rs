@@ -12,6 +12,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use pyo3::prelude::*;
 use std::sync::OnceLock;
 
+use crate::text::is_python_space;
+
 /// `_ALL_NEEDLES` (every needle of `_NEEDLES`, and `://`), matched as written.
 const NEEDLES: &[&str] = &[
     "-----BEGIN", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
@@ -59,11 +61,6 @@ fn flat(text: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-/// Python's `str.isspace()`, which `rstrip()` strips.
-fn is_python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// A character as `str.lower()` gives it, where that matters here: the keywords are ASCII

@@ -1,0 +1,36 @@
+//! What the scanners share: Python's idea of whitespace and digits, and byte searches.
+
+use memchr::{memchr, memmem};
+
+/// Python's `str.isspace()`: what `strip()` and `\s` take.
+pub fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `s.strip()` (Python's whitespace).
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(is_python_space)
+}
+
+pub struct Declined;
+
+pub fn line_end(b: &[u8], pos: usize) -> usize {
+    memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i)
+}
+
+pub fn has(b: &[u8], needle: &[u8]) -> bool {
+    memmem::find(b, needle).is_some()
+}
+
+pub fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The char at byte `i` is a non-ASCII number: maybe one of Python's `\d` (Unicode digits),
+/// which this code does not know.
+pub fn unicode_number_at(body: &str, i: usize) -> bool {
+    body.as_bytes()[i] >= 0x80 && body[i..].chars().next().is_some_and(char::is_numeric)
+}
