@@ -32,7 +32,8 @@ web:
 CARGO := $(shell command -v cargo 2>/dev/null || ls $$HOME/.cargo/bin/cargo 2>/dev/null)
 native:
 	@if [ -n "$(CARGO)" ]; then \
-		PATH="$(dir $(CARGO)):$$PATH" $(VENV)/bin/python -m pip install -q ./native; \
+		PATH="$(dir $(CARGO)):$$PATH" $(VENV)/bin/python -m pip install -q ./native \
+			|| echo "make: brain's native scanners did not build (see above): brain works, a first ingest is slower"; \
 	else \
 		echo "make: cargo not found, so brain's native scanners were not built: brain works, a first ingest is slower (https://rustup.rs)"; \
 	fi
