@@ -4,7 +4,7 @@
 
 use memchr::{memchr, memchr2, memchr3, memmem};
 
-use crate::text::{has, is_python_space, line_end, unicode_number_at, Declined};
+use crate::text::{closing_ticks, has, is_python_space, line_end, unicode_number_at, Declined};
 
 /// `has_indented_fence` (INDENTED_FENCE_RE): a line of blanks then a fence, or a quote line
 /// holding a backtick or `~~~`.
@@ -209,20 +209,7 @@ pub fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)
                     continue;
                 }
                 let run = b[i..le].iter().take_while(|&&c| c == b'`').count();
-                let mut j = i + run;
-                let mut close = None;
-                while j < le {
-                    if b[j] != b'`' {
-                        j += 1;
-                        continue;
-                    }
-                    let other = b[j..le].iter().take_while(|&&c| c == b'`').count();
-                    if other == run {
-                        close = Some(j + other);
-                        break;
-                    }
-                    j += other;
-                }
+                let close = closing_ticks(b, i + run, le, run);
                 let Some(close) = close else { return Ok(None) }; // it may close on a later line
                 code.push((i, close));
                 i = close;

@@ -3,7 +3,7 @@
 
 use memchr::memchr;
 
-use crate::text::{is_python_space, line_end, py_strip, Declined};
+use crate::text::{closing_ticks, is_python_space, line_end, py_strip, Declined};
 
 /// `_paragraph_end` (BLANK_LINE_RE `\n[ \t>]*\n`): where the paragraph holding `pos` ends.
 fn paragraph_end(b: &[u8], pos: usize) -> usize {
@@ -59,21 +59,7 @@ fn fence_end(body: &str, opener: (usize, usize, usize)) -> usize {
 /// `_code_span_end`: past the closing run of exactly `ticks` backticks in the paragraph,
 /// else `after`.
 fn code_span_end(b: &[u8], after: usize, ticks: usize) -> usize {
-    let stop = paragraph_end(b, after);
-    let mut i = after;
-    while i < stop {
-        if b[i] != b'`' {
-            i += 1;
-            continue;
-        }
-        let run = b[i..stop].iter().take_while(|&&c| c == b'`').count();
-        // (?<!`)`{ticks}(?!`), searched up to `stop` (its end of text): a whole run of `ticks`.
-        if (i == 0 || b[i - 1] != b'`') && run == ticks {
-            return i + run;
-        }
-        i += run;
-    }
-    after
+    closing_ticks(b, after, paragraph_end(b, after), ticks).unwrap_or(after)
 }
 
 /// `math_ranges`: [start, end) byte offsets of every math span and block, in order.

@@ -34,3 +34,18 @@ pub fn skip_blanks(b: &[u8], mut i: usize) -> usize {
 pub fn unicode_number_at(body: &str, i: usize) -> bool {
     body.as_bytes()[i] >= 0x80 && body[i..].chars().next().is_some_and(char::is_numeric)
 }
+
+/// Past the first run of exactly `ticks` backticks in `b[from..stop]`, runs taken whole (a
+/// code span's closer, as CommonMark and mistune find it); `from` must not be inside a run.
+pub fn closing_ticks(b: &[u8], from: usize, stop: usize, ticks: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(k) = memchr(b'`', &b[i..stop]) {
+        i += k;
+        let run = b[i..stop].iter().take_while(|&&c| c == b'`').count();
+        if run == ticks {
+            return Some(i + run);
+        }
+        i += run;
+    }
+    None
+}
