@@ -197,7 +197,7 @@ class WalkNames:
             self.unconfirmed.add(entry)
         self.surprises: set[str] = set()
         # The parts' links resolve against these names, which stay the same: each target once.
-        self.resolved: ResolutionMemo = {}
+        self.resolved = ResolutionMemo()
 
     def lookup(self, key: str) -> Sequence[NameEntry]:
         return self.entries.get(key, ())

@@ -169,10 +169,18 @@ def _levels(target: Target, source_scope: str) -> list[Level]:
 
 
 def _check_anchor(resolution: Resolution, link: WikiLink, anchors: AnchorLookup) -> Resolution:
-    """A `#Heading`, `#A#B` or `#^block` part must name something in the target memory."""
-    if link.anchor is None or Kind.of_id(resolution.target_id) not in NOTE_KINDS:
+    if link.anchor is None:
         return resolution
-    found = anchors(resolution.target_id)
-    if found is not None and anchor_target(found, link.anchor) is not None:
-        return resolution
-    return Resolution(LinkStatus.MISSING_ANCHOR, resolution.target_id)
+    status = anchor_status(resolution.target_id, link.anchor, anchors)
+    return resolution if status is LinkStatus.RESOLVED else Resolution(status, resolution.target_id)
+
+
+def anchor_status(target_id: str, anchor: str, anchors: AnchorLookup) -> LinkStatus:
+    """A `#Heading`, `#A#B` or `#^block` part must name something in the target memory
+    (a link to anything else than a note has no anchors to check)."""
+    if Kind.of_id(target_id) not in NOTE_KINDS:
+        return LinkStatus.RESOLVED
+    found = anchors(target_id)
+    if found is not None and anchor_target(found, anchor) is not None:
+        return LinkStatus.RESOLVED
+    return LinkStatus.MISSING_ANCHOR

@@ -33,7 +33,7 @@ from brain.model import (
     leaf_key,
     name_key,
 )
-from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, NameLookup, resolve_link
+from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, NameLookup, anchor_status, resolve_link
 from brain.store.base import GraphStore, WriteBatch
 
 if TYPE_CHECKING:  # numpy is not imported for a type
@@ -53,15 +53,42 @@ class NoteChange:
 
 Named = MemoryNode | AgentNode | EntityNode | FileNode
 
-#: Where links without an anchor resolve, by (target as written, the scope of the note that
-#: writes it, or None where no entry of the target's name is in that scope): all
-#: `resolve_link` reads of such a link while the names stay the same, since a layout's rules
-#: only compare entries' scopes with the source's (brain.resolve.LinkRules). A first sync's
-#: parts all resolve against the walk's names (brain/ingest_parts.py): at 10,000 notes its
-#: 48,500 links without an anchor (9,600 distinct targets) need 13,500 resolutions.
-#: Values: target id, status, candidates, the target's name key (ids and keys interned).
-ResolutionMemo = dict[tuple[str, str | None], tuple[str, LinkStatus, tuple[str, ...], str]]
-MEMO_LIMIT = 1 << 15  # entries; a full memo starts over (about 5 MB at most)
+#: What a link target written in a scope resolves to while the names stay the same: the
+#: target (interned), its target id, status, candidates, and name key. Its anchor, if any, is
+#: checked apart: only that depends on the target's text.
+Known = tuple[str, str, LinkStatus, tuple[str, ...], str]
+MEMO_LIMIT = 1 << 16  # entries; a full memo starts over (about 8 MB at most)
+
+
+class ResolutionMemo:
+    """Where link targets resolve, kept across the plans of a first sync's parts: they all
+    resolve against the walk's names (brain/ingest_parts.py), so each target once.
+
+    A layout's rules only compare entries' scopes with the source's (brain.resolve.LinkRules):
+    a target resolves the same from every scope that holds no entry of its name, and `shared`
+    keeps those once for all such scopes. `near` keeps what each target written in a scope
+    came to, so a target seen before in that scope costs one dict lookup. At 10,000 notes
+    the 57,500 links with a target need 13,500 resolutions.
+    """
+
+    def __init__(self) -> None:
+        self.shared: dict[str, Known] = {}
+        self.near: dict[str, dict[str, Known]] = {}
+        self.size = 0
+
+    def clear(self) -> None:
+        self.shared.clear()
+        self.near.clear()
+        self.size = 0
+
+    def scope(self, scope: str) -> dict[str, Known]:
+        """The targets known in `scope` (after starting over if the memo is full)."""
+        if self.size >= MEMO_LIMIT:
+            self.clear()
+        near = self.near.get(scope)
+        if near is None:
+            near = self.near[scope] = {}
+        return near
 
 
 def entry_of(node: Named) -> NameEntry:
@@ -145,10 +172,8 @@ def plan(
             batch.keywords[source] = note.keywords
         batch.links[source] = [
             _stored(source, memory.scope, ordinal, wiki, names, headings, rules)
-            if memo is None or wiki.anchor is not None or not wiki.target
-            else _remembered(source, memory.scope, ordinal, wiki, names, headings, rules, memo)
             for ordinal, wiki in enumerate(note.links)
-        ]
+        ] if memo is None else _remembered(source, memory.scope, note.links, names, headings, rules, memo)
     for old in others:
         scope = old.source.split(":", 1)[1].split("/", 1)[0]
         wiki = WikiLink(old.raw, old.target, old.label, old.anchor, old.embed, old.line, old.column)
@@ -183,25 +208,56 @@ def _stored(
 
 
 def _remembered(
-    source: str, scope: str, ordinal: int, wiki: WikiLink, names: NameLookup,
+    source: str, scope: str, links: Sequence[WikiLink], names: NameLookup,
     headings: _AnchorIndex, rules: LinkRules, memo: ResolutionMemo,
-) -> Link:
-    """`_stored` of a link with a target and no anchor, resolved once a target and scope (one
-    for all the scopes that hold no entry of its name)."""
-    entries = names(rules.parse(wiki.target).key)
-    reach = scope if any(e.scope == scope for e in entries) else None
-    known = memo.get((wiki.target, reach))
-    if known is None:
-        link = _stored(source, scope, ordinal, wiki, names, headings, rules)
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        memo[link.target, reach] = (link.target_id, link.status, link.candidates, link.key)
-        return link
-    target_id, status, candidates, key = known
-    return Link(
-        source, ordinal, target_id, status, intern(wiki.raw), intern(wiki.target), key,
-        wiki.label, None, wiki.embed, wiki.line, wiki.column, candidates,
-    )
+) -> list[Link]:
+    """`_stored` of each of a note's links, each target resolved once a scope (and once for
+    all the scopes that hold no entry of its name)."""
+    near = memo.scope(scope)
+    out: list[Link] = []
+    for ordinal, wiki in enumerate(links):
+        target = wiki.target
+        known = near.get(target)
+        if known is None:
+            if not target:  # `[[#Heading]]`: its own note's heading
+                out.append(_stored(source, scope, ordinal, wiki, names, headings, rules))
+                continue
+            known = near[target] = _resolved(source, scope, target, names, rules, memo)
+            memo.size += 1
+        target, target_id, status, candidates, key = known
+        anchor = wiki.anchor
+        if anchor is not None and status is LinkStatus.RESOLVED:
+            status = anchor_status(target_id, anchor, headings.lookup)
+        out.append(Link(
+            source, ordinal, target_id, status, wiki.raw, target, key, wiki.label, anchor,
+            wiki.embed, wiki.line, wiki.column, candidates,
+        ))
+    return out
+
+
+def _resolved(
+    source: str, scope: str, target: str, names: NameLookup, rules: LinkRules,
+    memo: ResolutionMemo,
+) -> Known:
+    key = intern(rules.parse(target).key)
+    reach = any(e.scope == scope for e in names(key))
+    if not reach:
+        known = memo.shared.get(target)
+        if known is not None:
+            return known
+    # Without its anchor: `anchor_status` checks that per link.
+    resolution = resolve_link(WikiLink("", target, None, None, False, 0, 0), source, scope,
+                              names, _no_anchors, rules)
+    target = intern(target)
+    known = (target, intern(resolution.target_id), resolution.status, resolution.candidates, key)
+    if not reach:
+        memo.shared[target] = known
+        memo.size += 1
+    return known
+
+
+def _no_anchors(node_id: str) -> Anchors | None:
+    return None
 
 
 class _NameIndex:
