@@ -7,7 +7,7 @@ import functools
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Union, overload
+from typing import NamedTuple, Union, overload
 
 JSONValue = Union[str, int, float, bool, None, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007
 
@@ -395,13 +395,15 @@ class UnresolvedNode:
 Node = MemoryNode | AgentNode | EntityNode | FileNode | UnresolvedNode
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     """A stored LINKS_TO edge: the wikilink as written plus where it resolved to.
 
     `ordinal` is the link's index among its source's links, so (source, ordinal) names it.
     `key` is the name key of the last target segment: a new or deleted node of that name
     is exactly what can change this link's resolution.
+
+    A named tuple, not a frozen dataclass: a first sync builds one for every link, and a
+    tuple is built in one C call (0.3 µs against 1.4 for the dataclass's 13 setattrs).
     """
 
     source: str

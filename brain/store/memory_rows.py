@@ -11,6 +11,7 @@ only on their way out of the store.
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Mapping
 from dataclasses import fields
@@ -56,20 +57,21 @@ def written(target: str, anchor: str | None, label: str | None, embed: bool) -> 
 
 def link_row(link: Link) -> LinkRow:
     """The link as held (brain.store.linking interns its ids when it builds it)."""
-    raw: str | None = link.raw
-    if raw == written(link.target, link.anchor, link.label, link.embed):
-        raw = None
-    return (link.source, link.ordinal, link.target_id, link.status, raw, link.target, link.key,
-            link.label, link.anchor, link.embed, link.line, link.column, link.candidates)
+    source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line, column, \
+        candidates = link
+    # Kept only where it is not written the plain way (one copy of each such text).
+    kept = None if raw == written(target, anchor, label, embed) else sys.intern(raw)
+    return (source, ordinal, target_id, status, kept, target, key, label, anchor, embed, line,
+            column, candidates)
 
 
 def as_link(row: LinkRow) -> Link:
-    source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line, column, \
-        candidates = row
-    if raw is None:
-        raw = written(target, anchor, label, embed)
-    return Link(source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line,
-                column, candidates)
+    if row[RAW] is None:
+        source, ordinal, target_id, status, _, target, key, label, anchor, embed, line, column, \
+            candidates = row
+        return Link(source, ordinal, target_id, status, written(target, anchor, label, embed),
+                    target, key, label, anchor, embed, line, column, candidates)
+    return Link._make(row)
 
 
 # A memory as a snapshot gives it: MemoryNode's fields in order, with the body left out and
