@@ -202,17 +202,13 @@ class BM25Index:
     def _append_postings(self, term_ids: Any, slots: list[int], sizes: list[int], freqs: Any) -> None:
         """Postings of notes in `slots` order, `sizes[i]` of them for note i; `term_ids` and
         `freqs` are lists or numpy arrays."""
-        # Sorted by term, each term's postings in their order: a term and a position in one
-        # int64 each, sorted as values (3x faster than a stable argsort of the terms). In
-        # place, and the postings appended from views: the transient arrays of a part's
-        # 700,000 postings were the peak of a 100,000-note ingest (40 bytes a posting, now 24).
-        keyed = np.array(term_ids, dtype=np.int64)
-        keyed <<= 32
-        keyed |= np.arange(len(keyed), dtype=np.int64)
-        keyed.sort()
-        order = keyed & 0xFFFF_FFFF
-        keyed >>= 32
-        by_term = keyed
+        # Sorted by term, each term's postings in their order. The arrays are int32 where
+        # they can be, and the postings appended from views: the transient arrays of a part's
+        # 700,000 postings were the peak of a 100,000-note ingest.
+        ids = np.asarray(term_ids, dtype=np.int32)
+        order = _term_order(ids)
+        by_term = ids[order]
+        del ids
         docs = np.repeat(np.array(slots, dtype=np.int32), sizes)[order]
         held = np.asarray(freqs)
         if held.dtype != np.uint16:  # counted here (a list): capped as a helper caps them
@@ -224,7 +220,7 @@ class BM25Index:
             return
         heads = np.concatenate(([0], np.flatnonzero(np.diff(by_term)) + 1))  # each term's first
         firsts = by_term[heads]
-        del keyed, by_term
+        del by_term
         # Each posting's gap from the one before it; a term's first of this batch from the
         # term's last slot held, or, for a term without postings, 0 (the slot is its base).
         lasts = np.frombuffer(self._lasts, dtype=np.int32)[firsts]  # a copy: no view outlives this line
@@ -457,6 +453,16 @@ class BM25Index:
         self._postings = int(offsets[-1]) if terms else 0
         self._distinct = np.zeros(capacity, dtype=np.int32)
         self._distinct[: len(ids)] = np.frombuffer(raw_distinct, dtype=np.int32)
+
+
+def _term_order(term_ids: Any) -> Any:
+    """The stable order of postings by term id: numpy's stable sort of 16-bit keys is a radix
+    sort, 5 times faster than sorting the ids as int64 values; past 65,536 terms, by the
+    low 16 bits, then stably by the high ones."""
+    if not len(term_ids) or int(term_ids.max()) < 1 << 16:
+        return np.argsort(term_ids.astype(np.uint16), kind="stable")
+    low = np.argsort((term_ids & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((term_ids[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 def _appended(held: array[int], views: Views, code: str, start: int, end: int) -> array[int]:

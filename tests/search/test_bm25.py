@@ -246,3 +246,30 @@ def test_a_fresh_index_streams_its_image_as_it_was_when_asked_whatever_is_added_
     assert len(loaded) == 300
     assert "unused" not in loaded._terms
     assert index.image_parts().join() == index.image() != before
+
+
+@pytest.mark.parametrize("top", [1, 300, 1 << 16, (1 << 16) + 1, 1 << 20, (1 << 31) - 1])
+def test_postings_are_ordered_by_term_stably_below_and_past_16_bits(top: int) -> None:
+    """The postings' order (a radix sort of 16-bit keys, in two passes past 65,536 terms) is
+    a stable sort's: by term id, and for one term in the order the postings came."""
+    from brain.search.bm25 import _term_order
+
+    rng = np.random.default_rng(top)
+    ids = rng.integers(0, top, 5000).astype(np.int32)
+    ids[::7] = top - 1  # many postings of one term: their order must hold
+    assert np.array_equal(_term_order(ids), np.argsort(ids, kind="stable"))
+    assert len(_term_order(np.array([], dtype=np.int32))) == 0
+
+
+def test_words_numbered_past_65536_find_their_notes() -> None:
+    """A part whose term numbers pass 16 bits is indexed as any other."""
+    many = " ".join(f"w{i}" for i in range(70_000))
+    index = BM25Index()
+    index.add_many([
+        ("memory:a", "shared", "", "a", "", many), ("memory:b", "shared", "", "b", "", "w69999 w3"),
+    ])
+    index.add_many([("memory:c", "shared", "", "c", "", "w69999 w69998 w69999")])
+    found = [i for i, _ in index.search(["w69999"], None, None, 10)]
+    assert found == ["memory:c", "memory:b", "memory:a"]
+    assert {i for i, _ in index.search(["w3"], None, None, 10)} == {"memory:a", "memory:b"}
+    assert [i for i, _ in index.search(["w69998"], None, None, 10)] == ["memory:c", "memory:a"]
