@@ -52,7 +52,8 @@ def expected(rows: list[Row]) -> list[tuple[dict[str, int], int]]:
 
 PIECES = ["a", "B", "Zz", "é", "É", "ß", "ẞ", "Σ", "ς", "İ", "ﬁ", "東京", "🚀", "—", "’", "½", "x²",
           "_", "-", " ", "\n", "\t", "\0", "0", "42", ".", "naïve", "STRASSE", "k", "K", "\u00a0",
-          "\u0301", "\ud800", "a" * WIDTH, "b" * (WIDTH + 1), "abcdefgh", "abcdefghi", "Ǆ", "ǅ"]
+          "\u0301", "\ud800", "a" * WIDTH, "b" * (WIDTH + 1), "abcdefgh", "abcdefghi", "Ǆ", "ǅ",
+          "×", "÷", "ÿ", "Þ", "þ", "À", "Ö", "ö", "µ", "ª", "José", "ZOË"]  # Latin-1: native
 text = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
@@ -67,6 +68,7 @@ def test_a_block_counts_as_note_counts(rows: list[Row]) -> None:
     [("", "", "")],  # a note without words
     [("deploy checklist", "How to Deploy", "deploy DEPLOY deploy-checklist")],  # all fast
     [("x", "", "café—x naïve Straße 東京")],  # slow words, one of them equal to a fast one
+    [("José", "ZOË and zoë", "À×Þ ß÷ÿ ĀÁ Øµ")],  # Latin-1 letters lowered natively, the rest not
     [("x", "a\ud800b", "")],  # a lone surrogate (a YAML escape in a description) separates
     [("", "", "a" * WIDTH + " " + "a" * (WIDTH + 1) + " " + "a" * (WIDTH + 1))],  # 16 fast, 17 slow
     [("", "", "abcdefgh abcdefghi abcdefgh\0i")],  # 8 and 9 bytes: the second number matters
@@ -115,6 +117,6 @@ def test_split_slow_gives_a_list_a_piece() -> None:
     if native_module.native is None:
         pytest.skip("the native scanner is not built (cargo)")
     with pytest.raises(ValueError, match="fewer lists"):
-        native_module.native.count_block(["", "", "café"], lambda pieces: [])
+        native_module.native.count_block(["", "", "東京"], lambda pieces: [])
     with pytest.raises(ValueError, match="three a note"):
         native_module.native.count_block(["a"], lambda pieces: [])
