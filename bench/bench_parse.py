@@ -33,7 +33,7 @@ from brain import parse  # noqa: E402
 from brain.ingest_worker import dump_results  # noqa: E402
 from brain.layouts import RuleContext, secrets  # noqa: E402
 from brain.layouts.secrets import secret_problems  # noqa: E402
-from brain.memory_files import build_file, build_memory, shipped, with_keywords  # noqa: E402
+from brain.memory_files import build_memory, shipped, with_keywords  # noqa: E402
 from brain.parse import parse_note  # noqa: E402
 from brain.search import postings  # noqa: E402
 
@@ -68,7 +68,7 @@ def main() -> None:
 
     def helper_chunks() -> None:
         for chunk in chunks:
-            results = shipped(chunk, [build_file(f, rules) for f in chunk], True, True)
+            results = shipped(chunk, rules, True, True)
             dump_results(results, [f[0] for f in chunk])
 
     stages: dict[str, Callable[[], object]] = {

@@ -137,7 +137,7 @@ def load_results(frame: bytes, rels: Sequence[str]) -> Any:
 
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
-    from brain.memory_files import MemoryFile, NoteRules, build_file, shipped
+    from brain.memory_files import MemoryFile, NoteRules, shipped
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     caches = _caches()
@@ -149,7 +149,7 @@ def main() -> int:
     rules, keywords, bare = pickle.loads(first)
     while (frame := read_frame(stdin)) is not None:
         files: list[MemoryFile] = pickle.loads(frame)
-        result = shipped(files, [build_file(f, rules) for f in files], keywords, bare)
+        result = shipped(files, rules, keywords, bare)
         write_frame(stdout, dump_results(result, [f[0] for f in files]))
         stdout.flush()
         del result

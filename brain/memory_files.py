@@ -11,12 +11,12 @@ import contextlib
 import hashlib
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
-from brain.model import NO_HEADINGS, Headings, MemoryNode
+from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
@@ -50,31 +50,22 @@ class Unread:
 
 def build_file(file: MemoryFile, rules: NoteRules | None = None) -> NoteChange | Unread:
     """`build_memory` of a MemoryFile, reading it first if it was given by path."""
-    rel, scope, name, raw, mtime = file
-    if isinstance(raw, str):
-        read = read_bytes(raw)
-        if isinstance(read, OSError):
-            return Unread(rel, str(read.strerror or read))
-        raw = read
-    return build_memory(rel, scope, name, raw, mtime, rules)
+    built = _built(file, rules, bare=False)
+    return built if isinstance(built, Unread) else NoteChange(built[0], built[1])
 
 
 def shipped(
-    files: Sequence[MemoryFile], results: list[NoteChange | Unread], keywords: bool, bare: bool,
+    files: Sequence[MemoryFile], rules: NoteRules | None, keywords: bool, bare: bool,
 ) -> list[NoteChange | Unread]:
-    """A chunk's results as they leave their parser: with their keyword counts if `keywords`,
-    and if `bare`, each note read from its file (given by path) without its body, which the
-    store reads back from that file (brain/note_bodies.py). At 100,000 notes that is 400 MB of
-    text a first sync no longer pickles, unpickles and drops."""
-    if keywords:
-        results = with_keywords(results)
-    if not bare:
-        return results
-    return [
-        replace(r, memory=replace(r.memory, body=""))
-        if isinstance(r, NoteChange) and r.memory.body and isinstance(f[3], str) else r
-        for f, r in zip(files, results, strict=True)
-    ]
+    """A chunk's files built as they leave their parser: with their keyword counts if
+    `keywords`, and if `bare`, each note read from its file (given by path) without its body,
+    which the store reads back from that file (brain/note_bodies.py). At 100,000 notes that
+    is 400 MB of text a first sync no longer pickles, unpickles and drops. Each note is built
+    that way at once: a copy without the body, then one with the counts, were a tenth of a
+    parse helper's CPU."""
+    built = [_built(f, rules, bare) for f in files]
+    return _counted(built) if keywords else [
+        b if isinstance(b, Unread) else NoteChange(b[0], b[1]) for b in built]
 
 
 def build_memories(files: Sequence[MemoryFile], rules: NoteRules | None = None) -> list[NoteChange | Unread]:
@@ -94,6 +85,28 @@ def build_memory(
     `rules` name the layout (default latchai): it gives the note's kind and its own rule
     problems; the `secret` rule holds in every layout.
     """
+    memory, links, _ = _note(rel, scope, name, raw, mtime, rules, bare=False)
+    return NoteChange(memory, links)
+
+
+#: A note as built: its memory (without its body if built bare), its links, and its body.
+Built = tuple[MemoryNode, tuple[WikiLink, ...], str]
+
+
+def _built(file: MemoryFile, rules: NoteRules | None, bare: bool) -> Built | Unread:
+    """`_note` of a MemoryFile, read first if it was given by path (bare only then)."""
+    rel, scope, name, raw, mtime = file
+    if isinstance(raw, str):
+        read = read_bytes(raw)
+        if isinstance(read, OSError):
+            return Unread(rel, str(read.strerror or read))
+        return _note(rel, scope, name, read, mtime, rules, bare)
+    return _note(rel, scope, name, raw, mtime, rules, bare=False)
+
+
+def _note(
+    rel: str, scope: str, name: str, raw: bytes, mtime: float, rules: NoteRules | None, bare: bool,
+) -> Built:
     text, problems = decode(raw, rel)
     note = parse_note(text, rel)
     layout = get_layout(rules[0] if rules is not None else "latchai")
@@ -110,7 +123,7 @@ def build_memory(
         hash=content_hash(raw),
         size=len(raw),
         modified_at=mtime,
-        body=note.body,
+        body="" if bare else note.body,
         headings=Headings(note.headings) if note.headings else NO_HEADINGS,
         properties=note.properties,
         problems=tuple(problems) + note.problems,
@@ -118,7 +131,7 @@ def build_memory(
         note_kind=role.node_kind,
         triggers=layout.note_triggers(rel, role, note),
     )
-    return NoteChange(memory, note.links)
+    return memory, note.links, note.body
 
 
 _chunk = threading.local()  # the paths of the chunk whose results this thread loads
@@ -145,13 +158,16 @@ def walked_memory(*values: Any) -> MemoryNode:
 def with_keywords(results: Sequence[NoteChange | Unread]) -> list[NoteChange | Unread]:
     """The notes with their keyword counts, counted together into one block (a parse helper's
     chunk): the ingesting process's keyword index then takes numbers, not text."""
+    return _counted([
+        r if isinstance(r, Unread) else (r.memory, r.links, r.memory.body) for r in results])
+
+
+def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
     from brain.search.postings import count_block  # numpy: only in helpers asked to count
 
-    changes = [c for c in results if isinstance(c, NoteChange)]
-    block = count_block(
-        (title_of(c.memory.name), c.memory.description, c.memory.body) for c in changes)
-    rows = iter(range(len(changes)))  # each note's place in the block, in order
+    notes = [b for b in built if not isinstance(b, Unread)]
+    block = count_block((title_of(m.name), m.description, body) for m, _, body in notes)
+    rows = iter(range(len(notes)))  # each note's place in the block, in order
     return [
-        NoteChange(c.memory, c.links, (block, next(rows))) if isinstance(c, NoteChange) else c
-        for c in results
+        b if isinstance(b, Unread) else NoteChange(b[0], b[1], (block, next(rows))) for b in built
     ]

@@ -38,7 +38,7 @@ import weakref
 from collections.abc import Iterable
 
 from brain.ingest_worker import load_results, read_frame, write_frame
-from brain.memory_files import MemoryFile, NoteRules, Unread, build_file, shipped
+from brain.memory_files import MemoryFile, NoteRules, Unread, shipped
 from brain.store.linking import NoteChange
 
 PARALLEL_MIN = 2000
@@ -220,8 +220,7 @@ class MemoryBuilder:
     def _here(self, files: list[MemoryFile]) -> list[NoteChange | Unread]:
         # Counted as a helper counts (one block a chunk): the store takes the counts wherever
         # they were made, and counts a note itself only when it came without them.
-        built = [build_file(f, self.rules) for f in files]
-        return shipped(files, built, self.keywords, self.bare)
+        return shipped(files, self.rules, self.keywords, self.bare)
 
     def _start(self) -> None:
         count = helper_count()
