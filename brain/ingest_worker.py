@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from brain.model import Headings, MemoryNode
+from brain.model import Headings, MemoryNode, WikiLink
 from brain.store.memory_rows import PATH  # MemoryNode's `path` among its fields
 
 _LENGTH = 8
@@ -76,6 +76,15 @@ class ResultPickler(pickle.Pickler):
             strings = self.strings
             flat = tuple(strings.setdefault(v, v) if v.__class__ is str else v for v in obj.flat)
             return Headings.of_flat, (flat,)
+        if cls is WikiLink:  # a named tuple: its values are itself
+            strings = self.strings
+            raw, target, label, anchor, embed, line, column = obj
+            return WikiLink, (
+                strings.setdefault(raw, raw), strings.setdefault(target, target),
+                label if label is None else strings.setdefault(label, label),
+                anchor if anchor is None else strings.setdefault(anchor, anchor),
+                embed, line, column,
+            )
         fields = _FIELDS.get(cls)
         if fields is None:
             if not dataclasses.is_dataclass(cls) or cls in _NOT_FIELDS:
@@ -103,7 +112,8 @@ class ResultPickler(pickle.Pickler):
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _NOT_FIELDS: set[type] = set()
 _SHARED_AT: dict[type, tuple[int, ...]] = {}
-# The string fields that repeat across notes (MemoryNode's type, Heading's, WikiLink's).
+# The string fields that repeat across notes (MemoryNode's type, Heading's; WikiLink's are
+# shared by `reducer_override` itself).
 SHARED_FIELDS = frozenset({"type", "text", "source", "raw", "target", "label", "anchor"})
 
 

@@ -231,9 +231,11 @@ class Anchors:
     blocks: tuple[Block, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class WikiLink:
-    """One `[[...]]` as written: raw text and exact position of its first `[` (or `!`)."""
+class WikiLink(NamedTuple):
+    """One `[[...]]` as written: raw text and exact position of its first `[` (or `!`).
+
+    A named tuple, as `Link` is: a first sync builds one for every link, in a parse helper,
+    and builds it again from the pickle in the ingesting process."""
 
     raw: str
     target: str

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from brain import parse_helpers
 from brain.ingest_worker import dump_results, load_results
 from brain.memory_files import build_memories, build_memory
-from brain.model import Headings
+from brain.model import Headings, WikiLink
 from brain.parse import scan_body
 from brain.search.postings import note_counts
 from brain.search.text import title_of
@@ -202,6 +202,11 @@ def test_results_cross_from_helpers_unchanged() -> None:
     assert all(r.memory.path is rel for r, rel in zip(again, rels, strict=True))
     assert pickle.loads(dump_results(results)) == results  # sent without paths: strings
     assert {type(r.memory.headings) for r in again} == {Headings}
+    assert {type(w) for r in again for w in r.links} == {WikiLink}  # a tuple is equal too
+    # A link target written in several notes is one string in the ingesting process.
+    targets = [w.target for r in again for w in r.links]
+    assert len(targets) > len(set(targets))
+    assert len({id(t) for t in targets}) == len(set(targets))
     assert [type(p) for r in again for p in r.memory.problems] == [
         type(p) for r in results for p in r.memory.problems
     ]
