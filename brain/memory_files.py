@@ -20,7 +20,7 @@ from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
-from brain.store.memory_rows import PATH
+from brain.store.memory_rows import PATH, held_values
 from brain.workspace import read_bytes
 
 
@@ -152,6 +152,7 @@ def walked_memory(*values: Any) -> MemoryNode:
     """A MemoryNode whose path was sent as its file's place in the chunk."""
     held = list(values)
     held[PATH] = _chunk.rels[held[PATH]]
+    held_values(held)
     return MemoryNode(*held)
 
 

@@ -17,7 +17,7 @@ import bisect
 import threading
 from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Sequence
-from dataclasses import fields, replace
+from dataclasses import fields
 
 from brain.gcpause import gc_paused
 from brain.model import (
@@ -35,7 +35,6 @@ from brain.model import (
     Stats,
     UnresolvedNode,
     agent_id,
-    leaf_key,
     name_key,
     sorted_problems,
 )
@@ -64,13 +63,13 @@ from brain.store.memory_link_table import LinkTable
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex
 from brain.store.memory_rows import (
-    NO_PROPERTIES,
     TARGET_ID,
     LinkRow,
     MemoryOrder,
     MemoryRow,
     as_link,
     facts_of,
+    held_memory,
     link_row,
     memory_of,
     scope_of,
@@ -133,13 +132,7 @@ class MemoryStore:
                 if old is not None and old.path != memory.path:
                     self._by_path.pop(old.path, None)
                 self._bodies.put(node_id, memory)
-                kind = memory.type  # a few types among all notes: one copy of each
-                # Most names are their own key (lower case, no folder): one string for both.
-                key = intern(leaf_key(memory.name))
-                memory = replace(memory, body="", scope=intern(memory.scope),
-                                 name=key if key == memory.name else memory.name,
-                                 type=kind if kind is None else intern(kind),
-                                 properties=memory.properties or NO_PROPERTIES)
+                memory = held_memory(memory)
                 self._memories[node_id] = memory
                 self._by_path[memory.path] = node_id
                 self._index_name(memory)

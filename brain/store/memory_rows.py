@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import zlib
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any, Final
 
 from brain.model import (
@@ -28,6 +28,7 @@ from brain.model import (
     MemoryNode,
     Problem,
     Severity,
+    leaf_key,
     name_key,
 )
 from brain.resolve import NameEntry
@@ -80,6 +81,7 @@ MemoryRow = tuple[Any, ...]
 MEMORY_FIELDS = tuple(f.name for f in fields(MemoryNode))
 PATH = MEMORY_FIELDS.index("path")
 SCOPE = MEMORY_FIELDS.index("scope")
+_NAME = MEMORY_FIELDS.index("name")
 KIND = MEMORY_FIELDS.index("note_kind")
 _TYPE = MEMORY_FIELDS.index("type")
 _HASH = MEMORY_FIELDS.index("hash")
@@ -129,6 +131,36 @@ _KINDS = {k.value: k for k in Kind}
 # their own). Nothing mutates a memory's properties; one empty dict a memory was 64 bytes,
 # 64 MB at 1,000,000 notes.
 NO_PROPERTIES: dict[str, Any] = {}
+
+
+def held_memory(memory: MemoryNode) -> MemoryNode:
+    """The memory as the store holds it: no body (the store keeps bodies apart), one copy of
+    its scope, type and name (the name is its key, most are) and of empty properties."""
+    scope, name, kind, properties = memory.scope, memory.name, memory.type, memory.properties
+    key = sys.intern(leaf_key(name))
+    if key == name:
+        name = key
+    if not properties:
+        properties = NO_PROPERTIES
+    if memory.body or sys.intern(scope) is not scope or name is not memory.name or (
+            kind is not None and sys.intern(kind) is not kind) or properties is not memory.properties:
+        memory = replace(memory, body="", scope=sys.intern(scope), name=name,
+                         type=kind if kind is None else sys.intern(kind), properties=properties)
+    return memory
+
+
+def held_values(values: list[Any]) -> None:
+    """A memory's field values (a parse helper's pickle) made those `held_memory` keeps, so the store
+    holds the memory built from them as it is (no copy of a frozen dataclass a note)."""
+    values[SCOPE] = sys.intern(values[SCOPE])
+    name = values[_NAME]
+    key = sys.intern(leaf_key(name))
+    if key == name:
+        values[_NAME] = key
+    if values[_TYPE] is not None:
+        values[_TYPE] = sys.intern(values[_TYPE])
+    if not values[_PROPERTIES]:
+        values[_PROPERTIES] = NO_PROPERTIES
 
 
 def memory_of(row: MemoryRow) -> MemoryNode:
