@@ -156,8 +156,11 @@ class PartWriter:
         if not batch:
             return
         # Not the relinked sources: a first sync in parts relinks thousands of the notes before,
-        # and unpacking their bodies only to drop them was a tenth of its CPU.
-        before = self.store.get_nodes(batch.node_ids()) if self.listeners else {}
+        # and unpacking their bodies only to drop them was a tenth of its CPU. The store was
+        # empty when the sync began: it only holds what an earlier part wrote.
+        changed = self.changed_ids
+        before = self.store.get_nodes(
+            [i for i in batch.node_ids() if i in changed]) if self.listeners and changed else {}
         self.store.write(batch)
         self.written = True
         self.changed_ids.update(map(intern, batch.changed_ids()))
