@@ -15,8 +15,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from brain.model import (
     NOTE_KINDS,
@@ -42,9 +41,9 @@ if TYPE_CHECKING:  # numpy is not imported for a type
 intern = sys.intern
 
 
-@dataclass(frozen=True, slots=True)
-class NoteChange:
-    """A memory to upsert with the wikilinks parsed from it."""
+class NoteChange(NamedTuple):
+    """A memory to upsert with the wikilinks parsed from it (a named tuple: one a note, built
+    in a parse helper and again from its pickle)."""
 
     memory: MemoryNode
     links: tuple[WikiLink, ...]

@@ -19,6 +19,7 @@ from brain.model import Headings, WikiLink
 from brain.parse import scan_body
 from brain.search.postings import note_counts
 from brain.search.text import title_of
+from brain.store.linking import NoteChange
 
 PIECES = [
     "[[a]]", "[[b|c]]", "![[d#e]]", "`", "``", "```", "~~~", "\n", "\n\n", "    ", "- ", "> ",
@@ -202,7 +203,8 @@ def test_results_cross_from_helpers_unchanged() -> None:
     assert all(r.memory.path is rel for r, rel in zip(again, rels, strict=True))
     assert pickle.loads(dump_results(results)) == results  # sent without paths: strings
     assert {type(r.memory.headings) for r in again} == {Headings}
-    assert {type(w) for r in again for w in r.links} == {WikiLink}  # a tuple is equal too
+    assert {type(r) for r in again} == {NoteChange}  # a tuple is equal too
+    assert {type(w) for r in again for w in r.links} == {WikiLink}
     # A link target written in several notes is one string in the ingesting process.
     targets = [w.target for r in again for w in r.links]
     assert len(targets) > len(set(targets))
