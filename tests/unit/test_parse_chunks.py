@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+import threading
 from array import array
 from pathlib import Path
 from typing import Any
@@ -184,6 +185,30 @@ def test_this_process_parses_the_chunks_a_busy_helper_would_leave_waiting(
     assert len(builder._helpers) == 1
     assert taken + builder.finish() == [build_memory(*f) for f in files]
     assert 0 < sum(here) < len(files)  # each parsed some
+
+
+def test_a_helper_that_answers_gets_the_next_held_chunk_while_this_process_is_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chunk held because the helper had LEAD queued goes to the helper as soon as it
+    answers (its reader thread sends it), not when this process next adds or takes: a first
+    sync writing a part does neither for a tenth of a second."""
+    one_helper_in_small_chunks(monkeypatch, sys.executable)
+    monkeypatch.setattr(parse_helpers, "LEAD", 1)
+    files = linked_notes(28)  # four chunks of 7
+    builder = parse_helpers.MemoryBuilder(expected=len(files))
+    builder.extend(files)
+    assert builder._helpers is not None
+    helper = builder._helpers[0]
+    assert (helper.sent, builder._held) == (1, 3)
+    answered = threading.Event()
+    helper.on_answer, offer = (lambda: (offer(), answered.set())), helper.on_answer  # type: ignore[misc]
+    assert offer is not None
+    for _ in range(3):  # each answer sends the next held chunk, with no add or take here
+        assert answered.wait(timeout=60)
+        answered.clear()
+    assert (helper.sent, builder._held) == (4, 0)
+    assert builder.finish() == [build_memory(*f) for f in files]
 
 
 def test_results_cross_from_helpers_unchanged() -> None:
