@@ -87,7 +87,8 @@ def memory_id(scope: str, name: str) -> str:
 
 def note_id(kind: Kind, scope: str, name: str) -> str:
     """The id of a note of any note kind: `<kind>:<scope>/<name>` (`memory_id` for memories)."""
-    return f"{kind.value}:{scope}/{name}"
+    # `_value_`, not `value`: an enum's `value` is a Python property (a third of this call).
+    return f"{kind._value_}:{scope}/{name}"
 
 
 def file_id(scope: str, name: str) -> str:

@@ -36,13 +36,14 @@ class KeywordIndex:
         for node_id in batch.deletes:
             index.remove(node_id)
         counted = batch.keywords
+        memories = [(intern(m.id), m) for m in batch.memories]
         index.add_counted(
-            (intern(m.id), m.scope, m.type or "", *counted[m.id])
-            for m in batch.memories if m.id in counted
+            (node_id, m.scope, m.type or "", *counted[node_id])
+            for node_id, m in memories if node_id in counted
         )
         index.add_many(
-            (intern(m.id), m.scope, m.type or "", title_of(m.name), m.description, m.body)
-            for m in batch.memories if m.id not in counted
+            (node_id, m.scope, m.type or "", title_of(m.name), m.description, m.body)
+            for node_id, m in memories if node_id not in counted
         )
 
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
