@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from brain.anchors import anchor_target
 from brain.model import (
@@ -31,9 +31,9 @@ KIND_PREFIXES: tuple[tuple[str, Kind], ...] = (
 _LEVEL3_KINDS = (*ENTITY_KINDS, Kind.AGENT)
 
 
-@dataclass(frozen=True, slots=True)
-class NameEntry:
-    """Something a link can name: its id, kind, and for memories the scope."""
+class NameEntry(NamedTuple):
+    """Something a link can name: its id, kind, and for memories the scope (a named tuple:
+    a first sync builds several for each note, hashed in C)."""
 
     id: str
     kind: Kind
@@ -52,8 +52,7 @@ class Target:
     path: str | None = None  # layouts with folders (space): the name key of the whole path
 
 
-@dataclass(frozen=True, slots=True)
-class Resolution:
+class Resolution(NamedTuple):
     status: LinkStatus
     target_id: str
     candidates: tuple[str, ...] = ()

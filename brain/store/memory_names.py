@@ -82,8 +82,8 @@ class NameIndex:
                 del self._keys[key]
         elif held is not None:
             held.pop(node_id, None)  # type: ignore[union-attr]
-            if len(held) == 1:  # type: ignore[arg-type]
-                self._keys[key] = next(iter(held.values()))  # type: ignore[union-attr]
+            if len(held) == 1:
+                self._keys[key] = next(iter(held.values()))
             elif not held:
                 del self._keys[key]
 

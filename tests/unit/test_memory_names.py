@@ -90,8 +90,8 @@ def test_a_key_of_one_node_holds_its_entry_and_one_of_several_a_dict() -> None:
     assert index.entries("plan") == []
     index.put(a)
     assert index.entries("plan") == [a]
-    index.put(replace(a, scope="again"))  # the same node again: replaced, not added
-    assert index.entries("plan") == [replace(a, scope="again")]
+    index.put(a._replace(scope="again"))  # the same node again: replaced, not added
+    assert index.entries("plan") == [a._replace(scope="again")]
     index.put(a)
     index.put(b)
     index.put(c)
