@@ -313,7 +313,7 @@ class MemoryBuilder:
             self._held -= 1
         parsed = self._here(files)
         with self._lock:
-            at = next(i for i, (_, held, _, _) in enumerate(self._sent) if held is files)
+            at = next(i for i, (_, chunk, _, _) in enumerate(self._sent) if chunk is files)
             self._sent[at] = (None, files, parsed, 0)
         return True
 
