@@ -67,7 +67,8 @@ class ResolutionMemo:
     a target resolves the same from every scope that holds no entry of its name, and `shared`
     keeps those once for all such scopes. `near` keeps what each target written in a scope
     came to, so a target seen before in that scope costs one dict lookup. At 10,000 notes
-    the 57,500 links with a target need 13,500 resolutions.
+    the 55,000 links with a target are 24,100 first sightings of a target in a scope, and
+    14,100 resolutions.
     """
 
     def __init__(self) -> None:
