@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from brain.model import Headings, MemoryNode, WikiLink
+from brain.model import Headings, MemoryNode
 from brain.store.memory_rows import PATH  # MemoryNode's `path` among its fields
 
 _LENGTH = 8
@@ -44,7 +44,8 @@ def read_frame(stream: IO[bytes]) -> bytes | None:
 
 
 class ResultPickler(pickle.Pickler):
-    """A pickler of parse results that sends a frozen dataclass as (class, field values).
+    """A pickler of parse results that sends a frozen dataclass or a named tuple as (class,
+    field values).
 
     The default for a frozen dataclass with slots is its state, set again field by field by
     dataclasses' Python __setstate__; a class called with its values is built by its own
@@ -76,23 +77,15 @@ class ResultPickler(pickle.Pickler):
             strings = self.strings
             flat = tuple(strings.setdefault(v, v) if v.__class__ is str else v for v in obj.flat)
             return Headings.of_flat, (flat,)
-        if cls is WikiLink:  # a named tuple: its values are itself
-            strings = self.strings
-            raw, target, label, anchor, embed, line, column = obj
-            return WikiLink, (
-                strings.setdefault(raw, raw), strings.setdefault(target, target),
-                label if label is None else strings.setdefault(label, label),
-                anchor if anchor is None else strings.setdefault(anchor, anchor),
-                embed, line, column,
-            )
         fields = _FIELDS.get(cls)
         if fields is None:
-            if not dataclasses.is_dataclass(cls) or cls in _NOT_FIELDS:
+            if cls in _NOT_FIELDS:
                 return NotImplemented
             fields = _fields(cls)
         if fields is None:
             return NotImplemented
-        values = tuple(map(obj.__getattribute__, fields))
+        # A named tuple holds its values (WikiLink, NoteChange): as a plain tuple, not itself.
+        values = tuple(obj) if cls in _TUPLES else tuple(map(obj.__getattribute__, fields))
         if cls is MemoryNode:
             place = self.places.get(values[PATH])
             if place is not None:
@@ -111,20 +104,24 @@ class ResultPickler(pickle.Pickler):
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _NOT_FIELDS: set[type] = set()
+_TUPLES: set[type] = set()  # the named tuples among _FIELDS
 _SHARED_AT: dict[type, tuple[int, ...]] = {}
-# The string fields that repeat across notes (MemoryNode's type, Heading's; WikiLink's are
-# shared by `reducer_override` itself).
+# The string fields that repeat across notes (MemoryNode's type, Heading's, WikiLink's).
 SHARED_FIELDS = frozenset({"type", "text", "source", "raw", "target", "label", "anchor"})
 
 
 def _fields(cls: type) -> tuple[str, ...] | None:
-    """The init fields of a frozen dataclass built by position; None (default pickling) else."""
-    params = getattr(cls, "__dataclass_params__", None)
-    fields = dataclasses.fields(cls)
-    if params is None or not params.frozen or not all(f.init for f in fields):
-        _NOT_FIELDS.add(cls)
-        return None
-    names = tuple(f.name for f in fields)
+    """The fields of a named tuple, or the init fields of a frozen dataclass, built by
+    position; None (default pickling) for any other class."""
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        names: tuple[str, ...] = cls._fields
+        _TUPLES.add(cls)
+    else:
+        params = getattr(cls, "__dataclass_params__", None)
+        if params is None or not params.frozen or not all(f.init for f in dataclasses.fields(cls)):
+            _NOT_FIELDS.add(cls)
+            return None
+        names = tuple(f.name for f in dataclasses.fields(cls))
     _SHARED_AT[cls] = tuple(at for at, name in enumerate(names) if name in SHARED_FIELDS)
     _FIELDS[cls] = names
     return names
