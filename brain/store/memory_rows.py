@@ -136,31 +136,26 @@ NO_PROPERTIES: dict[str, Any] = {}
 def held_memory(memory: MemoryNode) -> MemoryNode:
     """The memory as the store holds it: no body (the store keeps bodies apart), one copy of
     its scope, type and name (the name is its key, most are) and of empty properties."""
-    scope, name, kind, properties = memory.scope, memory.name, memory.type, memory.properties
-    key = sys.intern(leaf_key(name))
-    if key == name:
-        name = key
-    if not properties:
-        properties = NO_PROPERTIES
-    if memory.body or sys.intern(scope) is not scope or name is not memory.name or (
-            kind is not None and sys.intern(kind) is not kind) or properties is not memory.properties:
-        memory = replace(memory, body="", scope=sys.intern(scope), name=name,
-                         type=kind if kind is None else sys.intern(kind), properties=properties)
+    scope, name, kind, properties = _held(memory.scope, memory.name, memory.type, memory.properties)
+    if memory.body or scope is not memory.scope or name is not memory.name or (
+            kind is not memory.type or properties is not memory.properties):
+        memory = replace(memory, body="", scope=scope, name=name, type=kind, properties=properties)
     return memory
 
 
 def held_values(values: list[Any]) -> None:
-    """A memory's field values (a parse helper's pickle) made those `held_memory` keeps, so the store
-    holds the memory built from them as it is (no copy of a frozen dataclass a note)."""
-    values[SCOPE] = sys.intern(values[SCOPE])
-    name = values[_NAME]
+    """A memory's field values (a parse helper's pickle) made those `held_memory` keeps, so
+    the store holds the memory built from them as it is (no copy of a frozen dataclass a note)."""
+    values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES] = _held(
+        values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES])
+
+
+def _held(
+    scope: str, name: str, kind: str | None, properties: Mapping[str, Any],
+) -> tuple[str, str, str | None, Mapping[str, Any]]:
     key = sys.intern(leaf_key(name))
-    if key == name:
-        values[_NAME] = key
-    if values[_TYPE] is not None:
-        values[_TYPE] = sys.intern(values[_TYPE])
-    if not values[_PROPERTIES]:
-        values[_PROPERTIES] = NO_PROPERTIES
+    return (sys.intern(scope), key if key == name else name,
+            kind if kind is None else sys.intern(kind), properties or NO_PROPERTIES)
 
 
 def memory_of(row: MemoryRow) -> MemoryNode:
