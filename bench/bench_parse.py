@@ -33,9 +33,10 @@ from brain import parse  # noqa: E402
 from brain.ingest_worker import dump_results  # noqa: E402
 from brain.layouts import RuleContext, secrets  # noqa: E402
 from brain.layouts.secrets import secret_problems  # noqa: E402
-from brain.memory_files import build_memory, shipped, with_keywords  # noqa: E402
+from brain.memory_files import build_memory, shipped  # noqa: E402
 from brain.parse import parse_note  # noqa: E402
 from brain.search import postings  # noqa: E402
+from brain.search.text import title_of  # noqa: E402
 
 CHUNK = 200  # a parse helper's chunk (brain/parse_helpers.py)
 SCANNERS = {"parse": parse, "secrets": secrets, "postings": postings}
@@ -75,7 +76,9 @@ def main() -> None:
         "parse_note": lambda: [parse_note(text, rel) for text, rel in texts],
         "secret rule": lambda: [secret_problems(rel, text) for text, rel in texts],
         "build_memory": lambda: [build_memory(rel, "s", "n", raw, 0.0, rules) for raw, rel in notes],
-        "keyword counts": lambda: [with_keywords(chunk) for chunk in built_chunks],
+        "keyword counts": lambda: [  # as a helper counts a chunk
+            postings.count_block((title_of(c.memory.name), c.memory.description, c.memory.body)
+                                 for c in chunk) for chunk in built_chunks],
         "helper chunk": helper_chunks,
     }
     modes = ["native", "python"] if native_module.native is not None else ["python"]

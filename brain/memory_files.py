@@ -156,13 +156,6 @@ def walked_memory(*values: Any) -> MemoryNode:
     return MemoryNode(*held)
 
 
-def with_keywords(results: Sequence[NoteChange | Unread]) -> list[NoteChange | Unread]:
-    """The notes with their keyword counts, counted together into one block (a parse helper's
-    chunk): the ingesting process's keyword index then takes numbers, not text."""
-    return _counted([
-        r if isinstance(r, Unread) else (r.memory, r.links, r.memory.body) for r in results])
-
-
 def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
     from brain.search.postings import count_block  # numpy: only in helpers asked to count
 
