@@ -170,10 +170,13 @@ def plan(
         source = intern(memory.id)  # one copy for all its links (and the store's indexes)
         if note.keywords is not None:
             batch.keywords[source] = note.keywords
+        if memo is not None:
+            batch.links[source] = _remembered(source, memory.scope, note.links, names, headings, rules, memo)
+            continue
         batch.links[source] = [
             _stored(source, memory.scope, ordinal, wiki, names, headings, rules)
             for ordinal, wiki in enumerate(note.links)
-        ] if memo is None else _remembered(source, memory.scope, note.links, names, headings, rules, memo)
+        ]
     for old in others:
         scope = old.source.split(":", 1)[1].split("/", 1)[0]
         wiki = WikiLink(old.raw, old.target, old.label, old.anchor, old.embed, old.line, old.column)
