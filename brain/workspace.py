@@ -295,10 +295,22 @@ def _content_problem(rel: str, message: str, line: int | None, fix: str | None) 
 
 def read_bytes(path: Path | str) -> bytes | OSError:
     """A file's bytes, or the error that kept them (the caller reports it and goes on).
-    Unbuffered, from a str as well: a first ingest reads every file once, and pathlib's
-    objects and buffered reader were a tenth of the cost of parsing a note."""
+    By the descriptor, from a str as well: a first ingest reads every file once, and pathlib's
+    objects and buffered reader were a tenth of the cost of parsing a note; a file object and
+    its fstat were still a quarter of reading one (12 -> 9 us)."""
     try:
-        with open(path, "rb", buffering=0) as file:
-            return file.readall()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError as exc:
         return exc
+    try:
+        pieces = []
+        while piece := os.read(fd, _READ_BYTES):  # to the end: a short read ends only a file
+            pieces.append(piece)
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)  # b"" when empty
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
+
+
+_READ_BYTES = 1 << 16  # a read: most notes whole

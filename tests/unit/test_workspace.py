@@ -16,7 +16,7 @@ import pytest
 from brain.model import Kind, Problem
 from brain.service import Brain
 from brain.store.memory import MemoryStore
-from brain.workspace import FileRole, RoleMemo, classify, read_agent_definition, read_entity_title
+from brain.workspace import FileRole, RoleMemo, classify, read_agent_definition, read_bytes, read_entity_title
 
 
 def build(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -354,3 +354,16 @@ def test_an_agent_problem_survives_a_rescan_that_reads_nothing(tmp_path: Path) -
     assert [p.code for p in brain.problems()] == ["invalid-frontmatter"]
     assert brain.sync(["agents/bot.md"]).read == 1
     assert [p.code for p in brain.problems()] == ["invalid-frontmatter"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 65_535, 65_536, 65_537, 200_000])
+def test_read_bytes_gives_a_file_whole(tmp_path: Path, size: int) -> None:
+    data = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
+    (tmp_path / "note.md").write_bytes(data)
+    assert read_bytes(tmp_path / "note.md") == data
+    assert read_bytes(str(tmp_path / "note.md")) == data
+
+
+def test_read_bytes_gives_the_error_that_kept_the_bytes(tmp_path: Path) -> None:
+    assert isinstance(read_bytes(tmp_path / "missing.md"), FileNotFoundError)
+    assert isinstance(read_bytes(tmp_path), IsADirectoryError)  # opened, then refused to read
