@@ -1,12 +1,15 @@
 """Full ingest of two brain source trees, interleaved: is a change faster, on a shared machine?
 
     .venv/bin/python bench/bench_ingest_ab.py --old /tmp/brain-old --new . [--size 10000]
-        [--runs 3] [--iwe /path/to/iwe]
+        [--runs 3] [--iwe /path/to/iwe] [--old-native DIR]
 
 (`git worktree add --detach /tmp/brain-old main` gives an old tree.) Each round runs, for the
 old tree and then the new one, bench_ingest's full ingest (a fresh process: files/s, and the
 CPU seconds of the ingesting process and of its parse helpers) and `brain ingest --no-cache`
-timed from process start to exit; then `iwe count` once when --iwe names it. Old and new
+timed from process start to exit; then `iwe count` once when --iwe names it. Both trees use
+the native scanners installed in the venv, unless `--old-native` names a folder holding the
+old tree's own (`pip install --target DIR /tmp/brain-old/native`): a change to them is then
+measured too. Old and new
 alternate, so a change of the machine's load hits both; the load average is printed beside
 every figure. CPU seconds move less with the load than wall times: compare those first.
 """
@@ -31,8 +34,8 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def ingest(tree: Path, root: Path) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+def ingest(tree: Path, root: Path, native: Path | None = None) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (tree, native) if p)}
     before = load()
     out = subprocess.run(
         [sys.executable, "-c", DRIVER, str(root)], env=env, check=True, capture_output=True,
@@ -57,6 +60,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--iwe", help="the iwe binary, to time `iwe count` in every round")
+    parser.add_argument("--old-native", type=Path, help="a folder with the old tree's brain_native")
     args = parser.parse_args()
     root = workspace(args.size, args.cache)
     trees = {"old": args.old.resolve(), "new": args.new.resolve()}
@@ -64,7 +68,7 @@ def main() -> None:
     iwe: list[float] = []
     for round_ in range(args.runs):
         for name, tree in trees.items():
-            r = ingest(tree, root)
+            r = ingest(tree, root, args.old_native if name == "old" else None)
             runs[name].append(r)
             print(
                 f"round {round_ + 1} {name}: ingest {r['ingest_s']:.2f} s "
