@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +66,14 @@ def test_unreadable_file_is_reported_and_its_node_kept(
     write(tmp_path, "memory/bot/a.md", "second version, unreadable for now\n")
 
     # brain.workspace.read_bytes opens the file: as root, a mode of 000 would not stop it.
+    real_open = os.open
+
     def deny(path: str | Path, *args: Any, **kwargs: Any) -> Any:
         if Path(path).name == "a.md":
             raise PermissionError(13, "Permission denied")
-        return open(path, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(workspace, "open", deny, raising=False)
+    monkeypatch.setattr(workspace.os, "open", deny)
     brain.sync()
     (problem,) = [p for p in brain.problems() if p.code == "unreadable-file"]
     assert (problem.path, problem.severity.value) == ("memory/bot/a.md", "error")
@@ -79,7 +82,7 @@ def test_unreadable_file_is_reported_and_its_node_kept(
     assert memory is not None
     assert memory.description == "first version"
 
-    monkeypatch.delattr(workspace, "open")
+    monkeypatch.setattr(workspace.os, "open", real_open)
     brain.sync()
     assert not [p for p in brain.problems() if p.code == "unreadable-file"]
     memory = brain.store.memory_by_path("memory/bot/a.md")
