@@ -21,7 +21,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from brain.model import Anchors, Block, Heading
 
@@ -59,7 +59,7 @@ def with_sources(headings: tuple[Heading, ...], body: str, body_line: int) -> tu
             # Most headings are written as shown (`## Title`): skip the full reading for them.
             plain = line.endswith(text) and MARKS_ONLY_RE.fullmatch(line, 0, len(line) - len(text))
             source = text if plain else heading_source(line)
-        out.append(heading if source == heading.text else replace(heading, source=source))
+        out.append(heading if source == heading.text else heading._replace(source=source))
     return tuple(out)
 
 

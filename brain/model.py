@@ -7,6 +7,7 @@ import functools
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import NamedTuple, Union, overload
 
 JSONValue = Union[str, int, float, bool, None, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007
@@ -132,12 +133,13 @@ class Position:
     column: int
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
+class Heading(NamedTuple):
     """A heading as shown (`text`) and, where that differs, as written (`source`).
 
     `## The `date` *field*` shows as `The date field` and is written `The `date` *field*`:
-    Obsidian links match either (see brain.anchors).
+    Obsidian links match either (see brain.anchors). A named tuple: a first ingest builds four
+    a note, and one is built in one C call from the native scanner's values (a frozen
+    dataclass set its four fields one by one: 0.5 us a heading).
     """
 
     text: str
@@ -161,9 +163,7 @@ class Headings(Sequence[Heading]):
     __slots__ = ("flat",)
 
     def __init__(self, headings: Iterable[Heading] = ()) -> None:
-        self.flat: tuple[str | int, ...] = tuple(
-            value for h in headings for value in (h.text, h.level, h.line, h.source)
-        )
+        self.flat: tuple[str | int, ...] = tuple(chain.from_iterable(headings))  # each its values
 
     @staticmethod
     def of_flat(flat: tuple[str | int, ...]) -> Headings:

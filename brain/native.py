@@ -17,13 +17,14 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol, cast
 
-ABI = 2  # native/src/lib.rs ABI
+ABI = 3  # native/src/lib.rs ABI
 
-#: `scan_body`'s answer (native/src/body.rs): headings (text, level, line index), links (raw,
-#: target, label, anchor, embed, line index, column), the character offsets of the chunks
-#: left to mistune, and whether the body has a setext underline.
+#: `scan_body`'s answer (native/src/body.rs): headings (text, level, line, source) and links
+#: (raw, target, label, anchor, embed, line, column), each the values of a `Heading` and a
+#: `WikiLink`, lines counted from `first_line`; the character offsets of the chunks left to
+#: mistune, and whether the body has a setext underline.
 NativeScan = tuple[
-    list[tuple[str, int, int]],
+    list[tuple[str, int, int, str]],
     list[tuple[str, str, str | None, str | None, bool, int, int]],
     list[tuple[int, int]],
     bool,
@@ -39,7 +40,7 @@ class NativeScanners(Protocol):
 
     def secret_gate(self, text: str) -> tuple[bool, list[str], bool]: ...
 
-    def scan_body(self, body: str) -> NativeScan | None: ...
+    def scan_body(self, body: str, first_line: int = 0) -> NativeScan | None: ...
 
 
 def load() -> NativeScanners | None:

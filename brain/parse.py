@@ -12,10 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 import mistune
@@ -263,7 +264,7 @@ def scan_body(
     The native scanner (brain/native.py) reads the chunks taken as they look, and hands back
     the others, which mistune reads here; a body it declines (math, say) is read here whole.
     """
-    scanned = _native_scan(body) if not whole else None
+    scanned = _native_scan(body, body_line) if not whole else None
     if scanned is not None:
         return _scanned(body, body_line, scanned)
     return _python_scan(body, body_line, whole)
@@ -273,18 +274,18 @@ def _headings_and_links(body: str, body_line: int) -> tuple[tuple[Heading, ...],
     """`scan_body`, its headings with their sources (brain.anchors.with_sources). A heading
     the native scanner read is written as shown (its source is its text): only those mistune
     read are looked at again."""
-    scanned = _native_scan(body)
+    scanned = _native_scan(body, body_line)
     if scanned is not None:
         return _scanned(body, body_line, scanned, sources=True)
     headings, links = _python_scan(body, body_line)
     return with_sources(headings, body, body_line), links
 
 
-def _native_scan(body: str) -> NativeScan | None:
+def _native_scan(body: str, body_line: int) -> NativeScan | None:
     if native is None:
         return None
     try:
-        return native.scan_body(body)
+        return native.scan_body(body, body_line)
     except UnicodeEncodeError:  # a lone surrogate (a YAML escape) is not UTF-8
         return None
 
@@ -347,30 +348,37 @@ def _scanned(
     those of the chunks it left to mistune, read here as `scan_body` reads them (with their
     sources if `sources`)."""
     found_headings, found_links, left, underlines = scanned
-    headings = [Heading(text, level, line + body_line) for text, level, line in found_headings]
-    links = [
-        WikiLink(raw, target, label, anchor, embed, line + body_line, column)
-        for raw, target, label, anchor, embed, line, column in found_links
-    ]
-    if left:
-        line_starts = _line_starts(body)
-        read: list[Heading] = []
-        for start, end in left:
-            chunk_links = [m for m in _wikilinks(body, start, end) if _is_link(m)]
-            if "$" in body and chunk_links:  # math holds no links (brain.mathspans)
-                keep = outside_math(body, [m.start() for m in chunk_links])
-                chunk_links = [m for m, kept in zip(chunk_links, keep, strict=True) if kept]
-            setext = _setext_candidates(body[start:end]) if underlines else []
-            live, found = _read_with_mistune(
-                body[start:end], start, chunk_links, list(_atx_lines(body, start, end)), setext,
-                line_starts, body_line,
-            )
-            read.extend(found)
-            links.extend(_link(m, line_starts, body_line) for m in live)
-        headings.extend(with_sources(tuple(read), body, body_line) if sources else read)
-        links.sort(key=lambda link: (link.line, link.column))  # the body's order
+    # Their values as the named tuples hold them: each built in one C call, in the body's
+    # order (the scanner reads the chunks in order).
+    if not left:
+        return tuple(map(_new_heading, found_headings)), tuple(map(_new_link, found_links))
+    headings = list(map(_new_heading, found_headings))
+    links = list(map(_new_link, found_links))
+    line_starts = _line_starts(body)
+    read: list[Heading] = []
+    for start, end in left:
+        chunk_links = [m for m in _wikilinks(body, start, end) if _is_link(m)]
+        if "$" in body and chunk_links:  # math holds no links (brain.mathspans)
+            keep = outside_math(body, [m.start() for m in chunk_links])
+            chunk_links = [m for m, kept in zip(chunk_links, keep, strict=True) if kept]
+        setext = _setext_candidates(body[start:end]) if underlines else []
+        live, found = _read_with_mistune(
+            body[start:end], start, chunk_links, list(_atx_lines(body, start, end)), setext,
+            line_starts, body_line,
+        )
+        read.extend(found)
+        links.extend(_link(m, line_starts, body_line) for m in live)
+    headings.extend(with_sources(tuple(read), body, body_line) if sources else read)
+    links.sort(key=lambda link: (link.line, link.column))  # the body's order
     headings.sort(key=lambda h: h.line)
     return tuple(headings), tuple(links)
+
+
+_new_heading = cast(Callable[[tuple[str, int, int, str]], Heading], partial(tuple.__new__, Heading))
+_new_link = cast(
+    Callable[[tuple[str, str, str | None, str | None, bool, int, int]], WikiLink],
+    partial(tuple.__new__, WikiLink),
+)
 
 
 def _wikilinks(body: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:

@@ -293,23 +293,25 @@ impl CharCounter<'_> {
     }
 }
 
-type Heading = (String, usize, usize); // text, level, line index
+type Heading = (String, usize, usize, &'static str); // text, level, line, source ("": its text)
 
-type Link = (String, String, Option<String>, Option<String>, bool, usize, usize); // raw, target, label, anchor, embed, line index, column
+type Link = (String, String, Option<String>, Option<String>, bool, usize, usize); // raw, target, label, anchor, embed, line, column
 
 type Scan = (Vec<Heading>, Vec<Link>, Vec<(usize, usize)>, bool);
 
-/// `scan_body`'s reading of a body, or None (declined: Python reads it whole). Returns the
-/// headings and links of the chunks read here (line indexes from 0, columns from 1), the
+/// `scan_body`'s reading of a body whose first line is `first_line`, or None (declined:
+/// Python reads it whole). Returns the headings and links of the chunks read here, as the
+/// values of a `Heading` and a `WikiLink` (lines from `first_line`, columns from 1), the
 /// character offsets of the chunks left to mistune, and whether the body has a setext
 /// underline (which those chunks' reading needs). A bug that panics declines the body too:
 /// Python reads it, the ingest goes on.
 #[pyfunction]
-pub fn scan_body(body: &str) -> Option<Scan> {
-    std::panic::catch_unwind(|| scan(body).ok()).ok().flatten()
+#[pyo3(signature = (body, first_line = 0))]
+pub fn scan_body(body: &str, first_line: usize) -> Option<Scan> {
+    std::panic::catch_unwind(|| scan(body, first_line).ok()).ok().flatten()
 }
 
-fn scan(body: &str) -> Result<Scan, Declined> {
+fn scan(body: &str, first_line: usize) -> Result<Scan, Declined> {
     let b = body.as_bytes();
     let mut links: Vec<LinkMatch> = wikilinks(b)
         .into_iter()
@@ -397,7 +399,7 @@ fn scan(body: &str) -> Result<Scan, Declined> {
         for m in kept_atx {
             let text = atx_text(body, m);
             if !text.is_empty() {
-                headings.push((text, m.level, line_index(m.line_start)));
+                headings.push((text, m.level, line_index(m.line_start) + first_line, ""));
             }
         }
         for m in kept_links {
@@ -405,7 +407,7 @@ fn scan(body: &str) -> Result<Scan, Declined> {
             let column = body[line_starts[line]..m.start].chars().count() + 1;
             let inner = &body[m.start + 2 + m.embed as usize..m.end - 2];
             let (target, anchor, label) = split_link(inner);
-            found.push((body[m.start..m.end].to_owned(), target, label, anchor, m.embed, line, column));
+            found.push((body[m.start..m.end].to_owned(), target, label, anchor, m.embed, line + first_line, column));
         }
     }
     Ok((headings, found, slow, underlines))
