@@ -9,6 +9,7 @@ truth; watcher events only say where to look.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -267,6 +268,7 @@ class Ingester:
         # Notes handed over by path (their bytes read where they are parsed): only where no
         # byte of them is needed here, in a first sync of a layout whose roles need none.
         by_path = fresh and not self.layout.content_decides_role
+        folder = os.path.join(self.root, "")  # a file's path is this and its rel (no Path a file)
         unread: list[str] = []  # files handed over by path that could not be read
         # A first sync into this process's own store is written in parts as notes are parsed
         # (brain/ingest_parts.py): the workspace is never held at once. Its links resolve
@@ -338,7 +340,7 @@ class Ingester:
                 self.file_problems.pop(rel, None)
                 self.files[rel] = FileState(st.size, st.mtime_ns, PENDING_HASH,
                                             intern(note_id(role.node_kind, role.scope, role.name)))
-                to_build.add((rel, role.scope, role.name, str(self.root / rel), _seconds(st.mtime_ns)))
+                to_build.add((rel, role.scope, role.name, folder + rel, _seconds(st.mtime_ns)))
                 notes = self._write_parsed(to_build, parts, notes, unshared, unread)
                 continue
             raw = overlay if overlay is not None else read_bytes(self.root / rel)
