@@ -148,11 +148,12 @@ def chunk_paths(rels: Sequence[str]) -> Iterator[None]:
         _chunk.rels = ()
 
 
-def walked_memory(*values: Any) -> MemoryNode:
-    """A MemoryNode whose path was sent as its file's place in the chunk."""
+def walked_memory(name_is_key: bool, *values: Any) -> MemoryNode:
+    """A MemoryNode whose path was sent as its file's place in the chunk; `name_is_key`: its
+    name is its own key (`leaf_key`), as the helper found."""
     held = list(values)
     held[PATH] = _chunk.rels[held[PATH]]
-    held_values(held)
+    held_values(held, name_is_key)
     return MemoryNode(*held)
 
 

@@ -169,7 +169,7 @@ class Headings(Sequence[Heading]):
     def of_flat(flat: tuple[str | int, ...]) -> Headings:
         if len(flat) % 4:
             raise ValueError("flat headings of the wrong length")
-        headings = Headings()
+        headings = Headings.__new__(Headings)  # not __init__: the flat tuple is given
         headings.flat = flat
         return headings
 

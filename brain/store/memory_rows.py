@@ -143,17 +143,20 @@ def held_memory(memory: MemoryNode) -> MemoryNode:
     return memory
 
 
-def held_values(values: list[Any]) -> None:
+def held_values(values: list[Any], name_is_key: bool = False) -> None:
     """A memory's field values (a parse helper's pickle) made those `held_memory` keeps, so
-    the store holds the memory built from them as it is (no copy of a frozen dataclass a note)."""
+    the store holds the memory built from them as it is (no copy of a frozen dataclass a note).
+    `name_is_key`: the helper found the name to be its own key, which is not worked out again
+    here (this process's busiest thread)."""
     values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES] = _held(
-        values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES])
+        values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES], name_is_key)
 
 
 def _held(
     scope: str, name: str, kind: str | None, properties: Mapping[str, Any],
+    name_is_key: bool = False,
 ) -> tuple[str, str, str | None, Mapping[str, Any]]:
-    key = sys.intern(leaf_key(name))
+    key = sys.intern(name if name_is_key else leaf_key(name))
     return (sys.intern(scope), key if key == name else name,
             kind if kind is None else sys.intern(kind), properties or NO_PROPERTIES)
 
