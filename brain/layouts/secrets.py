@@ -86,8 +86,6 @@ _KEYWORDS = ("password", "passwd", "pwd", "passphrase", "secret", "key", "token"
 
 def might_hold_secret(text: str) -> bool:
     """False only when no line of `text` can hold what the detector looks for."""
-    from brain.tool.secret_normalize import _FORMAT
-
     # The gate reads `flat`, the text with every line break (a line's trailing `\` and
     # blanks, the next line's indent) taken out: a needle or keyword assignment within a line
     # is in it as written (none holds a blank or a `\`), and one across a break as the
@@ -96,15 +94,17 @@ def might_hold_secret(text: str) -> bool:
     # One pass in C, where joining the pairs took a Python loop over every line.
     if native is not None:
         try:
-            gate, runs, invisible = native.secret_gate(text)
+            gate, runs, invisible, plain = native.secret_gate(text)
         except UnicodeEncodeError:
             pass  # a lone surrogate (a YAML escape) is not UTF-8: asked in Python below
         else:
-            if invisible or not (text.isascii() or unicodedata.is_normalized("NFKC", text)):
+            if invisible or not (plain or unicodedata.is_normalized("NFKC", text)):
                 return True  # full-width letters, invisible characters: the detector undoes them
             if (_unguarded() or gate) and _pattern_in_views(text, _joined_pairs(text)):
                 return True
-            return _decodes(runs)
+            return bool(runs) and _decodes(runs)
+    from brain.tool.secret_normalize import _FORMAT  # not at the top: brain.tool imports ingest
+
     if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
         return True
     if (_unguarded() or _gate(_flat(text))) and _pattern_in_views(text, _joined_pairs(text)):

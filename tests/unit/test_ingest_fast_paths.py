@@ -10,6 +10,8 @@ each fast path reasons about.
 from __future__ import annotations
 
 import re
+import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -213,9 +215,11 @@ def _python_gate(text: str) -> tuple[bool, set[str]]:
 
 def _native_gate(text: str) -> tuple[bool, set[str]]:
     assert native is not None
-    gate, runs, invisible = native.secret_gate(text)
+    gate, runs, invisible, plain = native.secret_gate(text)
     assert len(runs) == len(set(runs))  # each distinct run once
     assert invisible == (_FORMAT.search(text) is not None)  # the detector's format characters
+    assert not plain or unicodedata.is_normalized("NFKC", text)
+    assert plain or not text.isascii()
     return gate, set(runs)
 
 
@@ -261,6 +265,27 @@ FAST_PIECES = [
 @example(" " * 23 + "QUJD" * 6)
 def test_the_native_gate_s_fast_reads_answer_as_the_python_gate(text: str) -> None:
     _same_gate(text)
+
+
+@native_only
+def test_the_characters_the_native_gate_calls_plain_are_left_as_they_are_by_nfkc() -> None:
+    """Each character `secret_gate` vouches for (its fourth answer) keeps NFKC's quick check
+    at Yes wherever it stands: it has combining class 0, NFKC leaves it alone, and it never
+    ends a canonical pair (which would compose it with the character before)."""
+    assert native is not None
+    seconds = set()
+    for point in range(sys.maxunicode + 1):
+        parts = unicodedata.decomposition(chr(point)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            seconds.add(chr(int(parts[1], 16)))
+    vouched = [chr(p) for p in range(0x80, 0x20000)
+               if not 0xD800 <= p <= 0xDFFF and native.secret_gate("a" + chr(p))[3]]
+    assert {"é", "東", "—", "🚀"} <= set(vouched)
+    assert not {"ｋ", "\u0301", "…"} & set(vouched)
+    for char in vouched:
+        assert unicodedata.combining(char) == 0, hex(ord(char))
+        assert unicodedata.normalize("NFKC", char) == char, hex(ord(char))
+        assert char not in seconds, hex(ord(char))
 
 
 @native_only
