@@ -121,10 +121,11 @@ def _fields(cls: type) -> tuple[str, ...] | None:
         _TUPLES.add(cls)
     else:
         params = getattr(cls, "__dataclass_params__", None)
-        if params is None or not params.frozen or not all(f.init for f in dataclasses.fields(cls)):
+        if params is None or not params.frozen:
             _NOT_FIELDS.add(cls)
             return None
-        names = tuple(f.name for f in dataclasses.fields(cls))
+        # The others are worked out by __post_init__ (MemoryNode's id).
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.init)
     _SHARED_AT[cls] = tuple(at for at, name in enumerate(names) if name in SHARED_FIELDS)
     _FIELDS[cls] = names
     return names

@@ -80,16 +80,17 @@ def decode_entries(key: str, encoded: str) -> list[NameEntry]:
 
 
 def _as_call(cls: type) -> Callable[[object], tuple[type, tuple[object, ...]]]:
-    """Pickle an instance of the dataclass `cls` as `cls` called with all its fields, in order
-    (read by one C call: the pickler calls this for every node)."""
-    names = [f.name for f in dataclasses.fields(cls)]
+    """Pickle an instance of the dataclass `cls` as `cls` called with all its init fields, in
+    order (read by one C call: the pickler calls this for every node; __post_init__ works out
+    the others, MemoryNode's id)."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
     fields = operator.attrgetter(*names)
     return lambda obj: (cls, fields(obj))
 
 
 _AS_CALLS = dict(copyreg.dispatch_table)
 _AS_CALLS.update({cls: _as_call(cls) for cls in (Entry, MemoryNode, EntityNode, AgentNode)
-                  if len(dataclasses.fields(cls)) > 1 and all(f.init for f in dataclasses.fields(cls))})
+                  if sum(f.init for f in dataclasses.fields(cls)) > 1})
 
 
 def dumps(entries: list[Entry]) -> bytes:

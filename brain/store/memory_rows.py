@@ -78,7 +78,7 @@ def as_link(row: LinkRow) -> Link:
 # A memory as a snapshot gives it: MemoryNode's fields in order, with the body left out and
 # headings, problems and blocks as plain lists (built into objects on first read).
 MemoryRow = tuple[Any, ...]
-MEMORY_FIELDS = tuple(f.name for f in fields(MemoryNode))
+MEMORY_FIELDS = tuple(f.name for f in fields(MemoryNode) if f.init)  # not `id`: worked out
 PATH = MEMORY_FIELDS.index("path")
 SCOPE = MEMORY_FIELDS.index("scope")
 _NAME = MEMORY_FIELDS.index("name")
