@@ -74,11 +74,15 @@ class ResolutionMemo:
     def __init__(self) -> None:
         self.shared: dict[str, Known] = {}
         self.near: dict[str, dict[str, Known]] = {}
+        # Each target's key and the scopes of the entries of that name, for its first
+        # sighting in each other scope.
+        self.named: dict[str, tuple[str, frozenset[str | None]]] = {}
         self.size = 0
 
     def clear(self) -> None:
         self.shared.clear()
         self.near.clear()
+        self.named.clear()
         self.size = 0
 
     def scope(self, scope: str) -> dict[str, Known]:
@@ -242,8 +246,13 @@ def _resolved(
     source: str, scope: str, target: str, names: NameLookup, rules: LinkRules,
     memo: ResolutionMemo,
 ) -> Known:
-    key = intern(rules.parse(target).key)
-    reach = any(e.scope == scope for e in names(key))
+    named = memo.named.get(target)
+    if named is None:
+        key = intern(rules.parse(target).key)
+        named = memo.named[target] = (key, frozenset(e.scope for e in names(key)))
+        memo.size += 1
+    key, scopes = named
+    reach = scope in scopes
     if not reach:
         known = memo.shared.get(target)
         if known is not None:
