@@ -20,7 +20,7 @@ from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
-from brain.store.memory_rows import PATH, held_values
+from brain.store.memory_rows import PATH, held_fields, held_values
 from brain.workspace import read_bytes
 
 
@@ -114,18 +114,21 @@ def _note(
     context = rules[1] if rules is not None else RuleContext()
     problems.extend(secret_problems(rel, text))
     problems.extend(layout.note_rules(rel, role, text, note, context))
+    note_type, properties = note.type, note.properties
+    if bare:  # a first sync's note: built as the store holds it (not copied there to be so)
+        scope, name, note_type, properties = held_fields(scope, name, note_type, properties)
     memory = MemoryNode(
         scope=scope,
         name=name,
         path=rel,
         description=note.description,
-        type=note.type,
+        type=note_type,
         hash=content_hash(raw),
         size=len(raw),
         modified_at=mtime,
         body="" if bare else note.body,
         headings=Headings(note.headings) if note.headings else NO_HEADINGS,
-        properties=note.properties,
+        properties=properties,
         problems=tuple(problems) + note.problems,
         blocks=note.blocks,
         note_kind=role.node_kind,

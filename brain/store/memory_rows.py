@@ -136,7 +136,7 @@ NO_PROPERTIES: dict[str, Any] = {}
 def held_memory(memory: MemoryNode) -> MemoryNode:
     """The memory as the store holds it: no body (the store keeps bodies apart), one copy of
     its scope, type and name (the name is its key, most are) and of empty properties."""
-    scope, name, kind, properties = _held(memory.scope, memory.name, memory.type, memory.properties)
+    scope, name, kind, properties = held_fields(memory.scope, memory.name, memory.type, memory.properties)
     if memory.body or scope is not memory.scope or name is not memory.name or (
             kind is not memory.type or properties is not memory.properties):
         memory = replace(memory, body="", scope=scope, name=name, type=kind, properties=properties)
@@ -148,14 +148,15 @@ def held_values(values: list[Any], name_is_key: bool = False) -> None:
     the store holds the memory built from them as it is (no copy of a frozen dataclass a note).
     `name_is_key`: the helper found the name to be its own key, which is not worked out again
     here (this process's busiest thread)."""
-    values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES] = _held(
+    values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES] = held_fields(
         values[SCOPE], values[_NAME], values[_TYPE], values[_PROPERTIES], name_is_key)
 
 
-def _held(
+def held_fields(
     scope: str, name: str, kind: str | None, properties: Mapping[str, Any],
     name_is_key: bool = False,
 ) -> tuple[str, str, str | None, Mapping[str, Any]]:
+    """A memory's scope, name, type and properties as the store holds them (`held_memory`)."""
     key = sys.intern(name if name_is_key else leaf_key(name))
     return (sys.intern(scope), key if key == name else name,
             kind if kind is None else sys.intern(kind), properties or NO_PROPERTIES)
