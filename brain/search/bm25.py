@@ -42,6 +42,7 @@ from brain.search.held_postings import (
     encoded,
     prefixes,
     slots_of,
+    term_order,
     values_of,
     widened,
 )
@@ -122,15 +123,15 @@ class BM25Index:
         terms = self._terms
         term_ids: list[int] = []
         freqs: list[int] = []
-        slots: list[int] = []
+        slotted: list[tuple[str, str, str, int]] = []  # id, scope, type, length
         sizes: list[int] = []
         for node_id, scope, type, name, description, body in notes:
             counts, length = note_counts(name, description, body)
-            slot = self._new_slot(node_id, scope, type, length, len(counts))
+            slotted.append((node_id, scope, type, length))
             term_ids += numbered(counts, terms)
             freqs += counts.values()
-            slots.append(slot)
             sizes.append(len(counts))
+        slots = self._new_slots(slotted, sizes)
         self._ensure_terms(len(terms))
         if term_ids:
             self._append_postings(term_ids, slots, sizes, freqs)
@@ -149,8 +150,8 @@ class BM25Index:
         terms = self._terms
         term_parts: list[Any] = []
         freq_parts: list[Any] = []
-        slots: list[int] = []
         sizes: list[int] = []
+        slotted: list[tuple[str, str, str, int]] = []  # id, scope, type, length
         for block, members in groups.values():
             words = block.words.split("\0") if block.words else []
             mapping = np.fromiter(  # int32: the postings' term ids, half the bytes of int64
@@ -167,9 +168,9 @@ class BM25Index:
                 starts[rows] - (ends - picked_sizes), picked_sizes)
             term_parts.append(mapping[np.frombuffer(block.terms, dtype=np.int32)[at]])
             freq_parts.append(np.frombuffer(block.freqs, dtype=np.uint16)[at])
-            for (node_id, scope, type, row), size in zip(members, picked_sizes.tolist(), strict=True):
-                slots.append(self._new_slot(node_id, scope, type, block_lengths[row], size))
-                sizes.append(size)
+            slotted += [(node_id, scope, type, block_lengths[row]) for node_id, scope, type, row in members]
+            sizes += picked_sizes.tolist()
+        slots = self._new_slots(slotted, sizes)
         self._ensure_terms(len(terms))
         if slots:
             self._append_postings(np.concatenate(term_parts), slots, sizes, np.concatenate(freq_parts))
@@ -183,21 +184,30 @@ class BM25Index:
             self._bases.append(-1)
             self._lasts.append(-1)
 
-    def _new_slot(self, node_id: str, scope: str, type: str, length: int, distinct: int) -> int:
-        """A live slot for a note (its previous one, if any, dead)."""
-        self._drop(node_id)
-        slot = len(self._ids)
-        if slot >= len(self._alive):
+    def _new_slots(self, notes: list[tuple[str, str, str, int]], distinct: list[int]) -> list[int]:
+        """A live slot for each note (id, scope, type, length; its previous one, if any, dead),
+        its number of distinct words beside it: the columns set a slice at a time, not five
+        numpy items a note."""
+        ids = [node_id for node_id, *_ in notes]
+        if len(set(ids)) != len(ids):  # a note twice: its later slot replaces the earlier
+            return [self._new_slots([note], [size])[0] for note, size in zip(notes, distinct, strict=True)]
+        for node_id in ids:
+            self._drop(node_id)
+        first = len(self._ids)
+        end = first + len(notes)
+        while end > len(self._alive):
             self._grow()
-        self._ids.append(node_id)
-        self._slot[node_id] = slot
-        self._lengths[slot] = length
-        self._scopes[slot] = self._code(scope)
-        self._types[slot] = self._code(type)
-        self._alive[slot] = True
-        self._tokens += length
-        self._distinct[slot] = distinct
-        return slot
+        slots = list(range(first, end))
+        lengths = [length for *_, length in notes]
+        self._ids.extend(ids)
+        self._slot.update(zip(ids, slots, strict=True))
+        self._lengths[first:end] = lengths
+        self._scopes[first:end] = [self._code(scope) for _, scope, _, _ in notes]
+        self._types[first:end] = [self._code(type) for _, _, type, _ in notes]
+        self._alive[first:end] = True
+        self._distinct[first:end] = distinct
+        self._tokens += sum(lengths)
+        return slots
 
     def _append_postings(self, term_ids: Any, slots: list[int], sizes: list[int], freqs: Any) -> None:
         """Postings of notes in `slots` order, `sizes[i]` of them for note i; `term_ids` and
@@ -206,7 +216,7 @@ class BM25Index:
         # they can be, and the postings appended from views: the transient arrays of a part's
         # 700,000 postings were the peak of a 100,000-note ingest.
         ids = np.asarray(term_ids, dtype=np.int32)
-        order = _term_order(ids)
+        order = term_order(ids)
         by_term = ids[order]
         del ids
         docs = np.repeat(np.array(slots, dtype=np.int32), sizes)[order]
@@ -453,16 +463,6 @@ class BM25Index:
         self._postings = int(offsets[-1]) if terms else 0
         self._distinct = np.zeros(capacity, dtype=np.int32)
         self._distinct[: len(ids)] = np.frombuffer(raw_distinct, dtype=np.int32)
-
-
-def _term_order(term_ids: Any) -> Any:
-    """The stable order of postings by term id: numpy's stable sort of 16-bit keys is a radix
-    sort, 5 times faster than sorting the ids as int64 values; past 65,536 terms, by the
-    low 16 bits, then stably by the high ones."""
-    if not len(term_ids) or int(term_ids.max()) < 1 << 16:
-        return np.argsort(term_ids.astype(np.uint16), kind="stable")
-    low = np.argsort((term_ids & 0xFFFF).astype(np.uint16), kind="stable")
-    return low[np.argsort((term_ids[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 def _appended(held: array[int], views: Views, code: str, start: int, end: int) -> array[int]:

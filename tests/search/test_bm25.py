@@ -252,13 +252,13 @@ def test_a_fresh_index_streams_its_image_as_it_was_when_asked_whatever_is_added_
 def test_postings_are_ordered_by_term_stably_below_and_past_16_bits(top: int) -> None:
     """The postings' order (a radix sort of 16-bit keys, in two passes past 65,536 terms) is
     a stable sort's: by term id, and for one term in the order the postings came."""
-    from brain.search.bm25 import _term_order
+    from brain.search.held_postings import term_order
 
     rng = np.random.default_rng(top)
     ids = rng.integers(0, top, 5000).astype(np.int32)
     ids[::7] = top - 1  # many postings of one term: their order must hold
-    assert np.array_equal(_term_order(ids), np.argsort(ids, kind="stable"))
-    assert len(_term_order(np.array([], dtype=np.int32))) == 0
+    assert np.array_equal(term_order(ids), np.argsort(ids, kind="stable"))
+    assert len(term_order(np.array([], dtype=np.int32))) == 0
 
 
 def test_words_numbered_past_65536_find_their_notes() -> None:
