@@ -49,7 +49,7 @@ from brain.model import (
     is_note_id,
     note_id,
 )
-from brain.parse_helpers import MemoryBuilder
+from brain.parse_helpers import MemoryBuilder, walk_starting
 from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.store.memory import MemoryStore
@@ -125,8 +125,9 @@ class Ingester:
                 self.store.claim(str(self.root))  # not cleared: only the difference is written
             else:
                 self.store.clear()
+        builder = None
         if paths is None:
-            stats = {s.rel: s for s in self.layout.walk(self.root)}
+            stats, builder = walk_starting(self.layout.walk(self.root), self._builder if fresh else None)
             gone = [rel for rel in self.files if rel not in stats]
             gone += [rel for rel in self.file_problems if rel not in stats and rel not in self.files]
             gone += [rel for rel in self.path_problems if rel not in stats and rel not in self.files]
@@ -138,7 +139,7 @@ class Ingester:
         # system's timestamp granularity keeps size and mtime, and the watcher saw it.
         try:
             with gc_paused(settle=fresh):
-                result = self._apply(stats, gone, fresh, progress, recheck=paths is not None)
+                result = self._apply(stats, gone, fresh, progress, paths is not None, builder)
         except BaseException:
             self._forget()
             raise
@@ -238,9 +239,17 @@ class Ingester:
         self._scopes = self.layout.scope_folders(self.root)
         return stats, gone
 
+    def _builder(self, expected: int) -> MemoryBuilder:
+        """What builds a sync's notes; its helpers start now if `expected` notes are many.
+        The embedded store's keyword index takes words counted by the parse helpers; a note
+        comes back without its body where the store reads bodies from the files (a Brain's)."""
+        counted = isinstance(self.store, MemoryStore) and self.store.keyword_counts
+        return MemoryBuilder((self.layout.name, self.rule_context()), keywords=counted,
+                             bare=self.store.body_source() is not None, expected=expected)
+
     def _apply(
         self, stats: dict[str, FileStat], gone: Iterable[str], fresh: bool,
-        progress: Progress | None, recheck: bool = False,
+        progress: Progress | None, recheck: bool = False, to_build: MemoryBuilder | None = None,
     ) -> SyncResult:
         """`stats` is the sync's own, taken here: each entry is dropped once its file is done
         (at 100,000 notes the walk's stats and a sorted copy of them were 20 MB held to the
@@ -248,14 +257,8 @@ class Ingester:
         notes: list[NoteChange] = []
         # Notes are parsed while files are read: on helper processes once there are many.
         context = self.rule_context()
-        # The embedded store's keyword index takes words counted by the parse helpers.
-        counted = isinstance(self.store, MemoryStore) and self.store.keyword_counts
-        # A note read from its file comes back from its parser without its body when the store
-        # reads bodies back from the files (both do in a Brain): a first sync holds none.
-        bare = self.store.body_source() is not None
-        # A first sync of many notes starts its helpers before it reads the first file.
-        expected = sum(rel.endswith(".md") for rel in stats) if fresh else 0
-        to_build = MemoryBuilder((self.layout.name, context), keywords=counted, bare=bare, expected=expected)
+        if to_build is None:  # a first sync of many notes starts its helpers before it reads
+            to_build = self._builder(sum(rel.endswith(".md") for rel in stats) if fresh else 0)
         entities: list[EntityNode] = []
         plain_files: list[FileNode] = []
         deletes: list[str] = []

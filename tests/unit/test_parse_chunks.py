@@ -258,3 +258,35 @@ def test_a_helper_forgets_the_roles_of_the_files_it_parsed_and_keeps_its_other_c
     assert len(workspace.classify) == len(lab.classify) == 0
     assert name_key.cache_info().currsize >= 1
     assert workspace.classify("memory/shared/forgotten-1.md").name == "forgotten-1"
+
+
+def test_a_first_walk_starts_the_builder_once_it_has_found_enough_notes() -> None:
+    """The helpers of a first sync start during its walk, as soon as it has found
+    PARALLEL_MIN notes, not once it is over; a walk of fewer, or one told no `start` (not a
+    first sync), makes none."""
+    from brain.workspace import FileStat
+
+    files = [FileStat(f"memory/a/{i}.md" if i % 3 else f"workflows/{i}.json", 10, 0)
+             for i in range(parse_helpers.PARALLEL_MIN * 2)]
+    walked: list[str] = []
+    started: list[tuple[int, int]] = []  # (notes it was told, files walked by then)
+
+    def walk() -> Any:
+        for stat in files:
+            walked.append(stat.rel)
+            yield stat
+
+    def start(notes: int) -> parse_helpers.MemoryBuilder:
+        started.append((notes, len(walked)))
+        return parse_helpers.MemoryBuilder()
+
+    stats, builder = parse_helpers.walk_starting(walk(), start)
+    assert builder is not None
+    assert list(stats) == [f.rel for f in files]  # every file, in the walk's order
+    nth_note = [at for at, f in enumerate(files) if f.rel.endswith(".md")][parse_helpers.PARALLEL_MIN - 1]
+    assert started == [(parse_helpers.PARALLEL_MIN, nth_note + 1)]  # right then, mid-walk
+    assert nth_note + 1 < len(files)
+    assert parse_helpers.walk_starting(iter(files), None) == (stats, None)
+    few = files[: parse_helpers.PARALLEL_MIN]
+    assert parse_helpers.walk_starting(iter(few), start)[1] is None
+    assert len(started) == 1
