@@ -18,9 +18,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import mistune
-
 from brain.mathspans import math_ranges
+from brain.mistune_ast import tokens as markdown_tokens
 from brain.model import Block
 
 CANDIDATE_RE = re.compile(r"(?:^|(?<=[ \t]))\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
@@ -32,7 +31,6 @@ MARK_RE = re.compile("\ue002(\\d+)\ue003\\^[A-Za-z0-9-]+[ \t]*$")
 NEWLINE_RE = re.compile("\n")
 MAX_BLOCKS = 10_000  # a note is read whole; this bounds the ids it may declare
 
-_MARKDOWN = mistune.create_markdown(renderer=None)
 
 
 def scan_blocks(body: str, body_line: int) -> tuple[Block, ...]:
@@ -78,8 +76,7 @@ def _confirmed(body: str, candidates: list[re.Match[str]]) -> set[int]:
         pieces.append(f"\ue002{index}\ue003")
         last = caret
     pieces.append(body[last:])
-    tokens = _MARKDOWN("".join(pieces))
-    assert isinstance(tokens, list)
+    tokens = markdown_tokens("".join(pieces))
     live: set[int] = set()
     for token in _blocks(tokens):
         children = [c for c in token.get("children") or () if isinstance(c, dict)]

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import mistune
-
 from brain.mathspans import outside_math
+from brain.mistune_ast import tokens as markdown_tokens
 from brain.model import Problem, Severity
 
 # Only empty links, and starting with the literal `[[` so that the scan of a note (every
@@ -23,7 +22,6 @@ EMPTY_RE = re.compile(r"\[\[[ \t]*#?[ \t]*(?:\\?\|([^\[\]\n]*))?\]\]")
 MARKER_RE = re.compile("\ue004(\\d+)\ue005")
 MAX_REPORTED = 100  # per note: the first hundred say all there is to say
 
-_MARKDOWN = mistune.create_markdown(renderer=None)
 
 
 def empty_link_problems(body: str, body_line: int, path: str) -> list[Problem]:
@@ -91,8 +89,7 @@ def _in_text(body: str, found: list[re.Match[str]]) -> set[int]:
         pieces += [body[last:inside], f"\ue004{index}\ue005"]
         last = inside
     pieces.append(body[last:])
-    tokens = _MARKDOWN("".join(pieces))
-    assert isinstance(tokens, list)
+    tokens = markdown_tokens("".join(pieces))
     live: set[int] = set()
     for token in tokens:
         _walk(token, live)

@@ -19,14 +19,13 @@ from itertools import accumulate
 from typing import Any, cast
 from urllib.parse import unquote
 
-import mistune
-
 from brain.anchors import with_sources
 from brain.blocks import scan_blocks
 from brain.chunks import body_chunks, has_code_hint
 from brain.empty_links import empty_link_problems
 from brain.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_frontmatter, split_frontmatter
 from brain.mathspans import outside_math
+from brain.mistune_ast import tokens as markdown_tokens
 from brain.model import (
     MEMORY_TYPES,
     Block,
@@ -56,7 +55,6 @@ EMPHASIS_RE = re.compile(r"[*_]")
 # Lines whose kind a marker appended to them would change: they are never setext text anyway.
 NOT_SETEXT_TEXT_RE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|#|([-*_])(?: *\1){2,} *$)")
 SETEXT_UNDERLINE_RE = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?=\n|$)")
-_MARKDOWN = mistune.create_markdown(renderer=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,8 +445,7 @@ def _read_with_mistune(
         pieces.append(marker)
         last = offset
     pieces.append(text[last:])
-    tokens = _MARKDOWN("".join(pieces))
-    assert isinstance(tokens, list)
+    tokens = markdown_tokens("".join(pieces))
     live: set[int] = set()
     headings: list[Heading] = []
     for token in tokens:

@@ -10,13 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from brain import safejson
 from brain.frontmatter import TOO_COSTLY, key_lines, load_frontmatter, split_frontmatter
 from brain.model import SHARED_SCOPE, Kind, Problem, Severity
 from brain.parse import decode, first_line
-from brain.safeyaml import YAMLBudgetError, safe_load
 
 MEMORY_DIR = "memory"
 AGENTS_DIR = "agents"
@@ -254,6 +251,10 @@ def read_entity(rel: str, raw: bytes) -> tuple[str | None, Problem | None]:
     budget (nesting, alias expansion, size) is an `invalid-content` error on this file, never
     an exception; plain syntax errors stay silent, as these files are not brain's own.
     """
+    import yaml  # here: a parse helper, which reads notes only, starts sooner without it
+
+    from brain.safeyaml import YAMLBudgetError, safe_load
+
     text, _ = decode(raw, rel)
     data: Any = None
     try:
