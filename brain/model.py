@@ -33,6 +33,10 @@ class Kind(enum.Enum):
     TOOL = "tool"
     FILE = "file"
 
+    # Hashed by identity, in C: a member equals only itself, and Enum's own hash is Python
+    # code (a first sync hashes kinds and statuses some 100,000 times, in sets and maps).
+    __hash__ = object.__hash__
+
     @property
     def label(self) -> str:
         return _LABELS[self]
@@ -72,6 +76,8 @@ class LinkStatus(enum.Enum):
     BROKEN = "broken"
     AMBIGUOUS = "ambiguous"
     MISSING_ANCHOR = "missing-anchor"
+
+    __hash__ = object.__hash__  # as Kind's
 
 
 @functools.lru_cache(maxsize=1 << 16)
