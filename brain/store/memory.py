@@ -56,7 +56,7 @@ from brain.store.base import (
     remembers_row,
 )
 from brain.store.base import link_row as base_link_row
-from brain.store.linking import entry_of, intern
+from brain.store.linking import entry_of
 from brain.store.memory_bodies import Bodies
 from brain.store.memory_image import StoreImage, image_tables
 from brain.store.memory_link_table import LinkTable
@@ -127,7 +127,7 @@ class MemoryStore:
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
             for memory in batch.memories:
-                node_id = intern(memory.id)  # one copy for every index (see linking.entry_of)
+                node_id = memory.id  # interned: one copy for every index (see linking.entry_of)
                 old = self._memory(node_id)
                 if old is not None and old.path != memory.path:
                     self._by_path.pop(old.path, None)

@@ -10,7 +10,6 @@ a query, no ANN index needed at this size.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from sys import intern
 from typing import Any
 
 # The column weights of BM25 (name 4, description 2, body 1) are brain/search/bm25.py's, and
@@ -36,14 +35,12 @@ class KeywordIndex:
         for node_id in batch.deletes:
             index.remove(node_id)
         counted = batch.keywords
-        memories = [(intern(m.id), m) for m in batch.memories]
         index.add_counted(
-            (node_id, m.scope, m.type or "", *counted[node_id])
-            for node_id, m in memories if node_id in counted
+            (m.id, m.scope, m.type or "", *counted[m.id]) for m in batch.memories if m.id in counted
         )
         index.add_many(
-            (node_id, m.scope, m.type or "", title_of(m.name), m.description, m.body)
-            for node_id, m in memories if node_id not in counted
+            (m.id, m.scope, m.type or "", title_of(m.name), m.description, m.body)
+            for m in batch.memories if m.id not in counted
         )
 
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
