@@ -32,7 +32,6 @@ NEWLINE_RE = re.compile("\n")
 MAX_BLOCKS = 10_000  # a note is read whole; this bounds the ids it may declare
 
 
-
 def scan_blocks(body: str, body_line: int) -> tuple[Block, ...]:
     """The block ids of a markdown body whose first line is `body_line`, in order."""
     if "^" not in body:

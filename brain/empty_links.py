@@ -23,7 +23,6 @@ MARKER_RE = re.compile("\ue004(\\d+)\ue005")
 MAX_REPORTED = 100  # per note: the first hundred say all there is to say
 
 
-
 def empty_link_problems(body: str, body_line: int, path: str) -> list[Problem]:
     """An `empty-link` warning for each link in `body` that names no note and no heading."""
     if "[[" not in body:

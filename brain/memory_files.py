@@ -161,7 +161,7 @@ def walked_memory(name_is_key: bool, *values: Any) -> MemoryNode:
 
 
 def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
-    from brain.search.postings import count_block  # numpy: only in helpers asked to count
+    from brain.search.postings import count_block  # only where a chunk is counted
 
     notes = [b for b in built if not isinstance(b, Unread)]
     block = count_block((title_of(m.name), m.description, body) for m, _, body in notes)
