@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import fields
 
@@ -62,6 +62,7 @@ from brain.store.memory_image import StoreImage, image_tables
 from brain.store.memory_link_table import LinkTable
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex
+from brain.store.memory_reach import reach
 from brain.store.memory_rows import (
     TARGET_ID,
     LinkRow,
@@ -161,18 +162,25 @@ class MemoryStore:
                 self._vectors.apply(batch)
 
     def _relink(self, relinks: Sequence[Link], touched: set[str]) -> None:
-        """Links given again in place (their ordinals kept): each source's rows rewritten once."""
+        """Links given again in place (their ordinals kept): a link whose status alone
+        changed is set where it is; each other source's rows are rewritten once."""
         changed: dict[str, list[LinkRow]] = {}
+        statuses: list[tuple[str, int, LinkStatus]] = []
         for link in relinks:
+            row = link_row(link)
+            if link.source not in changed and self._out.status_only(row):
+                statuses.append((link.source, link.ordinal, link.status))
+                continue
             current = changed.get(link.source)
             if current is None:
                 current = changed[link.source] = self._out.get(link.source)
             if link.ordinal >= len(current):
                 continue
             self._links.remove(current[link.ordinal], touched)
-            row = current[link.ordinal] = link_row(link)
+            current[link.ordinal] = row
             self._links.add(row)
         self._out.put_many((source, rows) for source, rows in changed.items() if rows)
+        self._out.set_statuses(statuses)  # after: a source rewritten above is found at its new block
 
     def _delete(self, node_id: str, touched: set[str]) -> None:
         node: Node | None = (
@@ -359,21 +367,7 @@ class MemoryStore:
         with self._lock:
             if self._node(node_id) is None:
                 return Subgraph((), ())
-            seen = {node_id: 0}
-            queue = deque([node_id])
-            truncated = False
-            while queue:
-                current = queue.popleft()
-                if seen[current] >= depth:
-                    continue
-                for neighbour in sorted(self._neighbours(current)):
-                    if neighbour in seen:
-                        continue
-                    if len(seen) >= limit:
-                        truncated = True
-                        break
-                    seen[neighbour] = seen[current] + 1
-                    queue.append(neighbour)
+            seen, truncated = reach(node_id, depth, limit, self._neighbours)
             nodes = [n for n in (self._public(self._node(i)) for i in sorted(seen)) if n is not None]
             edges: list[Edge] = []
             for i in sorted(seen):

@@ -393,6 +393,33 @@ class LinkTable:
         self._block_of.update(zip((source for source, _ in written), count(first)))
         self._pack_if_due()
 
+    def status_only(self, row: LinkRow) -> bool:
+        """Whether the link held at `row`'s place differs from it in its status alone (or
+        not at all)."""
+        try:
+            held = self.row(row[0], row[1])
+        except KeyError:
+            return False
+        return held[:3] == row[:3] and held[4:] == row[4:]  # field 3: the status
+
+    def set_statuses(self, changed: Sequence[tuple[str, int, LinkStatus]]) -> None:
+        """Links whose status alone changed ((source, ordinal, status) each), set where they
+        are. A first sync's anchored links to notes of later parts change so (2,000 of them
+        at 10,000 notes, in 1,900 sources): a block appended again for each was a fifth of
+        the parts that wrote their targets, and the dead blocks forced packs. The column is
+        copied first (a byte a link): an image holds views of what was appended."""
+        if not changed:
+            return
+        column = self._columns["status"]
+        data = column.data.copy()
+        at = np.fromiter((self._span(self._block_of[source])[0] + ordinal for source, ordinal, _ in changed),
+                         np.int64, len(changed))
+        codes = np.fromiter((STATUS_CODE[status] for *_, status in changed), np.uint8, len(changed))
+        self._by_status -= np.bincount(data[at], minlength=len(STATUSES))
+        data[at] = codes
+        self._by_status += np.bincount(codes, minlength=len(STATUSES))
+        column.data = data
+
     def _append(self, flat: list[LinkRow], start: int) -> None:
         fields = list(zip(*flat, strict=True))
         strings = self._strings

@@ -16,6 +16,7 @@ import pytest
 from brain.model import LinkStatus
 from brain.service import Brain
 from brain.store import memory_link_table
+from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
 from brain.store.memory_link_table import STATUSES, LinkImage, LinkTable
 from brain.store.memory_links import SET_AFTER, LinkIndex
@@ -161,6 +162,17 @@ def test_any_writes_give_what_a_dict_of_rows_gives(seed: int, monkeypatch: pytes
         elif roll < 0.8:
             victim = rng.choice(sources)
             assert table.pop(victim) == expected.pop(victim, [])
+        elif roll < 0.9:  # statuses alone set in place, in a few sources
+            held = [s for s, rows in expected.items() if rows]
+            changed = []
+            for victim in rng.sample(held, min(len(held), 3)):
+                at = rng.randrange(len(expected[victim]))
+                status = rng.choice(STATUSES)
+                row = expected[victim][at] = (*expected[victim][at][:3], status, *expected[victim][at][4:])
+                assert table.status_only(row)
+                assert not table.status_only((*row[:2], "memory:a/elsewhere", *row[3:]))
+                changed.append((victim, at, status))
+            table.set_statuses(changed)
         else:  # a relink: one row changed in place, the source written again
             held = [s for s, rows in expected.items() if rows]
             if not held:
@@ -188,11 +200,58 @@ def test_an_image_keeps_its_moment_through_later_writes_and_packs(monkeypatch: p
     table.put_many((s, some_rows(rng, s, sources)) for s in sources)
     image = table.image()
     then = dict(table.items())
-    for _ in range(40):  # grows every column (copies) and packs (new columns)
+    for _ in range(40):  # grows every column (copies), packs (new columns), sets statuses
         table.put_many((s, some_rows(rng, s, sources)) for s in rng.sample(sources, 4))
         table.pop(rng.choice(sources))
+        held = [s for s, _ in table.items() if table.get(s)]
+        table.set_statuses([(s, 0, rng.choice(STATUSES)) for s in held[:3]])
     assert dict(image.items()) == then
     assert LinkTable(image) == then
+
+
+def test_statuses_set_in_place_leave_an_image_taken_before_as_it_was() -> None:
+    rng = random.Random(2)
+    sources = [f"memory:a/n{i}" for i in range(6)]
+    table = LinkTable()
+    rows = {s: some_rows(rng, s, sources) for s in sources}
+    sources = [s for s in sources if rows[s]]  # those with a link
+    table.put_many(rows.items())
+    image = table.image()
+    then = dict(table.items())
+    assert sources
+    flipped = [(s, 0, LinkStatus.BROKEN if then[s][0][3] is LinkStatus.RESOLVED else LinkStatus.RESOLVED)
+               for s in sources]
+    table.set_statuses(flipped)
+    assert dict(image.items()) == then
+    assert LinkTable(image) == then
+    assert [table.get(s)[0][3] for s in sources] == [status for *_, status in flipped]
+
+
+@pytest.mark.parametrize("status_first", [True, False])
+def test_relinks_of_a_status_and_a_target_in_one_source_in_either_order(
+    tmp_path: Path, status_first: bool,
+) -> None:
+    """A link whose status alone changed is set where it is; one source may have that and
+    a link written again (its whole block appended) in the same batch, in any order."""
+    shared = tmp_path / "memory" / "shared"
+    shared.mkdir(parents=True)
+    (shared / "a.md").write_text(note("a", "[[b#Top]] [[c]] [[b#Top]]"))
+    (shared / "b.md").write_text(note("b", "# Bottom"))
+    (shared / "c.md").write_text(note("c"))
+    store = reference(tmp_path).store
+    assert isinstance(store, MemoryStore)
+    links = store.links_from(["memory:shared/a"])["memory:shared/a"]
+    assert [link.status for link in links] == [
+        LinkStatus.MISSING_ANCHOR, LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR]
+    found = links[0]._replace(status=LinkStatus.RESOLVED)
+    retargeted = links[1]._replace(target_id="unresolved:c", status=LinkStatus.BROKEN)
+    store.write(WriteBatch(relinks=[found, retargeted] if status_first else [retargeted, found]))
+    assert store.links_from(["memory:shared/a"])["memory:shared/a"] == [found, retargeted, links[2]]
+    assert store.links_to(["unresolved:c", "memory:shared/c"]) == {
+        "unresolved:c": [retargeted], "memory:shared/c": []}
+    counts = store._out.counts()
+    wanted = (LinkStatus.RESOLVED, LinkStatus.BROKEN, LinkStatus.MISSING_ANCHOR)
+    assert [counts[status] for status in wanted] == [1, 1, 1]
 
 
 def test_a_store_written_many_times_holds_no_more_than_packing_allows(source: Brain) -> None:

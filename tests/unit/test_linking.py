@@ -213,6 +213,24 @@ def test_heading_changes_flip_missing_anchor(folder: Folder, brain: Brain) -> No
     assert where(brain, "memory:bot/a") == ("resolved", "memory:bot/a", ())
 
 
+@pytest.mark.parametrize("body", ["[[b#Top]] [[c]] [[b#Top]]", "[[c]] [[b#Top]] [[c]]"])
+def test_a_status_and_a_target_change_in_one_note_in_one_sync(
+    folder: Folder, brain: Brain, body: str,
+) -> None:
+    """The embedded store sets a link whose status alone changed where it is, and writes a
+    source's links again for any other change: both at once, in either order."""
+    folder.write("memory/bot/a.md", body + "\n")
+    folder.write("memory/bot/b.md", "# Bottom\n")
+    folder.write("memory/bot/c.md", "c\n")
+    brain.sync()
+    before = [where(brain, "memory:bot/a", i) for i in range(3)]
+    assert {w[0] for w in before} == {"resolved", "missing-anchor"}
+    sync(brain, folder.write("memory/bot/b.md", "# Top\n"), folder.delete("memory/bot/c.md"))
+    after = [where(brain, "memory:bot/a", i) for i in range(3)]
+    assert [w[0] for w in after] == ["resolved" if "#" in w else "broken" for w in body.split()]
+    assert [w[1] for w in after] == ["memory:bot/b" if "#" in w else "unresolved:c" for w in body.split()]
+
+
 def test_a_closer_level_takes_over_and_gives_back(folder: Folder, brain: Brain) -> None:
     folder.write("memory/bot/a.md", "[[deploy]]\n")
     brain.sync()
