@@ -45,7 +45,7 @@ from brain.model import (
     leaf_key,
     name_key,
 )
-from brain.resolve import LinkRules, NameEntry
+from brain.resolve import LinkRules, NameEntry, anchor_status
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.linking import Named, NoteChange, ResolutionMemo, entry_of, key_of_id, plan
 
@@ -99,8 +99,8 @@ class PartWriter:
         else:
             names.confirm(n.memory for n in notes)
             batch = plan(self.store, notes, fresh=not self.written, rules=self.rules,
-                         names=names.lookup, relink_keys=(), recheck=self._due(notes),
-                         memo=names.resolved)
+                         names=names.lookup, relink_keys=(), memo=names.resolved)
+            batch.relinks += self._found_anchors(notes)
         self.commit(batch)
         if names is not None:
             self._defer_anchors(batch)
@@ -143,14 +143,24 @@ class PartWriter:
                 if link.target_id not in held:
                     self.deferred.setdefault(link.target_id, []).append(link)
 
-    def _due(self, notes: Sequence[NoteChange]) -> list[Link]:
-        """The deferred links to this part's notes: re-resolved with it, now that their
-        targets' headings are known. All of them at the last part made one batch of a third
-        of the links' sources at 100,000 notes, the sync's peak of memory."""
+    def _found_anchors(self, notes: Sequence[NoteChange]) -> list[Link]:
+        """The deferred links to this part's notes whose anchors are found, now that their
+        targets' headings are known: relinked with this part (all of them at the last part
+        made one batch of a third of the links' sources at 100,000 notes, the sync's peak of
+        memory). Their targets came from the walk's names, which have not changed since:
+        only their status can, so it alone is worked out again."""
         deferred = self.deferred
         if not deferred:
             return []
-        return [link for n in notes for link in deferred.pop(n.memory.id, ())]
+        anchors = {n.memory.id: n.memory.anchors for n in notes if n.memory.id in deferred}
+        found: list[Link] = []
+        for target_id in anchors:
+            for link in deferred.pop(target_id):
+                assert link.anchor is not None  # deferred for its anchor
+                status = anchor_status(target_id, link.anchor, anchors.get)
+                if status is not link.status:
+                    found.append(link._replace(status=status))
+        return found
 
     def commit(self, batch: WriteBatch) -> None:
         if not batch:
