@@ -77,12 +77,16 @@ class ResolutionMemo:
         # Each target's key and the scopes of the entries of that name, for its first
         # sighting in each other scope.
         self.named: dict[str, tuple[str, frozenset[str | None]]] = {}
+        # Each (target, anchor) found or not in a target written already: its headings stay
+        # as they are through the sync (9,300 anchored links at 10,000 notes).
+        self.anchored: dict[tuple[str, str], LinkStatus] = {}
         self.size = 0
 
     def clear(self) -> None:
         self.shared.clear()
         self.near.clear()
         self.named.clear()
+        self.anchored.clear()
         self.size = 0
 
     def scope(self, scope: str) -> dict[str, Known]:
@@ -235,12 +239,22 @@ def _remembered(
         target, target_id, status, candidates, key = known
         anchor = wiki.anchor
         if anchor is not None and status is LinkStatus.RESOLVED:
-            status = anchor_status(target_id, anchor, headings.lookup)
+            status = _anchored(target_id, anchor, headings, memo)
         out.append(Link(
             source, ordinal, target_id, status, wiki.raw, target, key, wiki.label, anchor,
             wiki.embed, wiki.line, wiki.column, candidates,
         ))
     return out
+
+
+def _anchored(target_id: str, anchor: str, headings: _AnchorIndex, memo: ResolutionMemo) -> LinkStatus:
+    status = memo.anchored.get((target_id, anchor))
+    if status is None:
+        status = anchor_status(target_id, anchor, headings.lookup)
+        if headings.lookup(target_id) is not None:  # not a target written later
+            memo.anchored[target_id, anchor] = status
+            memo.size += 1
+    return status
 
 
 def _resolved(
