@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from brain.model import Headings, MemoryNode, leaf_key
+from brain.store.linking import NoteChange
 from brain.store.memory_rows import PATH  # MemoryNode's `path` among its fields
 
 _LENGTH = 8
@@ -65,15 +66,22 @@ class ResultPickler(pickle.Pickler):
     """
 
     def __init__(self, file: IO[bytes], protocol: int, rels: Sequence[str] = ()) -> None:
-        from brain.memory_files import walked_memory  # by its module's name: not __main__'s
+        # By their module's name, not __main__'s (a helper runs this module as __main__).
+        from brain.memory_files import note_change, walked_memory
 
         super().__init__(file, protocol)
         self.strings: dict[str, str] = {}
         self.places = {rel: at for at, rel in enumerate(rels)}
         self.walked_memory = walked_memory
+        self.note_change = note_change
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
+        if cls is NoteChange:  # its links as one flat tuple: no object to reduce for each
+            memory, links, keywords = obj
+            strings = self.strings
+            flat = tuple(strings.setdefault(v, v) if v.__class__ is str else v for w in links for v in w)
+            return self.note_change, (memory, flat, keywords)
         if cls is Headings:  # its texts repeat across notes as a Heading's do (SHARED_FIELDS)
             strings = self.strings
             flat = tuple(strings.setdefault(v, v) if v.__class__ is str else v for v in obj.flat)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, cast
 
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
@@ -22,6 +23,9 @@ from brain.search.text import title_of
 from brain.store.linking import NoteChange
 from brain.store.memory_rows import PATH, held_fields, held_values
 from brain.workspace import read_bytes
+
+if TYPE_CHECKING:  # numpy is not imported for a type
+    from brain.search.postings import KeywordRow
 
 
 def content_hash(raw: bytes) -> str:
@@ -158,6 +162,17 @@ def walked_memory(name_is_key: bool, *values: Any) -> MemoryNode:
     held[PATH] = _chunk.rels[held[PATH]]
     held_values(held, name_is_key)
     return MemoryNode(*held)
+
+
+def note_change(memory: MemoryNode, flat: tuple[Any, ...], keywords: KeywordRow | None) -> NoteChange:
+    """A note's result from its pickle (brain.ingest_worker.ResultPickler): its links' values
+    one after another, each link built in C."""
+    links = tuple(map(_new_link, zip(*[iter(flat)] * _LINK_FIELDS, strict=True))) if flat else ()
+    return tuple.__new__(NoteChange, (memory, links, keywords))
+
+
+_new_link = cast(Callable[[tuple[Any, ...]], WikiLink], partial(tuple.__new__, WikiLink))
+_LINK_FIELDS = len(WikiLink._fields)
 
 
 def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
