@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from brain import ingest, parse_helpers
+from brain.ingest_claims import claim
 from brain.ingest_parts import PartWriter
 from brain.model import WikiLink
 from brain.search.text import index_words
@@ -110,6 +111,31 @@ def test_claims_are_sorted_tuples_a_snapshot_shares_and_duplicates_keep_their_or
     brain.sync()
     assert brain.ingester.claims["workflow:deploy"] == ("workflows/deploy.yaml",)
     assert brain.ingester.files.get("workflows/deploy.yaml") is not None
+
+
+def test_a_first_syncs_claims_are_those_the_general_claim_makes(tmp_path: Path) -> None:
+    """`claim` takes a shorter way when nothing was claimed before: the same claims, gone
+    files and problems, with duplicates in any order and a symlink among them."""
+    workspace(tmp_path)
+    (tmp_path / "workflows").mkdir()
+    for name in ("deploy.yaml", "deploy.json", "build.yaml", "zeta.yaml", "alpha.json"):
+        (tmp_path / "workflows" / name).write_text("name: x\n")
+    (tmp_path / "workflows" / "alpha.yaml").symlink_to(tmp_path / "workflows" / "zeta.yaml")
+    (tmp_path / "memory" / "shared" / "linked.md").symlink_to(tmp_path / "memory" / "shared" / "note-002.md")
+    made = []
+    for general in (False, True):
+        ingester = Brain(tmp_path, MemoryStore()).ingester
+        stats = {stat.rel: stat for stat in ingester.layout.walk(tmp_path)}
+        if general:  # a claim held before (dropped after): the general way
+            ingester.claims["memory:nobody/none"] = ()
+        gone: set[str] = set()
+        claim(ingester, stats, gone)
+        ingester.claims.pop("memory:nobody/none", None)
+        made.append((dict(ingester.claims), gone, dict(ingester.file_problems), sorted(stats)))
+    assert made[0] == made[1]
+    claims, gone, _, _ = made[0]
+    assert claims["workflow:deploy"] == ("workflows/deploy.json", "workflows/deploy.yaml")
+    assert gone == {"workflows/alpha.yaml", "memory/shared/linked.md"}
 
 
 @pytest.mark.parametrize("limit", [1, 7])
