@@ -101,14 +101,18 @@ def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[s
 
 # The frontmatter nearly every note has: `key: text` lines. Such a line is read here exactly
 # as YAML reads it (a plain scalar that starts with a letter is a string unless it is one of
-# YAML 1.1's booleans or nulls, the only implicit types such a scalar can take), six times
-# faster than libyaml's events and constructor; anything else goes to brain.safeyaml.
+# YAML 1.1's booleans or nulls, the only implicit types such a scalar can take, read here
+# too: an agent's `memory: true` loaded libyaml, 13 ms before a first sync's first note went
+# to a helper), six times faster than libyaml's events and constructor; anything else goes to
+# brain.safeyaml.
 SIMPLE_MAX_CHARS = 4096  # far under every budget of brain.safeyaml: no check needed
 _SIMPLE_LINE_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):[ ]+([^\W\d_][^\t]*)")
-_YAML_WORDS = frozenset(
-    word for base in ("yes", "no", "true", "false", "on", "off", "null")
+_YAML_VALUES: dict[str, bool | None] = {
+    word: value
+    for base, value in (("yes", True), ("no", False), ("true", True), ("false", False), ("on", True),
+                        ("off", False), ("null", None))
     for word in (base, base.capitalize(), base.upper())
-)
+}
 
 
 def simple_mapping(fm_text: str) -> dict[str, Any] | None:
@@ -125,11 +129,11 @@ def simple_mapping(fm_text: str) -> dict[str, Any] | None:
             return None
         key, value = m.groups()
         if (
-            key in _YAML_WORDS or value in _YAML_WORDS or not value.isprintable()
+            key in _YAML_VALUES or not value.isprintable()
             or value[-1] in " :" or ": " in value or " #" in value
         ):
             return None
-        out[key] = value
+        out[key] = _YAML_VALUES.get(value, value)
     return out or None
 
 

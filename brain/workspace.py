@@ -251,10 +251,6 @@ def read_entity(rel: str, raw: bytes) -> tuple[str | None, Problem | None]:
     budget (nesting, alias expansion, size) is an `invalid-content` error on this file, never
     an exception; plain syntax errors stay silent, as these files are not brain's own.
     """
-    import yaml  # here: a parse helper, which reads notes only, starts sooner without it
-
-    from brain.safeyaml import YAMLBudgetError, safe_load
-
     text, _ = decode(raw, rel)
     data: Any = None
     try:
@@ -264,7 +260,7 @@ def read_entity(rel: str, raw: bytes) -> tuple[str | None, Problem | None]:
         elif rel.endswith(".json"):
             data = safejson.loads(text)
         elif rel.endswith((".yaml", ".yml")):
-            data = safe_load(text)
+            return _yaml_title(rel, text)
         else:
             problems: list[Problem] = []
             fm, _, _, _ = split_frontmatter(text, rel, problems)
@@ -274,17 +270,35 @@ def read_entity(rel: str, raw: bytes) -> tuple[str | None, Problem | None]:
                 return None, _content_problem(rel, costly.message, costly.line, costly.fix)
     except safejson.JSONBudgetError as exc:
         return None, _content_problem(rel, exc.message, exc.line, exc.fix)
+    except ValueError:
+        return None, None
+    return _title(data), None
+
+
+def _yaml_title(rel: str, text: str) -> tuple[str | None, Problem | None]:
+    # Imported here, for a YAML file only: a parse helper reads notes only, and a first sync
+    # reads a workspace's JSON files (sorted first) before its notes go to the helpers.
+    import yaml
+
+    from brain.safeyaml import YAMLBudgetError, safe_load
+
+    try:
+        data = safe_load(text)
     except YAMLBudgetError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
         return None, _content_problem(rel, f"YAML too costly to read: {exc.problem}", line, exc.fix)
     except (ValueError, yaml.YAMLError):
         return None, None
+    return _title(data), None
+
+
+def _title(data: Any) -> str | None:
     if isinstance(data, dict):
         for key in ("title", "name"):
             value = data.get(key)
             if isinstance(value, str | int | float) and str(value).strip():
-                return str(value).strip(), None
-    return None, None
+                return str(value).strip()
+    return None
 
 
 def _content_problem(rel: str, message: str, line: int | None, fix: str | None) -> Problem:

@@ -124,8 +124,11 @@ def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
 
 def test_the_simple_reading_keeps_yaml_types_to_yaml() -> None:
     assert simple_mapping("description: a note\ntype: user\n") == {"description": "a note", "type": "user"}
-    for fm_text in ("a: yes\n", "on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n"):
+    for fm_text in ("on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n"):
         assert simple_mapping(fm_text) is None
+    # YAML 1.1's booleans and nulls are read as YAML reads them (an agent's `memory: true`).
+    assert simple_mapping("memory: true\na: Off\nb: YES\nc: null\n") == {
+        "memory": True, "a": False, "b": True, "c": None}
 
 
 TOKEN = "ghp_" + "A1b2" * 9
