@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from brain import safejson
 from brain.frontmatter import TOO_COSTLY, key_lines, load_frontmatter, split_frontmatter
@@ -120,8 +120,11 @@ def classify(rel: str) -> FileRole:
     return IGNORED
 
 
-@dataclass(frozen=True, slots=True)
-class FileStat:
+class FileStat(NamedTuple):
+    """A file the walk found. A named tuple, built in one C call: a walk builds one a file
+    (10,000 before a first sync's first note goes to a helper), and the frozen dataclass it
+    was took three times as long."""
+
     rel: str
     size: int
     mtime_ns: int
