@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import UTC, date, datetime
 from functools import partial
 from pathlib import Path
@@ -173,7 +172,7 @@ class Ingester:
             self.overlays.pop(rel, None)
             state = self.files.get(rel)
             if state is not None:  # force a re-read of the disk; the hash still says what is stored
-                self.files[rel] = replace(state, size=-2)
+                self.files[rel] = state._replace(size=-2)
         else:
             self.overlays[rel] = text.encode("utf-8")
         return self.sync([rel])
@@ -204,7 +203,7 @@ class Ingester:
         if self._rule_day is not None and today != self._rule_day:
             for rel, state in self.files.items():  # re-read and rebuilt, whatever its stat says
                 if self.layout.classify(rel).node_kind is Kind.DAILY_NOTE:
-                    self.files[rel] = replace(state, size=-2, hash="")
+                    self.files[rel] = state._replace(size=-2, hash="")
         self._rule_day = today
 
     def state(self) -> IngestState:
@@ -359,7 +358,7 @@ class Ingester:
             digest = content_hash(raw)
             if known is not None and known.hash == digest:
                 touched = known.mtime_ns != st.mtime_ns
-                self.files[rel] = replace(known, size=st.size, mtime_ns=st.mtime_ns)
+                self.files[rel] = known._replace(size=st.size, mtime_ns=st.mtime_ns)
                 if overlay is not None or role.kind not in ("memory", "file") or not touched:
                     continue
                 # Same bytes, new modification time: the memory's age changed.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from brain.memory_files import PENDING_HASH, Unread
 from brain.model import AgentNode, MemoryNode, Problem, Severity, agent_id, entity_id, file_id, note_id
@@ -14,10 +15,12 @@ from brain.store.linking import NoteChange
 from brain.workspace import AgentDefinition, FileRole, unreadable_problem
 
 
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What a sync knew of a file. Frozen, so a copy of the states (a snapshot's, taken
-    under the lock and written outside it) shares them: 6 MB at 100,000 notes."""
+class FileState(NamedTuple):
+    """What a sync knew of a file. Immutable, so a copy of the states (a snapshot's, taken
+    under the lock and written outside it) shares them: 6 MB at 100,000 notes. A named
+    tuple, built in one C call: a first sync builds two a note (one as it hands the note
+    over, one with the hash the helper sends back), and the frozen dataclass it was took
+    three times as long."""
 
     size: int
     mtime_ns: int

@@ -40,6 +40,8 @@ def codec(tp: Any) -> Codec:
         return (operator.attrgetter("value"), tp._value2member_map_.__getitem__)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return _dataclass_codec(tp)
+    if _is_named_tuple(tp):
+        return _named_tuple_codec(tp)
     if origin in (typing.Union, types.UnionType):
         return _union_codec(args)
     if origin is tuple:
@@ -151,6 +153,33 @@ def _dataclass_codec(cls: type) -> Codec:
     return (enc, dec)
 
 
+def _is_named_tuple(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def _named_tuple_codec(cls: type) -> Codec:
+    """A named tuple as the list of its fields, as a dataclass is."""
+    hints = typing.get_type_hints(cls)
+    names: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
+    converts = [(i, c) for i, name in enumerate(names) if (c := codec(hints[name])) is not None]
+    width = len(names)
+
+    def enc(v: Any) -> list[Any]:
+        row = list(v)
+        for i, (to_plain, _) in converts:
+            row[i] = to_plain(row[i])
+        return row
+
+    def dec(row: Any) -> Any:
+        if type(row) is not list or len(row) != width:
+            raise ValueError(f"rows: a {cls.__name__} needs {width} fields")
+        for i, (_, from_plain) in converts:
+            row[i] = from_plain(row[i])
+        return tuple.__new__(cls, row)
+
+    return (enc, dec)
+
+
 def schema(tp: Any) -> str:
     """A description of every class `tp` reaches, field by field: changes when any does."""
     seen: dict[str, str] = {}
@@ -158,14 +187,19 @@ def schema(tp: Any) -> str:
     def visit(t: Any) -> None:
         for arg in typing.get_args(t):
             visit(arg)
-        if dataclasses.is_dataclass(t) and isinstance(t, type):
+        if (dataclasses.is_dataclass(t) or _is_named_tuple(t)) and isinstance(t, type):
             key = f"{t.__module__}.{t.__qualname__}"
             if key in seen:
                 return
             hints = typing.get_type_hints(t)
-            seen[key] = ",".join(f"{f.name}:{hints[f.name]!r}" for f in dataclasses.fields(t) if f.init)
-            for f in dataclasses.fields(t):
-                visit(hints[f.name])
+            if _is_named_tuple(t):
+                names = reached = list(t._fields)  # type: ignore[attr-defined]
+            else:
+                names = [f.name for f in dataclasses.fields(t) if f.init]
+                reached = [f.name for f in dataclasses.fields(t)]
+            seen[key] = ",".join(f"{name}:{hints[name]!r}" for name in names)
+            for name in reached:
+                visit(hints[name])
 
     visit(tp)
     return ";".join(f"{k}({v})" for k, v in sorted(seen.items()))

@@ -21,7 +21,6 @@ sequence), keyword index (its own image, brain/search/bm25.py).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
@@ -84,7 +83,7 @@ def distrust_recent(state: IngestState, now_ns: int) -> IngestState:
     files = state.files
     for rel, file in files.items():
         if file.mtime_ns >= now_ns - RACY_NS:
-            files[rel] = dataclasses.replace(file, size=-3)  # the copy's, not the ingester's
+            files[rel] = file._replace(size=-3)  # the copy's, not the ingester's
     return state
 
 

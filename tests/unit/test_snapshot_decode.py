@@ -51,3 +51,23 @@ def test_a_missing_memory_row_is_refused(source: Brain) -> None:
     stream[at].pop()
     with pytest.raises(ValueError, match="wrong shape"):
         decoded(stream)
+
+
+def test_a_named_tuple_is_a_row_of_its_fields_and_one_of_another_width_is_refused() -> None:
+    """`FileState` is a named tuple: the codec sends it as its fields, builds it back as
+    itself, refuses a row of another width, and the schema names its fields (a change to
+    them makes old snapshots stale)."""
+    from brain import rows
+    from brain.ingest_state import FileState, IngestState
+
+    state = FileState(12, 34, "hash", None)
+    coded = rows.codec(FileState)
+    assert coded is not None
+    to_plain, from_plain = coded
+    assert to_plain(state) == [12, 34, "hash", None]
+    back = from_plain([12, 34, "hash", None])
+    assert back == state
+    assert type(back) is FileState
+    with pytest.raises(ValueError, match="FileState needs 4 fields"):
+        from_plain([12, 34, "hash"])
+    assert "brain.ingest_state.FileState(size:" in rows.schema(IngestState)
