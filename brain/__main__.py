@@ -1,3 +1,3 @@
-from brain.cli import main
+from brain.cli import program
 
-raise SystemExit(main())
+program()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from brain import __version__
 
@@ -98,6 +100,21 @@ def add_cache_option(parser: argparse.ArgumentParser) -> None:
         "--no-cache", action="store_true",
         help="neither read nor write the workspace's snapshot in the cache folder (read every file)",
     )
+
+
+def program() -> NoReturn:
+    """The `brain` command: `main`, then out. A finished `brain ingest` or `brain check`, its
+    output written, leaves without the interpreter's teardown (every object of the graph
+    freed one by one: 14 ms of a 10,000-note ingest); the other commands exit as usual (the
+    language server saves its compiled rules at exit)."""
+    code = main()
+    command = next((word for word in sys.argv[1:] if not word.startswith("-")), None)
+    if command in ("ingest", "check"):
+        with contextlib.suppress(OSError):  # `brain check | head`: nothing more to write
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
