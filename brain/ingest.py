@@ -459,7 +459,7 @@ class Ingester:
     ) -> list[NoteChange]:
         """A first sync in parts: take what the helpers parsed, and write a part once there
         is one (the notes not written yet are returned)."""
-        if parts is None:
+        if parts is None or not built.due(KEEP):
             return notes
         notes.extend(parsed_notes(self.files, self.file_problems, built.take(KEEP), unshared, unread))
         if len(notes) >= parts.size:

@@ -198,6 +198,11 @@ class MemoryBuilder:
             self._pending, self._sent, self._helpers, self._held = [], [], None, 0
         return out
 
+    def due(self, keep: int) -> bool:
+        """Whether `take(keep)` has anything to give (a caller that adds file by file asks
+        this each time: a take, mostly empty, was most of its cost a file)."""
+        return len(self._sent) > keep or (self._helpers == [] and len(self._pending) >= CHUNK)
+
     def take(self, keep: int) -> list[NoteChange | Unread]:
         """The results of every chunk sent but the last `keep`, in order, waiting for them;
         their files are dropped. A caller that takes as it adds (brain.ingest's first sync)
