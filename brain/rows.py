@@ -17,7 +17,7 @@ import functools
 import operator
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from brain.model import JSONValue
@@ -131,26 +131,13 @@ def _dataclass_codec(cls: type) -> Codec:
     fields = [f for f in dataclasses.fields(cls) if f.init]
     if any(f.kw_only for f in fields):
         raise TypeError(f"rows: keyword-only fields of {cls.__name__} are not supported")
-    hints = typing.get_type_hints(cls)
     names = [f.name for f in fields]
     getter = operator.attrgetter(*names) if len(names) > 1 else None
-    converts = [(i, c) for i, name in enumerate(names) if (c := codec(hints[name])) is not None]
-    width = len(names)
 
-    def enc(v: Any) -> list[Any]:
-        row = list(getter(v)) if getter is not None else [getattr(v, names[0])]
-        for i, (to_plain, _) in converts:
-            row[i] = to_plain(row[i])
-        return row
+    def values(v: Any) -> list[Any]:
+        return list(getter(v)) if getter is not None else [getattr(v, names[0])]
 
-    def dec(row: Any) -> Any:
-        if type(row) is not list or len(row) != width:
-            raise ValueError(f"rows: a {cls.__name__} needs {width} fields")
-        for i, (_, from_plain) in converts:
-            row[i] = from_plain(row[i])
-        return cls(*row)
-
-    return (enc, dec)
+    return _fields_codec(cls, names, values, lambda row: cls(*row))
 
 
 def _is_named_tuple(tp: Any) -> bool:
@@ -159,13 +146,21 @@ def _is_named_tuple(tp: Any) -> bool:
 
 def _named_tuple_codec(cls: type) -> Codec:
     """A named tuple as the list of its fields, as a dataclass is."""
-    hints = typing.get_type_hints(cls)
     names: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
+    return _fields_codec(cls, names, list, functools.partial(tuple.__new__, cls))
+
+
+def _fields_codec(
+    cls: type, names: Sequence[str], values: Callable[[Any], list[Any]], build: Callable[[list[Any]], Any],
+) -> Codec:
+    """The codec of a class sent as the list of its `names` fields (`values` of an instance),
+    each converted by its hint's codec, and built again from that list by `build`."""
+    hints = typing.get_type_hints(cls)
     converts = [(i, c) for i, name in enumerate(names) if (c := codec(hints[name])) is not None]
     width = len(names)
 
     def enc(v: Any) -> list[Any]:
-        row = list(v)
+        row = values(v)
         for i, (to_plain, _) in converts:
             row[i] = to_plain(row[i])
         return row
@@ -175,7 +170,7 @@ def _named_tuple_codec(cls: type) -> Codec:
             raise ValueError(f"rows: a {cls.__name__} needs {width} fields")
         for i, (_, from_plain) in converts:
             row[i] = from_plain(row[i])
-        return tuple.__new__(cls, row)
+        return build(row)
 
     return (enc, dec)
 
