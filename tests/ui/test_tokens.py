@@ -71,3 +71,37 @@ def test_an_agent_token_sees_its_own_and_the_shared_notes(
     page.get_by_role("link", name="Graph").click()
     expect(page.locator(".graph-status")).to_contain_text("needs an admin token")
     snap(page, "token-agent-graph")
+
+
+def test_a_refusal_of_a_request_sent_before_signing_in_does_not_ask_again(
+    guarded: BrainServer, bare_page: Any, console: ConsoleErrors
+) -> None:
+    """On a slow server a request sent without a token may be refused after the person has
+    signed in: the page asks it again with the token, and does not open the dialog again."""
+    console.allow(r"status of 401")
+    page = bare_page
+    held: list[Any] = []
+    bare = [0]
+
+    def hold_one(route: Any) -> None:
+        # The first request without a token is refused (the dialog opens); the next one is
+        # held, and refused below, once the person has signed in.
+        if "authorization" not in route.request.headers:
+            bare[0] += 1
+            if bare[0] == 2:
+                held.append(route)
+                return
+        route.continue_()
+
+    page.route("**/graphql", hold_one)
+    page.goto(guarded.base + "/")
+    sign_in(page, AGENT)
+    expect(page.get_by_role("navigation", name="Memory scopes").get_by_role("link")).to_have_count(2)
+    assert held, "no request went out before the sign-in"
+    # The late refusal is asked again, with the token.
+    with page.expect_request(lambda r: r.url.endswith("/graphql") and r.post_data == held[0].request.post_data
+                             and "authorization" in r.headers):
+        held[0].fulfill(status=401, content_type="application/json", body='{"errors": []}')
+    expect(page.get_by_role("dialog", name="Sign in to brain")).to_have_count(0)
+    page.get_by_role("link", name="Graph").click()
+    expect(page.locator(".graph-status")).to_contain_text("needs an admin token")

@@ -60,6 +60,9 @@ async function ask<T>(query: string, variables: Record<string, unknown>): Promis
     throw new ApiError('brain is not reachable: is `brain serve` running?');
   }
   if (response.status === 401) {
+    // Asked before a sign-in that has happened since (a slow first request): not a refusal of
+    // the token now held, so asked again with it, instead of asking the person again.
+    if (token.get() !== t) return ask<T>(query, variables);
     const e = new AuthRequired(t ? 'That token is not valid here.' : 'This brain asks for a token.', Boolean(t));
     onAuthRequired(e);
     throw e;
