@@ -108,8 +108,7 @@ def program() -> NoReturn:
     freed one by one: 14 ms of a 10,000-note ingest); the other commands exit as usual (the
     language server saves its compiled rules at exit)."""
     code = main()
-    command = next((word for word in sys.argv[1:] if not word.startswith("-")), None)
-    if command in ("ingest", "check"):
+    if _command(sys.argv[1:]) in ("ingest", "check"):
         with contextlib.suppress(OSError):  # `brain check | head`: nothing more to write
             sys.stdout.flush()
             sys.stderr.flush()
@@ -128,8 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from brain.lsp.server import main as lsp_main
 
         return lsp_main(words[1:])
-    command = next((word for word in words if not word.startswith("-")), None)
-    parser = build_parser(full=command not in CORE_COMMANDS)
+    parser = build_parser(full=_command(words) not in CORE_COMMANDS)
     args = parser.parse_args(argv)
     if args.command == "serve":
         # Its imports (GraphQL, the routes) allocate a few hundred thousand objects that live
@@ -151,3 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _command(words: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option."""
+    return next((word for word in words if not word.startswith("-")), None)

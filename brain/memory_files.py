@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
-from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink
+from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink, new_wikilink
 from brain.parse import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
@@ -167,11 +166,10 @@ def walked_memory(name_is_key: bool, *values: Any) -> MemoryNode:
 def note_change(memory: MemoryNode, flat: tuple[Any, ...], keywords: KeywordRow | None) -> NoteChange:
     """A note's result from its pickle (brain.ingest_worker.ResultPickler): its links' values
     one after another, each link built in C."""
-    links = tuple(map(_new_link, zip(*[iter(flat)] * _LINK_FIELDS, strict=True))) if flat else ()
+    links = tuple(map(new_wikilink, zip(*[iter(flat)] * _LINK_FIELDS, strict=True))) if flat else ()
     return tuple.__new__(NoteChange, (memory, links, keywords))
 
 
-_new_link = cast(Callable[[tuple[Any, ...]], WikiLink], partial(tuple.__new__, WikiLink))
 _LINK_FIELDS = len(WikiLink._fields)
 
 

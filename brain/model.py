@@ -6,10 +6,10 @@ import enum
 import functools
 import sys
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import NamedTuple, Union, overload
+from typing import Any, NamedTuple, TypeVar, Union, cast, overload
 
 JSONValue = Union[str, int, float, bool, None, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007
 
@@ -140,6 +140,16 @@ class Position:
     column: int
 
 
+_Tuple = TypeVar("_Tuple", bound=tuple[Any, ...])
+
+
+def made_in_c(cls: type[_Tuple]) -> Callable[[Iterable[Any]], _Tuple]:
+    """A named tuple's maker from its values, in one C call (`tuple.__new__`): its
+    own `__new__` is Python code, and a first sync of 10,000 notes builds 40,000 headings and
+    55,000 links twice over."""
+    return cast(Callable[[Iterable[Any]], _Tuple], functools.partial(tuple.__new__, cls))
+
+
 class Heading(NamedTuple):
     """A heading as shown (`text`) and, where that differs, as written (`source`).
 
@@ -157,6 +167,9 @@ class Heading(NamedTuple):
     @property
     def written(self) -> str:
         return self.source or self.text
+
+
+new_heading = made_in_c(Heading)
 
 
 class Headings(Sequence[Heading]):
@@ -256,6 +269,9 @@ class WikiLink(NamedTuple):
     @property
     def length(self) -> int:
         return len(self.raw)
+
+
+new_wikilink = made_in_c(WikiLink)
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,6 +451,9 @@ class Link(NamedTuple):
     @property
     def resolved(self) -> bool:
         return self.status in (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
+
+
+new_link = made_in_c(Link)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import accumulate
-from typing import Any, cast
+from typing import Any
 from urllib.parse import unquote
 
 from brain.anchors import with_sources
@@ -34,6 +33,8 @@ from brain.model import (
     Problem,
     Severity,
     WikiLink,
+    new_heading,
+    new_wikilink,
 )
 from brain.native import NativeScan, native
 
@@ -349,9 +350,9 @@ def _scanned(
     # Their values as the named tuples hold them: each built in one C call, in the body's
     # order (the scanner reads the chunks in order).
     if not left:
-        return tuple(map(_new_heading, found_headings)), tuple(map(_new_link, found_links))
-    headings = list(map(_new_heading, found_headings))
-    links = list(map(_new_link, found_links))
+        return tuple(map(new_heading, found_headings)), tuple(map(new_wikilink, found_links))
+    headings = list(map(new_heading, found_headings))
+    links = list(map(new_wikilink, found_links))
     line_starts = _line_starts(body)
     read: list[Heading] = []
     for start, end in left:
@@ -370,13 +371,6 @@ def _scanned(
     links.sort(key=lambda link: (link.line, link.column))  # the body's order
     headings.sort(key=lambda h: h.line)
     return tuple(headings), tuple(links)
-
-
-_new_heading = cast(Callable[[tuple[str, int, int, str]], Heading], partial(tuple.__new__, Heading))
-_new_link = cast(
-    Callable[[tuple[str, str, str | None, str | None, bool, int, int]], WikiLink],
-    partial(tuple.__new__, WikiLink),
-)
 
 
 def _wikilinks(body: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:

@@ -20,7 +20,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from brain.model import JSONValue
+from brain.model import JSONValue, made_in_c
 
 Convert = Callable[[Any], Any]
 Codec = tuple[Convert, Convert] | None  # (to plain, from plain); None: the value is plain already
@@ -147,7 +147,7 @@ def _is_named_tuple(tp: Any) -> bool:
 def _named_tuple_codec(cls: type) -> Codec:
     """A named tuple as the list of its fields, as a dataclass is."""
     names: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
-    return _fields_codec(cls, names, list, functools.partial(tuple.__new__, cls))
+    return _fields_codec(cls, names, list, made_in_c(cls))
 
 
 def _fields_codec(

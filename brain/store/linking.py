@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Sequence
-from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from brain.model import (
     NOTE_KINDS,
@@ -32,6 +31,7 @@ from brain.model import (
     is_note_id,
     leaf_key,
     name_key,
+    new_link,
 )
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, NameLookup, anchor_status, resolve_link
 from brain.store.base import GraphStore, WriteBatch
@@ -241,16 +241,11 @@ def _remembered(
         anchor = wiki.anchor
         if anchor is not None and status is LinkStatus.RESOLVED:
             status = _anchored(target_id, anchor, headings, memo)
-        out.append(_new_link((
+        out.append(new_link((
             source, ordinal, target_id, status, wiki.raw, target, key, wiki.label, anchor,
             wiki.embed, wiki.line, wiki.column, candidates,
         )))
     return out
-
-
-# A named tuple's own __new__ is Python code: built in C instead (55,000 links a first sync
-# of 10,000 notes).
-_new_link = cast(Callable[[tuple[Any, ...]], Link], partial(tuple.__new__, Link))
 
 
 def _anchored(target_id: str, anchor: str, headings: _AnchorIndex, memo: ResolutionMemo) -> LinkStatus:
