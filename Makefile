@@ -32,7 +32,7 @@ bytecode: $(STAMP)
 web:
 	bash web/build.sh
 
-# brain's text scanners in Rust (native/, brain/native.py): a first ingest's parsing several
+# brain's text scanners in Rust (native/, brain/parse/native.py): a first ingest's parsing several
 # times faster. Needs cargo (rustup); without it brain runs on the Python code, slower.
 # rustup puts cargo in ~/.cargo/bin, which a non-login shell's PATH may lack.
 CARGO := $(shell command -v cargo 2>/dev/null || ls $$HOME/.cargo/bin/cargo 2>/dev/null)

@@ -7,7 +7,7 @@ process and prints the fastest and the median run, in µs of CPU a note and note
 second, for each stage a parse helper runs: `parse_note` (frontmatter, links, headings), the
 `secret` rule, `build_memory` (all of a note's work: decoding, parsing, the layout's rules, the
 hash), the keyword counts of a chunk, and a helper's whole chunk (reading the files, building,
-counting, pickling the results back). Each stage runs on the native scanners (brain/native.py)
+counting, pickling the results back). Each stage runs on the native scanners (brain/parse/native.py)
 and on their Python twins, interleaved run by run, when the native ones are built. Wall-clock
 ingest (bench_ingest.py) on a shared machine varies by a factor of two between runs; CPU time
 of the same work varies far less, so this is the figure to compare before and after a parser
@@ -34,7 +34,7 @@ from brain.ingest_worker import dump_results  # noqa: E402
 from brain.layouts import RuleContext, secrets  # noqa: E402
 from brain.layouts.secrets import secret_problems  # noqa: E402
 from brain.memory_files import build_memory, shipped  # noqa: E402
-from brain.parse import parse_note  # noqa: E402
+from brain.parse.note import parse_note  # noqa: E402
 from brain.search import postings  # noqa: E402
 from brain.search.text import title_of  # noqa: E402
 

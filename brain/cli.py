@@ -137,7 +137,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         with gc_paused():
             import brain.api.server  # noqa: F401
     from brain import commands
-
     try:
         return commands.run(args, parser)
     except KeyboardInterrupt:

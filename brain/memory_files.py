@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
 from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink, new_wikilink
-from brain.parse import decode, parse_note
+from brain.parse.note import decode, parse_note
 from brain.search.text import title_of
 from brain.store.linking import NoteChange
 from brain.store.memory_rows import PATH, held_fields, held_values

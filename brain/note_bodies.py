@@ -20,7 +20,7 @@ from pathlib import Path
 
 from brain.memory_files import content_hash
 from brain.model import MemoryNode
-from brain.parse import body_of
+from brain.parse.note import body_of
 
 log = logging.getLogger(__name__)
 

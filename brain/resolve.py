@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from brain.anchors import anchor_target
 from brain.model import (
     ENTITY_KINDS,
     NOTE_KINDS,
@@ -19,6 +18,7 @@ from brain.model import (
     name_key,
     unresolved_id,
 )
+from brain.parse.anchors import anchor_target
 
 KIND_PREFIXES: tuple[tuple[str, Kind], ...] = (
     ("workflow:", Kind.WORKFLOW),

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from brain import safejson
-from brain.frontmatter import TOO_COSTLY, key_lines, load_frontmatter, split_frontmatter
 from brain.model import SHARED_SCOPE, Kind, Problem, Severity
-from brain.parse import decode, first_line
+from brain.parse import safejson
+from brain.parse.frontmatter import TOO_COSTLY, key_lines, load_frontmatter, split_frontmatter
+from brain.parse.note import decode, first_line
 
 MEMORY_DIR = "memory"
 AGENTS_DIR = "agents"
@@ -283,7 +283,7 @@ def _yaml_title(rel: str, text: str) -> tuple[str | None, Problem | None]:
     # reads a workspace's JSON files (sorted first) before its notes go to the helpers.
     import yaml
 
-    from brain.safeyaml import YAMLBudgetError, safe_load
+    from brain.parse.safeyaml import YAMLBudgetError, safe_load
 
     try:
         data = safe_load(text)

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from brain.config import BrainConfig
 from brain.model import MemoryNode, Problem
-from brain.parse import ParsedNote
+from brain.parse.note import ParsedNote
 from brain.resolve import LinkRules
 from brain.workspace import FileRole, FileStat
 

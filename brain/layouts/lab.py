@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from brain.layouts.base import Layout, RuleContext
 from brain.model import ENTITY_KINDS, Kind, Problem, leaf_key, name_key
-from brain.parse import ParsedNote
+from brain.parse.note import ParsedNote
 from brain.resolve import Level, NameEntry, Target, parse_target
 from brain.rules.dates import daily_name_date
 from brain.rules.lab import daily_log_name, incomplete_skill, triggers, undated_entries

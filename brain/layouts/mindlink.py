@@ -17,7 +17,7 @@ from typing import ClassVar
 from brain.layouts.base import Layout, RuleContext
 from brain.layouts.space import SPACE
 from brain.model import ENTITY_KINDS, Kind, MemoryNode, Problem
-from brain.parse import ParsedNote
+from brain.parse.note import ParsedNote
 from brain.resolve import Level, NameEntry, Target, parse_target
 from brain.rules.dates import daily_name_date
 from brain.rules.mindlink import (

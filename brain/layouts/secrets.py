@@ -22,7 +22,7 @@ import re
 import unicodedata
 
 from brain.model import Problem, Severity
-from brain.native import native
+from brain.parse.native import native
 
 MAX_SECRETS_PER_FILE = 20  # a leaked key file need not flood the report
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from brain.anchors import find_block, is_block_id, parse_anchor
 from brain.lsp.context import Context, Document
 from brain.lsp.edits import FileChanges, TextChange
 from brain.lsp.navigation import hit_at
 from brain.lsp.rename import RenameRefused
 from brain.model import Block, Link, LinkStatus, MemoryNode
+from brain.parse.anchors import find_block, is_block_id, parse_anchor
 from brain.store.base import GraphStore
 
 

@@ -14,7 +14,7 @@ from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.catalog import Catalog
 from brain.lsp.graph import NoteIdentity, identity_of
 from brain.lsp.positions import LineIndex, split_lines
-from brain.parse import ParsedNote, normalize_text, parse_note
+from brain.parse.note import ParsedNote, normalize_text, parse_note
 from brain.store.base import GraphStore
 
 if TYPE_CHECKING:

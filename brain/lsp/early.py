@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from brain.lsp.catalog import Catalog, Linkable
 from brain.model import AgentNode, Anchors, EntityNode, Kind, MemoryNode, file_id, leaf_key, note_id
-from brain.parse import note_description
+from brain.parse.note import note_description
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
 from brain.workspace import read_agent_definition, read_entity_title

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from brain.anchors import find_block
 from brain.lsp.actions import actions_for, to_code_action
 from brain.lsp.block_rename import BlockTarget, block_target, plan_block_rename
 from brain.lsp.capabilities import ClientFeatures
@@ -34,6 +33,7 @@ from brain.lsp.runtime import BrainLanguageServer, RequestFailed
 from brain.lsp.session import Session
 from brain.lsp.watch import relevant
 from brain.model import Anchors, MemoryNode
+from brain.parse.anchors import find_block
 
 TRIGGERS = ["[", "#", "/", ":", "^"]  # `^` after `#`: block ids, a new list
 STILL_INDEXING = "brain is still indexing this workspace; try again in a moment"

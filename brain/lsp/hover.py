@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from brain.anchors import anchor_target, heading_source
-from brain.blocks import block_text
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.context import Context, Document
 from brain.lsp.cursor import link_at
@@ -29,6 +27,8 @@ from brain.model import (
     MemoryNode,
     UnresolvedNode,
 )
+from brain.parse.anchors import anchor_target, heading_source
+from brain.parse.blocks import block_text
 
 _LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
 

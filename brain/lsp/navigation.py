@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from brain.anchors import anchor_lines
 from brain.lsp.context import Context, Document
 from brain.lsp.cursor import link_at
 from brain.lsp.describe import (
@@ -29,6 +28,7 @@ from brain.model import (
     Node,
     WikiLink,
 )
+from brain.parse.anchors import anchor_lines
 from brain.resolve import Resolution, parse_target
 from brain.store.base import MemoryFilter
 

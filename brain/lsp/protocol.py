@@ -27,9 +27,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from brain import safejson
 from brain.lsp.positions import encoding_of
 from brain.lsp.textsync import ChangeRefused, apply_changes
+from brain.parse import safejson
 
 log = logging.getLogger("brain.lsp")
 

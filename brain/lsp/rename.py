@@ -23,7 +23,7 @@ from brain.lsp.graph import Lookup, NoteIdentity
 from brain.lsp.linktext import link_parts, replace_name
 from brain.lsp.navigation import hit_at
 from brain.model import Kind, Link, LinkStatus, MemoryNode, WikiLink, leaf_key, note_id
-from brain.parse import split_link
+from brain.parse.note import split_link
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
 from brain.store.base import GraphStore
 

@@ -17,7 +17,7 @@ from brain.maintain.findings import Finding, Proposal, vpath
 from brain.maintain.links import fixable_links
 from brain.maintain.snapshot import Snapshot
 from brain.model import DESCRIPTION_CLIP, MEMORY_TYPES, SHARED_SCOPE, MemoryNode, name_key
-from brain.parse import first_line
+from brain.parse.note import first_line
 
 Finder = Callable[[Snapshot], Iterable[Finding]]
 _TYPES = "|".join(MEMORY_TYPES)
@@ -202,7 +202,7 @@ def clip_words(text: str, limit: int = DESCRIPTION_CLIP) -> str:
 
 
 def _first_line(body: str) -> str:
-    """`brain.parse.first_line`, without splitting a whole long body when its top line will do."""
+    """`brain.parse.note.first_line`, without splitting a whole long body when its top line will do."""
     start = len(body) - len(body.lstrip())
     end = body.find("\n", start)
     found = first_line(body[start:] if end < 0 else body[start:end])

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from brain.frontmatter import key_lines, load_frontmatter, split_frontmatter
 from brain.model import Problem, Severity
-from brain.parse import normalize_text
+from brain.parse.frontmatter import key_lines, load_frontmatter, split_frontmatter
+from brain.parse.note import normalize_text
 from brain.rules.dates import first_date, looks_dated
 from brain.rules.lines import prose_lines
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from brain.model import Problem, Severity
-from brain.parse import ParsedNote
+from brain.parse.note import ParsedNote
 from brain.rules.dates import daily_name_date, looks_dated
 from brain.rules.lines import prose_lines
 

@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from brain.native import native
+from brain.parse.native import native
 from brain.search.text import _WORD, index_words, word_counts
 
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 2, 1
@@ -60,7 +60,7 @@ KeywordRow = tuple[PostingsBlock, int]
 def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     """The `PostingsBlock` of notes given as (name words, description, body), counted as
     `note_counts` counts each (tested equal): by the native scanner where it is installed
-    (brain/native.py), else by numpy (brain/search/postings_numpy.py)."""
+    (brain/parse/native.py), else by numpy (brain/search/postings_numpy.py)."""
     rows = list(notes)
     if native is not None:
         try:

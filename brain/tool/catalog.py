@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from brain.frontmatter import load_frontmatter, split_frontmatter
 from brain.model import MEMORY_TYPES, Problem
-from brain.parse import decode, first_line
+from brain.parse.frontmatter import load_frontmatter, split_frontmatter
+from brain.parse.note import decode, first_line
 from brain.tool.files import FileEntry, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
 
 READ_LIMIT = 4 << 20

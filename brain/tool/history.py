@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import safejson
+from brain.parse import safejson
 
 log = logging.getLogger(__name__)
 

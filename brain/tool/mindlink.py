@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from brain.frontmatter import load_frontmatter, split_frontmatter
 from brain.model import MEMORY_TYPES, Problem
+from brain.parse.frontmatter import load_frontmatter, split_frontmatter
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory, FileRead, FolderRead, Where
 from brain.tool.names import NameProblem, check_filename, nearest_filename

@@ -12,7 +12,7 @@ from brain.lsp.cursor import typing_at
 from brain.lsp.graph import Lookup, identity_of, probe
 from brain.lsp.positions import Encoding, LineIndex
 from brain.model import Anchors, LinkStatus
-from brain.parse import parse_note
+from brain.parse.note import parse_note
 from brain.service import Brain
 
 from .conftest import NOW, BrainFactory

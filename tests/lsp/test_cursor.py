@@ -18,7 +18,7 @@ from brain.lsp.cursor import (
     typing_at,
     word_at,
 )
-from brain.parse import parse_note
+from brain.parse.note import parse_note
 
 FM = "---\ndescription: d\ntype: user\n---\n"
 

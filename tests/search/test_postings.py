@@ -1,7 +1,7 @@
 """A chunk counted at once by a parse helper (`count_block`) gives each note exactly the counts
 `note_counts` gives it (the regex, note by note): random texts of tricky characters, and a
 table of the cases each path of `count_block` takes. Every test runs twice: on the native
-scanner (brain/native.py) and on the numpy code, its reference and fallback."""
+scanner (brain/parse/native.py) and on the numpy code, its reference and fallback."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain import native as native_module
+from brain.parse import native as native_module
 from brain.search import postings, postings_numpy
 from brain.search.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, count_block, note_counts
 

@@ -1,12 +1,12 @@
-"""Anchors as Obsidian matches them: one table per rule, over notes parsed by brain.parse."""
+"""Anchors as Obsidian matches them: one table per rule, over notes parsed by brain.parse.note."""
 
 from __future__ import annotations
 
 import pytest
 
-from brain.anchors import anchor_target, heading_for_link, strip_heading
 from brain.model import Anchors, Block, Heading, Kind, LinkStatus, WikiLink
-from brain.parse import parse_note
+from brain.parse.anchors import anchor_target, heading_for_link, strip_heading
+from brain.parse.note import parse_note
 from brain.resolve import NameEntry, resolve_link
 
 

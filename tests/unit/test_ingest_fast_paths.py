@@ -1,6 +1,6 @@
 """The fast paths of a note's reading give exactly what the full readers give.
 
-An ingest reads a `key: text` frontmatter without libyaml (brain.frontmatter.simple_mapping)
+An ingest reads a `key: text` frontmatter without libyaml (brain.parse.frontmatter.simple_mapping)
 and asks a cheap question before the secret detector's per-line scan
 (brain.layouts.secrets.might_hold_secret). Both must never change an answer: checked here
 on the benchmark's workload, on the examples, and on generated text built from the pieces
@@ -22,15 +22,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
-from brain.chunks import (
-    CODE_HINT_RE,
-    FENCE_LINE_RE,
-    INDENTED_FENCE_RE,
-    fence_lines,
-    has_code_hint,
-    has_indented_fence,
-)
-from brain.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
 from brain.layouts import secrets as secrets_module
 from brain.layouts.secrets import (
     _ALL_LOWER_NEEDLES,
@@ -47,8 +38,17 @@ from brain.layouts.secrets import (
     scan_secret_problems,
     secret_problems,
 )
-from brain.native import native
-from brain.parse import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
+from brain.parse.chunks import (
+    CODE_HINT_RE,
+    FENCE_LINE_RE,
+    INDENTED_FENCE_RE,
+    fence_lines,
+    has_code_hint,
+    has_indented_fence,
+)
+from brain.parse.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
+from brain.parse.native import native
+from brain.parse.note import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
 from brain.tool.secret_normalize import _FORMAT, _decode, base64_runs
 from brain.tool.secret_scan import find_secret
 
@@ -206,7 +206,7 @@ def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> No
         assert _keyword_near(text)
 
 
-# The native twin of the prefilter (brain/native.py, native/src/secrets.rs): the same gate and
+# The native twin of the prefilter (brain/parse/native.py, native/src/secrets.rs): the same gate and
 # the same base64 runs as the Python code, which is its reference.
 native_only = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
 

@@ -12,7 +12,7 @@ from brain.config import BrainConfig, MindlinkConfig
 from brain.layouts.base import RuleContext
 from brain.layouts.mindlink import MINDLINK, classify
 from brain.model import Kind
-from brain.parse import parse_note
+from brain.parse.note import parse_note
 from brain.service import Brain
 from tests.unit.layout_helpers import assert_role, ingest, links_of, write_files
 

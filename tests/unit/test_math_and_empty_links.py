@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from brain.mathspans import math_ranges
 from brain.model import Severity
-from brain.parse import parse_note
+from brain.parse.mathspans import math_ranges
+from brain.parse.note import parse_note
 
 # (body, the links brain finds)
 MATH_TABLE = [

@@ -1,4 +1,4 @@
-"""The native scanners (brain/native.py): built wherever cargo is, and refused when stale or
+"""The native scanners (brain/parse/native.py): built wherever cargo is, and refused when stale or
 turned off. What each scanner answers is tested beside its Python twin (tests/search/
 test_postings.py and the others that run on both)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brain import native
+from brain.parse import native
 
 
 def test_built_wherever_cargo_is(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""The native body scanner (native/src/body.rs, through brain.parse.scan_body) gives exactly
+"""The native body scanner (native/src/body.rs, through brain.parse.note.scan_body) gives exactly
 the headings and links of the Python reading, its reference: on random bodies built from the
 pieces each of its paths reasons about, on the benchmark's notes and the examples, and on a
 table of the cases it declines or hands back to mistune."""
@@ -12,10 +12,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
-from brain import parse
 from brain.model import Heading, WikiLink
-from brain.native import native
-from brain.parse import decode, split_frontmatter
+from brain.parse import note as parse
+from brain.parse.native import native
+from brain.parse.note import decode, split_frontmatter
 
 pytestmark = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
 
@@ -43,7 +43,7 @@ PIECES = [
     "1234567890. # ", "# a #", "# a ##  ", "## #", "#a", "*", "_", "**b**", "`", "``", "```", "~~~",
     "```js\n", "<", "<b>", "](", "[r]: u", "=", "==", "-", "---", "***", "- - -", "\n---", "\n===", "\n-",
     "é", "東京", "١", "１", "\u00a0", "\u3000", "\u2028", "İ", "🚀",
-    # math (brain/mathspans.py): spans, blocks, escapes, and code that holds a `$`
+    # math (brain/parse/mathspans.py): spans, blocks, escapes, and code that holds a `$`
     "$", "$$", "x$y", "$x$", "$[[m]]$", "$ [[n]] $", "$$[[o]]$$", "\\$", "$1", "$x$2", "$x$١", "\n> \n",
     "`$`", "``$``", "`` ` ``", "\n~~~\n", "\n```\n",
     # code: fenced blocks at a line's start, code spans on one line or across lines, emphasis
@@ -127,7 +127,7 @@ def python_note(text: str) -> parse.ParsedNote:
 @given(body)
 @example("# *a* [[b]]\n\n## c `d`\n\n### e\n\nf\n===\n")  # sources of headings mistune read
 def test_a_note_parses_the_same_on_both_scanners(text: str) -> None:
-    """A whole note (its headings' sources, set by brain.anchors.with_sources only where
+    """A whole note (its headings' sources, set by brain.parse.anchors.with_sources only where
     mistune read them on the native path) parses as the Python reading parses it."""
     note = f"---\ndescription: x\n---\n{text}"
     assert parse.parse_note(note, "memory/x/n.md") == python_note(note)

@@ -16,7 +16,7 @@ import pytest
 from brain.memory_files import build_memory
 from brain.model import MemoryNode
 from brain.note_bodies import read_regular
-from brain.parse import body_of
+from brain.parse.note import body_of
 from brain.service import Brain
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
@@ -185,7 +185,6 @@ def test_a_first_sync_gets_no_body_from_its_parsers(
     # 100,000 notes): the notes handed to the store are bare, its answers are not, and its
     # keyword index has the words of the bodies, counted before they were dropped.
     from brain import parse_helpers
-
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", workers)
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
     (workspace / "memory" / "shared" / "zebra.md").write_text(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.parse import decode, parse_note, split_link
+from brain.parse.note import decode, parse_note, split_link
 
 LinkRow = tuple[str, str, str | None, str | None, bool, int, int]
 

@@ -17,7 +17,7 @@ from brain import parse_helpers
 from brain.ingest_worker import dump_results, load_results
 from brain.memory_files import build_memories, build_memory
 from brain.model import Headings, WikiLink
-from brain.parse import scan_body
+from brain.parse.note import scan_body
 from brain.search.postings import note_counts
 from brain.search.text import title_of
 from brain.store.linking import NoteChange

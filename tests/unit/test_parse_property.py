@@ -13,7 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.parse import decode, normalize_text, parse_note
+from brain.parse.note import decode, normalize_text, parse_note
 
 PIECES = [
     "[[", "]]", "[", "]", "|", "#", "!", "\\", "`", "``", "```", "~~~", "    ", "\t", "\n", "\n\n",

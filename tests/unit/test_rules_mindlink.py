@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from brain.model import Problem, Severity
-from brain.parse import parse_note
+from brain.parse.note import parse_note
 from brain.rules.mindlink import (
     Entry,
     duplicate_entries,

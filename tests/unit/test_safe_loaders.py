@@ -1,13 +1,15 @@
-"""The budgets of brain.safeyaml and brain.safejson, and the linear key-line count. Pure tables."""
+"""The budgets of brain.parse.safeyaml and brain.parse.safejson, and the linear key-line count.
+
+Pure tables."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from brain import safejson
-from brain.frontmatter import MAX_FRONTMATTER_BYTES, costly_frontmatter, key_lines
-from brain.safeyaml import MAX_ALIASES, MAX_DEPTH, MAX_VALUES, YAMLBudgetError, safe_load
+from brain.parse import safejson
+from brain.parse.frontmatter import MAX_FRONTMATTER_BYTES, costly_frontmatter, key_lines
+from brain.parse.safeyaml import MAX_ALIASES, MAX_DEPTH, MAX_VALUES, YAMLBudgetError, safe_load
 
 
 def laughs(levels: int, width: int = 9) -> str:

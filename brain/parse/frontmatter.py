@@ -1,7 +1,7 @@
 """A note's frontmatter block: where it is, its keys' lines, and its YAML within budget. Pure.
 
 The block is the text between a first line `---` and the next `---` (or `...`). Its YAML is
-read by brain.safeyaml under a tighter size budget than whole YAML files (frontmatter is a
+read by brain.parse.safeyaml under a tighter size budget than whole YAML files (frontmatter is a
 few lines of metadata; MAX_FRONTMATTER_BYTES leaves room for hundreds of keys), so a note can
 cost no more to read than its size says. Every finding is an `invalid-frontmatter` problem
 with the line and a fix; nothing here raises.
@@ -67,7 +67,7 @@ def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[s
     # 20 ms sooner without YAML.
     import yaml
 
-    from brain.safeyaml import YAMLBudgetError, safe_load
+    from brain.parse.safeyaml import YAMLBudgetError, safe_load
 
     try:
         data = safe_load(fm_text, max_bytes=MAX_FRONTMATTER_BYTES)
@@ -104,8 +104,8 @@ def load_frontmatter(fm_text: str, path: str, problems: list[Problem]) -> dict[s
 # YAML 1.1's booleans or nulls, the only implicit types such a scalar can take, read here
 # too: an agent's `memory: true` loaded libyaml, 13 ms before a first sync's first note went
 # to a helper), six times faster than libyaml's events and constructor; anything else goes to
-# brain.safeyaml.
-SIMPLE_MAX_CHARS = 4096  # far under every budget of brain.safeyaml: no check needed
+# brain.parse.safeyaml.
+SIMPLE_MAX_CHARS = 4096  # far under every budget of brain.parse.safeyaml: no check needed
 _SIMPLE_LINE_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):[ ]+([^\W\d_][^\t]*)")
 _YAML_VALUES: dict[str, bool | None] = {
     word: value

@@ -1,10 +1,10 @@
 """Links that name nothing: `[[]]`, `[[|label]]`, `[[#]]`. Pure.
 
-brain.parse keeps only links with a target or an anchor. A link with neither is not
+brain.parse.note keeps only links with a target or an anchor. A link with neither is not
 skipped silently: it is an `empty-link` problem (a warning: no note is misread and nothing
 in the graph is wrong, but the writer meant to link something, and Obsidian shows a link
 that goes nowhere). Like links, they count only outside code and math, which mistune and
-brain.mathspans decide; notes without one never reach mistune here.
+brain.parse.mathspans decide; notes without one never reach mistune here.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from brain.mathspans import outside_math
-from brain.mistune_ast import tokens as markdown_tokens
 from brain.model import Problem, Severity
+from brain.parse.mathspans import outside_math
+from brain.parse.mistune_ast import tokens as markdown_tokens
 
 # Only empty links, and starting with the literal `[[` so that the scan of a note (every
 # note has links) is a fast literal search; a `!` before it is checked after.

@@ -6,7 +6,7 @@ blank line before it, where it names that whole block. Ids are basic Latin lette
 and dashes. A `^id` in code, in math or in the middle of a paragraph is text.
 
 Candidates are found with a regular expression (exact positions) and confirmed with
-mistune, like wikilinks in brain.parse: a marker goes before each candidate, and only a
+mistune, like wikilinks in brain.parse.note: a marker goes before each candidate, and only a
 marker that ends up at the very end of a paragraph's (or list item's) own text is a block
 id. Notes without a `^` at a line end never reach mistune.
 """
@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from brain.mathspans import math_ranges
-from brain.mistune_ast import tokens as markdown_tokens
 from brain.model import Block
+from brain.parse.mathspans import math_ranges
+from brain.parse.mistune_ast import tokens as markdown_tokens
 
 CANDIDATE_RE = re.compile(r"(?:^|(?<=[ \t]))\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 ALONE_RE = re.compile(r"^[ \t]*(?:>[ \t]*)*\^[A-Za-z0-9-]+[ \t]*$")

@@ -1,7 +1,7 @@
 """A markdown body cut into pieces mistune reads the same alone as together, and whether a
 piece holds any syntax of code. Pure.
 
-brain.parse reads links and headings chunk by chunk: a chunk with no code syntax is taken as
+brain.parse.note reads links and headings chunk by chunk: a chunk with no code syntax is taken as
 it looks, and only the others are read by mistune. The regular expressions here say what
 "code syntax" and a chunk's boundary are; the `has_*` functions answer the same as a search
 with them, found faster (plain substrings, and line starts found after a literal `\\n`).

@@ -18,13 +18,6 @@ from itertools import accumulate
 from typing import Any
 from urllib.parse import unquote
 
-from brain.anchors import with_sources
-from brain.blocks import scan_blocks
-from brain.chunks import body_chunks, has_code_hint
-from brain.empty_links import empty_link_problems
-from brain.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_frontmatter, split_frontmatter
-from brain.mathspans import outside_math
-from brain.mistune_ast import tokens as markdown_tokens
 from brain.model import (
     MEMORY_TYPES,
     Block,
@@ -36,7 +29,14 @@ from brain.model import (
     new_heading,
     new_wikilink,
 )
-from brain.native import NativeScan, native
+from brain.parse.anchors import with_sources
+from brain.parse.blocks import scan_blocks
+from brain.parse.chunks import body_chunks, has_code_hint
+from brain.parse.empty_links import empty_link_problems
+from brain.parse.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_frontmatter, split_frontmatter
+from brain.parse.mathspans import outside_math
+from brain.parse.mistune_ast import tokens as markdown_tokens
+from brain.parse.native import NativeScan, native
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 # The same without the `!`: a literal start, which the regex engine finds eight times faster.
@@ -138,7 +138,7 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
         str(k): to_json(v) for k, v in data.items() if k not in ("description", "type")
     }
     headings, links = _headings_and_links(body, body_line)
-    # Anchors and empty links: brain.anchors, brain.blocks, brain.empty_links.
+    # Anchors and empty links: brain.parse.anchors, brain.parse.blocks, brain.parse.empty_links.
     problems += empty_link_problems(body, body_line, path)
     return ParsedNote(
         description=description,
@@ -255,12 +255,12 @@ def scan_body(
 ) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
     """Headings and wikilinks of a markdown body whose first line is `body_line`.
 
-    The body is cut into independent chunks (see brain.chunks); mistune reads every chunk that
+    The body is cut into independent chunks (see brain.parse.chunks); mistune reads every chunk that
     holds a candidate and any code syntax, and only chunks with no code syntax at all are
     taken as they look. `whole=True` has mistune read the whole body in one piece (the
     reference the chunked reading is tested against).
 
-    The native scanner (brain/native.py) reads the chunks taken as they look, and hands back
+    The native scanner (brain/parse/native.py) reads the chunks taken as they look, and hands back
     the others, which mistune reads here; a body it declines (math, say) is read here whole.
     """
     scanned = _native_scan(body, body_line) if not whole else None
@@ -270,7 +270,7 @@ def scan_body(
 
 
 def _headings_and_links(body: str, body_line: int) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
-    """`scan_body`, its headings with their sources (brain.anchors.with_sources). A heading
+    """`scan_body`, its headings with their sources (brain.parse.anchors.with_sources). A heading
     the native scanner read is written as shown (its source is its text): only those mistune
     read are looked at again."""
     scanned = _native_scan(body, body_line)
@@ -294,7 +294,7 @@ def _python_scan(
 ) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
     """`scan_body` in Python: the reference of the native scanner, and its fallback."""
     link_matches = [m for m in _wikilinks(body) if _is_link(m)]
-    if "$" in body and link_matches:  # math holds no links (brain.mathspans)
+    if "$" in body and link_matches:  # math holds no links (brain.parse.mathspans)
         keep = outside_math(body, [m.start() for m in link_matches])
         link_matches = [m for m, kept in zip(link_matches, keep, strict=True) if kept]
     atx = list(_atx_lines(body))
@@ -357,7 +357,7 @@ def _scanned(
     read: list[Heading] = []
     for start, end in left:
         chunk_links = [m for m in _wikilinks(body, start, end) if _is_link(m)]
-        if "$" in body and chunk_links:  # math holds no links (brain.mathspans)
+        if "$" in body and chunk_links:  # math holds no links (brain.parse.mathspans)
             keep = outside_math(body, [m.start() for m in chunk_links])
             chunk_links = [m for m, kept in zip(chunk_links, keep, strict=True) if kept]
         setext = _setext_candidates(body[start:end]) if underlines else []
