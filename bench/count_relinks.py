@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/count_relinks.py /tmp/brain-bench/workload-10000
 
-A first sync is written in parts (brain/ingest_parts.py). Each stored link is resolved once
+A first sync is written in parts (brain/ingest/parts.py). Each stored link is resolved once
 when its note is written; every further resolution is a re-resolution (`linking.plan`'s
 relinks: a stored link asked again because a name it asks for appeared). Counts them by
 wrapping `linking._stored` and `plan` in this process (the parse helpers do not resolve), and
@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from brain import ingest, ingest_parts
+from brain.ingest import ingester as ingest
+from brain.ingest import parts as ingest_parts
 from brain.service import Brain
 from brain.store import linking
 from brain.store.memory import MemoryStore

@@ -10,7 +10,7 @@ The in-process graph starts from the startup snapshot the embedded store keeps f
 workspace (`brain check` and `brain serve` write it; `--no-cache` turns it off), so a check
 of an unchanged workspace reads no file, as on the embedded store. The comparison takes the
 whole graph the store then holds, not the sync's batch: from a snapshot that batch is only
-what changed, and a first sync of more than a part (brain/ingest_parts.py) hands its graph
+what changed, and a first sync of more than a part (brain/ingest/parts.py) hands its graph
 over in several.
 """
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from brain.check import CheckReport
 from brain.config import CONFIG_FILE, ConfigError
-from brain.ingest import Progress
+from brain.ingest.ingester import Progress
 from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
 from brain.service import Brain
 from brain.store.base import GraphStore, StoreUnavailable

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from brain.allocator import keep_big_blocks_apart
 from brain.config import BrainConfig, ConfigError, load_config
-from brain.ingest import Ingester, Progress, SyncResult
+from brain.ingest.ingester import Ingester, Progress, SyncResult
+from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
-from brain.note_bodies import DiskBodies
 from brain.search.service import Embedding, SearchService, open_search
 from brain.snapshot import SnapshotStore
 from brain.snapshot_keeper import SnapshotKeeper

@@ -37,7 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgpack  # type: ignore[import-untyped]
 
 from brain import __version__, rows, snapshot_columns
-from brain.ingest import IngestState
+from brain.ingest.ingester import IngestState
 from brain.store.memory_image import StoreImage
 
 log = logging.getLogger("brain.snapshot")

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from brain import rows
-from brain.ingest_state import FileState, IngestState
+from brain.ingest.state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
 from brain.store.memory_image import StoreImage
 from brain.store.memory_link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at

@@ -18,7 +18,7 @@ from pathlib import Path
 from brain.allocator import give_back_memory
 from brain.cachepaths import snapshot_path
 from brain.gcpause import gc_paused
-from brain.ingest import Ingester, SyncResult
+from brain.ingest.ingester import Ingester, SyncResult
 from brain.snapshot import (
     DatabaseStore,
     SnapshotRefused,

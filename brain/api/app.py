@@ -33,7 +33,7 @@ from brain.api.schema import build_schema
 from brain.api.view import BrainGraphQL
 from brain.api.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.web import routes as web_routes
-from brain.ingest import Progress, SyncResult
+from brain.ingest.ingester import Progress, SyncResult
 from brain.mcp.deferred import DeferredMcp
 
 GRAPHQL_PATH = "/graphql"

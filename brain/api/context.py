@@ -19,8 +19,8 @@ from brain.service import Brain
 
 if TYPE_CHECKING:
     from brain.api.events import ChangeHub
-    from brain.replica import ReplicaFollower
-    from brain.watch import Watcher
+    from brain.ingest.replica import ReplicaFollower
+    from brain.ingest.watch import Watcher
 
 
 @dataclass(slots=True)

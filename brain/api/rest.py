@@ -34,7 +34,7 @@ from brain.api.jsonbody import decode_json
 from brain.api.loaders import in_thread
 from brain.api.preconditions import Precondition, read_preconditions
 from brain.api.search import search_endpoint
-from brain.memory_files import content_hash
+from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool import memory_service
 from brain.tool.access import Actor

@@ -28,7 +28,7 @@ from brain.api.problems import Problem
 from brain.api.rest import ADDR, actor_of
 from brain.api.rest import _file as check_file
 from brain.api.rest import _scope as check_scope
-from brain.memory_files import content_hash
+from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE, sorted_problems
 from brain.tool import memory_service
 from brain.tool.access import Actor

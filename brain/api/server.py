@@ -27,13 +27,13 @@ from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.config import ConfigError, load_config
-from brain.ingest import SyncResult
+from brain.ingest.ingester import SyncResult
+from brain.ingest.replica import ReplicaFollower
+from brain.ingest.watch import Watcher
 from brain.maintain.schedule import MaintenanceScheduler
-from brain.replica import ReplicaFollower
 from brain.search.service import Embedding
 from brain.service import Brain
 from brain.store.base import SharedStore, StoreUnavailable
-from brain.watch import Watcher
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 ANY_HOST = ("0.0.0.0", "::", "")

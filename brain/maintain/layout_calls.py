@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from brain.ingest.memory_files import content_hash
 from brain.maintain.findings import Finding, Proposal
 from brain.maintain.snapshot import Snapshot
-from brain.memory_files import content_hash
 from brain.model import JSONValue
 from brain.tool.access import Actor
 from brain.tool.refusal import Refusal

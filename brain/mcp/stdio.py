@@ -14,6 +14,7 @@ import sys
 import anyio
 from mcp.server.stdio import stdio_server
 
+from brain.ingest.watch import Watcher
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
 from brain.service import Brain
@@ -21,7 +22,6 @@ from brain.tool import Refusal, memory_service
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
 from brain.tool.verbs import workspace_layout
-from brain.watch import Watcher
 
 
 def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:

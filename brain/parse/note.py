@@ -118,7 +118,7 @@ def normalize_text(text: str) -> str:
 
 def body_of(raw: bytes, path: str = "") -> str:
     """The body `parse_note` gives for a file's bytes, nothing else parsed (a body read back
-    from its file: brain/note_bodies.py)."""
+    from its file: brain/ingest/note_bodies.py)."""
     return split_frontmatter(normalize_text(decode(raw, path)[0]), path, [])[1]
 
 

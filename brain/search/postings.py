@@ -1,7 +1,7 @@
 """A note's keyword counts, and those of a chunk of notes counted by a parse helper.
 
 Counting the words of every note is most of what the keyword index costs a full ingest (2 s
-of CPU at 10,000 notes, 21 MB of text). The parse helpers (brain/ingest_worker.py) already
+of CPU at 10,000 notes, 21 MB of text). The parse helpers (brain/ingest/worker.py) already
 hold each note's text, so they count it there, on the other core, and hand each chunk's counts
 back as one `PostingsBlock`: the chunk's distinct words once, then numbers. The ingesting
 process maps a block's few thousand words to its term ids and appends the numbers with numpy

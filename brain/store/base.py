@@ -116,7 +116,7 @@ class GraphExport:
 
 
 class BodySource(Protocol):
-    """Where a store can read a note's body back (the workspace's files: brain/note_bodies.py),
+    """Where a store can read a note's body back (the workspace's files: brain/ingest/note_bodies.py),
     so that it need not hold it: the embedded store keeps a mark instead of the text, and a
     first sync into Neo4j sends each body as it builds the note's row."""
 

@@ -5,7 +5,7 @@ disappears (or when its own note changes). Every stored link keeps the name key 
 for, so the links to re-resolve are `links_with_keys(names of changed nodes)`, however big
 the graph is. Anchors (headings and block ids) are checked the same way.
 
-A first sync written in parts (brain/ingest_parts.py) knows every name before any note is
+A first sync written in parts (brain/ingest/parts.py) knows every name before any note is
 parsed: it passes them as `names`, and only asks to re-resolve what that foresight got
 wrong (`relink_keys`) and the anchored links whose target was not written yet (`recheck`).
 """
@@ -62,7 +62,7 @@ MEMO_LIMIT = 1 << 16  # entries; a full memo starts over (about 8 MB at most)
 
 class ResolutionMemo:
     """Where link targets resolve, kept across the plans of a first sync's parts: they all
-    resolve against the walk's names (brain/ingest_parts.py), so each target once.
+    resolve against the walk's names (brain/ingest/parts.py), so each target once.
 
     A layout's rules only compare entries' scopes with the source's (brain.resolve.LinkRules):
     a target resolves the same from every scope that holds no entry of its name, and `shared`

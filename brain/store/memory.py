@@ -90,7 +90,7 @@ class MemoryStore:
         self.clear()
 
     def read_bodies_from(self, source: BodySource) -> None:
-        """Keep no body that `source` can read back (a workspace's files: brain/note_bodies.py)."""
+        """Keep no body that `source` can read back (a workspace's files: brain/ingest/note_bodies.py)."""
         self._bodies.source = source
 
     def body_source(self) -> BodySource | None:

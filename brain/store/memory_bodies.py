@@ -2,7 +2,7 @@
 
 Bodies are most of a graph's bytes (99 MB even compressed at 100,000 notes) and few queries
 read them. A note the ingester read from disk needs none held: its file has it. So a store
-given a `BodySource` (brain/note_bodies.py: the workspace's files) keeps only a mark for such
+given a `BodySource` (brain/ingest/note_bodies.py: the workspace's files) keeps only a mark for such
 a body and reads it back when a query asks for it, checked against the note's content hash;
 every other body (a note written without a workspace, an editor's unsaved buffer) is held
 zlib-compressed, as before.

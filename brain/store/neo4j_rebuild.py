@@ -8,7 +8,7 @@ transactions as it takes, and switch it in with one small transaction
   it (the first sync's whole graph, or a big incremental batch written onto a copy of the
   live generation);
 - `staging` and `switch_in`: the first sync of a database that holds no graph yet. The
-  ingester writes its parts into the store `staging` returns (brain/ingest_parts.py, as into
+  ingester writes its parts into the store `staging` returns (brain/ingest/parts.py, as into
   the embedded store), and `switch_in` makes them the graph. Nothing is held but the part
   being written: at 1,000,000 notes the ingester kept the whole graph for one rebuild.
 """

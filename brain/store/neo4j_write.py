@@ -351,7 +351,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
 
 
 def _with_body(memory: MemoryNode, bodies: BodySource | None) -> MemoryNode:
-    """The note with its body: a first sync holds none of a note on disk (brain/ingest.py),
+    """The note with its body: a first sync holds none of a note on disk (brain/ingest/ingester.py),
     and its file gives it as its row is built, one transaction's worth at a time."""
     if memory.body or bodies is None or not bodies.on_disk(memory):
         return memory

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from brain.ingest.memory_files import content_hash
 from brain.layouts.files import is_binary, media_type
-from brain.memory_files import content_hash
 from brain.tool.access import Actor
 from brain.tool.content import check_content, check_secrets
 from brain.tool.files import FileTooLarge, UnsafeEntry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from brain.memory_files import content_hash
+from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE, Problem, memory_id
 from brain.parse.frontmatter import load_frontmatter, split_frontmatter
 from brain.tool.context import CallContext, ToolResult

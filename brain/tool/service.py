@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brain.config import ConfigError, load_config
-from brain.memory_files import content_hash
+from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.ingest_parts import PartWriter
+from brain.ingest.parts import PartWriter
 from brain.model import MemoryNode
 from brain.service import Brain
 from brain.store.base import WriteBatch

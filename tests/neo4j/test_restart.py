@@ -17,10 +17,11 @@ from typing import cast
 import pytest
 from neo4j import Driver, GraphDatabase
 
-from brain import ingest, parse_helpers
 from brain.check_shared import open_check
 from brain.cli import build_parser
-from brain.ingest_parts import PartWriter
+from brain.ingest import ingester as ingest
+from brain.ingest import parse_helpers
+from brain.ingest.parts import PartWriter
 from brain.service import Brain
 from brain.store.base import StoreUnavailable
 from brain.store.linking import NoteChange

@@ -1,6 +1,6 @@
 """The first sync of a database that holds no graph yet: written in parts, switched in at once.
 
-The ingester writes it part by part (brain/ingest_parts.py, as into the embedded store) onto
+The ingester writes it part by part (brain/ingest/parts.py, as into the embedded store) onto
 the set of labels no reader matches, then one transaction makes it the graph
 (brain/store/neo4j_rebuild.py). Parts are made small here (`PartWriter.size`) so a workspace
 of 60 notes takes several; a reader polling all the while sees no graph or all of it.
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from brain import ingest, parse_helpers
-from brain.ingest_parts import PartWriter
+from brain.ingest import ingester as ingest
+from brain.ingest import parse_helpers
+from brain.ingest.parts import PartWriter
 from brain.service import Brain, GraphChange
 from brain.store.base import LogPosition, WriteBatch
 from brain.store.memory import MemoryStore

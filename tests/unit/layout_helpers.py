@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from brain.config import BrainConfig
-from brain.ingest import Ingester
+from brain.ingest.ingester import Ingester
 from brain.layouts import get_layout
 from brain.store.memory import MemoryStore
 from brain.workspace import FileRole

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from bench.workload import generate
-from brain import ingest, parse_helpers
+from brain.ingest import ingester as ingest
+from brain.ingest import parse_helpers
 from brain.service import Brain
 from brain.store.memory import MemoryStore
 

@@ -1,4 +1,4 @@
-"""A first sync written in parts (brain/ingest_parts.py) builds the graph one batch builds."""
+"""A first sync written in parts (brain/ingest/parts.py) builds the graph one batch builds."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from brain import ingest, parse_helpers
-from brain.ingest_claims import claim
-from brain.ingest_parts import PartWriter
+from brain.ingest import ingester as ingest
+from brain.ingest import parse_helpers
+from brain.ingest.claims import claim
+from brain.ingest.parts import PartWriter
 from brain.model import WikiLink
 from brain.search.text import index_words
 from brain.service import Brain

@@ -1,4 +1,4 @@
-"""A first sync in parts resolves links against the whole walk's names (brain/ingest_parts.py):
+"""A first sync in parts resolves links against the whole walk's names (brain/ingest/parts.py):
 the graph is the one a single batch gives in every layout, and links are not re-resolved
 between parts but for what the paths cannot tell (anchors of later notes, binary `.md`)."""
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from brain import ingest, parse_helpers
-from brain.ingest_parts import PartWriter, WalkNames
+from brain.ingest import ingester as ingest
+from brain.ingest import parse_helpers
+from brain.ingest.parts import PartWriter, WalkNames
 from brain.layouts import LATCHAI, SPACE
 from brain.model import Kind, Link, LinkStatus
 from brain.resolve import NameEntry
@@ -106,7 +107,7 @@ class Count:
 
         monkeypatch.setattr(linking, "_stored", counting_stored)
         monkeypatch.setattr(ingest, "plan", counting_plan)
-        monkeypatch.setattr("brain.ingest_parts.plan", counting_plan)
+        monkeypatch.setattr("brain.ingest.parts.plan", counting_plan)
 
     @property
     def again(self) -> int:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 
-from brain.ingest import SyncResult
+from brain.ingest.ingester import SyncResult
 from brain.layouts import LayoutChoice
 from brain.model import Link, MemoryNode
 from brain.service import Brain

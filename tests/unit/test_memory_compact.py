@@ -13,8 +13,8 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from bench.workload import generate
+from brain.ingest.note_bodies import DiskBodies
 from brain.model import LinkStatus
-from brain.note_bodies import DiskBodies
 from brain.service import Brain
 from brain.snapshot_columns import decode, encode
 from brain.store.base import MemoryFilter, SearchWhere

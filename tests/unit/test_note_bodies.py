@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from brain.memory_files import build_memory
+from brain.ingest.memory_files import build_memory
+from brain.ingest.note_bodies import read_regular
 from brain.model import MemoryNode
-from brain.note_bodies import read_regular
 from brain.parse.note import body_of
 from brain.service import Brain
 from brain.store.base import MemoryFilter, SearchWhere
@@ -184,7 +184,7 @@ def test_a_first_sync_gets_no_body_from_its_parsers(
     # The store reads every body back from its file, so the parsers send none on (400 MB at
     # 100,000 notes): the notes handed to the store are bare, its answers are not, and its
     # keyword index has the words of the bodies, counted before they were dropped.
-    from brain import parse_helpers
+    from brain.ingest import parse_helpers
     monkeypatch.setenv("BRAIN_INGEST_WORKERS", workers)
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 1)
     (workspace / "memory" / "shared" / "zebra.md").write_text(

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain import parse_helpers
-from brain.ingest_worker import dump_results, load_results
-from brain.memory_files import build_memories, build_memory
+from brain.ingest import parse_helpers
+from brain.ingest.memory_files import build_memories, build_memory
+from brain.ingest.worker import dump_results, load_results
 from brain.model import Headings, WikiLink
 from brain.parse.note import scan_body
 from brain.search.postings import note_counts
@@ -114,7 +114,7 @@ def linked_notes(count: int) -> list[tuple[str, str, str, bytes, float]]:
 
 
 def one_helper_in_small_chunks(monkeypatch: pytest.MonkeyPatch, executable: str) -> None:
-    """Two parsers (a helper started as `executable -m brain.ingest_worker`, and this
+    """Two parsers (a helper started as `executable -m brain.ingest.worker`, and this
     process), chunks of 7, helpers from 10 files on."""
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
     monkeypatch.setattr(parse_helpers, "CHUNK", 7)
@@ -243,7 +243,7 @@ def test_a_helper_forgets_the_roles_of_the_files_it_parsed_and_keeps_its_other_c
     """A helper sees each file once: the layouts' roles by path are emptied after each chunk,
     so its memory stays flat; the caches of names and link targets stay (they repeat)."""
     from brain import workspace
-    from brain.ingest_worker import _caches, _forget_files
+    from brain.ingest.worker import _caches, _forget_files
     from brain.layouts import lab
     from brain.model import name_key
 

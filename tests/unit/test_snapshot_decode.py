@@ -58,7 +58,7 @@ def test_a_named_tuple_is_a_row_of_its_fields_and_one_of_another_width_is_refuse
     itself, refuses a row of another width, and the schema names its fields (a change to
     them makes old snapshots stale)."""
     from brain import rows
-    from brain.ingest_state import FileState, IngestState
+    from brain.ingest.state import FileState, IngestState
 
     state = FileState(12, 34, "hash", None)
     coded = rows.codec(FileState)
@@ -70,4 +70,4 @@ def test_a_named_tuple_is_a_row_of_its_fields_and_one_of_another_width_is_refuse
     assert type(back) is FileState
     with pytest.raises(ValueError, match="FileState needs 4 fields"):
         from_plain([12, 34, "hash"])
-    assert "brain.ingest_state.FileState(size:" in rows.schema(IngestState)
+    assert "brain.ingest.state.FileState(size:" in rows.schema(IngestState)

@@ -1,4 +1,4 @@
-"""The watcher watches each folder on its own (brain/watch.py): folders that come, go, are
+"""The watcher watches each folder on its own (brain/ingest/watch.py): folders that come, go, are
 renamed or replaced are followed by their file events alone (no periodic rescan here)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from brain.ingest.watch import Watcher, watched_folders
 from brain.service import Brain
 from brain.store.base import MemoryFilter
 from brain.store.memory import MemoryStore
-from brain.watch import Watcher, watched_folders
 from tests.unit.test_watch_layouts import until
 
 

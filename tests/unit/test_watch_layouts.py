@@ -8,9 +8,9 @@ from pathlib import Path
 
 import anyio
 
+from brain.ingest.watch import Watcher
 from brain.service import Brain
 from brain.store.memory import MemoryStore
-from brain.watch import Watcher
 
 
 async def until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import anyio
 
+from brain.ingest.watch import Watcher
 from brain.service import Brain
 from brain.store.memory import MemoryStore
-from brain.watch import Watcher
 from tests.unit.test_watch_layouts import until
 
 

@@ -1,8 +1,8 @@
 """A big ingest's notes parsed by helper processes, streamed while this process reads files.
 
-A first ingest of a large workspace spends most of its time parsing notes (brain.memory_files
+A first ingest of a large workspace spends most of its time parsing notes (brain.ingest.memory_files
 .build_memory), which needs nothing of the graph, so `MemoryBuilder` hands that work to helper
-processes (`python -m brain.ingest_worker`, one a core but one) and keeps this process for
+processes (`python -m brain.ingest.worker`, one a core but one) and keeps this process for
 what needs the graph (reading and hashing files, then linking and writing the store), and
 for parsing whenever it would otherwise wait:
 
@@ -41,8 +41,8 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import IO
 
-from brain.ingest_worker import load_results, read_frame, write_frame
-from brain.memory_files import MemoryFile, NoteRules, Unread, shipped
+from brain.ingest.memory_files import MemoryFile, NoteRules, Unread, shipped
+from brain.ingest.worker import load_results, read_frame, write_frame
 from brain.store.linking import NoteChange
 from brain.workspace import FileStat
 
@@ -80,7 +80,7 @@ class Helper:
     def start(cls, rules: NoteRules | None, keywords: bool = False, bare: bool = False) -> Helper | None:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "brain.ingest_worker"],
+                [sys.executable, "-m", "brain.ingest.worker"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
         except OSError:
@@ -205,7 +205,7 @@ class MemoryBuilder:
 
     def take(self, keep: int) -> list[NoteChange | Unread]:
         """The results of every chunk sent but the last `keep`, in order, waiting for them;
-        their files are dropped. A caller that takes as it adds (brain.ingest's first sync)
+        their files are dropped. A caller that takes as it adds (brain.ingest.ingester's first sync)
         holds a few chunks of files and results, never the workspace, and waits for the
         helpers when it reads faster than they parse. `finish` gives the rest.
 

@@ -1,6 +1,6 @@
 """A helper process of a big ingest: parses the memory files it is sent, chunk by chunk.
 
-Started by brain.parse_helpers. On stdin: a frame with the note rules and whether to count
+Started by brain.ingest.parse_helpers. On stdin: a frame with the note rules and whether to count
 each note's keywords (brain/search/postings.py), then frames that each
 hold a chunk of files, until stdin closes; on stdout, one frame of results a chunk, as soon as
 it is parsed. A frame is its length (8 bytes, little-endian) and a pickle: both ends are the
@@ -67,7 +67,7 @@ class ResultPickler(pickle.Pickler):
 
     def __init__(self, file: IO[bytes], protocol: int, rels: Sequence[str] = ()) -> None:
         # By their module's name, not __main__'s (a helper runs this module as __main__).
-        from brain.memory_files import note_change, walked_memory
+        from brain.ingest.memory_files import note_change, walked_memory
 
         super().__init__(file, protocol)
         self.strings: dict[str, str] = {}
@@ -149,7 +149,7 @@ def dump_results(results: object, rels: Sequence[str] = ()) -> bytes:
 
 def load_results(frame: bytes, rels: Sequence[str]) -> Any:
     """The results `dump_results(results, rels)` framed, each note's path one of `rels`."""
-    from brain.memory_files import chunk_paths
+    from brain.ingest.memory_files import chunk_paths
 
     with chunk_paths(rels):
         return pickle.loads(frame)
@@ -157,7 +157,7 @@ def load_results(frame: bytes, rels: Sequence[str]) -> Any:
 
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
-    from brain.memory_files import MemoryFile, NoteRules, shipped
+    from brain.ingest.memory_files import MemoryFile, NoteRules, shipped
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     caches = _caches()

@@ -241,7 +241,7 @@ class WalkNames:
 def walk_names(
     layout: Layout, claims: Mapping[str, tuple[str, ...]], scopes: Collection[str],
 ) -> WalkNames:
-    """The names of the nodes the files claim (`brain.ingest_claims`: the first file of an
+    """The names of the nodes the files claim (`brain.ingest.claims`: the first file of an
     id wins) and of the agents: definitions, scope folders and the notes' owners."""
     entries: list[NameEntry] = []
     agents = set(scopes)

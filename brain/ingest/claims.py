@@ -1,17 +1,17 @@
 """Which file defines each node id, when several do (`x.json` and `x.yaml` both define workflow
 `x`): the first in sorted order wins, so the graph never depends on the order of syncs.
-Kept apart from brain/ingest.py, which calls it before anything is read."""
+Kept apart from brain/ingest/ingester.py, which calls it before anything is read."""
 
 from __future__ import annotations
 
 from sys import intern
 from typing import TYPE_CHECKING
 
-from brain.ingest_state import defined_id, duplicate_problem
+from brain.ingest.state import defined_id, duplicate_problem
 from brain.workspace import FileStat
 
 if TYPE_CHECKING:
-    from brain.ingest import Ingester
+    from brain.ingest.ingester import Ingester
 
 
 def claim(ingester: Ingester, stats: dict[str, FileStat], gone: set[str]) -> None:

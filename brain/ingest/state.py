@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from brain.memory_files import PENDING_HASH, Unread
+from brain.ingest.memory_files import PENDING_HASH, Unread
 from brain.model import AgentNode, MemoryNode, Problem, Severity, agent_id, entity_id, file_id, note_id
 from brain.store.base import WriteBatch
 from brain.store.linking import NoteChange

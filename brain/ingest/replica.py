@@ -19,11 +19,11 @@ from collections.abc import Callable
 import anyio
 import anyio.to_thread
 
-from brain.ingest import Progress, SyncResult
+from brain.ingest.ingester import Progress, SyncResult
 from brain.service import Brain
 from brain.store.base import SharedStore, StoreUnavailable, WriteBatch
 
-logger = logging.getLogger("brain.replica")
+logger = logging.getLogger("brain.ingest.replica")
 DEFAULT_POLL_SECONDS = 0.1
 BATCHES_PER_POLL = 100
 

@@ -1,7 +1,7 @@
 """Memory files to graph changes: one file (`build_memory`), or a batch on every core.
 
 A first ingest of a large workspace spends most of its time here, so a big batch goes to
-helper processes (brain.parse_helpers). Everything here is pure but for its arguments, so
+helper processes (brain.ingest.parse_helpers). Everything here is pure but for its arguments, so
 the helpers give exactly the results this process would.
 """
 
@@ -62,7 +62,7 @@ def shipped(
 ) -> list[NoteChange | Unread]:
     """A chunk's files built as they leave their parser: with their keyword counts if
     `keywords`, and if `bare`, each note read from its file (given by path) without its body,
-    which the store reads back from that file (brain/note_bodies.py). At 100,000 notes that
+    which the store reads back from that file (brain/ingest/note_bodies.py). At 100,000 notes that
     is 400 MB of text a first sync no longer pickles, unpickles and drops. Each note is built
     that way at once: a copy without the body, then one with the counts, were a tenth of a
     parse helper's CPU."""
@@ -73,7 +73,7 @@ def shipped(
 
 def build_memories(files: Sequence[MemoryFile], rules: NoteRules | None = None) -> list[NoteChange | Unread]:
     """build_file over many files; a big batch (a first ingest) on helper processes."""
-    from brain.parse_helpers import MemoryBuilder  # it imports this module
+    from brain.ingest.parse_helpers import MemoryBuilder  # it imports this module
 
     builder = MemoryBuilder(rules)
     builder.extend(files)
@@ -146,7 +146,7 @@ _chunk = threading.local()  # the paths of the chunk whose results this thread l
 @contextlib.contextmanager
 def chunk_paths(rels: Sequence[str]) -> Iterator[None]:
     """While results are loaded on this thread: the paths their chunk was sent with, which
-    `walked_memory` puts into the notes (brain/ingest_worker.py's ResultPickler)."""
+    `walked_memory` puts into the notes (brain/ingest/worker.py's ResultPickler)."""
     _chunk.rels = rels
     try:
         yield
@@ -164,7 +164,7 @@ def walked_memory(name_is_key: bool, *values: Any) -> MemoryNode:
 
 
 def note_change(memory: MemoryNode, flat: tuple[Any, ...], keywords: KeywordRow | None) -> NoteChange:
-    """A note's result from its pickle (brain.ingest_worker.ResultPickler): its links' values
+    """A note's result from its pickle (brain.ingest.worker.ResultPickler): its links' values
     one after another, each link built in C."""
     links = tuple(map(new_wikilink, zip(*[iter(flat)] * _LINK_FIELDS, strict=True))) if flat else ()
     return tuple.__new__(NoteChange, (memory, links, keywords))

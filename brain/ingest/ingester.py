@@ -19,10 +19,12 @@ from sys import intern
 
 from brain.config import BrainConfig
 from brain.gcpause import gc_paused
-from brain.ingest_claims import claim
-from brain.ingest_parts import KEEP, ChangeLogger, PartWriter, StagedChanges, walk_names
-from brain.ingest_paths import stat_paths
-from brain.ingest_state import (
+from brain.ingest.claims import claim
+from brain.ingest.memory_files import PENDING_HASH, content_hash
+from brain.ingest.parse_helpers import MemoryBuilder, walk_starting
+from brain.ingest.parts import KEEP, ChangeLogger, PartWriter, StagedChanges, walk_names
+from brain.ingest.paths import stat_paths
+from brain.ingest.state import (
     _STATE_ATTRIBUTES,
     FileState,
     IngestState,
@@ -36,7 +38,6 @@ from brain.ingest_state import (
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
 from brain.layouts.secrets import secret_problems
-from brain.memory_files import PENDING_HASH, content_hash
 from brain.model import (
     AgentNode,
     EntityNode,
@@ -49,7 +50,6 @@ from brain.model import (
     is_note_id,
     note_id,
 )
-from brain.parse_helpers import MemoryBuilder, walk_starting
 from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
 from brain.store.memory import MemoryStore
@@ -274,7 +274,7 @@ class Ingester:
         folder = os.path.join(self.root, "")  # a file's path is this and its rel (no Path a file)
         unread: list[str] = []  # files handed over by path that could not be read
         # A first sync into this process's own store is written in parts as notes are parsed
-        # (brain/ingest_parts.py): the workspace is never held at once. Its links resolve
+        # (brain/ingest/parts.py): the workspace is never held at once. Its links resolve
         # against the names of the whole walk, which the claimed paths already tell.
         # So is a first sync into a shared store (Neo4j) that holds no graph yet: onto its
         # staged generation, which no reader sees until `switch_in`.

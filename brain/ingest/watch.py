@@ -22,11 +22,11 @@ import anyio
 import anyio.to_thread
 from watchfiles import Change, awatch
 
-from brain.ingest import Progress, SyncResult
+from brain.ingest.ingester import Progress, SyncResult
 from brain.service import Brain
 from brain.store.base import WriteBatch
 
-logger = logging.getLogger("brain.watch")
+logger = logging.getLogger("brain.ingest.watch")
 
 WatchFilter = Callable[[Change, str], bool]
 

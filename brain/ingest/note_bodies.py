@@ -18,7 +18,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from brain.memory_files import content_hash
+from brain.ingest.memory_files import content_hash
 from brain.model import MemoryNode
 from brain.parse.note import body_of
 
