@@ -4,7 +4,7 @@
         [--brain-src DIR]   # also another checkout (e.g. the code before), interleaved
 
 Each run is a fresh process (`python -c`, the way `brain serve` or `brain ingest` starts):
-connect, then the first sync with the snapshot on (`brain/snapshot.py`; a Neo4j writer
+connect, then the first sync with the snapshot on (`brain/snapshot/image.py`; a Neo4j writer
 keeps the ingester's state there, checked against the database's stamp), until the graph
 is ready. Printed per run: spawn to ready, the sync's seconds, files read, graph write
 transactions and what they changed. The first run of each checkout ingests (untimed).

@@ -4,7 +4,7 @@
 
 A helper of a big ingest parses thousands of notes and sends the NoteChanges back over a pipe;
 what it costs the main process (decoding) is what the ingest waits for. Compared: pickle of
-the objects (what brain does), and brain/rows.py's field rows packed with msgpack or pickle.
+the objects (what brain does), and brain/snapshot/rows.py's field rows packed with msgpack or pickle.
 """
 
 from __future__ import annotations

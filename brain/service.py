@@ -23,8 +23,8 @@ from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import Embedding, SearchService, open_search
-from brain.snapshot import SnapshotStore
-from brain.snapshot_keeper import SnapshotKeeper
+from brain.snapshot.image import SnapshotStore
+from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.memory import MemoryStore
 
@@ -78,7 +78,7 @@ class Brain:
         # Serving the snapshot's graph while the rescan that checks it runs (`open_snapshot`).
         self.checking = False
         self._search: SearchService | None = None
-        # `cache`: start from the snapshot in the user's cache folder (brain/snapshot.py), keep it.
+        # `cache`: start from the snapshot in the user's cache folder (brain/snapshot/image.py), keep it.
         self.snapshots: SnapshotKeeper | None = None
         if cache and isinstance(self.store, SnapshotStore):
             self.snapshots = SnapshotKeeper(self.ingester, self.store, self._lock)

@@ -126,7 +126,7 @@ def store(store_factory: Callable[[], GraphStore]) -> GraphStore:
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_snapshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Commands run by tests keep their startup snapshots (brain/snapshot.py) in a folder of
+    """Commands run by tests keep their startup snapshots (brain/snapshot/image.py) in a folder of
     this session, not in the user's cache."""
     before = os.environ.get("BRAIN_SNAPSHOT_DIR")
     os.environ["BRAIN_SNAPSHOT_DIR"] = str(tmp_path_factory.mktemp("snapshots"))

@@ -188,7 +188,7 @@ class Ingester:
 
     def rules_identity(self) -> str:
         """What, besides the files and brain.toml, decides the problems a sync finds: the
-        layout, and today's date where a rule reads it. A snapshot keeps it (brain/snapshot.py)."""
+        layout, and today's date where a rule reads it. A snapshot keeps it (brain/snapshot/image.py)."""
         if self.layout.dated_rules:
             return f"{self.layout.name}@{self.rule_context().today.isoformat()}"
         return self.layout.name

@@ -1,5 +1,5 @@
 """What an ingester knows between two syncs, as plain data: per file, per node id, and
-what a snapshot keeps of it (brain/snapshot.py). Kept apart from the sync logic in ingest.py.
+what a snapshot keeps of it (brain/snapshot/image.py). Kept apart from the sync logic in ingest.py.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class SyncResult:
 
 @dataclass(slots=True)
 class IngestState:
-    """What an Ingester knows besides the store, as a snapshot keeps it (brain/snapshot.py)."""
+    """What an Ingester knows besides the store, as a snapshot keeps it (brain/snapshot/image.py)."""
 
     files: dict[str, FileState]
     file_problems: dict[str, Problem]

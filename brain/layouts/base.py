@@ -49,7 +49,7 @@ class Layout:
     #: True when `scope_rules` has anything to say (it costs a read of the changed scopes).
     has_scope_rules: ClassVar[bool] = False
     #: True when a rule's answer depends on today's date (expired daily notes): a snapshot
-    #: written on another day is stale for such a layout (brain/snapshot.py).
+    #: written on another day is stale for such a layout (brain/snapshot/image.py).
     dated_rules: ClassVar[bool] = False
     #: True when `content_role` reads a file's bytes (space): a first sync then reads each
     #: note here instead of handing its path to the parse helpers.

@@ -33,7 +33,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from brain.cachepaths import cache_dir
+from brain.snapshot.cachepaths import cache_dir
 
 log = logging.getLogger("brain.lsp")
 

@@ -27,7 +27,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from brain.cachepaths import snapshot_path
+from brain.snapshot.cachepaths import snapshot_path
 
 if TYPE_CHECKING:
     from brain.lsp.packed import PackedNames

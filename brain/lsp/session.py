@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from brain.cachepaths import snapshot_path
 from brain.layouts import choose_layout_leniently, get_layout
 from brain.lsp.catalog import Catalog
 from brain.lsp.diagnostics import to_diagnostics
@@ -31,6 +30,7 @@ from brain.lsp.graph import identity_of
 from brain.lsp.positions import Encoding, LineIndex
 from brain.lsp.prewalk import Prewalk
 from brain.model import Problem
+from brain.snapshot.cachepaths import snapshot_path
 from brain.store.base import GraphStore
 
 if TYPE_CHECKING:  # imported by the indexing worker, after the first answers (see `brain`)

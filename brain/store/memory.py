@@ -446,10 +446,10 @@ class MemoryStore:
                     edges.add(edge)
             return GraphExport(frozenset(nodes), frozenset(edges))
 
-    # ------------------------------------------------------------------ snapshot (brain/snapshot.py)
+    # ------------------------------------------------------------------ snapshot (brain/snapshot/image.py)
 
     def contents(self) -> StoreImage:
-        """Everything held (brain/snapshot_columns.py packs it): references to immutable
+        """Everything held (brain/snapshot/columns.py packs it): references to immutable
         rows and nodes, so the lock is held only while the lists are copied."""
         unknown = {f.name for f in fields(WriteBatch)} - _IMAGE_FIELDS
         if unknown:  # a node kind added without a line here: refuse, never write part of the graph

@@ -251,7 +251,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
 
     def contents(self) -> StoreImage:
         """Nothing: the database keeps the graph between starts. A snapshot holds only the
-        ingester's state, and `graph_stamp()`, the graph it goes with (brain/snapshot.py)."""
+        ingester's state, and `graph_stamp()`, the graph it goes with (brain/snapshot/image.py)."""
         return StoreImage()
 
     def restore(self, image: StoreImage) -> None:

@@ -80,7 +80,7 @@ ORDER BY c.seq
 LIMIT $limit
 """
 # Every transaction that writes the graph sets a new `graph` token on the workspace node
-# (brain/store/neo4j_write.py). A snapshot of the ingester's state (brain/snapshot.py) taken
+# (brain/store/neo4j_write.py). A snapshot of the ingester's state (brain/snapshot/image.py) taken
 # beside the graph keeps the stamp; it is used on the next start only if the database still
 # holds that very stamp: another writer, a reset or a half-finished write all change it.
 MARK_GRAPH = "MATCH (w:BrainWorkspace {key: 'brain'}) SET w.graph = $graph"
@@ -215,7 +215,7 @@ class Neo4jShared(Committer):
 
     # ---------------------------------------------------------------- snapshot stamp
 
-    snapshot_kind = "neo4j"  # the ingester's snapshot has a file of its own (brain/snapshot.py)
+    snapshot_kind = "neo4j"  # the ingester's snapshot has a file of its own (brain/snapshot/image.py)
 
     def graph_stamp(self) -> str:
         """What the database holds now, as a snapshot of the ingester's state records it: the

@@ -208,7 +208,7 @@ async def warm(lsp_client: LanguageClient, warm_workspace: Path) -> AsyncIterato
 
 def snapshot_file(root: Path) -> Path:
     """This workspace's snapshot (the session's folder holds other tests' too)."""
-    from brain.cachepaths import snapshot_path
+    from brain.snapshot.cachepaths import snapshot_path
 
     found = snapshot_path(root.resolve())
     assert found.is_file()

@@ -295,7 +295,7 @@ def test_the_child_walks_no_workspace_whose_snapshot_is_big(
 ) -> None:
     """At 100,000 notes the snapshot answers in 0.9 s and the walk in 3: a child walking
     meanwhile only took a core from the load (first completion 1.6 s against 1.2 s)."""
-    from brain.cachepaths import snapshot_path
+    from brain.snapshot.cachepaths import snapshot_path
 
     monkeypatch.setenv("BRAIN_SNAPSHOT_DIR", str(tmp_path / "snapshots"))
     if snapshot_bytes is not None:

@@ -244,9 +244,9 @@ def test_without_a_child_a_warm_start_skips_the_walk_in_a_thread(
     snapshot load (100,000 notes: first completion 3.4 s against 1.3 s without it). A
     snapshot that is then refused still gets its walk, before the full read."""
     from bench.workload import generate
-    from brain.cachepaths import snapshot_path
     from brain.lsp import session as session_module
     from brain.service import Brain
+    from brain.snapshot.cachepaths import snapshot_path
 
     root = tmp_path / "ws"
     generate(root, 80, agents=2, seed=6)

@@ -16,7 +16,7 @@ import pytest
 
 from brain.model import AgentNode
 from brain.service import Brain
-from brain.snapshot_keeper import SnapshotKeeper
+from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import WriteBatch
 from brain.store.neo4j import Neo4jStore
 from tests.contract.helpers import Workspace, note, reference_export
@@ -50,7 +50,7 @@ def workspace(tmp_path: Path, make_store: StoreMaker, monkeypatch: pytest.Monkey
 
 def age(ws: Workspace, seconds: float = 60.0, pattern: str = "**/*.md") -> None:
     """Files written a while ago: a snapshot distrusts files modified in its last seconds
-    (brain/snapshot.py, distrust_recent), and a test writes them just before."""
+    (brain/snapshot/image.py, distrust_recent), and a test writes them just before."""
     then = time.time() - seconds
     for path in ws.root.glob(pattern):
         os.utime(path, (then, then))

@@ -16,7 +16,7 @@ from bench.workload import generate
 from brain.ingest.note_bodies import DiskBodies
 from brain.model import LinkStatus
 from brain.service import Brain
-from brain.snapshot_columns import decode, encode
+from brain.snapshot.columns import decode, encode
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
 from tests.contract.helpers import answers, note, reference

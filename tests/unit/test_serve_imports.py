@@ -16,7 +16,7 @@ LATER = ("mcp", "httpx", "rich.console")  # /mcp (brain/mcp/deferred.py); consol
 def test_the_server_modules_do_not_import_what_only_later_requests_need(module: str) -> None:
     code = (
         "import sys, json; import brain.api.server, brain.api.app, brain.ingest.watch; "
-        "import brain.snapshot_keeper; "
+        "import brain.snapshot.keeper; "
         "print(json.dumps(sorted(sys.modules)))"
     )
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,

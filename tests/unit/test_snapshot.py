@@ -16,12 +16,12 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from bench.workload import generate
-from brain.cachepaths import snapshot_path
 from brain.cli import build_parser, main
 from brain.service import Brain
-from brain.snapshot import MAGIC
-from brain.snapshot_columns import _Lookup
-from brain.snapshot_keeper import SnapshotKeeper
+from brain.snapshot.cachepaths import snapshot_path
+from brain.snapshot.columns import _Lookup
+from brain.snapshot.image import MAGIC
+from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import SearchWhere
 from tests.contract.helpers import answers, note, reference
 
@@ -181,7 +181,7 @@ def test_a_broken_snapshot_is_ignored_with_a_log_line_and_everything_is_read(
     mutate, reason = BROKEN[case]
     path.write_bytes(mutate(path.read_bytes()))
 
-    with caplog.at_level(logging.INFO, logger="brain.snapshot"):
+    with caplog.at_level(logging.INFO, logger="brain.snapshot.image"):
         warm = started(workspace)
     assert not keeper(warm).loaded
     assert reason in keeper(warm).status
@@ -262,7 +262,7 @@ def test_state_a_snapshot_cannot_hold_is_refused_not_lost(
     IngestState writes no snapshot at all: the next start reads everything, and says why."""
     brain = Brain(workspace, cache=True)
     brain.ingester.layouts = {"daily": "memory/daily"}  # type: ignore[attr-defined]
-    with caplog.at_level(logging.WARNING, logger="brain.snapshot"):
+    with caplog.at_level(logging.WARNING, logger="brain.snapshot.image"):
         brain.sync()
         brain.close()
     assert keeper(brain).writes == 0

@@ -9,7 +9,7 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from brain.service import Brain
-from brain.snapshot_columns import decode, encode
+from brain.snapshot.columns import decode, encode
 from brain.store.memory import MemoryStore
 from tests.unit.test_link_table import source as source  # fixture
 
@@ -57,8 +57,8 @@ def test_a_named_tuple_is_a_row_of_its_fields_and_one_of_another_width_is_refuse
     """`FileState` is a named tuple: the codec sends it as its fields, builds it back as
     itself, refuses a row of another width, and the schema names its fields (a change to
     them makes old snapshots stale)."""
-    from brain import rows
     from brain.ingest.state import FileState, IngestState
+    from brain.snapshot import rows
 
     state = FileState(12, 34, "hash", None)
     coded = rows.codec(FileState)

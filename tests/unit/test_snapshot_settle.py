@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from brain.service import Brain
-from brain.snapshot_keeper import SnapshotKeeper
+from brain.snapshot.keeper import SnapshotKeeper
 from tests.contract.helpers import note, reference
 from tests.unit.test_snapshot import OLD, cold_then_warm, started
 from tests.unit.test_snapshot import snapshots as snapshots

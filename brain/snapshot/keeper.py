@@ -1,4 +1,4 @@
-"""When a Brain loads and writes its snapshot (brain/snapshot.py says what is in one).
+"""When a Brain loads and writes its snapshot (brain/snapshot/image.py says what is in one).
 
 Loaded once, before the first sync. Written by a background thread after a sync changed
 something: at once after the first sync (a one-shot command then waits for it in `close`),
@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from brain.allocator import give_back_memory
-from brain.cachepaths import snapshot_path
 from brain.gcpause import gc_paused
 from brain.ingest.ingester import Ingester, SyncResult
-from brain.snapshot import (
+from brain.snapshot.cachepaths import snapshot_path
+from brain.snapshot.image import (
     DatabaseStore,
     SnapshotRefused,
     SnapshotStore,
@@ -28,7 +28,7 @@ from brain.snapshot import (
     write,
 )
 
-log = logging.getLogger("brain.snapshot")
+log = logging.getLogger("brain.snapshot.image")
 
 
 class SnapshotKeeper:

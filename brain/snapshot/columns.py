@@ -9,7 +9,7 @@ its memory's hash), memories stay plain rows until read (brain/store/memory_rows
 links stay columns, each source's rows built when read (brain/store/memory_link_table.py).
 
 The payload is a msgpack stream of: the string table, the ingester's file states, the rest
-of the ingester's state (brain/rows.py, field by field), the memories, their bodies, the
+of the ingester's state (brain/snapshot/rows.py, field by field), the memories, their bodies, the
 links, and agents, entities and plain files (rows.py again: few). Nothing in the data picks
 a class; a column of the wrong type or length, or an index out of the table, raises.
 """
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from brain import rows
 from brain.ingest.state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
+from brain.snapshot import rows
 from brain.store.memory_image import StoreImage
 from brain.store.memory_link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
 from brain.store.memory_rows import (

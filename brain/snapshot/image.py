@@ -10,7 +10,7 @@ It is never trusted blindly. The header names the workspace, the file format, br
 version, a digest of brain's own code and of `brain.toml` (what changes parsing); a snapshot
 of another workspace, of other code or settings is ignored, as is one whose length or
 SHA-256 does not match (truncated, corrupt). The payload is msgpack, in columns decoded
-against brain's own types (brain/snapshot_columns.py, brain/rows.py): nothing in the file
+against brain's own types (brain/snapshot/columns.py, brain/snapshot/rows.py): nothing in the file
 picks a class or runs code. Whatever is wrong, one log line says so and the workspace is
 read in full.
 
@@ -36,11 +36,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import msgpack  # type: ignore[import-untyped]
 
-from brain import __version__, rows, snapshot_columns
+from brain import __version__
 from brain.ingest.ingester import IngestState
+from brain.snapshot import columns as snapshot_columns
+from brain.snapshot import rows
 from brain.store.memory_image import StoreImage
 
-log = logging.getLogger("brain.snapshot")
+log = logging.getLogger("brain.snapshot.image")
 
 FORMAT = 2
 MAGIC = b"brain-snapshot\n"
