@@ -93,7 +93,7 @@ def distrust_recent(state: IngestState, now_ns: int) -> IngestState:
 def code_digest() -> str:
     """brain's own source (and the payload's schema): a parser fix makes old snapshots stale."""
     digest = hashlib.sha256((rows.schema(IngestState) + rows.schema(StoreImage)).encode())
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # all of brain, not only brain/snapshot
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         with contextlib.suppress(OSError):
