@@ -1,3 +1,3 @@
-from brain.cli import program
+from brain.cli.main import program
 
 program()

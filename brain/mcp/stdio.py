@@ -51,7 +51,7 @@ def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from brain.commands import open_brain
+    from brain.cli.commands import open_brain
     from brain.search.service import Embedding
 
     brain = open_brain(args)

@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from brain.commands import open_brain, progress_bar
+    from brain.cli.commands import open_brain, progress_bar
 
     brain = open_brain(args)
     try:

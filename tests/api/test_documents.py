@@ -21,7 +21,7 @@ import pytest
 from graphql import parse, validate
 
 from brain.api.schema import build_schema
-from brain.check import CheckReport
+from brain.cli.check import CheckReport
 from brain.service import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore

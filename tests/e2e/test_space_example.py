@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from brain.check import CheckReport
+from brain.cli.check import CheckReport
 from brain.layouts import choose_layout
 from brain.service import Brain
 from brain.store.base import GraphStore

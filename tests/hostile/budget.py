@@ -150,7 +150,7 @@ def brain_case(
     source: Path | None = None,
 ) -> Outcome:
     """Run the `brain` CLI in a limited child."""
-    code = f"import sys\nfrom brain.cli import main\nsys.exit(main({list(args)!r}))\n"
+    code = f"import sys\nfrom brain.cli.main import main\nsys.exit(main({list(args)!r}))\n"
     return python_case(code, seconds=seconds, memory=memory, cwd=cwd, stdin=stdin, source=source)
 
 
@@ -164,5 +164,5 @@ def brain_argv(args: Sequence[str]) -> list[str]:
     source = os.environ.get(SOURCE_ENV)
     if not source:
         return [sys.executable, "-m", "brain", *args]
-    code = _prelude(Path(source)) + f"from brain.cli import main\nsys.exit(main({list(args)!r}))\n"
+    code = _prelude(Path(source)) + f"from brain.cli.main import main\nsys.exit(main({list(args)!r}))\n"
     return [sys.executable, "-c", code]

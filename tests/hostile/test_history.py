@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from brain.cli import main
+from brain.cli.main import main
 from brain.tool.history import History
 from tests.tool.conftest import make_workspace
 from tests.tool.test_rest import serve

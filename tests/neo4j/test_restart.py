@@ -17,8 +17,8 @@ from typing import cast
 import pytest
 from neo4j import Driver, GraphDatabase
 
-from brain.check_shared import open_check
-from brain.cli import build_parser
+from brain.cli.check_store import open_check
+from brain.cli.main import build_parser
 from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
 from brain.ingest.parts import PartWriter

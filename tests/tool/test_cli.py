@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.cli import main
+from brain.cli.main import main
 from tests.tool.test_prompt import EXPECTED
 
 

@@ -1,4 +1,4 @@
-"""A finished `brain ingest` or `brain check` leaves by os._exit (brain.cli.program), skipping
+"""A finished `brain ingest` or `brain check` leaves by os._exit (brain.cli.main.program), skipping
 the interpreter's teardown: whatever it printed into a pipe, block-buffered, is written first,
 and its exit code is kept."""
 

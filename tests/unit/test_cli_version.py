@@ -11,7 +11,7 @@ from brain import __version__
 
 def test_version_answers_without_importing_the_commands() -> None:
     code = (
-        "import sys; from brain.cli import main; code = main(['--version']); "
+        "import sys; from brain.cli.main import main; code = main(['--version']); "
         "heavy = sorted(m for m in ('brain.tool', 'brain.ingest', 'brain.lsp') if m in sys.modules); "
         "print(code, heavy)"
     )

@@ -16,7 +16,7 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from bench.workload import generate
-from brain.cli import build_parser, main
+from brain.cli.main import build_parser, main
 from brain.service import Brain
 from brain.snapshot.cachepaths import snapshot_path
 from brain.snapshot.columns import _Lookup

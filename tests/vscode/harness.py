@@ -100,7 +100,7 @@ def make_venv(workspace: Path) -> Path:
     Path(site, "brain-checkout.pth").write_text("\n".join(dict.fromkeys(lend)) + "\n")
     brain = venv / "bin" / "brain"
     brain.write_text(
-        f"#!{python}\nimport re\nimport sys\nfrom brain.cli import main\n"
+        f"#!{python}\nimport re\nimport sys\nfrom brain.cli.main import main\n"
         "if __name__ == '__main__':\n"
         "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
         "    sys.exit(main())\n"

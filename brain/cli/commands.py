@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from brain.check import CheckReport
+from brain.cli.check import CheckReport
 from brain.config import CONFIG_FILE, ConfigError
 from brain.ingest.ingester import Progress
 from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
@@ -137,7 +137,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     compared = None
     if getattr(args, "store", "memory") == "neo4j":
         # Beside a server on the same database: check in process, compare read-only.
-        from brain.check_shared import open_check
+        from brain.cli.check_store import open_check
 
         compared = open_check(args)
         brain = compared.brain

@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with gc_paused():
             import brain.api.server  # noqa: F401
-    from brain import commands
+    from brain.cli import commands
     try:
         return commands.run(args, parser)
     except KeyboardInterrupt:
