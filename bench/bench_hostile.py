@@ -32,7 +32,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 TOOL_WRITE = """
 import sys
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.service import MemoryService
 from brain.tool.tool import MemoryTool
 root = Path({root!r})

@@ -38,7 +38,7 @@ from workload import generate  # noqa: E402
 DRIVER = """
 import json, resource, statistics, sys, time
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.maintain import find, maintain
 from brain.tool import attach_memory_service
 from brain.tool.history import History

@@ -59,7 +59,7 @@ LAUNCHER = ROOT / "tools" / "neo4j" / "neo4j.sh"
 DRIVER = """
 import json, resource, sys, time
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 from brain.store.neo4j import Neo4jStore
 
@@ -111,7 +111,7 @@ store.close()
 GENERATION_DRIVER = """
 import json, os, sys, time
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.neo4j import Neo4jStore
 
 root, uri, edits, force = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"

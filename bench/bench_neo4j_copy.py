@@ -34,7 +34,7 @@ DRIVER = """
 import json, sys, time
 from dataclasses import replace
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.neo4j import Neo4jStore
 
 root, uri, share = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])

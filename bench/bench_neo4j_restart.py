@@ -32,7 +32,7 @@ ROOT = HERE.parent
 PROBE = """
 import json, sys, time
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.neo4j import Neo4jStore
 store = Neo4jStore.connect(sys.argv[1])
 store.replace_foreign = True

@@ -44,7 +44,7 @@ from workload import generate  # noqa: E402
 DRIVER = HELPER_WATCH + """
 import json, resource, sys, time
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 
 root, kind, uri = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 if kind == "memory":
@@ -74,7 +74,7 @@ print(json.dumps({
 WARM = """
 import json, resource, sys, time
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 t0 = time.perf_counter()
 brain = Brain(Path(sys.argv[1]), cache=True)
 result = brain.sync(); t1 = time.perf_counter()

@@ -39,7 +39,7 @@ import brain.store.memory_search as memory_search
 from brain.model import MemoryNode
 from brain.search.embedding import embedding_text, load_encoder
 from brain.search.service import Mode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 
 root, store_kind, uri, index_on, n_queries, sample, keep = (

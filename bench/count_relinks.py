@@ -21,7 +21,7 @@ from typing import Any
 
 from brain.ingest import ingester as ingest
 from brain.ingest import parts as ingest_parts
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store import linking
 from brain.store.memory import MemoryStore
 

@@ -15,12 +15,12 @@ from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.limits import Limits
 from brain.api.loaders import Loaders
 from brain.api.middleware import KnownAgents
-from brain.service import Brain
+from brain.service.brain import Brain
 
 if TYPE_CHECKING:
     from brain.api.events import ChangeHub
-    from brain.ingest.replica import ReplicaFollower
-    from brain.ingest.watch import Watcher
+    from brain.service.replica import ReplicaFollower
+    from brain.service.watch import Watcher
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from brain.api.errors import UserError
-from brain.service import Brain, GraphChange
+from brain.service.brain import Brain, GraphChange
 
 
 def change_scope(change: GraphChange) -> str | None:

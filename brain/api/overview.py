@@ -5,7 +5,7 @@ needs every node and edge, and resolving tens of thousands of typed objects (or 
 graphql-core completes each one) takes seconds at 10,000 notes. So `nodes` are small typed
 objects for those who want them, and `columns` is the same graph as one JSON value of
 parallel arrays, which costs no more than its JSON encoding (the web UI asks for that).
-With `edgeBudget` the answer holds only the links a drawing shows (brain/overview.py: every
+With `edgeBudget` the answer holds only the links a drawing shows (brain/service/overview.py: every
 problem link and the backbone), a tenth of the JSON at 10,000 notes, and every node's degree.
 """
 
@@ -23,7 +23,7 @@ from brain.api.errors import UserError
 from brain.api.fields import field
 from brain.api.loaders import in_thread
 from brain.api.permissions import ADMIN_ONLY
-from brain.overview import MAX_OVERVIEW_EDGE_BUDGET, overview_backbone
+from brain.service.overview import MAX_OVERVIEW_EDGE_BUDGET, overview_backbone
 from brain.store.base import MemoryFilter
 
 MAX_OVERVIEW_NODES = 200_000

@@ -28,11 +28,11 @@ from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.config import ConfigError, load_config
 from brain.ingest.ingester import SyncResult
-from brain.ingest.replica import ReplicaFollower
-from brain.ingest.watch import Watcher
 from brain.maintain.schedule import MaintenanceScheduler
 from brain.search.service import Embedding
-from brain.service import Brain
+from brain.service.brain import Brain
+from brain.service.replica import ReplicaFollower
+from brain.service.watch import Watcher
 from brain.store.base import SharedStore, StoreUnavailable
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")

@@ -13,7 +13,7 @@ from brain.api.events import change_scope
 from brain.api.fields import field, subscription
 from brain.api.nodes import Node, graph_node
 from brain.api.permissions import ADMIN_ONLY
-from brain.service import GraphChange
+from brain.service.brain import GraphChange
 
 # Model field names -> the schema's field names, for `GraphChangeEvent.fields`.
 _FIELD_NAMES = {

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 
 from brain.model import MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import SharedStore, StoreUnavailable, WriteBatch
 from brain.store.memory import MemoryStore
 from brain.store.memory_rows import as_link, memory_of

@@ -13,7 +13,7 @@ from brain.cli.check import CheckReport
 from brain.config import CONFIG_FILE, ConfigError
 from brain.ingest.ingester import Progress
 from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore, StoreUnavailable
 from brain.store.open import open_store
 from brain.workspace import MEMORY_DIR

@@ -45,7 +45,7 @@ from brain.integrations.backends import (
     LocalBackend,
     RemoteBackend,
 )
-from brain.service import Brain
+from brain.service.brain import Brain
 
 __all__ = ["BrainAsyncMemoryTool", "BrainMemoryTool", "BrainUnavailable"]
 

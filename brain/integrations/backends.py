@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import httpx2
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool import Actor, MemoryService, MemoryTool
 
 MUTATION = (

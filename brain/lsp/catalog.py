@@ -30,7 +30,7 @@ from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
 from brain.store.base import GraphStore, MemoryFilter
 
 if TYPE_CHECKING:  # the service (and the index behind it) is imported once indexing starts
-    from brain.service import GraphChange
+    from brain.service.brain import GraphChange
 
 Linkable = MemoryNode | EntityNode | AgentNode
 ENTITY_TIERS: tuple[tuple[int, Kind], ...] = ((2, Kind.WORKFLOW), (3, Kind.CHAT), (4, Kind.WORK_ITEM))

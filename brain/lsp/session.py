@@ -34,7 +34,7 @@ from brain.snapshot.cachepaths import snapshot_path
 from brain.store.base import GraphStore
 
 if TYPE_CHECKING:  # imported by the indexing worker, after the first answers (see `brain`)
-    from brain.service import Brain, GraphChange
+    from brain.service.brain import Brain, GraphChange
 
 log = logging.getLogger(__name__)
 RESCAN_OVER = 2000  # more changed paths than this in one round: rescan everything instead
@@ -152,7 +152,7 @@ class Session:
 
     def _build(self) -> Brain:
         from brain.search.service import Embedding
-        from brain.service import Brain
+        from brain.service.brain import Brain
 
         brain = Brain(self.root, self._store, cache=self._cache)
         # Workspace symbols are type-ahead name fragments, where meaning adds noise, and an

@@ -13,7 +13,7 @@ from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import find
 from brain.maintain.snapshot import scope_names
 from brain.model import SHARED_SCOPE
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.access import Actor
 
 __all__ = ["Busy", "MaintenanceRefused", "maintenance_report", "start_consolidation"]

@@ -26,7 +26,7 @@ from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
 from brain.maintain.run import find
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import SHARED_SCOPE
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.paths import PathProblem, VirtualFile, parse_virtual

@@ -20,7 +20,7 @@ from brain.maintain.findings import Applied, Finding, MaintenanceReport
 from brain.maintain.layout_calls import as_layout_calls, run_layout_call
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.history import HistoryRecord, iso_time

@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from brain.config import MaintainConfig
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import maintain, record_run
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.service import MemoryService
 

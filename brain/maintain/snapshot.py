@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 
 

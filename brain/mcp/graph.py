@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from brain.model import SHARED_SCOPE, AgentNode, EntityNode, MemoryNode, Node, memory_id
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.names import MD
 from brain.tool.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
 from brain.tool.refusal import Call, Refusal, RefusalCode

@@ -27,7 +27,7 @@ from brain.api.events import ChangeHub, SubscriberLagged
 from brain.mcp.caller import Caller
 from brain.mcp.listen import AgentListens
 from brain.mcp.resources import note_uri, scope_of_node
-from brain.service import GraphChange
+from brain.service.brain import GraphChange
 from brain.tool.names import MD
 
 logger = logging.getLogger("brain.mcp")

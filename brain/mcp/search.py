@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from brain.model import SHARED_SCOPE
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.search_args import MAX_LIMIT, checked_search_args
 

@@ -40,7 +40,7 @@ from brain.mcp.schemas import (
     search_tool,
 )
 from brain.mcp.search import SearchFunction, find_search, run_search
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool import MemoryTool, Refusal, memory_service
 from brain.tool.tool import ToolResult
 from brain.tool.verbs import layout_verbs

@@ -14,10 +14,10 @@ import sys
 import anyio
 from mcp.server.stdio import stdio_server
 
-from brain.ingest.watch import Watcher
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
-from brain.service import Brain
+from brain.service.brain import Brain
+from brain.service.watch import Watcher
 from brain.tool import Refusal, memory_service
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
-    from brain.service import Brain
+    from brain.service.brain import Brain
     from brain.tool.access import Actor
     from brain.tool.refusal import Call, Refusal, RefusalCode
     from brain.tool.service import MemoryService

@@ -70,7 +70,7 @@ def run_layout_verb(args: argparse.Namespace) -> int:
         )
     search = None
     if args.verb == "memory_search":
-        from brain.service import Brain
+        from brain.service.brain import Brain
 
         brain = Brain(root)
         brain.sync()

@@ -38,7 +38,7 @@ from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.retention import Retention
 
 if TYPE_CHECKING:
-    from brain.service import Brain
+    from brain.service.brain import Brain
 
 Clock = Callable[[], float]
 HISTORY_ENV = "BRAIN_MEMORY_HISTORY"

@@ -23,7 +23,7 @@ from brain.tool.space import Space
 from brain.tool.space import render as render_space
 
 if TYPE_CHECKING:
-    from brain.service import Brain
+    from brain.service.brain import Brain
     from brain.tool.service import MemoryService
 
 

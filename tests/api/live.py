@@ -18,8 +18,8 @@ from brain.api.app import create_app
 from brain.api.auth import TokenRegistry
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
-from brain.ingest.watch import Watcher
-from brain.service import Brain
+from brain.service.brain import Brain
+from brain.service.watch import Watcher
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 

@@ -22,7 +22,7 @@ from graphql import parse, validate
 
 from brain.api.schema import build_schema
 from brain.cli.check import CheckReport
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from tests.api.client import post, ws_session

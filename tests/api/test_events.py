@@ -9,7 +9,7 @@ import anyio.to_thread
 import pytest
 
 from brain.api.events import ChangeHub, SubscriberLagged, change_scope
-from brain.service import Brain, GraphChange
+from brain.service.brain import Brain, GraphChange
 from tests.api.files import make_workspace, write
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 from tests.api.client import Stream, post, ws_session
 from tests.api.conftest import ServerFactory

@@ -9,7 +9,7 @@ import httpx
 from brain import model
 from brain.api.auth import TokenRegistry
 from brain.ingest.memory_files import content_hash
-from brain.overview import overview_backbone
+from brain.service.overview import overview_backbone
 from tests.api.client import post
 from tests.api.conftest import ServerFactory
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from tests.api.client import ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.files import write

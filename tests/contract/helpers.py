@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.model import ENTITY_KINDS, Kind, is_note_id
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphExport, GraphStore, MemoryFilter
 from brain.store.memory import MemoryStore
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.workload import generate
 from brain.model import LinkStatus
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from tests.contract.helpers import Workspace, answers, note, reference, reference_export
 

@@ -9,7 +9,7 @@ import pytest
 
 from bench.workload import generate
 from brain.model import AgentNode, LinkStatus, MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore, SharedStore, StoreUnavailable, WriteBatch
 from tests.contract.helpers import Workspace, answers, note, reference, reference_export
 

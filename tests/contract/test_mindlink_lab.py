@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from tests.contract.helpers import Workspace, answers, reference
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from brain.model import FileNode, MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from tests.layout_specs import SPACE

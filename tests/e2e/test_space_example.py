@@ -12,7 +12,7 @@ import httpx
 
 from brain.cli.check import CheckReport
 from brain.layouts import choose_layout
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from tests.api.test_cli_serve import brain_serve, wait_for_url

@@ -36,7 +36,7 @@ def workspace(root: Path) -> Path:
 IN_PROCESS = """
 import json, sys
 from pathlib import Path
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.service import MemoryService
 from brain.tool.tool import MemoryTool
 root = Path(sys.argv[1] if len(sys.argv) > 1 else {root!r})

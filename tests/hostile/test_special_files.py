@@ -10,7 +10,7 @@ import os
 import threading
 from pathlib import Path
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.service import MemoryService
 from brain.tool.tool import MemoryTool
 from tests.tool.conftest import make_workspace

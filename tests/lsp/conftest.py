@@ -11,7 +11,7 @@ from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.catalog import Catalog
 from brain.lsp.context import Context, Document
 from brain.lsp.positions import Encoding
-from brain.service import Brain
+from brain.service.brain import Brain
 
 NOW = 1_793_491_200.0  # 2026-11-01, after every mtime the tests set
 

@@ -26,7 +26,7 @@ from brain.lsp.positions import LineIndex
 from brain.lsp.rename import RenameRefused
 from brain.model import Anchors
 from brain.parse.note import parse_note
-from brain.service import Brain
+from brain.service.brain import Brain
 
 from .conftest import NOW, WORKSPACE, BrainFactory, context, document, write_tree
 

@@ -82,7 +82,7 @@ def test_a_scope_is_read_when_first_asked_and_changes_meanwhile_are_in_it(
 def test_a_catalog_of_a_snapshot_s_rows_equals_one_of_a_full_read(
     make_brain: BrainFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from brain.service import Brain
+    from brain.service.brain import Brain
 
     monkeypatch.setenv("BRAIN_SNAPSHOT_DIR", str(tmp_path.parent / f"{tmp_path.name}-snapshots"))
     extra = {f"memory/{s}/n{i}.md": f"---\ndescription: {s} {i}\n---\n" for s in "abc" for i in range(3)}

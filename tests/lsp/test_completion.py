@@ -13,7 +13,7 @@ from brain.lsp.graph import Lookup, identity_of, probe
 from brain.lsp.positions import Encoding, LineIndex
 from brain.model import Anchors, LinkStatus
 from brain.parse.note import parse_note
-from brain.service import Brain
+from brain.service.brain import Brain
 
 from .conftest import NOW, BrainFactory
 

@@ -25,7 +25,7 @@ from brain.lsp.hover import early_hover
 from brain.lsp.packed import pack
 from brain.lsp.positions import LineIndex
 from brain.model import Anchors
-from brain.service import Brain
+from brain.service.brain import Brain
 
 from .conftest import NOW, BrainFactory
 

@@ -182,7 +182,7 @@ async def test_links_asked_before_indexing_ends_wait_for_the_index(
 def warm_workspace(big_workspace: Path) -> Path:
     """The workspace with the snapshot a first start leaves (written here, in this session's
     private snapshot folder, which the server below inherits)."""
-    from brain.service import Brain
+    from brain.service.brain import Brain
 
     brain = Brain(big_workspace, cache=True)
     brain.sync()

@@ -11,7 +11,7 @@ from lsprotocol import types
 from brain.lsp.edits import workspace_edit
 from brain.lsp.rename import RenameRefused, clean_name, plan_rename, rename_target
 from brain.model import MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 
 from .conftest import BrainFactory, context, document

@@ -128,7 +128,7 @@ def test_a_warm_start_answers_from_the_snapshot_while_the_files_are_checked(
     import os
 
     from bench.workload import generate
-    from brain.service import Brain
+    from brain.service.brain import Brain
 
     root = tmp_path / "ws"
     generate(root, 1500, agents=3, seed=11)
@@ -171,7 +171,7 @@ def test_a_warm_start_answers_the_requests_that_waited_before_checking_the_files
     """The check takes the CPU (one core's worth of Python at a time): a completion asked while
     the snapshot loaded is answered first, as after the walk (at most FIRST_ANSWERS_WAIT)."""
     from bench.workload import generate
-    from brain.service import Brain
+    from brain.service.brain import Brain
 
     from .test_prewalk import StillWalking
 
@@ -212,7 +212,7 @@ def test_a_warm_start_loads_the_snapshot_without_waiting_for_the_childs_walk(
     begins the load at once (the index used to wait WALK_WAIT for the walk first, idle). Cold,
     the index still waits for the walk, whose names answer before the full read ends."""
     from bench.workload import generate
-    from brain.service import Brain
+    from brain.service.brain import Brain
 
     from .test_prewalk import StillWalking
 
@@ -245,7 +245,7 @@ def test_without_a_child_a_warm_start_skips_the_walk_in_a_thread(
     snapshot that is then refused still gets its walk, before the full read."""
     from bench.workload import generate
     from brain.lsp import session as session_module
-    from brain.service import Brain
+    from brain.service.brain import Brain
     from brain.snapshot.cachepaths import snapshot_path
 
     root = tmp_path / "ws"

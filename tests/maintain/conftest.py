@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool import attach_memory_service
 from brain.tool.history import History
 from brain.tool.service import MemoryService

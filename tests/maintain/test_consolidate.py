@@ -13,7 +13,7 @@ import pytest
 
 from brain.config import BrainConfig, ConsolidateConfig
 from brain.maintain.consolidate import Consolidation, ConsolidationReport, NotConfigured
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.service import MemoryService
 from tests.maintain.chat_server import calls, chat_server, final, tool_call
 from tests.maintain.conftest import note, open_brain, workspace_with

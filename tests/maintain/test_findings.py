@@ -13,7 +13,7 @@ from brain.maintain.finders import yaml_value
 from brain.maintain.findings import SAFE_CODES, Finding
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.access import Actor
 from tests.maintain.conftest import note, open_brain, workspace_with
 

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 from tests.api.live import GatedStore, LiveServer, live_server, wait_for
 from tests.mcp.conftest import http_session

@@ -18,7 +18,7 @@ from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
-from brain.service import Brain
+from brain.service.brain import Brain
 
 HITS = [
     {"path": "memory/writer/house-style.md", "score": 0.9, "snippet": "Headline first."},

@@ -12,7 +12,7 @@ import pytest
 from neo4j import Driver, GraphDatabase
 
 from bench.workload import generate
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphExport
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_write import Limits

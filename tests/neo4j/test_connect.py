@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
 from tests.api.client import post

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphExport, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
 from brain.store.neo4j_generation import STAGED_LABELS

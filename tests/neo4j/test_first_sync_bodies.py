@@ -16,7 +16,7 @@ import pytest
 
 from brain.ingest.parts import PartWriter
 from brain.model import MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import WriteBatch
 from brain.store.neo4j import Neo4jStore, StagedNeo4jStore
 from brain.store.neo4j_write import Limits

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store import neo4j_rebuild as rebuild_module
 from brain.store.base import LogPosition, SearchWhere, StoreUnavailable
 from brain.store.neo4j import Neo4jStore

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import StoreUnavailable
 from brain.store.neo4j_lease import LeaseLost
 from tests.api.test_cli_serve import brain_serve, wait_for_url

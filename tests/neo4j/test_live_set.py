@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.neo4j import Neo4jStore
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.test_generations import LOOK, NOTES, SMALL, bot_workspace, write_notes

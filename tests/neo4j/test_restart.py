@@ -22,7 +22,7 @@ from brain.cli.main import build_parser
 from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
 from brain.ingest.parts import PartWriter
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import StoreUnavailable
 from brain.store.linking import NoteChange
 from brain.store.neo4j import Neo4jStore

@@ -11,7 +11,7 @@ import pytest
 from neo4j import Query
 
 from bench.workload import generate
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store import neo4j_cypher as cypher
 from brain.store import neo4j_generation as generation
 from brain.store.base import MemoryFilter

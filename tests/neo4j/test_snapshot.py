@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from brain.model import AgentNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import WriteBatch
 from brain.store.neo4j import Neo4jStore

@@ -21,7 +21,7 @@ import pytest
 from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
 from brain.ingest.parts import PartWriter
-from brain.service import Brain, GraphChange
+from brain.service.brain import Brain, GraphChange
 from brain.store.base import LogPosition, WriteBatch
 from brain.store.memory import MemoryStore
 from brain.store.neo4j import Neo4jStore

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.workload import generate
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.neo4j import Neo4jStore
 from tests.contract.helpers import Workspace, note, reference_export
 

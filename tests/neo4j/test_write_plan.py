@@ -8,7 +8,7 @@ import pytest
 
 from bench.workload import generate
 from brain.model import Kind, MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store import neo4j_cypher as cypher
 from brain.store import neo4j_write
 from brain.store.base import WriteBatch

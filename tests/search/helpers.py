@@ -10,7 +10,7 @@ import pytest
 
 from brain.search.embedding import load_encoder
 from brain.search.service import Mode, SearchService
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 
 REPO = Path(__file__).resolve().parents[2]

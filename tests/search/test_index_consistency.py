@@ -24,7 +24,7 @@ from brain.search.embedding import VectorCache
 from brain.search.indexer import EmbeddingIndexer
 from brain.search.service import Mode, SearchService
 from brain.search.text import query_terms, title_of
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore, MemoryFilter, SearchIndex
 from brain.store.memory import MemoryStore
 from tests.contract.helpers import Workspace

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from brain.search.service import Mode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from tests.search.helpers import example_brain, labelled, measure, needs_model
 

@@ -9,7 +9,7 @@ import pytest
 
 from brain.search.indexer import EmbeddingIndexer
 from brain.search.service import Mode, SearchError, SearchService, fuse, visible_scopes
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from tests.search.workspace import SECRET_WORD, private_workspace

@@ -15,7 +15,7 @@ import pytest
 
 from brain.search.service import Mode
 from brain.search.text import query_terms
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import SearchWhere
 from brain.store.memory import MemoryStore
 from brain.store.neo4j import Neo4jStore

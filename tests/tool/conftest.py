@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.history import History
 from brain.tool.service import MemoryService
 from brain.tool.tool import MemoryTool

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brain.service import Brain, GraphChange
+from brain.service.brain import Brain, GraphChange
 from brain.tool.tool import MemoryTool
 
 

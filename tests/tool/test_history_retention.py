@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from brain.config import ConfigError, HistoryConfig, parse_config
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.tool.blobs import BlobStore
 from brain.tool.history import History, HistoryRecord
 from brain.tool.retention import kept_digests

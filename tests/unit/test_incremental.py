@@ -10,7 +10,7 @@ import pytest
 
 from brain import workspace
 from brain.model import LinkStatus
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 
 

@@ -13,7 +13,7 @@ import pytest
 from bench.workload import generate
 from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 
 OPENED: list[str] = []

@@ -14,7 +14,7 @@ from brain.ingest.claims import claim
 from brain.ingest.parts import PartWriter
 from brain.model import WikiLink
 from brain.search.text import index_words
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
 from tests.unit.test_ingest_parts_layouts import in_parts

@@ -18,7 +18,7 @@ from brain.ingest.parts import PartWriter, WalkNames
 from brain.layouts import LATCHAI, SPACE
 from brain.model import Kind, Link, LinkStatus
 from brain.resolve import NameEntry
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store import linking
 from brain.store.base import MemoryFilter
 from brain.store.memory import MemoryStore

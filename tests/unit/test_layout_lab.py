@@ -12,7 +12,7 @@ import pytest
 from brain.layouts import get_layout
 from brain.layouts.lab import classify
 from brain.model import Kind
-from brain.service import Brain
+from brain.service.brain import Brain
 from tests.unit.layout_helpers import assert_role, ingest, links_of, write_files
 
 CLASSIFY = [

@@ -13,7 +13,7 @@ from brain.layouts.base import RuleContext
 from brain.layouts.mindlink import MINDLINK, classify
 from brain.model import Kind
 from brain.parse.note import parse_note
-from brain.service import Brain
+from brain.service.brain import Brain
 from tests.unit.layout_helpers import assert_role, ingest, links_of, write_files
 
 CLASSIFY = [

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from brain.model import LinkStatus
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store import memory_link_table
 from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore

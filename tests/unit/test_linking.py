@@ -24,7 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, rule
 from brain.ingest.ingester import SyncResult
 from brain.layouts import LayoutChoice
 from brain.model import Link, MemoryNode
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from tests.layout_specs import LATCHAI as LATCHAI_SPEC

@@ -15,7 +15,7 @@ import pytest
 from bench.workload import generate
 from brain.ingest.note_bodies import DiskBodies
 from brain.model import LinkStatus
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.snapshot.columns import decode, encode
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore

@@ -10,7 +10,7 @@ import pytest
 
 from brain.model import Kind, MemoryNode, is_note_id, leaf_key
 from brain.resolve import NameEntry
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import WriteBatch
 from brain.store.memory import MemoryStore
 from brain.store.memory_names import NameIndex

@@ -17,7 +17,7 @@ from brain.ingest.memory_files import build_memory
 from brain.ingest.note_bodies import read_regular
 from brain.model import MemoryNode
 from brain.parse.note import body_of
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore
 from brain.store.memory_bodies import ON_DISK

@@ -1,4 +1,4 @@
-"""The overview's backbone (brain/overview.py): a table of small graphs, and the old web UI's
+"""The overview's backbone (brain/service/overview.py): a table of small graphs, and the old web UI's
 own answers for fixed graphs (tests/fixtures/overview-backbone.json, written by the client's
 `overviewEdges` before the rule moved to the server) so the drawing shows the same links."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from brain.model import LinkStatus
-from brain.overview import OVERVIEW_EDGE_BUDGET, overview_backbone
+from brain.service.overview import OVERVIEW_EDGE_BUDGET, overview_backbone
 
 R, B, A, M = LinkStatus.RESOLVED, LinkStatus.BROKEN, LinkStatus.AMBIGUOUS, LinkStatus.MISSING_ANCHOR
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "overview-backbone.json"

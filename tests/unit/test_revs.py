@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from brain.model import Node
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import WriteBatch
 from brain.store.neo4j_revs import batch_revs, difference
 from tests.contract.helpers import Workspace, note

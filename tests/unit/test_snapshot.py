@@ -17,7 +17,7 @@ import pytest
 
 from bench.workload import generate
 from brain.cli.main import build_parser, main
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.snapshot.cachepaths import snapshot_path
 from brain.snapshot.columns import _Lookup
 from brain.snapshot.image import MAGIC

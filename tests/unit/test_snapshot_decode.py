@@ -8,7 +8,7 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.snapshot.columns import decode, encode
 from brain.store.memory import MemoryStore
 from tests.unit.test_link_table import source as source  # fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.snapshot.keeper import SnapshotKeeper
 from tests.contract.helpers import note, reference
 from tests.unit.test_snapshot import OLD, cold_then_warm, started

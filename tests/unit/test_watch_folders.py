@@ -1,4 +1,4 @@
-"""The watcher watches each folder on its own (brain/ingest/watch.py): folders that come, go, are
+"""The watcher watches each folder on its own (brain/service/watch.py): folders that come, go, are
 renamed or replaced are followed by their file events alone (no periodic rescan here)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from brain.ingest.watch import Watcher, watched_folders
-from brain.service import Brain
+from brain.service.brain import Brain
+from brain.service.watch import Watcher, watched_folders
 from brain.store.base import MemoryFilter
 from brain.store.memory import MemoryStore
 from tests.unit.test_watch_layouts import until

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import anyio
 
-from brain.ingest.watch import Watcher
-from brain.service import Brain
+from brain.service.brain import Brain
+from brain.service.watch import Watcher
 from brain.store.memory import MemoryStore
 from tests.unit.test_watch_layouts import until
 

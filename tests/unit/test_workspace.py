@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from brain.model import Kind, Problem
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 from brain.workspace import FileRole, RoleMemo, classify, read_agent_definition, read_bytes, read_entity_title
 

@@ -23,10 +23,10 @@ import anyio.to_thread
 from watchfiles import Change, awatch
 
 from brain.ingest.ingester import Progress, SyncResult
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import WriteBatch
 
-logger = logging.getLogger("brain.ingest.watch")
+logger = logging.getLogger("brain.service.watch")
 
 WatchFilter = Callable[[Change, str], bool]
 

@@ -20,10 +20,10 @@ import anyio
 import anyio.to_thread
 
 from brain.ingest.ingester import Progress, SyncResult
-from brain.service import Brain
+from brain.service.brain import Brain
 from brain.store.base import SharedStore, StoreUnavailable, WriteBatch
 
-logger = logging.getLogger("brain.ingest.replica")
+logger = logging.getLogger("brain.service.replica")
 DEFAULT_POLL_SECONDS = 0.1
 BATCHES_PER_POLL = 100
 
