@@ -14,17 +14,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from brain.index.text import title_of
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
 from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink, new_wikilink
 from brain.parse.note import decode, parse_note
-from brain.search.text import title_of
 from brain.store.linking import NoteChange
 from brain.store.memory_rows import PATH, held_fields, held_values
 from brain.workspace import read_bytes
 
 if TYPE_CHECKING:  # numpy is not imported for a type
-    from brain.search.postings import KeywordRow
+    from brain.index.postings import KeywordRow
 
 
 def content_hash(raw: bytes) -> str:
@@ -174,7 +174,7 @@ _LINK_FIELDS = len(WikiLink._fields)
 
 
 def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
-    from brain.search.postings import count_block  # only where a chunk is counted
+    from brain.index.postings import count_block  # only where a chunk is counted
 
     notes = [b for b in built if not isinstance(b, Unread)]
     block = count_block((title_of(m.name), m.description, body) for m, _, body in notes)

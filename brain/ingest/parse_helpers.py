@@ -154,7 +154,7 @@ class MemoryBuilder:
         bare: bool = False, expected: int = 0,
     ) -> None:
         self.rules = rules
-        self.keywords = keywords  # helpers count each note's keywords (brain/search/postings.py)
+        self.keywords = keywords  # helpers count each note's keywords (brain/index/postings.py)
         self.bare = bare  # a note read from its file comes back without its body (memory_files.shipped)
         self.parallel_min = PARALLEL_MIN if parallel_min is None else parallel_min
         self._pending: list[MemoryFile] = []

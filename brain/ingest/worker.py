@@ -1,7 +1,7 @@
 """A helper process of a big ingest: parses the memory files it is sent, chunk by chunk.
 
 Started by brain.ingest.parse_helpers. On stdin: a frame with the note rules and whether to count
-each note's keywords (brain/search/postings.py), then frames that each
+each note's keywords (brain/index/postings.py), then frames that each
 hold a chunk of files, until stdin closes; on stdout, one frame of results a chunk, as soon as
 it is parsed. A frame is its length (8 bytes, little-endian) and a pickle: both ends are the
 same brain install. One chunk at a time is held, so a helper's memory does not grow with the

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from brain.index.text import title_of
 from brain.model import MemoryNode
-from brain.search.text import title_of
 from brain.snapshot.cachepaths import cache_dir
 
 EMBED_CHARS = 2_000  # more than the encoder's token window holds: the rest would be cut anyway

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from brain.index.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
 from brain.search.indexer import EmbeddingIndexer, SemanticStatus
-from brain.search.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
 from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
 
 RRF_K = 60

@@ -15,7 +15,7 @@ picks a class or runs code. Whatever is wrong, one log line says so and the work
 read in full.
 
 File: MAGIC, u32 header length, header (JSON, space-padded), payload (msgpack values in
-sequence), keyword index (its own image, brain/search/bm25.py).
+sequence), keyword index (its own image, brain/index/bm25.py).
 """
 
 from __future__ import annotations

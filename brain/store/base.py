@@ -33,7 +33,7 @@ from brain.model import (
 from brain.resolve import NameEntry
 
 if TYPE_CHECKING:  # numpy is not imported for a type (the language server starts without it)
-    from brain.search.postings import KeywordRow
+    from brain.index.postings import KeywordRow
 
 
 class StoreUnavailable(Exception):
@@ -66,7 +66,7 @@ class WriteBatch:
     relinks: list[Link] = field(default_factory=list)
     files: list[FileNode] = field(default_factory=list)  # layouts with plain files (space)
     # Memories' keyword counts made by a parse helper, by id: the embedded store's keyword
-    # index takes them instead of counting the words again (brain/search/postings.py).
+    # index takes them instead of counting the words again (brain/index/postings.py).
     keywords: dict[str, KeywordRow] = field(default_factory=dict)
 
     def __bool__(self) -> bool:

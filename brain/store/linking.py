@@ -37,7 +37,7 @@ from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry, NameLookup, ancho
 from brain.store.base import GraphStore, WriteBatch
 
 if TYPE_CHECKING:  # numpy is not imported for a type
-    from brain.search.postings import KeywordRow
+    from brain.index.postings import KeywordRow
 
 intern = sys.intern
 

@@ -11,8 +11,8 @@ import operator
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 
+from brain.index.bm25 import KeywordImage
 from brain.model import AgentNode, EntityNode, FileNode, MemoryNode
-from brain.search.bm25 import KeywordImage
 from brain.store.memory_link_table import LinkImage, LinkTable
 from brain.store.memory_rows import PATH, MemoryRow
 
@@ -21,7 +21,7 @@ from brain.store.memory_rows import PATH, MemoryRow
 class StoreImage:
     """Everything an embedded store holds, as `contents()` hands it to a snapshot: memories as
     rows or nodes (bodies apart, compressed), links as columns (None: no links), the keyword
-    index as its image (brain/search/bm25.py)."""
+    index as its image (brain/index/bm25.py)."""
 
     memory_ids: list[str] = field(default_factory=list)
     memories: list[MemoryNode | MemoryRow] = field(default_factory=list)

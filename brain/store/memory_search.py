@@ -1,6 +1,6 @@
 """The embedded store's search indexes: brain's BM25 index for keywords, a numpy matrix for vectors.
 
-The keyword index (brain/search/bm25.py) ranks as SQLite FTS5 did, several times faster, and
+The keyword index (brain/index/bm25.py) ranks as SQLite FTS5 did, several times faster, and
 updates a note in microseconds, so it is written in the same locked step as the graph
 (`MemoryStore.write`) and a search never sees a note the graph does not have. Vectors are a
 dense float32 matrix scanned by one matrix-vector product: 100,000 x 384 is 150 MB and ~10 ms
@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-# The column weights of BM25 (name 4, description 2, body 1) are brain/search/bm25.py's, and
+# The column weights of BM25 (name 4, description 2, body 1) are brain/index/bm25.py's, and
 # Neo4j's full-text query uses the same.
-from brain.search.bm25 import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT, BM25Index, KeywordImage
-from brain.search.text import title_of
+from brain.index.bm25 import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT, BM25Index, KeywordImage
+from brain.index.text import title_of
 from brain.store.base import Ranked, SearchWhere, WriteBatch
 
 __all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "KeywordIndex", "VectorIndex"]
 
 
 class KeywordIndex:
-    """The store's side of brain's keyword index (brain/search/bm25.py): kept in step with the
+    """The store's side of brain's keyword index (brain/index/bm25.py): kept in step with the
     graph by `MemoryStore.write`, in the same locked step."""
 
     def __init__(self) -> None:

@@ -54,7 +54,7 @@ _LIVE_SET_SCHEMA: tuple[str, ...] = (
     ),
     *(f"CREATE INDEX {name} IF NOT EXISTS FOR {pattern} ON ({prop})" for name, pattern, prop in _INDEXES),
     # Search (brain/store/neo4j_search.py): BM25 over the words of name, description and body,
-    # analysed like brain/search/text.py (no stop words: queries drop them on both stores);
+    # analysed like brain/index/text.py (no stop words: queries drop them on both stores);
     # and the notes' MiniLM vectors (384 floats, cosine).
     "CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.description, n.body] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}",

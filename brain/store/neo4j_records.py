@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from brain.index.text import title_of
 from brain.model import (
     AgentNode,
     Anchors,
@@ -38,7 +39,6 @@ from brain.model import (
     leaf_key,
     name_key,
 )
-from brain.search.text import title_of
 
 Props = dict[str, Any]
 FRONTMATTER_PREFIX = "fm_"

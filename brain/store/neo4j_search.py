@@ -19,7 +19,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction, Record
 
-from brain.search.text import lucene_expression
+from brain.index.text import lucene_expression
 from brain.store.base import Ranked, SearchWhere
 from brain.store.memory_search import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT
 from brain.store.neo4j_generation import live_labels, on

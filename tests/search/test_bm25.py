@@ -11,10 +11,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from brain.search.bm25 import BM25Index
-from brain.search.held_postings import slots_of
-from brain.search.postings import MAX_FREQ, count_block, note_counts
-from brain.search.text import index_words, word_counts
+from brain.index.bm25 import BM25Index
+from brain.index.held_postings import slots_of
+from brain.index.postings import MAX_FREQ, count_block, note_counts
+from brain.index.text import index_words, word_counts
 
 WORDS = ["alpha", "beta", "gamma", "delta", "echo", "fox", "golf", "hotel", "india", "juliet"]
 SCOPES = ["shared", "alice", "bob"]
@@ -252,7 +252,7 @@ def test_a_fresh_index_streams_its_image_as_it_was_when_asked_whatever_is_added_
 def test_postings_are_ordered_by_term_stably_below_and_past_16_bits(top: int) -> None:
     """The postings' order (a radix sort of 16-bit keys, in two passes past 65,536 terms) is
     a stable sort's: by term id, and for one term in the order the postings came."""
-    from brain.search.held_postings import term_order
+    from brain.index.held_postings import term_order
 
     rng = np.random.default_rng(top)
     ids = rng.integers(0, top, 5000).astype(np.int32)

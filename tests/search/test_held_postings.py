@@ -1,4 +1,4 @@
-"""The keyword index's postings as held (brain/search/held_postings.py): gaps and frequencies
+"""The keyword index's postings as held (brain/index/held_postings.py): gaps and frequencies
 in the narrowest width, widened when a later batch needs it, through images and loads."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from array import array
 import numpy as np
 import pytest
 
-from brain.search.bm25 import BM25Index
-from brain.search.held_postings import Views, code_for, encoded, slots_of, widened
+from brain.index.bm25 import BM25Index
+from brain.index.held_postings import Views, code_for, encoded, slots_of, widened
 from tests.search.test_bm25 import fts5_ranking
 
 Note = tuple[str, str, str, str, str]

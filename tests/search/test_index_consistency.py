@@ -20,10 +20,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from brain.index.text import query_terms, title_of
 from brain.search.embedding import VectorCache
 from brain.search.indexer import EmbeddingIndexer
 from brain.search.service import Mode, SearchService
-from brain.search.text import query_terms, title_of
 from brain.service.brain import Brain
 from brain.store.base import GraphStore, MemoryFilter, SearchIndex
 from brain.store.memory import MemoryStore

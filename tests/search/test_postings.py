@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brain.index import postings, postings_numpy
+from brain.index.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, count_block, note_counts
 from brain.parse import native as native_module
-from brain.search import postings, postings_numpy
-from brain.search.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, count_block, note_counts
 
 Row = tuple[str, str, str]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from brain.index.text import query_terms
 from brain.search.service import Mode
-from brain.search.text import query_terms
 from brain.service.brain import Brain
 from brain.store.base import SearchWhere
 from brain.store.memory import MemoryStore

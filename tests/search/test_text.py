@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.search.text import lucene_expression, query_terms, snippet
+from brain.index.text import lucene_expression, query_terms, snippet
 
 
 @pytest.mark.parametrize(
@@ -64,6 +64,6 @@ def test_snippet_is_a_window_around_the_first_match() -> None:
     ],
 )
 def test_matched_terms_are_whole_words_in_any_case(text: str, terms: list[str], expected: list[str]) -> None:
-    from brain.search.text import matched_terms
+    from brain.index.text import matched_terms
 
     assert matched_terms(text, terms) == expected

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from brain.index.text import index_words
 from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
 from brain.ingest.claims import claim
 from brain.ingest.parts import PartWriter
 from brain.model import WikiLink
-from brain.search.text import index_words
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.memory import MemoryStore

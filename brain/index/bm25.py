@@ -19,7 +19,7 @@ rewritten); dead postings are masked out at query time, which also makes each te
 count exact, and compacted away once they are a third of all postings. The whole index
 serializes to bytes (`image`) for the startup snapshot and loads back as one buffer per
 column, a term's postings cut from it on first use. A term's postings are held as gaps
-between slots in the narrowest width that fits (brain/search/held_postings.py).
+between slots in the narrowest width that fits (brain/index/held_postings.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.search.held_postings import (
+from brain.index.held_postings import (
     CODES,
     DTYPES,
     LoadedPostings,
@@ -46,7 +46,7 @@ from brain.search.held_postings import (
     values_of,
     widened,
 )
-from brain.search.postings import (
+from brain.index.postings import (
     BODY_WEIGHT,
     DESCRIPTION_WEIGHT,
     MAX_FREQ,
@@ -139,7 +139,7 @@ class BM25Index:
 
     def add_counted(self, notes: Iterable[tuple[str, str, str, PostingsBlock, int]]) -> None:
         """Index notes counted elsewhere: (id, scope, type, block, row) each, row being the
-        note's place in the block (brain/search/postings.py). Indexes as `add_many` would.
+        note's place in the block (brain/index/postings.py). Indexes as `add_many` would.
 
         A block's words are mapped to term ids once, and its numbers taken as numpy arrays:
         nothing here is done per word of a note.

@@ -1,6 +1,6 @@
 """`count_block` by numpy: the reference of the native keyword counter and its fallback.
 
-Apart from brain/search/postings.py so that a process that counts natively (a parse helper)
+Apart from brain/index/postings.py so that a process that counts natively (a parse helper)
 never imports numpy: 50 ms of its start.
 """
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.search.postings import (
+from brain.index.postings import (
     BODY_WEIGHT,
     DESCRIPTION_WEIGHT,
     MAX_FREQ,
@@ -20,7 +20,7 @@ from brain.search.postings import (
     _count_each,
     numbered,
 )
-from brain.search.text import _WORD
+from brain.index.text import _WORD
 
 # Text counted by one pass of numpy: its temporaries are about 30 times the text, and a
 # process keeps the most it ever took (a 200-note chunk of the benchmark, 430 KB, took 13 MB).

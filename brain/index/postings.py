@@ -5,7 +5,7 @@ of CPU at 10,000 notes, 21 MB of text). The parse helpers (brain/ingest/worker.p
 hold each note's text, so they count it there, on the other core, and hand each chunk's counts
 back as one `PostingsBlock`: the chunk's distinct words once, then numbers. The ingesting
 process maps a block's few thousand words to its term ids and appends the numbers with numpy
-(brain/search/bm25.py `add_counted`), instead of counting 3.5 million words itself.
+(brain/index/bm25.py `add_counted`), instead of counting 3.5 million words itself.
 
 `note_counts` is the one counting rule: the index's own `add_many` and the helpers both use it,
 so a note indexes the same however it was counted.
@@ -17,8 +17,8 @@ from array import array
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+from brain.index.text import _WORD, index_words, word_counts
 from brain.parse.native import native
-from brain.search.text import _WORD, index_words, word_counts
 
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 2, 1
 MAX_FREQ = 65_535  # weighted frequencies are stored as uint16: BM25 saturates long before
@@ -60,7 +60,7 @@ KeywordRow = tuple[PostingsBlock, int]
 def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
     """The `PostingsBlock` of notes given as (name words, description, body), counted as
     `note_counts` counts each (tested equal): by the native scanner where it is installed
-    (brain/parse/native.py), else by numpy (brain/search/postings_numpy.py)."""
+    (brain/parse/native.py), else by numpy (brain/index/postings_numpy.py)."""
     rows = list(notes)
     if native is not None:
         try:
@@ -69,7 +69,7 @@ def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
             pass  # a lone surrogate (a YAML escape) is not UTF-8, or a bug: counted below
     # numpy, imported only here: a parse helper counts natively, and starts 50 ms sooner
     # without it.
-    from brain.search.postings_numpy import count_rows
+    from brain.index.postings_numpy import count_rows
 
     return count_rows(rows)
 
