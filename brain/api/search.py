@@ -26,8 +26,7 @@ from brain.api.fields import field
 from brain.api.loaders import in_thread
 from brain.api.nodes import Memory
 from brain.api.pagination import PageInfo, decode_cursor, encode_cursor
-from brain.search.cli import hit_json
-from brain.search.service import MAX_LIMIT, Mode, SearchAnswer, SearchError, SearchHit
+from brain.search.service import MAX_LIMIT, Mode, SearchAnswer, SearchError, SearchHit, hit_json
 from brain.tool.access import Actor
 
 

@@ -78,7 +78,7 @@ def whole_graph(store: MemoryStore) -> WriteBatch:
 
 
 def open_check(args: argparse.Namespace) -> ComparedCheck:
-    from brain.cli.commands import workspace_layout
+    from brain.service.options import workspace_layout
 
     root, layout = workspace_layout(args.workspace)
     brain = Brain(root, MemoryStore(), layout, cache=not getattr(args, "no_cache", False))

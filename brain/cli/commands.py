@@ -5,22 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 from brain.cli.check import CheckReport
-from brain.config import CONFIG_FILE, ConfigError
-from brain.ingest.ingester import Progress
-from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
-from brain.service.brain import Brain
-from brain.store.base import GraphStore, StoreUnavailable
-from brain.store.open import open_store
-from brain.workspace import MEMORY_DIR
-
-
-class UsageError(Exception):
-    """A problem with the command line or the workspace: exit 2 with one clear line."""
+from brain.cli.progress import progress_bar
+from brain.service.options import UsageError, open_brain
+from brain.store.base import StoreUnavailable
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -51,68 +40,6 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     the commands that use it (and raise its error): `brain ingest` never loads it."""
     tool_cli = sys.modules.get("brain.tool.cli")
     return (UsageError, StoreUnavailable) + ((tool_cli.CliUsageError,) if tool_cli is not None else ())
-
-
-def workspace_root(path: Path | None) -> Path:
-    return workspace_layout(path)[0]
-
-
-def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
-    """The workspace folder and its layout (brain.toml's, else detected); exit 2 if neither."""
-    if path is None:
-        raise UsageError("no workspace given (pass a folder or set BRAIN_WORKSPACE)")
-    if not path.is_dir():
-        raise UsageError(f"{path} is not a folder that can be read")
-    try:
-        choice = choose_layout(path)
-    except (LayoutError, ConfigError) as exc:
-        raise UsageError(str(exc)) from None
-    if choice.name == "latchai" and not (path / MEMORY_DIR).is_dir():
-        raise UsageError(
-            f"{path} has no {MEMORY_DIR}/ folder: a workspace keeps notes in {MEMORY_DIR}/<scope>/ "
-            f"(for another layout, write {CONFIG_FILE} with layout = \"space\", \"mindlink\" or \"lab\")"
-        )
-    try:
-        get_layout(choice.name)
-    except LayoutError as exc:
-        raise UsageError(str(exc)) from None
-    return path.resolve(), choice
-
-
-def open_brain(args: argparse.Namespace) -> Brain:
-    root, layout = workspace_layout(args.workspace)
-    store: GraphStore = open_store(args)
-    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False))
-
-
-@contextmanager
-def progress_bar(label: str) -> Iterator[Progress | None]:
-    """A rich progress bar on a terminal, for workspaces big enough to wait for."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, TimeRemainingColumn
-    from rich.progress import Progress as RichProgress
-
-    bar = RichProgress(
-        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-        TimeRemainingColumn(), transient=True,
-    )
-    task = bar.add_task(label, total=None)
-    started = False
-
-    def update(done: int, total: int) -> None:
-        nonlocal started
-        if not started and total >= 2000:
-            bar.start()
-            started = True
-        bar.update(task, completed=done, total=total)
-
-    try:
-        yield update
-    finally:
-        if started:
-            bar.stop()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from brain import __version__
+from brain.service.options import add_cache_option, add_store_options, env_path
 
 # Commands whose parsers are built here: `brain ingest` and the others need none of the memory
 # tool's, maintenance's, MCP's or search's modules, which the rest of the parsers import.
@@ -36,7 +37,7 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     add_store_options(check)
 
     serve = sub.add_parser("serve", help="serve the GraphQL API and keep the graph live")
-    serve.add_argument("workspace", type=Path, nargs="?", default=_env_path("BRAIN_WORKSPACE"))
+    serve.add_argument("workspace", type=Path, nargs="?", default=env_path("BRAIN_WORKSPACE"))
     serve.add_argument("--host", default=os.environ.get("BRAIN_HOST", "127.0.0.1"))
     serve.add_argument("--port", type=int, default=int(os.environ.get("BRAIN_PORT", "8765")))
     serve.add_argument("--dev", action="store_true", help="development mode: GraphiQL, field suggestions")
@@ -71,35 +72,6 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
 
     add_store_options(add_search_parser(sub))
     return parser
-
-
-def _env_path(name: str) -> Path | None:
-    value = os.environ.get(name)
-    return Path(value) if value else None
-
-
-def add_store_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("graph store")
-    group.add_argument(
-        "--store", choices=("memory", "neo4j"), default=os.environ.get("BRAIN_STORE", "memory"),
-        help="embedded in-process store (default) or a Neo4j server",
-    )
-    group.add_argument("--neo4j-uri", default=os.environ.get("NEO4J_URI"))
-    group.add_argument("--neo4j-user", default=os.environ.get("NEO4J_USER"))
-    group.add_argument("--neo4j-password", default=os.environ.get("NEO4J_PASSWORD"))
-    group.add_argument("--neo4j-database", default=os.environ.get("NEO4J_DATABASE", "neo4j"))
-    group.add_argument(
-        "--neo4j-replace", action="store_true",
-        help="replace the graph of another workspace that the Neo4j database holds (else refused)",
-    )
-    add_cache_option(parser)
-
-
-def add_cache_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-cache", action="store_true",
-        help="neither read nor write the workspace's snapshot in the cache folder (read every file)",
-    )
 
 
 def program() -> NoReturn:

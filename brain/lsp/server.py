@@ -59,7 +59,7 @@ def parse_tcp(value: str) -> tuple[str, int]:
 
 def main(argv: list[str]) -> int:
     """`brain lsp [--tcp HOST:PORT] [--no-cache]`, parsed without the other commands' imports."""
-    from brain.cli.main import add_cache_option
+    from brain.service.options import add_cache_option
 
     parser = argparse.ArgumentParser(prog="brain lsp", description="run the language server (stdio)")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")

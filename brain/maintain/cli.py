@@ -16,7 +16,7 @@ class MaintainUsageError(Exception):
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from brain.cli.main import add_store_options
+    from brain.service.options import add_store_options
 
     maintain = sub.add_parser(
         "maintain", help="find duplicates, weak descriptions, fixable links...; --apply fixes the safe ones",
@@ -52,9 +52,10 @@ def check_scope(scopes: list[str], scope: str | None) -> None:
 
 
 def run_maintain(args: argparse.Namespace) -> int:
-    from brain.cli.commands import open_brain, progress_bar
+    from brain.cli.progress import progress_bar
     from brain.maintain.run import maintain, record_run, with_cap
     from brain.maintain.snapshot import scope_names
+    from brain.service.options import open_brain
     from brain.tool import memory_service
 
     try:
@@ -84,9 +85,10 @@ def run_maintain(args: argparse.Namespace) -> int:
 
 
 def run_consolidate(args: argparse.Namespace) -> int:
-    from brain.cli.commands import open_brain, progress_bar
+    from brain.cli.progress import progress_bar
     from brain.maintain.consolidate import Consolidation, NotConfigured
     from brain.maintain.snapshot import scope_names
+    from brain.service.options import open_brain
 
     try:
         config = load_config(args.workspace)

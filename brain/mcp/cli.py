@@ -9,7 +9,7 @@ from typing import Any
 
 
 def add_parser(sub: Any) -> None:
-    from brain.cli.main import add_store_options
+    from brain.service.options import add_store_options
 
     mcp = sub.add_parser(
         "mcp",

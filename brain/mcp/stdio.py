@@ -51,8 +51,8 @@ def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from brain.cli.commands import open_brain
     from brain.search.service import Embedding
+    from brain.service.options import open_brain
 
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # a long-lived server: embed out of its process

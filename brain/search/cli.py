@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from brain.search.service import MAX_LIMIT, Mode, SearchAnswer, SearchError, SearchHit
+from brain.search.service import MAX_LIMIT, Mode, SearchAnswer, SearchError, hit_json
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -36,7 +36,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from brain.cli.commands import open_brain, progress_bar
+    from brain.cli.progress import progress_bar
+    from brain.service.options import open_brain
 
     brain = open_brain(args)
     try:
@@ -70,13 +71,6 @@ def _wait_for_embeddings(indexer: Any) -> None:
             shown = time.monotonic()
     if shown:
         print(file=sys.stderr)
-
-
-def hit_json(hit: SearchHit) -> dict[str, Any]:
-    return {
-        "id": hit.id, "path": hit.path, "scope": hit.scope, "name": hit.name,
-        "score": hit.score, "snippet": hit.snippet, "matched": list(hit.matched),
-    }
 
 
 def to_json(answer: SearchAnswer) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from brain.index.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
@@ -207,3 +207,11 @@ def open_search(
     # The query encoder loads on the first semantic search; notes go to the helper.
     indexer = EmbeddingIndexer(store, store, LazyEncoder(), embedder=HelperEmbedder())
     return SearchService(store, indexer)
+
+
+def hit_json(hit: SearchHit) -> dict[str, Any]:
+    """A hit as the JSON every front end answers with (brain search --format json, GraphQL, REST)."""
+    return {
+        "id": hit.id, "path": hit.path, "scope": hit.scope, "name": hit.name,
+        "score": hit.score, "snippet": hit.snippet, "matched": list(hit.matched),
+    }

@@ -1,0 +1,84 @@
+"""Opening a Brain from the command line's options: shared by `brain` and by the protocol
+servers and subcommands that parse their own options (brain lsp, brain mcp, brain maintain),
+so none of them imports the command line's modules.
+
+A wrong workspace or store option is a `UsageError`: the command exits 2 with its one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from brain.config import CONFIG_FILE, ConfigError
+from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
+from brain.service.brain import Brain
+from brain.store.base import GraphStore
+from brain.store.open import open_store
+from brain.workspace import MEMORY_DIR
+
+
+class UsageError(Exception):
+    """A problem with the command line or the workspace: exit 2 with one clear line."""
+
+
+def env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value) if value else None
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("graph store")
+    group.add_argument(
+        "--store", choices=("memory", "neo4j"), default=os.environ.get("BRAIN_STORE", "memory"),
+        help="embedded in-process store (default) or a Neo4j server",
+    )
+    group.add_argument("--neo4j-uri", default=os.environ.get("NEO4J_URI"))
+    group.add_argument("--neo4j-user", default=os.environ.get("NEO4J_USER"))
+    group.add_argument("--neo4j-password", default=os.environ.get("NEO4J_PASSWORD"))
+    group.add_argument("--neo4j-database", default=os.environ.get("NEO4J_DATABASE", "neo4j"))
+    group.add_argument(
+        "--neo4j-replace", action="store_true",
+        help="replace the graph of another workspace that the Neo4j database holds (else refused)",
+    )
+    add_cache_option(parser)
+
+
+def add_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="neither read nor write the workspace's snapshot in the cache folder (read every file)",
+    )
+
+
+def workspace_root(path: Path | None) -> Path:
+    return workspace_layout(path)[0]
+
+
+def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
+    """The workspace folder and its layout (brain.toml's, else detected); exit 2 if neither."""
+    if path is None:
+        raise UsageError("no workspace given (pass a folder or set BRAIN_WORKSPACE)")
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a folder that can be read")
+    try:
+        choice = choose_layout(path)
+    except (LayoutError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    if choice.name == "latchai" and not (path / MEMORY_DIR).is_dir():
+        raise UsageError(
+            f"{path} has no {MEMORY_DIR}/ folder: a workspace keeps notes in {MEMORY_DIR}/<scope>/ "
+            f"(for another layout, write {CONFIG_FILE} with layout = \"space\", \"mindlink\" or \"lab\")"
+        )
+    try:
+        get_layout(choice.name)
+    except LayoutError as exc:
+        raise UsageError(str(exc)) from None
+    return path.resolve(), choice
+
+
+def open_brain(args: argparse.Namespace) -> Brain:
+    root, layout = workspace_layout(args.workspace)
+    store: GraphStore = open_store(args)
+    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False))

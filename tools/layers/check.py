@@ -1,0 +1,188 @@
+"""brain's import layers: every import runs down (or within its layer), and no module imports
+round in a circle. `make lint` runs this; tests/unit/test_layers.py plants violations.
+
+The layers are the README's architecture (docs/architecture.md), bottom first. A module is
+placed by the first rule whose prefix it starts with; a subcommand's own parser module
+(`brain.maintain.cli`, ...) belongs to the command line, whatever package it sits in.
+Imports under `if TYPE_CHECKING:` are annotations only (strawberry's lazy types use them),
+so they run no code and count for neither rule.
+
+    python tools/layers/check.py [ROOT]     exit 1 and one line per violation
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+# (layer, module prefixes), bottom first. A module matches the longest prefix of any layer.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("brain", "brain.model", "brain.allocator", "brain.gcpause", "brain.snapshot.cachepaths",
+              "brain.parse.native")),
+    ("parse", ("brain.parse", "brain.resolve")),
+    ("workspace", ("brain.config", "brain.workspace", "brain.layouts", "brain.rules")),
+    ("index", ("brain.index",)),
+    ("store", ("brain.store",)),
+    ("search", ("brain.search",)),
+    ("ingest", ("brain.ingest", "brain.snapshot")),
+    ("service", ("brain.service", "brain.tool", "brain.maintain", "brain.integrations")),
+    ("front ends", ("brain.api", "brain.lsp", "brain.mcp")),
+    ("command line", ("brain.cli", "brain.maintain.cli", "brain.mcp.cli", "brain.search.cli",
+                      "brain.tool.cli", "brain.tool.layout_cli", "brain.__main__")),
+)
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str
+    target: str
+    line: int
+
+
+def layer_of(module: str) -> int:
+    best, rank = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, rank = len(prefix), index
+    if rank < 0:
+        raise ValueError(f"{module} is in no layer: add it to LAYERS in tools/layers/check.py")
+    return rank
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node but what sits under `if TYPE_CHECKING:`."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _type_checking(node):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports(root: Path) -> list[Import]:
+    """Every import of a brain module by a brain module, resolved to the module it loads."""
+    known = {module_name(root, p) for p in (root / "brain").rglob("*.py")}
+    found: list[Import] = []
+    for path in sorted((root / "brain").rglob("*.py")):
+        source = module_name(root, path)
+        package = source if path.name == "__init__.py" else source.rpartition(".")[0]
+        for node in _nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*up, base] if base else up)
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+            for target in targets:
+                if target in known and target != source:
+                    found.append(Import(source, target, node.lineno))
+    return found
+
+
+def upward(found: list[Import]) -> list[Import]:
+    """The imports that run up a layer, the first of each (source, target) pair."""
+    seen: set[tuple[str, str]] = set()
+    up: list[Import] = []
+    for i in sorted(found, key=lambda i: (i.source, i.line)):
+        if layer_of(i.target) > layer_of(i.source) and (i.source, i.target) not in seen:
+            seen.add((i.source, i.target))
+            up.append(i)
+    return up
+
+
+def circles(found: list[Import]) -> list[list[str]]:
+    """The import circles among modules (strongly connected components of two or more)."""
+    graph: dict[str, set[str]] = {}
+    for i in found:
+        # A package's __init__ importing its own modules is how a package names them, not a
+        # circle of design: leave out edges from a package to its children.
+        if not i.target.startswith(i.source + "."):
+            graph.setdefault(i.source, set()).add(i.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found_circles: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        # Tarjan's algorithm, iteratively: brain's import graph is deep enough to matter.
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found_circles.append(sorted(component))
+    return found_circles
+
+
+def problems(root: Path) -> list[str]:
+    found = imports(root)
+    lines = [
+        f"{i.source.replace('.', '/')}.py:{i.line}: {i.source} ({LAYERS[layer_of(i.source)][0]}) "
+        f"imports {i.target} ({LAYERS[layer_of(i.target)][0]}), a layer above it: move the shared "
+        "piece down to the layer that owns it"
+        for i in upward(found)
+    ]
+    lines += [f"import circle: {' -> '.join(c)}: move what they share into a module both import"
+              for c in circles(found)]
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[2]
+    found = problems(root)
+    for line in found:
+        print(line)
+    print(f"layers: {len(found)} problem(s)" if found else "layers: every import runs down, no circles")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
