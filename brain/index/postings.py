@@ -14,11 +14,10 @@ so a note indexes the same however it was counted.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from brain.index.text import _WORD, index_words, word_counts
-from brain.parse.native import native
 
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 2, 1
 MAX_FREQ = 65_535  # weighted frequencies are stored as uint16: BM25 saturates long before
@@ -57,24 +56,7 @@ class PostingsBlock:
 KeywordRow = tuple[PostingsBlock, int]
 
 
-def count_block(notes: Iterable[tuple[str, str, str]]) -> PostingsBlock:
-    """The `PostingsBlock` of notes given as (name words, description, body), counted as
-    `note_counts` counts each (tested equal): by the native scanner where it is installed
-    (brain/parse/native.py), else by numpy (brain/index/postings_numpy.py)."""
-    rows = list(notes)
-    if native is not None:
-        try:
-            return PostingsBlock(*native.count_block([t for row in rows for t in row], _split_slow))
-        except (UnicodeEncodeError, ValueError):
-            pass  # a lone surrogate (a YAML escape) is not UTF-8, or a bug: counted below
-    # numpy, imported only here: a parse helper counts natively, and starts 50 ms sooner
-    # without it.
-    from brain.index.postings_numpy import count_rows
-
-    return count_rows(rows)
-
-
-def _split_slow(pieces: list[str]) -> list[list[str]]:
+def split_slow(pieces: list[str]) -> list[list[str]]:
     """The words of pieces of text that hold a non-ASCII character, as `index_words` finds
     them (the native scanner splits the rest itself)."""
     return [_WORD.findall(piece.casefold()) for piece in pieces]

@@ -174,7 +174,7 @@ _LINK_FIELDS = len(WikiLink._fields)
 
 
 def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
-    from brain.index.postings import count_block  # only where a chunk is counted
+    from brain.index.counting import count_block  # only where a chunk is counted
 
     notes = [b for b in built if not isinstance(b, Unread)]
     block = count_block((title_of(m.name), m.description, body) for m, _, body in notes)

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from brain.index.bm25 import BM25Index
+from brain.index.counting import count_block
 from brain.index.held_postings import slots_of
-from brain.index.postings import MAX_FREQ, count_block, note_counts
+from brain.index.postings import MAX_FREQ, note_counts
 from brain.index.text import index_words, word_counts
 
 WORDS = ["alpha", "beta", "gamma", "delta", "echo", "fox", "golf", "hotel", "india", "juliet"]

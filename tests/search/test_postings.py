@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.index import postings, postings_numpy
-from brain.index.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, count_block, note_counts
+from brain.index import counting, postings_numpy
+from brain.index.counting import count_block
+from brain.index.postings import MAX_FREQ, WIDTH, PostingsBlock, _count_each, note_counts
 from brain.parse import native as native_module
 
 Row = tuple[str, str, str]
@@ -24,7 +25,7 @@ SCANNERS = ["python"] + (["native"] if native_module.native is not None else [])
 def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test on the numpy code, and on the native scanner where it is built."""
     if request.param == "python":
-        monkeypatch.setattr(postings, "native", None)
+        monkeypatch.setattr(counting, "native", None)
     return str(request.param)
 
 
