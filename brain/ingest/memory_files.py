@@ -71,15 +71,6 @@ def shipped(
         b if isinstance(b, Unread) else NoteChange(b[0], b[1]) for b in built]
 
 
-def build_memories(files: Sequence[MemoryFile], rules: NoteRules | None = None) -> list[NoteChange | Unread]:
-    """build_file over many files; a big batch (a first ingest) on helper processes."""
-    from brain.ingest.parse_helpers import MemoryBuilder  # it imports this module
-
-    builder = MemoryBuilder(rules)
-    builder.extend(files)
-    return builder.finish()
-
-
 def build_memory(
     rel: str, scope: str, name: str, raw: bytes, mtime: float, rules: NoteRules | None = None
 ) -> NoteChange:

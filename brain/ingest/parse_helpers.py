@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO
 
 from brain.ingest.memory_files import MemoryFile, NoteRules, Unread, shipped
@@ -363,3 +363,10 @@ def _abandon(helpers: list[Helper]) -> None:
         if helper.proc.poll() is None:
             helper.proc.kill()
         helper.proc.wait()
+
+
+def build_memories(files: Sequence[MemoryFile], rules: NoteRules | None = None) -> list[NoteChange | Unread]:
+    """build_file over many files; a big batch (a first ingest) on helper processes."""
+    builder = MemoryBuilder(rules)
+    builder.extend(files)
+    return builder.finish()

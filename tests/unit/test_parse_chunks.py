@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from brain.index.postings import note_counts
 from brain.index.text import title_of
 from brain.ingest import parse_helpers
-from brain.ingest.memory_files import build_memories, build_memory
+from brain.ingest.memory_files import build_memory
+from brain.ingest.parse_helpers import build_memories
 from brain.ingest.worker import dump_results, load_results
 from brain.model import Headings, WikiLink
 from brain.parse.note import scan_body
