@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.model import SHARED_SCOPE
+from brain.tool.access import Actor
 
 logger = logging.getLogger("brain.api.auth")
 
@@ -164,3 +165,12 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size
+
+
+def actor_of(principal: Principal | None, via: str) -> Actor:
+    """The memory tool's actor for a request's principal, arriving through `via` (rest, graphql)."""
+    if principal is None or principal.name == "anonymous":
+        return Actor.open(via)
+    if principal.agent is not None:
+        return Actor.of_agent(principal.agent, via)
+    return Actor.admin(via)

@@ -29,10 +29,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from brain.api.auth import Principal
+from brain.api.auth import Principal, actor_of
 from brain.api.jsonbody import decode_json
 from brain.api.loaders import in_thread
-from brain.api.rest import actor_of, refusal_response
+from brain.api.rest import refusal_response
 from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.verbs import LayoutVerbs, layout_verbs, workspace_layout
 

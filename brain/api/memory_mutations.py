@@ -22,13 +22,13 @@ from typing import cast
 import strawberry
 from strawberry.scalars import JSON
 
+from brain.api.auth import actor_of
 from brain.api.context import Info
 from brain.api.errors import UserError
 from brain.api.fields import field
 from brain.api.loaders import in_thread
-from brain.api.rest import actor_of, visible_history
 from brain.tool import memory_service
-from brain.tool.access import Actor
+from brain.tool.access import Actor, visible_history
 from brain.tool.history import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord
 from brain.tool.refusal import Refusal, RefusalCode
 from brain.tool.service import MemoryService
@@ -241,7 +241,7 @@ class MemoryQuery:
         except ValueError:
             raise UserError(f"before must be a record id from an earlier page, not {before!r}") from None
         records = await in_thread(
-            visible_history, _service(info), _actor(info), agent, scope, path, cursor, first
+            visible_history, _service(info).history, _actor(info), agent, scope, path, cursor, first
         )
         more = len(records) > first
         records = records[:first]

@@ -29,7 +29,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from brain.api.auth import Principal
+from brain.api.auth import Principal, actor_of
 from brain.api.jsonbody import decode_json
 from brain.api.loaders import in_thread
 from brain.api.preconditions import Precondition, read_preconditions
@@ -37,7 +37,7 @@ from brain.api.search import search_endpoint
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool import memory_service
-from brain.tool.access import Actor
+from brain.tool.access import Actor, visible_history
 from brain.tool.catalog import NoteInfo, summarize
 from brain.tool.history import DEFAULT_LIMIT
 from brain.tool.names import MD, NameProblem, check_agent_name, check_filename, nearest_filename
@@ -64,14 +64,6 @@ class HttpAddressing:
 
 
 ADDR = HttpAddressing()
-
-
-def actor_of(principal: Principal | None, via: str) -> Actor:
-    if principal is None or principal.name == "anonymous":
-        return Actor.open(via)
-    if principal.agent is not None:
-        return Actor.of_agent(principal.agent, via)
-    return Actor.admin(via)
 
 
 def routes() -> list[BaseRoute]:
@@ -135,7 +127,7 @@ async def history(request: Request) -> Response:
             Call("GET", {"path": f"{HISTORY}?limit={DEFAULT_LIMIT}"}, style="http"),
         ))
     records = await in_thread(
-        visible_history, service, actor, params.get("agent"), params.get("scope"),
+        visible_history, service.history, actor, params.get("agent"), params.get("scope"),
         params.get("path"), before, limit,
     )
     more = len(records) > limit
@@ -144,27 +136,6 @@ async def history(request: Request) -> Response:
         "records": [r.to_json() for r in records],
         "nextBefore": records[-1].id if more and records else None,
     })
-
-
-def visible_history(
-    service: MemoryService, actor: Actor, agent: str | None, scope: str | None, path: str | None,
-    before: int | None, limit: int,
-) -> list[Any]:
-    """One more record than `limit` (to tell whether there are more), only those whose
-    every scope the actor can see."""
-    out: list[Any] = []
-    cursor = before
-    while len(out) <= limit:
-        page = service.history.records(
-            agent=agent, scope=scope, path=path, before=cursor, limit=max(limit + 1, 50)
-        )
-        if not page:
-            break
-        out.extend(
-            r for r in page if actor.can_see(r.scope) and (r.new_scope is None or actor.can_see(r.new_scope))
-        )
-        cursor = page[-1].id
-    return out[: limit + 1]
 
 
 # ---------------------------------------------------------------------- one note

@@ -18,6 +18,7 @@ from typing import Annotated
 
 import strawberry
 
+from brain.api.auth import actor_of
 from brain.api.context import Info
 from brain.api.enums import MemoryType
 from brain.api.errors import UserError
@@ -25,7 +26,7 @@ from brain.api.fields import field
 from brain.api.loaders import in_thread
 from brain.api.memory_mutations import MemoryRefusal
 from brain.api.problems import Problem
-from brain.api.rest import ADDR, actor_of
+from brain.api.rest import ADDR
 from brain.api.rest import _file as check_file
 from brain.api.rest import _scope as check_scope
 from brain.ingest.memory_files import content_hash

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from brain import model
+from brain.api.auth import actor_of
 from brain.api.context import Info
 from brain.api.enums import MemoryType
 from brain.api.errors import Forbidden, UserError
@@ -49,8 +50,6 @@ def searching_as(actor: Actor, agent: str | None) -> str | None:
 
 
 async def search_endpoint(request: Request) -> Response:
-    from brain.api.rest import actor_of
-
     params = request.query_params
     try:
         agent = searching_as(actor_of(getattr(request.state, "principal", None), "rest"), params.get("agent"))
@@ -163,8 +162,6 @@ class SearchQuery:
         after: str | None = None,
         mode: SearchMode = SearchMode.HYBRID,
     ) -> SearchConnection:
-        from brain.api.rest import actor_of
-
         try:
             as_agent = searching_as(actor_of(info.context.principal, "graphql"), agent)
         except NotYours as exc:

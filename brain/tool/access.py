@@ -8,8 +8,12 @@ every refusal about it reads exactly like the one for a scope that does not exis
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from brain.model import SHARED_SCOPE
+
+if TYPE_CHECKING:
+    from brain.tool.history import History
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,3 +49,24 @@ class Actor:
     def acting_as(self, agent: str) -> Actor:
         """The actor for a tool call on behalf of `agent` (admins may act as any agent)."""
         return Actor("agent", agent, self.via)
+
+
+def visible_history(
+    history: History, actor: Actor, agent: str | None, scope: str | None, path: str | None,
+    before: int | None, limit: int,
+) -> list[Any]:
+    """One more record than `limit` (to tell whether there are more), only those whose
+    every scope the actor can see."""
+    out: list[Any] = []
+    cursor = before
+    while len(out) <= limit:
+        page = history.records(
+            agent=agent, scope=scope, path=path, before=cursor, limit=max(limit + 1, 50)
+        )
+        if not page:
+            break
+        out.extend(
+            r for r in page if actor.can_see(r.scope) and (r.new_scope is None or actor.can_see(r.new_scope))
+        )
+        cursor = page[-1].id
+    return out[: limit + 1]
