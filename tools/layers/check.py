@@ -35,6 +35,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# Circles kept on purpose, each with why. A circle that grows, shrinks or is new fails.
+ALLOWED_CIRCLES: dict[frozenset[str], str] = {
+    frozenset({"brain.api.connections", "brain.api.links", "brain.api.nodes"}): (
+        "GraphQL object types are a graph: a Memory has links, a link lands on a Memory or an Agent, "
+        "an Agent's memories are a connection of Memories. Annotations are strawberry.lazy; only "
+        "resolvers import the other module, when they run."
+    ),
+}
+
+
 @dataclass(frozen=True)
 class Import:
     source: str
@@ -171,7 +181,7 @@ def problems(root: Path) -> list[str]:
         for i in upward(found)
     ]
     lines += [f"import circle: {' -> '.join(c)}: move what they share into a module both import"
-              for c in circles(found)]
+              for c in circles(found) if frozenset(c) not in ALLOWED_CIRCLES]
     return lines
 
 

@@ -52,7 +52,7 @@ export const OVERVIEW = `query Overview($edgeBudget: Int) { graphOverview(edgeBu
 /**
  * Links an overview asks for by default (its `edgeBudget`): past this many, the drawing is a
  * hairball that costs seconds. The server keeps every problem link and the best-connected
- * links (brain/overview.py) and sends each node's degree over all of them.
+ * links (brain/service/overview.py) and sends each node's degree over all of them.
  */
 export const OVERVIEW_EDGE_BUDGET = 4000;
 /** The overview's query and variables: the backbone, or every link. (The first screen prefetches the same.) */
