@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.workload import generate
-from brain.tool.secret_scan import _scan_line, find_secret
+from brain.parse.secret_scan import _scan_line, find_secret
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

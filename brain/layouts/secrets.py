@@ -1,6 +1,6 @@
 """The `secret` problem of every layout: a line that looks like a credential.
 
-The detector is the memory tool's own (brain.tool.secret_scan), so what `brain check` flags is
+The detector is the memory tool's own (brain.parse.secret_scan), so what `brain check` flags is
 exactly what a write through the tool would refuse. The message gives the line and the kind of
 secret, never the value: problems end up in CI logs and editors.
 
@@ -37,7 +37,7 @@ def secret_problems(rel: str, text: str) -> list[Problem]:
 def scan_secret_problems(rel: str, text: str) -> list[Problem]:
     """`secret_problems` without the prefilter: the detector on every line (the reference)."""
     # Imported here: brain.tool's package imports the memory service, which imports ingest.
-    from brain.tool.secret_scan import find_secret
+    from brain.parse.secret_scan import find_secret
 
     out: list[Problem] = []
     lines = text.count("\n") + 1
@@ -103,7 +103,7 @@ def might_hold_secret(text: str) -> bool:
             if (_unguarded() or gate) and _pattern_in_views(text, _joined_pairs(text)):
                 return True
             return bool(runs) and _decodes(runs)
-    from brain.tool.secret_normalize import _FORMAT  # not at the top: brain.tool imports ingest
+    from brain.parse.secret_normalize import _FORMAT  # not at the top: brain.tool imports ingest
 
     if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
         return True
@@ -125,7 +125,7 @@ def _gate(flat: str) -> bool:
     )
 
 
-# What the detector's pair join takes out between two lines (brain.tool.secret_scan
+# What the detector's pair join takes out between two lines (brain.parse.secret_scan
 # _CONTINUED on the first, the indent of the second): the same leftmost match.
 _LINE_BREAK_RE = re.compile(r"\\?[ \t]*\n[ \t]*")
 _INDENT_RE = re.compile(r"\n[ \t]*")  # the same where no line ends in a blank or a `\`
@@ -139,7 +139,7 @@ def _flat(text: str) -> str:
     return _INDENT_RE.sub("", text) if "\n " in text or "\n\t" in text else text.replace("\n", "")
 
 
-# Bytes of the detector's base64 alphabets (brain.tool.secret_normalize._BASE64_RUN) kept,
+# Bytes of the detector's base64 alphabets (brain.parse.secret_normalize._BASE64_RUN) kept,
 # every other byte (those of non-ASCII characters too) a blank; and the same as a letter.
 _BASE64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _BASE64_KEEP = bytes(b if b in _BASE64_BYTES else 0x20 for b in range(256))
@@ -168,7 +168,7 @@ def _long_runs(raw: bytes) -> set[bytes]:
 
 def _decodes(runs: list[str]) -> bool:
     """Whether one of the runs decodes as base64 of text (what base64_runs looks for)."""
-    from brain.tool.secret_normalize import _decode
+    from brain.parse.secret_normalize import _decode
 
     return any(_decode(run) is not None for run in runs)
 
@@ -187,11 +187,11 @@ def _has_needle(text: str) -> bool:
 
 
 def _joined_pairs(text: str) -> str:
-    """Each pair of neighbouring lines as the detector joins them (brain.tool.secret_scan.
+    """Each pair of neighbouring lines as the detector joins them (brain.parse.secret_scan.
     _scan_joined: the first without its `\\` continuation, the second without its indent, at
     most JOIN_WINDOW characters each side), one window per line of the result. A window is
     the detector's own text, so a `\\b` at its start or end means the same in both."""
-    from brain.tool.secret_scan import _CONTINUED, JOIN_WINDOW
+    from brain.parse.secret_scan import _CONTINUED, JOIN_WINDOW
 
     rows = text.split("\n")
     windows = []
@@ -204,7 +204,7 @@ def _joined_pairs(text: str) -> str:
 
 def _pattern_in_views(text: str, joined: str) -> bool:
     """Whether one of the detector's patterns matches the text or its joined-lines view."""
-    from brain.tool import secret_scan
+    from brain.parse import secret_scan
 
     for view in (text, joined):
         lowered = view.lower()
@@ -226,7 +226,7 @@ def _pattern_in_views(text: str, joined: str) -> bool:
 @functools.cache
 def _unguarded() -> bool:
     """A detector pattern of a kind with no needles here: then every text gets the full check."""
-    from brain.tool.secret_scan import _PATTERNS
+    from brain.parse.secret_scan import _PATTERNS
 
     return any(kind not in _NEEDLES and kind not in _LOWER_NEEDLES for kind, _ in _PATTERNS)
 

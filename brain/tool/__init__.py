@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from brain.tool.service import MemoryService
     from brain.tool.tool import MemoryTool, ToolResult
 
-# Imported on first use: an ingest reads brain.tool.secret_scan (the `secret` rule), which
+# Imported on first use: an ingest reads brain.parse.secret_scan (the `secret` rule), which
 # must not cost it the whole memory service.
 _LAZY = {
     "Actor": "brain.tool.access", "Call": "brain.tool.refusal", "Refusal": "brain.tool.refusal",

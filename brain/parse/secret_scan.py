@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from brain.tool.secret_normalize import back, base64_runs, visible
+from brain.parse.secret_normalize import back, base64_runs, visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ _IDENTIFIER = re.compile(r"^[a-z]+(?:[-_/.:][a-z0-9]+)*$")
 def find_secret(text: str, lines: range | None = None) -> SecretHit | None:
     """The first secret-looking value on the given 1-based lines (default: every line).
 
-    Each line is scanned as written, then undisguised (brain.tool.secret_normalize: NFKC
+    Each line is scanned as written, then undisguised (brain.parse.secret_normalize: NFKC
     without invisible characters, then decoded base64 runs); then each pair of neighbouring
     lines joined, for a secret split across them. Offsets always point into `text`.
     """
