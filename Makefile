@@ -7,7 +7,7 @@ VENV := .venv
 NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock native/pyproject.toml $(sort $(wildcard native/src/*.rs))
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(NATIVE_SOURCES) | sha1sum | cut -c1-12)
 
-.PHONY: serve test lint bench clean web native bytecode
+.PHONY: serve test check lint bench clean web native bytecode
 
 $(STAMP): pyproject.toml $(NATIVE_SOURCES)
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -47,9 +47,15 @@ native:
 test: $(STAMP) bytecode
 	bash scripts/test
 
+# The loop while editing: lint, types, the import layers and the unit tests (no servers, no browsers).
+check: lint
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/unit
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check brain tests bench
+	$(VENV)/bin/ruff check brain tests bench tools/layers
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --strict tools/layers/check.py
+	$(VENV)/bin/python tools/layers/check.py
 	@if [ -n "$(CARGO)" ]; then $(CARGO) clippy --quiet --release --manifest-path native/Cargo.toml -- -D warnings; fi
 
 clean:

@@ -7,7 +7,9 @@ placed by the first rule whose prefix it starts with; a subcommand's own parser 
 Imports under `if TYPE_CHECKING:` are annotations only (strawberry's lazy types use them),
 so they run no code and count for neither rule.
 
-    python tools/layers/check.py [ROOT]     exit 1 and one line per violation
+    python tools/layers/check.py [ROOT]            exit 1 and one line per violation
+    python tools/layers/check.py --mermaid [ROOT]  the package graph docs/architecture.md shows
+    python tools/layers/check.py --draw            draw it again into docs/architecture.md
 """
 
 from __future__ import annotations
@@ -95,9 +97,11 @@ def imports(root: Path) -> list[Import]:
         package = source if path.name == "__init__.py" else source.rpartition(".")[0]
         for node in _nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             targets: list[str] = []
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
+            else:
                 base = node.module or ""
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
@@ -185,7 +189,51 @@ def problems(root: Path) -> list[str]:
     return lines
 
 
+def package_of(module: str) -> str:
+    """The box a module is drawn in: its package under brain/ (`brain.store.memory` -> `store`),
+    a root module its own (`brain.model` -> `model`), and every subcommand's parser `cli`."""
+    if layer_of(module) == len(LAYERS) - 1:
+        return "cli"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "brain"
+
+
+def mermaid(root: Path) -> str:
+    """The packages as a Mermaid graph, by layer (top first), an arrow for each package that
+    imports another at run time; arrows into the base layer (which everything imports) are
+    left out."""
+    found = [i for i in imports(root) if "brain" not in (package_of(i.source), package_of(i.target))]
+    layer: dict[str, int] = {}
+    for i in found:
+        for module in (i.source, i.target):
+            layer[package_of(module)] = layer_of(module if package_of(module) == "cli" else
+                                                 "brain." + package_of(module))
+    edges = sorted({(package_of(i.source), package_of(i.target)) for i in found
+                    if package_of(i.source) != package_of(i.target) and layer[package_of(i.target)] > 0})
+    lines = ["flowchart TD"]
+    for index in range(len(LAYERS) - 1, -1, -1):
+        members = sorted(p for p, at in layer.items() if at == index)
+        if members:
+            lines += [f'  subgraph L{index}["{LAYERS[index][0]}"]', f"    {' & '.join(members)}", "  end"]
+    lines += [f"  {a} --> {b}" for a, b in edges]
+    return "\n".join(lines) + "\n"
+
+
+def draw(root: Path) -> None:
+    """docs/architecture.md's picture, drawn again from the code."""
+    page = root / "docs" / "architecture.md"
+    head, rest = page.read_text().split("```mermaid\n", 1)
+    page.write_text(head + "```mermaid\n" + mermaid(root) + "```" + rest.split("```", 1)[1])
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) > 1 and argv[1] == "--draw":
+        draw(Path(__file__).resolve().parents[2])
+        return 0
+    if len(argv) > 1 and argv[1] == "--mermaid":
+        root = Path(argv[2]) if len(argv) > 2 else Path(__file__).resolve().parents[2]
+        print(mermaid(root), end="")
+        return 0
     root = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[2]
     found = problems(root)
     for line in found:
