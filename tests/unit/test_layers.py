@@ -100,3 +100,14 @@ def test_the_architecture_page_draws_the_packages_as_they_are() -> None:
     page = (REPO / "docs" / "architecture.md").read_text()
     drawn = page.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert drawn == check.mermaid(REPO), "draw it again: python tools/layers/check.py --draw"
+
+
+def test_a_view_that_imports_the_shell_that_loads_it_is_a_circle(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "web/src/main.ts": "import type { View } from './view';\nconst g = await import('./graph');\n",
+        "web/src/view.ts": "export interface View {}\n",
+        "web/src/graph.ts": "import type { View } from './main';\n",
+    })
+    assert check.problems(root) == [
+        "import circle in the web UI: web.graph -> web.main: move what they share into a module both import"
+    ]

@@ -15,6 +15,7 @@ so they run no code and count for neither rule.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -176,6 +177,22 @@ def circles(found: list[Import]) -> list[list[str]]:
     return found_circles
 
 
+_TS_IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\./[\w./-]+)['"]"""
+                        r"""|\bimport\(\s*['"](\./[\w./-]+)['"]\s*\)""")
+
+
+def web_imports(root: Path) -> list[Import]:
+    """The web UI's imports of its own modules (web/src), type-only and dynamic ones too: a
+    view and the shell that loads it must not import each other."""
+    found: list[Import] = []
+    for path in sorted((root / "web" / "src").glob("*.ts")):
+        text = path.read_text(encoding="utf-8")
+        for match in _TS_IMPORT.finditer(text):
+            target = (match.group(1) or match.group(2)).removeprefix("./").removesuffix(".js")
+            found.append(Import(f"web.{path.stem}", f"web.{target}", text.count("\n", 0, match.start()) + 1))
+    return found
+
+
 def problems(root: Path) -> list[str]:
     found = imports(root)
     lines = [
@@ -186,6 +203,9 @@ def problems(root: Path) -> list[str]:
     ]
     lines += [f"import circle: {' -> '.join(c)}: move what they share into a module both import"
               for c in circles(found) if frozenset(c) not in ALLOWED_CIRCLES]
+    if (root / "web" / "src").is_dir():
+        lines += [f"import circle in the web UI: {' -> '.join(c)}: move what they share into a module "
+                  "both import" for c in circles(web_imports(root))]
     return lines
 
 

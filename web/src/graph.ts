@@ -12,7 +12,7 @@ import type { ChangeEvent } from './live';
 import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, drawableEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
 import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
 import * as ops from './ops';
-import type { View } from './main';
+import type { View } from './view';
 
 type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];
   problems: number[]; memoryOff: boolean[]; degree: number[]; source: number[]; target: number[]; status: (string | null)[] };

@@ -6,13 +6,7 @@ import { Live, type ChangeEvent, type LiveState } from './live';
 import { MemoryView } from './memory';
 import { parseRoute, routeHash, type Route } from './logic';
 import * as ops from './ops';
-
-export interface View {
-  readonly el: HTMLElement;
-  show(route: Route): Promise<void>;
-  /** Changes applied to the graph since the last call (batched). */
-  changed(events: ChangeEvent[]): void;
-}
+import type { View } from './view';
 
 const app = document.getElementById('app')!;
 const main = h('main', { id: 'main', tabindex: '-1' });

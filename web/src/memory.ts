@@ -9,7 +9,7 @@ import { FindBox } from './find';
 import type { ChangeEvent } from './live';
 import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
-import type { View } from './main';
+import type { View } from './view';
 
 /** Rows of a scope's table drawn at once (ops.FIRST_ROWS); the rest follow MORE_ROWS a frame. */
 const { FIRST_ROWS } = ops;

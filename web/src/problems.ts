@@ -5,7 +5,7 @@ import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
 import { filterProblems, noteOfPath, problemPlace, routeHash, scopeOfPath, type Problem, type ProblemFilter, type Route } from './logic';
 import * as ops from './ops';
-import type { View } from './main';
+import type { View } from './view';
 
 type Report = { total: number; errors: number; warnings: number; byStatus: { status: string; count: number }[];
   byCode: { code: string; severity: string; count: number }[]; mostWanted: { count: number; target: { target: string } }[] };
