@@ -80,7 +80,10 @@ def helper_rss():
 DRIVER = HELPER_WATCH + """
 import json, resource, sys, time
 from pathlib import Path
-from brain.service.brain import Brain
+try:
+    from brain.service.brain import Brain
+except ImportError:  # a tree from before brain/service/ (bench_ingest_ab.py --old)
+    from brain.service import Brain
 brain = Brain(Path(sys.argv[1]))
 t0 = time.perf_counter(); first = brain.sync(); t1 = time.perf_counter()
 again = brain.sync(); t2 = time.perf_counter()
@@ -101,7 +104,10 @@ print(json.dumps({**helper_rss(),
 RESTART = HELPER_WATCH + """
 import json, resource, sys, time
 from pathlib import Path
-from brain.service.brain import Brain
+try:
+    from brain.service.brain import Brain
+except ImportError:  # a tree from before brain/service/ (bench_ingest_ab.py --old)
+    from brain.service import Brain
 t0 = time.perf_counter()
 brain = Brain(Path(sys.argv[1]), cache=True)
 result = brain.sync(); t1 = time.perf_counter()
