@@ -22,6 +22,7 @@ from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from brain.store.neo4j import Neo4jStore
 from brain.store.open import StoreUnavailable
+from tests.plan import _semantic_search, pytest_collection_modifyitems  # noqa: F401  (hooks, by name)
 from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a conftest)
     pytest_make_collect_report,
     pytest_runtest_makereport,

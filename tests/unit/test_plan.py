@@ -1,0 +1,35 @@
+"""tests/plan.py: the scanner tests are found by what they import, so the BRAIN_NATIVE=0 pass
+of scripts/test cannot miss a new one; and semantic search is off unless a module asks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from brain.search.embedding import semantic_off
+from tests.plan import SCANNER_IMPORT, reads_scanners
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def test_the_scanner_tests_are_those_that_import_a_scanner() -> None:
+    marked = {p.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py") if reads_scanners(p)}
+    assert {"unit/test_native.py", "unit/test_parse.py", "unit/test_layout_space.py",
+            "search/test_postings.py", "search/test_bm25.py"} <= marked
+    assert "unit/test_workspace.py" not in marked
+    assert "search/test_held_postings.py" not in marked  # held_postings has no native twin
+
+
+def test_the_import_forms_are_recognised() -> None:
+    for line in ("from brain import native", "from brain.parse import parse_note",
+                 "from brain.layouts import secrets as s", "from brain.layouts.secrets import x",
+                 "from brain.search import postings, postings_numpy", "    from brain.native import native"):
+        assert SCANNER_IMPORT.search(line), line
+    for line in ("from brain.parse_helpers import x", "from brain.search.held_postings import y",
+                 "# from brain import native", "from brain.search import bm25"):
+        assert not SCANNER_IMPORT.search(line), line
+
+
+def test_semantic_search_is_off_in_a_module_that_did_not_ask() -> None:
+    assert os.environ["BRAIN_SEMANTIC"] == "off"
+    assert semantic_off()
