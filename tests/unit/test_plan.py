@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from brain.search.embedding import semantic_off
 from tests.plan import SCANNER_IMPORT, reads_scanners
 
@@ -33,3 +35,12 @@ def test_the_import_forms_are_recognised() -> None:
 def test_semantic_search_is_off_in_a_module_that_did_not_ask() -> None:
     assert os.environ["BRAIN_SEMANTIC"] == "off"
     assert semantic_off()
+
+
+def test_the_cache_folders_are_this_sessions(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from brain.cachepaths import cache_dir, snapshot_path
+
+    session = tmp_path_factory.getbasetemp()
+    assert cache_dir().is_relative_to(session)
+    assert snapshot_path(TESTS).is_relative_to(session)
+    assert not cache_dir().is_relative_to(Path.home() / ".cache")
