@@ -17,7 +17,7 @@ from brain.store.memory import MemoryStore
 from tests.api.client import Stream, post, ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.files import make_workspace, write, write_atomically
-from tests.api.live import LiveServer
+from tests.api.live import LiveServer, until_subscribed
 
 EVENTS = (Path(__file__).parents[2] / "graphql" / "graph-changed.graphql").read_text()
 MEMORY = "query($path: String!) { memory(path: $path) { description backlinks { source { id } } } }"
@@ -85,7 +85,7 @@ async def test_edit_is_visible_in_queries_and_as_an_event(serve: ServerFactory, 
     live = serve(workspace)
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(EVENTS)
-        await asyncio.sleep(0.1)  # the subscription is registered before the write
+        await until_subscribed(live.base)  # before the write
         write(workspace, "memory/bot/notes.md", "---\ndescription: Edited\ntype: project\n---\n# Top\n")
         events = await events_until(stream, has("CHANGED", "memory:bot/notes"))
         await quiet(stream)
@@ -106,7 +106,7 @@ async def test_new_note_resolves_the_links_waiting_for_it(serve: ServerFactory, 
     live = serve(workspace)
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(EVENTS, {"scope": "bot"})
-        await asyncio.sleep(0.1)
+        await until_subscribed(live.base)
         write(workspace, "memory/writer/elsewhere.md", "Another scope's news.\n")
         write(workspace, "memory/bot/missing-thing.md", "Now it exists.\n")
         events = await events_until(stream, has("RELINKED", "memory:bot/notes"))
@@ -121,7 +121,7 @@ async def test_rename_moves_the_note_and_its_backlinks_follow(serve: ServerFacto
     live = serve(workspace)
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(EVENTS)
-        await asyncio.sleep(0.1)
+        await until_subscribed(live.base)
         os.rename(workspace / "memory/writer/style.md", workspace / "memory/writer/tone.md")
         events = await events_until(
             stream,

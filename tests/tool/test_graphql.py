@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ import pytest
 
 from brain.tool import memory_service
 from tests.api.client import post, ws_session
-from tests.api.live import LiveServer
+from tests.api.live import LiveServer, until_subscribed
 from tests.tool.test_prompt import EXPECTED
 from tests.tool.test_rest import serve
 
@@ -104,7 +103,7 @@ async def test_a_write_is_announced_on_graph_changed(live: LiveServer) -> None:
     )
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(query)
-        await asyncio.sleep(0.2)
+        await until_subscribed(live.base)
         await gql(live, """mutation { memoryCreate(agent: "writer", path: "/memories/fresh.md",
             fileText: "---\\ndescription: Fresh.\\n---\\n") { ok } }""")
         event = (await stream.payload())["data"]["graphChanged"]
