@@ -51,10 +51,13 @@ test: $(STAMP) bytecode
 
 # The fast loop (under 90 s on an idle 2-core machine): ruff, mypy, and tests/unit on two
 # workers (pytest-xdist; tests/plan.py groups what shares a fixture), without the Neo4j legs.
+# The random-operation state machines (tests/unit/test_linking.py, a quarter of tests/unit's
+# time) try 50 sequences each here, 250 in `make test`.
 check: $(STAMP) bytecode
 	$(VENV)/bin/ruff check brain tests bench
 	$(VENV)/bin/mypy
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not neo4j" tests/unit
+	BRAIN_RANDOM_OPS_EXAMPLES=50 $(VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		-n 2 --dist loadgroup -m "not neo4j" tests/unit
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check brain tests bench
