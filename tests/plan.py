@@ -41,8 +41,14 @@ def reads_scanners(module: Path) -> bool:
     return bool(SCANNER_IMPORT.search(module.read_text(encoding="utf-8")))
 
 
+NEO4J_FIXTURES = {"neo4j_uri", "neo4j_login", "neo4j_store"}
+
+
 def _group(item: pytest.Item) -> str | None:
-    if item.get_closest_marker("neo4j") is not None:
+    # One worker: two that set up the schema at once can deadlock in Neo4j, and a test's
+    # clear() would empty the database under the other's test.
+    uses = set(getattr(item, "fixturenames", ()))
+    if item.get_closest_marker("neo4j") is not None or NEO4J_FIXTURES & uses:
         return "neo4j"
     info = getattr(item, "_fixtureinfo", None)
     defs = info.name2fixturedefs.values() if info is not None else []
