@@ -42,6 +42,7 @@ def reads_scanners(module: Path) -> bool:
 
 
 NEO4J_FIXTURES = {"neo4j_uri", "neo4j_login", "neo4j_store"}
+CHEAP = {"_semantic_search"}
 
 
 def _group(item: pytest.Item) -> str | None:
@@ -51,8 +52,9 @@ def _group(item: pytest.Item) -> str | None:
     if item.get_closest_marker("neo4j") is not None or NEO4J_FIXTURES & uses:
         return "neo4j"
     info = getattr(item, "_fixtureinfo", None)
-    defs = info.name2fixturedefs.values() if info is not None else []
-    if any(d[-1].scope in ("module", "class", "package") for d in defs if d):
+    defs = info.name2fixturedefs.items() if info is not None else []
+    # (Not _semantic_search: module-scoped and on every test, but it only sets a variable.)
+    if any(d[-1].scope in ("module", "class", "package") for name, d in defs if d and name not in CHEAP):
         return str(item.path)
     return None
 

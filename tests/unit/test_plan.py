@@ -44,3 +44,28 @@ def test_the_cache_folders_are_this_sessions(tmp_path_factory: pytest.TempPathFa
     assert cache_dir().is_relative_to(session)
     assert snapshot_path(TESTS).is_relative_to(session)
     assert not cache_dir().is_relative_to(Path.home() / ".cache")
+
+
+def group_of(request: pytest.FixtureRequest) -> str | None:
+    marker = request.node.get_closest_marker("xdist_group")
+    return None if marker is None else str(marker.args[0] if marker.args else marker.kwargs["name"])
+
+
+def test_a_test_of_function_fixtures_goes_to_any_worker(request: pytest.FixtureRequest) -> None:
+    assert group_of(request) is None  # not held to its module by the module-scoped _semantic_search
+
+
+@pytest.fixture(scope="module")
+def shared_by_the_module() -> str:
+    return "started once"
+
+
+def test_a_test_of_a_module_fixture_shares_its_modules_worker(
+    request: pytest.FixtureRequest, shared_by_the_module: str
+) -> None:
+    assert group_of(request) == __file__
+
+
+@pytest.mark.neo4j
+def test_a_neo4j_test_shares_the_neo4j_worker(request: pytest.FixtureRequest) -> None:
+    assert group_of(request) == "neo4j"
