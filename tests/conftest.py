@@ -22,6 +22,12 @@ from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from brain.store.neo4j import Neo4jStore
 from brain.store.open import StoreUnavailable
+from tests.plan import _semantic_search, pytest_collection_modifyitems  # noqa: F401  (hooks, by name)
+from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a conftest)
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+    pytest_terminal_summary,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "tools" / "neo4j" / "neo4j.sh"
@@ -125,13 +131,12 @@ def store(store_factory: Callable[[], GraphStore]) -> GraphStore:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _private_snapshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Commands run by tests keep their startup snapshots (brain/snapshot/image.py) in a folder of
-    this session, not in the user's cache."""
-    before = os.environ.get("BRAIN_SNAPSHOT_DIR")
-    os.environ["BRAIN_SNAPSHOT_DIR"] = str(tmp_path_factory.mktemp("snapshots"))
-    yield
-    if before is None:
-        os.environ.pop("BRAIN_SNAPSHOT_DIR", None)
-    else:
-        os.environ["BRAIN_SNAPSHOT_DIR"] = before
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """brain's cache folder (embeddings, the language server's code cache) and its startup
+    snapshots (brain/snapshot/image.py) are this session's, for the tests and every command they
+    run: not the user's, and not shared between runs, where a cache left by an earlier run
+    would answer for the code under test."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BRAIN_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        patch.setenv("BRAIN_SNAPSHOT_DIR", str(tmp_path_factory.mktemp("snapshots")))
+        yield

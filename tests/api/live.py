@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -91,6 +92,18 @@ def live_server(
 
 def _healthy(live: LiveServer) -> bool:
     return httpx.get(f"{live.base}/healthz").status_code == 200
+
+
+async def until_subscribed(base: str, count: int = 1, timeout: float = 15.0) -> None:
+    """Until the server says (/healthz) it has `count` subscriptions registered: a change made
+    before that would have no subscriber to go to. Not a fixed sleep, which a slow machine
+    outlasts, and which a fast one waits out for nothing."""
+    deadline = time.monotonic() + timeout
+    async with httpx.AsyncClient(timeout=10) as client:
+        while (seen := (await client.get(f"{base}/healthz")).json()["subscriptions"]) != count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{base}: {seen} subscriptions registered, not {count}")
+            await asyncio.sleep(0.01)
 
 
 def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:

@@ -7,7 +7,6 @@ possible (folders, frontmatter, the `[[...]]` text), and from `brain check` for 
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 import shutil
@@ -27,7 +26,7 @@ from brain.store.base import GraphStore
 from brain.store.memory import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.files import write
-from tests.api.live import LiveServer, live_server
+from tests.api.live import LiveServer, live_server, until_subscribed
 
 REPO = Path(__file__).resolve().parents[2]
 DOCUMENTS = REPO / "graphql"
@@ -246,7 +245,7 @@ async def _graph_changed(live: LiveServer, root: Path) -> None:
     text = (root / rel).read_text(encoding="utf-8")
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(document("graph-changed.graphql"), {"scope": "release-writer"})
-        await asyncio.sleep(0.1)
+        await until_subscribed(live.base)
         write(root, "memory/shared/glossary.md", "an edit in another scope\n")
         write(root, rel, text.replace("headline first", "headline always first"))
         event = (await stream.payload(timeout=15))["data"]["graphChanged"]

@@ -17,7 +17,7 @@ from brain.store.memory import MemoryStore
 from tests.api.client import Stream, post, ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.files import make_workspace, write, write_atomically
-from tests.api.live import LiveServer
+from tests.api.live import LiveServer, until_subscribed
 
 EVENTS = (Path(__file__).parents[2] / "graphql" / "graph-changed.graphql").read_text()
 MEMORY = "query($path: String!) { memory(path: $path) { description backlinks { source { id } } } }"
@@ -54,13 +54,14 @@ async def events_until(stream: Stream, done: Callable[[list[dict[str, Any]]], bo
     return seen
 
 
-async def quiet(stream: Stream, seconds: float = 0.5) -> None:
-    """No further event arrives: the change touched nothing else."""
-    try:
-        extra = await stream.payload(timeout=seconds)
-    except TimeoutError:
-        return
-    raise AssertionError(f"an unexpected event: {extra}")
+async def quiet(stream: Stream, root: Path) -> None:
+    """No further event comes of the change: the next event is a later change's, a fence note
+    written now. The watcher applies changes in order and this one's events have arrived, so
+    whatever it still had to say would come before the fence's. (A fixed wait for silence
+    passed on a slow machine whatever came after it, and cost its length on a fast one.)"""
+    write(root, "memory/bot/zz-fence.md", "A later change.\n")
+    event = (await stream.payload(timeout=10))["data"]["graphChanged"]
+    assert (event["kind"], event["id"]) == ("ADDED", "memory:bot/zz-fence"), f"an unexpected event: {event}"
 
 
 def has(kind: str, node_id: str) -> Callable[[list[dict[str, Any]]], bool]:
@@ -85,10 +86,10 @@ async def test_edit_is_visible_in_queries_and_as_an_event(serve: ServerFactory, 
     live = serve(workspace)
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(EVENTS)
-        await asyncio.sleep(0.1)  # the subscription is registered before the write
+        await until_subscribed(live.base)  # before the write
         write(workspace, "memory/bot/notes.md", "---\ndescription: Edited\ntype: project\n---\n# Top\n")
         events = await events_until(stream, has("CHANGED", "memory:bot/notes"))
-        await quiet(stream)
+        await quiet(stream, workspace)
     assert [(e["kind"], e["id"]) for e in events] == [("CHANGED", "memory:bot/notes")]
     changed = events[0]
     assert "description" in changed["fields"]
@@ -106,7 +107,7 @@ async def test_new_note_resolves_the_links_waiting_for_it(serve: ServerFactory, 
     live = serve(workspace)
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(EVENTS, {"scope": "bot"})
-        await asyncio.sleep(0.1)
+        await until_subscribed(live.base)
         write(workspace, "memory/writer/elsewhere.md", "Another scope's news.\n")
         write(workspace, "memory/bot/missing-thing.md", "Now it exists.\n")
         events = await events_until(stream, has("RELINKED", "memory:bot/notes"))
@@ -121,7 +122,7 @@ async def test_rename_moves_the_note_and_its_backlinks_follow(serve: ServerFacto
     live = serve(workspace)
     async with ws_session(live.ws) as session:
         stream = await session.subscribe(EVENTS)
-        await asyncio.sleep(0.1)
+        await until_subscribed(live.base)
         os.rename(workspace / "memory/writer/style.md", workspace / "memory/writer/tone.md")
         events = await events_until(
             stream,
@@ -130,7 +131,7 @@ async def test_rename_moves_the_note_and_its_backlinks_follow(serve: ServerFacto
                 ("RELINKED", "memory:bot/notes"), ("RELINKED", "memory:shared/glossary"),
             )),
         )
-        await quiet(stream)
+        await quiet(stream, workspace)
     # Exactly: the old node goes, the new one comes, the note linking to it breaks, and the
     # shared note whose broken [[style]] named it as unreachable candidate loses that hint.
     assert sorted((e["kind"], e["id"]) for e in events) == [

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from brain.service.brain import Brain
+from brain.store import neo4j_cypher as cypher
 from brain.store.base import MemoryFilter, StoreUnavailable
 from brain.store.neo4j import Neo4jStore
 from tests.api.client import post
@@ -125,10 +126,37 @@ def test_bad_uris_are_explained(uri: str, message: str) -> None:
     assert str(caught.value).startswith(message)
 
 
+def schema_on_server(store: Neo4jStore) -> set[tuple[str, ...]]:
+    """Every constraint and index on the server: (kind, name, type, on, properties, state)."""
+    found: set[tuple[str, ...]] = set()
+    for kind in ("CONSTRAINTS", "INDEXES"):
+        for record in store._driver.execute_query(f"SHOW {kind}", database_=store.database).records:
+            row = record.data()
+            on = row.get("labelsOrTypes") or []
+            found.add((kind, row["name"], row["type"], ",".join(on), ",".join(row.get("properties") or []),
+                       str(row.get("state", ""))))
+    return found
+
+
 def test_connect_sets_up_the_schema_idempotently(neo4j_login: Login) -> None:
+    wanted = {re.search(r"(?:CONSTRAINT|INDEX) (\w+)", s).group(1) for s in cypher.SCHEMA}  # type: ignore[union-attr]
+    store = Neo4jStore.connect(*neo4j_login)
+    # From none of brain's schema (its constraints first: they own their indexes), so the
+    # first connect must create it all, and the second must find it and add nothing.
+    for kind, name, *_ in sorted(schema_on_server(store)):
+        if name in wanted:
+            what = {"CONSTRAINTS": "CONSTRAINT", "INDEXES": "INDEX"}[kind]
+            store._driver.execute_query(f"DROP {what} {name} IF EXISTS", database_=store.database)
+    assert not {row[1] for row in schema_on_server(store)} & wanted
+    store.close()
+    seen = []
     for _ in range(2):
         store = Neo4jStore.connect(*neo4j_login)
+        seen.append(schema_on_server(store))
         store.close()
+    assert seen[0] == seen[1]
+    online = {row[1] for row in seen[0] if row[0] == "CONSTRAINTS" or row[5] == "ONLINE"}
+    assert wanted <= online
 
 
 def test_a_server_that_goes_away_gives_errors_then_recovers(

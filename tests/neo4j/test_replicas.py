@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tests.api.client import Stream, ws_session
+from tests.api.live import until_subscribed
 from tests.api.test_cli_serve import brain_serve, wait_for_url
 from tests.conftest import open_neo4j
 from tests.contract.helpers import Workspace, note
@@ -47,7 +48,8 @@ async def subscribed(urls: list[str]) -> AsyncIterator[list[Stream]]:
         for url in urls:
             session = await stack.enter_async_context(ws_session(url.replace("http://", "ws://")))
             streams.append(await session.subscribe(EVENTS))
-        await asyncio.sleep(0.3)  # the subscriptions are registered
+        for url in urls:  # each replica says its subscription is registered
+            await until_subscribed(url.removesuffix("/graphql"))
         yield streams
 
 

@@ -33,7 +33,7 @@ from tests.neo4j.test_generations import LOOK, NOTES, count, raw_count, write_no
 from tests.search.helpers import needs_model
 from tests.unit.test_ingest_parts_layouts import in_parts, layout_workspace
 
-pytestmark = pytest.mark.neo4j
+pytestmark = [pytest.mark.neo4j, pytest.mark.semantic]
 
 
 @pytest.fixture

@@ -51,30 +51,52 @@ def writer_loop(root: str, history: str, start: int, ready: multiprocessing.sync
         ready.set()
 
 
+def temp_files(folder: Path) -> set[str]:
+    """The writes under way or cut short: the atomic replace's temp files (dot-files)."""
+    return {n for n in os.listdir(folder) if n.startswith(".journal.md.") and n.endswith(".tmp")}
+
+
+def wait_for_a_write(folder: Path, before: set[str], timeout: float = 30.0) -> None:
+    """Return as soon as a new temp file shows: the writer is in the middle of a write."""
+    deadline = time.monotonic() + timeout
+    while not temp_files(folder) - before:
+        assert time.monotonic() < deadline, "the writer never began a write"
+
+
 def test_killed_writers_leave_an_old_or_a_new_file(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws")
+    folder = root / "memory/writer"
     history = tmp_path / "history.jsonl"
     (root / NOTE).write_text(version(0))
     fork = multiprocessing.get_context("fork")
     rng = random.Random(20261101)
     seen: set[str] = set()
+    mid_write = 0
     for kill in range(KILLS):
         ready = fork.Event()
         child = fork.Process(target=writer_loop, args=(str(root), str(history), kill * 1000, ready))
         child.start()
         assert ready.wait(30)
-        time.sleep(rng.uniform(0.0, 0.05))
+        before = temp_files(folder)
+        # Every other kill lands at a random point; the others the moment a write is under
+        # way, so some kills certainly cut a write short (a random delay alone caught one
+        # write in sixty, and nothing checked it caught any).
+        if kill % 2:
+            wait_for_a_write(folder, before)
+        else:
+            time.sleep(rng.uniform(0.0, 0.05))
         assert child.pid is not None
         os.kill(child.pid, signal.SIGKILL)
         child.join(10)
+        mid_write += bool(temp_files(folder) - before)  # its temp file is left: cut short
         text = (root / NOTE).read_text()
         assert is_complete(text), f"after kill {kill}: a torn file of {len(text)} characters"
         seen.add(text.split("\n", 1)[0])
-    # The kills landed at different points: many different versions survived, and some
-    # kills caught a write half done (its temp file is left, a dot-file the walker ignores).
+    # The kills landed at different points: many different versions survived, and kills
+    # caught writes half done, each leaving the complete old version (checked above).
     assert len(seen) > KILLS // 3
-    torn = list((root / "memory/writer").glob(".journal.md.*.tmp"))
-    print(f"kill test: {KILLS} kills, {len(seen)} distinct surviving versions, {len(torn)} mid-write")
+    print(f"kill test: {KILLS} kills, {len(seen)} distinct surviving versions, {mid_write} mid-write")
+    assert mid_write >= KILLS // 4
     # The lock died with each child, and the history reads (a torn last record is skipped).
     tool = MemoryTool(MemoryService(root, history=History(history)))
     assert tool.create("writer", "/memories/journal.md", version(10**6)).ok

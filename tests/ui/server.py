@@ -6,12 +6,15 @@ installs it). Without it the UI tests skip locally and fail in CI (CI=true).
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,8 +86,10 @@ class BrainServer:
 
 
 def copy_example(tmp: Path) -> Path:
+    """The example workspace, its files written now (shutil.copy, not copy2): their times are
+    the test's, not the checkout's, so an age the UI shows is one the test chose."""
     root = tmp / "workspace"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, copy_function=shutil.copy)
     return root
 
 
@@ -98,7 +103,12 @@ def chromium_missing() -> str | None:
     return None
 
 
+@functools.cache
 def ensure_built() -> None:
-    """The bundle the server answers at /; web/build.sh only rebuilds what changed."""
-    subprocess.run(["bash", str(REPO / "web" / "build.sh"), "--if-needed"], check=True,
-                   stdout=subprocess.DEVNULL)
+    """The bundle the server answers at /; web/build.sh only rebuilds what changed. Once a
+    process, under a lock: two pytest-xdist workers must not build into web_dist together."""
+    lock_path = Path(tempfile.gettempdir()) / f"brain-web-build-{os.getuid()}.lock"
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["bash", str(REPO / "web" / "build.sh"), "--if-needed"], check=True,
+                       stdout=subprocess.DEVNULL)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import ConsoleErrors, snap
-from tests.ui.server import BrainServer
+from tests.ui.server import BrainServer, copy_example
 
 
 def open_note(page: Any, server: BrainServer, scope: str, file: str) -> None:
@@ -20,6 +23,15 @@ def open_note(page: Any, server: BrainServer, scope: str, file: str) -> None:
 
 def editor_text(page: Any, path: str) -> str:
     return str(page.get_by_role("textbox", name=f"Markdown of {path}").inner_text())
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The example, its glossary last changed five and a half days ago (the list shows its age)."""
+    root = copy_example(tmp_path)
+    five_days_ago = time.time() - 5.5 * 86_400
+    os.utime(root / "memory/shared/glossary.md", (five_days_ago, five_days_ago))
+    return root
 
 
 def test_scopes_shared_first_with_memory_off_tag_and_file_details(page: Any, server: BrainServer) -> None:
@@ -35,7 +47,7 @@ def test_scopes_shared_first_with_memory_off_tag_and_file_details(page: Any, ser
     expect(table.get_by_role("columnheader")).to_have_text(["Name", "Type", "Age", "Size", "Description"])
     row = table.get_by_role("row").filter(has=page.get_by_role("link", name="glossary", exact=True))
     expect(row.get_by_role("cell")).to_have_text(
-        ["glossary", "reference", "today", "1.5 KB", re.compile("^Brinewater vocabulary")]
+        ["glossary", "reference", "5 days ago", "1.5 KB", re.compile("^Brinewater vocabulary")]
     )
     snap(page, "memory-list")
     page.get_by_role("link", name=re.compile("^changelog-bot")).click()

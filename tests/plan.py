@@ -1,0 +1,80 @@
+"""How the suite is cut up: which tests share a worker, which read the scanners, which need
+the semantic model. The hooks and fixture are imported by tests/conftest.py.
+
+- Workers (pytest-xdist, `--dist loadgroup`, as scripts/test and `make check` run it): every
+  test of the Neo4j store shares one worker, because they share one server and one database
+  that each test clears; and the tests of a module with a module-scoped fixture (a browser,
+  a code-server, a served workspace) share one, so the fixture starts once, not once a worker.
+- Scanners (`-m scanner`): the test modules that import the scanners with a native twin
+  (brain.parse, brain.native, brain.layouts.secrets, brain.search.postings). scripts/test runs
+  them again with BRAIN_NATIVE=0 (the Python twins alone); the rest of the suite reaches the
+  scanners only through these same functions.
+- Semantic search is off in tests (BRAIN_SEMANTIC=off, inherited by every `brain serve` a test
+  starts) unless a module asks with `pytestmark = pytest.mark.semantic` (tests/search asks as
+  a whole): loading the model and embedding the workspace was work every served test
+  workspace did, for the few tests that look at semantic results.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+SCANNER_IMPORT = re.compile(
+    r"^\s*(?:from brain(?:\.layouts)? import [^\n]*\b(?:native|parse|secrets)\b"
+    r"|from brain\.(?:parse|native|layouts\.secrets|search\.postings)\b"
+    r"|from brain\.search import [^\n]*\bpostings\b)",
+    re.MULTILINE,
+)
+SEMANTIC_SET_HERE = "BRAIN_SEMANTIC" not in os.environ
+if SEMANTIC_SET_HERE:
+    os.environ["BRAIN_SEMANTIC"] = "off"  # before any fixture: a module-scoped server inherits it
+
+
+@cache
+def reads_scanners(module: Path) -> bool:
+    return bool(SCANNER_IMPORT.search(module.read_text(encoding="utf-8")))
+
+
+NEO4J_FIXTURES = {"neo4j_uri", "neo4j_login", "neo4j_store"}
+CHEAP = {"_semantic_search"}
+
+
+def _group(item: pytest.Item) -> str | None:
+    # One worker: two that set up the schema at once can deadlock in Neo4j, and a test's
+    # clear() would empty the database under the other's test.
+    uses = set(getattr(item, "fixturenames", ()))
+    if item.get_closest_marker("neo4j") is not None or NEO4J_FIXTURES & uses:
+        return "neo4j"
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.items() if info is not None else []
+    # (Not _semantic_search: module-scoped and on every test, but it only sets a variable.)
+    if any(d[-1].scope in ("module", "class", "package") for name, d in defs if d and name not in CHEAP):
+        return str(item.path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.suffix == ".py" and reads_scanners(item.path):
+            item.add_marker(pytest.mark.scanner)
+        group = _group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _semantic_search(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Semantic search on for a module marked `semantic` (see the module docstring)."""
+    if request.node.get_closest_marker("semantic") is None or not SEMANTIC_SET_HERE:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("BRAIN_SEMANTIC")
+        yield

@@ -1,0 +1,71 @@
+"""tests/plan.py: the scanner tests are found by what they import, so the BRAIN_NATIVE=0 pass
+of scripts/test cannot miss a new one; and semantic search is off unless a module asks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from brain.search.embedding import semantic_off
+from tests.plan import SCANNER_IMPORT, reads_scanners
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def test_the_scanner_tests_are_those_that_import_a_scanner() -> None:
+    marked = {p.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py") if reads_scanners(p)}
+    assert {"unit/test_native.py", "unit/test_parse.py", "unit/test_layout_space.py",
+            "search/test_postings.py", "search/test_bm25.py"} <= marked
+    assert "unit/test_workspace.py" not in marked
+    assert "search/test_held_postings.py" not in marked  # held_postings has no native twin
+
+
+def test_the_import_forms_are_recognised() -> None:
+    for line in ("from brain import native", "from brain.parse import parse_note",
+                 "from brain.layouts import secrets as s", "from brain.layouts.secrets import x",
+                 "from brain.search import postings, postings_numpy", "    from brain.native import native"):
+        assert SCANNER_IMPORT.search(line), line
+    for line in ("from brain.parse_helpers import x", "from brain.search.held_postings import y",
+                 "# from brain import native", "from brain.search import bm25"):
+        assert not SCANNER_IMPORT.search(line), line
+
+
+def test_semantic_search_is_off_in_a_module_that_did_not_ask() -> None:
+    assert os.environ["BRAIN_SEMANTIC"] == "off"
+    assert semantic_off()
+
+
+def test_the_cache_folders_are_this_sessions(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from brain.snapshot.cachepaths import cache_dir, snapshot_path
+
+    session = tmp_path_factory.getbasetemp()
+    assert cache_dir().is_relative_to(session)
+    assert snapshot_path(TESTS).is_relative_to(session)
+    assert not cache_dir().is_relative_to(Path.home() / ".cache")
+
+
+def group_of(request: pytest.FixtureRequest) -> str | None:
+    marker = request.node.get_closest_marker("xdist_group")
+    return None if marker is None else str(marker.args[0] if marker.args else marker.kwargs["name"])
+
+
+def test_a_test_of_function_fixtures_goes_to_any_worker(request: pytest.FixtureRequest) -> None:
+    assert group_of(request) is None  # not held to its module by the module-scoped _semantic_search
+
+
+@pytest.fixture(scope="module")
+def shared_by_the_module() -> str:
+    return "started once"
+
+
+def test_a_test_of_a_module_fixture_shares_its_modules_worker(
+    request: pytest.FixtureRequest, shared_by_the_module: str
+) -> None:
+    assert group_of(request) == __file__
+
+
+@pytest.mark.neo4j
+def test_a_neo4j_test_shares_the_neo4j_worker(request: pytest.FixtureRequest) -> None:
+    assert group_of(request) == "neo4j"
