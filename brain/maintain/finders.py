@@ -15,6 +15,7 @@ import yaml
 
 from brain.maintain.findings import Finding, Proposal, vpath
 from brain.maintain.links import fixable_links
+from brain.maintain.near_duplicates import copy_key, near_duplicates
 from brain.maintain.snapshot import Snapshot
 from brain.model import DESCRIPTION_CLIP, MEMORY_TYPES, SHARED_SCOPE, MemoryNode, name_key
 from brain.parse.note import first_line
@@ -32,14 +33,6 @@ def _incoming(snap: Snapshot, memory: MemoryNode, ignore: set[str]) -> list[str]
     return sorted({link.source.split(":", 1)[1] for link in links if link.source not in ignore})
 
 
-def _body_key(memory: MemoryNode) -> tuple[str, str | None, str]:
-    return memory.description, memory.type, "\n".join(map(str.rstrip, memory.body.strip().split("\n")))
-
-
-def _properties(memory: MemoryNode) -> str:
-    return json.dumps(dict(memory.properties), sort_keys=True, default=str)
-
-
 def duplicates(snap: Snapshot) -> Iterator[Finding]:
     """Notes of one scope with the same text (whitespace-trimmed): keep the newest."""
     for scope in snap.scopes():
@@ -47,18 +40,12 @@ def duplicates(snap: Snapshot) -> Iterator[Finding]:
         same_head: dict[tuple[str, str | None], list[MemoryNode]] = {}
         for memory in snap.by_scope.get(scope, []):
             same_head.setdefault((memory.description, memory.type), []).append(memory)
-        same_body: dict[tuple[str, str | None, str], list[MemoryNode]] = {}
+        same: dict[tuple[str, str | None, str, str], list[MemoryNode]] = {}
         for head in same_head.values():
             if len(head) > 1:
                 for memory in head:
-                    same_body.setdefault(_body_key(memory), []).append(memory)
-        groups: list[list[MemoryNode]] = []
-        for candidates in same_body.values():
-            if len(candidates) > 1:  # the same text needs the same other frontmatter keys too
-                by_props: dict[str, list[MemoryNode]] = {}
-                for memory in candidates:
-                    by_props.setdefault(_properties(memory), []).append(memory)
-                groups.extend(g for g in by_props.values() if len(g) > 1)
+                    same.setdefault(copy_key(memory), []).append(memory)
+        groups = [g for g in same.values() if len(g) > 1]
         for group in groups:
             keep, *copies = _newest_first(group)
             ids = {m.id for m in group}
@@ -209,6 +196,15 @@ def _first_line(body: str) -> str:
     return found or first_line(body)
 
 
+def _given(keys: dict[str, tuple[int, str]], key: str) -> bool:
+    """Whether the frontmatter gives `key` a value: `key:`, `key: ''`, `key: ""`, `key: ~` and
+    `key: null` give none (YAML reads each as empty or null)."""
+    if key not in keys:
+        return False
+    value = keys[key][1].split(":", 1)[1].split(" #", 1)[0].strip()
+    return value not in ("", "''", '""', "~", "null", "Null", "NULL")
+
+
 def descriptions(snap: Snapshot) -> Iterator[Finding]:
     """weak-description (empty, the first-line fallback, past the clip) and missing-type."""
     for memory in snap.memories:
@@ -221,7 +217,7 @@ def descriptions(snap: Snapshot) -> Iterator[Finding]:
         if text is None:
             continue
         closing, keys = frontmatter_lines(text)
-        has_desc = "description" in keys and keys["description"][1].split(":", 1)[1].strip() != ""
+        has_desc = _given(keys, "description")
         path, scope = vpath(memory), memory.scope
         if not memory.description:
             yield Finding(
@@ -232,8 +228,8 @@ def descriptions(snap: Snapshot) -> Iterator[Finding]:
         elif fallback and not has_desc:
             yield Finding(
                 "weak-description", memory.path, scope,
-                "has no `description:`; indexes fall back to its first line "
-                f"(`{clip_words(memory.description, 60)}`)",
+                ("its `description:` is empty" if "description" in keys else "has no `description:`")
+                + f"; indexes fall back to its first line (`{clip_words(memory.description, 60)}`)",
                 _set_key(
                     scope, path, closing, keys, "description", clip_words(memory.description), memory.type
                 ),
@@ -294,5 +290,5 @@ def large_notes(snap: Snapshot) -> Iterator[Finding]:
 
 
 FINDERS: list[Finder] = [
-    duplicates, expired_daily_notes, same_names, descriptions, fixable_links, large_notes,
+    duplicates, near_duplicates, expired_daily_notes, same_names, descriptions, fixable_links, large_notes,
 ]

@@ -18,7 +18,7 @@ from brain.tool.paths import virtual_path
 
 #: Every finding code, in the order reports list them (design.md section 10; keep these names).
 CODES = (
-    "duplicate", "same-name", "expired-daily-note", "weak-description", "missing-type",
+    "duplicate", "near-duplicate", "same-name", "expired-daily-note", "weak-description", "missing-type",
     "fixable-link", "large-note",
 )
 SAFE_CODES = frozenset({"duplicate", "expired-daily-note", "fixable-link"})

@@ -19,6 +19,8 @@ from tests.maintain.conftest import note, open_brain, workspace_with
 
 STYLE = note("House style for release notes.", "# House style\n\n- Headline first.")
 LONG = "Release notes style " + "with many words about everything " * 5
+NEAR = " ".join(f"word{i}" for i in range(60))
+OTHER = " ".join(f"other{i}" for i in range(80))
 BIG = note("A very long runbook.", "\n".join(f"## Part {i}\n\n" + "text " * 300 for i in range(12)))
 
 # (files, scope, expected [(code, path, safe)])
@@ -56,11 +58,40 @@ CASES: dict[str, tuple[dict[str, str | tuple[str, float]], str | None, list[tupl
         "writer",
         [("duplicate", "memory/writer/style-a.md", False)],
     ),
-    "same body, another description: not a duplicate": (
+    "same body, another description: a near duplicate to merge, never applied": (
         {
-            "memory/writer/a.md": note("One.", "Same body."),
-            "memory/writer/b.md": note("Two.", "Same body."),
+            "memory/writer/a.md": (note("One.", "Same body."), 3),
+            "memory/writer/b.md": (note("Two.", "Same body."), 1),
         },
+        None,
+        [("near-duplicate", "memory/writer/a.md", False)],
+    ),
+    "same body, another type: a near duplicate": (
+        {
+            "memory/writer/a.md": (note("One.", "Same body.", "user"), 1),
+            "memory/writer/b.md": (note("One.", "Same body.", "project"), 3),
+        },
+        None,
+        [("near-duplicate", "memory/writer/b.md", False)],
+    ),
+    "nearly the same body (one word of sixty changed): a near duplicate": (
+        {
+            "memory/writer/a.md": (note("Deploys.", NEAR), 1),
+            "memory/writer/b.md": (note("How we deploy.", NEAR.replace("word17", "changed")), 2),
+        },
+        None,
+        [("near-duplicate", "memory/writer/b.md", False)],
+    ),
+    "one paragraph in common is not a near duplicate": (
+        {
+            "memory/writer/a.md": note("Deploys.", NEAR + "\n\n" + OTHER),
+            "memory/writer/b.md": note("Reviews.", NEAR + "\n\n" + OTHER.replace("other", "else")),
+        },
+        None,
+        [],
+    ),
+    "near duplicates in two scopes are two scopes' business": (
+        {"memory/writer/a.md": note("One.", NEAR), "memory/shared/b.md": note("Two.", NEAR)},
         None,
         [],
     ),
@@ -110,6 +141,19 @@ CASES: dict[str, tuple[dict[str, str | tuple[str, float]], str | None, list[tupl
         [
             ("missing-type", "memory/writer/empty.md", False),
             ("weak-description", "memory/writer/empty.md", False),
+        ],
+    ),
+    "an empty quoted description is a weak one": (
+        {
+            "memory/writer/single.md": "---\ndescription: ''\ntype: project\n---\n\nDeploy on Fridays.\n",
+            "memory/writer/double.md": '---\ndescription: ""\ntype: project\n---\n\nReview on Mondays.\n',
+            "memory/writer/null.md": "---\ndescription: ~\ntype: project\n---\n\nShip on Tuesdays.\n",
+        },
+        None,
+        [
+            ("weak-description", "memory/writer/double.md", False),
+            ("weak-description", "memory/writer/null.md", False),
+            ("weak-description", "memory/writer/single.md", False),
         ],
     ),
     "a description past the 120-character clip": (
