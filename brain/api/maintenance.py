@@ -116,8 +116,8 @@ class MaintenanceProposal:
 @strawberry.type(description="One thing the deterministic pass found.")
 class MaintenanceFinding:
     code: str = strawberry.field(
-        description="duplicate, near-duplicate, same-name, expired-daily-note, weak-description, missing-type, "
-        "fixable-link, large-note"
+        description="duplicate, near-duplicate, same-name, expired-daily-note, weak-description, "
+        "missing-type, fixable-link, large-note"
     )
     path: str
     scope: str
