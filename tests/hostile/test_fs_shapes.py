@@ -17,12 +17,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from brain.safefs import MAX_DEPTH
+from brain.tool.blobs import BlobStore
 from tests.conftest import STORES
 from tests.hostile.budget import MIB, brain_case, python_case
 from tests.hostile.fs_shapes import bad_names, deep_tree, expected, remove_tree, too_deep_path, workspace
+from tests.tool.conftest import make_workspace
+from tests.tool.test_rest import serve
 
 REPO = Path(__file__).resolve().parents[2]
 SECONDS = 30.0
@@ -165,3 +169,88 @@ def test_depth_budget_is_counted_from_the_root_by_every_walk(tmp_path: Path) -> 
     paths = [p.path for p in brain.problems()]
     assert "memory/shared/bad\\xff.md" not in paths
     assert "memory/shared/renamed.md" in [m.path for m in brain.store.list_memories(MemoryFilter())]
+
+
+# ---------------------------------------------------------------- FIFOs among brain's own files
+
+NOTE = "memory/writer/house-style.md"
+
+
+def fifo_history(root: Path) -> Path:
+    history = root / ".brain" / "history.jsonl"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(history)  # no writer: a blocking open for reading waits forever
+    return history
+
+
+def test_a_fifo_history_refuses_cli_writes_before_any_change_and_never_hangs_a_read(
+    tmp_path: Path,
+) -> None:
+    root = make_workspace(tmp_path / "ws")
+    fifo_history(root)
+    before = (root / NOTE).read_bytes()
+    ws = ["-w", str(root)]
+    wrote = brain_case(["memory", "writer", *ws, "str_replace", "/memories/house-style.md", "$$ or $1", "$2"],
+                       seconds=SECONDS, memory=MEMORY)
+    print(wrote.summary())
+    assert not wrote.timed_out, wrote.summary()
+    assert wrote.returncode == 1, wrote.stdout + wrote.stderr
+    assert "Traceback" not in wrote.stderr
+    said = wrote.stdout + wrote.stderr
+    assert "history" in said
+    assert "FIFO" in said
+    assert "nothing was changed" in said
+    assert (root / NOTE).read_bytes() == before
+    read = brain_case(["memory", "writer", *ws, "history"], seconds=SECONDS, memory=MEMORY)
+    assert not read.timed_out, read.summary()
+    assert read.returncode == 0, read.stderr[-2000:]
+    assert "Traceback" not in read.stderr
+
+
+def test_a_fifo_history_refuses_space_writes_before_any_change(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "bot" / "memory").mkdir(parents=True)
+    (root / "brain.toml").write_text('layout = "space"\n')
+    (root / "bot" / "memory" / "keep.md").write_text("kept\n")
+    fifo_history(root)
+    for verb in (["write", "keep.md", "--text", "changed\n"], ["delete", "keep.md"]):
+        argv = ["space", "bot", *verb[:2], "-w", str(root), *verb[2:]]
+        done = brain_case(argv, seconds=SECONDS, memory=MEMORY)
+        assert not done.timed_out, done.summary()
+        assert done.returncode != 0, done.stdout
+        assert "FIFO" in done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        assert (root / "bot" / "memory" / "keep.md").read_text() == "kept\n"
+
+
+def test_a_fifo_history_over_rest_and_graphql_is_a_refusal_not_a_500_after_the_change(
+    tmp_path: Path,
+) -> None:
+    root = make_workspace(tmp_path / "ws")
+    history = fifo_history(root)
+    before = (root / NOTE).read_bytes()
+    with serve(root, history) as live, httpx.Client(base_url=live.base, timeout=15) as http:
+        put = http.put("/api/memory/writer/house-style.md", json={"content": "replaced\n"})
+        assert put.status_code == 409, put.text
+        assert "FIFO" in put.json()["error"]["message"]
+        mutation = ('mutation { memoryCreate(agent: "writer", path: "/memories/new.md", fileText: "x\\n")'
+                    " { ok refusal { code message } } }")
+        created = http.post("/graphql", json={"query": mutation}).json()
+        assert "errors" not in created, created
+        assert created["data"]["memoryCreate"]["ok"] is False
+        assert created["data"]["memoryCreate"]["refusal"]["code"] == "UNSAFE_FOLDER"
+        listed = http.get("/api/memory-history")  # a read never waits on the FIFO
+        assert listed.status_code == 200, listed.text
+        assert http.get("/healthz").status_code == 200
+    assert (root / NOTE).read_bytes() == before
+    assert not (root / "memory" / "writer" / "new.md").exists()
+
+
+def test_a_fifo_in_the_blob_folder_is_not_waited_on(tmp_path: Path) -> None:
+    blobs = BlobStore(tmp_path / "blobs", 1024)
+    digest = blobs.put(b"kept\n")
+    assert digest is not None
+    path = blobs.directory / digest[:2] / digest
+    path.unlink()
+    os.mkfifo(path)
+    assert blobs.get(digest) is None  # before: a blocking open, forever
