@@ -254,3 +254,48 @@ def test_a_fifo_in_the_blob_folder_is_not_waited_on(tmp_path: Path) -> None:
     path.unlink()
     os.mkfifo(path)
     assert blobs.get(digest) is None  # before: a blocking open, forever
+
+
+def _write(path: bytes, data: bytes = b"---\ndescription: d\n---\nhi\n") -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as out:
+        out.write(data)
+
+
+@pytest.mark.parametrize("layout", ["lab", "space", "mindlink"])
+def test_layouts_that_pick_names_report_the_ones_they_cannot_say(tmp_path: Path, layout: str) -> None:
+    """Agent, skill and project folders are picked out by name, not walked: each layout still
+    reports a name that is not UTF-8, and no agent or problem carries one raw."""
+    from brain.service import Brain
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "brain.toml").write_text(f'layout = "{layout}"\n')
+    base = os.fsencode(root)
+    if layout == "lab":
+        _write(base + b"/MEMORY.md")
+        _write(base + b"/agents/ok/MEMORY.md")
+        _write(base + b"/agents/\xff/MEMORY.md")
+        _write(base + b"/skills/\xfe/SKILL.md")
+        _write(base + b"/projects/p/\xfd.md")
+        bad = ["agents/\\xff", "projects/p/\\xfd.md", "skills/\\xfe"]
+    else:
+        _write(base + b"/ok/memory/entries/fine.md")
+        _write(base + b"/\xff/memory/entries/x.md")
+        _write(base + b"/ok/memory/entries/\xfe.md")
+        bad = ["\\xff", "ok/memory/entries/\\xfe.md"]
+    brain = Brain(root)
+    brain.sync()
+    problems = brain.problems()
+    assert sorted(p.path for p in problems if p.code == "bad-name") == bad
+    for p in problems:
+        json.dumps([p.path, p.message]).encode("utf-8")  # strict: a surrogate would raise
+    assert all(safefs_ok(a.name) for a in brain.store.list_agents())
+
+
+def safefs_ok(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
