@@ -187,7 +187,8 @@ def special_kind(mode: int) -> str | None:
     return "not a regular file"
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, in words (for `NotRegular`)."""
     if stat.S_ISDIR(mode):
         return "a folder"
     return special_kind(mode) or "not a regular file"
@@ -204,7 +205,7 @@ def open_regular(path: Path | str, *, dir_fd: int | None = None, follow: bool = 
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise NotRegular(os.fsdecode(path), _kind(mode))
+            raise NotRegular(os.fsdecode(path), kind_of(mode))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)

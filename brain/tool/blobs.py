@@ -107,8 +107,9 @@ class BlobStore:
         fd = os.open(self.directory / LOCK_NAME,
                      os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise safefs.NotRegular(str(self.directory / LOCK_NAME), "not a regular file")
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise safefs.NotRegular(str(self.directory / LOCK_NAME), safefs.kind_of(mode))
             fcntl.flock(fd, how)
             yield
         finally:

@@ -90,7 +90,7 @@ class History:
         except FileNotFoundError:
             return
         if not stat.S_ISREG(mode):
-            raise HistoryUnavailable(self.path, safefs.special_kind(mode) or "a folder")
+            raise HistoryUnavailable(self.path, safefs.kind_of(mode))
 
     def refuse_unless_writable(self) -> None:
         """`check`, as the memory tool's refusal: every write asks before it changes a file
@@ -120,7 +120,7 @@ class History:
             try:
                 mode = os.fstat(fd).st_mode
                 if not stat.S_ISREG(mode):
-                    raise HistoryUnavailable(self.path, safefs.special_kind(mode) or "a folder")
+                    raise HistoryUnavailable(self.path, safefs.kind_of(mode))
                 os.set_blocking(fd, True)
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 size = os.fstat(fd).st_size
