@@ -24,8 +24,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from workload import generate  # noqa: E402
 
-from brain import rows  # noqa: E402
 from brain.ingest.memory_files import build_memory  # noqa: E402
+from brain.snapshot import rows  # noqa: E402
 from brain.store.linking import NoteChange  # noqa: E402
 from brain.workspace import classify  # noqa: E402
 

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from brain import safefs
+
 CONFIG_FILE = "brain.toml"
 #: The workspace layouts (design.md section 8); brain.layouts holds what each one means.
 LAYOUT_NAMES: tuple[str, ...] = ("latchai", "space", "mindlink", "lab")
@@ -138,7 +140,7 @@ def load_config(root: Path) -> BrainConfig:
     """The settings of the workspace at `root`: defaults when it has no brain.toml."""
     path = Path(root) / CONFIG_FILE
     try:
-        raw = path.read_bytes()
+        raw = safefs.read_regular_file(path, follow=True)  # a FIFO here hung every start
     except FileNotFoundError:
         return BrainConfig()
     except OSError as exc:

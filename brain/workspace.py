@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from brain import safefs
 from brain.model import SHARED_SCOPE, Kind, Problem, Severity
 from brain.parse import safejson
 from brain.parse.frontmatter import TOO_COSTLY, key_lines, load_frontmatter, split_frontmatter
 from brain.parse.note import decode, first_line
+from brain.safefs import special_kind
 
 MEMORY_DIR = "memory"
 AGENTS_DIR = "agents"
@@ -130,10 +131,16 @@ class FileStat(NamedTuple):
     mtime_ns: int
     is_link: bool = False  # a symlink, or another file that is never read (see `special`)
     special: str | None = None  # what a FIFO, socket or device is: reading one can block
+    refused: str | None = None  # safefs.BAD_NAME or TOO_DEEP: never read, `rel` is escaped
 
 
 def unread_problem(st: FileStat) -> Problem:
-    """The warning for a file that is never read: a symlink, a FIFO, a socket or a device."""
+    """The problem of a file that is never read: a symlink, a FIFO, a socket or a device (a
+    warning), a name that is not UTF-8 or a folder too deep (an error)."""
+    if st.refused == safefs.BAD_NAME:
+        return safefs.bad_name_problem(st.rel)
+    if st.refused == safefs.TOO_DEEP:
+        return safefs.too_deep_problem(st.rel)
     if st.special is None:
         return Problem(
             "symlink", Severity.WARNING, st.rel, "a symbolic link: brain does not follow links",
@@ -154,19 +161,6 @@ def unreadable_problem(rel: str, reason: str) -> Problem:
     )
 
 
-def special_kind(mode: int) -> str | None:
-    """What a file that is neither regular, a folder nor a link is, in words; else None."""
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device file"
-    return "not a regular file"
-
-
 def walk(root: Path) -> Iterator[FileStat]:
     """Every file of interest under root, without following symlinked folders."""
     for top in (MEMORY_DIR, AGENTS_DIR, *ENTITY_DIRS):
@@ -174,17 +168,14 @@ def walk(root: Path) -> Iterator[FileStat]:
 
 
 def walk_dir(folder: Path, rel: str) -> Iterator[FileStat]:
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        child = f"{rel}/{entry.name}"
+    """Every file under `folder` (named `rel`), through the one bounded walk (brain.safefs):
+    a name that is not UTF-8 and a folder too deep come out refused, never read or entered."""
+    for child, entry, refusal in safefs.walk(folder, rel):
         try:
-            if entry.is_dir(follow_symlinks=False):
-                yield from walk_dir(Path(entry.path), child)
+            if refusal is not None:
+                yield FileStat(child, 0, 0, is_link=True, refused=refusal)
+            elif entry.is_dir(follow_symlinks=False):
+                continue
             elif entry.is_symlink():
                 yield FileStat(child, 0, 0, is_link=True)
             elif entry.is_file(follow_symlinks=False):
@@ -198,13 +189,33 @@ def walk_dir(folder: Path, rel: str) -> Iterator[FileStat]:
 
 
 def scope_folders(root: Path) -> set[str]:
+    """The scope folders under memory/ (one whose name is not UTF-8 is the walk's to report)."""
     try:
         return {
             e.name for e in os.scandir(root / MEMORY_DIR)
-            if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+            if e.is_dir(follow_symlinks=False) and not e.name.startswith(".") and safefs.is_utf8(e.name)
         }
     except OSError:
         return set()
+
+
+def refused_names(
+    folder: Path, rel: str, keep: Callable[[os.DirEntry[str]], bool] | None = None,
+) -> Iterator[FileStat]:
+    """A refused FileStat for each entry of `folder` (that `keep` keeps) whose name is not
+    UTF-8: for a layout that picks names out of a folder (agents, skills, projects) instead of
+    walking it, so what it cannot name is still reported."""
+    try:
+        with os.scandir(folder) as it:
+            names = [
+                e.name for e in it
+                if not e.name.startswith(".") and not safefs.is_utf8(e.name) and (keep is None or keep(e))
+            ]
+    except OSError:
+        return
+    for name in sorted(names):
+        child = f"{rel}/{name}" if rel else name
+        yield FileStat(safefs.escaped(child), 0, 0, is_link=True, refused=safefs.BAD_NAME)
 
 
 # ------------------------------------------------------------------ agents and entities
@@ -315,9 +326,10 @@ def read_bytes(path: Path | str) -> bytes | OSError:
     """A file's bytes, or the error that kept them (the caller reports it and goes on).
     By the descriptor, from a str as well: a first ingest reads every file once, and pathlib's
     objects and buffered reader were a tenth of the cost of parsing a note; a file object and
-    its fstat were still a quarter of reading one (12 -> 9 us)."""
+    its fstat were still a quarter of reading one (12 -> 9 us). Opened by safefs.open_regular
+    all the same: a FIFO put where the walk saw a file is refused (an OSError), not waited on."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = safefs.open_regular(path)
     except OSError as exc:
         return exc
     try:

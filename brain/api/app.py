@@ -42,14 +42,19 @@ logger = logging.getLogger("brain.api")
 
 def healthz(request: Request) -> JSONResponse:
     """Ready (200) once the first ingest is done (or the snapshot is loaded: `checkingFiles`
-    until its rescan ends); 503 before. Reports the watcher's activity."""
+    until its rescan ends); 503 before. While the watcher's syncs fail, 503 with the reason:
+    `failed` (a failed sync forgets what it read, and the next one reads everything) or
+    `degraded` (a read-only brain still answers, but no longer follows the disk); before,
+    it said `starting` or `ready` meanwhile. Reports the watcher's activity."""
     services: Services = request.app.state.services
     ready = services.brain.ready
     watcher = services.watcher
-    status = "ready" if ready else "failed" if services.failure else "starting"
+    sync_error = watcher.sync_error if watcher is not None else None
+    error = services.failure or sync_error
+    status = ("degraded" if sync_error else "ready") if ready else "failed" if error else "starting"
     body: dict[str, object] = {
         "status": status,
-        "error": services.failure,
+        "error": error,
         "lastSyncAt": _iso(services.brain.last_sync),
         # Started from the snapshot, answering from its graph while the files are checked.
         "checkingFiles": services.brain.checking,
@@ -59,13 +64,14 @@ def healthz(request: Request) -> JSONResponse:
             "lastRescanAt": _iso(watcher.last_rescan_at),
             "events": watcher.events,
             "error": watcher.error,
+            "syncError": watcher.sync_error,
         },
         "subscriptions": services.hub.subscribers,
         "search": _search_health(services),
         "layout": services.brain.layout_choice.name,
         "layoutReason": services.brain.layout_choice.describe(),
     }
-    return JSONResponse(body, status_code=200 if ready else 503)
+    return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
 
 def _search_health(services: Services) -> dict[str, object] | None:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain import safefs
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 
@@ -139,9 +140,10 @@ def bearer_token(authorization: str | None) -> str | None:
 def read_tokens_file(path: Path) -> dict[str, Principal]:
     fix = 'it must hold a JSON object like {"<token>": "<agent-name>", "<admin-token>": "*"}'
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # safefs: a FIFO or device named by mistake is refused, not waited on at every request.
+        data = json.loads(safefs.read_regular_file(path, follow=True).decode("utf-8"))
     except OSError as exc:
-        raise TokensFileError(f"BRAIN_TOKENS_FILE {path}: cannot be read ({exc.strerror})") from exc
+        raise TokensFileError(f"BRAIN_TOKENS_FILE {path}: cannot be read ({exc.strerror or exc})") from exc
     except ValueError as exc:
         raise TokensFileError(f"BRAIN_TOKENS_FILE {path}: not valid JSON ({exc}); {fix}") from exc
     if not isinstance(data, dict):

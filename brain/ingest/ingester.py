@@ -312,6 +312,9 @@ class Ingester:
             st = stats.pop(rel)
             if progress is not None and (done % 256 == 0 or done == total):
                 progress(done, total)
+            if st.refused is not None:  # whatever its place: brain did not look inside it
+                self.file_problems[rel] = unread_problem(st)
+                continue
             role = classify(rel)
             if role.kind == "ignored":
                 continue

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.config import CONFIG_FILE, LAYOUT_NAMES, BrainConfig, ConfigError, load_config
+from brain.safefs import is_utf8
 
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 _LATCHAI_DIRS = ("memory", "workflows", "chats", "work-items")
@@ -114,7 +115,7 @@ def _visible_children(root: Path) -> list[str]:
     try:
         return [
             e.name for e in os.scandir(root)
-            if not e.name.startswith(".") and e.name != CONFIG_FILE
+            if not e.name.startswith(".") and e.name != CONFIG_FILE and is_utf8(e.name)
         ]
     except OSError:
         return []
@@ -122,7 +123,9 @@ def _visible_children(root: Path) -> list[str]:
 
 def _first_child_with(folder: Path, inner: str) -> str | None:
     try:
-        names = sorted(e.name for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))
+        names = sorted(  # a name said in the reason for the choice: never one that is not UTF-8
+            e.name for e in os.scandir(folder) if e.is_dir(follow_symlinks=False) and is_utf8(e.name)
+        )
     except OSError:
         return None
     for name in names[:_MAX_LOOK]:

@@ -27,7 +27,8 @@ from brain.parse.note import ParsedNote
 from brain.resolve import Level, NameEntry, Target, parse_target
 from brain.rules.dates import daily_name_date
 from brain.rules.lab import daily_log_name, incomplete_skill, triggers, undated_entries
-from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo, walk_dir
+from brain.safefs import BAD_NAME, escaped, is_utf8
+from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo, refused_names, walk_dir
 
 MAIN_AGENT = "main"
 MEMORY_FILE = "MEMORY.md"
@@ -142,6 +143,8 @@ class LabLayout(Layout):
             yield from _files(root, [f"{top}/{n}/{file}" for n in _folders(root / top)])
         for project in _folders(root / PROJECTS_DIR):
             yield from _markdown_in(root, f"{PROJECTS_DIR}/{project}")
+        for top in (AGENTS_DIR, PROJECTS_DIR, *sorted(ARTIFACTS)):  # the names it cannot say
+            yield from refused_names(root / top, top, _folder)
 
     def scope_folders(self, root: Path) -> set[str]:
         found = set(_folders(root / AGENTS_DIR))
@@ -180,11 +183,15 @@ def _folders(folder: Path) -> list[str]:
     try:
         names = [
             e.name for e in os.scandir(folder)
-            if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+            if not e.name.startswith(".") and e.is_dir(follow_symlinks=False) and is_utf8(e.name)
         ]
     except OSError:
         return []
     return sorted(names)[:_MAX_LOOK]
+
+
+def _folder(entry: os.DirEntry[str]) -> bool:
+    return entry.is_dir(follow_symlinks=False)
 
 
 def _files(root: Path, rels: list[str]) -> Iterator[FileStat]:
@@ -210,6 +217,9 @@ def _markdown_in(root: Path, rel: str) -> Iterator[FileStat]:
         if entry.name.startswith(".") or not entry.name.lower().endswith(".md"):
             continue
         child = f"{rel}/{entry.name}"
+        if not is_utf8(entry.name):
+            yield FileStat(escaped(child), 0, 0, is_link=True, refused=BAD_NAME)
+            continue
         if entry.is_symlink():
             yield FileStat(child, 0, 0, is_link=True)
         elif entry.is_file(follow_symlinks=False):

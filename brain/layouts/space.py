@@ -19,7 +19,8 @@ from brain.layouts.base import Layout
 from brain.layouts.files import is_binary
 from brain.model import ENTITY_KINDS, Kind, Problem, Severity, leaf_key, name_key
 from brain.resolve import KIND_PREFIXES, Level, LinkRules, NameEntry, Target
-from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo, walk_dir
+from brain.safefs import is_utf8
+from brain.workspace import IGNORED, FileRole, FileStat, RoleMemo, refused_names, walk_dir
 
 MEMORY_DIR = "memory"
 MAX_PATH_BYTES = 512
@@ -127,6 +128,7 @@ class SpaceLayout(Layout):
     def walk(self, root: Path) -> Iterator[FileStat]:
         for agent in sorted(self.scope_folders(root)):
             yield from walk_dir(root / agent / MEMORY_DIR, f"{agent}/{MEMORY_DIR}")
+        yield from refused_names(root, "", _holds_memory)  # an agent folder brain cannot name
 
     def scope_folders(self, root: Path) -> set[str]:
         found: set[str] = set()
@@ -137,6 +139,8 @@ class SpaceLayout(Layout):
         for entry in entries:
             if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
                 continue
+            if not is_utf8(entry.name):
+                continue  # the walk reports it: no scope can be named after it
             memory = Path(entry.path) / MEMORY_DIR
             if memory.is_dir() and not memory.is_symlink():
                 found.add(entry.name)
@@ -147,6 +151,10 @@ class SpaceLayout(Layout):
         if not agent or agent.startswith("."):
             return None
         return agent, f"{agent}/{MEMORY_DIR}"
+
+
+def _holds_memory(entry: os.DirEntry[str]) -> bool:
+    return entry.is_dir(follow_symlinks=False) and os.path.isdir(os.path.join(entry.path, MEMORY_DIR))
 
 
 SPACE = SpaceLayout()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path
 
+from brain import safefs
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.catalog import Catalog
 from brain.lsp.graph import NoteIdentity, identity_of
@@ -70,7 +71,7 @@ class Context:
         if text is not None:
             return text
         try:
-            raw = (self.root / rel).read_bytes()
+            raw = safefs.read_regular_file(self.root / rel)  # never blocks on a FIFO
         except OSError:
             return None
         # Read as the parser reads (no BOM, `\n` line ends), so stored columns line up.

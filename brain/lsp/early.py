@@ -14,11 +14,13 @@ note's or agent's description, a workflow's title), read from that item's one fi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brain import safefs
 from brain.lsp.catalog import Catalog, Linkable
 from brain.model import AgentNode, Anchors, EntityNode, Kind, MemoryNode, file_id, leaf_key, note_id
 from brain.parse.note import note_description
@@ -56,7 +58,7 @@ class EarlyNames:
         if self.root is None or not node.path:
             return fallback
         try:
-            with open(self.root / node.path, "rb") as file:
+            with os.fdopen(safefs.open_regular(self.root / node.path), "rb") as file:  # never a FIFO
                 raw = file.read(EARLY_READ_MAX + 1)
         except OSError:
             return fallback

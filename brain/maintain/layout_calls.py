@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from brain import safefs
 from brain.ingest.memory_files import content_hash
 from brain.maintain.findings import Finding, Proposal
 from brain.maintain.snapshot import Snapshot
@@ -58,7 +59,7 @@ def as_layout_calls(findings: list[Finding], snap: Snapshot, tool: str) -> list[
 
 def _read(snap: Snapshot, rel: str) -> str | None:
     try:
-        return (snap.brain.root / rel).read_bytes().decode("utf-8")
+        return safefs.read_regular_file(snap.brain.root / rel).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from brain import safefs
 from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
@@ -110,7 +111,7 @@ class Snapshot:
     def read_text(self, memory: MemoryNode) -> str | None:
         """The note's text as it is on disk now (None: gone or unreadable)."""
         try:
-            return (self.brain.root / memory.path).read_bytes().decode("utf-8")
+            return safefs.read_regular_file(self.brain.root / memory.path).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
 

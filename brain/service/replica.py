@@ -42,6 +42,7 @@ class ReplicaFollower:
         self.last_event_at: float | None = None
         self.last_rescan_at: float | None = None  # the last successful poll
         self.error: str | None = None
+        self.sync_error: str | None = None  # /healthz asks: a replica applies no file changes itself
 
     async def run(
         self,

@@ -22,6 +22,7 @@ import anyio
 import anyio.to_thread
 from watchfiles import Change, awatch
 
+from brain import safefs
 from brain.ingest.ingester import Progress, SyncResult
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
@@ -57,6 +58,9 @@ class Watcher:
         self.syncs = 0
         self.running = False
         self.error: str | None = None
+        # Why the last sync failed (None once one succeeds): /healthz says the graph has
+        # stopped following the disk, instead of "ready" while changes go unapplied.
+        self.sync_error: str | None = None
         self._pending: set[str] = set()
         self._full = False
         self._wake = anyio.Event()
@@ -187,10 +191,12 @@ class Watcher:
             else:
                 await anyio.to_thread.run_sync(self.brain.sync, paths)
             self.syncs += 1
-        except Exception:
+            self.sync_error = None
+        except Exception as exc:
             # A bad moment on disk (a file vanishing mid-read) must not stop the server:
-            # log it and let the next rescan try again.
+            # log it, say it on /healthz, and let the next rescan try again.
             logger.exception("sync after file changes failed; a full rescan will retry")
+            self.sync_error = f"applying file changes failed: {type(exc).__name__}: {exc}"
             self._full = True
 
     def _relative(self, path: str) -> str | None:
@@ -211,15 +217,14 @@ def watched_folders(root: Path) -> list[str]:
     """The folders to watch, each on its own: the workspace's and every one below it, but
     none under a dot-name (never part of a workspace) and no linked folder (a walk never
     enters one). The notify crate's recursive watch of the root looked at every file
-    (0.45 s at 100,000 notes, holding the GIL: no request was answered meanwhile)."""
+    (0.45 s at 100,000 notes, holding the GIL: no request was answered meanwhile). The
+    ingest walk's own bounds (brain.safefs.walk): none past its depth budget, none whose
+    name is not UTF-8 (what it refuses, a rescan reports; nothing below it is read)."""
     found = [str(root)]
-    at = 0
-    while at < len(found):
+    for rel, entry, refusal in safefs.walk(root, ""):
         try:
-            with os.scandir(found[at]) as entries:
-                found.extend(e.path for e in entries
-                             if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+            if refusal is None and entry.is_dir(follow_symlinks=False):
+                found.append(os.path.join(root, rel))
         except OSError:
-            pass  # gone or unreadable: nothing below it to watch
-        at += 1
+            continue  # gone since it was listed
     return found

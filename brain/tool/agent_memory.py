@@ -112,6 +112,8 @@ class AgentMemory:
         )
         if actor.kind == "agent" and actor.agent != agent:
             raise missing
+        if write:
+            self.memory.history.refuse_unless_writable()
         tree = AgentTree(self.root, agent)
         if not tree.agent_exists():
             if write and actor.kind == "agent":

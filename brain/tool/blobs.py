@@ -23,10 +23,13 @@ import logging
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from brain import safefs
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +103,13 @@ class BlobStore:
     @contextlib.contextmanager
     def _locked(self, how: int) -> Iterator[None]:
         self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        # O_NONBLOCK: a FIFO put in its place must not hold every writer; fstat refuses it.
+        fd = os.open(self.directory / LOCK_NAME,
+                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise safefs.NotRegular(str(self.directory / LOCK_NAME), safefs.kind_of(mode))
             fcntl.flock(fd, how)
             yield
         finally:
@@ -142,7 +150,7 @@ class BlobStore:
         if path is None:
             return None
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = safefs.open_regular(path)  # a FIFO in the blob folder blocked this read forever
         except OSError:
             return None
         try:

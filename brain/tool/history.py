@@ -16,12 +16,15 @@ import fcntl
 import json
 import logging
 import os
+import stat
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from brain import safefs
 from brain.parse import safejson
+from brain.tool.refusal import Refusal, RefusalCode
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +63,16 @@ def iso_time(epoch: float) -> str:
     return stamp.replace("+00:00", "Z")
 
 
+class HistoryUnavailable(OSError):
+    """The history file is not a regular file (a FIFO, a device, a folder): no write can be
+    recorded, so writes are refused before they change anything."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path} is {kind}, not a regular file: brain records every write there")
+        self.path = path
+        self.kind = kind
+
+
 class History:
     """Append and query the log. Safe across threads and processes."""
 
@@ -70,6 +83,30 @@ class History:
         self._offset = 0  # how much of the file `_records` covers
         self._lines = 0
 
+    def check(self) -> None:
+        """Raise HistoryUnavailable when appends cannot go to the file (it may be missing):
+        asked before a write changes anything, so a write is never half done."""
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(mode):
+            raise HistoryUnavailable(self.path, safefs.kind_of(mode))
+
+    def refuse_unless_writable(self) -> None:
+        """`check`, as the memory tool's refusal: every write asks before it changes a file
+        (before, a FIFO there answered 500 after the note had changed)."""
+        try:
+            self.check()
+        except HistoryUnavailable as exc:
+            raise Refusal(
+                RefusalCode.UNSAFE_FOLDER,
+                f"the write history {exc.path} is {exc.kind}, not a regular file: every write is "
+                "recorded there, so writes are refused and nothing was changed. A person can "
+                "remove it (brain makes a new one)",
+                None,
+            ) from None
+
     def append(self, **fields: Any) -> HistoryRecord:
         """Write one record and fsync it; returns it with its id."""
         fields.pop("id", None)
@@ -78,8 +115,14 @@ class History:
         data = line.encode("utf-8") + b"\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            # O_NONBLOCK, then fstat: a FIFO or device put there is refused, never waited on.
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
+            fd = os.open(self.path, flags, 0o644)
             try:
+                mode = os.fstat(fd).st_mode
+                if not stat.S_ISREG(mode):
+                    raise HistoryUnavailable(self.path, safefs.kind_of(mode))
+                os.set_blocking(fd, True)
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -126,7 +169,8 @@ class History:
     def _load(self) -> list[HistoryRecord]:
         with self._lock:
             try:
-                with open(self.path, "rb") as fh:
+                # safefs: a FIFO there blocked this open, and every reader after it, forever.
+                with os.fdopen(safefs.open_regular(self.path, follow=True), "rb") as fh:
                     size = os.fstat(fh.fileno()).st_size
                     if size < self._offset:  # replaced or truncated by hand: start over
                         self._records, self._offset, self._lines = [], 0, 0
@@ -134,6 +178,10 @@ class History:
                     chunk = fh.read(size - self._offset)
             except FileNotFoundError:
                 return []
+            except safefs.NotRegular as exc:
+                log.warning("the history cannot be read: %s is %s (writes are refused until it is a "
+                            "regular file again)", self.path, exc.kind)
+                return list(self._records)
             end = chunk.rfind(b"\n") + 1  # a last line without its newline is still being written
             position = self._offset
             for raw in chunk[:end].split(b"\n")[:-1]:

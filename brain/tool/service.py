@@ -239,6 +239,7 @@ class MemoryService:
                 f"old_path and new_path are both {addr.path(scope, name)}: nothing to rename",
                 addr.reading(scope, name),
             )
+        self.history.refuse_unless_writable()
         try:
             opened = self.folders.open_many([scope, new_scope], create={new_scope})
             with opened as folders:
@@ -271,6 +272,8 @@ class MemoryService:
     def _folder(
         self, scope: str, addr: Addressing, *, create: bool, lock: bool
     ) -> Iterator[ScopeFolder | None]:
+        if lock:  # a write: refused before it changes anything if it could not be recorded
+            self.history.refuse_unless_writable()
         try:
             with self.folders.open(scope, create=create, lock=lock) as folder:
                 yield folder

@@ -141,7 +141,7 @@ def iso_ns(ns: int) -> str:
 
 
 def _size(size: int | None) -> str:
-    return "size unknown: too many files to count" if size is None else f"{size:,} bytes"
+    return "size unknown: too many files or levels to count" if size is None else f"{size:,} bytes"
 
 
 def _path(raw: object, verb: str, *, writing: bool) -> SpacePath:

@@ -21,6 +21,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain.safefs import MAX_DEPTH, escaped
 from brain.tool.files import UnsafeEntry, open_dir, read_opened, write_atomic_at
 
 MEMORY = "memory"
@@ -218,11 +219,12 @@ class OpenTree:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
+                name = escaped(entry.name)  # a name that is not UTF-8 is shown, never sent raw
                 if stat.S_ISREG(st.st_mode):
-                    out.append(TreeEntry(entry.name, "file", st.st_size, st.st_mtime_ns))
+                    out.append(TreeEntry(name, "file", st.st_size, st.st_mtime_ns))
                 elif stat.S_ISDIR(st.st_mode):
-                    size, files = _folder_size(fd, entry.name)
-                    out.append(TreeEntry(entry.name, "folder", size, st.st_mtime_ns, files))
+                    size, files = _folder_size(fd, entry.name, len(parts) + 1)
+                    out.append(TreeEntry(name, "folder", size, st.st_mtime_ns, files))
         return out
 
     def write(self, parts: Sequence[str], data: bytes, mode: int | None = None) -> None:
@@ -246,20 +248,74 @@ class OpenTree:
 
 
 def _remove(parent: int, name: str, path: str, keep: int, out: list[Removed]) -> None:
+    """Delete `name` in `parent`, a folder with all it holds, without recursion and with two
+    descriptors open at most, however deep the tree (a recursive delete raised
+    RecursionError on a tree ~1,000 deep, and held a descriptor a level). It goes back up
+    by `..`, checking that each folder is still the one it came down from: a folder moved
+    away meanwhile stops the delete there (an OSError), never deletes elsewhere."""
+    start = len(out)
     st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     if not stat.S_ISDIR(st.st_mode):
-        if stat.S_ISREG(st.st_mode):
-            digest, data = _hash_file(parent, name, keep)
-            out.append(Removed(path, digest, data))
-        os.unlink(name, dir_fd=parent)
+        _remove_file(parent, name, st, path, keep, out)
         return
-    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    fd = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    # One frame a level: (name in its parent, its path, its identity, subfolders left).
+    frames = [(name, path, _identity(fd), _clear(fd, path, keep, out))]
     try:
-        for child in sorted(os.listdir(fd)):
-            _remove(fd, child, f"{path}/{child}", keep, out)
+        while frames:
+            _, at, _, subfolders = frames[-1]
+            if subfolders:
+                child = subfolders.pop()
+                inner = os.open(child, _FOLDER_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+                child_path = f"{at}/{escaped(child)}"
+                frames.append((child, child_path, _identity(fd), _clear(fd, child_path, keep, out)))
+                continue
+            done = frames.pop()[0]
+            if not frames:
+                break
+            up = os.open("..", _FOLDER_FLAGS, dir_fd=fd)
+            if _identity(up) != frames[-1][2]:
+                os.close(up)
+                raise OSError(errno.ESTALE, f"{frames[-1][1]} was moved while it was being deleted")
+            os.close(fd)
+            fd = up
+            os.rmdir(done, dir_fd=fd)
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent)
+    out[start:] = sorted(out[start:], key=lambda r: r.path.split("/"))  # the order of a recursive walk
+
+
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _clear(fd: int, path: str, keep: int, out: list[Removed]) -> list[str]:
+    """Remove every file (and link, FIFO...) in the folder; its subfolders, last first."""
+    subfolders: list[str] = []
+    for child in sorted(os.listdir(fd)):
+        st = os.stat(child, dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISDIR(st.st_mode):
+            subfolders.append(child)
+        else:
+            _remove_file(fd, child, st, f"{path}/{escaped(child)}", keep, out)
+    subfolders.reverse()
+    return subfolders
+
+
+def _remove_file(
+    parent: int, name: str, st: os.stat_result, path: str, keep: int, out: list[Removed],
+) -> None:
+    if stat.S_ISREG(st.st_mode):
+        digest, data = _hash_file(parent, name, keep)
+        out.append(Removed(path, digest, data))
+    os.unlink(name, dir_fd=parent)
 
 
 def _hash_file(parent: int, name: str, keep: int) -> tuple[str, bytes | None]:
@@ -278,32 +334,39 @@ def _hash_file(parent: int, name: str, keep: int) -> tuple[str, bytes | None]:
     return digest.hexdigest(), b"".join(kept) if size <= keep else None
 
 
-def _folder_size(parent: int, name: str) -> tuple[int | None, int | None]:
+def _folder_size(parent: int, name: str, depth: int) -> tuple[int | None, int | None]:
     """(total bytes, file count) of a folder's regular files, links not followed; (None, None)
-    past SIZE_BUDGET entries."""
+    past SIZE_BUDGET entries or past the walk's depth budget (brain.safefs.MAX_DEPTH, counted
+    from the memory folder: `depth` is the folder's). One descriptor a level: a stack of
+    every folder waiting its turn held one each, 20,000 for a wide tree."""
     total = files = seen = 0
-    stack = [os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)]
+    fd = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    frames: list[tuple[int, list[str]]] = []
     try:
-        while stack:
-            fd = stack.pop()
-            try:
-                with os.scandir(fd) as it:
-                    for entry in it:
-                        seen += 1
-                        if seen > SIZE_BUDGET:
-                            return None, None
-                        st = entry.stat(follow_symlinks=False)
-                        if stat.S_ISREG(st.st_mode):
-                            total += st.st_size
-                            files += 1
-                        elif stat.S_ISDIR(st.st_mode):
-                            stack.append(os.open(
-                                entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                dir_fd=fd,
-                            ))
-            finally:
-                os.close(fd)
+        while True:
+            subfolders: list[str] = []
+            with os.scandir(fd) as it:
+                for entry in it:
+                    seen += 1
+                    if seen > SIZE_BUDGET:
+                        return None, None
+                    st = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode):
+                        total += st.st_size
+                        files += 1
+                    elif stat.S_ISDIR(st.st_mode):
+                        subfolders.append(entry.name)
+            frames.append((fd, subfolders))
+            fd = -1  # held by its frame now
+            while frames and not frames[-1][1]:
+                os.close(frames.pop()[0])
+            if not frames:
+                return total, files
+            if depth + len(frames) > MAX_DEPTH:
+                return None, None
+            fd = os.open(frames[-1][1].pop(), _FOLDER_FLAGS, dir_fd=frames[-1][0])
     finally:
-        for fd in stack:
+        if fd >= 0:
             os.close(fd)
-    return total, files
+        for held, _ in frames:
+            os.close(held)

@@ -88,3 +88,35 @@ async def test_other_origins_only_when_allowed(serve: ServerFactory, workspace: 
                            additional_headers={"Origin": "http://evil.example"}):
             pass
     assert refused.value.response.status_code == 403
+
+
+class FlakyStore(MemoryStore):
+    """A store that takes the first read, then fails its writes while `broken` is set."""
+
+    broken = False
+
+    def write(self, batch: WriteBatch) -> None:
+        if self.broken:
+            raise ConnectionError("the database went away")
+        super().write(batch)
+
+
+async def test_a_failing_sync_in_a_running_server_is_reported_not_starting(
+    serve: ServerFactory, workspace: Path,
+) -> None:
+    """Before, a sync that failed while the server ran was only logged: /healthz said
+    `starting` with no reason (or `ready`, read-only) while no change reached the graph."""
+    store = FlakyStore()
+    live = serve(workspace, store)
+    assert httpx.get(f"{live.base}/healthz").json()["status"] == "ready"
+    store.broken = True
+    (workspace / "memory" / "shared" / "new.md").write_text("---\ndescription: new\n---\nnew\n")
+    wait_for(lambda: httpx.get(f"{live.base}/healthz").json()["status"] == "failed", "the failure")
+    health = httpx.get(f"{live.base}/healthz")
+    assert health.status_code == 503
+    assert "the database went away" in health.json()["error"]
+    assert "the database went away" in health.json()["watcher"]["syncError"]
+    store.broken = False
+    (workspace / "memory" / "shared" / "new.md").write_text("---\ndescription: newer\n---\nnew\n")
+    wait_for(lambda: httpx.get(f"{live.base}/healthz").status_code == 200, "ready again")
+    assert httpx.get(f"{live.base}/healthz").json()["watcher"]["syncError"] is None

@@ -53,6 +53,16 @@ def symbols(wire: Wire, uri: str) -> list[str]:
     return [s["name"] for s in result]
 
 
+def fs_shapes(root: Path) -> dict[str, Any]:
+    """A workspace with a folder 1,200 deep and names that are not UTF-8 (test_fs_shapes.py):
+    the link in the open note must still find the other note."""
+    wire, uri = started(root)
+    definition = seen(wire.call("textDocument/definition", hover(uri, 6, 6), seconds=30))
+    diagnostics = wire.diagnostics(uri, seconds=30) or []
+    wire.close()
+    return {"definition": definition, "diagnostics": [d.get("code") for d in diagnostics]}
+
+
 def before_initialize(root: Path) -> dict[str, Any]:
     wire = Wire(root)
     out = {"hover": seen(wire.call("textDocument/hover", hover((root / NOTE).as_uri(), 0, 0)))}
@@ -178,8 +188,8 @@ def huge_line(root: Path) -> dict[str, Any]:
 
 CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
     f.__name__.replace("_", "-"): f
-    for f in (before_initialize, invalid_positions, nul_uri, stale_version, many_changes, bomb_buffer,
-              deep_message, huge_message, huge_line)
+    for f in (fs_shapes, before_initialize, invalid_positions, nul_uri, stale_version, many_changes,
+              bomb_buffer, deep_message, huge_message, huge_line)
 }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from brain.model import Kind, Problem
+from brain.safefs import NotRegular
 from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 from brain.workspace import FileRole, RoleMemo, classify, read_agent_definition, read_bytes, read_entity_title
@@ -395,4 +396,10 @@ def test_read_bytes_gives_a_file_whole(tmp_path: Path, size: int) -> None:
 
 def test_read_bytes_gives_the_error_that_kept_the_bytes(tmp_path: Path) -> None:
     assert isinstance(read_bytes(tmp_path / "missing.md"), FileNotFoundError)
-    assert isinstance(read_bytes(tmp_path), IsADirectoryError)  # opened, then refused to read
+    folder = read_bytes(tmp_path)  # opened, then refused by its fstat
+    assert isinstance(folder, NotRegular)
+    assert folder.kind == "a folder"
+    os.mkfifo(tmp_path / "pipe.md")  # no writer: a blocking open would wait forever
+    pipe = read_bytes(tmp_path / "pipe.md")
+    assert isinstance(pipe, NotRegular)
+    assert "FIFO" in str(pipe)
