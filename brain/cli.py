@@ -45,6 +45,7 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         help="a replica: answer from the Neo4j database another `brain serve` writes; refuse writes",
     )
     add_store_options(serve)
+    add_config_option(serve)
 
     lsp = sub.add_parser("lsp", help="run the language server (stdio)")
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
@@ -93,6 +94,15 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         help="replace the graph of another workspace that the Neo4j database holds (else refused)",
     )
     add_cache_option(parser)
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """`--config FILE`: the operator's settings (brain/settings.py), outside the workspace."""
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE",
+        help="the operator's settings (TOML: model endpoint, schedule, budgets); default: "
+        "$BRAIN_CONFIG. Refused inside the workspace, which agents can write",
+    )
 
 
 def add_cache_option(parser: argparse.ArgumentParser) -> None:

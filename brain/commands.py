@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from brain.config import CONFIG_FILE, ConfigError
 from brain.ingest import Progress
 from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
 from brain.service import Brain
+from brain.settings import OperatorSettings, SettingsError, load_settings
 from brain.store.base import GraphStore, StoreUnavailable
 from brain.store.open import open_store
 from brain.workspace import MEMORY_DIR
@@ -81,8 +83,22 @@ def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
 
 def open_brain(args: argparse.Namespace) -> Brain:
     root, layout = workspace_layout(args.workspace)
+    settings = operator_settings(args, root)  # before the store: a bad setting costs no connection
     store: GraphStore = open_store(args)
-    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False))
+    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False), settings=settings)
+
+
+def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSettings:
+    """The operator's settings of this command line: its --config (else BRAIN_CONFIG), the
+    environment, and the flags that set one (exit 2 naming the key and where it was set)."""
+    flags: dict[str, tuple[object, str]] = {}
+    cap = getattr(args, "max_changes", None)
+    if cap is not None:
+        flags["maintain.max_changes_per_run"] = (cap, f"--max-changes {cap}")
+    try:
+        return load_settings(os.environ, config=getattr(args, "config", None), workspace=root, flags=flags)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
 
 
 @contextmanager

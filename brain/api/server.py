@@ -26,7 +26,7 @@ from brain.api.auth import TokenRegistry, TokensFileError
 from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
-from brain.config import ConfigError, load_config
+from brain.config import ConfigError
 from brain.ingest import SyncResult
 from brain.maintain.schedule import MaintenanceScheduler
 from brain.replica import ReplicaFollower
@@ -142,8 +142,8 @@ def _run(
 
 
 def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
-    """The daily maintenance of `[maintain] enabled = true` in brain.toml; None when off."""
-    config = load_config(brain.root).maintain
+    """The daily maintenance of the operator's `[maintain] enabled = true`; None when off."""
+    config = brain.settings.maintain
     if not config.enabled or brain.read_only:  # a replica writes nothing; its writer maintains
         return None
 

@@ -19,6 +19,7 @@ from brain.api.auth import TokenRegistry
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.service import Brain
+from brain.settings import OperatorSettings
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 from brain.watch import Watcher
@@ -55,10 +56,11 @@ def live_server(
     app_options: dict[str, Any] | None = None,
     wait_ready: bool = True,
     cache: bool = False,
+    operator: OperatorSettings | None = None,
 ) -> Iterator[LiveServer]:
     """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it
     (`cache`: starting from the workspace's snapshot, as `brain serve` does)."""
-    brain = Brain(root, store, cache=cache)
+    brain = Brain(root, store, cache=cache, settings=operator or OperatorSettings())
     if not watch:
         brain.sync()
     settings = settings or ApiSettings()

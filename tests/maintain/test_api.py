@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from brain.api.auth import TokenRegistry
+from brain.settings import load_settings
 from brain.store.memory import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.live import LiveServer, live_server
@@ -35,13 +36,14 @@ def chat() -> Iterator[ChatServer]:
 
 def _serve(tmp_path: Path, url: str | None, tokens: bool = False) -> Any:
     root = workspace_with(tmp_path / "ws", FILES)
-    if url is not None:
-        (root / "brain.toml").write_text(f'[consolidate]\nurl = "{url}"\nmodel = "m"\n')
+    operator = load_settings(
+        {"BRAIN_CONSOLIDATE_URL": url, "BRAIN_CONSOLIDATE_MODEL": "m"} if url is not None else {}
+    )
     registry = None
     if tokens:
         (tmp_path / "tokens.json").write_text(json.dumps(TOKENS))
         registry = TokenRegistry(None, tmp_path / "tokens.json")
-    return live_server(root, MemoryStore(), tokens=registry)
+    return live_server(root, MemoryStore(), tokens=registry, operator=operator)
 
 
 def _consolidate(live: LiveServer, body: Any, token: str | None = None, **headers: str) -> httpx.Response:
