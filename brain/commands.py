@@ -38,6 +38,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "consolidate": cmd_consolidate,
         "mcp": cmd_mcp,
         "search": cmd_search,
+        "config": cmd_config,
         "space": cmd_layout_verb,
         "mindlink": cmd_layout_verb,
     }
@@ -81,9 +82,10 @@ def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
     return path.resolve(), choice
 
 
-def open_brain(args: argparse.Namespace) -> Brain:
+def open_brain(args: argparse.Namespace, settings: OperatorSettings | None = None) -> Brain:
     root, layout = workspace_layout(args.workspace)
-    settings = operator_settings(args, root)  # before the store: a bad setting costs no connection
+    if settings is None:  # before the store: a bad setting costs no connection
+        settings = operator_settings(args, root)
     store: GraphStore = open_store(args)
     return Brain(root, store, layout, cache=not getattr(args, "no_cache", False), settings=settings)
 
@@ -92,9 +94,13 @@ def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSe
     """The operator's settings of this command line: its --config (else BRAIN_CONFIG), the
     environment, and the flags that set one (exit 2 naming the key and where it was set)."""
     flags: dict[str, tuple[object, str]] = {}
-    cap = getattr(args, "max_changes", None)
-    if cap is not None:
-        flags["maintain.max_changes_per_run"] = (cap, f"--max-changes {cap}")
+    for dotted, flag, name in (
+        ("maintain.max_changes_per_run", "--max-changes", "max_changes"),
+        ("serve.host", "--host", "host"), ("serve.port", "--port", "port"),
+    ):
+        value = getattr(args, name, None)
+        if value is not None:
+            flags[dotted] = (value, f"{flag} {value}")
     try:
         return load_settings(os.environ, config=getattr(args, "config", None), workspace=root, flags=flags)
     except SettingsError as exc:
@@ -178,7 +184,34 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from brain.api.server import serve
 
-    return serve(args, open_brain)
+    # The operator's settings first: a bad one is one line before anything listens or reads.
+    settings = operator_settings(args, args.workspace)
+    return serve(args, settings, lambda a: open_brain(a, settings))
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    """`brain config show`: each effective operator setting, where it came from, secrets masked;
+    with a workspace, its brain.toml is checked too (an operator key there is exit 2)."""
+    import json
+
+    from brain.config import load_config
+    from brain.settings import describe
+
+    settings = operator_settings(args, args.workspace)
+    if args.workspace is not None:
+        try:
+            load_config(args.workspace)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+    rows = describe(settings, os.environ)
+    if args.format == "json":
+        print(json.dumps({"file": str(settings.path) if settings.path else None, "settings": rows}, indent=2))
+        return 0
+    print(f"# operator config: {settings.path or 'none (--config FILE or BRAIN_CONFIG)'}")
+    width = max(len(f"{r['key']} = {r['value']}") for r in rows)
+    for row in rows:
+        print(f"{row['key']} = {row['value']}".ljust(width + 2) + f"# {row['source']}")
+    return 0
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:

@@ -3,12 +3,14 @@
 Anyone who can write the workspace (agents, people, a repository's contributors) can write its
 `brain.toml`, so nothing that reaches the network, spends money, reads a secret or changes a
 limit may come from there: the model endpoint and the name of its key's variable, the
-maintenance schedule, the change cap, the history's budget. Those come from, lowest first:
+maintenance schedule, the change cap, the history's budget, the server's address, tokens file
+and body budget. Those come from, lowest first:
 
     the defaults below
     the operator's file: `--config FILE` or BRAIN_CONFIG (refused when it lies in the workspace)
     the environment: BRAIN_<SECTION>_<KEY>, e.g. BRAIN_CONSOLIDATE_URL, BRAIN_MAINTAIN_ENABLED
-    flags (e.g. `brain maintain --max-changes N`)
+        (and the older names of [serve]: BRAIN_HOST, BRAIN_PORT, BRAIN_TOKENS_FILE, ...)
+    flags (e.g. `brain maintain --max-changes N`, `brain serve --port N`)
 
 The operator's file is TOML with the same sections the workspace may not set:
 
@@ -111,20 +113,51 @@ class HistoryConfig:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """`brain serve`'s address and budgets. The admin token itself (BRAIN_TOKEN) is a secret:
+    the environment only, never a file."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    tokens_file: str = ""  # a JSON object {"<token>": "<agent>" | "*"}; outside the workspace
+    max_body_bytes: int = 1024 * 1024
+    rescan_seconds: float = 30.0
+
+    def check(self) -> list[tuple[str, str]]:
+        out = []
+        if not 0 <= self.port <= 65535:
+            out.append(("port", "must be a port number from 0 (any free one) to 65535"))
+        if self.max_body_bytes < 1024:
+            out.append(("max_body_bytes", "must be a whole number of bytes, at least 1024, e.g. 1048576"))
+        if not self.rescan_seconds > 0:
+            out.append(("rescan_seconds", "must be a number of seconds above 0, e.g. 30"))
+        return out
+
+
 #: section -> the dataclass it fills. A new operator setting is a field here, nothing more:
 #: its variable, its refusal in brain.toml and its line in `brain config show` follow.
 SECTIONS: dict[str, type[Any]] = {
     "consolidate": ConsolidateConfig,
     "maintain": MaintainConfig,
     "history": HistoryConfig,
+    "serve": ServeConfig,
 }
+#: The variables older than this module keep their names; the rest are BRAIN_<SECTION>_<KEY>.
+ENV_NAMES = {
+    ("serve", "host"): "BRAIN_HOST", ("serve", "port"): "BRAIN_PORT",
+    ("serve", "tokens_file"): "BRAIN_TOKENS_FILE", ("serve", "max_body_bytes"): "BRAIN_MAX_BODY_BYTES",
+    ("serve", "rescan_seconds"): "BRAIN_RESCAN_SECONDS",
+}
+#: Secrets: only ever said to be set or not (`brain config show`), never shown.
+SECRET_VARIABLES = ("BRAIN_TOKEN", "BRAIN_CONSOLIDATE_API_KEY", "NEO4J_PASSWORD")
 #: The workspace's own keys: an operator file that sets one is pointed back at brain.toml.
 WORKSPACE_KEYS = ("layout", "mindlink")
 
 
 def env_name(section: str, key: str) -> str:
     """The variable that sets `[section] key`: BRAIN_CONSOLIDATE_URL, BRAIN_MAINTAIN_ENABLED..."""
-    return f"BRAIN_{section}_{key}".upper()
+    return ENV_NAMES.get((section, key)) or f"BRAIN_{section}_{key}".upper()
 
 
 def keys() -> list[tuple[str, str]]:
@@ -145,6 +178,7 @@ class OperatorSettings:
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
+    serve: ServeConfig = field(default_factory=ServeConfig)
     path: Path | None = None  # the operator's file, None when there is none
     sources: Mapping[str, str] = field(default_factory=dict)  # "consolidate.url" -> where set
 
@@ -184,18 +218,29 @@ def load_settings(
         for key, problem in built[section].check():
             origin = sources.get(f"{section}.{key}", "default")
             raise SettingsError(f"{origin}: [{section}] {key} {problem}")
+    tokens = built["serve"].tokens_file
+    if tokens and workspace is not None and _inside(Path(tokens), Path(workspace)):
+        # An agent that can write the workspace would give itself an admin token ("*").
+        raise SettingsError(
+            f"{sources.get('serve.tokens_file', 'default')}: [serve] tokens_file {tokens} lies inside "
+            f"the workspace {Path(workspace).resolve()}, where anyone who can write the workspace could "
+            "give themselves an admin token: keep it outside"
+        )
     return OperatorSettings(**built, path=path, sources=sources)
 
 
+def _inside(path: Path, workspace: Path) -> bool:
+    """Whether `path` (symbolic links followed) is `workspace` or lies under it."""
+    file, root = path.resolve(), workspace.resolve()
+    return file == root or root in file.parents
+
+
 def _refuse_inside(path: Path, workspace: Path | None, named_by: str) -> None:
-    if workspace is None:
-        return
-    file, root = path.resolve(), Path(workspace).resolve()
-    if file == root or root in file.parents:
+    if workspace is not None and _inside(path, Path(workspace)):
         raise SettingsError(
-            f"{named_by}: the operator config lies inside the workspace {root}, which anyone who "
-            "can write the workspace can change: keep it outside (e.g. /etc/brain/brain.toml or "
-            "~/.config/brain/brain.toml)"
+            f"{named_by}: the operator config lies inside the workspace {Path(workspace).resolve()}, "
+            "which anyone who can write the workspace can change: keep it outside (e.g. "
+            "/etc/brain/brain.toml or ~/.config/brain/brain.toml)"
         )
 
 
@@ -267,3 +312,30 @@ def _from_text(text: str, wanted: Any, at: str, section: str, key: str) -> Any:
             f"{at}: [{section}] {key} must be {_KIND.get(wanted, str(wanted))}"
         ) from None
     return text
+
+
+def describe(settings: OperatorSettings, env: Mapping[str, str]) -> list[dict[str, str]]:
+    """Every effective setting with where it came from (`brain config show`), secrets masked:
+    a URL loses its password, a secret variable is only said to be set or not."""
+    rows = []
+    for section, key in keys():
+        value = getattr(getattr(settings, section), key)
+        shown = _masked_url(value) if key == "url" else value
+        source = settings.source(section, key)
+        rows.append({"key": f"{section}.{key}", "value": _toml(shown), "source": source})
+    named = settings.consolidate.api_key_env
+    for name in (*SECRET_VARIABLES, *((named,) if named else ())):
+        rows.append({"key": name, "value": "(set, not shown)" if env.get(name) else "(not set)",
+                     "source": "environment"})
+    return rows
+
+
+def _masked_url(url: str) -> str:
+    """No password (user:pw@) and no query (?key=...) of a URL is shown."""
+    return re.sub(r"\?.*$", "?***", re.sub(r"^(\w+://)[^/@]*@", r"\1***@", url))
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)

@@ -3,6 +3,11 @@ value remembering where it came from; every mistake one line naming the key, whe
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -148,3 +153,84 @@ def test_a_file_inside_the_workspace_is_refused(tmp_path: Path, where: str) -> N
     outside = tmp_path / "operator.toml"
     outside.write_text("[history]\nkeep_days = 1\n")
     assert load_settings({}, config=outside, workspace=root).history.keep_days == 1
+
+
+def _brain(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "NEO4J_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "brain", *args], capture_output=True, text=True, timeout=60, check=False,
+        env={**clean, **(env or {})},
+    )
+
+
+def test_config_show_says_where_each_value_came_from_and_hides_secrets(tmp_path: Path) -> None:
+    ops = tmp_path / "ops.toml"
+    ops.write_text(
+        '[consolidate]\nurl = "http://user:hunter2@localhost:11434/v1?key=sk-query"\nmodel = "q"\n'
+        'api_key_env = "OPENAI_API_KEY"\n[serve]\nport = 9000\n'
+    )
+    env = {"BRAIN_CONFIG": str(ops), "BRAIN_PORT": "9100", "BRAIN_TOKEN": "admin-secret",
+           "OPENAI_API_KEY": "sk-secret", "BRAIN_MAINTAIN_ENABLED": "1"}
+    done = _brain("config", "show", env=env)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for secret in ("hunter2", "sk-query", "admin-secret", "sk-secret"):
+        assert secret not in out
+    lines = {line.split(" = ")[0]: line for line in out.splitlines() if " = " in line}
+    assert lines["consolidate.url"].endswith(f"# {ops} line 2")
+    assert '"http://***@localhost:11434/v1?***"' in lines["consolidate.url"]
+    assert lines["serve.port"].startswith("serve.port = 9100")
+    assert lines["serve.port"].endswith("# BRAIN_PORT")
+    assert lines["maintain.enabled"].endswith("# BRAIN_MAINTAIN_ENABLED")
+    assert lines["history.keep_days"].endswith("# default")
+    assert "BRAIN_TOKEN = (set, not shown)" in lines["BRAIN_TOKEN"]
+    assert "OPENAI_API_KEY = (set, not shown)" in lines["OPENAI_API_KEY"]
+    as_json = json.loads(_brain("config", "show", "--format", "json", env=env).stdout)
+    assert as_json["file"] == str(ops)
+    assert {"key": "serve.port", "value": "9100", "source": "BRAIN_PORT"} in as_json["settings"]
+
+
+def test_config_show_refuses_what_serve_would_refuse(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "brain.toml").write_text("[history]\nkeep_days = 1\n")
+    done = _brain("config", "show", str(root))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "brain.toml line 2: [history] keep_days is an operator setting" in done.stderr
+    (root / "brain.toml").unlink()
+    (root / "ops.toml").write_text("")
+    done = _brain("config", "show", str(root), "--config", str(root / "ops.toml"))
+    assert done.returncode == 2
+    assert "the operator config lies inside the workspace" in done.stderr
+
+
+def test_serve_takes_its_address_from_the_operator_config(tmp_path: Path) -> None:
+    """[serve] of the operator file, under the environment, under flags; and a [serve] in
+    brain.toml is refused like every operator section."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    root = tmp_path / "ws"
+    (root / "memory" / "shared").mkdir(parents=True)
+    ops = tmp_path / "ops.toml"
+    ops.write_text(f'[serve]\nhost = "127.0.0.1"\nport = {port}\n')
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brain", "serve", str(root), "--config", str(ops)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("BRAIN_") or k == "BRAIN_SNAPSHOT_DIR"},
+    )
+    try:
+        assert process.stdout is not None
+        assert f"ready on http://127.0.0.1:{port}/graphql" in process.stdout.readline()
+    finally:
+        process.terminate()
+        process.wait(15)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+    (root / "brain.toml").write_text("[serve]\nport = 80\n")
+    done = _brain("serve", str(root), "--port", "0")
+    assert done.returncode == 2
+    assert "brain.toml line 2: [serve] port is an operator setting" in done.stderr
+    assert "or BRAIN_PORT" in done.stderr
