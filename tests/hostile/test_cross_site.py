@@ -8,6 +8,7 @@ The routes are read from the app itself, so a route added later is tested withou
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
@@ -18,12 +19,16 @@ from pathlib import Path
 import httpx
 import pytest
 from starlette.routing import Route
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin, Subprotocol
 
 from brain.api.app import create_app
 from brain.api.auth import TokenRegistry
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.service import Brain
+from tests.api.client import PROTOCOL
 from tests.hostile.api_server import HostileServer, hostile_server
 from tests.maintain.chat_server import ChatServer, calls, chat_server, final
 from tests.maintain.conftest import note, workspace_with
@@ -131,6 +136,23 @@ def test_a_post_a_page_could_send_without_a_preflight_is_refused(
     assert response.status_code == 403
     assert chat.requests == []
     assert snapshot(root) == before
+
+
+def test_a_consolidation_over_another_sites_websocket_is_refused(
+    server: HostileServer, chat: ChatServer
+) -> None:
+    """Browsers apply no CORS to WebSockets: the GraphQL socket (where `memoryConsolidation`
+    runs a model pass) refuses another site's handshake itself."""
+
+    async def attempt() -> int | None:
+        try:
+            async with connect(server.ws, origin=Origin(EVIL), subprotocols=[Subprotocol(PROTOCOL)]):
+                return None
+        except InvalidStatus as exc:
+            return exc.response.status_code
+
+    assert asyncio.run(attempt()) == 403
+    assert chat.requests == []
 
 
 def test_tools_same_origin_pages_and_listed_origins_still_work(
