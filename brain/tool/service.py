@@ -103,7 +103,7 @@ class MemoryService:
         self.max_file_bytes = max_file_bytes
         # Each version written, for the history's diffs (capped like a write).
         self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
-        self._retention: Retention | None = None  # from brain.toml [history], on the first write
+        self._retention: Retention | None = None  # the operator's [history], on the first write
         # Files people put there may be bigger than the tool writes; past this, not even read.
         self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
