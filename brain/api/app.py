@@ -1,7 +1,8 @@
 """The starlette app: `/graphql`, `/healthz`, the web UI at `/`, and the live watcher in its lifespan.
 
 `build_routes` is where other HTTP APIs join: the memory tool's REST routes (`/api/memory`,
-brain/api/rest.py) are added to that list and get the same host check and bearer tokens.
+brain/api/rest.py) are added to that list and get the same host check, cross-site check
+(brain/api/crosssite.py) and bearer tokens.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from strawberry.schema import BaseSchema
 
 from brain.api.bodylimit import BodyLimitMiddleware
 from brain.api.context import Services
+from brain.api.crosssite import CrossSiteMiddleware
 from brain.api.layout_rest import routes as layout_routes
 from brain.api.maintenance import routes as maintenance_routes
 from brain.api.middleware import BearerAuthMiddleware
@@ -133,6 +135,8 @@ def create_app(
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
             Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes),
             *_cors(settings.allowed_origins),
+            # Every state-changing route, present and future: no other site's page gets through.
+            Middleware(CrossSiteMiddleware, allowed_origins=settings.allowed_origins),
             Middleware(
                 BearerAuthMiddleware,
                 tokens=services.tokens,

@@ -15,6 +15,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -23,37 +24,42 @@ from strawberry.http.websocket_origin import normalize_allowed_origins
 
 from brain.api.app import GRAPHQL_PATH, create_app
 from brain.api.auth import TokenRegistry, TokensFileError
-from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
-from brain.config import ConfigError, load_config
+from brain.config import ConfigError
 from brain.ingest.ingester import SyncResult
 from brain.maintain.schedule import MaintenanceScheduler
 from brain.search.service import Embedding
 from brain.service.brain import Brain
 from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
+from brain.settings import OperatorSettings
 from brain.store.base import SharedStore, StoreUnavailable
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 ANY_HOST = ("0.0.0.0", "::", "")
 
 
-def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], Brain]) -> int:
+def serve(
+    args: argparse.Namespace, operator: OperatorSettings,
+    open_brain: Callable[[argparse.Namespace], Brain],
+) -> int:
+    """Serve with the operator's settings (brain/settings.py: address, tokens file, budgets)."""
+    where = operator.serve
+    host, port = where.host, where.port
     try:
-        tokens = TokenRegistry.from_env()
-        rescan_seconds = env_seconds("BRAIN_RESCAN_SECONDS", 30.0)
-        max_body = env_bytes("BRAIN_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
+        tokens_file = Path(where.tokens_file) if where.tokens_file else None
+        tokens = TokenRegistry(os.environ.get("BRAIN_TOKEN") or None, tokens_file)
         origins = allowed_origins(os.environ)
     except (TokensFileError, ValueError) as exc:
         return _fail(str(exc))
     settings = ApiSettings(
         dev=bool(args.dev),
-        allowed_hosts=allowed_hosts(args.host, os.environ),
+        allowed_hosts=allowed_hosts(host, os.environ),
         allowed_origins=origins,
-        rescan_seconds=rescan_seconds,
-        max_body_bytes=max_body,
-        max_ws_message_bytes=max_body,
+        rescan_seconds=where.rescan_seconds,
+        max_body_bytes=where.max_body_bytes,
+        max_ws_message_bytes=where.max_body_bytes,
     )
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # out of the serving process (brain/search/helper.py)
@@ -64,13 +70,13 @@ def serve(args: argparse.Namespace, open_brain: Callable[[argparse.Namespace], B
             except StoreUnavailable as exc:
                 return _fail(str(exc))
         try:
-            sock = bind(args.host, args.port)
+            sock = bind(host, port)
         except OSError as exc:
             return _fail(
-                f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
-                "pick another --port (or BRAIN_PORT)"
+                f"cannot listen on {host}:{port} ({operator.source('serve', 'port')}): "
+                f"{exc.strerror or exc}; pick another --port (or BRAIN_PORT)"
             )
-        url = f"http://{display_host(args.host)}:{sock.getsockname()[1]}{GRAPHQL_PATH}"
+        url = f"http://{display_host(host)}:{sock.getsockname()[1]}{GRAPHQL_PATH}"
         return _run(brain, tokens, settings, sock, url)
     finally:
         brain.close()
@@ -142,8 +148,8 @@ def _run(
 
 
 def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
-    """The daily maintenance of `[maintain] enabled = true` in brain.toml; None when off."""
-    config = load_config(brain.root).maintain
+    """The daily maintenance of the operator's `[maintain] enabled = true`; None when off."""
+    config = brain.settings.maintain
     if not config.enabled or brain.read_only:  # a replica writes nothing; its writer maintains
         return None
 
@@ -293,15 +299,6 @@ def env_seconds(name: str, default: float) -> float:
     if not number > 0:
         raise ValueError(f"{name}={value!r} must be a number of seconds above 0, e.g. {default:g}")
     return number
-
-
-def env_bytes(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if not value:
-        return default
-    if not value.isdigit() or int(value) < 1024:
-        raise ValueError(f"{name}={value!r} must be a whole number of bytes, at least 1024, e.g. {default}")
-    return int(value)
 
 
 def _fail(message: str) -> int:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
 from brain.cli.check import CheckReport
 from brain.cli.progress import progress_bar
-from brain.service.options import UsageError, open_brain
+from brain.config import ConfigError
+from brain.service.options import UsageError, open_brain, operator_settings
 from brain.store.base import StoreUnavailable
 
 
@@ -25,6 +27,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "consolidate": cmd_consolidate,
         "mcp": cmd_mcp,
         "search": cmd_search,
+        "config": cmd_config,
         "space": cmd_layout_verb,
         "mindlink": cmd_layout_verb,
     }
@@ -89,7 +92,34 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from brain.api.server import serve
 
-    return serve(args, open_brain)
+    # The operator's settings first: a bad one is one line before anything listens or reads.
+    settings = operator_settings(args, args.workspace)
+    return serve(args, settings, lambda a: open_brain(a, settings))
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    """`brain config show`: each effective operator setting, where it came from, secrets masked;
+    with a workspace, its brain.toml is checked too (an operator key there is exit 2)."""
+    import json
+
+    from brain.config import load_config
+    from brain.settings import describe
+
+    settings = operator_settings(args, args.workspace)
+    if args.workspace is not None:
+        try:
+            load_config(args.workspace)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+    rows = describe(settings, os.environ)
+    if args.format == "json":
+        print(json.dumps({"file": str(settings.path) if settings.path else None, "settings": rows}, indent=2))
+        return 0
+    print(f"# operator config: {settings.path or 'none (--config FILE or BRAIN_CONFIG)'}")
+    width = max(len(f"{r['key']} = {r['value']}") for r in rows)
+    for row in rows:
+        print(f"{row['key']} = {row['value']}".ljust(width + 2) + f"# {row['source']}")
+    return 0
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:

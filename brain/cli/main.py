@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from brain import __version__
-from brain.service.options import add_cache_option, add_store_options, env_path
+from brain.service.options import add_cache_option, add_config_option, add_store_options, env_path
 
 # Commands whose parsers are built here: `brain ingest` and the others need none of the memory
 # tool's, maintenance's, MCP's or search's modules, which the rest of the parsers import.
@@ -38,14 +38,16 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the GraphQL API and keep the graph live")
     serve.add_argument("workspace", type=Path, nargs="?", default=env_path("BRAIN_WORKSPACE"))
-    serve.add_argument("--host", default=os.environ.get("BRAIN_HOST", "127.0.0.1"))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("BRAIN_PORT", "8765")))
+    # No defaults here: the operator's settings decide (brain/settings.py: --config, BRAIN_HOST...).
+    serve.add_argument("--host", help="the address to listen on (default: BRAIN_HOST, or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="the port (default: BRAIN_PORT, or 8765; 0: any free one)")
     serve.add_argument("--dev", action="store_true", help="development mode: GraphiQL, field suggestions")
     serve.add_argument(
         "--read-only", action="store_true",
         help="a replica: answer from the Neo4j database another `brain serve` writes; refuse writes",
     )
     add_store_options(serve)
+    add_config_option(serve)
 
     lsp = sub.add_parser("lsp", help="run the language server (stdio)")
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
@@ -71,6 +73,15 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     from brain.search.cli import add_parser as add_search_parser
 
     add_store_options(add_search_parser(sub))
+
+    config = sub.add_parser("config", help="the operator's settings: `brain config show`")
+    config.add_argument("action", choices=("show",))
+    config.add_argument(
+        "workspace", type=Path, nargs="?", default=env_path("BRAIN_WORKSPACE"),
+        help="the workspace to be served: its brain.toml is checked, and a config file inside it refused",
+    )
+    config.add_argument("--format", choices=("text", "json"), default="text")
+    add_config_option(config)
     return parser
 
 

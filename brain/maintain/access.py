@@ -7,13 +7,14 @@ admin (or an open server). Another agent's scope answers "no such scope", as eve
 
 from __future__ import annotations
 
-from brain.config import BrainConfig, ConfigError, load_config
+from brain.config import ConfigError
 from brain.maintain.consolidate import Busy, Consolidation, NotConfigured
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import find
 from brain.maintain.snapshot import scope_names
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
+from brain.settings import OperatorSettings
 from brain.tool.access import Actor
 
 __all__ = ["Busy", "MaintenanceRefused", "maintenance_report", "start_consolidation"]
@@ -46,9 +47,8 @@ def maintenance_report(brain: Brain, actor: Actor, scope: str | None) -> Mainten
             raise MaintenanceRefused(
                 "forbidden", 403, "an agent's token sees the report of one scope: pass its own or `shared`"
             )
-        config = _config(brain)
-        return find(brain, None, config=config.maintain)
-    return find(brain, _check_scope(brain, actor, scope), config=_config(brain).maintain)
+        return find(brain, None, config=_settings(brain).maintain)
+    return find(brain, _check_scope(brain, actor, scope), config=_settings(brain).maintain)
 
 
 def start_consolidation(brain: Brain, actor: Actor, scope: object) -> Consolidation:
@@ -62,14 +62,15 @@ def start_consolidation(brain: Brain, actor: Actor, scope: object) -> Consolidat
         )
     try:
         return Consolidation.for_brain(
-            brain, checked, _config(brain), actor=Actor(actor.kind, actor.agent, "consolidate")
+            brain, checked, _settings(brain), actor=Actor(actor.kind, actor.agent, "consolidate")
         )
     except NotConfigured as exc:
         raise MaintenanceRefused("not-configured", 503, str(exc)) from None
 
 
-def _config(brain: Brain) -> BrainConfig:
+def _settings(brain: Brain) -> OperatorSettings:
+    """The operator's settings only: the workspace's brain.toml never names an endpoint."""
     try:
-        return load_config(brain.root)
+        return brain.settings
     except ConfigError as exc:
         raise MaintenanceRefused("invalid-config", 503, str(exc)) from None

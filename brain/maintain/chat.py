@@ -6,11 +6,18 @@ else is a `ChatError` with a kind the report can show: `endpoint-error` (cannot 
 times out, answers an HTTP error) or `malformed-answer` (not JSON, no choice, a tool call
 without a name). An answer is read up to `MAX_ANSWER_BYTES`, so a runaway endpoint cannot
 fill the server's memory.
+
+What a ChatError says reaches whoever started the run (an agent's token may), so it never
+carries the endpoint's own words: a status, a size, a kind. The endpoint is the operator's,
+but it may be an internal address, and its error pages (or whatever else answers there) are
+not for agents to read; the first bytes go to the server's log, where the operator looks.
+The URL is shown without its user, password or query.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +25,7 @@ if TYPE_CHECKING:  # imported by the client itself: `brain serve` loads this mod
     import httpx
 
 MAX_ANSWER_BYTES = 8 << 20
+log = logging.getLogger("brain.maintain")
 
 
 class ChatError(Exception):
@@ -102,6 +110,7 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {self.endpoint.api_key}"
         body = {"model": self.endpoint.model, "messages": messages, "tools": tools, "tool_choice": "auto"}
         url = self.endpoint.completions_url
+        shown = shown_url(url)
         import httpx
 
         try:
@@ -110,14 +119,36 @@ class ChatClient:
                 status = response.status_code
         except httpx.TimeoutException:
             raise ChatError(
-                "endpoint-error", f"{url} did not answer within {self.endpoint.timeout:g} s"
+                "endpoint-error", f"{shown} did not answer within {self.endpoint.timeout:g} s"
             ) from None
         except httpx.HTTPError as exc:
-            raise ChatError("endpoint-error", f"cannot reach {url}: {exc}") from None
+            log.warning("consolidation: cannot reach %s: %s", shown, exc)
+            raise ChatError("endpoint-error", f"cannot reach {shown} ({type(exc).__name__})") from None
         if status != 200:
-            text = raw[:300].decode("utf-8", errors="replace").strip()
-            raise ChatError("endpoint-error", f"{url} answered HTTP {status}: {text}")
-        return parse_answer(raw)
+            log.warning("consolidation: %s answered HTTP %s: %s", shown, status, _preview(raw))
+            raise ChatError(
+                "endpoint-error",
+                f"{shown} answered HTTP {status} ({len(raw):,} bytes; the server's log shows their start)",
+            )
+        try:
+            return parse_answer(raw)
+        except ChatError:
+            log.warning("consolidation: %s answered what is not a chat completion: %s", shown, _preview(raw))
+            raise
+
+
+def shown_url(url: str) -> str:
+    """The URL as reports show it: scheme, host, port and path (no user, password or query)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "the model endpoint"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def _read_capped(response: httpx.Response) -> bytes:
@@ -135,10 +166,10 @@ def parse_answer(raw: bytes) -> ChatAnswer:
     try:
         data = json.loads(raw)
     except ValueError:
-        raise ChatError("malformed-answer", "the answer is not JSON: " + _preview(raw)) from None
+        raise ChatError("malformed-answer", f"the answer is not JSON ({len(raw):,} bytes)") from None
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ChatError("malformed-answer", "the answer has no `choices[0]`: " + _preview(raw))
+        raise ChatError("malformed-answer", "the answer has no `choices[0]`")
     message = choices[0].get("message")
     if not isinstance(message, dict):
         raise ChatError("malformed-answer", "`choices[0].message` is missing or not an object")

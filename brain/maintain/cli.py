@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from brain.config import ConfigError, load_config
 from brain.model import SHARED_SCOPE
 
 
@@ -16,7 +15,7 @@ class MaintainUsageError(Exception):
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from brain.service.options import add_store_options
+    from brain.service.options import add_config_option, add_store_options
 
     maintain = sub.add_parser(
         "maintain", help="find duplicates, weak descriptions, fixable links...; --apply fixes the safe ones",
@@ -29,10 +28,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     maintain.add_argument(
         "--max-changes", type=int, metavar="N",
-        help="apply at most N changes (default: [maintain] max_changes_per_run in brain.toml, or 20)",
+        help="apply at most N changes (default: the operator's [maintain] max_changes_per_run, or 20)",
     )
     maintain.add_argument("--format", choices=("text", "json"), default="text")
     add_store_options(maintain)
+    add_config_option(maintain)
 
     consolidate = sub.add_parser(
         "consolidate", help="ask a model to tidy one scope with the memory tool, and report",
@@ -42,6 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     consolidate.add_argument("--format", choices=("text", "json"), default="text")
     consolidate.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_store_options(consolidate)
+    add_config_option(consolidate)
 
 
 def check_scope(scopes: list[str], scope: str | None) -> None:
@@ -53,15 +54,11 @@ def check_scope(scopes: list[str], scope: str | None) -> None:
 
 def run_maintain(args: argparse.Namespace) -> int:
     from brain.cli.progress import progress_bar
-    from brain.maintain.run import maintain, record_run, with_cap
+    from brain.maintain.run import maintain, record_run
     from brain.maintain.snapshot import scope_names
     from brain.service.options import open_brain
     from brain.tool import memory_service
 
-    try:
-        config = load_config(args.workspace)
-    except ConfigError as exc:
-        raise MaintainUsageError(str(exc)) from None
     if args.max_changes is not None and args.max_changes < 1:
         raise MaintainUsageError("--max-changes must be 1 or more")
     brain = open_brain(args)
@@ -69,10 +66,7 @@ def run_maintain(args: argparse.Namespace) -> int:
         with progress_bar("reading") as progress:
             brain.sync(progress=progress)
         check_scope(scope_names(brain), args.scope)
-        report = maintain(
-            brain, args.scope, apply=args.apply,
-            config=with_cap(config.maintain, args.max_changes),
-        )
+        report = maintain(brain, args.scope, apply=args.apply, config=brain.settings.maintain)
         if args.apply:  # the audit log: the run itself, with its report, beside its writes
             record_run(memory_service(brain), report)
         if args.format == "json":
@@ -90,17 +84,13 @@ def run_consolidate(args: argparse.Namespace) -> int:
     from brain.maintain.snapshot import scope_names
     from brain.service.options import open_brain
 
-    try:
-        config = load_config(args.workspace)
-    except ConfigError as exc:
-        raise MaintainUsageError(str(exc)) from None
     brain = open_brain(args)
     try:
         with progress_bar("reading") as progress:
             brain.sync(progress=progress)
         check_scope(scope_names(brain), args.scope)
         try:
-            run = Consolidation.for_brain(brain, args.scope, config)
+            run = Consolidation.for_brain(brain, args.scope)
         except NotConfigured as exc:
             raise MaintainUsageError(str(exc)) from None
 

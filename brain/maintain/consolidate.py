@@ -20,13 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from brain.config import BrainConfig, MaintainConfig
 from brain.maintain.chat import ChatAnswer, ChatClient, ChatEndpoint, ChatError, Usage
 from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
 from brain.maintain.run import find
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
+from brain.settings import WHERE_IT_BELONGS, MaintainConfig, OperatorSettings, env_name
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.paths import PathProblem, VirtualFile, parse_virtual
@@ -37,10 +37,11 @@ Progress = Callable[[dict[str, Any]], None]
 CONSOLIDATE_ACTOR = Actor.admin(via="consolidate")
 MAX_CALLS_PER_TURN = 16
 MAX_RESULT_CHARS = 20_000
+MAX_SUMMARY_CHARS = 8_000  # the model's own report, as the caller sees it
 WRITES = ("create", "str_replace", "insert", "delete", "rename")
-ENV_URL = "BRAIN_CONSOLIDATE_URL"
-ENV_MODEL = "BRAIN_CONSOLIDATE_MODEL"
-ENV_KEY = "BRAIN_CONSOLIDATE_API_KEY"
+ENV_URL = env_name("consolidate", "url")
+ENV_MODEL = env_name("consolidate", "model")
+ENV_KEY = "BRAIN_CONSOLIDATE_API_KEY"  # the key itself, for an operator without a variable of its own
 
 
 class NotConfigured(Exception):
@@ -105,29 +106,31 @@ class ConsolidationReport:
         return "\n".join(out)
 
 
-def endpoint_of(config: BrainConfig, env: Mapping[str, str]) -> ChatEndpoint:
-    """The endpoint of BRAIN_CONSOLIDATE_* or brain.toml [consolidate], or NotConfigured."""
-    section = config.consolidate
-    where = str(config.path) if config.path else "brain.toml"
-    url = env.get(ENV_URL) or section.url
-    model = env.get(ENV_MODEL) or section.model
-    if not url:
+def endpoint_of(settings: OperatorSettings, env: Mapping[str, str]) -> ChatEndpoint:
+    """The operator's endpoint (brain/settings.py; never the workspace's brain.toml), or
+    NotConfigured. The key is read from the environment now, never kept in the settings."""
+    section = settings.consolidate
+    if not section.url:
         raise NotConfigured(
             f"no model endpoint is configured, so nothing was changed: set [consolidate] url and model "
-            f"in {where} (an OpenAI-compatible chat-completions URL, e.g. http://localhost:11434/v1), "
-            f"or {ENV_URL} and {ENV_MODEL}"
+            f"in {WHERE_IT_BELONGS} (an OpenAI-compatible chat-completions URL, e.g. "
+            f"http://localhost:11434/v1), or {ENV_URL} and {ENV_MODEL}"
         )
-    if not model:
-        raise NotConfigured(f"[consolidate] has a url but no model: set model in {where} or {ENV_MODEL}")
+    if not section.model:
+        raise NotConfigured(
+            f"[consolidate] has a url but no model: set model in {WHERE_IT_BELONGS} or {ENV_MODEL}"
+        )
     key = env.get(ENV_KEY)
-    if key is None and section.api_key_env:
+    if not key and section.api_key_env:
         key = env.get(section.api_key_env)
         if not key:
+            origin = settings.source("consolidate", "api_key_env")
             raise NotConfigured(
-                f"{where} [consolidate] api_key_env = \"{section.api_key_env}\", but that variable is "
-                "not set: export it, or remove api_key_env for an endpoint without a key"
+                ("" if origin == "default" else f"{origin}: ")
+                + f"[consolidate] api_key_env = \"{section.api_key_env}\", but that variable is not "
+                "set: export it, or remove api_key_env for an endpoint without a key"
             )
-    return ChatEndpoint(url, model, key or None, section.timeout_seconds)
+    return ChatEndpoint(section.url, section.model, key or None, section.timeout_seconds)
 
 
 _RUNNING: set[tuple[str, str]] = set()
@@ -156,13 +159,16 @@ class Consolidation:
 
     @classmethod
     def for_brain(
-        cls, brain: Brain, scope: str, config: BrainConfig, env: Mapping[str, str] | None = None,
-        **kwargs: Any,
+        cls, brain: Brain, scope: str, settings: OperatorSettings | None = None,
+        env: Mapping[str, str] | None = None, **kwargs: Any,
     ) -> Consolidation:
-        endpoint = endpoint_of(config, os.environ if env is None else env)
+        """A run on the operator's endpoint: `settings` (default: the brain's own, from its
+        flags and environment); NotConfigured if there is none."""
+        settings = settings if settings is not None else brain.settings
+        endpoint = endpoint_of(settings, os.environ if env is None else env)
         return cls(
-            brain, scope, endpoint, max_turns=config.consolidate.max_turns,
-            maintain_config=config.maintain, **kwargs,
+            brain, scope, endpoint, max_turns=settings.consolidate.max_turns,
+            maintain_config=settings.maintain, **kwargs,
         )
 
     def run(self, progress: Progress | None = None) -> ConsolidationReport:
@@ -216,7 +222,7 @@ class Consolidation:
                             f"({report.usage.total_tokens:,} so far)"))
             messages.append(answer.message())
             if not answer.tool_calls:
-                report.status, report.summary = "done", answer.content or ""
+                report.status, report.summary = "done", _clipped(answer.content or "")
                 break
             messages.extend(self._calls(answer, report, progress))
         else:
@@ -284,6 +290,12 @@ class Consolidation:
                 scope = SHARED_SCOPE if target.shared else self.scope
                 out.append(f"memory/{scope}/{target.name}")
         return out
+
+
+def _clipped(text: str) -> str:
+    if len(text) <= MAX_SUMMARY_CHARS:
+        return text
+    return text[:MAX_SUMMARY_CHARS] + f"\n… ({len(text) - MAX_SUMMARY_CHARS:,} more characters cut)"
 
 
 def _changed(command: object, before: str | None, after: str | None) -> bool:

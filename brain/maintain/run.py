@@ -11,16 +11,15 @@ is skipped. A run right after a complete one finds nothing it would apply.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from datetime import UTC, date, datetime
 
-from brain.config import MaintainConfig
 from brain.maintain.finders import FINDERS
 from brain.maintain.findings import Applied, Finding, MaintenanceReport
 from brain.maintain.layout_calls import as_layout_calls, run_layout_call
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service.brain import Brain
+from brain.settings import MaintainConfig
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.history import HistoryRecord, iso_time
@@ -115,7 +114,3 @@ def record_run(
         command="maintain", scope=report.scope or "*", path="memory", before=None, after=None,
         report=summary,
     )
-
-
-def with_cap(config: MaintainConfig, cap: int | None) -> MaintainConfig:
-    return config if cap is None else replace(config, max_changes_per_run=cap)

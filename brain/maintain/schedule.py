@@ -1,10 +1,10 @@
 """Scheduled maintenance in `brain serve` (seeds/003 "Idle maintain"): off unless asked for.
 
-With `[maintain] enabled = true` in brain.toml, the deterministic pass runs with `--apply`
-semantics once a day during the local hour `daily_local_hour` (default 2), capped at
-`max_changes_per_run`. Each run's changes are memory-tool writes (history, via `maintain`)
-and the run itself is one more history record with its report (command `maintain`), which
-is also how a restart within the hour knows the day's run is done.
+With `[maintain] enabled = true` in the operator config (or BRAIN_MAINTAIN_ENABLED=1), the
+deterministic pass runs with `--apply` semantics once a day during the local hour
+`daily_local_hour` (default 2), capped at `max_changes_per_run`. Each run's changes are
+memory-tool writes (history, via `maintain`) and the run itself is one more history record
+with its report (command `maintain`), which is also how a restart within the hour knows the day's run is done.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import threading
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from brain.config import MaintainConfig
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import maintain, record_run
 from brain.service.brain import Brain
+from brain.settings import MaintainConfig
 from brain.tool import memory_service
 from brain.tool.service import MemoryService
 

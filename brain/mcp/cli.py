@@ -9,7 +9,7 @@ from typing import Any
 
 
 def add_parser(sub: Any) -> None:
-    from brain.service.options import add_store_options
+    from brain.service.options import add_config_option, add_store_options
 
     mcp = sub.add_parser(
         "mcp",
@@ -27,6 +27,7 @@ def add_parser(sub: Any) -> None:
         help="the agent this server acts for (default: $BRAIN_AGENT)",
     )
     add_store_options(mcp)
+    add_config_option(mcp)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import Embedding, SearchService, open_search
+from brain.settings import OperatorSettings, load_settings
 from brain.snapshot.image import SnapshotStore
 from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
@@ -53,9 +55,12 @@ _OTHER_FIELDS = ("title", "description", "memory_enabled", "memory_off", "path")
 class Brain:
     def __init__(
         self, root: Path, store: GraphStore | None = None, layout: LayoutChoice | None = None,
-        cache: bool = False,
+        cache: bool = False, settings: OperatorSettings | None = None,
     ) -> None:
         self.root = Path(root).resolve()
+        # The operator's settings (brain/settings.py): the CLI passes those of its flags, an
+        # embedder that passes none gets the environment's, read on first use.
+        self._settings = settings
         keep_big_blocks_apart()  # a sync's freed buffers go back to the system (brain/allocator.py)
         self.store: GraphStore = store if store is not None else MemoryStore()
         # The CLI chooses strictly (a workspace it cannot place is exit 2); an embedder
@@ -131,6 +136,13 @@ class Brain:
             if self.snapshots is not None:
                 self.snapshots.settle()
             return self.ingester.set_overlay(rel, text)
+
+    @property
+    def settings(self) -> OperatorSettings:
+        """The operator's settings (SettingsError if the environment's are invalid)."""
+        if self._settings is None:
+            self._settings = load_settings(os.environ, workspace=self.root)
+        return self._settings
 
     @property
     def ready(self) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from brain.config import CONFIG_FILE, ConfigError
 from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
 from brain.service.brain import Brain
+from brain.settings import OperatorSettings, SettingsError, load_settings
 from brain.store.base import GraphStore
 from brain.store.open import open_store
 from brain.workspace import MEMORY_DIR
@@ -43,6 +44,15 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         help="replace the graph of another workspace that the Neo4j database holds (else refused)",
     )
     add_cache_option(parser)
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """`--config FILE`: the operator's settings (brain/settings.py), outside the workspace."""
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE",
+        help="the operator's settings (TOML: model endpoint, schedule, budgets); default: "
+        "$BRAIN_CONFIG. Refused inside the workspace, which agents can write",
+    )
 
 
 def add_cache_option(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +88,26 @@ def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
     return path.resolve(), choice
 
 
-def open_brain(args: argparse.Namespace) -> Brain:
+def open_brain(args: argparse.Namespace, settings: OperatorSettings | None = None) -> Brain:
     root, layout = workspace_layout(args.workspace)
+    if settings is None:  # before the store: a bad setting costs no connection
+        settings = operator_settings(args, root)
     store: GraphStore = open_store(args)
-    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False))
+    return Brain(root, store, layout, cache=not getattr(args, "no_cache", False), settings=settings)
+
+
+def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSettings:
+    """The operator's settings of this command line: its --config (else BRAIN_CONFIG), the
+    environment, and the flags that set one (exit 2 naming the key and where it was set)."""
+    flags: dict[str, tuple[object, str]] = {}
+    for dotted, flag, name in (
+        ("maintain.max_changes_per_run", "--max-changes", "max_changes"),
+        ("serve.host", "--host", "host"), ("serve.port", "--port", "port"),
+    ):
+        value = getattr(args, name, None)
+        if value is not None:
+            flags[dotted] = (value, f"{flag} {value}")
+    try:
+        return load_settings(os.environ, config=getattr(args, "config", None), workspace=root, flags=flags)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.config import ConfigError, load_config
+from brain.config import ConfigError
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
+from brain.settings import load_settings
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
 from brain.tool.blobs import BlobStore, PruneReport, default_blob_dir
@@ -102,7 +103,7 @@ class MemoryService:
         self.max_file_bytes = max_file_bytes
         # Each version written, for the history's diffs (capped like a write).
         self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
-        self._retention: Retention | None = None  # from brain.toml [history], on the first write
+        self._retention: Retention | None = None  # the operator's [history], on the first write
         # Files people put there may be bigger than the tool writes; past this, not even read.
         self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
@@ -437,11 +438,15 @@ class MemoryService:
         return record
 
     def retention(self) -> Retention | None:
-        """The blob store's retention (brain.toml [history]); None while brain.toml is broken:
-        nothing is deleted under a policy that could not be read."""
+        """The blob store's retention (the operator's [history], brain/settings.py); None while
+        those settings are invalid: nothing is deleted under a policy that could not be read."""
         if self._retention is None:
             try:
-                policy = load_config(self.root).history
+                settings = (
+                    self.brain.settings if self.brain is not None
+                    else load_settings(os.environ, workspace=self.root)
+                )
+                policy = settings.history
             except ConfigError as exc:
                 log.warning("history retention is paused: %s", exc)
                 return None

@@ -21,6 +21,7 @@ from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
+from brain.settings import OperatorSettings
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 
@@ -56,10 +57,11 @@ def live_server(
     app_options: dict[str, Any] | None = None,
     wait_ready: bool = True,
     cache: bool = False,
+    operator: OperatorSettings | None = None,
 ) -> Iterator[LiveServer]:
     """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it
     (`cache`: starting from the workspace's snapshot, as `brain serve` does)."""
-    brain = Brain(root, store, cache=cache)
+    brain = Brain(root, store, cache=cache, settings=operator or OperatorSettings())
     if not watch:
         brain.sync()
     settings = settings or ApiSettings()

@@ -115,10 +115,20 @@ def test_a_taken_port_is_a_clear_error(workspace: Path) -> None:
         ((), {}, "no workspace given (pass a folder or set BRAIN_WORKSPACE)"),
         (("{missing}",), {}, "is not a folder"),
         (
-            ("{ws}",), {"BRAIN_TOKENS_FILE": "{ws}/nope.json"},
-            "BRAIN_TOKENS_FILE {ws}/nope.json: cannot be read",
+            ("{ws}",), {"BRAIN_TOKENS_FILE": "{missing}/nope.json"},
+            "BRAIN_TOKENS_FILE {missing}/nope.json: cannot be read",
         ),
-        (("{ws}",), {"BRAIN_RESCAN_SECONDS": "soon"}, "BRAIN_RESCAN_SECONDS='soon' must be a number"),
+        (
+            # Whoever writes the workspace would make themselves an admin ("*"): refused.
+            ("{ws}",), {"BRAIN_TOKENS_FILE": "{ws}/tokens.json"},
+            "BRAIN_TOKENS_FILE: [serve] tokens_file {ws}/tokens.json lies inside the workspace",
+        ),
+        (
+            ("{ws}",), {"BRAIN_RESCAN_SECONDS": "soon"},
+            "BRAIN_RESCAN_SECONDS='soon': [serve] rescan_seconds must be a number",
+        ),
+        (("{ws}",), {"BRAIN_MAX_BODY_BYTES": "12"}, "BRAIN_MAX_BODY_BYTES: [serve] max_body_bytes must be"),
+        (("{ws}",), {"BRAIN_PORT": "http"}, "BRAIN_PORT='http': [serve] port must be a whole number"),
     ],
 )
 def test_bad_configuration_is_one_clear_line(

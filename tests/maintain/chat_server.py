@@ -55,7 +55,9 @@ class ChatServer:
 
 
 @contextmanager
-def chat_server(script: list[Reply], *, repeat_last: bool = False) -> Iterator[ChatServer]:
+def chat_server(
+    script: list[Reply], *, repeat_last: bool = False, error_body: bytes | None = None
+) -> Iterator[ChatServer]:
     state = ChatServer("", list(script))
     lock = threading.Lock()
 
@@ -81,7 +83,7 @@ def chat_server(script: list[Reply], *, repeat_last: bool = False) -> Iterator[C
             if callable(reply):
                 reply = reply(body)
             if isinstance(reply, int):
-                self._send(reply, b'{"error": {"message": "scripted failure"}}')
+                self._send(reply, error_body or b'{"error": {"message": "scripted failure"}}')
                 return
             if isinstance(reply, bytes):
                 self._send(200, reply)

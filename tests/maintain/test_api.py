@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from brain.api.auth import TokenRegistry
+from brain.settings import load_settings
 from brain.store.memory import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.live import LiveServer, live_server
@@ -35,13 +36,14 @@ def chat() -> Iterator[ChatServer]:
 
 def _serve(tmp_path: Path, url: str | None, tokens: bool = False) -> Any:
     root = workspace_with(tmp_path / "ws", FILES)
-    if url is not None:
-        (root / "brain.toml").write_text(f'[consolidate]\nurl = "{url}"\nmodel = "m"\n')
+    operator = load_settings(
+        {"BRAIN_CONSOLIDATE_URL": url, "BRAIN_CONSOLIDATE_MODEL": "m"} if url is not None else {}
+    )
     registry = None
     if tokens:
         (tmp_path / "tokens.json").write_text(json.dumps(TOKENS))
         registry = TokenRegistry(None, tmp_path / "tokens.json")
-    return live_server(root, MemoryStore(), tokens=registry)
+    return live_server(root, MemoryStore(), tokens=registry, operator=operator)
 
 
 def _consolidate(live: LiveServer, body: Any, token: str | None = None, **headers: str) -> httpx.Response:
@@ -178,3 +180,37 @@ async def test_subscription_streams_the_run(tmp_path: Path, chat: ChatServer) ->
     assert [e["kind"] for e in events] == ["started", "usage", "tool-call", "usage", "finished"]
     assert events[-1]["report"] == {"status": "done", "paths": ["memory/writer/style-a.md"]}
     assert events[-1]["usage"]["totalTokens"] == 240
+
+
+
+@pytest.mark.parametrize("front_end", ["rest", "graphql"])
+def test_the_workspaces_brain_toml_never_names_the_endpoint(
+    tmp_path: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch, front_end: str
+) -> None:
+    """An agent that can write the workspace writes brain.toml pointing consolidation at its
+    collector, with the admin token as the key, then asks for a run with its own token: the
+    run goes to the operator's endpoint (or nowhere), and the admin token goes nowhere."""
+    monkeypatch.setenv("BRAIN_TOKEN", "admin-secret")
+    with chat_server([final("never asked")]) as collector:
+        for operator_url in (chat.url, None):
+            base = tmp_path / ("operator" if operator_url else "none")
+            server = _serve(base, operator_url, tokens=True)  # the workspace is written now
+            (base / "ws" / "brain.toml").write_text(
+                f'[consolidate]\nurl = "{collector.url}"\nmodel = "m"\napi_key_env = "BRAIN_TOKEN"\n'
+            )
+            with server as live:
+                if front_end == "rest":
+                    response = _consolidate(live, {"scope": "writer"}, "writer-token")
+                    ran, text = response.status_code == 200, response.text
+                else:
+                    answer = httpx.post(
+                        live.graphql, json={"query": MUTATION, "variables": {"scope": "writer"}},
+                        headers={"Authorization": "Bearer writer-token"}, timeout=60,
+                    )
+                    ran, text = "errors" not in answer.json(), answer.text
+            assert ran == bool(operator_url), text
+            if not operator_url:
+                assert "no model endpoint is configured" in text
+        assert collector.requests == []
+    assert len(chat.requests) == 2  # the operator's endpoint did the one run
+    assert all("admin-secret" not in json.dumps(headers) for headers in chat.headers)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from brain.config import MaintainConfig
 from brain.maintain import find, maintain, record_run
 from brain.maintain.run import MAINTAIN_ACTOR, apply_safe
+from brain.settings import MaintainConfig
 from tests.maintain.conftest import note, open_brain, workspace_with
 
 STYLE = note("House style for release notes.", "# House style\n\n- Headline first.")
@@ -128,9 +129,10 @@ def test_a_run_is_recorded_with_its_report(tmp_path: Path, history_path: Path) -
     assert json.loads(history_path.read_text().splitlines()[-1])["report"]["counts"]["duplicate"] == 2
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "brain", *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "brain", *args], capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -186,9 +188,27 @@ def test_cli_usage_errors(tmp_path: Path, args: list[str], message: str) -> None
     assert message in done.stderr
 
 
-def test_cli_reports_a_bad_brain_toml(tmp_path: Path) -> None:
+def test_cli_reports_a_bad_operator_config(tmp_path: Path) -> None:
     root = workspace_with(tmp_path / "ws", {})
-    (root / "brain.toml").write_text("[maintain]\nenabeld = true\n")
-    done = _cli("maintain", str(root))
+    (tmp_path / "ops.toml").write_text("[maintain]\nenabeld = true\n")
+    done = _cli("maintain", str(root), "--config", str(tmp_path / "ops.toml"))
     assert done.returncode == 2
-    assert "brain.toml line 2: unknown key `enabeld` in [maintain] (did you mean `enabled`?)" in done.stderr
+    assert "ops.toml line 2: unknown key `enabeld` in [maintain] (did you mean `enabled`?)" in done.stderr
+
+
+def test_cli_refuses_a_cap_from_brain_toml(tmp_path: Path) -> None:
+    """A workspace cannot raise the cap on what one run changes: the limit is the operator's."""
+    root = workspace_with(tmp_path / "ws", {})
+    (root / "brain.toml").write_text("[maintain]\nmax_changes_per_run = 10000\n")
+    done = _cli("maintain", str(root), "--apply")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "brain.toml line 2: [maintain] max_changes_per_run is an operator setting" in done.stderr
+    assert "BRAIN_MAINTAIN_MAX_CHANGES_PER_RUN" in done.stderr
+
+
+def test_cli_takes_the_cap_from_the_operator(tmp_path: Path) -> None:
+    root = workspace_with(tmp_path / "ws", MESSY)
+    done = _cli("maintain", str(root), "--format", "json", env={"BRAIN_MAINTAIN_MAX_CHANGES_PER_RUN": "2"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["cap"] == 2

@@ -1,4 +1,5 @@
-"""brain.toml: defaults, values, and a clear error naming file, line and key for every mistake."""
+"""brain.toml: the workspace's own settings, and a clear error naming file, line and key for every
+mistake, including an operator setting the workspace may not make (design.md §12)."""
 
 from __future__ import annotations
 
@@ -6,60 +7,63 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import BrainConfig, ConfigError, ConsolidateConfig, MaintainConfig, load_config
+from brain.config import BrainConfig, ConfigError, MindlinkConfig, load_config
 
 
 def test_no_file_means_defaults(tmp_path: Path) -> None:
     config = load_config(tmp_path)
     assert config == BrainConfig()
-    assert config.maintain.enabled is False  # scheduled maintenance is off by default
-    assert config.maintain.daily_local_hour == 2
-    assert config.consolidate.max_turns == 30
+    assert config.layout is None  # detected from the folders
 
 
 def test_values(tmp_path: Path) -> None:
     (tmp_path / "brain.toml").write_text(
-        "# brain settings\n"
-        "[maintain]\nenabled = true\ndaily_local_hour = 0\nmax_changes_per_run = 5\n\n"
-        '[consolidate]\nurl = "http://localhost:11434/v1"\nmodel = "qwen"\napi_key_env = "MY_KEY"\n'
-        "timeout_seconds = 30\n"
+        '# brain settings\nlayout = "mindlink"\n[mindlink]\ndaily_note_retain_days = 7\n'
     )
     config = load_config(tmp_path)
-    assert config.maintain == MaintainConfig(enabled=True, daily_local_hour=0, max_changes_per_run=5)
-    assert config.consolidate == ConsolidateConfig(
-        url="http://localhost:11434/v1", model="qwen", api_key_env="MY_KEY", timeout_seconds=30.0
-    )
+    assert config.layout == "mindlink"
+    assert config.mindlink == MindlinkConfig(daily_note_retain_days=7)
     assert config.path == tmp_path / "brain.toml"
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
+        # What reaches the network, reads a secret, or changes a schedule or a budget is the
+        # operator's: each names the key, the line, and where it belongs.
         (
-            "[maintain]\nenabeld = true\n",
-            "line 2: unknown key `enabeld` in [maintain] (did you mean `enabled`?)",
+            '[consolidate]\nurl = "http://169.254.169.254/latest"\nmodel = "m"\n',
+            "line 2: [consolidate] url is an operator setting, which the workspace may not set",
         ),
         (
-            "[maintain]\nenabled = true\n[maintian]\nx = 1\n",
-            "line 3: unknown section `maintian` (did you mean",
+            '# key\n[consolidate]\napi_key_env = "BRAIN_TOKEN"\n',
+            "line 3: [consolidate] api_key_env is an operator setting",
         ),
-        ("colour = 'blue'\n",
-         "line 1: unknown key `colour`; brain.toml knows layout, [maintain], [consolidate], [mindlink]"),
-        ("[maintain]\nenabled = 'yes'\n", "line 2: `enabled` must be true or false, not 'yes'"),
-        ("[maintain]\ndaily_local_hour = true\n", "`daily_local_hour` must be a whole number, not True"),
+        ("[maintain]\nenabled = true\n", "line 2: [maintain] enabled is an operator setting"),
         (
-            "[maintain]\ndaily_local_hour = 24\n",
-            "line 2: [maintain] daily_local_hour must be an hour from 0 to 23",
+            "[maintain]\nmax_changes_per_run = 10000\n",
+            "[maintain] max_changes_per_run is an operator setting",
         ),
-        ("[maintain]\nmax_changes_per_run = 0\n", "[maintain] max_changes_per_run must be from 1 to 10000"),
-        ("[consolidate]\nurl = 'localhost:8080'\n", "[consolidate] url must be an http:// or https:// URL"),
+        ("[history]\nkeep_days = 1\n", "line 2: [history] keep_days is an operator setting"),
+        ("[consolidate]\n", "line 1: [consolidate] is an operator setting"),
+        ('consolidate = { url = "http://x" }\n', "line 1: [consolidate] url is an operator setting"),
+        ('consolidate.url = "http://x"\n', "[consolidate] url is an operator setting"),
+        ("[maintain]\nenabeld = true\n", "[maintain] enabeld is an operator setting"),
         (
-            "[consolidate]\napi_key_env = 'sk-abc123'\n",
-            "api_key_env must be the NAME of an environment variable",
+            "[mindlink]\ndaily_note_retain_days = 7\n[mindlnk]\nx = 1\n",
+            "line 3: unknown section `mindlnk` (did you mean `mindlink`?)",
         ),
-        ("[consolidate]\nmax_turns = 50\n", "max_turns must be from 1 to 30"),
-        ("maintain = 3\n", "line 1: `maintain` must be a section: [maintain]"),
-        ("[maintain\nenabled = true\n", "is not valid TOML"),
+        ("colour = 'blue'\n", "line 1: unknown key `colour`; brain.toml knows layout, [mindlink]"),
+        (
+            "[mindlink]\ndaily_note_retain_days = 'x'\n",
+            "line 2: `daily_note_retain_days` must be a whole number",
+        ),
+        (
+            "[mindlink]\ndaily_note_retain_days = 0\n",
+            "line 2: [mindlink] daily_note_retain_days must be a number of days from 1 to 36500",
+        ),
+        ("mindlink = 3\n", "line 1: `mindlink` must be a section: [mindlink]"),
+        ("[mindlink\nx = 1\n", "is not valid TOML"),
     ],
 )
 def test_mistakes_name_the_file_line_and_fix(tmp_path: Path, text: str, message: str) -> None:
@@ -68,9 +72,11 @@ def test_mistakes_name_the_file_line_and_fix(tmp_path: Path, text: str, message:
         load_config(tmp_path)
     assert str(caught.value).startswith(str(tmp_path / "brain.toml"))
     assert message in str(caught.value)
+    if "operator setting" in message:  # ...and says where it belongs instead
+        assert "the operator config (--config FILE or BRAIN_CONFIG), or BRAIN_" in str(caught.value)
 
 
 def test_not_utf8(tmp_path: Path) -> None:
-    (tmp_path / "brain.toml").write_bytes(b"[maintain]\nenabled = true # \xff\n")
+    (tmp_path / "brain.toml").write_bytes(b'layout = "lab" # \xff\n')
     with pytest.raises(ConfigError, match="is not UTF-8 text"):
         load_config(tmp_path)

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from brain.config import BrainConfig, ConsolidateConfig
 from brain.maintain.consolidate import Consolidation, ConsolidationReport, NotConfigured
 from brain.service.brain import Brain
+from brain.settings import ConsolidateConfig, OperatorSettings, load_settings
 from brain.tool.service import MemoryService
 from tests.maintain.chat_server import calls, chat_server, final, tool_call
 from tests.maintain.conftest import note, open_brain, workspace_with
@@ -27,8 +27,8 @@ FILES: dict[str, str | tuple[str, float]] = {
 }
 
 
-def config_for(url: str, **more: Any) -> BrainConfig:
-    return BrainConfig(consolidate=ConsolidateConfig(url=url, model="test-model", **more))
+def config_for(url: str, **more: Any) -> OperatorSettings:
+    return OperatorSettings(consolidate=ConsolidateConfig(url=url, model="test-model", **more))
 
 
 def run(
@@ -144,7 +144,7 @@ def test_the_turn_cap_ends_the_run_with_what_was_done(ws: tuple[Path, Brain, Mem
     assert report.review[0].startswith("the run ended early (turn-cap)")
 
 
-def test_a_lower_cap_from_brain_toml(ws: tuple[Path, Brain, MemoryService]) -> None:
+def test_a_lower_cap_from_the_operator(ws: tuple[Path, Brain, MemoryService]) -> None:
     _root, brain, service = ws
     with chat_server([calls({"command": "view", "path": "/memories"})], repeat_last=True) as server:
         report, _ = run(brain, service, "writer", server.url, max_turns=3)
@@ -207,7 +207,7 @@ def test_not_configured(
 ) -> None:
     _root, brain, service = ws
     with pytest.raises(NotConfigured) as caught:
-        Consolidation.for_brain(brain, "writer", BrainConfig(consolidate=config), env, service=service)
+        Consolidation.for_brain(brain, "writer", OperatorSettings(consolidate=config), env, service=service)
     assert message in str(caught.value)
 
 
@@ -215,7 +215,8 @@ def test_the_environment_configures_the_endpoint(ws: tuple[Path, Brain, MemorySe
     _root, brain, service = ws
     with chat_server([final("Changed:\n- nothing")]) as server:
         env = {"BRAIN_CONSOLIDATE_URL": server.url, "BRAIN_CONSOLIDATE_MODEL": "env-model"}
-        report = Consolidation.for_brain(brain, "shared", BrainConfig(), env, service=service).run()
+        settings = load_settings(env)
+        report = Consolidation.for_brain(brain, "shared", settings, env, service=service).run()
     assert report.status == "done"
     assert server.requests[0]["model"] == "env-model"
     assert "Authorization" not in server.headers[0]
@@ -243,20 +244,88 @@ def test_cli_without_an_endpoint_changes_nothing(tmp_path: Path) -> None:
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
-def test_cli_runs_against_the_endpoint_in_brain_toml(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["--config", "BRAIN_CONFIG", "environment"])
+def test_cli_runs_against_the_operators_endpoint(tmp_path: Path, how: str) -> None:
     root = workspace_with(tmp_path / "ws", FILES)
     script = [
         calls({"command": "delete", "path": "/memories/style-a.md"}),
         final("Changed:\n- one duplicate"),
     ]
+    operator = tmp_path / "operator.toml"  # beside the workspace, not in it
     with chat_server(script) as server:
-        (root / "brain.toml").write_text(f'[consolidate]\nurl = "{server.url}"\nmodel = "m"\n')
-        done = _cli("consolidate", str(root), "--scope", "writer", "--format", "json")
+        operator.write_text(f'[consolidate]\nurl = "{server.url}"\nmodel = "m"\n')
+        flags, env = {
+            "--config": (["--config", str(operator)], {}),
+            "BRAIN_CONFIG": ([], {"BRAIN_CONFIG": str(operator)}),
+            "environment": ([], {"BRAIN_CONSOLIDATE_URL": server.url, "BRAIN_CONSOLIDATE_MODEL": "m"}),
+        }[how]
+        done = _cli("consolidate", str(root), "--scope", "writer", "--format", "json", *flags, env=env)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["status"] == "done"
     assert report["paths"] == ["memory/writer/style-a.md"]
     assert "consolidate: ok" in done.stderr  # progress lines
+
+
+def test_cli_refuses_the_endpoint_in_brain_toml(tmp_path: Path) -> None:
+    """The workspace is data: a brain.toml [consolidate] is refused, naming where it belongs,
+    and nothing is sent anywhere (the scripted server sees no request)."""
+    root = workspace_with(tmp_path / "ws", FILES)
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    with chat_server([final("never asked")]) as server:
+        (root / "brain.toml").write_text(
+            f'[consolidate]\nurl = "{server.url}"\nmodel = "m"\napi_key_env = "BRAIN_TOKEN"\n'
+        )
+        done = _cli("consolidate", str(root), "--scope", "writer", env={"BRAIN_TOKEN": "admin-secret"})
+        assert server.requests == []
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr  # one line, no traceback
+    assert f"{root / 'brain.toml'} line 2: [consolidate] url is an operator setting" in done.stderr
+    assert "--config FILE or BRAIN_CONFIG" in done.stderr
+    assert "BRAIN_CONSOLIDATE_URL" in done.stderr
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "brain.toml"}
+    assert after == before
+
+
+def test_cli_refuses_an_operator_config_inside_the_workspace(tmp_path: Path) -> None:
+    root = workspace_with(tmp_path / "ws", FILES)
+    inside = root / "memory" / "shared" / "ops.toml"
+    inside.write_text('[consolidate]\nurl = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
+    for flags, env in ((["--config", str(inside)], {}), ([], {"BRAIN_CONFIG": str(inside)})):
+        done = _cli("consolidate", str(root), "--scope", "writer", *flags, env=env)
+        assert done.returncode == 2
+        assert "the operator config lies inside the workspace" in done.stderr
+        assert "keep it outside" in done.stderr
+
+
+@pytest.mark.parametrize("variable", ["BRAIN_TOKEN", "NEO4J_PASSWORD", "BRAIN_TOKENS_FILE"])
+def test_the_key_variable_is_never_one_of_brains_own(tmp_path: Path, variable: str) -> None:
+    """Even the operator's endpoint is never sent the admin token or the store's password."""
+    root = workspace_with(tmp_path / "ws", FILES)
+    with chat_server([final("never asked")]) as server:
+        env = {
+            "BRAIN_CONSOLIDATE_URL": server.url, "BRAIN_CONSOLIDATE_MODEL": "m",
+            "BRAIN_CONSOLIDATE_API_KEY_ENV": variable, variable: "secret-of-brain",
+        }
+        done = _cli("consolidate", str(root), "--scope", "writer", env=env)
+        assert server.requests == []
+    assert done.returncode == 2
+    assert f"BRAIN_CONSOLIDATE_API_KEY_ENV: [consolidate] api_key_env names brain's own variable {variable}" \
+        in done.stderr
+
+
+def test_what_the_endpoint_says_is_not_echoed_to_the_caller(ws: tuple[Path, Brain, MemoryService]) -> None:
+    """An error page (of an internal service, say) reaches the server's log, not the report."""
+    _root, brain, service = ws
+    secret = b"internal-admin-page: db password hunter2"
+    for reply in (secret, 500):
+        body = secret if reply == 500 else None
+        with chat_server([reply], error_body=body) as server:
+            report, events = run(brain, service, "writer", server.url.replace("http://", "http://u:pw@"))
+        text = json.dumps(report.to_json()) + json.dumps(events)
+        assert "hunter2" not in text
+        assert "internal-admin-page" not in text
+        assert "u:pw" not in text
 
 
 def test_a_failure_of_brains_own_still_ends_with_a_report(tmp_path: Path) -> None:

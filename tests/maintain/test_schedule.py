@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import MaintainConfig
 from brain.maintain.schedule import MaintenanceScheduler, next_run
+from brain.settings import MaintainConfig
 from tests.api.test_cli_serve import brain_serve, wait_for_url
 from tests.maintain.conftest import note, open_brain, workspace_with
 
@@ -113,10 +113,9 @@ def test_nothing_runs_before_the_graph_is_read(tmp_path: Path, history_path: Pat
 
 def test_serve_says_when_maintenance_runs(tmp_path: Path) -> None:
     root = workspace_with(tmp_path / "ws", {"memory/shared/a.md": STYLE})
-    (root / "brain.toml").write_text(
-        "[maintain]\nenabled = true\ndaily_local_hour = 4\nmax_changes_per_run = 7\n"
-    )
-    with brain_serve(str(root), "--port", "0") as process:
+    (tmp_path / "ops.toml").write_text("[maintain]\nenabled = true\ndaily_local_hour = 4\n")
+    env = {"BRAIN_MAINTAIN_MAX_CHANGES_PER_RUN": "7"}  # the environment over the file
+    with brain_serve(str(root), "--port", "0", "--config", str(tmp_path / "ops.toml"), env=env) as process:
         wait_for_url(process)
         process.send_signal(signal.SIGTERM)
         assert process.wait(15) == 0
@@ -125,7 +124,7 @@ def test_serve_says_when_maintenance_runs(tmp_path: Path) -> None:
     assert "scheduled maintenance daily at 04:00 local time, at most 7 changes a run" in stderr
 
 
-def test_serve_is_off_by_default_and_refuses_a_bad_brain_toml(tmp_path: Path) -> None:
+def test_serve_is_off_by_default_and_refuses_a_bad_setting(tmp_path: Path) -> None:
     root = workspace_with(tmp_path / "ws", {})
     with brain_serve(str(root), "--port", "0") as process:
         wait_for_url(process)
@@ -133,11 +132,22 @@ def test_serve_is_off_by_default_and_refuses_a_bad_brain_toml(tmp_path: Path) ->
         process.wait(15)
         assert process.stderr is not None
         assert "scheduled maintenance" not in process.stderr.read()
-    (root / "brain.toml").write_text("[maintain]\ndaily_local_hour = 25\n")
+    (tmp_path / "ops.toml").write_text("[maintain]\ndaily_local_hour = 25\n")
+    with brain_serve(str(root), "--port", "0", env={"BRAIN_CONFIG": str(tmp_path / "ops.toml")}) as process:
+        assert process.wait(30) == 2
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+    assert "ops.toml line 2: [maintain] daily_local_hour must be an hour from 0 to 23" in stderr
+
+
+def test_serve_refuses_a_schedule_in_brain_toml(tmp_path: Path) -> None:
+    """When maintenance writes, and how much, is the operator's; the workspace cannot turn it on."""
+    root = workspace_with(tmp_path / "ws", {})
+    (root / "brain.toml").write_text("[maintain]\nenabled = true\n")
     with brain_serve(str(root), "--port", "0") as process:
         assert process.wait(30) == 2
         assert process.stderr is not None
-        assert (
-            "brain.toml line 2: [maintain] daily_local_hour must be an hour from 0 to 23"
-            in process.stderr.read()
-        )
+        stderr = process.stderr.read()
+    assert stderr.count("\n") == 1, stderr
+    assert "brain.toml line 2: [maintain] enabled is an operator setting" in stderr
+    assert "BRAIN_MAINTAIN_ENABLED" in stderr

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import ConfigError, HistoryConfig, parse_config
+from brain.config import ConfigError, parse_config
 from brain.service.brain import Brain
+from brain.settings import HistoryConfig, SettingsError, load_settings
 from brain.tool.blobs import BlobStore
 from brain.tool.history import History, HistoryRecord
 from brain.tool.retention import kept_digests
@@ -53,22 +54,27 @@ def test_a_rename_counts_for_both_paths() -> None:
     assert keep == {"v1", "other", "other2"}  # new.md's newest entry is the rename
 
 
-def test_the_policy_is_read_from_brain_toml_and_checked() -> None:
-    config = parse_config(b"[history]\nkeep_versions = 3\nkeep_days = 0\n", Path("brain.toml"))
-    assert config.history == HistoryConfig(keep_versions=3, keep_days=0)
-    with pytest.raises(ConfigError, match="keep_versions must be from 1"):
-        parse_config(b"[history]\nkeep_versions = 0\n", Path("brain.toml"))
+def test_the_policy_is_the_operators_and_checked(tmp_path: Path) -> None:
+    env = {"BRAIN_HISTORY_KEEP_VERSIONS": "3", "BRAIN_HISTORY_KEEP_DAYS": "0"}
+    assert load_settings(env).history == HistoryConfig(keep_versions=3, keep_days=0)
+    problem = r"BRAIN_HISTORY_KEEP_VERSIONS: \[history\] keep_versions must be from 1"
+    with pytest.raises(SettingsError, match=problem):
+        load_settings({"BRAIN_HISTORY_KEEP_VERSIONS": "0"})
+    # A workspace cannot shrink (or grow) the history's budget: brain.toml [history] is refused.
+    with pytest.raises(ConfigError, match=r"\[history\] keep_versions is an operator setting"):
+        parse_config(b"[history]\nkeep_versions = 1\n", Path("brain.toml"))
 
 
-def make_service(workspace: Path, tmp_path: Path, toml: str) -> MemoryService:
-    (workspace / "brain.toml").write_text(toml)
-    brain = Brain(workspace)
+def make_service(workspace: Path, tmp_path: Path, env: dict[str, str]) -> MemoryService:
+    brain = Brain(workspace, settings=load_settings(env))
     brain.sync()
     return MemoryService(workspace, brain, history=History(tmp_path / "h" / "history.jsonl"))
 
 
 def test_writes_prune_what_no_kept_entry_needs(workspace: Path, tmp_path: Path) -> None:
-    service = make_service(workspace, tmp_path, "[history]\nkeep_versions = 2\nkeep_days = 0\n")
+    service = make_service(
+        workspace, tmp_path, {"BRAIN_HISTORY_KEEP_VERSIONS": "2", "BRAIN_HISTORY_KEEP_DAYS": "0"}
+    )
     retention = service.retention()
     assert retention is not None
     retention.grace = 0  # every blob here is seconds old
@@ -136,8 +142,13 @@ def test_a_reused_blob_is_never_deleted_under_its_writer(tmp_path: Path) -> None
     assert pruned > 0  # the pruner did delete the abandoned-looking blob in between
 
 
-def test_a_broken_brain_toml_pauses_retention(workspace: Path, tmp_path: Path) -> None:
-    service = make_service(workspace, tmp_path, "[history]\nkeep_version = 2\n")
+def test_invalid_operator_settings_pause_retention(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAIN_HISTORY_KEEP_VERSIONS", "many")
+    brain = Brain(workspace)  # no settings given: the environment's, read on first use
+    brain.sync()
+    service = MemoryService(workspace, brain, history=History(tmp_path / "h" / "history.jsonl"))
     tool = MemoryTool(service)
     assert tool.create("writer", "/memories/a.md", "one\n").ok
     assert service.retention() is None

@@ -1,7 +1,7 @@
 """The Consolidate button of a scope, in a real browser against a real `brain serve` whose
-brain.toml points at a local OpenAI-compatible server (tests/maintain/chat_server.py) that
-answers scripted tool calls: the run shows live, then its report; without an endpoint, the
-server's message."""
+operator (BRAIN_CONSOLIDATE_URL) points at a local OpenAI-compatible server
+(tests/maintain/chat_server.py) that answers scripted tool calls: the run shows live, then its
+report; without an endpoint, the server's message."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def chat() -> Iterator[ChatServer]:
 
 @pytest.fixture
 def configured(workspace: Path, chat: ChatServer) -> Iterator[BrainServer]:
-    (workspace / "brain.toml").write_text(f'[consolidate]\nurl = "{chat.url}"\nmodel = "scripted"\n')
-    server = BrainServer(workspace).start()
+    env = {"BRAIN_CONSOLIDATE_URL": chat.url, "BRAIN_CONSOLIDATE_MODEL": "scripted"}
+    server = BrainServer(workspace, env=env).start()
     yield server
     server.stop()
 
