@@ -26,14 +26,14 @@ from brain.api.app import GRAPHQL_PATH, create_app
 from brain.api.auth import TokenRegistry, TokensFileError
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
-from brain.config import ConfigError
+from brain.config.messages import ConfigError
+from brain.config.operator import OperatorSettings
 from brain.ingest.ingester import SyncResult
 from brain.maintain.schedule import MaintenanceScheduler
 from brain.search.service import Embedding
 from brain.service.brain import Brain
 from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
-from brain.settings import OperatorSettings
 from brain.store.base import SharedStore, StoreUnavailable
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -44,7 +44,7 @@ def serve(
     args: argparse.Namespace, operator: OperatorSettings,
     open_brain: Callable[[argparse.Namespace], Brain],
 ) -> int:
-    """Serve with the operator's settings (brain/settings.py: address, tokens file, budgets)."""
+    """Serve with the operator's settings (brain/config/operator.py: address, tokens file, budgets)."""
     where = operator.serve
     host, port = where.host, where.port
     try:

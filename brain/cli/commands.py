@@ -9,7 +9,7 @@ import time
 
 from brain.cli.check import CheckReport
 from brain.cli.progress import progress_bar
-from brain.config import ConfigError
+from brain.config.messages import ConfigError
 from brain.service.options import UsageError, open_brain, operator_settings
 from brain.store.base import StoreUnavailable
 
@@ -102,8 +102,8 @@ def cmd_config(args: argparse.Namespace) -> int:
     with a workspace, its brain.toml is checked too (an operator key there is exit 2)."""
     import json
 
-    from brain.config import load_config
-    from brain.settings import describe
+    from brain.config.operator import describe
+    from brain.config.workspace import load_config
 
     settings = operator_settings(args, args.workspace)
     if args.workspace is not None:

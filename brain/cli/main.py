@@ -38,7 +38,7 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the GraphQL API and keep the graph live")
     serve.add_argument("workspace", type=Path, nargs="?", default=env_path("BRAIN_WORKSPACE"))
-    # No defaults here: the operator's settings decide (brain/settings.py: --config, BRAIN_HOST...).
+    # No defaults here: the operator's settings decide (brain/config/operator.py: --config, BRAIN_HOST...).
     serve.add_argument("--host", help="the address to listen on (default: BRAIN_HOST, or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="the port (default: BRAIN_PORT, or 8765; 0: any free one)")
     serve.add_argument("--dev", action="store_true", help="development mode: GraphiQL, field suggestions")

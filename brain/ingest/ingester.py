@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from sys import intern
 
-from brain.config import BrainConfig
+from brain.config.workspace import BrainConfig
 from brain.gcpause import gc_paused
 from brain.ingest.claims import claim
 from brain.ingest.memory_files import PENDING_HASH, content_hash

@@ -6,7 +6,7 @@ module registers itself here by adding one entry.
 
 from __future__ import annotations
 
-from brain.config import LAYOUT_NAMES
+from brain.config.workspace import LAYOUT_NAMES
 from brain.layouts.base import Layout, RuleContext
 from brain.layouts.detect import (
     LayoutChoice,

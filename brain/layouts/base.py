@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from brain.config import BrainConfig
+from brain.config.workspace import BrainConfig
 from brain.model import MemoryNode, Problem
 from brain.parse.note import ParsedNote
 from brain.resolve import LinkRules

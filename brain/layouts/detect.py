@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.config import CONFIG_FILE, LAYOUT_NAMES, BrainConfig, ConfigError, load_config
+from brain.config.messages import ConfigError
+from brain.config.workspace import CONFIG_FILE, LAYOUT_NAMES, BrainConfig, load_config
 from brain.safefs import is_utf8
 
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import to_fs_path
 
-from brain.config import CONFIG_FILE
+from brain.config.workspace import CONFIG_FILE
 from brain.workspace import MEMORY_DIR
 
 if TYPE_CHECKING:

@@ -7,14 +7,14 @@ admin (or an open server). Another agent's scope answers "no such scope", as eve
 
 from __future__ import annotations
 
-from brain.config import ConfigError
+from brain.config.messages import ConfigError
+from brain.config.operator import OperatorSettings
 from brain.maintain.consolidate import Busy, Consolidation, NotConfigured
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import find
 from brain.maintain.snapshot import scope_names
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
-from brain.settings import OperatorSettings
 from brain.tool.access import Actor
 
 __all__ = ["Busy", "MaintenanceRefused", "maintenance_report", "start_consolidation"]

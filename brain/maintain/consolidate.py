@@ -20,13 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from brain.config.operator import WHERE_IT_BELONGS, MaintainConfig, OperatorSettings, env_name
 from brain.maintain.chat import ChatAnswer, ChatClient, ChatEndpoint, ChatError, Usage
 from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
 from brain.maintain.run import find
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
-from brain.settings import WHERE_IT_BELONGS, MaintainConfig, OperatorSettings, env_name
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.paths import PathProblem, VirtualFile, parse_virtual
@@ -107,7 +107,7 @@ class ConsolidationReport:
 
 
 def endpoint_of(settings: OperatorSettings, env: Mapping[str, str]) -> ChatEndpoint:
-    """The operator's endpoint (brain/settings.py; never the workspace's brain.toml), or
+    """The operator's endpoint (brain/config/operator.py; never the workspace's brain.toml), or
     NotConfigured. The key is read from the environment now, never kept in the settings."""
     section = settings.consolidate
     if not section.url:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import time
 from datetime import UTC, date, datetime
 
+from brain.config.operator import MaintainConfig
 from brain.maintain.finders import FINDERS
 from brain.maintain.findings import Applied, Finding, MaintenanceReport
 from brain.maintain.layout_calls import as_layout_calls, run_layout_call
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service.brain import Brain
-from brain.settings import MaintainConfig
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.history import HistoryRecord, iso_time

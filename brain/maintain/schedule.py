@@ -14,10 +14,10 @@ import threading
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
+from brain.config.operator import MaintainConfig
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import maintain, record_run
 from brain.service.brain import Brain
-from brain.settings import MaintainConfig
 from brain.tool import memory_service
 from brain.tool.service import MemoryService
 

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.allocator import keep_big_blocks_apart
-from brain.config import BrainConfig, ConfigError, load_config
+from brain.config.messages import ConfigError
+from brain.config.operator import OperatorSettings, load_settings
+from brain.config.workspace import BrainConfig, load_config
 from brain.ingest.ingester import Ingester, Progress, SyncResult
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import Embedding, SearchService, open_search
-from brain.settings import OperatorSettings, load_settings
 from brain.snapshot.image import SnapshotStore
 from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
@@ -58,7 +59,7 @@ class Brain:
         cache: bool = False, settings: OperatorSettings | None = None,
     ) -> None:
         self.root = Path(root).resolve()
-        # The operator's settings (brain/settings.py): the CLI passes those of its flags, an
+        # The operator's settings (brain/config/operator.py): the CLI passes those of its flags, an
         # embedder that passes none gets the environment's, read on first use.
         self._settings = settings
         keep_big_blocks_apart()  # a sync's freed buffers go back to the system (brain/allocator.py)

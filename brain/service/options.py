@@ -11,10 +11,11 @@ import argparse
 import os
 from pathlib import Path
 
-from brain.config import CONFIG_FILE, ConfigError
+from brain.config.messages import ConfigError
+from brain.config.operator import OperatorSettings, SettingsError, load_settings
+from brain.config.workspace import CONFIG_FILE
 from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
 from brain.service.brain import Brain
-from brain.settings import OperatorSettings, SettingsError, load_settings
 from brain.store.base import GraphStore
 from brain.store.open import open_store
 from brain.workspace import MEMORY_DIR
@@ -47,7 +48,7 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
-    """`--config FILE`: the operator's settings (brain/settings.py), outside the workspace."""
+    """`--config FILE`: the operator's settings (brain/config/operator.py), outside the workspace."""
     parser.add_argument(
         "--config", type=Path, metavar="FILE",
         help="the operator's settings (TOML: model endpoint, schedule, budgets); default: "

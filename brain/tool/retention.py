@@ -3,7 +3,7 @@
 Every write keeps both versions of the note in the blob store (brain/tool/blobs.py) so the
 history can show its diff. Unbounded, that store grows with every save forever. So a write's
 content is kept while it is one of the newest `keep_versions` writes of its note (a rename
-counts for both paths), or younger than `keep_days` days; set by the operator (brain/settings.py:
+counts for both paths), or younger than `keep_days` days; set by the operator (brain/config/operator.py:
 `--config FILE` / BRAIN_CONFIG, or BRAIN_HISTORY_KEEP_VERSIONS and BRAIN_HISTORY_KEEP_DAYS):
 
     [history]
@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 
-from brain.settings import HistoryConfig
+from brain.config.operator import HistoryConfig
 from brain.tool.blobs import BlobStore, PruneReport
 from brain.tool.history import HistoryRecord
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.config import ConfigError
+from brain.config.messages import ConfigError
+from brain.config.operator import load_settings
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
-from brain.settings import load_settings
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
 from brain.tool.blobs import BlobStore, PruneReport, default_blob_dir
@@ -438,7 +438,7 @@ class MemoryService:
         return record
 
     def retention(self) -> Retention | None:
-        """The blob store's retention (the operator's [history], brain/settings.py); None while
+        """The blob store's retention (the operator's [history], brain/config/operator.py); None while
         those settings are invalid: nothing is deleted under a policy that could not be read."""
         if self._retention is None:
             try:

@@ -19,9 +19,9 @@ from brain.api.app import create_app
 from brain.api.auth import TokenRegistry
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
+from brain.config.operator import OperatorSettings
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
-from brain.settings import OperatorSettings
 from brain.store.base import GraphStore, WriteBatch
 from brain.store.memory import MemoryStore
 

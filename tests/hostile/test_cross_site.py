@@ -1,5 +1,5 @@
 """A web page on another site changes nothing, on any route (brain/api/crosssite.py), and the
-workspace cannot point brain's model runs anywhere (brain/settings.py): against a real
+workspace cannot point brain's model runs anywhere (brain/config/operator.py): against a real
 `brain serve` on an open server (no tokens: the worst case), with the operator's endpoint set,
 so a request that got through would start a model run the scripted endpoint would see.
 

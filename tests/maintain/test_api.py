@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from brain.api.auth import TokenRegistry
-from brain.settings import load_settings
+from brain.config.operator import load_settings
 from brain.store.memory import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.live import LiveServer, live_server

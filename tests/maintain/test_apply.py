@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from brain.config.operator import MaintainConfig
 from brain.maintain import find, maintain, record_run
 from brain.maintain.run import MAINTAIN_ACTOR, apply_safe
-from brain.settings import MaintainConfig
 from tests.maintain.conftest import note, open_brain, workspace_with
 
 STYLE = note("House style for release notes.", "# House style\n\n- Headline first.")

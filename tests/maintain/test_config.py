@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import BrainConfig, ConfigError, MindlinkConfig, load_config
+from brain.config.messages import ConfigError
+from brain.config.workspace import BrainConfig, MindlinkConfig, load_config
 
 
 def test_no_file_means_defaults(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from brain.config.operator import ConsolidateConfig, OperatorSettings, load_settings
 from brain.maintain.consolidate import Consolidation, ConsolidationReport, NotConfigured
 from brain.service.brain import Brain
-from brain.settings import ConsolidateConfig, OperatorSettings, load_settings
 from brain.tool.service import MemoryService
 from tests.maintain.chat_server import calls, chat_server, final, tool_call
 from tests.maintain.conftest import note, open_brain, workspace_with

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from brain.config.operator import MaintainConfig
 from brain.maintain.schedule import MaintenanceScheduler, next_run
-from brain.settings import MaintainConfig
 from tests.api.test_cli_serve import brain_serve, wait_for_url
 from tests.maintain.conftest import note, open_brain, workspace_with
 

@@ -1,4 +1,4 @@
-"""The operator's settings (brain/settings.py): file, environment and flags, in that order, each
+"""The operator's settings (brain/config/operator.py): file, environment and flags, in that order, each
 value remembering where it came from; every mistake one line naming the key, where, and the fix."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.settings import (
+from brain.config.operator import (
     ConsolidateConfig,
     HistoryConfig,
     MaintainConfig,

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import ConfigError, parse_config
+from brain.config.messages import ConfigError
+from brain.config.operator import HistoryConfig, SettingsError, load_settings
+from brain.config.workspace import parse_config
 from brain.service.brain import Brain
-from brain.settings import HistoryConfig, SettingsError, load_settings
 from brain.tool.blobs import BlobStore
 from brain.tool.history import History, HistoryRecord
 from brain.tool.retention import kept_digests

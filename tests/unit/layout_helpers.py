@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from brain.config import BrainConfig
+from brain.config.workspace import BrainConfig
 from brain.ingest.ingester import Ingester
 from brain.layouts import get_layout
 from brain.store.memory import MemoryStore

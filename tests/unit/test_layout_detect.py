@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import ConfigError
+from brain.config.messages import ConfigError
 from brain.layouts import LayoutError, choose_layout, choose_layout_leniently, detect_layout
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import BrainConfig, MindlinkConfig
+from brain.config.workspace import BrainConfig, MindlinkConfig
 from brain.layouts.base import RuleContext
 from brain.layouts.mindlink import MINDLINK, classify
 from brain.model import Kind

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from brain.config import ConfigError, did_you_mean, where
+from brain.config.messages import ConfigError, did_you_mean, where
 
 CONFIG_ENV = "BRAIN_CONFIG"
 CONFIG_FLAG = "--config"

@@ -8,7 +8,7 @@
 The workspace is data: agents, people and repositories write it, so its brain.toml may only
 describe the workspace (its layout and that layout's rules). What reaches the network, spends
 money, reads a secret or changes a limit ([consolidate], [maintain], [history]) is the
-operator's (brain/settings.py, design.md §12): such a section here is refused with a message
+operator's (brain/config/operator.py, design.md §12): such a section here is refused with a message
 naming the file, the line, the key and where it belongs, never silently obeyed or ignored.
 
 Why strict: a misspelt key that is silently ignored turns a feature off without a word, so an
@@ -21,22 +21,19 @@ and the checks, defaults and messages come with it.
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
 from brain import safefs
+from brain.config.messages import ConfigError, did_you_mean, where
+from brain.config.operator import SECTIONS as OPERATOR_SECTIONS
+from brain.config.operator import belongs
 
 CONFIG_FILE = "brain.toml"
 #: The workspace layouts (design.md section 8); brain.layouts holds what each one means.
 LAYOUT_NAMES: tuple[str, ...] = ("latchai", "space", "mindlink", "lab")
-
-
-class ConfigError(Exception):
-    """brain.toml cannot be used as written: the message names file, line (if known) and fix."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +87,6 @@ def parse_config(raw: bytes, path: Path) -> BrainConfig:
         raise ConfigError(f"{path}: is not valid TOML: {exc}") from None
     lines = text.splitlines()
     values: dict[str, Any] = {}
-    from brain.settings import SECTIONS as OPERATOR_SECTIONS
-    from brain.settings import belongs
-
     for key, value in data.items():
         if key in OPERATOR_SECTIONS:
             first = next(iter(value), None) if isinstance(value, dict) else None
@@ -158,22 +152,3 @@ def _value(key: str, value: Any, wanted: Any, path: Path, lines: list[str], sect
     return value
 
 
-def where(path: Path, lines: list[str], key: str, section: str | None = None) -> str:
-    """`brain.toml line N` for the line that sets `key` (inside [section]), when it can be found."""
-    current: str | None = None
-    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
-    for number, line in enumerate(lines, 1):
-        header = re.match(r"^\s*\[\s*([^\]]+?)\s*\]", line)
-        if header:
-            current = header.group(1)
-            if section is None and current == key:
-                return f"{path} line {number}"
-            continue
-        if pattern.match(line) and (current == section or (section == key and current is None)):
-            return f"{path} line {number}"
-    return str(path)
-
-
-def did_you_mean(key: str, names: list[str]) -> str:
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-    return f" (did you mean `{close[0]}`?)" if close else ""
