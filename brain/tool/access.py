@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from brain.model import SHARED_SCOPE
+from brain.store.visibility import EVERYTHING, Reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,11 @@ class Actor:
         if self.kind != "agent":
             return True
         return scope in (SHARED_SCOPE, self.agent)
+
+    @property
+    def reach(self) -> Reach:
+        """What the graph's answers to this actor may show (brain/store/visibility.py)."""
+        return Reach.of_agent(self.agent) if self.kind == "agent" and self.agent else EVERYTHING
 
     def acting_as(self, agent: str) -> Actor:
         """The actor for a tool call on behalf of `agent` (admins may act as any agent)."""
