@@ -18,6 +18,7 @@ from brain.maintain.links import fixable_links
 from brain.maintain.snapshot import Snapshot
 from brain.model import DESCRIPTION_CLIP, MEMORY_TYPES, SHARED_SCOPE, MemoryNode, name_key
 from brain.parse import first_line
+from brain.tool.requirements import Required
 
 Finder = Callable[[Snapshot], Iterable[Finding]]
 _TYPES = "|".join(MEMORY_TYPES)
@@ -74,7 +75,8 @@ def duplicates(snap: Snapshot) -> Iterator[Finding]:
                     snap.going.add(copy.path)
                 yield Finding(
                     "duplicate", copy.path, scope, reason,
-                    Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash),
+                    Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash,
+                             requires=(Required(keep.path, keep.hash, "the kept copy"),)),
                     safe=not linked,
                 )
 

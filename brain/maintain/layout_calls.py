@@ -18,7 +18,8 @@ from brain.maintain.snapshot import Snapshot
 from brain.memory_files import content_hash
 from brain.model import JSONValue
 from brain.tool.access import Actor
-from brain.tool.refusal import Refusal
+from brain.tool.refusal import Call, Refusal
+from brain.tool.requirements import check_required
 from brain.tool.service import MemoryService
 from brain.tool.textedit import insert_after, line_count
 from brain.tool.verbs import LayoutVerbs, verbs_for
@@ -36,7 +37,9 @@ def as_layout_calls(findings: list[Finding], snap: Snapshot, tool: str) -> list[
         p = finding.proposal
         path = finding.path.split("/", 2)[2]  # `<agent>/memory/<path>`: as the agent's tools name it
         if p.command == "delete":
-            call = Proposal(p.scope, "memory_delete", {"path": path}, p.expected_hash, tool=tool)
+            call = Proposal(
+                p.scope, "memory_delete", {"path": path}, p.expected_hash, tool=tool, requires=p.requires,
+            )
         elif p.command in ("str_replace", "insert"):
             if finding.path not in texts:
                 raw = _read(snap, finding.path)
@@ -85,6 +88,8 @@ def run_layout_call(service: MemoryService, proposal: Proposal, actor: Actor) ->
     if proposal.expected_hash is not None:
         args["expectedHash"] = proposal.expected_hash
     try:
+        # The verbs take no requirement: checked right before the call, not under its lock.
+        check_required(service.root, proposal.requires, Call(proposal.command, {}))
         answer = verbs.call(actor, proposal.agent, proposal.command, args)
     except Refusal as refusal:
         return False, refusal.message
