@@ -13,7 +13,7 @@ through them, or a filter after the walk, would show.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ from brain.api.auth import TokenRegistry
 from brain.mcp import graph
 from brain.service import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
 from tests.api.live import live_server
 from tests.mcp.conftest import http_session, stdio_session
 from tests.tool.conftest import write
@@ -131,16 +130,23 @@ async def mcp_answers(open_session: Any) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-async def test_mcp_answers_the_same(pair: tuple[Path, Path], tmp_path: Path, transport: str) -> None:
+async def test_mcp_over_stdio_answers_the_same(pair: tuple[Path, Path]) -> None:
+    answers = [await mcp_answers(lambda root=root: stdio_session(root, "alice")) for root in pair]
+    assert answers[0] == answers[1]
+
+
+def _tokens(tmp_path: Path) -> TokenRegistry:
     tokens_file = tmp_path / "tokens.json"
     tokens_file.write_text(json.dumps(TOKENS), encoding="utf-8")
+    return TokenRegistry(tokens_file=tokens_file)
+
+
+async def test_mcp_over_http_answers_the_same(
+    pair: tuple[Path, Path], tmp_path: Path, store_factory: Callable[[], GraphStore],
+) -> None:
     answers = []
-    for root in pair:
-        if transport == "stdio":
-            answers.append(await mcp_answers(lambda root=root: stdio_session(root, "alice")))
-            continue
-        with live_server(root, MemoryStore(), tokens=TokenRegistry(tokens_file=tokens_file)) as live:
+    for root in pair:  # one server at a time: a Neo4j store is one database, cleared for each
+        with live_server(root, store_factory(), tokens=_tokens(tmp_path)) as live:
             answers.append(await mcp_answers(lambda live=live: http_session(live.base, "alice-token")))
     assert answers[0] == answers[1]
 
@@ -149,24 +155,16 @@ MEMORY_FILE = """{ memoryFile(scope: "alice", file: "plan.md") {
   problems { code message fix line column candidates target } } }"""
 
 
-@pytest.fixture
-def servers(pair: tuple[Path, Path], tmp_path: Path) -> Iterator[list[str]]:
-    tokens_file = tmp_path / "tokens.json"
-    tokens_file.write_text(json.dumps(TOKENS), encoding="utf-8")
-    with (
-        live_server(pair[0], MemoryStore(), tokens=TokenRegistry(tokens_file=tokens_file)) as one,
-        live_server(pair[1], MemoryStore(), tokens=TokenRegistry(tokens_file=tokens_file)) as two,
-    ):
-        yield [one.graphql, two.graphql]
-
-
-async def test_graphql_memory_file_problems_are_the_same_for_an_agent(servers: list[str]) -> None:
+async def test_graphql_memory_file_problems_are_the_same_for_an_agent(
+    pair: tuple[Path, Path], tmp_path: Path, store_factory: Callable[[], GraphStore],
+) -> None:
     answers = []
-    async with httpx.AsyncClient(timeout=30, headers={"Authorization": "Bearer alice-token"}) as client:
-        for url in servers:
-            response = await client.post(url, json={"query": MEMORY_FILE})
-            body = response.json()
-            assert "errors" not in body, body
-            answers.append(body["data"]["memoryFile"]["problems"])
+    for root in pair:
+        with live_server(root, store_factory(), tokens=_tokens(tmp_path)) as live:
+            alice = {"Authorization": "Bearer alice-token"}
+            async with httpx.AsyncClient(timeout=30, headers=alice) as client:
+                body = (await client.post(live.graphql, json={"query": MEMORY_FILE})).json()
+        assert "errors" not in body, body
+        answers.append(body["data"]["memoryFile"]["problems"])
     assert answers[0] == answers[1]
     assert {p["code"] for p in answers[0]} == {"broken-link"}
