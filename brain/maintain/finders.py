@@ -33,6 +33,11 @@ def _incoming(snap: Snapshot, memory: MemoryNode, ignore: set[str]) -> list[str]
     return sorted({link.source.split(":", 1)[1] for link in links if link.source not in ignore})
 
 
+def _unlinked(memory: MemoryNode, ignore: set[str]) -> Required:
+    """A delete proposed because nothing links to the note: still so when it is made."""
+    return Required(memory.path, None, "the note", unlinked=memory.id, linked_from=tuple(sorted(ignore)))
+
+
 def _body_key(memory: MemoryNode) -> tuple[str, str | None, str]:
     return memory.description, memory.type, "\n".join(map(str.rstrip, memory.body.strip().split("\n")))
 
@@ -75,8 +80,9 @@ def duplicates(snap: Snapshot) -> Iterator[Finding]:
                     snap.going.add(copy.path)
                 yield Finding(
                     "duplicate", copy.path, scope, reason,
-                    Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash,
-                             requires=(Required(keep.path, keep.hash, "the kept copy"),)),
+                    Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash, requires=(
+                        Required(keep.path, keep.hash, "the kept copy"), _unlinked(copy, ids),
+                    )),
                     safe=not linked,
                 )
 
@@ -156,7 +162,8 @@ def expired_daily_notes(snap: Snapshot) -> Iterator[Finding]:
             snap.going.add(memory.path)
         yield Finding(
             "expired-daily-note", memory.path, memory.scope, reason,
-            Proposal(memory.scope, "delete", {"path": vpath(memory)}, memory.hash), safe=not linked,
+            Proposal(memory.scope, "delete", {"path": vpath(memory)}, memory.hash,
+                     requires=(_unlinked(memory, {memory.id}),)), safe=not linked,
         )
 
 

@@ -50,7 +50,10 @@ def as_layout_calls(findings: list[Finding], snap: Snapshot, tool: str) -> list[
                 out.append(replace(finding, safe=False, proposal=Proposal(
                     p.scope, "memory_get", {"path": path}, tool=tool)))
                 continue
-            call = Proposal(p.scope, "memory_write", {"path": path, "content": edited}, held[1], tool=tool)
+            call = Proposal(
+                p.scope, "memory_write", {"path": path, "content": edited}, held[1], tool=tool,
+                requires=p.requires,
+            )
             if finding.safe:
                 texts[finding.path] = (edited, content_hash(edited.encode("utf-8")))
         else:
@@ -89,7 +92,7 @@ def run_layout_call(service: MemoryService, proposal: Proposal, actor: Actor) ->
         args["expectedHash"] = proposal.expected_hash
     try:
         # The verbs take no requirement: checked right before the call, not under its lock.
-        check_required(service.root, proposal.requires, Call(proposal.command, {}))
+        check_required(service.root, proposal.requires, Call(proposal.command, {}), service.links_sources)
         answer = verbs.call(actor, proposal.agent, proposal.command, args)
     except Refusal as refusal:
         return False, refusal.message

@@ -13,7 +13,7 @@ editor is not stopped by a lock, which is as far as a file system lets a check g
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,19 +24,43 @@ from brain.tool.refusal import Call, Refusal, RefusalCode
 @dataclass(frozen=True, slots=True)
 class Required:
     """A workspace file (`rel`, relative with `/`) that must exist, and when `hash` is set
-    have that content hash; `role` says in a refusal what it is (`the kept copy`)."""
+    have that content hash; `role` says in a refusal what it is (`the kept copy`).
+
+    `unlinked` (a note id): instead, that note must still have no incoming link but from
+    `linked_from` (a note deleted because nothing links to it: a link written since the pass
+    would be left broken). The graph answers it, as far as it has seen the files."""
 
     rel: str
     hash: str | None
     role: str
+    unlinked: str | None = None
+    linked_from: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"path": self.rel, "hash": self.hash, "role": self.role}
+    def to_json(self) -> dict[str, str | bool | None]:
+        return {"path": self.rel, "hash": self.hash, "role": self.role, "unlinked": self.unlinked is not None}
 
 
-def check_required(root: Path, required: Sequence[Required], retry: Call) -> None:
+#: The sources of the links into each of some node ids (the graph's `links_to`).
+LinksTo = Callable[[list[str]], Mapping[str, Sequence[str]]]
+
+
+def check_required(
+    root: Path, required: Sequence[Required], retry: Call, links_to: LinksTo | None = None,
+) -> None:
     """Refuse unless every required file is as the caller saw it (never follows a symlink)."""
     for need in required:
+        if need.unlinked is not None:
+            sources = [] if links_to is None else links_to([need.unlinked]).get(need.unlinked, [])
+            new = sorted(set(sources) - set(need.linked_from) - {need.unlinked})
+            if new:
+                names = ", ".join(i.split(":", 1)[1] for i in new[:3])
+                raise Refusal(
+                    RefusalCode.CONFLICT,
+                    f"not done: {need.rel} is linked from {names} since the pass "
+                    "found nothing linking to it; run the pass again to see what holds now",
+                    retry,
+                )
+            continue
         now = _hash_of(root, need.rel)
         if now is not None and (need.hash is None or now == need.hash):
             continue

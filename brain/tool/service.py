@@ -190,7 +190,7 @@ class MemoryService:
             )
             before = content_hash(current.data) if current is not None else None
             self._check_expected(expected, before, scope, name, addr)
-            check_required(self.root, requires, addr.listing(scope))  # under the lock (requirements.py)
+            check_required(self.root, requires, addr.listing(scope), self.links_sources)  # requirements.py
             if (current is None and not create) or folder is None:
                 raise self._not_found(folder, scope, name, call, path_arg, addr)
             old_text = None
@@ -220,7 +220,7 @@ class MemoryService:
             )
             before = content_hash(current.data) if current is not None else None
             self._check_expected(expected, before, scope, name, addr)
-            check_required(self.root, requires, addr.listing(scope))  # the kept copy, say
+            check_required(self.root, requires, addr.listing(scope), self.links_sources)  # the kept copy
             if current is None or folder is None:
                 raise self._not_found(folder, scope, name, call, "path", addr)
             folder.unlink(name)
@@ -270,6 +270,10 @@ class MemoryService:
             raise _unsafe(exc) from None
 
     # ------------------------------------------------------------------ internals
+
+    def links_sources(self, ids: list[str]) -> dict[str, list[str]]:
+        found = {} if self.brain is None else self.brain.store.links_to(ids)
+        return {i: [link.source for link in found.get(i, [])] for i in ids}
 
     @contextmanager
     def _folder(

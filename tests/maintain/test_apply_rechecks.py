@@ -14,8 +14,10 @@ import os
 import shutil
 from pathlib import Path
 
+from brain.api.rest import ADDR
 from brain.maintain import find
 from brain.maintain.run import MAINTAIN_ACTOR, apply_safe
+from brain.tool.refusal import Call
 from tests.maintain.conftest import note, open_brain, workspace_with
 
 STYLE = note("House style for release notes.", "# House style\n\n- Headline first.")
@@ -37,6 +39,12 @@ def _pass_then(root: Path, history: Path, change: str) -> tuple[list[tuple[str, 
         kept.unlink()
     elif change == "target-deleted":
         (root / "memory/writer/house-style.md").unlink()
+    elif change == "old-copy-linked":
+        # written through the memory service, so the graph has the link at once
+        service.write(
+            MAINTAIN_ACTOR, "writer", "later.md", lambda _old: note("Later.", "See [[style-old]]."),
+            command="create", call=Call("create", {}), addr=ADDR, create=True,
+        )
     apply_safe(report, service, MAINTAIN_ACTOR, 10)
     return [(a.path, a.ok, a.result) for a in report.applied], root
 
@@ -63,6 +71,14 @@ def test_a_link_is_not_rewritten_to_a_target_that_went(tmp_path: Path, history_p
     assert not ok
     assert "the link's new target memory/writer/house-style.md no longer exists" in result
     assert "[[house-styel]]" in (root / "memory/writer/notes.md").read_text()
+
+
+def test_a_copy_linked_since_the_pass_is_not_deleted(tmp_path: Path, history_path: Path) -> None:
+    applied, root = _pass_then(workspace_with(tmp_path / "ws", FILES), history_path, "old-copy-linked")
+    (_path, ok, result), = [a for a in applied if a[0] == "memory/writer/style-old.md"]
+    assert not ok
+    assert "is linked from writer/later since the pass found nothing linking to it" in result
+    assert (root / "memory/writer/style-old.md").exists()
 
 
 def test_unchanged_files_are_still_applied(tmp_path: Path, history_path: Path) -> None:
