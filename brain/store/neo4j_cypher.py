@@ -354,10 +354,11 @@ LIST_ENTITIES: dict[str, str] = {
 }
 
 def _in_reach(var: str) -> str:
-    """Whether node `var` is in the caller's reach: `$scopes` null (everything), or not a
-    private kind (brain/store/visibility.py's id prefixes), or of one of `$scopes`."""
+    """Whether node `var` is in the caller's reach (Reach.sees): `$scopes` null (everything),
+    or not a private kind (visibility.py's id prefixes), or of one of `$scopes`, or of a
+    scope nobody owns (with a colon: lab's projects)."""
     private = " OR ".join(f"{var}.id STARTS WITH '{prefix}'" for prefix in PRIVATE_PREFIXES)
-    return f"($scopes IS NULL OR NOT ({private}) OR {var}.scope IN $scopes)"
+    return f"($scopes IS NULL OR NOT ({private}) OR {var}.scope IN $scopes OR {var}.scope CONTAINS ':')"
 
 
 # Neighbours of a BFS frontier, per node, within the caller's reach: link targets (`out`,

@@ -34,7 +34,8 @@ from brain.model import (
     unresolved_id,
 )
 
-# Nodes an agent owns (its folder's notes, daily notes and files); skills and tools have none.
+# Nodes an agent owns (its folder's notes, daily notes and files); skills and tools have none,
+# and neither have notes of a scope with a colon (MemoryNode.owner).
 PRIVATE_PREFIXES = (Kind.MEMORY.value + ":", Kind.DAILY_NOTE.value + ":", Kind.FILE.value + ":")
 _UNRESOLVED = Kind.UNRESOLVED.value + ":"
 
@@ -58,7 +59,9 @@ class Reach:
         scopes = self.scopes
         if scopes is None or not node_id.startswith(PRIVATE_PREFIXES):
             return True
-        return node_id.split(":", 1)[1].split("/", 1)[0] in scopes
+        scope = node_id.split(":", 1)[1].split("/", 1)[0]
+        # A scope with a colon is nobody's (lab's `project:<p>`: shared by name, no owner).
+        return scope in scopes or ":" in scope
 
     def sees_agent(self, name: str) -> bool:
         """Whether the agent's own folder is in reach (its memory-off problem, say)."""

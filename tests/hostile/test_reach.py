@@ -24,6 +24,7 @@ from brain.api.auth import TokenRegistry
 from brain.mcp import graph
 from brain.service import Brain
 from brain.store.base import GraphStore
+from brain.store.visibility import EVERYTHING, Reach
 from tests.api.live import live_server
 from tests.mcp.conftest import http_session, stdio_session
 from tests.tool.conftest import write
@@ -168,3 +169,16 @@ async def test_graphql_memory_file_problems_are_the_same_for_an_agent(
         answers.append(body["data"]["memoryFile"]["problems"])
     assert answers[0] == answers[1]
     assert {p["code"] for p in answers[0]} == {"broken-link"}
+
+
+def test_what_an_agent_reaches_by_node_id() -> None:
+    """Other agents' notes, daily notes and files are out of reach; notes nobody owns (shared,
+    lab's `project:<p>` notes, skills, tools) and everything that is not a note are in it."""
+    alice = Reach.of_agent("alice")
+    hidden = ["memory:bob/x", "daily-note:bob/2025-01-02", "file:bob/data/a.csv"]
+    seen = [
+        "memory:alice/x", "memory:shared/x", "memory:project:atlas/plan", "skill:skills/deploy",
+        "agent:bob", "workflow:release", "unresolved:bob/x", "daily-note:alice/2025-01-02",
+    ]
+    assert [i for i in hidden + seen if not alice.sees(i)] == hidden
+    assert all(EVERYTHING.sees(i) for i in hidden)
