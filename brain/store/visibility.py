@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from brain.model import (
     SHARED_SCOPE,
@@ -33,6 +34,9 @@ from brain.model import (
     name_key,
     unresolved_id,
 )
+
+if TYPE_CHECKING:  # the interface imports this module
+    from brain.store.base import GraphStore
 
 # Nodes an agent owns (its folder's notes, daily notes and files); skills and tools have none,
 # and neither have notes of a scope with a colon (MemoryNode.owner).
@@ -190,3 +194,34 @@ def projected_targets(reach: Reach, links: Iterable[Link]) -> set[str]:
     if reach.everything:
         return {link.target_id for link in links}
     return {reach.link(link).target_id for link in links}
+
+
+class ReachedGraph:
+    """A store's node and link look-ups as `reach` sees them (the GraphQL loaders of an agent's
+    request): nodes out of reach are absent, an Unresolved node a projected link points to is
+    there, links are projected, and links into a node come only from sources in reach."""
+
+    def __init__(self, store: GraphStore, reach: Reach) -> None:
+        self.store = store
+        self.reach = reach
+
+    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+        found = self.store.get_nodes([i for i in ids if self.reach.sees(i)])
+        return {i: node for i in ids if self.reach.sees(i) and (node := as_seen(i, found)) is not None}
+
+    def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        found = self.store.links_from([i for i in ids if self.reach.sees(i)])
+        return {i: [self.reach.link(link) for link in found.get(i, [])] for i in ids}
+
+    def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        reach = self.reach
+        found = self.store.links_to([i for i in ids if reach.sees(i)])
+        out = {i: [reach.link(link) for link in found.get(i, []) if reach.sees(link.source)] for i in ids}
+        keys = {key for i in ids if (key := asked_key(i)) is not None}
+        for link in self.store.links_with_keys(sorted(keys)) if keys else ():
+            target = unresolved_id(name_key(link.target))
+            if target in out and reach.asks_for(link, target):
+                out[target].append(reach.link(link))
+        for links in out.values():
+            links.sort(key=lambda link: (link.source, link.ordinal))
+        return out

@@ -33,7 +33,7 @@ ALICE = (
     "---\ndescription: Alice's plan.\ntype: project\n---\n\n# Plan\n\n"
     "See [[bob/zebra-secret]], [[bob/zebra-secret#Vault]], [[bob/twin]], [[zebra-secret]],\n"
     "[[memory:bob/zebra-secret]], [[bob/Zebra-Secret.md|label]], [[bob/nothing-here]],\n"
-    "[[common]], [[workflow:release]] and [[missing-for-both]].\n"
+    "[[common]], [[workflow:release]] and [[missing-for-both]]. Walrus.\n"
 )
 BOB_PRIVATE = {
     "memory/bob/zebra-secret.md": "---\ndescription: Zebra.\n---\n# Vault\n[[alice/plan]] [[common]]\n",
@@ -169,6 +169,38 @@ async def test_graphql_memory_file_problems_are_the_same_for_an_agent(
         answers.append(body["data"]["memoryFile"]["problems"])
     assert answers[0] == answers[1]
     assert {p["code"] for p in answers[0]} == {"broken-link"}
+
+
+# Every way from a search hit to another node: its links' targets and candidates, its
+# backlinks' sources, its problems, and on through the targets' own links and backlinks.
+NODE = (
+    "__typename ... on Memory { id scope name body } ... on Unresolved { id target } "
+    "... on Workflow { id }"
+)
+LINK = f"text status targetId source {{ id }} target {{ {NODE} }} candidates {{ {NODE} }}"
+SEARCH = f"""{{ search(query: "walrus", mode: KEYWORD) {{ nodes {{ id path scope memory {{
+  links {{ {LINK} target {{ ... on Memory {{ links {{ {LINK} }} backlinks {{ {LINK} }} }}
+                            ... on Workflow {{ backlinks {{ {LINK} }} }}
+                            ... on Unresolved {{ wantedBy {{ {LINK} }} }} }} }}
+  backlinks {{ {LINK} }}
+  problems {{ code message fix line column candidates target }}
+}} }} }} }}"""
+
+
+async def test_graphql_search_hits_lead_nowhere_private(
+    pair: tuple[Path, Path], tmp_path: Path, store_factory: Callable[[], GraphStore],
+) -> None:
+    answers = []
+    for root in pair:
+        with live_server(root, store_factory(), tokens=_tokens(tmp_path)) as live:
+            alice = {"Authorization": "Bearer alice-token"}
+            async with httpx.AsyncClient(timeout=60, headers=alice) as client:
+                body = (await client.post(live.graphql, json={"query": SEARCH})).json()
+        assert "errors" not in body, body
+        answers.append(body["data"])
+    assert answers[0] == answers[1]
+    assert [n["id"] for n in answers[0]["search"]["nodes"]] == ["memory:alice/plan"]
+    assert '"scope": "bob"' not in json.dumps(answers[0])  # no note of bob's is reached
 
 
 def test_what_an_agent_reaches_by_node_id() -> None:
