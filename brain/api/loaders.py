@@ -16,6 +16,7 @@ from strawberry.dataloader import DataLoader
 
 from brain.model import Link, Node
 from brain.store.base import GraphStore
+from brain.store.visibility import EVERYTHING, Reach, ReachedGraph
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -47,16 +48,20 @@ class Loaders:
     subscription event, so its loaders batch but never cache.
     """
 
-    def __init__(self, store: GraphStore, *, cache: bool = True) -> None:
+    def __init__(self, store: GraphStore, *, cache: bool = True, reach: Reach = EVERYTHING) -> None:
         self.store = store
+        # An agent's request sees the graph as if other agents' private notes did not exist:
+        # whatever field leads to a node or a link (a search hit's links, their targets,
+        # backlinks, problems) asks these loaders (brain/store/visibility.py).
+        graph: GraphStore | ReachedGraph = store if reach.everything else ReachedGraph(store, reach)
         self.nodes: DataLoader[str, Node | None] = DataLoader(
-            _batched(store.get_nodes, _none), cache=cache
+            _batched(graph.get_nodes, _none), cache=cache
         )
         self.links_from: DataLoader[str, list[Link]] = DataLoader(
-            _batched(store.links_from, list), cache=cache
+            _batched(graph.links_from, list), cache=cache
         )
         self.links_to: DataLoader[str, list[Link]] = DataLoader(
-            _batched(store.links_to, list), cache=cache
+            _batched(graph.links_to, list), cache=cache
         )
         self.type_counts: DataLoader[str, TypeCounts] = DataLoader(
             _batched(store.memory_type_counts, dict), cache=cache

@@ -159,7 +159,8 @@ def _read(info: Info, scope: str, file: str) -> MemoryFileContent:
     rel = f"memory/{scope}/{file}"
     description, kind = summarize(found.data, rel)
     note = NoteInfo(scope, file, found.size, found.mtime_ns, description, kind)
-    problems = sorted_problems(info.context.brain.problems([rel]))
+    # An agent sees its note's links as if other agents' notes did not exist (visibility.py).
+    problems = sorted_problems(info.context.brain.problems([rel], actor.reach))
     return MemoryFileContent(
         info=MemoryFileInfo.of(note, service.clock()), text=found.data.decode("utf-8", errors="replace"),
         hash=content_hash(found.data), problems=[Problem.of(p) for p in problems],

@@ -40,6 +40,7 @@ from brain.api.errors import clip, clip_logged_errors
 from brain.api.loaders import Loaders
 from brain.api.middleware import unknown_agent_message
 from brain.api.web import graphql_page, wants_html_page
+from brain.store.visibility import EVERYTHING, Reach
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"
 SUBSCRIPTION_OVER_HTTP = (
@@ -135,7 +136,7 @@ class BrainGraphQL(GraphQL[Context, None]):
         principal: Principal | None = request.scope.get("state", {}).get("principal")
         return Context(
             services=self.services,
-            loaders=Loaders(self.services.brain.store, cache=not websocket),
+            loaders=Loaders(self.services.brain.store, cache=not websocket, reach=reach_of(principal)),
             principal=principal,
             request=request,
             response=response,
@@ -162,7 +163,13 @@ class BrainGraphQL(GraphQL[Context, None]):
         if unknown is not None:
             raise ConnectionRejectionError({"reason": unknown_agent_message(unknown)})
         context.principal = principal
+        context.loaders = Loaders(self.services.brain.store, cache=False, reach=reach_of(principal))
         return await super().on_ws_connect(context)
+
+
+def reach_of(principal: Principal | None) -> Reach:
+    """What a caller's answers may show: an agent's token, its own notes and the shared ones."""
+    return EVERYTHING if principal is None or principal.agent is None else Reach.of_agent(principal.agent)
 
 
 def has_token(params: object) -> bool:

@@ -19,6 +19,7 @@ from brain.maintain.near_duplicates import copy_key, near_duplicates
 from brain.maintain.snapshot import Snapshot
 from brain.model import DESCRIPTION_CLIP, MEMORY_TYPES, SHARED_SCOPE, MemoryNode, name_key
 from brain.parse.note import first_line
+from brain.tool.requirements import Required
 
 Finder = Callable[[Snapshot], Iterable[Finding]]
 _TYPES = "|".join(MEMORY_TYPES)
@@ -31,6 +32,11 @@ def _newest_first(group: list[MemoryNode]) -> list[MemoryNode]:
 def _incoming(snap: Snapshot, memory: MemoryNode, ignore: set[str]) -> list[str]:
     links = snap.brain.store.links_to([memory.id]).get(memory.id, [])
     return sorted({link.source.split(":", 1)[1] for link in links if link.source not in ignore})
+
+
+def _unlinked(memory: MemoryNode, ignore: set[str]) -> Required:
+    """A delete proposed because nothing links to the note: still so when it is made."""
+    return Required(memory.path, None, "the note", unlinked=memory.id, linked_from=tuple(sorted(ignore)))
 
 
 def duplicates(snap: Snapshot) -> Iterator[Finding]:
@@ -61,7 +67,9 @@ def duplicates(snap: Snapshot) -> Iterator[Finding]:
                     snap.going.add(copy.path)
                 yield Finding(
                     "duplicate", copy.path, scope, reason,
-                    Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash),
+                    Proposal(scope, "delete", {"path": vpath(copy)}, copy.hash, requires=(
+                        Required(keep.path, keep.hash, "the kept copy"), _unlinked(copy, ids),
+                    )),
                     safe=not linked,
                 )
 
@@ -141,7 +149,8 @@ def expired_daily_notes(snap: Snapshot) -> Iterator[Finding]:
             snap.going.add(memory.path)
         yield Finding(
             "expired-daily-note", memory.path, memory.scope, reason,
-            Proposal(memory.scope, "delete", {"path": vpath(memory)}, memory.hash), safe=not linked,
+            Proposal(memory.scope, "delete", {"path": vpath(memory)}, memory.hash,
+                     requires=(_unlinked(memory, {memory.id}),)), safe=not linked,
         )
 
 

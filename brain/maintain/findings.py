@@ -15,6 +15,7 @@ from typing import Any
 
 from brain.model import SHARED_SCOPE, JSONValue, MemoryNode
 from brain.tool.paths import virtual_path
+from brain.tool.requirements import Required
 
 #: Every finding code, in the order reports list them (design.md section 10; keep these names).
 CODES = (
@@ -39,6 +40,9 @@ class Proposal:
     arguments: dict[str, JSONValue]
     expected_hash: str | None = None
     tool: str = "memory"
+    # Other files the change depends on as the pass saw them (the kept copy of a duplicate,
+    # a fixed link's new target): checked in the step that makes it (brain/tool/requirements.py).
+    requires: tuple[Required, ...] = ()
 
     @property
     def agent(self) -> str | None:
@@ -60,6 +64,7 @@ class Proposal:
             "command": self.command,
             "arguments": dict(self.arguments),
             "expectedHash": self.expected_hash,
+            "requires": [r.to_json() for r in self.requires],
             "text": self.text(),
         }
 

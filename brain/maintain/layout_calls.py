@@ -19,7 +19,8 @@ from brain.maintain.findings import Finding, Proposal
 from brain.maintain.snapshot import Snapshot
 from brain.model import JSONValue
 from brain.tool.access import Actor
-from brain.tool.refusal import Refusal
+from brain.tool.refusal import Call, Refusal
+from brain.tool.requirements import check_required
 from brain.tool.service import MemoryService
 from brain.tool.textedit import insert_after, line_count
 from brain.tool.verbs import LayoutVerbs, verbs_for
@@ -37,7 +38,9 @@ def as_layout_calls(findings: list[Finding], snap: Snapshot, tool: str) -> list[
         p = finding.proposal
         path = finding.path.split("/", 2)[2]  # `<agent>/memory/<path>`: as the agent's tools name it
         if p.command == "delete":
-            call = Proposal(p.scope, "memory_delete", {"path": path}, p.expected_hash, tool=tool)
+            call = Proposal(
+                p.scope, "memory_delete", {"path": path}, p.expected_hash, tool=tool, requires=p.requires,
+            )
         elif p.command in ("str_replace", "insert"):
             if finding.path not in texts:
                 raw = _read(snap, finding.path)
@@ -48,7 +51,10 @@ def as_layout_calls(findings: list[Finding], snap: Snapshot, tool: str) -> list[
                 out.append(replace(finding, safe=False, proposal=Proposal(
                     p.scope, "memory_get", {"path": path}, tool=tool)))
                 continue
-            call = Proposal(p.scope, "memory_write", {"path": path, "content": edited}, held[1], tool=tool)
+            call = Proposal(
+                p.scope, "memory_write", {"path": path, "content": edited}, held[1], tool=tool,
+                requires=p.requires,
+            )
             if finding.safe:
                 texts[finding.path] = (edited, content_hash(edited.encode("utf-8")))
         else:
@@ -86,6 +92,8 @@ def run_layout_call(service: MemoryService, proposal: Proposal, actor: Actor) ->
     if proposal.expected_hash is not None:
         args["expectedHash"] = proposal.expected_hash
     try:
+        # The verbs take no requirement: checked right before the call, not under its lock.
+        check_required(service.root, proposal.requires, Call(proposal.command, {}), service.links_sources)
         answer = verbs.call(actor, proposal.agent, proposal.command, args)
     except Refusal as refusal:
         return False, refusal.message

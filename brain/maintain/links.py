@@ -22,6 +22,7 @@ from rapidfuzz.distance import OSA
 from brain.maintain.findings import Finding, Proposal, vpath
 from brain.model import SHARED_SCOPE, Kind, Link, LinkStatus, name_key
 from brain.resolve import parse_target
+from brain.tool.requirements import Required
 from brain.tool.textedit import occurrences, widen_to_unique
 
 if TYPE_CHECKING:
@@ -207,19 +208,39 @@ def fixable_links(snap: Snapshot) -> Iterator[Finding]:
             if edit is None:
                 continue
             old_str, new_str = edit
+            fixed_file = _named(snap, memory.scope, fixed)
             yield Finding(
                 "fixable-link", memory.path, memory.scope,
                 f"`{link.raw}` points to nothing; the only close name is `{fixed}`",
                 Proposal(memory.scope, "str_replace", {
                     "path": vpath(memory), "old_str": old_str, "new_str": new_str,
-                }),
-                safe=True, line=link.line,
+                }, requires=fixed_file or ()),
+                safe=fixed_file is not None, line=link.line,
             )
     if pools.unexamined:
         snap.notes.append(
             f"fixable-link: {pools.unexamined:,} broken link(s) were not examined: the pass makes at "
             f"most {SEARCH_BUDGET:,} near-miss searches; run it per scope (--scope) to look at the rest"
         )
+
+
+def _named(snap: Snapshot, source_scope: str, fixed: str) -> tuple[Required, ...] | None:
+    """The file the fixed link names from `source_scope`, which must still be there when the
+    fix is written (else it writes another broken link); None if the pass cannot tell."""
+    target = parse_target(fixed)
+    if target.kind in (None, Kind.MEMORY):
+        for scope in [target.scope] if target.scope else [source_scope, SHARED_SCOPE]:
+            for memory in snap.by_scope.get(scope, []):
+                if name_key(memory.name) == target.key:
+                    return (Required(memory.path, None, "the link's new target"),)
+        if target.kind is Kind.MEMORY or target.scope:
+            return None
+    store = snap.brain.store
+    for entry in store.name_entries([target.key]).get(target.key, []):
+        if entry.kind is not Kind.MEMORY and (target.kind is None or entry.kind is target.kind):
+            path = getattr(store.get_nodes([entry.id]).get(entry.id), "path", None)
+            return (Required(path, None, "the link's new target"),) if isinstance(path, str) else None
+    return None
 
 
 def _fix_of(pools: _Pools, source_scope: str, link: Link) -> str | None:

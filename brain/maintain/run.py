@@ -87,7 +87,9 @@ def apply_safe(report: MaintenanceReport, service: MemoryService, actor: Actor, 
             tool = tools.get(finding.scope)
             if tool is None:
                 tool = tools[finding.scope] = ScopedMemoryTool(service, finding.scope, actor)
-            result = tool.run(proposal.payload(), expected_hash=proposal.expected_hash)
+            result = tool.run(
+                proposal.payload(), expected_hash=proposal.expected_hash, requires=proposal.requires,
+            )
             ok = result.ok
             first = result.text.split("\n", 1)[0].removesuffix(":").replace(" now read)", ")")
         if ok and proposal.command in ("delete", "memory_delete"):

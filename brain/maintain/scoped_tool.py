@@ -21,6 +21,7 @@ from brain.tool.context import CallContext, ToolResult
 from brain.tool.paths import ROOT, SHARED_ROOT, PathProblem, VirtualDir, parse_virtual, virtual_path
 from brain.tool.prompt import index_lines
 from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.requirements import Required
 from brain.tool.service import MemoryService
 
 _PATH_ARGS = ("path", "old_path", "new_path")
@@ -61,7 +62,10 @@ class ScopedMemoryTool:
     def path_of(self, name: str) -> str:
         return self.addr.path(self.scope, name)
 
-    def run(self, payload: Mapping[str, object], *, expected_hash: str | None = None) -> ToolResult:
+    def run(
+        self, payload: Mapping[str, object], *, expected_hash: str | None = None,
+        requires: tuple[Required, ...] = (),
+    ) -> ToolResult:
         command = payload.get("command")
         args = {k: v for k, v in payload.items() if k != "command"}
         try:
@@ -74,7 +78,7 @@ class ScopedMemoryTool:
             check_arguments(command, args)
             self._confine(command, args)
             call = Call(command, json_args(args))
-            ctx = CallContext(self.service, self.actor, self.addr, call, expected_hash, self.agent)
+            ctx = CallContext(self.service, self.actor, self.addr, call, expected_hash, self.agent, requires)
             if command == "view" and _is_dir(args.get("path"), self.agent):
                 if args.get("view_range") is not None:
                     raise Refusal(

@@ -12,6 +12,7 @@ from typing import Any
 
 from brain.model import SHARED_SCOPE, AgentNode, EntityNode, MemoryNode, Node, memory_id
 from brain.service.brain import Brain
+from brain.store.visibility import Reach, as_seen
 from brain.tool.names import MD
 from brain.tool.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
 from brain.tool.refusal import Call, Refusal, RefusalCode
@@ -27,12 +28,10 @@ class AgentView:
     def __init__(self, brain: Brain, agent: str) -> None:
         self.brain = brain
         self.agent = agent
+        self.reach = Reach.of_agent(agent)
 
     def visible(self, node_id: str) -> bool:
-        if not node_id.startswith("memory:"):
-            return True
-        scope = node_id.split(":", 1)[1].split("/", 1)[0]
-        return scope in (self.agent, SHARED_SCOPE)
+        return self.reach.sees(node_id)
 
     def virtual(self, node: MemoryNode) -> str:
         file = node.path.rsplit("/", 1)[-1]
@@ -73,7 +72,10 @@ class AgentView:
         return node
 
     def nodes(self, ids: list[str]) -> dict[str, Node]:
-        return self.brain.store.get_nodes(ids) if ids else {}
+        """The nodes as the agent sees them: an Unresolved id a projected link points to is
+        the Unresolved node it would be if the note out of reach did not exist."""
+        found = self.brain.store.get_nodes(ids) if ids else {}
+        return {i: node for i in ids if (node := as_seen(i, found)) is not None and self.visible(i)}
 
 
 def _listing() -> Call:
@@ -82,11 +84,12 @@ def _listing() -> Call:
 
 def links(view: AgentView, path: object) -> dict[str, Any]:
     node = view.note(path, "memory_links")
-    found = view.brain.store.links_from([node.id]).get(node.id, [])
+    # Each link as the agent sees it: one into another agent's note is broken (visibility.py).
+    found = [view.reach.link(lk) for lk in view.brain.store.links_from([node.id]).get(node.id, [])]
     targets = view.nodes(sorted({link.target_id for link in found}))
     out = []
     for link in sorted(found, key=lambda lk: lk.ordinal):
-        target = targets.get(link.target_id) if view.visible(link.target_id) else None
+        target = targets.get(link.target_id)
         out.append({
             "line": link.line,
             "column": link.column,
@@ -94,7 +97,7 @@ def links(view: AgentView, path: object) -> dict[str, Any]:
             "status": link.status.value,
             "target": view.label(target, link.target_id) if target is not None else None,
             "targetId": link.target_id if target is not None else None,
-            "candidates": [c for c in link.candidates if view.visible(c)],
+            "candidates": list(link.candidates),
         })
     return {"path": view.virtual(node), "links": out}
 
@@ -119,16 +122,12 @@ def neighborhood(view: AgentView, path: object, depth: object = 1, limit: object
     node = view.note(path, "memory_neighborhood")
     hops = _bounded(depth, "depth", 1, MAX_DEPTH, node, view)
     most = _bounded(limit, "limit", 1, MAX_NODES, node, view)
-    sub = view.brain.store.neighborhood(node.id, hops, most)
-    kept = [n for n in sub.nodes if view.visible(n.id)]
-    ids = {n.id for n in kept}
+    # The walk itself keeps to the agent's reach: it never passes through another agent's notes.
+    sub = view.brain.store.neighborhood(node.id, hops, most, view.reach)
     return {
         "path": view.virtual(node),
-        "nodes": [{"id": n.id, "kind": n.kind.value, "label": view.label(n, n.id)} for n in kept],
-        "edges": [
-            {"type": e.type, "source": e.source, "target": e.target}
-            for e in sub.edges if e.source in ids and e.target in ids
-        ],
+        "nodes": [{"id": n.id, "kind": n.kind.value, "label": view.label(n, n.id)} for n in sub.nodes],
+        "edges": [{"type": e.type, "source": e.source, "target": e.target} for e in sub.edges],
         "truncated": sub.truncated,
     }
 
@@ -157,7 +156,7 @@ def problems(view: AgentView, path: object = ROOT) -> dict[str, Any]:
             prefixes = [f"memory/{SHARED_SCOPE}/" if target.shared else f"memory/{view.agent}/"]
         else:
             prefixes = [f"memory/{target.scope(view.agent)}/{target.name}"]
-    found = [p for p in view.brain.problems() if any(p.path.startswith(x) for x in prefixes)]
+    found = [p for p in view.brain.problems(reach=view.reach) if any(p.path.startswith(x) for x in prefixes)]
     out = [
         {
             "path": _virtual_of_rel(p.path, view.agent),

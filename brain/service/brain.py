@@ -30,6 +30,7 @@ from brain.snapshot.image import SnapshotStore
 from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.memory import MemoryStore
+from brain.store.visibility import EVERYTHING, Reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,13 +192,17 @@ class Brain:
 
     # ---------------------------------------------------------------- queries
 
-    def problems(self, paths: Iterable[str] | None = None) -> list[Problem]:
-        """Every problem (`brain check`), or only those of the files at `paths` (an editor)."""
+    def problems(self, paths: Iterable[str] | None = None, reach: Reach = EVERYTHING) -> list[Problem]:
+        """Every problem (`brain check`), or only those of the files at `paths` (an editor);
+        an agent's `reach` sees only its notes' problems, as if no note out of it existed."""
+        file_level = self.ingester.problems()
+        if not reach.everything:
+            file_level = [p for p in file_level if reach.sees_path(p.path)]
         if paths is None:
-            return sorted_problems(self.store.problems() + self.ingester.problems())
+            return sorted_problems(self.store.problems(reach=reach) + file_level)
         wanted = set(paths)
-        file_level = [p for p in self.ingester.problems() if p.path in wanted]
-        return sorted_problems(self.store.problems(wanted) + file_level)
+        file_level = [p for p in file_level if p.path in wanted]
+        return sorted_problems(self.store.problems(wanted, reach) + file_level)
 
     def stats(self) -> Stats:
         return self.store.stats()

@@ -23,7 +23,6 @@ from brain.gcpause import gc_paused
 from brain.model import (
     AgentNode,
     Anchors,
-    Edge,
     EntityNode,
     FileNode,
     Kind,
@@ -62,9 +61,7 @@ from brain.store.memory_image import StoreImage, image_tables
 from brain.store.memory_link_table import LinkTable
 from brain.store.memory_links import LinkIndex
 from brain.store.memory_names import NameIndex
-from brain.store.memory_reach import reach
 from brain.store.memory_rows import (
-    TARGET_ID,
     LinkRow,
     MemoryOrder,
     MemoryRow,
@@ -76,6 +73,7 @@ from brain.store.memory_rows import (
     scope_of,
 )
 from brain.store.memory_search import KeywordIndex, VectorIndex
+from brain.store.visibility import EVERYTHING, Reach, asked_key, projected_targets, walk
 
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}
 
@@ -363,34 +361,32 @@ class MemoryStore:
                 i: [as_link(self._out.row(s, o)) for s, o in self._links.to(i)] for i in ids
             }
 
-    def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
+    def neighborhood(self, node_id: str, depth: int, limit: int, reach: Reach = EVERYTHING) -> Subgraph:
         with self._lock:
             if self._node(node_id) is None:
                 return Subgraph((), ())
-            seen, truncated = reach(node_id, depth, limit, self._neighbours)
-            nodes = [n for n in (self._public(self._node(i)) for i in sorted(seen)) if n is not None]
-            edges: list[Edge] = []
-            for i in sorted(seen):
-                for row in self._out.get(i):
-                    if row[TARGET_ID] in seen:
-                        edges.append(Edge("LINKS_TO", i, row[TARGET_ID], as_link(row)))
-                memory = self._memory(i)
-                if memory is not None and memory.owner and agent_id(memory.owner) in seen:
-                    edges.append(Edge("REMEMBERS", agent_id(memory.owner), i))
-            return Subgraph(nodes, edges, truncated)
+            def level(ids: list[str]) -> dict[str, set[str]]:
+                return {i: self._neighbours(i, reach) for i in ids}
+            found = walk(node_id, depth, limit, reach, level, self.get_nodes, self.links_from)
+            return Subgraph(found.nodes, found.edges, found.truncated)
 
-    def _neighbours(self, node_id: str) -> set[str]:
-        out = {row[TARGET_ID] for row in self._out.get(node_id)}
-        out |= {source for source, _ in self._links.to(node_id)}
+    def _neighbours(self, node_id: str, reach: Reach) -> set[str]:
+        """`node_id`'s neighbours as `reach` sees them (brain/store/visibility.py)."""
+        self._ensure_indexes()
+        out = projected_targets(reach, map(as_link, self._out.get(node_id)))
+        out |= {source for source, _ in self._links.to(node_id) if reach.sees(source)}
+        key = None if reach.everything else asked_key(node_id)
+        if key is not None:  # links that point here only as the caller sees them
+            out |= {link.source for link in self.links_with_keys([key]) if reach.asks_for(link, node_id)}
         memory = self._memory(node_id)
         if memory is not None and memory.owner is not None:
             out.add(agent_id(memory.owner))
         if node_id.startswith("agent:"):
             name = node_id.split(":", 1)[1]
-            out |= {m.id for m in self._all_memories() if m.scope == name}
+            out |= {m.id for m in self._all_memories() if m.scope == name and reach.sees(m.id)}
         return out
 
-    def problems(self, paths: Collection[str] | None = None) -> list[Problem]:
+    def problems(self, paths: Collection[str] | None = None, reach: Reach = EVERYTHING) -> list[Problem]:
         with self._lock:
             found: list[Problem] = []
             memories: Collection[MemoryNode]
@@ -400,12 +396,17 @@ class MemoryStore:
                 ids = (self._by_path.get(path) for path in set(paths))
                 memories = [m for i in ids if i is not None and (m := self._memory(i)) is not None]
             for memory in memories:
+                if not reach.sees(memory.id):
+                    continue
                 found.extend(memory.problems)
-                for row in self._out.problem_rows(memory.id):
-                    problem = link_problem(memory.path, as_link(row))
+                # A caller with a reach sees a resolved link into a note out of it as broken.
+                rows = self._out.problem_rows(memory.id) if reach.everything else self._out.get(memory.id)
+                for row in rows:
+                    problem = link_problem(memory.path, reach.link(as_link(row)))
                     if problem is not None:
                         found.append(problem)
-            off = (memory_off_problem(a) for a in self._agents.values() if a.memory_off)
+            agents = self._agents.values()
+            off = (memory_off_problem(a) for a in agents if a.memory_off and reach.sees_agent(a.name))
             found.extend(p for p in off if paths is None or p.path in paths)
             return sorted_problems(found)
 

@@ -28,7 +28,6 @@ from brain.model import (
     SHARED_SCOPE,
     AgentNode,
     Anchors,
-    Edge,
     EntityNode,
     Kind,
     Link,
@@ -42,6 +41,7 @@ from brain.model import (
     memory_id,
     name_key,
     sorted_problems,
+    unresolved_id,
 )
 from brain.resolve import NameEntry
 from brain.store import neo4j_cypher as cypher
@@ -81,6 +81,7 @@ from brain.store.neo4j_write import (
     run_transaction,
     transactions,
 )
+from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
 
 log = logging.getLogger(__name__)
 A = TypeVar("A")
@@ -381,58 +382,45 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
             links.sort(key=lambda link: (link.source, link.ordinal))
         return out
 
-    def neighborhood(self, node_id: str, depth: int, limit: int) -> Subgraph:
+    def neighborhood(self, node_id: str, depth: int, limit: int, reach: Reach = EVERYTHING) -> Subgraph:
         if not self.get_nodes([node_id]):
             return Subgraph((), ())
-        # Breadth first, one query per level, visiting in the embedded store's order.
-        seen = {node_id: 0}
-        frontier = [node_id]
-        truncated = False
-        for level in range(max(depth, 0)):
-            if not frontier:
-                break
-            neighbours = self._neighbours(frontier)
-            reached: list[str] = []
-            for current in frontier:
-                for neighbour in sorted(neighbours.get(current, ())):
-                    if neighbour in seen:
-                        continue
-                    if len(seen) >= limit:
-                        truncated = True
-                        break
-                    seen[neighbour] = level + 1
-                    reached.append(neighbour)
-            frontier = reached
-        ids = sorted(seen)
-        nodes = self.get_nodes(ids)
-        links = self.links_from([i for i in ids if i in nodes and is_note_id(i)])
-        edges: list[Edge] = []
-        for i in ids:
-            for link in links.get(i, ()):
-                if link.target_id in seen:
-                    edges.append(Edge("LINKS_TO", i, link.target_id, link))
-            memory = nodes.get(i)
-            if isinstance(memory, MemoryNode) and memory.owner and agent_id(memory.owner) in seen:
-                edges.append(Edge("REMEMBERS", agent_id(memory.owner), i))
-        return Subgraph([nodes[i] for i in ids if i in nodes], edges, truncated)
+        found = walk(
+            node_id, depth, limit, reach, lambda ids: self._neighbours(ids, reach), self.get_nodes,
+            self.links_from,
+        )
+        return Subgraph(found.nodes, found.edges, found.truncated)
 
-    def _neighbours(self, ids: list[str]) -> dict[str, set[str]]:
+    def _neighbours(self, ids: list[str], reach: Reach) -> dict[str, set[str]]:
+        """A BFS level's neighbours within `reach` (the query filters; brain/store/visibility.py)."""
         out: dict[str, set[str]] = defaultdict(set)
-        for r in self._read(cypher.NEIGHBOURS, ids=ids):
+        scopes = reach.scope_list()
+        for r in self._read(cypher.NEIGHBOURS, ids=ids, scopes=scopes):
             node = r["id"]
             out[node].update(r["ids"])
+            out[node].update(
+                t["id"] if t["seen"] else unresolved_id(name_key(t["target"])) for t in r["out"]
+            )
             owner = _owner_of(node)
             if owner is not None:
                 out[node].add(agent_id(owner))
+        keys = {key for i in ids if (key := None if scopes is None else asked_key(i)) is not None}
+        if keys:
+            for r in self._read(cypher.NEIGHBOURS_ASKING, keys=sorted(keys), scopes=scopes):
+                link = link_from(r["source"], r["target"], r["props"])
+                target = unresolved_id(name_key(link.target))
+                if target in ids and reach.asks_for(link, target):
+                    out[target].add(link.source)
         return out
 
-    def problems(self, paths: Collection[str] | None = None) -> list[Problem]:
+    def problems(self, paths: Collection[str] | None = None, reach: Reach = EVERYTHING) -> list[Problem]:
+        scopes = reach.scope_list()
         if paths is None:
-            records = self._read(cypher.PROBLEMS)
+            records = self._read(cypher.PROBLEMS, scopes=scopes)
         elif not paths:
             return []
         else:
-            records = self._read(cypher.PROBLEMS_AT, paths=sorted(set(paths)))
+            records = self._read(cypher.PROBLEMS_AT, paths=sorted(set(paths)), scopes=scopes)
         found: list[Problem] = []
         for r in records:
             found.extend(problems_from(r["problems"]))
@@ -440,10 +428,11 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
                 (link_from(r["id"], x["target"], x["props"]) for x in r["links"]),
                 key=lambda link: link.ordinal,
             )
-            found.extend(p for p in (link_problem(r["path"], link) for link in links) if p)
+            found.extend(p for p in (link_problem(r["path"], reach.link(link)) for link in links) if p)
         for r in self._read(cypher.MEMORY_OFF_AGENTS):
-            problem = memory_off_problem(agent_from(r["props"]))
-            if paths is None or problem.path in paths:
+            agent = agent_from(r["props"])
+            problem = memory_off_problem(agent)
+            if (paths is None or problem.path in paths) and reach.sees_agent(agent.name):
                 found.append(problem)
         return sorted_problems(found)
 

@@ -14,6 +14,7 @@ from brain.store.base import MemoryFilter
 from brain.store.neo4j_generation import LEGACY_LABELS, LIVE_SCHEMA, STAGED_LABELS, staged_schema
 from brain.store.neo4j_records import order_key
 from brain.store.neo4j_shared import SHARED_SCHEMA
+from brain.store.visibility import PRIVATE_PREFIXES
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
 ENTITY_LABELS: tuple[str, ...] = tuple(kind.label for kind in ENTITY_KINDS)
@@ -352,32 +353,56 @@ LIST_ENTITIES: dict[str, str] = {
     label: f"MATCH (n:{label}) RETURN properties(n) AS props" for label in ENTITY_LABELS
 }
 
-# Neighbours of a BFS frontier, per node: link targets and sources; an agent's memories
-# come from the scope branch (the id may name a folder whose agent has no node).
+def _in_reach(var: str) -> str:
+    """Whether node `var` is in the caller's reach (Reach.sees): `$scopes` null (everything),
+    or not a private kind (visibility.py's id prefixes), or of one of `$scopes`, or of a
+    scope nobody owns (with a colon: lab's projects)."""
+    private = " OR ".join(f"{var}.id STARTS WITH '{prefix}'" for prefix in PRIVATE_PREFIXES)
+    return f"($scopes IS NULL OR NOT ({private}) OR {var}.scope IN $scopes OR {var}.scope CONTAINS ':')"
+
+
+# Neighbours of a BFS frontier, per node, within the caller's reach: link targets (`out`,
+# each with whether it is in reach and the target text, which project it: a target out of
+# reach is its Unresolved node to this caller) and sources; an agent's memories come from
+# the scope branch (the id may name a folder whose agent has no node).
 NEIGHBOURS = (
     "MATCH (n:Memory) WHERE n.id IN $ids "
-    "RETURN n.id AS id, [(n)-[:LINKS_TO]->(t) | t.id] + [(s)-[:LINKS_TO]->(n) | s.id] AS ids"
+    "RETURN n.id AS id, "
+    f"[(n)-[r:LINKS_TO]->(t) | {{id: t.id, seen: {_in_reach('t')}, target: r.target}}] AS out, "
+    f"[(s)-[:LINKS_TO]->(n) WHERE {_in_reach('s')} | s.id] AS ids"
     "\nUNION ALL\n"
     + _union(
-        "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, [(s)-[:LINKS_TO]->(n) | s.id] AS ids",
+        "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, [] AS out, "
+        f"[(s)-[:LINKS_TO]->(n) WHERE {_in_reach('s')} | s.id] AS ids",
         tuple(label for label in PRIMARY_LABELS if label != "Memory"),
     )
     + "\nUNION ALL\n"
     "UNWIND $ids AS agent WITH agent WHERE agent STARTS WITH 'agent:' "
-    "MATCH (m:Memory {scope: substring(agent, 6)}) RETURN agent AS id, collect(m.id) AS ids"
+    f"MATCH (m:Memory {{scope: substring(agent, 6)}}) WHERE {_in_reach('m')} "
+    "RETURN agent AS id, [] AS out, collect(m.id) AS ids"
 )
+# Links of sources in reach into notes out of it, by the name key they ask for: to the
+# caller they point to an Unresolved node that no stored edge names.
+NEIGHBOURS_ASKING = f"""
+MATCH (s:Memory)-[r:LINKS_TO]->(t)
+USING INDEX r:LINKS_TO(key)
+WHERE r.key IN $keys AND {_in_reach('s')} AND NOT {_in_reach('t')}
+RETURN s.id AS source, t.id AS target, properties(r) AS props
+"""
 
-_PROBLEM_LINKS = """
+# A caller with a reach sees a resolved link into a note out of it as broken, so those come too.
+_PROBLEM_LINKS = f"""
 RETURN m.path AS path, m.problems AS problems,
-       [(m)-[r:LINKS_TO]->(t) WHERE r.status <> 'resolved' | {target: t.id, props: properties(r)}] AS links,
+       [(m)-[r:LINKS_TO]->(t) WHERE r.status <> 'resolved' OR NOT {_in_reach('t')}
+        | {{target: t.id, props: properties(r)}}] AS links,
        m.id AS id
 """
 PROBLEMS = (
-    "MATCH (m:Memory)\n"
-    "WHERE m.problemCount > 0 OR EXISTS { (m)-[r:LINKS_TO]->() WHERE r.status <> 'resolved' }"
+    f"MATCH (m:Memory)\nWHERE {_in_reach('m')} AND (m.problemCount > 0 OR EXISTS {{ "
+    f"(m)-[r:LINKS_TO]->(t) WHERE r.status <> 'resolved' OR NOT {_in_reach('t')} }})"
     + _PROBLEM_LINKS
 )
-PROBLEMS_AT = "MATCH (m:Memory)\nWHERE m.path IN $paths" + _PROBLEM_LINKS
+PROBLEMS_AT = f"MATCH (m:Memory)\nWHERE m.path IN $paths AND {_in_reach('m')}" + _PROBLEM_LINKS
 MEMORY_OFF_AGENTS = "MATCH (a:Agent {memoryOff: true}) RETURN properties(a) AS props"
 
 # Links are counted from their (live) sources: an old generation being deleted has links too.

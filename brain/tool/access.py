@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from brain.model import SHARED_SCOPE
+from brain.store.visibility import EVERYTHING, Reach
 
 if TYPE_CHECKING:
     from brain.tool.history import History
@@ -45,6 +46,11 @@ class Actor:
         if self.kind != "agent":
             return True
         return scope in (SHARED_SCOPE, self.agent)
+
+    @property
+    def reach(self) -> Reach:
+        """What the graph's answers to this actor may show (brain/store/visibility.py)."""
+        return Reach.of_agent(self.agent) if self.kind == "agent" and self.agent else EVERYTHING
 
     def acting_as(self, agent: str) -> Actor:
         """The actor for a tool call on behalf of `agent` (admins may act as any agent)."""

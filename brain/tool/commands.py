@@ -264,7 +264,7 @@ def _delete(ctx: CallContext, args: dict[str, object]) -> ToolResult:
     target = ctx.file()
     outcome = ctx.service.delete(
         ctx.actor, ctx.scope_of(target), target.name, call=ctx.call, addr=ctx.addr,
-        expected=ctx.expected,
+        expected=ctx.expected, requires=ctx.requires,
     )
     return ctx.result(f"Deleted {target.path}.", target.path, outcome)
 

@@ -10,6 +10,7 @@ from brain.tool.gate import Addressing
 from brain.tool.names import nearest_filename
 from brain.tool.paths import ROOT, PathProblem, Target, VirtualDir, VirtualFile, parse_virtual
 from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.requirements import Required
 from brain.tool.service import MemoryService, WriteOutcome
 
 
@@ -44,6 +45,8 @@ class CallContext:
     call: Call
     expected: str | None
     agent: str
+    # Other files the change depends on, checked in the same locked step (maintain's kept copy).
+    requires: tuple[Required, ...] = ()
 
     def target(self, arg: str = "path") -> Target:
         raw = self.call.args.get(arg)
@@ -95,7 +98,7 @@ class CallContext:
         return self.service.write(
             self.actor, self.scope_of(target), target.name, produce, command=self.call.command,
             call=self.call, addr=self.addr, expected=self.expected, create=create,
-            content_arg=content_arg, edit=not create,
+            content_arg=content_arg, edit=not create, requires=self.requires,
         )
 
     def result(self, output: str, path: str, outcome: WriteOutcome) -> ToolResult:

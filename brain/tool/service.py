@@ -15,7 +15,7 @@ import difflib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +36,7 @@ from brain.tool.history import History, HistoryRecord, iso_time
 from brain.tool.names import MD, fold
 from brain.tool.prompt import render_prompt
 from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.requirements import Required, check_required
 from brain.tool.retention import Retention
 
 if TYPE_CHECKING:
@@ -175,6 +176,7 @@ class MemoryService:
         self, actor: Actor, scope: str, name: str, produce: Produce, *, command: str, call: Call,
         addr: Addressing, expected: str | None = None, create: bool = False,
         path_arg: str = "path", content_arg: str | None = None, edit: bool = False,
+        requires: Sequence[Required] = (),
     ) -> WriteOutcome:
         """Replace a note by `produce(old text)`.
 
@@ -189,6 +191,7 @@ class MemoryService:
             )
             before = content_hash(current.data) if current is not None else None
             self._check_expected(expected, before, scope, name, addr)
+            check_required(self.root, requires, addr.listing(scope), self.links_sources)  # requirements.py
             if (current is None and not create) or folder is None:
                 raise self._not_found(folder, scope, name, call, path_arg, addr)
             old_text = None
@@ -209,7 +212,7 @@ class MemoryService:
 
     def delete(
         self, actor: Actor, scope: str, name: str, *, call: Call, addr: Addressing,
-        expected: str | None = None, command: str = "delete",
+        expected: str | None = None, command: str = "delete", requires: Sequence[Required] = (),
     ) -> WriteOutcome:
         self.authorize(actor, scope, addr, write=True)
         with self._folder(scope, addr, create=False, lock=True) as folder:
@@ -218,6 +221,7 @@ class MemoryService:
             )
             before = content_hash(current.data) if current is not None else None
             self._check_expected(expected, before, scope, name, addr)
+            check_required(self.root, requires, addr.listing(scope), self.links_sources)  # the kept copy
             if current is None or folder is None:
                 raise self._not_found(folder, scope, name, call, "path", addr)
             folder.unlink(name)
@@ -268,6 +272,10 @@ class MemoryService:
             raise _unsafe(exc) from None
 
     # ------------------------------------------------------------------ internals
+
+    def links_sources(self, ids: list[str]) -> dict[str, list[str]]:
+        found = {} if self.brain is None else self.brain.store.links_to(ids)
+        return {i: [link.source for link in found.get(i, [])] for i in ids}
 
     @contextmanager
     def _folder(
