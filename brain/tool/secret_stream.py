@@ -43,12 +43,27 @@ _BREAK = re.compile(
     r"private|token|aws))"
 )
 # What makes the view differ from the text with its in-token line breaks taken out (the
-# ingest gate's own join): markup, tags, comments, spaced letters, a fence between two words.
-_REWRITES = re.compile(
-    rf"<[!/A-Za-z]|{_TOKEN}(?:[`*~]|\\[_*`~-]){_TOKEN}|"
-    rf"(?<!\S)\S(?!\S)(?:[ \t]{{1,3}}\S(?!\S)){{{MIN_SPACED - 1}}}|"
-    rf"{_TOKEN}\\?[ \t]*\n[ \t]*(?:---|\.\.\.)[ \t]*\n[ \t]*{_TOKEN}"
+# ingest gate's own join), each found from a literal or a small set of characters so that
+# the search skips ahead in C: a tag or comment, markup after a token character, a run of 7
+# single characters after a blank (a spaced run of 8 holds one), a fence line.
+_TAG_HINT = re.compile(r"<[!/A-Za-z]")
+_MARKUP_HINT = re.compile(rf"[`*~](?<={_TOKEN}[`*~])(?=[`*~]{{0,2}}{_TOKEN})")
+_ESCAPE_HINT = re.compile(rf"\\(?<={_TOKEN}\\)(?=[_-])")
+_SPACED_HINT = re.compile(rf"[ \t]{{1,3}}\S(?!\S)(?:[ \t]{{1,3}}\S(?!\S)){{{MIN_SPACED - 2}}}")
+# The text's UTF-8 bytes for the spaced-run hint: a blank is a space, every other character
+# one `x` (a lead byte; continuation bytes are dropped), other ASCII whitespace a line
+# break. bytes.translate and find run in C, where the pattern above tries every blank.
+_AS_BLANKS = bytes(
+    0x20 if b in b" \t" else 0x0A if b < 0x80 and chr(b).isspace() else 0x78 for b in range(256)
 )
+_CONTINUATION = bytes(range(0x80, 0xC0))
+# Every non-ASCII character `str.isspace` holds (tests/unit/test_secret_stream.py checks).
+_WIDE_SPACES = "".join(
+    map(chr, (0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000))
+)
+_SPACED_RUN = b" x" * (MIN_SPACED - 1)
+_FENCE_HINT = re.compile(rf"\n[ \t]*(?:---|\.\.\.)[ \t]*\n[ \t]*{_TOKEN}")
+_TOKEN_CHAR = re.compile(_TOKEN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +100,35 @@ class JoinedView:
 def needs_view(text: str) -> bool:
     """Whether the view may differ from the text with only its in-token line breaks joined
     (non-ASCII text aside, which the prefilter sends to the detector anyway)."""
-    return _REWRITES.search(text) is not None
+    if "<" in text and _TAG_HINT.search(text):
+        return True
+    if ("`" in text or "*" in text or "~" in text) and _MARKUP_HINT.search(text):
+        return True
+    if "\\" in text and _ESCAPE_HINT.search(text):
+        return True
+    if _spaced_hint(text):
+        return True
+    return any(_token_ends_at(text, m.start()) for m in _FENCE_HINT.finditer(text))
+
+
+def _spaced_hint(text: str) -> bool:
+    """True where `_SPACED_HINT` matches (and a little more often)."""
+    if not text.isascii() and any(space in text for space in _WIDE_SPACES):
+        return _SPACED_HINT.search(text) is not None  # `\S` is not a byte's question there
+    shape = text.encode("utf-8", "surrogatepass").translate(_AS_BLANKS, _CONTINUATION)
+    shape = shape.replace(b"   ", b" ").replace(b"  ", b" ")  # 1 to 3 blanks apart (or more)
+    return _SPACED_RUN in shape
+
+
+def _token_ends_at(text: str, end: int) -> bool:
+    """Whether the line ending at `end` ends with a token character (then blanks, maybe a
+    `\\` continuation before them), as `_BREAK`'s look-behind asks."""
+    at = end - 1
+    while at >= 0 and text[at] in " \t":
+        at -= 1
+    if at >= 0 and text[at] == "\\":
+        at -= 1
+    return at >= 0 and _TOKEN_CHAR.match(text, at) is not None
 
 
 def joined_view(text: str) -> JoinedView:
