@@ -3,6 +3,11 @@
 The house rules say never store secrets in memory (memory files are in every diff, backup
 and checkpoint). A write whose new lines match is refused with the line and the kind of
 secret, never with the secret itself: the refusal may be logged.
+
+What the scan promises to see through (and what it leaves out on purpose: hex, base32,
+rot13 ...) is written in docs/security.md, "Secrets". A value that reads as code
+(`app.secretStorage.getSecret(…)`, `settings.API_KEY`) is no secret: notes hold code that
+fetches secrets far more often than secrets.
 """
 
 from __future__ import annotations
