@@ -4,20 +4,23 @@ The detector is the memory tool's own (brain.parse.secret_scan), so what `brain 
 exactly what a write through the tool would refuse. The message gives the line and the kind of
 secret, never the value: problems end up in CI logs and editors.
 
-Cost: the detector looks at every line several ways (as written, undisguised, base64-decoded,
-joined with the next), about three times the cost of parsing the note. An ingest first asks a
-cheap question of the whole text: can any view of any line match at all? A pattern runs only
-if the literal text each of its matches holds is there, in the text with its line breaks
-taken out as the detector joins a pair of lines: a match within a line, or across a break,
-is a match there too. Text the detector would undisguise (not NFKC, or with invisible
-characters) and decodable base64 runs always go to the detector. Only texts that pass go
-through the full per-line scan; tests hold this to the detector's own tables.
+Each secret is one problem, at the line and column where it starts (a split secret is
+reported where its first piece is), with the length of its piece on that line.
+
+Cost: the detector looks at every line several ways (as written, undisguised, base64-decoded)
+and at the whole text reassembled (brain.parse.secret_stream), about three times the cost of
+parsing the note. An ingest first asks a cheap question of the whole text: can any view
+match at all? A pattern runs only if the literal text each of its matches holds is there, in
+the text with all its line breaks taken out: a match within a line, or across a joined
+break, is a match there too. Text the detector would undisguise (not NFKC, or with invisible
+characters) and decodable base64 runs always go to the detector; text with markup, comments
+or tags, spaced letters or a fence inside a token has its patterns run on the reassembled
+view. Only texts that pass go through the full scan; tests hold this to the detector.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 import unicodedata
 
@@ -37,22 +40,19 @@ def secret_problems(rel: str, text: str) -> list[Problem]:
 def scan_secret_problems(rel: str, text: str) -> list[Problem]:
     """`secret_problems` without the prefilter: the detector on every line (the reference)."""
     # Imported here: brain.tool's package imports the memory service, which imports ingest.
-    from brain.parse.secret_scan import find_secret
+    from brain.parse.secret_scan import find_secrets
 
     out: list[Problem] = []
-    lines = text.count("\n") + 1
-    start = 1
-    while start <= lines and len(out) < MAX_SECRETS_PER_FILE:
-        hit = find_secret(text, range(start, lines + 1))
-        if hit is None:
-            break
+    for hit in find_secrets(text)[:MAX_SECRETS_PER_FILE]:
+        line_start = text.rfind("\n", 0, hit.start) + 1
+        line_end = text.find("\n", hit.start)
         out.append(Problem(
             "secret", Severity.ERROR, rel,
             f"line {hit.line} holds what looks like {hit.kind}: secrets must not be kept in memory",
-            line=hit.line, column=1,
+            line=hit.line, column=hit.start - line_start + 1,
+            length=(hit.end if line_end == -1 else min(hit.end, line_end)) - hit.start,
             fix="remove the value and rotate it; keep a reference to where the secret is stored instead",
         ))
-        start = hit.line + 1
     return out
 
 
@@ -100,16 +100,28 @@ def might_hold_secret(text: str) -> bool:
         else:
             if invisible or not (plain or unicodedata.is_normalized("NFKC", text)):
                 return True  # full-width letters, invisible characters: the detector undoes them
-            if (_unguarded() or gate) and _pattern_in_views(text, _joined_pairs(text)):
+            if (_unguarded() or gate) and _pattern_in_views(text, _joined(text)):
                 return True
-            return bool(runs) and _decodes(runs)
+            return (bool(runs) and _decodes(runs)) or _reassembled_might_hold(text)
     from brain.parse.secret_normalize import _FORMAT  # not at the top: brain.tool imports ingest
 
     if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
         return True
-    if (_unguarded() or _gate(_flat(text))) and _pattern_in_views(text, _joined_pairs(text)):
+    if (_unguarded() or _gate(_flat(text))) and _pattern_in_views(text, _joined(text)):
         return True
-    return _has_base64_text(text)
+    return _has_base64_text(text) or _reassembled_might_hold(text)
+
+
+def _reassembled_might_hold(text: str) -> bool:
+    """Whether the reassembled text (brain.parse.secret_stream) can hold a match, where it is
+    more than the text with its in-token line breaks joined: a token cut by markup, an HTML
+    comment or tag, spaced out or split around a fence line hides its needles from `_gate`."""
+    from brain.parse.secret_stream import joined_view, needs_view
+
+    if not needs_view(text):
+        return False
+    view = joined_view(text).text
+    return view != text and _pattern_in_views(view, view)
 
 
 def _gate(flat: str) -> bool:
@@ -186,27 +198,20 @@ def _has_needle(text: str) -> bool:
     return "_" in text and any(n in text for n in _UNDERSCORE_NEEDLES)
 
 
-def _joined_pairs(text: str) -> str:
-    """Each pair of neighbouring lines as the detector joins them (brain.parse.secret_scan.
-    _scan_joined: the first without its `\\` continuation, the second without its indent, at
-    most JOIN_WINDOW characters each side), one window per line of the result. A window is
-    the detector's own text, so a `\\b` at its start or end means the same in both."""
-    from brain.parse.secret_scan import _CONTINUED, JOIN_WINDOW
+def _joined(text: str) -> str:
+    """The text with its in-token line breaks joined, as the detector's reassembled view
+    has it when `needs_view` is false (the gate reads only NFKC text without invisible
+    characters: the rest goes to the detector)."""
+    from brain.parse.secret_stream import joined_view
 
-    rows = text.split("\n")
-    windows = []
-    for first, second in itertools.pairwise(rows):
-        head = first[: _CONTINUED.search(first).start()]  # type: ignore[union-attr]  # always matches
-        indent = len(second) - len(second.lstrip(" \t"))
-        windows.append(head[-JOIN_WINDOW:] + second[indent : indent + JOIN_WINDOW])
-    return "\n".join(windows)
+    return joined_view(text).text
 
 
 def _pattern_in_views(text: str, joined: str) -> bool:
     """Whether one of the detector's patterns matches the text or its joined-lines view."""
     from brain.parse import secret_scan
 
-    for view in (text, joined):
+    for view in dict.fromkeys((text, joined)):  # once where the join changed nothing
         lowered = view.lower()
         present = {n for n in _ALL_NEEDLES if n in view}
         present |= {n for n in _ALL_LOWER_NEEDLES if n in lowered}

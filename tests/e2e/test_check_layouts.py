@@ -28,9 +28,10 @@ SECRET_FIX = "remove the value and rotate it; keep a reference to where the secr
 RETAIN_DAYS = 30  # examples/mindlink/brain.toml
 
 
-def secret(path: str, line: int) -> dict[str, Any]:
+def secret(path: str, line: int, column: int) -> dict[str, Any]:
+    """A `secret` problem at the column where the value starts (not the line's first)."""
     return {
-        "severity": "error", "code": "secret", "path": path, "line": line, "column": 1,
+        "severity": "error", "code": "secret", "path": path, "line": line, "column": column,
         "message": f"line {line} holds what looks like a password or key assignment: "
         "secrets must not be kept in memory",
         "fix": SECRET_FIX,
@@ -72,7 +73,7 @@ def mindlink_expected(today: date) -> dict[str, Any]:
             "`How to apply:`",
             "fix": "add a line `How to apply: ...` to the body",
         },
-        secret("concierge/memory/entries/vendor-portal.md", 9),
+        secret("concierge/memory/entries/vendor-portal.md", 9, 18),
         {
             "severity": "warning", "code": "not-a-memory", "path": "concierge/memory/scratch.txt",
             "message": "not a memory: memory/ holds entries (memory/entries/<name>.md) and daily "
@@ -111,7 +112,7 @@ LAB_EXPECTED: dict[str, Any] = {
             "message": "entry (list item) without a date: every MEMORY.md entry is timestamped",
             "fix": "add the day it was learned to the entry's first line, as YYYY-MM-DD",
         },
-        secret("memory/2026-12-01.md", 5),
+        secret("memory/2026-12-01.md", 5, 50),
         {
             "severity": "warning", "code": "daily-log-name", "path": "memory/ideas.md",
             "message": "not a daily log: files in memory/ are named after their UTC day, YYYY-MM-DD.md",

@@ -72,7 +72,24 @@ def check_cases() -> list[Case]:
         Case("many-keys-in-budget", "memory/shared/keys.md", many_keys_frontmatter(9_000)),
         Case("many-setext-headings", "memory/shared/headings.md", many_setext_headings()),
         Case("huge-line", "memory/shared/line.md", huge_line_note()),
+        # The secret scan on texts made to make it slow: a pattern whose start recurs in a
+        # run it scans to the end was quadratic (`a-a-…` for the URL password's scheme).
+        *(Case(f"secret-scan-{name}", f"memory/shared/{name}.md", secret_scan_bait(unit))
+          for name, unit in SECRET_SCAN_BAIT.items()),
     ]
+
+
+# Fences as `...`: a `---` under a line is a setext heading, which is a parser case.
+SECRET_SCAN_BAIT = {
+    "scheme-runs": b"a-", "jwt-runs": b"-eyJa", "comments": b"<!--", "tags": b"<a ",
+    "spaced": b"a ", "split-lines": b"ab\n", "markup": b"a*", "fences": b"ab\n...\n",
+    "keyword-runs": b"x_password-", "url-runs": b"a://b:c",
+}
+
+
+def secret_scan_bait(unit: bytes, size: int = 1_000_000) -> bytes:
+    """A note of `size` bytes of `unit` over and over: no secret, and no problem."""
+    return b"---\ndescription: bait\n---\n" + unit * (size // len(unit)) + b"\n"
 
 
 def many_setext_headings(count: int = 10_000) -> bytes:

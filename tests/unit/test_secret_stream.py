@@ -1,0 +1,98 @@
+"""The reassembled view of the secret scan (brain.parse.secret_stream) and the prefilter over it.
+
+The ingest prefilter (brain.layouts.secrets.might_hold_secret) computes the full view only
+where `needs_view` says a step other than the line joins can change the text; its hints
+must never miss such a text, or a disguised secret would pass `brain check` while the
+memory tool refuses it. Checked on generated texts built from the pieces each step reads,
+with the native gate and without.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from brain.layouts import secrets as secrets_module
+from brain.layouts.secrets import might_hold_secret, scan_secret_problems, secret_problems
+from brain.parse.native import native
+from brain.parse.secret_scan import find_secret
+from brain.parse.secret_stream import (
+    _BREAK,
+    _SPACED_HINT,
+    _WIDE_SPACES,
+    _spaced_hint,
+    joined_view,
+    needs_view,
+)
+
+TOKEN = "ghp_" + "A1b2" * 9
+PIECES = [
+    "a", "x", "É", "東", " ", "  ", "   ", "\t", "\n", "\\", "\\\n", "\n  ", "---", "\n---\n", "\n...\n",
+    "<!--", "-->", "<b>", "</b>", "<a href=x>", "<", ">", "`", "**", "*", "~~", "\\_", "\\-", "_", "-",
+    ":", "=", "key", "token: ", "password", "ghp_", "g h p _ ", "A 1 b 2 ", TOKEN[:10], TOKEN[10:24],
+    TOKEN[24:], "\u00a0", "\u2028", "\u3000", "\x1c",
+]
+texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+
+
+def _breaks_only(text: str) -> str:
+    return _BREAK.sub("", text)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(texts)
+@example("a b c d e f g h")
+@example("ab\n---\ncd")
+@example("a\u00a0b c d e f g h i")
+def test_the_hints_miss_no_text_the_view_changes(text: str) -> None:
+    if _SPACED_HINT.search(text):
+        assert _spaced_hint(text)
+    if not needs_view(text) and (text.isascii() or joined_view(text).folded is None):
+        assert joined_view(text).text == _breaks_only(text)
+
+
+@pytest.fixture(params=["python", *(["native"] if native is not None else [])])
+def prefilter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "python":
+        monkeypatch.setattr(secrets_module, "native", None)
+    return str(request.param)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+@example("token " + TOKEN[:12] + "<!-- x -->" + TOKEN[12:])
+@example("x\n" + " ".join(TOKEN))
+def test_the_prefilter_never_hides_a_disguised_secret(text: str) -> None:
+    for native_gate in (secrets_module.native, None):
+        saved = secrets_module.native
+        secrets_module.native = native_gate
+        try:
+            if find_secret(text) is not None:
+                assert might_hold_secret(text)
+            assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
+        finally:
+            secrets_module.native = saved
+
+
+def test_the_wide_spaces_are_every_non_ascii_space() -> None:
+    assert set(_WIDE_SPACES) == {chr(c) for c in range(0x80, sys.maxunicode + 1) if chr(c).isspace()}
+
+
+def test_each_step_maps_back_to_the_text() -> None:
+    text = "a <!-- c -->b**c**d\ng h p _ A 1 b 2\nxy\\\n  zw\n---\nend"
+    view = joined_view(text)
+    assert view.text == "a bcd\nghp_A1b2xyzwend"
+    for index, char in enumerate(view.text):
+        assert text[view.back(index)] == char
+
+
+@pytest.mark.parametrize("unit", ["a-", "<!--", "a ", "ab\n", "a*", "-eyJa", "x_password-"])
+def test_the_view_is_never_longer_than_the_text(unit: str) -> None:
+    text = unit * 5000
+    view = joined_view(text)
+    assert len(view.text) <= len(text)
+    assert re.fullmatch(r"[\s\S]*", view.text)
