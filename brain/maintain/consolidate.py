@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from brain import safejson
 from brain.config import BrainConfig, MaintainConfig
 from brain.maintain.chat import ChatAnswer, ChatClient, ChatEndpoint, ChatError, Usage
 from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
@@ -37,6 +38,7 @@ Progress = Callable[[dict[str, Any]], None]
 CONSOLIDATE_ACTOR = Actor.admin(via="consolidate")
 MAX_CALLS_PER_TURN = 16
 MAX_RESULT_CHARS = 20_000
+MAX_ARGUMENT_DEPTH = 8  # the memory tool's arguments are one flat object of strings
 WRITES = ("create", "str_replace", "insert", "delete", "rename")
 ENV_URL = "BRAIN_CONSOLIDATE_URL"
 ENV_MODEL = "BRAIN_CONSOLIDATE_MODEL"
@@ -252,8 +254,10 @@ class Consolidation:
         elif name != "memory":
             reason = f"there is no tool `{name}`: the only tool is memory"
         else:
-            try:
-                payload = json.loads(arguments or "{}")
+            try:  # the model's text: nested 100,000 deep it was a RecursionError, the run an `error`
+                payload = safejson.loads(arguments or "{}", MAX_ARGUMENT_DEPTH)
+            except safejson.JSONBudgetError as exc:
+                reason = f"the arguments are {exc.message}; send one flat JSON object"
             except ValueError as exc:
                 reason = f"the arguments are not valid JSON ({exc}); send one JSON object"
             if reason is None and not isinstance(payload, dict):
