@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from brain.allocator import give_back_memory
-from brain.cachepaths import snapshot_path
+from brain.cachepaths import snapshot_path, trusted
 from brain.gcpause import gc_paused
 from brain.ingest import Ingester, SyncResult
 from brain.snapshot import (
@@ -151,6 +151,8 @@ class SnapshotKeeper:
             self._write()
 
     def _write(self) -> None:
+        if not trusted(self.path.parent, "snapshots"):
+            return  # said once, when it was found (brain/cachepaths.py)
         started = time.perf_counter()
         try:
             with self._lock:
