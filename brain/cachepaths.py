@@ -49,10 +49,19 @@ def untrusted(path: Path) -> str | None:
         return None
     except OSError as exc:
         return f"cannot be checked ({exc.strerror or exc})"
+    return stat_untrusted(st)
+
+
+def stat_untrusted(st: os.stat_result) -> str | None:
+    """`untrusted` of what `os.stat` or `os.fstat` said (an open file: not what its name
+    points at by now)."""
     uid = os.getuid() if hasattr(os, "getuid") else st.st_uid
     if st.st_uid != uid:
         return f"belongs to user id {st.st_uid}, not to this user ({uid})"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    # Group-writable is fine when the group is the user's own (a umask of 002 with a group
+    # per user, as many distributions set up, makes ~/.cache/brain 775).
+    gid = os.getgid() if hasattr(os, "getgid") else st.st_gid
+    if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and st.st_gid != gid):
         return f"may be written by others (mode {stat.S_IMODE(st.st_mode):o})"
     return None
 

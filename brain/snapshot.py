@@ -196,9 +196,9 @@ def read_deferred(
         if not cachepaths.trusted(checked, "snapshots"):
             raise SnapshotRefused(f"untrusted: {checked} {cachepaths.untrusted(checked)}")
     with path.open("rb") as f:
-        st = os.fstat(f.fileno())  # the file opened, not whatever the name points at by now
-        if st.st_uid != os.getuid() or st.st_mode & 0o022:
-            raise SnapshotRefused(f"untrusted file: {cachepaths.untrusted(path) or 'changed while opened'}")
+        opened = cachepaths.stat_untrusted(os.fstat(f.fileno()))  # replaced since it was checked?
+        if opened is not None:
+            raise SnapshotRefused(f"untrusted: {path} {opened}")
         start = len(MAGIC) + 4
         lead = f.read(start)
         if len(lead) < start or not lead.startswith(MAGIC):

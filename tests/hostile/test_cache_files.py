@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.cachepaths import snapshot_path
+from brain.cachepaths import snapshot_path, untrusted
 from brain.lsp.codecache import CodeCache
 from brain.search.embedding import VectorCache
 from brain.service import Brain
@@ -145,3 +145,14 @@ def test_the_vector_cache_is_kept_in_memory_beside_a_folder_others_may_write(tmp
         assert cache.path == folder / "vectors-test-model.sqlite"
     finally:
         cache.close()
+
+
+def test_group_writable_is_fine_when_the_group_is_the_users_own(tmp_path: Path) -> None:
+    """A umask of 002 with a group per user (many distributions) makes cache folders 775."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    os.chmod(folder, 0o775)
+    assert untrusted(folder) is None
+    if os.geteuid() == 0:  # only root may give it to another group
+        os.chown(folder, -1, os.getgid() + 1)
+        assert untrusted(folder) == "may be written by others (mode 775)"
