@@ -23,7 +23,7 @@ from strawberry.http.websocket_origin import normalize_allowed_origins
 
 from brain.api.app import GRAPHQL_PATH, create_app
 from brain.api.auth import TokenRegistry, TokensFileError
-from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
+from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES, env_bytes
 from brain.api.context import ApiSettings, Services
 from brain.api.events import ChangeHub
 from brain.config import ConfigError, load_config
@@ -312,15 +312,6 @@ def env_seconds(name: str, default: float) -> float:
     if not number > 0:
         raise ValueError(f"{name}={value!r} must be a number of seconds above 0, e.g. {default:g}")
     return number
-
-
-def env_bytes(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if not value:
-        return default
-    if not value.isdigit() or int(value) < 1024:
-        raise ValueError(f"{name}={value!r} must be a whole number of bytes, at least 1024, e.g. {default}")
-    return int(value)
 
 
 def _fail(message: str) -> int:
