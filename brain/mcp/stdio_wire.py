@@ -24,11 +24,14 @@ import fcntl
 import json
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import IO, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -123,22 +126,20 @@ async def capped_stdio(
     errors = write_stream.clone()
 
     async def reader() -> None:
-        async with to_server, errors:
-            while True:
-                try:
-                    line = await anyio.to_thread.run_sync(
-                        read_line, stdin, max_line_bytes, abandon_on_cancel=True
-                    )
-                except LineTooLong as long:
+        lines_in, lines = anyio.create_memory_object_stream[bytes | LineTooLong | None](4)
+        _pump(stdin, max_line_bytes, lines_in, anyio.lowlevel.current_token())
+        async with lines, to_server, errors:
+            async for line in lines:
+                if line is None:
+                    return
+                if isinstance(line, LineTooLong):
                     log.warning("an MCP message over %d bytes: dropped", max_line_bytes)
                     await errors.send(error_line(
-                        safejson.recover_id(long.head), INVALID_REQUEST,
+                        safejson.recover_id(line.head), INVALID_REQUEST,
                         f"message refused: longer than {max_line_bytes:,} bytes "
                         "(BRAIN_MAX_BODY_BYTES): send less",
                     ))
                     continue
-                if line is None:
-                    return
                 if not line.strip():
                     continue
                 parsed = parse(line)
@@ -173,6 +174,33 @@ async def capped_stdio(
                 await write_stream.aclose()
     finally:
         _release(in_fd, out_fd)
+
+
+def _pump(
+    stdin: IO[bytes], limit: int, into: MemoryObjectSendStream[bytes | LineTooLong | None],
+    token: anyio.lowlevel.EventLoopToken,
+) -> None:
+    """Read lines on a daemon thread of its own, handing each to the loop (None: the end).
+    Not anyio's worker threads: those are joined at exit, so a server stopped by Ctrl-C while
+    its client kept stdin open waited for ever (the SDK's transport did too)."""
+
+    def pump() -> None:
+        while True:
+            item: bytes | LineTooLong | None
+            try:
+                item = read_line(stdin, limit)
+            except LineTooLong as long:
+                item = long
+            except (OSError, ValueError):
+                item = None
+            try:
+                anyio.from_thread.run(into.send, item, token=token)
+            except Exception:  # the loop is gone or stopped reading: nobody wants more lines
+                return
+            if item is None:
+                return
+
+    threading.Thread(target=pump, name="brain-mcp-stdin", daemon=True).start()
 
 
 def _write(stream: IO[bytes], data: bytes) -> None:

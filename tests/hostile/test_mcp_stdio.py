@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -118,3 +119,15 @@ def test_a_line_that_is_not_a_message_is_answered_and_the_next_is_served(
     assert says in answer["error"]["message"]
     assert answer["id"] == (None if line == b"{nope" else 9)
     still_serving(wire, 10)
+
+
+def test_ctrl_c_stops_it_while_the_client_keeps_stdin_open(wire: Wire) -> None:
+    """Its stdin is read on a daemon thread: a blocked read no longer holds the exit (with the
+    SDK's transport the process never exited until the client closed the pipe)."""
+    still_serving(wire, 1)
+    wire.proc.send_signal(signal.SIGINT)
+    try:
+        code = wire.proc.wait(ANSWER_BUDGET)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("brain mcp did not exit on SIGINT while stdin was open") from None
+    assert code == 130
