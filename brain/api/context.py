@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class ApiSettings:
     dev: bool = False
     limits: Limits = field(default_factory=Limits)
-    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")  # as Host headers say them
     # Web pages on other origins allowed to call the API (CORS) and open its WebSocket.
     allowed_origins: tuple[str, ...] = ()
     rescan_seconds: float = 30.0

@@ -1,12 +1,21 @@
-"""Which errors a caller sees: their own mistakes in full, the server's only as a reference."""
+"""Which errors a caller sees (their own mistakes in full, the server's only as a reference),
+and how each is logged: a refused request is one line, only the server's own failures carry
+a traceback (strawberry logged every error with one, a syntax error as loudly as a bug)."""
 
 from __future__ import annotations
 
 import logging
 
 from graphql import GraphQLError
+from strawberry.exceptions import MissingQueryError
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 
 from brain.store.base import StoreUnavailable
+
+# What strawberry raises about the request itself (no `query`, an `operationName` the
+# document does not define, a mutation over GET): the caller's mistakes, as a 400 would say.
+REQUEST_ERRORS = (MissingQueryError, CannotGetOperationTypeError, InvalidOperationTypeError)
+NO_QUERY = 'the request has no `query`: send {"query": "{ ... }"} (a GraphQL document as a string)'
 
 MASKED_MESSAGE = "internal error: the server log has the details"
 
@@ -35,7 +44,26 @@ def should_mask(error: GraphQLError) -> bool:
         return False
     # graphql-core wraps its own coercion errors (a variable of the wrong type) in another
     # GraphQLError: those are the caller's mistake, shown as written.
-    return not isinstance(original, UserError | GraphQLError | StoreUnavailable)
+    return not isinstance(original, (UserError, GraphQLError, StoreUnavailable, *REQUEST_ERRORS))
+
+
+def operation_error_message(error: CannotGetOperationTypeError) -> str:
+    """What to tell the caller whose `operationName` picks no operation of the document."""
+    if error.operation_name is None:
+        return "cannot tell which operation of the document to run: name it in `operationName`"
+    return (
+        f"the document has no operation named `{clip(str(error.operation_name), 200)}`: "
+        "`operationName` must name one of its operations (or be left out if it has only one)"
+    )
+
+
+def log_error(logger: logging.Logger, error: GraphQLError) -> None:
+    """A refused request as one warning line; the server's own failure with its traceback."""
+    if should_mask(error):
+        logger.error("%s", clip(str(error.message)), exc_info=error.original_error)
+        return
+    where = f" (at {'.'.join(map(str, error.path))})" if error.path else ""
+    logger.warning("refused%s: %s", where, clip(" ".join(str(error.message).split())))
 
 
 MAX_MESSAGE_CHARS = 1000  # graphql-core quotes rejected values; a caller may send a megabyte

@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from strawberry.scalars import JSON
 
+from brain.api import jsonbody
 from brain.api.auth import actor_of
 from brain.api.context import Info
 from brain.api.errors import UserError
@@ -52,7 +53,7 @@ async def consolidate_endpoint(request: Request) -> Response:
         if len(raw) > MAX_BODY:
             raise MaintenanceRefused("too-large", 413, f"the body is over {MAX_BODY} bytes: send the scope")
         try:
-            body = json.loads(raw or b"{}")
+            body = jsonbody.decode_json(raw or b"{}")  # json.loads: 4 KiB of `[` was a 500
         except ValueError:
             raise MaintenanceRefused(
                 "invalid-argument", 400, 'the body must be JSON: {"scope": "shared"}'

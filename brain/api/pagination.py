@@ -16,6 +16,7 @@ import strawberry
 
 from brain.api.errors import UserError
 from brain.model import Problem
+from brain.parse import safejson
 
 
 @strawberry.type
@@ -74,7 +75,8 @@ def problem_cursor(problem: Problem) -> str:
 def problem_after(cursor: str) -> ProblemKey:
     text = decode_cursor("problem", cursor)
     try:
-        path, line, column, code, message = json.loads(text)
+        # A cursor is the caller's text: nested a few thousand deep it was a RecursionError.
+        path, line, column, code, message = safejson.loads(text, max_depth=2)
         return (str(path), int(line), int(column), str(code), str(message))
     except (ValueError, TypeError) as exc:
         raise UserError(

@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
+from strawberry.utils.logging import StrawberryLogger
 
+from brain.api.errors import log_error
 from brain.api.limits import Limits
 from brain.api.maintenance import MaintenanceMutation, MaintenanceQuery, MaintenanceSubscription
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
@@ -30,6 +34,16 @@ MUTATION_PARTS: tuple[type, ...] = (MemoryMutation, MaintenanceMutation, ReviewM
 SUBSCRIPTION_PARTS: tuple[type, ...] = (Subscription, MaintenanceSubscription)
 
 
+class BrainSchema(strawberry.Schema):
+    """strawberry's schema, logging a refused request as one line (brain.api.errors.log_error)."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        for error in errors:
+            log_error(StrawberryLogger.logger, error)
+
+
 def build_schema(
     *,
     dev: bool = False,
@@ -40,7 +54,7 @@ def build_schema(
     """The schema. `dev` turns field suggestions on ("did you mean ...?")."""
     query = merge_types("Query", tuple(query_parts))
     mutation = merge_types("Mutation", tuple(mutation_parts)) if mutation_parts else None
-    return strawberry.Schema(
+    return BrainSchema(
         query=query,
         mutation=mutation,
         subscription=merge_types("Subscription", SUBSCRIPTION_PARTS),

@@ -36,7 +36,7 @@ from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
 from brain.store.base import SharedStore, StoreUnavailable
 
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 ANY_HOST = ("0.0.0.0", "::", "")
 
 
@@ -252,10 +252,27 @@ class TerminalProgress:
 def allowed_hosts(host: str, environ: Mapping[str, str]) -> tuple[str, ...]:
     """Host headers to accept (DNS-rebinding protection): loopback, the bound host, and more."""
     extra = [h.strip() for h in environ.get("BRAIN_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    host = bare_host(host)
     if host in ANY_HOST and not extra:
         return ("*",)
     names = [*LOOPBACK_NAMES, *([] if host in ANY_HOST else [host]), *extra]
-    return tuple(dict.fromkeys(names))
+    return tuple(dict.fromkeys(host_pattern(name) for name in names))
+
+
+def host_pattern(name: str) -> str:
+    """`name` as a Host header shows it: an IPv6 literal in brackets (`[::1]`, as clients send
+    `Host: [::1]:7777`), compressed; a name in lower case. With `::1` bare in the list, no
+    request to `--host ::1` matched it and every one was refused as an invalid host."""
+    bare = bare_host(name)
+    try:
+        return f"[{ipaddress.IPv6Address(bare).compressed}]"
+    except ValueError:
+        return bare.lower()
+
+
+def bare_host(host: str) -> str:
+    """`[::1]` -> `::1`: the form sockets take (`--host [::1]` is accepted too)."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
 def allowed_origins(environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -269,6 +286,7 @@ def allowed_origins(environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def bind(host: str, port: int) -> socket.socket:
+    host = bare_host(host)
     infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     sock = socket.create_server((host, port), family=infos[0][0])
     sock.set_inheritable(True)
@@ -276,6 +294,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def display_host(host: str) -> str:
+    host = bare_host(host)
     if host in ANY_HOST:
         return "127.0.0.1"
     return f"[{host}]" if ":" in host else host

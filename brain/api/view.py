@@ -24,10 +24,10 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError
+from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.schema import BaseSchema
-from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
@@ -36,7 +36,7 @@ from strawberry.types.unset import UnsetType
 from brain.api import jsonbody
 from brain.api.auth import Principal
 from brain.api.context import Context, Services
-from brain.api.errors import clip, clip_logged_errors
+from brain.api.errors import NO_QUERY, clip, clip_logged_errors, operation_error_message
 from brain.api.loaders import Loaders
 from brain.api.middleware import unknown_agent_message
 from brain.api.web import graphql_page, wants_html_page
@@ -108,6 +108,12 @@ class BrainGraphQL(GraphQL[Context, None]):
                     allowed_operation_types=allowed,
                     operation_extensions=request_data.extensions,
                 )
+        # The upstream execute_single (which this replaces) answered these 400 too; without
+        # them a body of {"query": null} or an unknown `operationName` was a 500 and a traceback.
+        except MissingQueryError:
+            raise HTTPException(400, NO_QUERY) from None
+        except CannotGetOperationTypeError as exc:
+            raise HTTPException(400, operation_error_message(exc)) from None
         except InvalidOperationTypeError as exc:
             if exc.operation_type is OperationType.SUBSCRIPTION:
                 raise HTTPException(400, SUBSCRIPTION_OVER_HTTP) from None

@@ -14,6 +14,8 @@ before brain's own modules are imported (brain/lsp/server.py).
 A code object is only used for exactly the source (and file name) it was compiled from; the
 file is keyed by Python's bytecode magic and the versions of attrs, cattrs and lsprotocol,
 written atomically, and ignored when unreadable. Anything else goes to the real `compile`.
+Code read back is code run: the file is neither read nor written in a folder, nor taken from a
+file, that someone else owns or others may write (brain/cachepaths.py `trusted`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from brain.snapshot.cachepaths import cache_dir
+from brain.snapshot.cachepaths import cache_dir, trusted
 
 log = logging.getLogger("brain.lsp")
 
@@ -56,6 +58,8 @@ class CodeCache:
         self.hits = 0
 
     def load(self) -> None:
+        if not (trusted(self.path.parent, "code cache") and trusted(self.path, "code cache")):
+            return
         try:
             if self.path.stat().st_size > MAX_BYTES:
                 return
@@ -100,7 +104,9 @@ class CodeCache:
         """Write what this run used, if it compiled anything anew (atomically: a private temp
         file, then a rename). Code no run asks for any more (another version's, or generated
         from a set in hash order) is not carried on."""
-        if self.added and _write(self.path, marshal.dumps(dict(self.used))):
+        if not self.added or not trusted(self.path.parent, "code cache"):
+            return
+        if _write(self.path, marshal.dumps(dict(self.used))):
             self.added = 0
 
 

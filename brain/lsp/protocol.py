@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Generator
 from typing import Any
 
@@ -30,6 +29,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from brain.lsp.positions import encoding_of
 from brain.lsp.textsync import ChangeRefused, apply_changes
 from brain.parse import safejson
+from brain.parse.safejson import recover_id
 
 log = logging.getLogger("brain.lsp")
 
@@ -37,20 +37,7 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 128  # LSP's deepest legitimate params (capabilities, edits) are ~12 levels
 SERVER_NOT_INITIALIZED = -32002
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32602, -32603
-_ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
 _BEFORE_INIT = frozenset({types.INITIALIZE, types.EXIT})
-
-
-def recover_id(body: bytes) -> int | str | None:
-    """The id of a message that cannot be parsed, when its text shows one (else null)."""
-    m = _ID_RE.search(body[:4096]) or _ID_RE.search(body[-4096:])  # ids come first or last
-    if m is None:
-        return None
-    try:
-        value = json.loads(m.group(1))
-    except ValueError:
-        return None
-    return value if isinstance(value, int | str) else None
 
 
 class BrainProtocol(LanguageServerProtocol):

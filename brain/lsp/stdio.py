@@ -14,7 +14,8 @@ import logging
 import re
 from typing import Protocol
 
-from brain.lsp.protocol import INVALID_REQUEST, MAX_MESSAGE_BYTES, BrainProtocol, recover_id
+from brain.lsp.protocol import INVALID_REQUEST, MAX_MESSAGE_BYTES, BrainProtocol
+from brain.parse.safejson import recover_id
 
 log = logging.getLogger("brain.lsp")
 

@@ -4,8 +4,9 @@ Only what the consolidation loop needs: POST `<url>/chat/completions` with `mess
 `tools` and `tool_choice: "auto"`, and the first choice's message back, checked. Anything
 else is a `ChatError` with a kind the report can show: `endpoint-error` (cannot connect,
 times out, answers an HTTP error) or `malformed-answer` (not JSON, no choice, a tool call
-without a name). An answer is read up to `MAX_ANSWER_BYTES`, so a runaway endpoint cannot
-fill the server's memory.
+without a name, JSON nested deeper than `MAX_ANSWER_DEPTH`: a chat completion is six
+levels deep, and 100,000 were a RecursionError that ended the run as `error`). An answer is
+read up to `MAX_ANSWER_BYTES`, so a runaway endpoint cannot fill the server's memory.
 
 What a ChatError says reaches whoever started the run (an agent's token may), so it never
 carries the endpoint's own words: a status, a size, a kind. The endpoint is the operator's,
@@ -21,11 +22,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from brain.parse import safejson
+
 if TYPE_CHECKING:  # imported by the client itself: `brain serve` loads this module before ready
     import httpx
 
 MAX_ANSWER_BYTES = 8 << 20
 log = logging.getLogger("brain.maintain")
+MAX_ANSWER_DEPTH = 32  # choices[0].message.tool_calls[0].function: six; arguments are a string
 
 
 class ChatError(Exception):
@@ -164,8 +168,10 @@ def _read_capped(response: httpx.Response) -> bytes:
 
 def parse_answer(raw: bytes) -> ChatAnswer:
     try:
-        data = json.loads(raw)
-    except ValueError:
+        data = safejson.loads(raw, MAX_ANSWER_DEPTH)
+    except safejson.JSONBudgetError as exc:
+        raise ChatError("malformed-answer", f"the answer is not a chat completion: {exc.message}") from None
+    except ValueError:  # not JSON, or not UTF-8
         raise ChatError("malformed-answer", f"the answer is not JSON ({len(raw):,} bytes)") from None
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):

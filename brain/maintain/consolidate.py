@@ -26,6 +26,7 @@ from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
 from brain.maintain.run import find
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import SHARED_SCOPE
+from brain.parse import safejson
 from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
@@ -38,6 +39,7 @@ CONSOLIDATE_ACTOR = Actor.admin(via="consolidate")
 MAX_CALLS_PER_TURN = 16
 MAX_RESULT_CHARS = 20_000
 MAX_SUMMARY_CHARS = 8_000  # the model's own report, as the caller sees it
+MAX_ARGUMENT_DEPTH = 8  # the memory tool's arguments are one flat object of strings
 WRITES = ("create", "str_replace", "insert", "delete", "rename")
 ENV_URL = env_name("consolidate", "url")
 ENV_MODEL = env_name("consolidate", "model")
@@ -258,8 +260,10 @@ class Consolidation:
         elif name != "memory":
             reason = f"there is no tool `{name}`: the only tool is memory"
         else:
-            try:
-                payload = json.loads(arguments or "{}")
+            try:  # the model's text: nested 100,000 deep it was a RecursionError, the run an `error`
+                payload = safejson.loads(arguments or "{}", MAX_ARGUMENT_DEPTH)
+            except safejson.JSONBudgetError as exc:
+                reason = f"the arguments are {exc.message}; send one flat JSON object"
             except ValueError as exc:
                 reason = f"the arguments are not valid JSON ({exc}); send one JSON object"
             if reason is None and not isinstance(payload, dict):

@@ -8,17 +8,23 @@ with the import), or at the first `/mcp` request if that comes sooner, a worker 
 imports it and builds the endpoint (brain/mcp/http.py), whose session manager then runs in
 the app's lifespan.
 A request that arrives meanwhile waits for it; one whose SDK failed to load gets a 503
-naming why.
+naming why. A stop while the SDK is still being imported does not wait for the import
+(a second or more on a busy machine, which made an idle server slow to stop): the
+worker thread is abandoned, and the process exits without it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
@@ -42,6 +48,7 @@ class DeferredMcp:
         self._wanted: anyio.Event | None = None  # a request asked before the graph was ready
         self._loaded: anyio.Event | None = None  # the endpoint runs (or failed to load)
         self._stop: anyio.Event | None = None
+        self._loading: anyio.CancelScope | None = None  # the SDK's import, until it is done
 
     def routes(self) -> list[BaseRoute]:
         return [Route(MCP_PATH, self, methods=["GET", "POST", "DELETE"])]
@@ -69,6 +76,8 @@ class DeferredMcp:
             finally:
                 stop.set()
                 wanted.set()
+                if self._loading is not None:
+                    self._loading.cancel()
 
     async def _serve(self, wanted: anyio.Event, loaded: anyio.Event, stop: anyio.Event) -> None:
         brain = self.services.brain
@@ -80,11 +89,17 @@ class DeferredMcp:
         if stop.is_set():
             loaded.set()
             return
+        endpoint: McpEndpoint | None = None
         try:
-            endpoint = await anyio.to_thread.run_sync(self._load)
+            with anyio.CancelScope() as self._loading:
+                endpoint = await self._load_in_daemon_thread()
         except Exception as exc:  # a broken SDK install costs /mcp, never the whole server
             log.error("brain serve: cannot start MCP at %s", MCP_PATH, exc_info=exc)
             self.failure = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._loading = None
+        if endpoint is None:  # failed, or the server stopped while the SDK was imported
+            self.failure = self.failure or "the server is stopping"
             loaded.set()
             return
         async with endpoint.running():
@@ -92,6 +107,28 @@ class DeferredMcp:
             loaded.set()
             await stop.wait()
         self.endpoint = None
+
+    async def _load_in_daemon_thread(self) -> McpEndpoint | None:
+        """`_load` on a daemon thread of its own (None if cancelled first): anyio's worker
+        threads are not daemons, so an abandoned import there still held the exit."""
+        token = anyio.lowlevel.current_token()
+        done = anyio.Event()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["endpoint"] = self._load()
+            except BaseException as exc:  # handed to the awaiting task
+                box["error"] = exc
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                anyio.from_thread.run_sync(done.set, token=token)
+
+        threading.Thread(target=work, name="brain-mcp-load", daemon=True).start()
+        await done.wait()
+        if "error" in box:
+            raise box["error"]
+        endpoint: McpEndpoint = box["endpoint"]
+        return endpoint
 
     def _load(self) -> McpEndpoint:
         from brain.mcp.http import McpEndpoint

@@ -3,7 +3,9 @@
 Desktop clients (Claude Desktop, Claude Code, Cursor) start this process and speak JSON-RPC
 on its stdio, so nothing else may be printed on stdout: messages go to stderr. The
 workspace is read in the background and then followed like `brain serve` follows it, so
-notes another process writes show up (and are announced) here too.
+notes another process writes show up (and are announced) here too. A line (one message)
+is capped like an HTTP body (BRAIN_MAX_BODY_BYTES) and its nesting like HTTP's, and a line
+that is not a message is answered with a JSON-RPC error (brain/mcp/stdio_wire.py).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import argparse
 import sys
 
 import anyio
-from mcp.server.stdio import stdio_server
 
+from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES, env_bytes
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
+from brain.mcp.stdio_wire import capped_stdio
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
 from brain.tool import Refusal, memory_service
@@ -24,7 +27,9 @@ from brain.tool.agent_memory import AgentMemory
 from brain.tool.verbs import workspace_layout
 
 
-def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
+def run_stdio(
+    brain: Brain, agent: str, *, rescan_seconds: float = 30.0, max_line_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> int:
     try:
         if workspace_layout(brain.root) in ("space", "mindlink"):
             AgentMemory(memory_service(brain)).tree(Actor.open("mcp"), agent, write=False)
@@ -42,7 +47,7 @@ def run_stdio(brain: Brain, agent: str, *, rescan_seconds: float = 30.0) -> int:
     server = BrainMcp(brain, lambda _ctx: stdio_caller(agent), background=follow)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with capped_stdio(max_line_bytes) as (read, write):
             await server.server.run(read, write, server.initialization_options())
         stop.set()
 
@@ -54,9 +59,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from brain.search.service import Embedding
     from brain.service.options import open_brain
 
+    try:  # the same cap as an HTTP request's body: one message a line (brain/mcp/stdio_wire.py)
+        max_line = env_bytes("BRAIN_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
+    except ValueError as exc:
+        print(f"brain mcp: {exc}", file=sys.stderr)
+        return 2
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # a long-lived server: embed out of its process
     try:
-        return run_stdio(brain, args.agent)
+        return run_stdio(brain, args.agent, max_line_bytes=max_line)
     finally:
         brain.close()

@@ -22,6 +22,22 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}\n]+")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
+_ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
+
+
+def recover_id(body: bytes) -> int | str | None:
+    """The JSON-RPC id of a message that cannot be parsed (too long, too deep, not JSON), when
+    its text shows one, else None: so the error answers the request (LSP and MCP on stdio)."""
+    m = _ID_RE.search(body[:4096]) or _ID_RE.search(body[-4096:])  # ids come first or last
+    if m is None:
+        return None
+    try:
+        value = json.loads(m.group(1))
+    except ValueError:
+        return None
+    return value if isinstance(value, int | str) else None
+
+
 class JSONBudgetError(ValueError):
     def __init__(self, message: str, line: int, fix: str) -> None:
         super().__init__(message)

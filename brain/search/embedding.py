@@ -20,7 +20,7 @@ from typing import Protocol
 
 from brain.index.text import title_of
 from brain.model import MemoryNode
-from brain.snapshot.cachepaths import cache_dir
+from brain.snapshot.cachepaths import cache_dir, trusted
 
 EMBED_CHARS = 2_000  # more than the encoder's token window holds: the rest would be cut anyway
 QUERY_TOKENS = 64
@@ -85,8 +85,12 @@ class VectorCache:
         self.path: Path | None = None
         folder = folder if folder is not None else cache_dir()
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self.path = folder / f"vectors-{model}.sqlite"
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = folder / f"vectors-{model}.sqlite"
+            # Vectors read back rank search results: not from a folder others may write.
+            if not (trusted(folder, "vector cache") and trusted(path, "vector cache")):
+                raise OSError("untrusted cache folder")
+            self.path = path
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
         except (OSError, sqlite3.Error):

@@ -11,6 +11,7 @@ sentence-transformers and so on torch (gigabytes), which brain does not need: th
 from __future__ import annotations
 
 import json
+import re
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -107,7 +108,7 @@ class MiniLM:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch(list(texts))
+        encodings = self.tokenizer.encode_batch([_unicode(t) for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), batch):
             chunk = order[start : start + batch]
@@ -146,3 +147,14 @@ class MiniLM:
         pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)  # type: ignore[no-any-return]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unicode(text: str) -> str:
+    """`text` the tokenizer takes: a lone surrogate (a YAML escape in a note, `\\ud800` in a
+    query's JSON) is not Unicode, and one made the whole batch a TypeError; it reads as U+FFFD."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)

@@ -22,7 +22,7 @@ import brain
 from brain.search.embedding import EmbedderFailed
 from brain.search.helper import read_frame, write_frame
 
-STOP_SECONDS = 5.0  # how long a stopping helper may take to finish its batch before it is killed
+STOP_SECONDS = 5.0  # how long a helper told to stop may take to exit before it is killed
 
 
 class HelperEmbedder:
@@ -117,9 +117,12 @@ class HelperEmbedder:
             return process.wait()
 
     def close(self) -> None:
-        """Close the helper's input (it finishes its batch and exits); kill it if it lingers.
+        """Stop the helper now (SIGTERM), and kill it if it lingers.
 
-        Not under the lock: a batch in flight may hold it, and closing the pipe is what ends it.
+        It used to be left to finish its batch (or its model load) and see the closed pipe,
+        which held a stopping server for seconds: a batch in flight is only recomputed at
+        the next start (the vector cache is SQLite, whose writes survive a kill), so nothing
+        is lost. Not under the lock: a batch in flight may hold it.
         """
         self._closed = True
         process = self._process
@@ -128,6 +131,8 @@ class HelperEmbedder:
         if process.stdin is not None:
             with contextlib.suppress(OSError):
                 process.stdin.close()
+        with contextlib.suppress(OSError):
+            process.terminate()
         try:
             process.wait(timeout=STOP_SECONDS)
         except subprocess.TimeoutExpired:

@@ -102,6 +102,8 @@ class SearchService:
         offset: int = 0,
         mode: Mode = Mode.HYBRID,
     ) -> SearchAnswer:
+        _unicode_name(agent, "agent")
+        _unicode_name(scope, "scope")
         if len(query) > MAX_QUERY_CHARS:
             raise SearchError(f"the query is {len(query)} characters long: at most {MAX_QUERY_CHARS}")
         if type is not None and type not in MEMORY_TYPES:
@@ -144,6 +146,21 @@ class SearchService:
         if vector is None:
             return []
         return [(i, s) for i, s in self.index.vector_search(vector, where, depth) if s >= SEMANTIC_FLOOR]
+
+
+def _unicode_name(value: str | None, what: str) -> None:
+    """An agent or scope is a name: one with a lone surrogate (`\\ud800` in a caller's JSON)
+    names nothing, and the Neo4j driver cannot even send it (UnicodeEncodeError). In the
+    query text the same character is a separator, as in notes (brain/search/text.py)."""
+    if value is None or value.isascii():
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SearchError(
+            f"`{what}` holds a lone surrogate (U+{ord(value[exc.start]):04X} at character "
+            f"{exc.start + 1}), which is not Unicode text: send the {what}'s name in UTF-8"
+        ) from None
 
 
 def fuse(keyword: Ranked, semantic: Ranked, k: int = RRF_K) -> list[tuple[str, float, tuple[str, ...]]]:

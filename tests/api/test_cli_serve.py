@@ -163,3 +163,34 @@ def test_tokens_protect_the_served_api(workspace: Path, tmp_path: Path) -> None:
         process.wait(15)
     assert refused.status_code == 401
     assert admin.status_code == agent.status_code == 200
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine cannot bind ::1 (no IPv6 loopback)")
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_serve_on_ipv6_loopback_accepts_its_own_host_header(workspace: Path, host: str) -> None:
+    """Clients send `Host: [::1]:PORT`; `::1` alone in the allowed hosts refused them all."""
+    with brain_serve(str(workspace), "--host", host, "--port", "0") as process:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 30
+        url = None
+        while url is None and time.monotonic() < deadline and process.poll() is None:
+            if select.select([process.stdout], [], [], 0.1)[0]:
+                found = re.search(r"ready on (http://\[::1\]:\d+/graphql)", process.stdout.readline())
+                url = found.group(1) if found else None
+        assert url is not None, "brain serve --host ::1 never printed its URL"
+        answer = httpx.post(url, json={"query": "{ stats { memories } }"})
+        rebound = httpx.post(url, json={"query": "{ stats { memories } }"}, headers={"Host": "evil.example"})
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(15) == 0
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"data": {"stats": {"memories": 4}}}
+    assert rebound.status_code == 400

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from brain.lsp.protocol import recover_id
 from brain.lsp.textsync import ChangeRefused, apply_changes
+from brain.parse.safejson import recover_id
 
 P, R = types.Position, types.Range
 

@@ -109,23 +109,25 @@ def test_bad_calls_are_refused_and_the_run_goes_on(ws: tuple[Path, Brain, Memory
             tool_call({"command": "format_disk", "path": "/memories"}, call_id="c4"),
             tool_call({"command": "view", "path": "/memories/shared/tone.md"}, call_id="c5"),
             tool_call({"command": "view", "path": "/etc/passwd"}, call_id="c6"),
+            tool_call("[" * 100_000 + "]" * 100_000, call_id="c7"),  # was a RecursionError: `error`
         ),
         final("Changed:\n- nothing\nLook at:\n- my own mistakes"),
     ]
     with chat_server(script) as server:
         report, _ = run(brain, service, "writer", server.url)
     results = {m["tool_call_id"]: m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"}
-    assert set(results) == {"c1", "c2", "c3", "c4", "c5", "c6"}
+    assert set(results) == {"c1", "c2", "c3", "c4", "c5", "c6", "c7"}
     assert all(text.startswith("Refused: ") for text in results.values())
     assert "not valid JSON" in results["c1"]
     assert "no tool `shell`" in results["c2"]
     assert "JSON object" in results["c3"]
     assert "unknown command `format_disk`" in results["c4"]
     assert "outside the scope being consolidated" in results["c5"]
+    assert "nested 100,000 levels deep, over the limit of 8" in results["c7"]
     assert report.status == "done"
-    assert len(report.refused) == 6
+    assert len(report.refused) == 7
     assert report.changes == []
-    assert len(report.review) == 6
+    assert len(report.review) == 7
 
 
 def test_the_turn_cap_ends_the_run_with_what_was_done(ws: tuple[Path, Brain, MemoryService]) -> None:
@@ -156,6 +158,10 @@ def test_a_lower_cap_from_the_operator(ws: tuple[Path, Brain, MemoryService]) ->
     [
         (b"this is not json", "malformed-answer", "not JSON"),
         (b'{"choices": []}', "malformed-answer", "no `choices[0]`"),
+        # Was a RecursionError: the run ended as `error` with a traceback in the log.
+        (b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "malformed-answer",
+         "nested 100,001 levels deep, over the limit of 32"),
+        (b'{"choices": [{"message": {"content": "\xff"}}]}', "malformed-answer", "not JSON"),
         (
             b'{"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}',
             "malformed-answer",

@@ -4,6 +4,7 @@ by the real SDK as if it had been there from the start."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
+from brain.mcp.http import McpEndpoint
 from brain.service.brain import Brain
 from brain.store.memory import MemoryStore
 from tests.api.live import GatedStore, LiveServer, live_server, wait_for
@@ -94,3 +96,41 @@ def test_outside_a_lifespan_it_says_so(workspace: Path) -> None:
 
         with pytest.raises(RuntimeError, match="lifespan"):
             anyio.run(call)
+
+
+class SlowSdk(DeferredMcp):
+    """Its SDK import blocks until the test lets it go: a busy machine's import, held."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.importing = threading.Event()
+        self.release = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def _load(self) -> McpEndpoint:
+        self.thread = threading.current_thread()
+        self.importing.set()
+        self.release.wait(20)
+        raise RuntimeError("released after the stop")
+
+
+def test_a_stop_does_not_wait_for_the_sdk_import(workspace: Path) -> None:
+    """A server stopped while the SDK is still being imported (seconds on a busy machine) stops
+    at once: the import's thread is a daemon, abandoned, and the lifespan does not wait."""
+    with live_server(workspace, MemoryStore()) as live:
+        mcp = SlowSdk(live.services)
+
+        async def start_and_stop() -> None:
+            async with mcp.running():
+                assert mcp._wanted is not None
+                mcp._wanted.set()
+                await anyio.to_thread.run_sync(mcp.importing.wait, 30)
+
+        try:
+            anyio.run(start_and_stop)
+            assert not mcp.release.is_set()  # it left while the import was still held
+            assert mcp.thread is not None
+            assert mcp.thread.daemon, "a non-daemon thread would hold the process's exit"
+            assert mcp.failure == "the server is stopping"
+        finally:
+            mcp.release.set()

@@ -109,3 +109,19 @@ def test_the_language_server_searches_by_keyword_only(tmp_path: Path) -> None:
         )
     finally:
         brain.close()
+
+
+BUSY_HELPER = (  # says hello like the helper, then computes "forever" and never reads its input
+    "import json, struct, sys, time\n"
+    "hello = json.dumps({'model': 'busy', 'dims': 2}).encode()\n"
+    "sys.stdout.buffer.write(struct.pack('>I', len(hello)) + hello); sys.stdout.buffer.flush()\n"
+    "time.sleep(600)\n"
+)
+
+
+def test_closing_stops_a_busy_helper_at_once_rather_than_waiting_for_its_batch() -> None:
+    helper = HelperEmbedder([sys.executable, "-c", BUSY_HELPER])
+    process = helper._started()
+    helper.close()
+    # SIGTERM at once; waited out, it would have been killed (SIGKILL) after STOP_SECONDS.
+    assert process.returncode == -signal.SIGTERM
