@@ -12,8 +12,9 @@ nowhere else, each with a default that no ordinary workspace reaches:
     BRAIN_HISTORY_WORKSPACE_BYTES 512 MiB  history kept for the whole workspace
 
 A value that is not a positive whole number is ignored with a warning (the default stays),
-so a typo never turns a limit off. Values are read on each call: cheap, and a test or an
-embedder can change them without reloading anything.
+so a typo never turns a limit off. The history caps are read at each write (a write costs far
+more than a lookup); the note budget once per process, since every note of a first ingest
+asks for it (`refresh()` reads it again, for tests and embedders).
 """
 
 from __future__ import annotations
@@ -66,8 +67,22 @@ class NoteBudget:
     max_depth: int
 
 
+_note_budget: NoteBudget | None = None
+
+
 def note_budget() -> NoteBudget:
-    return NoteBudget(budget(NOTE_BYTES_ENV), budget(NOTE_LINKS_ENV), budget(NOTE_DEPTH_ENV))
+    global _note_budget
+    found = _note_budget
+    if found is None:
+        found = NoteBudget(budget(NOTE_BYTES_ENV), budget(NOTE_LINKS_ENV), budget(NOTE_DEPTH_ENV))
+        _note_budget = found
+    return found
+
+
+def refresh() -> None:
+    """Read the note budget from the environment again at its next use."""
+    global _note_budget
+    _note_budget = None
 
 
 @dataclass(frozen=True, slots=True)
