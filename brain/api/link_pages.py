@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import TypeVar
 
 from brain.api.errors import UserError
 from brain.api.pagination import decode_cursor, encode_cursor, problem_after, problem_key, quoted
-from brain.model import Link, Problem
+from brain.model import Link, Node, Problem
 
 PAGE = 100  # the default page: the most `first` may ask for (Limits.max_page_size)
 
@@ -50,6 +51,17 @@ def link_page(links: Sequence[Link], first: int, after: str | None) -> list[Link
     start = 0
     if after is not None:
         start = bisect_right([link_key(lk) for lk in ordered], _link_after(after))
+    return ordered[start : start + max(0, first)]
+
+
+N = TypeVar("N", bound=Node)
+
+
+def node_page(nodes: Sequence[N], first: int, after: str | None) -> list[N]:
+    """The `first` nodes in id order after the node whose id is `after` (agents, entities:
+    a node's id is its cursor, stable while others come and go)."""
+    ordered = sorted(nodes, key=lambda n: n.id)
+    start = 0 if after is None else bisect_right([n.id for n in ordered], after)
     return ordered[start : start + max(0, first)]
 
 

@@ -148,3 +148,18 @@ def test_backlinks_page_through_every_link_once(
     assert len(seen) == 270
     assert len(set(seen)) == 270
     assert "out of range 0..100" in json.dumps(too_many["errors"])
+
+
+def test_top_level_lists_are_paged_by_id(tmp_path: Path, store: GraphStore) -> None:
+    root = tmp_path / "ws"
+    (root / "memory" / "shared").mkdir(parents=True)
+    (root / "workflows").mkdir()
+    for n in range(130):
+        (root / "workflows" / f"w{n:03}.yaml").write_text(f"title: flow {n}\n")
+    query = "query($after: String) { workflows(after: $after) { id } }"
+    with live_server(root, store) as live, httpx.Client(base_url=live.base, timeout=30) as http:
+        first = [w["id"] for w in gql(http, query)["workflows"]]
+        rest = [w["id"] for w in gql(http, query, {"after": first[-1]})["workflows"]]
+    assert len(first) == 100
+    assert len(rest) == 30
+    assert sorted(first + rest) == [f"workflow:w{n:03}" for n in range(130)]
