@@ -11,14 +11,18 @@ the backlinks of a note that many notes link to.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from brain.model import MemoryNode
+from brain.service import Brain
 from brain.store.base import GraphStore
 from tests.api.live import live_server
 from tests.hostile.budget import MIB, brain_argv, run_limited
@@ -163,3 +167,26 @@ def test_top_level_lists_are_paged_by_id(tmp_path: Path, store: GraphStore) -> N
     assert len(first) == 100
     assert len(rest) == 30
     assert sorted(first + rest) == [f"workflow:w{n:03}" for n in range(130)]
+
+
+def test_a_note_that_grows_past_the_budget_is_never_read_whole(tmp_path: Path, store: GraphStore) -> None:
+    root = tmp_path / "ws"
+    (root / "memory" / "shared").mkdir(parents=True)
+    note = root / "memory" / "shared" / "grows.md"
+    note.write_text(FM.format("small") + "[[x]]\n")
+    brain = Brain(root, store)
+    brain.sync()
+    with open(note, "a") as fh:  # 20 MB appended while brain runs: an incremental sync
+        for _ in range(20):
+            fh.write("[[x]] " * (MIB // 6) + "\n")
+    tracemalloc.start()
+    brain.sync([note.relative_to(root).as_posix()])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 8 * MIB  # a stat and a hash in pieces; reading it whole held 20 MB
+    found = store.get_nodes(["memory:shared/grows"])["memory:shared/grows"]
+    assert isinstance(found, MemoryNode)
+    assert found.hash == hashlib.sha256(note.read_bytes()).hexdigest()
+    assert found.size == note.stat().st_size
+    assert [p.code for p in brain.problems() if p.path.endswith("grows.md")] == ["too-large"]
+    assert store.links_from(["memory:shared/grows"]).get("memory:shared/grows", []) == []
