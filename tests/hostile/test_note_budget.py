@@ -21,11 +21,14 @@ from typing import Any
 import httpx
 import pytest
 
+from brain.mcp import graph as mcp_graph
+from brain.mcp.graph import AgentView
 from brain.model import MemoryNode
 from brain.service import Brain
 from brain.store.base import GraphStore
 from tests.api.live import live_server
 from tests.hostile.budget import MIB, brain_argv, run_limited
+from tests.tool.conftest import make_workspace
 
 BIG = "memory/shared/big.md"
 NESTED = "memory/shared/nested.md"
@@ -190,3 +193,21 @@ def test_a_note_that_grows_past_the_budget_is_never_read_whole(tmp_path: Path, s
     assert found.size == note.stat().st_size
     assert [p.code for p in brain.problems() if p.path.endswith("grows.md")] == ["too-large"]
     assert store.links_from(["memory:shared/grows"]).get("memory:shared/grows", []) == []
+
+
+def test_mcp_link_tools_list_at_most_200_and_count_the_rest(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws")
+    shared = root / "memory" / "shared"
+    (shared / "hub.md").write_text(FM.format("hub"))
+    for n in range(3):
+        (shared / f"n{n}.md").write_text(FM.format(f"n{n}") + "[[hub]]\n" * 90)
+    (root / "memory" / "writer" / "many.md").write_text(FM.format("many") + "[[hub]]\n" * 250)
+    brain = Brain(root)
+    brain.sync()
+    view = AgentView(brain, "writer")
+    back = mcp_graph.backlinks(view, "/memories/shared/hub.md")
+    assert (len(back["backlinks"]), back["total"], back["truncated"]) == (200, 520, True)
+    assert mcp_graph.render("memory_backlinks", back).startswith(
+        "/memories/shared/hub.md: 520 backlink(s), the first 200 shown")
+    out = mcp_graph.links(view, "/memories/many.md")
+    assert (len(out["links"]), out["total"], out["truncated"]) == (200, 250, True)
