@@ -37,6 +37,7 @@ from brain.api.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.web import routes as web_routes
 from brain.ingest.ingester import Progress, SyncResult
 from brain.mcp.deferred import DeferredMcp
+from brain.tool import memory_service
 
 GRAPHQL_PATH = "/graphql"
 logger = logging.getLogger("brain.api")
@@ -72,8 +73,19 @@ def healthz(request: Request) -> JSONResponse:
         "search": _search_health(services),
         "layout": services.brain.layout_choice.name,
         "layoutReason": services.brain.layout_choice.describe(),
+        "history": _history_health(services),
     }
     return JSONResponse(body, status_code=200 if status == "ready" else 503)
+
+
+def _history_health(services: Services) -> dict[str, object] | None:
+    """What the write history keeps against its caps (BRAIN_HISTORY_*_BYTES); `full` or
+    `fullAgents` means memory writes are being refused with `history-full`."""
+    try:
+        return memory_service(services.brain).history_usage().to_json()
+    except OSError as exc:  # a health check never fails on the history's disk
+        logger.warning("could not measure the write history: %s", exc)
+        return None
 
 
 def _search_health(services: Services) -> dict[str, object] | None:

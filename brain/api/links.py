@@ -62,6 +62,12 @@ class Link:
             record=link,
         )
 
+    @field(description="Pass as `after` to get the links that follow this one.")
+    def cursor(self) -> str:
+        from brain.api.link_pages import link_cursor
+
+        return link_cursor(self.record)
+
     @field(description="The note the link is written in.")
     async def source(self, info: Info) -> Memory:
         node = await info.context.loaders.nodes.load(self.record.source)

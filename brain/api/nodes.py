@@ -18,6 +18,7 @@ from brain import model
 from brain.api.context import Info
 from brain.api.enums import MemoryType
 from brain.api.fields import field
+from brain.api.link_pages import PAGE, link_page, problem_page
 from brain.api.permissions import ADMIN_ONLY
 from brain.api.problems import Problem
 from brain.store.base import MemoryFilter, link_problem
@@ -37,10 +38,13 @@ class Node:
     id: strawberry.ID
 
 
-async def _links_into(info: Info, node_id: str) -> list[Link]:
+async def _links_into(info: Info, node_id: str, first: int, after: str | None) -> list[Link]:
     from brain.api.links import Link
 
-    return [Link.of(link) for link in await info.context.loaders.links_to.load(node_id)]
+    found = await info.context.loaders.links_to.load(node_id)
+    return [Link.of(link) for link in link_page(found, first, after)]
+
+
 
 
 @strawberry.type
@@ -120,24 +124,44 @@ class Memory(Node):
         node = await info.context.loaders.nodes.load(model.agent_id(owner))
         return Agent.of(node) if isinstance(node, model.AgentNode) else None
 
-    @field(description="The wikilinks written in this note, in order.")
-    async def links(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+    @field(description="The wikilinks written in this note, in order; a page of `first` after `after`.")
+    async def links(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
         from brain.api.links import Link
 
-        return [Link.of(link) for link in await info.context.loaders.links_from.load(self.id)]
+        found = await info.context.loaders.links_from.load(self.id)
+        return [Link.of(link) for link in link_page(found, first, after)]
+
+    @field(description="How many wikilinks the note holds in the graph: `links` pages through them.")
+    async def link_count(self, info: Info) -> int:
+        return len(await info.context.loaders.links_from.load(self.id))
 
     @field(description="Links from other notes (and this one) that land here.")
-    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
-        return await _links_into(info, self.id)
+    async def backlinks(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id, first, after)
 
-    @field(description="This note's problems: its own and those of its links.")
-    async def problems(self, info: Info) -> list[Problem]:
+    @field(description="How many links land here: `backlinks` pages through them.")
+    async def backlink_count(self, info: Info) -> int:
+        return len(await info.context.loaders.links_to.load(self.id))
+
+    @field(description="This note's problems, its own and its links'; a page of `first` after `after`.")
+    async def problems(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Problem]:
+        return [Problem.of(p) for p in problem_page(await self._problems(info), first, after)]
+
+    @field(description="How many problems the note has: `problems` pages through them.")
+    async def problem_count(self, info: Info) -> int:
+        return len(await self._problems(info))
+
+    async def _problems(self, info: Info) -> list[model.Problem]:
         found = list(self.record.problems)
         for link in await info.context.loaders.links_from.load(self.id):
             problem = link_problem(self.record.path, link)
             if problem is not None:
                 found.append(problem)
-        return [Problem.of(p) for p in model.sorted_problems(found)]
+        return found
 
 
 @strawberry.type
@@ -205,8 +229,15 @@ class Agent(Node):
         return await memory_page(info, where, first, after)
 
     @field(description="Links that name this agent (`[[agent:name]]`).", permission_classes=ADMIN_ONLY)
-    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
-        return await _links_into(info, self.id)
+    async def backlinks(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id, first, after)
+
+    @field(description="How many links land here: `backlinks` pages through them.",
+           permission_classes=ADMIN_ONLY)
+    async def backlink_count(self, info: Info) -> int:
+        return len(await info.context.loaders.links_to.load(self.id))
 
     @field(description="The `## Your memory` block of its system prompt; null when its memory is off.")
     async def memory_prompt(self, info: Info) -> str | None:
@@ -222,8 +253,14 @@ class Entity(Node):
     path: str | None = strawberry.field(description="Its file, if it came from the workspace.")
 
     @field(description="Notes that link here.")
-    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
-        return await _links_into(info, self.id)
+    async def backlinks(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id, first, after)
+
+    @field(description="How many links land here: `backlinks` pages through them.")
+    async def backlink_count(self, info: Info) -> int:
+        return len(await info.context.loaders.links_to.load(self.id))
 
 
 @strawberry.type
@@ -262,8 +299,14 @@ class Unresolved(Node):
         return cls(id=strawberry.ID(node.id), target=node.target)
 
     @field(description="The links that ask for it.")
-    async def wanted_by(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
-        return await _links_into(info, self.id)
+    async def wanted_by(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id, first, after)
+
+    @field(description="How many links ask for it: `wantedBy` pages through them.")
+    async def wanted_by_count(self, info: Info) -> int:
+        return len(await info.context.loaders.links_to.load(self.id))
 
 
 # ---------------------------------------------------------------- layouts (design.md 8)
@@ -318,8 +361,14 @@ class File(Node):
         return datetime.fromtimestamp(self.record.modified_at, tz=UTC)
 
     @field(description="Notes that link here (`[[data/report.csv]]`, `![[logo.png]]`).")
-    async def backlinks(self, info: Info) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
-        return await _links_into(info, self.id)
+    async def backlinks(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+        return await _links_into(info, self.id, first, after)
+
+    @field(description="How many links land here: `backlinks` pages through them.")
+    async def backlink_count(self, info: Info) -> int:
+        return len(await info.context.loaders.links_to.load(self.id))
 
 
 _NOTE_TYPES: dict[model.Kind, type[Memory]] = {

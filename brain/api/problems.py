@@ -6,6 +6,7 @@ import strawberry
 
 from brain import model
 from brain.api.enums import Severity
+from brain.api.fields import field
 
 
 @strawberry.type(description="One finding about the workspace, with where it is and how to fix it.")
@@ -22,6 +23,13 @@ class Problem:
         description="Ambiguous link: the nodes it could mean; broken link: same-name notes it cannot reach."
     )
     fix: str | None = strawberry.field(description="What would resolve it.")
+    record: strawberry.Private[model.Problem]
+
+    @field(description="Pass as `after` to get the problems that follow this one.")
+    def cursor(self) -> str:
+        from brain.api.pagination import problem_cursor
+
+        return problem_cursor(self.record)
 
     @classmethod
     def of(cls, problem: model.Problem) -> Problem:
@@ -36,4 +44,5 @@ class Problem:
             target=problem.target,
             candidates=[strawberry.ID(c) for c in problem.candidates],
             fix=problem.fix,
+            record=problem,
         )

@@ -16,12 +16,16 @@ from brain.api.context import Info
 from brain.api.enums import Severity
 from brain.api.errors import UserError
 from brain.api.fields import field
+from brain.api.link_pages import PAGE, node_page
 from brain.api.loaders import in_thread
 from brain.api.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.permissions import ADMIN_ONLY
 from brain.api.reports import LinkReport, Stats, Subgraph, subgraph_of
 from brain.layouts import LayoutChoice
 from brain.store.base import MemoryFilter
+
+# Lists that grow with the workspace are paged (docs/security.md).
+PAGED = "; `first` (at most 100) after the node whose id is `after`."
 
 
 def _entities(info: Info, kind: model.Kind) -> list[model.EntityNode]:
@@ -71,28 +75,29 @@ class GraphQuery:
         where = filter.to_model() if filter is not None else MemoryFilter()
         return await memory_page(info, where, first, after)
 
-    @field(description="Every agent, by name.", permission_classes=ADMIN_ONLY)
-    async def agents(self, info: Info) -> list[Agent]:
-        return [Agent.of(a) for a in await in_thread(info.context.brain.store.list_agents)]
+    @field(description="Agents by id" + PAGED, permission_classes=ADMIN_ONLY)
+    async def agents(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Agent]:
+        found = await in_thread(info.context.brain.store.list_agents)
+        return [Agent.of(a) for a in node_page(found, first, after)]
 
     @field(description="One agent by name (open to agents' tokens too, for `memoryPrompt`).")
     async def agent(self, info: Info, name: str) -> Agent | None:
         found = await info.context.loaders.nodes.load(model.agent_id(name))
         return Agent.of(found) if isinstance(found, model.AgentNode) else None
 
-    @field(description="Every workflow, by id.", permission_classes=ADMIN_ONLY)
-    async def workflows(self, info: Info) -> list[Workflow]:
-        found = await in_thread(_entities, info, model.Kind.WORKFLOW)
+    @field(description="Workflows by id" + PAGED, permission_classes=ADMIN_ONLY)
+    async def workflows(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Workflow]:
+        found = node_page(await in_thread(_entities, info, model.Kind.WORKFLOW), first, after)
         return [w for w in map(entity_of, found) if isinstance(w, Workflow)]
 
-    @field(description="Every chat, by id.", permission_classes=ADMIN_ONLY)
-    async def chats(self, info: Info) -> list[Chat]:
-        found = await in_thread(_entities, info, model.Kind.CHAT)
+    @field(description="Chats by id" + PAGED, permission_classes=ADMIN_ONLY)
+    async def chats(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Chat]:
+        found = node_page(await in_thread(_entities, info, model.Kind.CHAT), first, after)
         return [c for c in map(entity_of, found) if isinstance(c, Chat)]
 
-    @field(description="Every work item, by id.", permission_classes=ADMIN_ONLY)
-    async def work_items(self, info: Info) -> list[WorkItem]:
-        found = await in_thread(_entities, info, model.Kind.WORK_ITEM)
+    @field(description="Work items by id" + PAGED, permission_classes=ADMIN_ONLY)
+    async def work_items(self, info: Info, first: int = PAGE, after: str | None = None) -> list[WorkItem]:
+        found = node_page(await in_thread(_entities, info, model.Kind.WORK_ITEM), first, after)
         return [w for w in map(entity_of, found) if isinstance(w, WorkItem)]
 
     @field(

@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from sys import intern
 
+from brain.budgets import note_budget
 from brain.config.workspace import BrainConfig
 from brain.gcpause import gc_paused
 from brain.ingest.claims import claim
@@ -339,9 +340,10 @@ class Ingester:
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
             if overlay is None and unchanged and not recheck:
                 continue
-            if by_path and role.kind == "memory" and known is None and overlay is None:
-                # A first sync: nothing to compare its bytes with, so whoever parses the
-                # note reads it (a parse helper, on its own core); its hash comes back with it.
+            over = st.size > note_budget().max_bytes and not self.layout.content_decides_role
+            if role.kind == "memory" and overlay is None and ((by_path and known is None) or over):
+                # A first sync (no bytes to compare) or a note past its budget (a stat, a hash in
+                # pieces): whoever builds it reads it, on its own core; its hash comes back with it.
                 read += 1
                 self.file_problems.pop(rel, None)
                 self.files[rel] = FileState(st.size, st.mtime_ns, PENDING_HASH,

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from brain.budgets import note_budget
 from brain.index.text import title_of
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
-from brain.model import NO_HEADINGS, Headings, MemoryNode, WikiLink, new_wikilink
+from brain.model import NO_HEADINGS, Headings, JSONValue, MemoryNode, WikiLink, new_wikilink
+from brain.note_budget import too_large
 from brain.parse.note import decode, parse_note
 from brain.store.linking import NoteChange
 from brain.store.memory_rows import PATH, held_fields, held_values
@@ -91,6 +94,11 @@ def _built(file: MemoryFile, rules: NoteRules | None, bare: bool) -> Built | Unr
     """`_note` of a MemoryFile, read first if it was given by path (bare only then)."""
     rel, scope, name, raw, mtime = file
     if isinstance(raw, str):
+        over = _over_budget(raw)  # a stat first: a note past its budget is never read whole
+        if over is not None:
+            if isinstance(over, OSError):
+                return Unread(rel, str(over.strerror or over))
+            return _unread(rel, scope, name, over, mtime, rules, bare)
         read = read_bytes(raw)
         if isinstance(read, OSError):
             return Unread(rel, str(read.strerror or read))
@@ -98,9 +106,42 @@ def _built(file: MemoryFile, rules: NoteRules | None, bare: bool) -> Built | Unr
     return _note(rel, scope, name, raw, mtime, rules, bare=False)
 
 
+def _over_budget(path: str) -> tuple[str, int] | OSError | None:
+    """(hash, size) of the file at `path` when it is past the note budget, hashed in pieces."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size <= note_budget().max_bytes:
+                return None
+            return hashlib.file_digest(fh, "sha256").hexdigest(), size
+    except OSError as exc:
+        return exc
+
+
+def _unread(
+    rel: str, scope: str, name: str, over: tuple[str, int], mtime: float, rules: NoteRules | None,
+    bare: bool,
+) -> Built:
+    """A note past its size budget: a node with its path, size and hash, and the problem."""
+    digest, size = over
+    role = get_layout(rules[0] if rules is not None else "latchai").classify(rel)
+    note_type: str | None = None
+    properties: Mapping[str, JSONValue] = {}
+    if bare:
+        scope, name, note_type, properties = held_fields(scope, name, note_type, properties)
+    memory = MemoryNode(
+        scope=scope, name=name, path=rel, description="", type=note_type, hash=digest, size=size,
+        modified_at=mtime, body="", headings=NO_HEADINGS, properties=properties,
+        problems=(too_large(rel, size, note_budget()),), note_kind=role.node_kind,
+    )
+    return memory, (), ""
+
+
 def _note(
     rel: str, scope: str, name: str, raw: bytes, mtime: float, rules: NoteRules | None, bare: bool,
 ) -> Built:
+    if len(raw) > note_budget().max_bytes:  # not decoded, parsed or scanned for secrets
+        return _unread(rel, scope, name, (content_hash(raw), len(raw)), mtime, rules, bare)
     text, problems = decode(raw, rel)
     note = parse_note(text, rel)
     layout = get_layout(rules[0] if rules is not None else "latchai")

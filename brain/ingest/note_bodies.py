@@ -18,6 +18,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from brain.budgets import note_budget
 from brain.ingest.memory_files import content_hash
 from brain.model import MemoryNode
 from brain.parse.note import body_of
@@ -36,7 +37,10 @@ class DiskBodies:
         return memory.path not in self.overlays
 
     def read(self, memory: MemoryNode) -> str:
-        raw = read_regular(self.root, memory.path)
+        limit = note_budget().max_bytes
+        if memory.size > limit:
+            return ""  # a note past its budget has no body (brain/note_budget.py)
+        raw = read_regular(self.root, memory.path, limit)
         if raw is None:
             return ""
         if content_hash(raw) != memory.hash:
@@ -48,13 +52,14 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC"
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
-def read_regular(root: Path, rel: str) -> bytes | None:
+def read_regular(root: Path, rel: str, limit: int | None = None) -> bytes | None:
     """The bytes of the regular file `root / rel` if no part of that path is a symbolic link
     (the ingester never follows one), else None; so is a file that cannot be read.
 
     Each folder is opened in the one before with O_NOFOLLOW, down to the file: a link put
     anywhere on the way fails its open, and nothing can be swapped between a check and the
-    read (a realpath() check first cost twice the CPU: an lstat of every part of the path)."""
+    read (a realpath() check first cost twice the CPU: an lstat of every part of the path).
+    A file over `limit` bytes (one that grew past the note budget since) is None too, unread."""
     parts = rel.split("/")
     if any(part in ("", ".", "..") for part in parts):
         return None
@@ -67,7 +72,8 @@ def read_regular(root: Path, rel: str) -> bytes | None:
             inner = os.open(part, _FILE if at == 0 else _FOLDER, dir_fd=fd)
             os.close(fd)
             fd = inner
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
             return None  # a FIFO or a device put there since: never read
         chunks = []
         while chunk := os.read(fd, 1 << 20):

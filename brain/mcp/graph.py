@@ -20,6 +20,7 @@ from brain.tool.refusal import Call, Refusal, RefusalCode
 MAX_DEPTH = 3
 MAX_NODES = 200
 MAX_PROBLEMS = 200
+MAX_LINKS = 200  # links or backlinks in one answer: the rest are counted, not listed
 
 
 class AgentView:
@@ -86,9 +87,10 @@ def links(view: AgentView, path: object) -> dict[str, Any]:
     node = view.note(path, "memory_links")
     # Each link as the agent sees it: one into another agent's note is broken (visibility.py).
     found = [view.reach.link(lk) for lk in view.brain.store.links_from([node.id]).get(node.id, [])]
-    targets = view.nodes(sorted({link.target_id for link in found}))
+    shown = sorted(found, key=lambda lk: lk.ordinal)[:MAX_LINKS]
+    targets = view.nodes(sorted({link.target_id for link in shown}))
     out = []
-    for link in sorted(found, key=lambda lk: lk.ordinal):
+    for link in shown:
         target = targets.get(link.target_id)
         out.append({
             "line": link.line,
@@ -99,15 +101,17 @@ def links(view: AgentView, path: object) -> dict[str, Any]:
             "targetId": link.target_id if target is not None else None,
             "candidates": list(link.candidates),
         })
-    return {"path": view.virtual(node), "links": out}
+    return {"path": view.virtual(node), "links": out, "total": len(found),
+            "truncated": len(found) > MAX_LINKS}
 
 
 def backlinks(view: AgentView, path: object) -> dict[str, Any]:
     node = view.note(path, "memory_backlinks")
     found = [lk for lk in view.brain.store.links_to([node.id]).get(node.id, []) if view.visible(lk.source)]
-    sources = view.nodes(sorted({lk.source for lk in found}))
+    shown = sorted(found, key=lambda lk: (lk.source, lk.line, lk.column))[:MAX_LINKS]
+    sources = view.nodes(sorted({lk.source for lk in shown}))
     out = []
-    for link in sorted(found, key=lambda lk: (lk.source, lk.line, lk.column)):
+    for link in shown:
         source = sources.get(link.source)
         out.append({
             "source": view.label(source, link.source),
@@ -115,7 +119,8 @@ def backlinks(view: AgentView, path: object) -> dict[str, Any]:
             "column": link.column,
             "text": link.raw,
         })
-    return {"path": view.virtual(node), "backlinks": out}
+    return {"path": view.virtual(node), "backlinks": out, "total": len(found),
+            "truncated": len(found) > MAX_LINKS}
 
 
 def neighborhood(view: AgentView, path: object, depth: object = 1, limit: object = 50) -> dict[str, Any]:
@@ -187,10 +192,10 @@ def render(tool: str, data: dict[str, Any]) -> str:
             + ("" if x["status"] == "resolved" else f" ({x['status']})")
             for x in data["links"]
         ]
-        return _block(f"{data['path']}: {len(rows)} link(s)", rows)
+        return _block(f"{data['path']}: {_counted(data, 'link')}", rows)
     if tool == "memory_backlinks":
         rows = [f"{x['source']} line {x['line']}: {x['text']}" for x in data["backlinks"]]
-        return _block(f"{data['path']}: {len(rows)} backlink(s)", rows)
+        return _block(f"{data['path']}: {_counted(data, 'backlink')}", rows)
     if tool == "memory_neighborhood":
         rows = [f"{n['label']} ({n['kind']})" for n in data["nodes"]]
         rows += [f"{e['source']} -{e['type']}-> {e['target']}" for e in data["edges"]]
@@ -203,6 +208,12 @@ def render(tool: str, data: dict[str, Any]) -> str:
         for p in data["problems"]
     ]
     return _block(f"{data['total']} problem(s)", rows)
+
+
+def _counted(data: dict[str, Any], what: str) -> str:
+    if not data["truncated"]:
+        return f"{data['total']} {what}(s)"
+    return f"{data['total']} {what}(s), the first {MAX_LINKS} shown"
 
 
 def _block(head: str, rows: list[str]) -> str:

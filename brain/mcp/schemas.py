@@ -96,12 +96,14 @@ def graph_tools() -> list[types.Tool]:
         _read_only(
             LINKS_TOOL, "Links of a note",
             "The [[wikilinks]] written in one of your notes: line, text, and where each landed "
-            "(a note, an agent, a workflow, a chat, a work item) or why not (broken, ambiguous).",
+            "(a note, an agent, a workflow, a chat, a work item) or why not (broken, ambiguous). "
+            "At most the first 200 are listed; `total` counts them all.",
             one_note,
         ),
         _read_only(
             BACKLINKS_TOOL, "Backlinks of a note",
-            "The notes (yours and shared) whose [[wikilinks]] land on one of your notes, with line.",
+            "The notes (yours and shared) whose [[wikilinks]] land on one of your notes, with line. "
+            "At most the first 200 are listed; `total` counts them all.",
             one_note,
         ),
         _read_only(

@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Any
 from urllib.parse import unquote
 
+from brain.budgets import note_budget
 from brain.model import (
     MEMORY_TYPES,
     Block,
@@ -29,6 +30,7 @@ from brain.model import (
     new_heading,
     new_wikilink,
 )
+from brain.note_budget import capped_links, depth_of, text_bytes, too_deep, too_large
 from brain.parse.anchors import with_sources
 from brain.parse.blocks import scan_blocks
 from brain.parse.chunks import body_chunks, has_code_hint
@@ -123,7 +125,13 @@ def body_of(raw: bytes, path: str = "") -> str:
 
 
 def parse_note(text: str, path: str = "") -> ParsedNote:
-    """Parse one note. Never raises: what is wrong becomes a Problem on the result."""
+    """Parse one note. Never raises: what is wrong becomes a Problem on the result.
+
+    Within the note's budget only (brain/note_budget.py): past its size nothing is read."""
+    budget = note_budget()
+    size = text_bytes(text, budget.max_bytes)
+    if size > budget.max_bytes:  # the text as given: a file's size on disk, a buffer's length
+        return unread_note(too_large(path, size, budget))
     text = normalize_text(text)
     problems: list[Problem] = []
     fm_text, body, body_line, fm_present = split_frontmatter(text, path, problems)
@@ -137,9 +145,19 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
     properties = {
         str(k): to_json(v) for k, v in data.items() if k not in ("description", "type")
     }
-    headings, links = _headings_and_links(body, body_line)
-    # Anchors and empty links: brain.parse.anchors, brain.parse.blocks, brain.parse.empty_links.
-    problems += empty_link_problems(body, body_line, path)
+    deep = depth_of(body, budget)
+    headings: tuple[Heading, ...] = ()
+    links: tuple[WikiLink, ...] = ()
+    blocks: tuple[Block, ...] = ()
+    if deep is not None:  # neither scanner sees a body nested past the budget
+        problems.append(too_deep(path, body_line + deep[0], deep[1], budget))
+    else:
+        headings, links = _headings_and_links(body, body_line)
+        links, dropped = capped_links(links, path, budget)
+        problems += [dropped] if dropped is not None else []
+        # Anchors and empty links: brain.parse.anchors, brain.parse.blocks, brain.parse.empty_links.
+        problems += empty_link_problems(body, body_line, path)
+        blocks = scan_blocks(body, body_line)
     return ParsedNote(
         description=description,
         type=note_type,
@@ -151,8 +169,13 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
         has_frontmatter=fm_present,
         frontmatter_keys=keys,
         problems=tuple(problems),
-        blocks=scan_blocks(body, body_line),
+        blocks=blocks,
     )
+
+
+def unread_note(problem: Problem) -> ParsedNote:
+    """A note over its size budget: nothing read, only the problem that says so."""
+    return ParsedNote("", None, {}, (), (), "", 1, False, problems=(problem,))
 
 
 def _description(

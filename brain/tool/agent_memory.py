@@ -21,7 +21,7 @@ from brain.layouts.files import is_binary, media_type
 from brain.tool.access import Actor
 from brain.tool.content import check_content, check_secrets
 from brain.tool.files import FileTooLarge, UnsafeEntry
-from brain.tool.history import HistoryRecord, iso_time
+from brain.tool.history import HistoryRecord
 from brain.tool.names import NameProblem, check_agent_name
 from brain.tool.refusal import Call, Refusal, RefusalCode, shown
 from brain.tool.tree import MEMORY, AgentTree, NotAFolder, OpenTree, Removed, TreeEntry
@@ -203,6 +203,7 @@ class AgentMemory:
                 path = "/".join(parts)
                 if after == before:
                     return TreeWrite(path, opened.rel_of(parts), before, after, len(data), None)
+                self.memory.check_history_room(actor, where.shown, current.data if current else None, data)
                 opened.write(parts, data, mode=current.mode if current is not None else None)
                 rel = opened.rel_of(parts)
                 self._sync([rel])
@@ -297,17 +298,13 @@ class AgentMemory:
             brain.sync(rels)
 
     def _keep(self, *versions: bytes | None) -> None:
-        for data in versions:
-            if data is not None:
-                self.memory.blobs.put(data)
+        self.memory.keep_versions(*versions)
 
     def _record(
         self, actor: Actor, command: str, agent: str, rel: str, before: str | None, after: str | None,
     ) -> HistoryRecord:
-        return self.memory.history.append(
-            at=iso_time(self.memory.clock()), actor=actor.label, agent=actor.agent, via=actor.via,
-            command=command, scope=agent, path=rel, before=before, after=after,
-        )
+        # The service's record: the same history, and retention runs after these writes too.
+        return self.memory.record(actor, command, agent, rel, before, after)
 
 
 def decoded(data: bytes) -> str | None:

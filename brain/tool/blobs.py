@@ -144,6 +144,16 @@ class BlobStore:
                     folder.rmdir()  # only when it is empty
         return PruneReport(removed, kept, freed)
 
+    def size(self, digest: str) -> int:
+        """Bytes the blob of `digest` takes on disk; 0 when it is not kept."""
+        path = self._path(digest)
+        if path is None:
+            return 0
+        try:
+            return path.lstat().st_size
+        except OSError:
+            return 0
+
     def get(self, digest: str | None) -> bytes | None:
         """The bytes of `digest`, or None when they were not kept (or do not match it)."""
         path = self._path(digest or "")

@@ -46,6 +46,7 @@ class RefusalCode(enum.Enum):
     NOT_A_FOLDER = "not-a-folder"
     NOT_A_MEMORY = "not-a-memory"  # mindlink: only entries and daily notes are memories
     READ_ONLY = "read-only"  # a read-only replica (`brain serve --read-only`): write to its writer
+    HISTORY_FULL = "history-full"  # the write history is at its cap (brain/tool/history_cap.py)
 
     @property
     def status(self) -> int:
@@ -78,6 +79,7 @@ _STATUS = {
     RefusalCode.NOT_A_FOLDER: 409,
     RefusalCode.NOT_A_MEMORY: 400,
     RefusalCode.READ_ONLY: 409,
+    RefusalCode.HISTORY_FULL: 507,  # Insufficient Storage: the operator's cap, not the caller's fault
 }
 
 #: String arguments longer than this are abbreviated when a call is rendered as text.

@@ -83,3 +83,7 @@ class Retention:
 
     def due(self) -> bool:
         return not self._last or time.monotonic() - self._last >= self.every
+
+    def ran_within(self, seconds: float) -> bool:
+        """Whether a prune ran in the last `seconds` (then another frees nothing new)."""
+        return bool(self._last) and time.monotonic() - self._last < seconds

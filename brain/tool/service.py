@@ -21,23 +21,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.config.messages import ConfigError
-from brain.config.operator import load_settings
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
-from brain.tool.blobs import BlobStore, PruneReport, default_blob_dir
+from brain.tool.blobs import BlobStore, default_blob_dir
 from brain.tool.catalog import Catalog, NoteInfo
 from brain.tool.content import check_content
 from brain.tool.files import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
 from brain.tool.gate import Addressing, Gate
-from brain.tool.history import History, HistoryRecord, iso_time
+from brain.tool.history import History, HistoryRecord
+from brain.tool.history_cap import HistoryMeter
 from brain.tool.names import MD, fold
 from brain.tool.prompt import render_prompt
 from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.requirements import Required, check_required
 from brain.tool.retention import Retention
+from brain.tool.service_history import HistoryKeeping
 
 if TYPE_CHECKING:
     from brain.service.brain import Brain
@@ -83,7 +83,7 @@ Produce = Callable[[str | None], str]
 log = logging.getLogger(__name__)
 
 
-class MemoryService:
+class MemoryService(HistoryKeeping):
     def __init__(
         self,
         root: Path,
@@ -105,6 +105,7 @@ class MemoryService:
         # Each version written, for the history's diffs (capped like a write).
         self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
         self._retention: Retention | None = None  # the operator's [history], on the first write
+        self.meter = HistoryMeter(self.history, self.blobs)  # against BRAIN_HISTORY_*_BYTES
         # Files people put there may be bigger than the tool writes; past this, not even read.
         self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
@@ -203,11 +204,12 @@ class MemoryService:
             after = content_hash(data)
             if after == before:
                 return WriteOutcome(scope, name, folder.rel_of(name), before, after, new_text, None)
+            self.check_history_room(actor, addr.path(scope, name), current.data if current else None, data)
             folder.write_atomic(name, data, mode=current.mode if current is not None else None)
             rel = folder.rel_of(name)
             self._sync([rel])
-            self._keep(current.data if current is not None else None, data)
-            record = self._record(actor, command, scope, rel, before, after)
+            self.keep_versions(current.data if current is not None else None, data)
+            record = self.record(actor, command, scope, rel, before, after)
             return WriteOutcome(scope, name, rel, before, after, new_text, record)
 
     def delete(
@@ -227,8 +229,8 @@ class MemoryService:
             folder.unlink(name)
             rel = folder.rel_of(name)
             self._sync([rel])
-            self._keep(current.data, None)
-            record = self._record(actor, command, scope, rel, before, None)
+            self.keep_versions(current.data, None)
+            record = self.record(actor, command, scope, rel, before, None)
             return WriteOutcome(scope, name, rel, before, None, None, record)
 
     def rename(
@@ -263,7 +265,7 @@ class MemoryService:
                     raise self._taken(dst, new_name, call, addr) from None
                 rel, new_rel = src.rel_of(name), dst.rel_of(new_name)
                 self._sync([rel, new_rel])
-                record = self._record(
+                record = self.record(
                     actor, "rename", scope, rel, before, before, new_scope=new_scope, new_path=new_rel
                 )
                 text = current.data.decode("utf-8", errors="replace")
@@ -422,49 +424,6 @@ class MemoryService:
         brain = self.brain
         if brain is not None and brain.ready:
             brain.sync(rels)
-
-    def _keep(self, *versions: bytes | None) -> None:
-        """Both sides of a write, so its diff can be shown (also a file first made on disk)."""
-        for data in versions:
-            if data is not None:
-                self.blobs.put(data)
-
-    def _record(
-        self, actor: Actor, command: str, scope: str, rel: str, before: str | None,
-        after: str | None, **extra: str,
-    ) -> HistoryRecord:
-        record = self.history.append(
-            at=iso_time(self.clock()), actor=actor.label, agent=actor.agent, via=actor.via,
-            command=command, scope=scope, path=rel, before=before, after=after, **extra,
-        )
-        retention = self.retention()
-        if retention is not None and retention.due():
-            try:
-                retention.prune(self.history.all(), self.clock())
-            except OSError as exc:  # retention never fails the write it follows
-                log.warning("history retention could not prune %s: %s", self.blobs.directory, exc)
-        return record
-
-    def retention(self) -> Retention | None:
-        """The blob store's retention (the operator's [history], brain/config/operator.py); None while
-        those settings are invalid: nothing is deleted under a policy that could not be read."""
-        if self._retention is None:
-            try:
-                settings = (
-                    self.brain.settings if self.brain is not None
-                    else load_settings(os.environ, workspace=self.root)
-                )
-                policy = settings.history
-            except ConfigError as exc:
-                log.warning("history retention is paused: %s", exc)
-                return None
-            self._retention = Retention(self.blobs, policy)
-        return self._retention
-
-    def prune_history(self) -> PruneReport | None:
-        """Prune the blob store now (otherwise it happens after writes, at most hourly)."""
-        retention = self.retention()
-        return None if retention is None else retention.prune(self.history.all(), self.clock())
 
 
 def default_history_path(root: Path) -> Path:

@@ -37,13 +37,15 @@ def deep_yaml(depth: int = 50_000) -> bytes:
     return b"title: x\nv: " + b"[" * depth + b"]" * depth + b"\n"
 
 
-def many_keys_frontmatter(count: int = 60_000) -> bytes:
+def many_keys_frontmatter(count: int = 30_000) -> bytes:
+    """30,000 keys: 750 KB, past the frontmatter budget (256 KiB), within a note's (1 MiB)."""
     keys = "".join(f"key{i:06d}: value {i}\n" for i in range(count))
     return f"---\ndescription: many keys\n{keys}---\nbody\n".encode()
 
 
-def huge_line_note(size: int = 4_000_000) -> bytes:
-    """One line of `size` bytes of words with a link at its end: columns past 4 million."""
+def huge_line_note(size: int = 1_000_000) -> bytes:
+    """One line of `size` bytes of words with a link at its end: columns past a million (a
+    longer one is past the note budget of 1 MiB, the case `over-note-budget`)."""
     return b"---\ndescription: one long line\n---\n" + b"word " * (size // 5) + b"[[fine]]\n"
 
 
@@ -76,6 +78,7 @@ def check_cases() -> list[Case]:
         # run it scans to the end was quadratic (`a-a-…` for the URL password's scheme).
         *(Case(f"secret-scan-{name}", f"memory/shared/{name}.md", secret_scan_bait(unit))
           for name, unit in SECRET_SCAN_BAIT.items()),
+        Case("over-note-budget", "memory/shared/line.md", huge_line_note(4_000_000), "too-large"),
     ]
 
 

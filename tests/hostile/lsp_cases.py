@@ -8,12 +8,14 @@ its error code, and whether a traceback leaked into it.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from brain.budgets import NOTE_BYTES_ENV
 from tests.hostile.corpus import checked_in
 from tests.hostile.lsp_wire import Wire
 
@@ -171,6 +173,8 @@ def huge_message(root: Path, size: int = 40 * 1024 * 1024) -> dict[str, Any]:
 
 
 def huge_line(root: Path) -> dict[str, Any]:
+    # A long line, not a big note: the note budget is raised so the line is read whole.
+    os.environ[NOTE_BYTES_ENV] = str(8 * 1024 * 1024)
     wire = Wire(root)
     wire.initialize(root)
     uri = (root / "memory/shared/line.md").as_uri()
@@ -186,10 +190,34 @@ def huge_line(root: Path) -> dict[str, Any]:
     return out
 
 
+def over_budget_buffer(root: Path) -> dict[str, Any]:
+    """An unsaved 5 MB buffer of links and block ids: before, the next hover waited 10 s at
+    about 1 GB; now the buffer is not parsed, a diagnostic says so, and features answer."""
+    wire = Wire(root)
+    wire.initialize(root)
+    uri = (root / "memory/shared/huge.md").as_uri()
+    lines = [f"item [[fine]] [[other-{i}]] ^block-{i}" for i in range(150_000)]
+    text = "---\ndescription: huge\n---\n" + "\n".join(lines) + "\n"
+    wire.open(uri, text)
+    diagnostics = wire.diagnostics(uri, seconds=30) or []
+    out = {
+        "bytes": len(text.encode()),
+        "codes": sorted({str(d.get("code")) for d in diagnostics}),
+        "message": next((d["message"] for d in diagnostics if d.get("code") == "too-large"), ""),
+        "hover": seen(wire.call("textDocument/hover", hover(uri, 3, 8), seconds=20)),
+        "completion": seen(wire.call("textDocument/completion", hover(uri, 3, 7), seconds=20)),
+        "links": seen(wire.call("textDocument/documentLink", {"textDocument": {"uri": uri}}, seconds=20)),
+        "fine": seen(wire.call("textDocument/hover", hover((root / NOTE).as_uri(), 6, 7), seconds=20)),
+    }
+    out["links"]["result"] = len(out["links"]["result"] or [])
+    wire.close()
+    return out
+
+
 CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
     f.__name__.replace("_", "-"): f
     for f in (fs_shapes, before_initialize, invalid_positions, nul_uri, stale_version, many_changes,
-              bomb_buffer, deep_message, huge_message, huge_line)
+              bomb_buffer, deep_message, huge_message, huge_line, over_budget_buffer)
 }
 
 

@@ -94,3 +94,13 @@ def test_a_line_of_four_million_characters(tmp_path: Path) -> None:
     for name in ("hover-end", "completion", "links"):
         answered_cleanly(seen[name])
     assert seen["links"]["result"] == 1
+
+
+def test_an_unsaved_buffer_over_the_note_budget_is_a_diagnostic_and_not_parsed(tmp_path: Path) -> None:
+    seen = run_case("over-budget-buffer", tmp_path / "ws")
+    assert seen["bytes"] > 5 * 1024 * 1024
+    assert seen["codes"] == ["too-large"]
+    assert "BRAIN_MAX_NOTE_BYTES" in seen["message"]
+    for name in ("hover", "completion", "links", "fine"):
+        answered_cleanly(seen[name])
+    assert seen["links"]["result"] == 0  # not parsed: no link of it is offered
