@@ -23,7 +23,8 @@ type Neighborhood = { truncated: boolean; nodes: NbNode[]; edges: { type: string
 type LinkInfo = { text: string; line: number; column: number; status: string; targetId: string; source: { id: string; path: string }; target: { __typename: string; id?: string } };
 type Details = { __typename: string; id: string; name?: string; scope?: string; path?: string | null; agentPath?: string | null; entityPath?: string | null; description?: string; type?: string | null; size?: number; age?: number;
   title?: string; memoryEnabled?: boolean; memoryOff?: boolean; target?: string;
-  links?: LinkInfo[]; backlinks?: LinkInfo[]; wantedBy?: LinkInfo[]; problems?: Problem[] };
+  links?: LinkInfo[]; backlinks?: LinkInfo[]; wantedBy?: LinkInfo[]; problems?: Problem[];
+  linkCount?: number; backlinkCount?: number; wantedByCount?: number };
 
 const FORCED_UNRESOLVED_LABELS = 40;
 const KIND_OF_TYPENAME: Record<string, string> = { Memory: 'memory', Agent: 'agent', Workflow: 'workflow', Chat: 'chat', WorkItem: 'work-item', Unresolved: 'unresolved' };
@@ -421,10 +422,21 @@ export class GraphView implements View {
         h('button', { type: 'button', onclick: () => void this.expand(d!.id) }, 'Expand'),
         h('a', { class: 'button', href: routeHash({ view: 'graph', node: d.id }) }, 'Focus')),
       d.problems?.length ? [h('h3', {}, 'Problems'), h('ul', { class: 'problem-list' }, d.problems.map((p) => h('li', { class: p.severity.toLowerCase() }, `${problemPlace(p)} ${p.code}: ${p.message}`)))] : null,
-      d.links ? [h('h3', {}, `Links (${d.links.length})`), h('ul', { class: 'links' }, d.links.map((l) => linkItem(l, l.targetId)))] : null,
-      d.wantedBy ? [h('h3', {}, `Wanted by (${d.wantedBy.length})`), h('ul', { class: 'links' }, d.wantedBy.map((l) => linkItem(l, l.source.id)))] : null,
-      d.backlinks ? [h('h3', {}, `Backlinks (${d.backlinks.length})`), h('ul', { class: 'links' }, d.backlinks.map((l) => linkItem(l, l.source.id)))] : null);
+      linkList('Links', d.links, d.linkCount, (l) => linkItem(l, l.targetId)),
+      linkList('Wanted by', d.wantedBy, d.wantedByCount, (l) => linkItem(l, l.source.id)),
+      linkList('Backlinks', d.backlinks, d.backlinkCount, (l) => linkItem(l, l.source.id)));
   }
+}
+
+/** A list of links under its heading; the API pages them (the first page here), so a list
+ * cut short says how many there are in all. */
+function linkList(title: string, links: LinkInfo[] | undefined, total: number | undefined,
+  item: (l: LinkInfo) => HTMLElement): HTMLElement[] | null {
+  if (!links) return null;
+  const all = total ?? links.length;
+  const shown = all > links.length ? `${links.length} of ${all}` : `${links.length}`;
+  return [h('h3', {}, `${title} (${shown})`), h('ul', { class: 'links' }, links.map(item)),
+    ...(all > links.length ? [h('p', { class: 'muted' }, `The first ${links.length} are shown; the GraphQL API pages the rest (first/after).`)] : [])];
 }
 
 function merge(g: Graph, nb: Neighborhood, around: string | null): void {

@@ -71,10 +71,10 @@ export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighb
 const LINK = 'text line column status targetId source { id path } target { __typename ... on Node { id } }';
 
 export const NODE_DETAILS = `query NodeDetails($id: ID!) { node(id: $id) { __typename id
-  ... on Memory { name scope path description type size age links { ${LINK} } backlinks { ${LINK} } problems { ${PROBLEM_FIELDS} } }
-  ... on Agent { name description memoryEnabled memoryOff agentPath: path backlinks { ${LINK} } }
-  ... on Entity { name title entityPath: path backlinks { ${LINK} } }
-  ... on Unresolved { target wantedBy { ${LINK} } } } }`;
+  ... on Memory { name scope path description type size age links { ${LINK} } linkCount backlinks { ${LINK} } backlinkCount problems { ${PROBLEM_FIELDS} } }
+  ... on Agent { name description memoryEnabled memoryOff agentPath: path backlinks { ${LINK} } backlinkCount }
+  ... on Entity { name title entityPath: path backlinks { ${LINK} } backlinkCount }
+  ... on Unresolved { target wantedBy { ${LINK} } wantedByCount } } }`;
 
 
 export const SEARCH = `query Search($query: String!, $first: Int!) { search(query: $query, first: $first) {
