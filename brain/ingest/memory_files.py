@@ -20,8 +20,8 @@ from brain.index.text import title_of
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
 from brain.model import NO_HEADINGS, Headings, JSONValue, MemoryNode, WikiLink, new_wikilink
-from brain.note_budget import too_large
 from brain.parse.note import decode, parse_note
+from brain.parse.note_budget import too_large
 from brain.store.linking import NoteChange
 from brain.store.memory_rows import PATH, held_fields, held_values
 from brain.workspace import read_bytes

@@ -39,7 +39,7 @@ class DiskBodies:
     def read(self, memory: MemoryNode) -> str:
         limit = note_budget().max_bytes
         if memory.size > limit:
-            return ""  # a note past its budget has no body (brain/note_budget.py)
+            return ""  # a note past its budget has no body (brain/parse/note_budget.py)
         raw = read_regular(self.root, memory.path, limit)
         if raw is None:
             return ""

@@ -30,7 +30,6 @@ from brain.model import (
     new_heading,
     new_wikilink,
 )
-from brain.note_budget import capped_links, depth_of, text_bytes, too_deep, too_large
 from brain.parse.anchors import with_sources
 from brain.parse.blocks import scan_blocks
 from brain.parse.chunks import body_chunks, has_code_hint
@@ -39,6 +38,7 @@ from brain.parse.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_front
 from brain.parse.mathspans import outside_math
 from brain.parse.mistune_ast import tokens as markdown_tokens
 from brain.parse.native import NativeScan, native
+from brain.parse.note_budget import capped_links, depth_of, text_bytes, too_deep, too_large
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 # The same without the `!`: a literal start, which the regex engine finds eight times faster.
@@ -127,7 +127,7 @@ def body_of(raw: bytes, path: str = "") -> str:
 def parse_note(text: str, path: str = "") -> ParsedNote:
     """Parse one note. Never raises: what is wrong becomes a Problem on the result.
 
-    Within the note's budget only (brain/note_budget.py): past its size nothing is read."""
+    Within the note's budget only (brain/parse/note_budget.py): past its size nothing is read."""
     budget = note_budget()
     size = text_bytes(text, budget.max_bytes)
     if size > budget.max_bytes:  # the text as given: a file's size on disk, a buffer's length

@@ -1,4 +1,4 @@
-"""A note on disk has a budget of bytes, links and nesting (brain/note_budget.py).
+"""A note on disk has a budget of bytes, links and nesting (brain/parse/note_budget.py).
 
 Before: a 25 MB nested list took ~80 s to check, a 20 MB note 26 s and 834 MB, and a note
 of 450,000 links made `backlinks` answer 7 MB, unpaged, every time. Now a note over its size
