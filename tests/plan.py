@@ -33,9 +33,14 @@ SCANNER_IMPORT = re.compile(
     r"|from brain\.search import [^\n]*\bpostings\b)",
     re.MULTILINE,
 )
-SEMANTIC_SET_HERE = "BRAIN_SEMANTIC" not in os.environ
+# Set before any fixture, so a module-scoped server inherits it. The second variable says the
+# suite set it (not the person running it): pytest-xdist's workers inherit both from the
+# controller, and must still turn semantic search on where a module asks.
+OFF_BY_THE_SUITE = "BRAIN_SEMANTIC_OFF_BY_TESTS"
+SEMANTIC_SET_HERE = "BRAIN_SEMANTIC" not in os.environ or os.environ.get(OFF_BY_THE_SUITE) == "1"
 if SEMANTIC_SET_HERE:
-    os.environ["BRAIN_SEMANTIC"] = "off"  # before any fixture: a module-scoped server inherits it
+    os.environ["BRAIN_SEMANTIC"] = "off"
+    os.environ[OFF_BY_THE_SUITE] = "1"
 
 
 @cache
