@@ -1,10 +1,12 @@
 """How the suite is cut up: which tests share a worker, which read the scanners, which need
 the semantic model. The hooks and fixture are imported by tests/conftest.py.
 
-- Workers (pytest-xdist, `--dist loadgroup`, as scripts/test and `make check` run it): every
+- Workers (pytest-xdist, `--dist loadgroup`): every
   test of the Neo4j store shares one worker, because they share one server and one database
   that each test clears; and the tests of a module with a module-scoped fixture (a browser,
   a code-server, a served workspace) share one, so the fixture starts once, not once a worker.
+  (With pytest 9.2 and pytest-xdist 3.8 loadgroup was seen not to group at all, so
+  scripts/test runs the Neo4j tests in a process of their own, and `make check` leaves them out.)
 - Scanners (`-m scanner`): the test modules that import the scanners with a native twin
   (brain.parse, brain.native, brain.layouts.secrets, brain.search.postings). scripts/test runs
   them again with BRAIN_NATIVE=0 (the Python twins alone); the rest of the suite reaches the
@@ -31,9 +33,14 @@ SCANNER_IMPORT = re.compile(
     r"|from brain\.search import [^\n]*\bpostings\b)",
     re.MULTILINE,
 )
-SEMANTIC_SET_HERE = "BRAIN_SEMANTIC" not in os.environ
+# Set before any fixture, so a module-scoped server inherits it. The second variable says the
+# suite set it (not the person running it): pytest-xdist's workers inherit both from the
+# controller, and must still turn semantic search on where a module asks.
+OFF_BY_THE_SUITE = "BRAIN_SEMANTIC_OFF_BY_TESTS"
+SEMANTIC_SET_HERE = "BRAIN_SEMANTIC" not in os.environ or os.environ.get(OFF_BY_THE_SUITE) == "1"
 if SEMANTIC_SET_HERE:
-    os.environ["BRAIN_SEMANTIC"] = "off"  # before any fixture: a module-scoped server inherits it
+    os.environ["BRAIN_SEMANTIC"] = "off"
+    os.environ[OFF_BY_THE_SUITE] = "1"
 
 
 @cache
