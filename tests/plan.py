@@ -8,7 +8,8 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   (With pytest 9.2 and pytest-xdist 3.8 loadgroup was seen not to group at all, so
   scripts/test runs the Neo4j tests in a process of their own, and `make check` leaves them out.)
 - Scanners (`-m scanner`): the test modules that import the scanners with a native twin
-  (brain.parse, brain.native, brain.layouts.secrets, brain.search.postings). scripts/test runs
+  (brain.parse.note, .native and .secret_scan, brain.layouts.secrets, brain.index.postings and
+  .counting). scripts/test runs
   them again with BRAIN_NATIVE=0 (the Python twins alone); the rest of the suite reaches the
   scanners only through these same functions.
 - Semantic search is off in tests (BRAIN_SEMANTIC=off, inherited by every `brain serve` a test
@@ -19,8 +20,11 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -28,9 +32,9 @@ from pathlib import Path
 import pytest
 
 SCANNER_IMPORT = re.compile(
-    r"^\s*(?:from brain(?:\.layouts)? import [^\n]*\b(?:native|parse|secrets)\b"
-    r"|from brain\.(?:parse|native|layouts\.secrets|search\.postings)\b"
-    r"|from brain\.search import [^\n]*\bpostings\b)",
+    r"^\s*(?:from brain\.(?:parse|layouts|index) import [^\n]*"
+    r"\b(?:native|note|secrets|secret_scan|postings|counting)\b"
+    r"|from brain\.(?:parse\.(?:note|native|secret_scan)|layouts\.secrets|index\.(?:postings|counting))\b)",
     re.MULTILINE,
 )
 # Set before any fixture, so a module-scoped server inherits it. The second variable says the
@@ -84,4 +88,14 @@ def _semantic_search(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("BRAIN_SEMANTIC")
+        yield
+
+
+@contextlib.contextmanager
+def one_worker_at_a_time(name: str) -> Iterator[None]:
+    """Held by one process of this user at a time: pytest-xdist's workers must not build into
+    one folder together (the web UI's bundle, the VS Code extension, code-server's install)."""
+    path = Path(tempfile.gettempdir()) / f"brain-{name}-{os.getuid()}.lock"
+    with path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         yield

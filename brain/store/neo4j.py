@@ -167,8 +167,12 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         """Constraints and indexes (idempotent), then wait until the indexes are online."""
         # (No notifications: each existing constraint would log "already exists".)
         with self._driver.session(database=self.database, notifications_min_severity="OFF") as session:
-            for statement in (*cypher.SCHEMA, cypher.AWAIT_INDEXES):
-                session.run(statement, {"seconds": 300}).consume()
+            for statement in cypher.SCHEMA:
+                # Two brains setting up at once (replicas starting together, a check beside a
+                # serve) can deadlock on the schema lock: a managed transaction retries that,
+                # where an auto-commit one fails.
+                session.execute_write(_run_schema, statement)
+            session.run(cypher.AWAIT_INDEXES, {"seconds": 300}).consume()
 
     def close(self) -> None:
         self.release_lease()
@@ -487,3 +491,7 @@ def _owner_of(node_id: str) -> str | None:
     if scope == SHARED_SCOPE or ":" in scope or kind in (Kind.SKILL.value, Kind.TOOL.value):
         return None
     return scope
+
+
+def _run_schema(tx: ManagedTransaction, statement: str) -> None:
+    tx.run(statement).consume()

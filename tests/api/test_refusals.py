@@ -115,6 +115,7 @@ async def test_a_deep_consolidate_body_is_a_400(serve: ServerFactory, workspace:
     live = serve(workspace, watch=False)
     async with httpx.AsyncClient(timeout=10) as client:
         response = await client.post(f"{live.base}/api/memory/consolidate",
-                                     content=b"[" * 2000 + b"]" * 2000)
+                                     content=b"[" * 2000 + b"]" * 2000,
+                                     headers={"content-type": "application/json"})
     assert response.status_code == 400, response.text
     assert "the body must be JSON" in response.text

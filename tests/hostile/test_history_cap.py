@@ -126,7 +126,9 @@ def test_retention_makes_room_before_a_write_is_refused(
 ) -> None:
     monkeypatch.setenv(HISTORY_AGENT_ENV, "40000")
     root = build_workspace(tmp_path / "ws")
-    (root / "brain.toml").write_text("[history]\nkeep_versions = 1\nkeep_days = 0\n")
+    # The operator's retention (brain.toml may not set it): one version, no days.
+    monkeypatch.setenv("BRAIN_HISTORY_KEEP_VERSIONS", "1")
+    monkeypatch.setenv("BRAIN_HISTORY_KEEP_DAYS", "0")
     service = MemoryService(root)
     retention = service.retention()
     assert retention is not None

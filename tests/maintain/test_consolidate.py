@@ -336,12 +336,14 @@ def test_what_the_endpoint_says_is_not_echoed_to_the_caller(ws: tuple[Path, Brai
 
 def test_a_failure_of_brains_own_still_ends_with_a_report(tmp_path: Path) -> None:
     root = workspace_with(tmp_path / "ws", FILES)
-    (tmp_path / "history-is-a-folder").mkdir()
-    brain, service = open_brain(root, tmp_path / "history-is-a-folder")  # every write's record fails
+    # The history's folder is a file: recording the write fails with an OSError of brain's
+    # own, not a refusal (a history file that is not a regular file is refused up front).
+    (tmp_path / "a-file").write_text("not a folder")
+    brain, service = open_brain(root, tmp_path / "a-file" / "history.jsonl")
     script = [calls({"command": "delete", "path": "/memories/style-a.md"}), final("never reached")]
     with chat_server(script) as server:
         report, events = run(brain, service, "writer", server.url)
     assert report.status == "error"
-    assert "IsADirectoryError" in report.message
+    assert "NotADirectoryError" in report.message
     assert events[-1]["kind"] == "finished"
     assert events[-1]["report"]["status"] == "error"

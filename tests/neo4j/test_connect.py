@@ -8,6 +8,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
@@ -157,6 +158,42 @@ def test_connect_sets_up_the_schema_idempotently(neo4j_login: Login) -> None:
     assert seen[0] == seen[1]
     online = {row[1] for row in seen[0] if row[0] == "CONSTRAINTS" or row[5] == "ONLINE"}
     assert wanted <= online
+
+
+def _drop_brains_schema(store: Neo4jStore) -> set[str]:
+    wanted = {re.search(r"(?:CONSTRAINT|INDEX) (\w+)", s).group(1) for s in cypher.SCHEMA}  # type: ignore[union-attr]
+    for kind, name, *_ in sorted(schema_on_server(store)):
+        if name in wanted:
+            what = {"CONSTRAINTS": "CONSTRAINT", "INDEXES": "INDEX"}[kind]
+            store._driver.execute_query(f"DROP {what} {name} IF EXISTS", database_=store.database)
+    return wanted
+
+
+def test_brains_that_set_up_the_schema_at_once_all_start(neo4j_login: Login) -> None:
+    """Replicas starting together each set up the schema; on the schema lock Neo4j may pick one
+    as a deadlock's victim, which must retry instead of refusing to start."""
+    store = Neo4jStore.connect(*neo4j_login)
+    wanted = _drop_brains_schema(store)
+    store.close()
+    errors: list[BaseException] = []
+    started = threading.Barrier(4)
+
+    def start() -> None:
+        try:
+            started.wait()
+            Neo4jStore.connect(*neo4j_login).close()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    store = Neo4jStore.connect(*neo4j_login)
+    assert wanted <= {row[1] for row in schema_on_server(store)}
+    store.close()
 
 
 def test_a_server_that_goes_away_gives_errors_then_recovers(

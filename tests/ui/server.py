@@ -6,7 +6,6 @@ installs it). Without it the UI tests skip locally and fail in CI (CI=true).
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import os
 import shutil
@@ -14,12 +13,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from tests.plan import one_worker_at_a_time
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "workspace"
@@ -107,8 +107,6 @@ def chromium_missing() -> str | None:
 def ensure_built() -> None:
     """The bundle the server answers at /; web/build.sh only rebuilds what changed. Once a
     process, under a lock: two pytest-xdist workers must not build into web_dist together."""
-    lock_path = Path(tempfile.gettempdir()) / f"brain-web-build-{os.getuid()}.lock"
-    with lock_path.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with one_worker_at_a_time("web-build"):
         subprocess.run(["bash", str(REPO / "web" / "build.sh"), "--if-needed"], check=True,
                        stdout=subprocess.DEVNULL)

@@ -23,12 +23,16 @@ def test_the_scanner_tests_are_those_that_import_a_scanner() -> None:
 
 
 def test_the_import_forms_are_recognised() -> None:
-    for line in ("from brain import native", "from brain.parse import parse_note",
+    for line in ("from brain.parse import native", "from brain.parse.note import parse_note",
                  "from brain.layouts import secrets as s", "from brain.layouts.secrets import x",
-                 "from brain.search import postings, postings_numpy", "    from brain.native import native"):
+                 "from brain.index import postings, postings_numpy",
+                 "    from brain.parse.native import native",
+                 "from brain.index.counting import count_block",
+                 "from brain.parse.secret_scan import find_secret"):
         assert SCANNER_IMPORT.search(line), line
-    for line in ("from brain.parse_helpers import x", "from brain.search.held_postings import y",
-                 "# from brain import native", "from brain.search import bm25"):
+    for line in ("from brain.ingest.parse_helpers import x", "from brain.index.held_postings import y",
+                 "# from brain.parse import native", "from brain.index import bm25",
+                 "from brain.parse import safejson"):
         assert not SCANNER_IMPORT.search(line), line
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.plan import one_worker_at_a_time
+
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = REPO / "lsp" / "vscode"
 INSTALL_SCRIPT = Path(__file__).with_name("install_code_server.sh")
@@ -63,7 +65,8 @@ USER_SETTINGS: dict[str, Any] = {
 
 def code_server_entry() -> list[str]:
     """`[node, entry.js]`, installing code-server into the cache first if needed."""
-    proc = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, check=False)
+    with one_worker_at_a_time("code-server-install"):
+        proc = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"installing code-server failed:\n{proc.stderr[-4000:]}")
     return proc.stdout.strip().splitlines()[-1].split(" ")
@@ -74,11 +77,12 @@ def vsix() -> Path:
     version = json.loads((EXTENSION_DIR / "package.json").read_text())["version"]
     package = EXTENSION_DIR / f"brain-memory-{version}.vsix"
     sources = [EXTENSION_DIR / "package.json", EXTENSION_DIR / "README.md", *EXTENSION_DIR.glob("src/*")]
-    if not package.exists() or max(s.stat().st_mtime for s in sources) > package.stat().st_mtime:
-        build = ["bash", str(EXTENSION_DIR / "build.sh")]
-        proc = subprocess.run(build, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise RuntimeError(f"lsp/vscode/build.sh failed:\n{proc.stdout[-2000:]}{proc.stderr[-4000:]}")
+    with one_worker_at_a_time("vscode-build"):  # two workers building into dist/ broke the bundle
+        if not package.exists() or max(s.stat().st_mtime for s in sources) > package.stat().st_mtime:
+            build = ["bash", str(EXTENSION_DIR / "build.sh")]
+            proc = subprocess.run(build, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise RuntimeError(f"lsp/vscode/build.sh failed:\n{proc.stdout[-2000:]}{proc.stderr[-4000:]}")
     return package
 
 
