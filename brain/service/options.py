@@ -10,15 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from brain.config.messages import ConfigError
-from brain.config.operator import OperatorSettings, SettingsError, load_settings
-from brain.config.workspace import CONFIG_FILE
-from brain.layouts import LayoutChoice, LayoutError, choose_layout, get_layout
-from brain.service.brain import Brain
-from brain.store.base import GraphStore
-from brain.store.open import open_store
-from brain.workspace import MEMORY_DIR
+if TYPE_CHECKING:  # the option adders run before anything else: `brain lsp` installs its code
+    # cache first (brain/lsp/server.py), and `brain --version` answers without a Brain.
+    from brain.config.operator import OperatorSettings
+    from brain.layouts import LayoutChoice
+    from brain.service.brain import Brain
 
 
 class UsageError(Exception):
@@ -69,6 +67,11 @@ def workspace_root(path: Path | None) -> Path:
 
 def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
     """The workspace folder and its layout (brain.toml's, else detected); exit 2 if neither."""
+    from brain.config.messages import ConfigError
+    from brain.config.workspace import CONFIG_FILE
+    from brain.layouts import LayoutError, choose_layout, get_layout
+    from brain.workspace import MEMORY_DIR
+
     if path is None:
         raise UsageError("no workspace given (pass a folder or set BRAIN_WORKSPACE)")
     if not path.is_dir():
@@ -90,16 +93,21 @@ def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
 
 
 def open_brain(args: argparse.Namespace, settings: OperatorSettings | None = None) -> Brain:
+    from brain.service.brain import Brain
+    from brain.store.open import open_store
+
     root, layout = workspace_layout(args.workspace)
     if settings is None:  # before the store: a bad setting costs no connection
         settings = operator_settings(args, root)
-    store: GraphStore = open_store(args)
+    store = open_store(args)
     return Brain(root, store, layout, cache=not getattr(args, "no_cache", False), settings=settings)
 
 
 def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSettings:
     """The operator's settings of this command line: its --config (else BRAIN_CONFIG), the
     environment, and the flags that set one (exit 2 naming the key and where it was set)."""
+    from brain.config.operator import SettingsError, load_settings
+
     flags: dict[str, tuple[object, str]] = {}
     for dotted, flag, name in (
         ("maintain.max_changes_per_run", "--max-changes", "max_changes"),

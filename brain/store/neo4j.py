@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
 from neo4j import NotificationDisabledClassification as Notices
-from neo4j.exceptions import IncompleteCommit
+from neo4j.exceptions import ClientError, IncompleteCommit
 
 from brain import __version__
 from brain.model import (
@@ -59,7 +59,7 @@ from brain.store.base import (
     node_row,
 )
 from brain.store.memory_image import StoreImage
-from brain.store.neo4j_errors import connect_errors, runtime_errors
+from brain.store.neo4j_errors import CREATED_MEANWHILE, connect_errors, runtime_errors
 from brain.store.neo4j_live import LIVE_TTL, LiveSet
 from brain.store.neo4j_rebuild import Neo4jGenerations
 from brain.store.neo4j_records import (
@@ -168,10 +168,13 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         # (No notifications: each existing constraint would log "already exists".)
         with self._driver.session(database=self.database, notifications_min_severity="OFF") as session:
             for statement in cypher.SCHEMA:
-                # Two brains setting up at once (replicas starting together, a check beside a
-                # serve) can deadlock on the schema lock: a managed transaction retries that,
-                # where an auto-commit one fails.
-                session.execute_write(_run_schema, statement)
+                # Brains setting up at once (replicas, a check beside a serve): a managed
+                # transaction retries a deadlock on the schema lock (errors: CREATED_MEANWHILE).
+                try:
+                    session.execute_write(_run_schema, statement)
+                except ClientError as exc:
+                    if exc.code not in CREATED_MEANWHILE:
+                        raise
             session.run(cypher.AWAIT_INDEXES, {"seconds": 300}).consume()
 
     def close(self) -> None:

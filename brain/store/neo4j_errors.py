@@ -89,3 +89,11 @@ def reason(exc: BaseException) -> str:
         cause = cause.__cause__ or cause.__context__
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return lines[-1] if lines else type(exc).__name__
+
+
+#: A schema rule another brain created while this one was creating it (`IF NOT EXISTS` checks
+#: before it takes the lock): the rule is there, which is what was wanted.
+CREATED_MEANWHILE = frozenset({
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists", "Neo.ClientError.Schema.ConstraintAlreadyExists",
+})
