@@ -31,7 +31,7 @@ MAX_TOKENS = 256  # the model's own max_seq_length
 
 def model_dir() -> Path:
     """The folder of the packaged model; ImportError if the package is not installed."""
-    import brain_minilm  # type: ignore[import-not-found, unused-ignore]
+    import brain_minilm
 
     path = Path(brain_minilm.__file__).resolve().parent / "model"
     if not (path / "model.safetensors").is_file():
