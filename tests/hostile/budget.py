@@ -53,6 +53,32 @@ def _limits(memory: int, seconds: float) -> Callable[[], None]:
     return apply
 
 
+# The case's peak RSS must be its own. A fork starts from the forking process's RSS, and the
+# kernel keeps that high-water mark in ru_maxrss across exec: forked from a pytest-xdist
+# worker that holds 400 MB, every case "peaked" at 400 MB. So a small interpreter forks the
+# case, waits for it and reports its rusage on a pipe; a signal that ended the case ends the
+# interpreter the same way, so the exit code reads as before.
+_TRAMPOLINE = """
+import os, signal, sys
+report, argv = int(sys.argv[1]), sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    os.close(report)
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+os.write(report, str(usage.ru_maxrss).encode())
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    if -code not in (signal.SIGKILL, signal.SIGSTOP):
+        signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+os._exit(code)
+"""
+
+
 def run_limited(
     argv: Sequence[str],
     *,
@@ -64,11 +90,14 @@ def run_limited(
 ) -> Outcome:
     """Run `argv` with the limits; never waits longer than `seconds` (plus the kill)."""
     started = time.perf_counter()
+    report, report_w = os.pipe()
     proc = subprocess.Popen(
-        list(argv), cwd=cwd, env=env, preexec_fn=_limits(memory, seconds),
+        [sys.executable, "-I", "-S", "-c", _TRAMPOLINE, str(report_w), *argv], cwd=cwd, env=env,
+        preexec_fn=_limits(memory, seconds), pass_fds=(report_w,),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
+    os.close(report_w)
     streams: dict[str, bytes] = {}
     readers = [
         threading.Thread(target=_drain, args=(fh, streams, name), daemon=True)
@@ -92,10 +121,13 @@ def run_limited(
         time.sleep(0.005)
     proc.returncode = returncode if returncode is not None else -9  # reaped here, not by Popen
     elapsed = time.perf_counter() - started
+    with os.fdopen(report, "rb") as reported:
+        own = reported.read()  # empty when the case was killed at its time budget
+    peak_kib = int(own) if own else usage.ru_maxrss
     for reader in readers:
         reader.join(5)
     return Outcome(
-        returncode, elapsed, usage.ru_maxrss / 1024,
+        returncode, elapsed, peak_kib / 1024,
         streams.get("out", b"").decode("utf-8", "replace"),
         streams.get("err", b"").decode("utf-8", "replace"),
     )
