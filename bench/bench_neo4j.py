@@ -15,7 +15,7 @@ bundled one (tools/neo4j/neo4j.sh start, stopped at the end). Measured, for each
   time, one client) against `brain serve --store ...` on `--graphql-size` notes.
 
 With `--generation N` (and `--base-src DIR`, another checkout, e.g. the code before), instead:
-the generation switch on an N-note workspace (brain/store/neo4j_generation.py), each run in
+the generation switch on an N-note workspace (brain/store/neo4j/generation.py), each run in
 a fresh process, interleaved between the checkouts: a first ingest, `--edits` single-note
 changes (the cost of the lease fence and the change-log entry in the batch's transaction),
 `store.stats()` reads, then every note changed on disk and a restart, written as one
@@ -60,8 +60,8 @@ DRIVER = """
 import json, resource, sys, time
 from pathlib import Path
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
-from brain.store.neo4j import Neo4jStore
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.store import Neo4jStore
 
 root, kind, uri, edits = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 store = MemoryStore() if kind == "memory" else Neo4jStore.connect(uri)
@@ -112,7 +112,7 @@ GENERATION_DRIVER = """
 import json, os, sys, time
 from pathlib import Path
 from brain.service.brain import Brain
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 
 root, uri, edits, force = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 store = Neo4jStore.connect(uri)

@@ -5,7 +5,7 @@
 
 A change past `BRAIN_NEO4J_ATOMIC_ROWS` that a running writer finds (a branch switch) has no
 whole graph at hand: the live generation is copied onto the staged labels, the change is
-written onto the copy, and the copy is switched in (brain/store/neo4j_generation.py). Each
+written onto the copy, and the copy is switched in (brain/store/neo4j/generation.py). Each
 run, in a fresh process: a first ingest of the workload (not timed), then `--changed` of
 the notes edited on disk (one more link each) and a sync of the same process, forced onto
 the generation path (the atomic limit set to 1). Prints the median of the copy, staging,
@@ -35,7 +35,7 @@ import json, sys, time
 from dataclasses import replace
 from pathlib import Path
 from brain.service.brain import Brain
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 
 root, uri, share = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 store = Neo4jStore.connect(uri)

@@ -33,7 +33,7 @@ PROBE = """
 import json, sys, time
 from pathlib import Path
 from brain.service.brain import Brain
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 store = Neo4jStore.connect(sys.argv[1])
 store.replace_foreign = True
 brain = Brain(Path(sys.argv[2]), store, cache=True)

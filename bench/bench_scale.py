@@ -50,7 +50,7 @@ root, kind, uri = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 if kind == "memory":
     brain = Brain(root, cache=True)
 else:
-    from brain.store.neo4j import Neo4jStore
+    from brain.store.neo4j.store import Neo4jStore
     store = Neo4jStore.connect(uri)
     store.clear()
     brain = Brain(root, store)

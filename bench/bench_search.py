@@ -35,7 +35,7 @@ from workload import generate  # noqa: E402
 DRIVER = r"""
 import json, os, random, resource, sys, time, statistics
 from pathlib import Path
-import brain.store.memory_search as memory_search
+import brain.store.memory.search as memory_search
 from brain.model import MemoryNode
 from brain.search.embedding import embedding_text, load_encoder
 from brain.search.service import Mode
@@ -46,13 +46,13 @@ root, store_kind, uri, index_on, n_queries, sample, keep = (
     Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1", int(sys.argv[5]), int(sys.argv[6]),
     sys.argv[7] == "1")
 if store_kind == "memory":
-    from brain.store.memory import MemoryStore
+    from brain.store.memory.store import MemoryStore
     store = MemoryStore()
     if not index_on:  # no index at all: neither counted by the parse helpers nor written here
         MemoryStore.keyword_counts = False
         memory_search.KeywordIndex.apply = lambda self, batch, previous=None: None
 else:
-    from brain.store.neo4j import Neo4jStore
+    from brain.store.neo4j.store import Neo4jStore
     store = Neo4jStore.connect(uri)
     if not keep:  # --queries-only: the graph this workspace left there is synced, not rebuilt
         store.clear()

@@ -23,7 +23,7 @@ from brain.ingest import ingester as ingest
 from brain.ingest import parts as ingest_parts
 from brain.service.brain import Brain
 from brain.store import linking
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 counts = {"resolved": 0, "written": 0, "changed": 0, "fetched": 0, "plans": 0}
 _stored, _plan, _fetch = linking._stored, linking.plan, MemoryStore.links_with_keys

@@ -19,8 +19,8 @@ from hypothesis import settings
 from neo4j import GraphDatabase
 
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
-from brain.store.neo4j import Neo4jStore
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.store import Neo4jStore
 from brain.store.open import StoreUnavailable
 from tests.plan import _semantic_search, pytest_collection_modifyitems  # noqa: F401  (hooks, by name)
 from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a conftest)

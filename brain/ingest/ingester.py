@@ -53,7 +53,7 @@ from brain.model import (
 )
 from brain.store.base import GraphStore, MemoryFilter, SharedStore, WriteBatch
 from brain.store.linking import NoteChange, plan
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from brain.workspace import (
     AgentDefinition,
     FileStat,

@@ -23,7 +23,7 @@ from brain.model import NO_HEADINGS, Headings, JSONValue, MemoryNode, WikiLink, 
 from brain.parse.note import decode, parse_note
 from brain.parse.note_budget import too_large
 from brain.store.linking import NoteChange
-from brain.store.memory_rows import PATH, held_fields, held_values
+from brain.store.memory.rows import PATH, held_fields, held_values
 from brain.workspace import read_bytes
 
 if TYPE_CHECKING:  # numpy is not imported for a type

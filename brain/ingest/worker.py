@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from brain.model import Headings, MemoryNode, leaf_key
 from brain.store.linking import NoteChange
-from brain.store.memory_rows import PATH  # MemoryNode's `path` among its fields
+from brain.store.memory.rows import PATH  # MemoryNode's `path` among its fields
 
 _LENGTH = 8
 

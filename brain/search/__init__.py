@@ -1,7 +1,7 @@
 """Search over memories: keyword (BM25) and semantic (embeddings), fused into one ranking.
 
-The stores keep the indexes (brain/store/memory_search.py in process, Neo4j's own full-text
-and vector indexes in brain/store/neo4j.py); this package owns what is the same for both:
+The stores keep the indexes (brain/store/memory/search.py in process, Neo4j's own full-text
+and vector indexes in brain/store/neo4j/store.py); this package owns what is the same for both:
 fusion, scope rules, the embedding model and its cache (query terms and snippets: brain/index).
 """
 

@@ -29,7 +29,7 @@ from brain.search.service import Embedding, SearchService, open_search
 from brain.snapshot.image import SnapshotStore
 from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
 
 

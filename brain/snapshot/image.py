@@ -42,7 +42,7 @@ from brain import __version__
 from brain.ingest.ingester import IngestState
 from brain.snapshot import cachepaths, rows
 from brain.snapshot import columns as snapshot_columns
-from brain.store.memory_image import StoreImage
+from brain.store.memory.image import StoreImage
 
 log = logging.getLogger("brain.snapshot.image")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from brain.store.base import GraphStore, StoreUnavailable
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 __all__ = ["StoreUnavailable", "open_store"]
 
@@ -22,7 +22,7 @@ def open_store(args: argparse.Namespace) -> GraphStore:
         if not args.neo4j_uri:
             raise StoreUnavailable("--store neo4j needs --neo4j-uri (or NEO4J_URI), e.g. bolt://127.0.0.1:7687")
         try:
-            from brain.store.neo4j import Neo4jStore
+            from brain.store.neo4j.store import Neo4jStore
         except ImportError as exc:  # the Neo4j store lands in its own change
             raise StoreUnavailable(f"the Neo4j store is not available: {exc}") from exc
         neo4j = Neo4jStore.connect(

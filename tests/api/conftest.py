@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.files import make_workspace
 from tests.api.live import LiveServer, live_server
 

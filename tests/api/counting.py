@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 
 class CountingStore(MemoryStore):

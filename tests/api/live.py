@@ -23,7 +23,7 @@ from brain.config.operator import OperatorSettings
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
 from brain.store.base import GraphStore, WriteBatch
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 
 @dataclass

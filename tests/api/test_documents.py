@@ -23,7 +23,7 @@ from brain.api.schema import build_schema
 from brain.cli.check import CheckReport
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.files import write
 from tests.api.live import LiveServer, live_server, until_subscribed

@@ -15,7 +15,7 @@ from brain.api.context import ApiSettings
 from brain.api.errors import MASKED_MESSAGE
 from brain.api.schema import QUERY_PARTS, build_schema
 from brain.model import Stats
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.client import PROTOCOL, post, ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.counting import CountingStore

@@ -11,7 +11,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from brain.api.context import ApiSettings
 from brain.store.base import WriteBatch
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.client import PROTOCOL, ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.live import GatedStore, wait_for

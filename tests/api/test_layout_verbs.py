@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from brain.api.auth import TokenRegistry
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
 from tests.tool.test_mindlink_verbs import ENTRY, FEEDBACK
 from tests.tool.test_space_verbs import PLAN, PNG

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.client import Stream, post, ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.files import make_workspace, write, write_atomically

@@ -9,7 +9,7 @@ from typing import Any
 from brain.model import ENTITY_KINDS, Kind, is_note_id
 from brain.service.brain import Brain
 from brain.store.base import GraphExport, GraphStore, MemoryFilter
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 
 class Workspace:

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.store.memory import MemoryStore
-from brain.store.neo4j import Neo4jStore
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.store import Neo4jStore
 from tests.api.client import post
 from tests.api.live import LiveServer, live_server
 

@@ -12,7 +12,7 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.contract.helpers import Workspace, answers, note
 from tests.layout_specs import SPECS, LayoutSpec
 

@@ -9,7 +9,7 @@ from brain.model import AgentNode, FileNode, Heading, Kind, MemoryNode, WikiLink
 from brain.resolve import LATCHAI_LINKS, Level, NameEntry, Target
 from brain.store.base import GraphStore
 from brain.store.linking import NoteChange, plan
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 
 def note(kind: Kind, scope: str, name: str, body: str = "", triggers: tuple[str, ...] = ()) -> MemoryNode:

@@ -16,7 +16,7 @@ import pytest
 from brain.model import FileNode, MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.layout_specs import SPACE
 
 PLAN = "ann/memory/drafts/plan.md"

@@ -14,7 +14,7 @@ from brain.cli.check import CheckReport
 from brain.layouts import choose_layout
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.test_cli_serve import brain_serve, wait_for_url
 
 REPO = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from brain.api.auth import TokenRegistry
 from brain.budgets import HISTORY_AGENT_ENV, HISTORY_WORKSPACE_ENV
 from brain.cli.main import main
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory

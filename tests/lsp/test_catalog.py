@@ -106,7 +106,7 @@ def test_a_catalog_of_a_snapshot_s_rows_equals_one_of_a_full_read(
 
 def test_a_completion_reads_only_the_scopes_it_offers(make_brain: BrainFactory) -> None:
     from brain.store.base import MemoryFilter
-    from brain.store.memory import MemoryStore
+    from brain.store.memory.store import MemoryStore
 
     class Recording(MemoryStore):
         def __init__(self, image: MemoryStore) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from brain.api.auth import TokenRegistry
 from brain.config.operator import load_settings
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.live import LiveServer, live_server
 from tests.maintain.chat_server import ChatServer, calls, chat_server, final

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
 from brain.mcp.http import McpEndpoint
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.live import GatedStore, LiveServer, live_server, wait_for
 from tests.mcp.conftest import http_session
 

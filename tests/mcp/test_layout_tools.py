@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from brain.api.auth import TokenRegistry
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
 from tests.api.test_layout_verbs import TOKENS, build_mindlink
 from tests.mcp.conftest import http_session, stdio_session

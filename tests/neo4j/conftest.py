@@ -14,8 +14,8 @@ from neo4j import Driver, GraphDatabase
 from bench.workload import generate
 from brain.service.brain import Brain
 from brain.store.base import GraphExport
-from brain.store.neo4j import Neo4jStore
-from brain.store.neo4j_write import Limits
+from brain.store.neo4j.store import Neo4jStore
+from brain.store.neo4j.write import Limits
 from tests.conftest import open_neo4j
 from tests.contract.helpers import reference_export
 from tests.neo4j.faults import FaultyDriver, Injector
@@ -23,7 +23,7 @@ from tests.neo4j.proxy import Proxy
 
 Login = tuple[str, str | None, str | None, str]
 
-# No lease heartbeat during a test (brain/store/neo4j_lease.py): the fault injector counts
+# No lease heartbeat during a test (brain/store/neo4j/lease.py): the fault injector counts
 # every statement, and a heartbeat would land at a different place in each run.
 os.environ.setdefault("BRAIN_NEO4J_LEASE_SECONDS", "600")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.faults import Crash, Injector

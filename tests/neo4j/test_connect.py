@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from brain.service.brain import Brain
-from brain.store import neo4j_cypher as cypher
 from brain.store.base import MemoryFilter, StoreUnavailable
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j import cypher
+from brain.store.neo4j.store import Neo4jStore
 from tests.api.client import post
 from tests.api.live import live_server
 from tests.contract.helpers import Workspace, note, reference

@@ -12,7 +12,7 @@ import pytest
 from neo4j.exceptions import ConfigurationError, Neo4jError, ServiceUnavailable
 
 from brain.store.base import StoreUnavailable
-from brain.store.neo4j_errors import connect_errors, runtime_errors
+from brain.store.neo4j.errors import connect_errors, runtime_errors
 
 URI = "bolt://db.example:7687"
 

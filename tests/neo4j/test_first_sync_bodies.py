@@ -18,8 +18,8 @@ from brain.ingest.parts import PartWriter
 from brain.model import MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
-from brain.store.neo4j import Neo4jStore, StagedNeo4jStore
-from brain.store.neo4j_write import Limits
+from brain.store.neo4j.store import Neo4jStore, StagedNeo4jStore
+from brain.store.neo4j.write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import SMALL, StoreMaker
 

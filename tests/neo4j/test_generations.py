@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from brain.service.brain import Brain
-from brain.store import neo4j_rebuild as rebuild_module
 from brain.store.base import LogPosition, SearchWhere, StoreUnavailable
-from brain.store.neo4j import Neo4jStore
-from brain.store.neo4j_generation import LEGACY_LABELS, STAGED_LABELS, STAGED_PREFIX
-from brain.store.neo4j_write import Limits
+from brain.store.neo4j import rebuild as rebuild_module
+from brain.store.neo4j.generation import LEGACY_LABELS, STAGED_LABELS, STAGED_PREFIX
+from brain.store.neo4j.store import Neo4jStore
+from brain.store.neo4j.write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.faults import Crash, Injector

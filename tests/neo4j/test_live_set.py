@@ -1,4 +1,4 @@
-"""A process trusts the live set it looked up for a moment (brain/store/neo4j_live.py), and
+"""A process trusts the live set it looked up for a moment (brain/store/neo4j/live.py), and
 forgets it at its own commits and at the change log's entries: a writer reads its own switch
 at once, and a replica reads the new set as soon as it has read the switch's entry."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from brain.service.brain import Brain
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.test_generations import LOOK, NOTES, SMALL, bot_workspace, write_notes
 

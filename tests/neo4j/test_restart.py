@@ -25,8 +25,8 @@ from brain.ingest.parts import PartWriter
 from brain.service.brain import Brain
 from brain.store.base import StoreUnavailable
 from brain.store.linking import NoteChange
-from brain.store.neo4j import Neo4jStore
-from brain.store.neo4j_write import Limits
+from brain.store.neo4j.store import Neo4jStore
+from brain.store.neo4j.write import Limits
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.faults import Crash, FaultyDriver, Injector

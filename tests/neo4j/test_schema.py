@@ -12,10 +12,9 @@ from neo4j import Query
 
 from bench.workload import generate
 from brain.service.brain import Brain
-from brain.store import neo4j_cypher as cypher
-from brain.store import neo4j_generation as generation
 from brain.store.base import MemoryFilter
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j import cypher, generation
+from brain.store.neo4j.store import Neo4jStore
 from tests.conftest import open_neo4j
 from tests.neo4j.conftest import Login
 
@@ -46,7 +45,7 @@ def every_statement() -> list[str]:
 def test_the_published_schema_matches_the_store() -> None:
     published = (REPO / "schema" / "neo4j.cypher").read_text(encoding="utf-8")
     assert published == cypher.schema_file(), (
-        "schema/neo4j.cypher is stale: run `python -m brain.store.neo4j_cypher > schema/neo4j.cypher`"
+        "schema/neo4j.cypher is stale: run `python -m brain.store.neo4j.cypher > schema/neo4j.cypher`"
     )
 
 
@@ -127,7 +126,7 @@ def ingested(neo4j_login: Login, tmp_path_factory: pytest.TempPathFactory) -> It
 def test_lookups_seek_indexes_instead_of_scanning(
     name: str, statement: str, params: dict[str, Any], live: str, ingested: Neo4jStore,
 ) -> None:
-    """On either set of labels (brain/store/neo4j_generation.py): each has its own indexes."""
+    """On either set of labels (brain/store/neo4j/generation.py): each has its own indexes."""
     operators = plan_operators(ingested, generation.on(statement, live), params)
     assert not [op for op in operators if op.startswith(SCANS)], f"{name} scans: {operators}"
 

@@ -1,7 +1,7 @@
 """A restart on Neo4j from the ingester's snapshot: nothing read, nothing written, never blind.
 
 The snapshot of a Neo4j brain holds only the ingester's state and the stamp of the graph it
-goes with (brain/store/neo4j_shared.py, GRAPH_STAMP). These tests start real brains on a
+goes with (brain/store/neo4j/shared.py, GRAPH_STAMP). These tests start real brains on a
 real database with the snapshot on, and count what each start reads (files) and writes
 (statements and commits at the driver).
 """
@@ -18,7 +18,7 @@ from brain.model import AgentNode
 from brain.service.brain import Brain
 from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import WriteBatch
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker
 from tests.neo4j.faults import Injector

@@ -2,7 +2,7 @@
 
 The ingester writes it part by part (brain/ingest/parts.py, as into the embedded store) onto
 the set of labels no reader matches, then one transaction makes it the graph
-(brain/store/neo4j_rebuild.py). Parts are made small here (`PartWriter.size`) so a workspace
+(brain/store/neo4j/rebuild.py). Parts are made small here (`PartWriter.size`) so a workspace
 of 60 notes takes several; a reader polling all the while sees no graph or all of it.
 """
 
@@ -23,8 +23,8 @@ from brain.ingest import parse_helpers
 from brain.ingest.parts import PartWriter
 from brain.service.brain import Brain, GraphChange
 from brain.store.base import LogPosition, WriteBatch
-from brain.store.memory import MemoryStore
-from brain.store.neo4j import Neo4jStore
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.layout_specs import SPECS, LayoutSpec
 from tests.neo4j.conftest import Login, StoreMaker, driver_for

@@ -12,7 +12,7 @@ import pytest
 
 from bench.workload import generate
 from brain.service.brain import Brain
-from brain.store.neo4j import Neo4jStore
+from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note, reference_export
 
 pytestmark = pytest.mark.neo4j

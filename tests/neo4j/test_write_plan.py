@@ -9,12 +9,12 @@ import pytest
 from bench.workload import generate
 from brain.model import Kind, MemoryNode
 from brain.service.brain import Brain
-from brain.store import neo4j_cypher as cypher
-from brain.store import neo4j_write
 from brain.store.base import WriteBatch
-from brain.store.memory import MemoryStore
-from brain.store.neo4j_records import memory_props
-from brain.store.neo4j_write import CREATE, DROP, Limits, atomic_plan, stream_transactions, transactions
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j import cypher
+from brain.store.neo4j import write as neo4j_write
+from brain.store.neo4j.records import memory_props
+from brain.store.neo4j.write import CREATE, DROP, Limits, atomic_plan, stream_transactions, transactions
 
 
 def full_batch(root: Path, notes: int) -> WriteBatch:

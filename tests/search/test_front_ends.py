@@ -24,7 +24,7 @@ from brain.lsp.context import ClientFeatures, Context
 from brain.lsp.navigation import workspace_symbols
 from brain.search.service import Mode
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
 from tests.search.workspace import SECRET_WORD, private_workspace
 

@@ -14,7 +14,7 @@ from brain.search.embedding import EmbedderFailed, load_encoder
 from brain.search.remote import HelperEmbedder
 from brain.search.service import Embedding, Mode
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.search.helpers import needs_model
 from tests.search.workspace import private_workspace
 

@@ -26,7 +26,7 @@ from brain.search.indexer import EmbeddingIndexer
 from brain.search.service import Mode, SearchService
 from brain.service.brain import Brain
 from brain.store.base import GraphStore, MemoryFilter, SearchIndex
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.contract.helpers import Workspace
 
 WORDS = ["apple", "berry", "cherry", "delta", "echo", "fig"]

@@ -21,7 +21,7 @@ import pytest
 from brain.search.service import Mode, SearchError
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.api.live import live_server
 from tests.search.helpers import needs_model
 from tests.search.workspace import private_workspace

@@ -11,7 +11,7 @@ from brain.search.indexer import EmbeddingIndexer
 from brain.search.service import Mode, SearchError, SearchService, fuse, visible_scopes
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.search.workspace import SECRET_WORD, private_workspace
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.store.neo4j_search import settled_top
+from brain.store.neo4j.search import settled_top
 
 Hit = tuple[str, float, bool]
 

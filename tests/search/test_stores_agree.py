@@ -17,9 +17,9 @@ from brain.index.text import query_terms
 from brain.search.service import Mode
 from brain.service.brain import Brain
 from brain.store.base import SearchWhere
-from brain.store.memory import MemoryStore
-from brain.store.neo4j import Neo4jStore
-from brain.store.neo4j_search import keyword_query
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.search import keyword_query
+from brain.store.neo4j.store import Neo4jStore
 from tests.search.helpers import example_brain, labelled, needs_model
 
 

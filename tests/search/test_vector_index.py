@@ -7,7 +7,7 @@ import pytest
 
 from brain.model import MemoryNode
 from brain.store.base import SearchWhere, WriteBatch
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 pytest.importorskip("numpy")
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from brain.api.auth import TokenRegistry
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from brain.tool import attach_memory_service
 from brain.tool.history import History
 from brain.tool.service import MemoryService

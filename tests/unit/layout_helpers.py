@@ -8,7 +8,7 @@ from pathlib import Path
 from brain.config.workspace import BrainConfig
 from brain.ingest.ingester import Ingester
 from brain.layouts import get_layout
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from brain.workspace import FileRole
 
 LinkAnswer = tuple[str, str, tuple[str, ...]]

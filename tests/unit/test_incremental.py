@@ -11,7 +11,7 @@ import pytest
 from brain import workspace
 from brain.model import LinkStatus
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 
 def write(root: Path, rel: str, text: str) -> None:

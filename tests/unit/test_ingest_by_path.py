@@ -14,7 +14,7 @@ from bench.workload import generate
 from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 OPENED: list[str] = []
 _WATCHING = [False]

@@ -16,7 +16,7 @@ from brain.ingest.parts import PartWriter
 from brain.model import WikiLink
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, SearchWhere
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.unit.test_ingest_parts_layouts import in_parts
 
 

@@ -21,7 +21,7 @@ from brain.resolve import NameEntry
 from brain.service.brain import Brain
 from brain.store import linking
 from brain.store.base import MemoryFilter
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.layout_specs import SPECS, LayoutSpec
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -1,4 +1,4 @@
-"""The two sets of Neo4j labels (brain/store/neo4j_generation.py): how statements are rendered.
+"""The two sets of Neo4j labels (brain/store/neo4j/generation.py): how statements are rendered.
 
 Every statement is written with the plain labels live and `BrainB…` staged; `on` renders it
 for whichever set `BrainLive` names. Pure string functions: no server needed.
@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain.store import neo4j_cypher as cypher
-from brain.store import neo4j_generation as generation
-from brain.store.neo4j_search import KEYWORD_SEARCH, VECTOR_SEARCH
+from brain.store.neo4j import cypher, generation
+from brain.store.neo4j.search import KEYWORD_SEARCH, VECTOR_SEARCH
 
 B = generation.STAGED_PREFIX
 

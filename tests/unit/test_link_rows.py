@@ -10,7 +10,7 @@ import pytest
 
 from brain.model import Link, LinkStatus, name_key
 from brain.parse.note import scan_body
-from brain.store.memory_rows import RAW, as_link, link_row
+from brain.store.memory.rows import RAW, as_link, link_row
 
 
 @pytest.mark.parametrize(("text", "held"), [

@@ -26,7 +26,7 @@ from brain.layouts import LayoutChoice
 from brain.model import Link, MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.layout_specs import LATCHAI as LATCHAI_SPEC
 from tests.layout_specs import SPACE as SPACE_SPEC
 from tests.layout_specs import SPECS, LayoutSpec

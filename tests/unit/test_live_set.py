@@ -1,12 +1,12 @@
-"""The live set of labels a process trusts between lookups (brain/store/neo4j_live.py)."""
+"""The live set of labels a process trusts between lookups (brain/store/neo4j/live.py)."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from brain.store.neo4j import Neo4jStore
-from brain.store.neo4j_live import LIVE_TTL, LiveSet
+from brain.store.neo4j.live import LIVE_TTL, LiveSet
+from brain.store.neo4j.store import Neo4jStore
 
 
 def test_an_answer_is_trusted_until_its_ttl_from_when_the_lookup_began() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from brain.model import MemoryNode
 from brain.store.base import MemoryFilter, WriteBatch
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 BODIES = {
     "plain": "# Title\n\nSome text [[other]].\n",

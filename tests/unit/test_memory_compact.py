@@ -18,7 +18,7 @@ from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.snapshot.columns import decode, encode
 from brain.store.base import MemoryFilter, SearchWhere
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.contract.helpers import answers, note, reference
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
@@ -148,7 +148,7 @@ def test_a_rows_name_entry_is_its_nodes(name: str) -> None:
     """The index built from rows folds names without the cache; the keys are the same."""
     from brain.model import MemoryNode
     from brain.store.linking import entry_of
-    from brain.store.memory_rows import memory_row, name_entry
+    from brain.store.memory.rows import memory_row, name_entry
 
     node = MemoryNode(scope="bot", name=name, path=f"memory/bot/{name}.md", description="", type=None,
                       hash="h", size=1, modified_at=0.0, body="")
@@ -156,7 +156,7 @@ def test_a_rows_name_entry_is_its_nodes(name: str) -> None:
 
 
 def test_memories_without_properties_share_one_empty_mapping(tmp_path: Path) -> None:
-    from brain.store.memory_rows import NO_PROPERTIES
+    from brain.store.memory.rows import NO_PROPERTIES
 
     root = tmp_path / "ws"
     generated_workspace(root, notes=20, seed=3)

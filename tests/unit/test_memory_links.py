@@ -1,4 +1,4 @@
-"""The embedded store's link indexes (brain/store/memory_links.py) as packed numbers answer as
+"""The embedded store's link indexes (brain/store/memory/links.py) as packed numbers answer as
 sets of (source, ordinal) did: the same links to each target and asking for each key, in
 (source id, ordinal) order, through adds and removes of many links to one target."""
 
@@ -10,9 +10,9 @@ from array import array
 import pytest
 
 from brain.model import LinkStatus
-from brain.store import memory_links
-from brain.store.memory_links import LinkIndex, _discard
-from brain.store.memory_rows import LinkRow
+from brain.store.memory import links as memory_links
+from brain.store.memory.links import LinkIndex, _discard
+from brain.store.memory.rows import LinkRow
 
 
 def row(source: str, ordinal: int, target: str, key: str) -> LinkRow:

@@ -1,4 +1,4 @@
-"""The embedded store's name index after a restore (brain/store/memory_names.py): a key's
+"""The embedded store's name index after a restore (brain/store/memory/names.py): a key's
 entries are built when first asked for, and every answer is the one a full index gives,
 also after writes that land before a key is built."""
 
@@ -12,8 +12,8 @@ from brain.model import Kind, MemoryNode, is_note_id, leaf_key
 from brain.resolve import NameEntry
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
-from brain.store.memory import MemoryStore
-from brain.store.memory_names import NameIndex
+from brain.store.memory.names import NameIndex
+from brain.store.memory.store import MemoryStore
 from tests.contract.helpers import note, reference
 from tests.unit.test_memory_compact import generated_workspace, restored
 

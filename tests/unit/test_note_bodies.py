@@ -19,8 +19,8 @@ from brain.model import MemoryNode
 from brain.parse.note import body_of
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, SearchWhere
-from brain.store.memory import MemoryStore
-from brain.store.memory_bodies import ON_DISK
+from brain.store.memory.bodies import ON_DISK
+from brain.store.memory.store import MemoryStore
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 

@@ -10,7 +10,7 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.snapshot.columns import decode, encode
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.unit.test_link_table import source as source  # fixture
 
 

@@ -15,7 +15,7 @@ import pytest
 from brain.service.brain import Brain
 from brain.service.watch import Watcher, watched_folders
 from brain.store.base import MemoryFilter
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.unit.test_watch_layouts import until
 
 

@@ -10,7 +10,7 @@ import anyio
 
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 
 
 async def until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:

@@ -9,7 +9,7 @@ import anyio
 
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from tests.unit.test_watch_layouts import until
 
 

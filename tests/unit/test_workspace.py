@@ -18,7 +18,7 @@ import pytest
 from brain.model import Kind, Problem
 from brain.safefs import NotRegular
 from brain.service.brain import Brain
-from brain.store.memory import MemoryStore
+from brain.store.memory.store import MemoryStore
 from brain.workspace import FileRole, RoleMemo, classify, read_agent_definition, read_bytes, read_entity_title
 
 

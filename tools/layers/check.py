@@ -210,7 +210,7 @@ def problems(root: Path) -> list[str]:
 
 
 def package_of(module: str) -> str:
-    """The box a module is drawn in: its package under brain/ (`brain.store.memory` -> `store`),
+    """The box a module is drawn in: its package under brain/ (`brain.store.memory.store` -> `store`),
     a root module its own (`brain.model` -> `model`), and every subcommand's parser `cli`."""
     if layer_of(module) == len(LAYERS) - 1:
         return "cli"

@@ -2,7 +2,7 @@
 
 Both write a whole graph under the set of labels no reader matches, in as many
 transactions as it takes, and switch it in with one small transaction
-(brain/store/neo4j_generation.py). They differ in who holds the graph:
+(brain/store/neo4j/generation.py). They differ in who holds the graph:
 
 - `_rebuild`: a difference too big for one transaction, from a caller that holds all of
   it (the first sync's whole graph, or a big incremental batch written onto a copy of the
@@ -24,12 +24,11 @@ from typing import Any, TypeVar
 
 from neo4j import Driver, ManagedTransaction, Session
 
-from brain.store import neo4j_cypher as cypher
-from brain.store import neo4j_generation as generation
 from brain.store.base import BodySource, WriteBatch
-from brain.store.neo4j_errors import runtime_errors
-from brain.store.neo4j_shared import Committer
-from brain.store.neo4j_write import (
+from brain.store.neo4j import cypher, generation
+from brain.store.neo4j.errors import runtime_errors
+from brain.store.neo4j.shared import Committer
+from brain.store.neo4j.write import (
     Limits,
     Transaction,
     copy_page,
@@ -76,7 +75,7 @@ class Neo4jGenerations(Committer):
     # ---------------------------------------------------------------- a rebuild
 
     def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None, copy_live: bool = False) -> None:
-        """`whole` as a new generation, switched in at once (brain/store/neo4j_generation.py);
+        """`whole` as a new generation, switched in at once (brain/store/neo4j/generation.py);
         `copy_live`: `whole` is a change of the live graph, written onto a copy of it."""
         started = time.perf_counter()
         with self.replaying_vectors(), runtime_errors(self.uri), self._session() as session:

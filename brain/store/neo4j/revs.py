@@ -21,7 +21,7 @@ from typing import Any
 
 from brain.model import Link, MemoryNode
 from brain.store.base import WriteBatch
-from brain.store.neo4j_records import (
+from brain.store.neo4j.records import (
     Props,
     agent_props,
     entity_props,

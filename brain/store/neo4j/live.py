@@ -1,4 +1,4 @@
-"""Which set of labels is live, as this process last looked it up (brain/store/neo4j_generation.py).
+"""Which set of labels is live, as this process last looked it up (brain/store/neo4j/generation.py).
 
 A read of brain's labels must know the live set. Looking it up in the read's own
 transaction made every read two round trips, and cost a replica about a third of its read
@@ -20,7 +20,7 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction, Record
 
-from brain.store import neo4j_generation as generation
+from brain.store.neo4j import generation
 
 LIVE_TTL = 0.2  # seconds
 

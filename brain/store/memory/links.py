@@ -1,6 +1,6 @@
 """The embedded store's indexes over its links: incoming links by target, links by the name
 key they ask for, and the Unresolved nodes the links name. Kept apart from the rows they
-index (brain/store/memory.py) so they can be built in one pass after a snapshot's restore.
+index (brain/store/memory/store.py) so they can be built in one pass after a snapshot's restore.
 
 A link is indexed by where it sits, (source id, ordinal), held as one 64-bit number in a
 packed array per target and per key: the source's number (given on its first link) times
@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
 from brain.model import UnresolvedNode
-from brain.store.memory_rows import KEY, ORDINAL, SOURCE, TARGET_ID, LinkRow
+from brain.store.memory.rows import KEY, ORDINAL, SOURCE, TARGET_ID, LinkRow
 
 LinkKey = tuple[str, int]  # (source id, ordinal): where a link sits in its source's list
 Refs: TypeAlias = "array[int] | set[int]"  # a set once a name has many links (removing one stays O(1))

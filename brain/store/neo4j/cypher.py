@@ -11,9 +11,9 @@ from typing import Any
 
 from brain.model import ENTITY_KINDS, NOTE_KINDS, Kind
 from brain.store.base import MemoryFilter
-from brain.store.neo4j_generation import LEGACY_LABELS, LIVE_SCHEMA, STAGED_LABELS, staged_schema
-from brain.store.neo4j_records import order_key
-from brain.store.neo4j_shared import SHARED_SCHEMA
+from brain.store.neo4j.generation import LEGACY_LABELS, LIVE_SCHEMA, STAGED_LABELS, staged_schema
+from brain.store.neo4j.records import order_key
+from brain.store.neo4j.shared import SHARED_SCHEMA
 from brain.store.visibility import PRIVATE_PREFIXES
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
@@ -54,7 +54,7 @@ _LIVE_SET_SCHEMA: tuple[str, ...] = (
         for label in LABELS
     ),
     *(f"CREATE INDEX {name} IF NOT EXISTS FOR {pattern} ON ({prop})" for name, pattern, prop in _INDEXES),
-    # Search (brain/store/neo4j_search.py): BM25 over the words of name, description and body,
+    # Search (brain/store/neo4j/search.py): BM25 over the words of name, description and body,
     # analysed like brain/index/text.py (no stop words: queries drop them on both stores);
     # and the notes' MiniLM vectors (384 floats, cosine).
     "CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.description, n.body] "
@@ -64,9 +64,9 @@ _LIVE_SET_SCHEMA: tuple[str, ...] = (
 )
 SCHEMA: tuple[str, ...] = (
     *_LIVE_SET_SCHEMA,
-    *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j_shared.py)
+    *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j/shared.py)
     # The other set of labels, for a generation written while the first is live, and the
-    # node that says which set is live (brain/store/neo4j_generation.py).
+    # node that says which set is live (brain/store/neo4j/generation.py).
     *(twin for twin in map(staged_schema, _LIVE_SET_SCHEMA) if twin is not None),
     LIVE_SCHEMA,
 )
@@ -77,7 +77,7 @@ def schema_file() -> str:
     """The text of schema/neo4j.cypher."""
     header = (
         "// The Neo4j schema of brain: created by the store on start (idempotent).\n"
-        "// Generated from brain/store/neo4j_cypher.py: python -m brain.store.neo4j_cypher\n"
+        "// Generated from brain/store/neo4j/cypher.py: python -m brain.store.neo4j.cypher\n"
     )
     return header + "".join(statement + ";\n" for statement in SCHEMA)
 
@@ -134,7 +134,7 @@ SET n = row.props
 # The USING INDEX SEEK hints pin the plan: planned on an empty database (the first chunk of a
 # full ingest), Neo4j would otherwise scan every LINKS_TO edge (or, hinted with a plain
 # USING INDEX, the whole id index) per row, and keep that plan cached.
-# It also stores the source's revision (brain/store/neo4j_revs.py), or clears it (null).
+# It also stores the source's revision (brain/store/neo4j/revs.py), or clears it (null).
 DROP_LINKS = """
 UNWIND $rows AS row
 MATCH (s:Memory {id: row.source})
@@ -186,7 +186,7 @@ RETURN collect(DISTINCT orphan) AS orphans
     for label in LABELS
 }
 
-# A first sync in parts onto a staged generation (brain/store/neo4j_rebuild.py) links to
+# A first sync in parts onto a staged generation (brain/store/neo4j/rebuild.py) links to
 # nodes of later parts: a relationship needs both ends, so the link makes its target, bare.
 # Its upsert fills it (`SET n = row.props` drops the mark); one the sync never wrote (a name
 # the walk foresaw wrongly: its links were relinked elsewhere) is dropped before the switch.
@@ -242,7 +242,7 @@ def _union(template: str, labels: tuple[str, ...] = PRIMARY_LABELS) -> str:
 # The unions look every id up under every label (a missed index seek is nearly free): one
 # list parameter, never an empty one, keeps the query plan cached (Neo4j re-plans a statement
 # when a parameter's type changes, and an empty list has another type than a list of strings).
-# A node's properties without the search vector (brain/store/neo4j_search.py): 384 floats
+# A node's properties without the search vector (brain/store/neo4j/search.py): 384 floats
 # that no reader of a note needs, and that would otherwise travel with every note read.
 NODE_PROPS = "n {{.*, embedding: null}}"
 MEMORY_PROPS = "m {.*, embedding: null}"
@@ -260,7 +260,7 @@ NAME_ENTRIES = _union(
 )
 
 # Pinned to the key index: planned while the set it reads is empty (a staged first sync's
-# parts, brain/store/neo4j_rebuild.py), Neo4j scanned every note of it per call.
+# parts, brain/store/neo4j/rebuild.py), Neo4j scanned every note of it per call.
 LINKS_WITH_KEYS = """
 MATCH (s:Memory)-[r:LINKS_TO]->(t)
 USING INDEX r:LINKS_TO(key)

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from brain.model import LinkStatus, UnresolvedNode
-from brain.store.memory_links import LinkIndex, refs_of
-from brain.store.memory_rows import LinkRow
+from brain.store.memory.links import LinkIndex, refs_of
+from brain.store.memory.rows import LinkRow
 
 STATUSES = list(LinkStatus)
 STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}

@@ -13,8 +13,8 @@ from itertools import compress, repeat
 
 from brain.index.bm25 import KeywordImage
 from brain.model import AgentNode, EntityNode, FileNode, MemoryNode
-from brain.store.memory_link_table import LinkImage, LinkTable
-from brain.store.memory_rows import PATH, MemoryRow
+from brain.store.memory.link_table import LinkImage, LinkTable
+from brain.store.memory.rows import PATH, MemoryRow
 
 
 @dataclass(slots=True)

@@ -10,11 +10,11 @@ matches, in as many transactions as it takes; then one small transaction switche
 `BrainLive` at the new set and appends the change-log entry. The old generation is deleted
 in batches after a grace period (`Neo4jStore.switch_grace`) for the reads still on it.
 
-Every statement here and in brain/store/neo4j_cypher.py is written as if the plain set were
+Every statement here and in brain/store/neo4j/cypher.py is written as if the plain set were
 live and `BrainB…` staged; `on(statement, live)` swaps the two sets (and the names of the
 search indexes) when `BrainB…` is live. Readers read `BrainLive` in the same transaction as
-their query and trust the answer for a moment after (brain/store/neo4j_live.py), writers in
-each write transaction (brain/store/neo4j_write.py), so a query never mixes the two sets, and
+their query and trust the answer for a moment after (brain/store/neo4j/live.py), writers in
+each write transaction (brain/store/neo4j/write.py), so a query never mixes the two sets, and
 links never cross them.
 
 Why not relabel at the switch (the first design, `BrainNext…` and `BrainOld`): the switch then
@@ -51,7 +51,7 @@ from neo4j import ManagedTransaction
 from brain.model import NOTE_KINDS, Kind
 from brain.store.base import WriteBatch
 
-LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j_cypher.py
+LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j/cypher.py
 
 STAGED_PREFIX = "BrainB"  # the other set of labels
 STAGING_LABEL = "BrainStaging"  # which rebuild is staging (one node)
@@ -62,7 +62,7 @@ LEGACY_LABELS: tuple[str, ...] = ("BrainOld", *("BrainNext" + label for label in
 # Notes of other kinds (DailyNote, Skill, Tool) carry Memory too: every node has one primary label.
 SUBLABELS: tuple[str, ...] = tuple(k.label for k in NOTE_KINDS if k is not Kind.MEMORY)
 PRIMARY_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in SUBLABELS)
-SEARCH_INDEXES = ("memory_text", "memory_embedding")  # named in queries (brain/store/neo4j_search.py)
+SEARCH_INDEXES = ("memory_text", "memory_embedding")  # named in queries (brain/store/neo4j/search.py)
 
 # A label: after the colon, or after `|` in a union of labels (`(n:Memory|Agent)`).
 _LABEL = re.compile(r"(?<=[:|])(" + "|".join(LABELS) + r")\b")

@@ -3,9 +3,9 @@
 Plain dicts with the indexes the queries need: outgoing and incoming links, links by the
 name key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and
 few queries read them, so a memory is held without its body, which is read back from its
-file or kept zlib-compressed beside it (brain/store/memory_bodies.py) and put back into
-every node a query returns. Links are held as columns (brain/store/memory_link_table.py) and
-memories restored from a snapshot as rows (brain/store/memory_rows.py), built into objects on
+file or kept zlib-compressed beside it (brain/store/memory/bodies.py) and put back into
+every node a query returns. Links are held as columns (brain/store/memory/link_table.py) and
+memories restored from a snapshot as rows (brain/store/memory/rows.py), built into objects on
 their way out; after a restore the indexes wait for their first use.
 One lock makes each batch atomic for readers on other threads (the server answers queries
 while the watcher writes).
@@ -56,12 +56,12 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
-from brain.store.memory_bodies import Bodies
-from brain.store.memory_image import StoreImage, image_tables
-from brain.store.memory_link_table import LinkTable
-from brain.store.memory_links import LinkIndex
-from brain.store.memory_names import NameIndex
-from brain.store.memory_rows import (
+from brain.store.memory.bodies import Bodies
+from brain.store.memory.image import StoreImage, image_tables
+from brain.store.memory.link_table import LinkTable
+from brain.store.memory.links import LinkIndex
+from brain.store.memory.names import NameIndex
+from brain.store.memory.rows import (
     LinkRow,
     MemoryOrder,
     MemoryRow,
@@ -72,7 +72,7 @@ from brain.store.memory_rows import (
     memory_of,
     scope_of,
 )
-from brain.store.memory_search import KeywordIndex, VectorIndex
+from brain.store.memory.search import KeywordIndex, VectorIndex
 from brain.store.visibility import EVERYTHING, Reach, asked_key, projected_targets, walk
 
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}

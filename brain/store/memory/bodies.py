@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from brain.model import MemoryNode
 from brain.store.base import BodySource
-from brain.store.memory_rows import pack_body, unpack_body
+from brain.store.memory.rows import pack_body, unpack_body
 
 #: The mark of a body read back from its file (a compressed body is never empty).
 ON_DISK = b""

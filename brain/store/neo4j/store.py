@@ -2,9 +2,9 @@
 
 One driver per process; every call names its database. Reads go through
 `Driver.execute_query` routed as reads; writes are `execute_write` functions over
-`UNWIND $rows` statements (brain/store/neo4j_write.py), so the driver retries transient
+`UNWIND $rows` statements (brain/store/neo4j/write.py), so the driver retries transient
 failures, and every statement is safe to run twice, so the store itself re-runs a
-transaction whose commit outcome was lost. Cypher lives in brain/store/neo4j_cypher.py.
+transaction whose commit outcome was lost. Cypher lives in brain/store/neo4j/cypher.py.
 
 Results are built in Python exactly as the embedded store builds them (same orders, same
 problem records): the contract suite in tests/contract runs every behaviour on both.
@@ -44,8 +44,6 @@ from brain.model import (
     unresolved_id,
 )
 from brain.resolve import NameEntry
-from brain.store import neo4j_cypher as cypher
-from brain.store import neo4j_generation as generation
 from brain.store.base import (
     EdgeRow,
     GraphExport,
@@ -58,11 +56,12 @@ from brain.store.base import (
     memory_off_problem,
     node_row,
 )
-from brain.store.memory_image import StoreImage
-from brain.store.neo4j_errors import CREATED_MEANWHILE, connect_errors, runtime_errors
-from brain.store.neo4j_live import LIVE_TTL, LiveSet
-from brain.store.neo4j_rebuild import Neo4jGenerations
-from brain.store.neo4j_records import (
+from brain.store.memory.image import StoreImage
+from brain.store.neo4j import cypher, generation
+from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
+from brain.store.neo4j.live import LIVE_TTL, LiveSet
+from brain.store.neo4j.rebuild import Neo4jGenerations
+from brain.store.neo4j.records import (
     KIND_OF_LABEL,
     agent_from,
     anchors_from,
@@ -72,9 +71,9 @@ from brain.store.neo4j_records import (
     node_from,
     problems_from,
 )
-from brain.store.neo4j_search import Neo4jSearch, put_vectors
-from brain.store.neo4j_shared import Neo4jShared
-from brain.store.neo4j_write import (
+from brain.store.neo4j.search import Neo4jSearch, put_vectors
+from brain.store.neo4j.shared import Neo4jShared
+from brain.store.neo4j.write import (
     Limits,
     atomic_plan,
     clear_some,
@@ -93,16 +92,16 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
-    that database, and BrainWorkspace and BrainChange (brain/store/neo4j_shared.py):
+    that database, and BrainWorkspace and BrainChange (brain/store/neo4j/shared.py):
     `clear()` deletes them and nothing else. A full ingest does not clear: it writes the
-    difference (brain/store/neo4j_revs.py).
+    difference (brain/store/neo4j/revs.py).
     """
 
     limits = Limits()
     commit_retries = 3
     clear_rows = 10_000
     # Seconds the replaced generation stays after a switch: a read may begin on it up to
-    # LIVE_TTL later (brain/store/neo4j_live.py), and runs in well under a second.
+    # LIVE_TTL later (brain/store/neo4j/live.py), and runs in well under a second.
     switch_grace = 1.0 + LIVE_TTL
 
     def __init__(
@@ -113,7 +112,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         self.uri = uri or "the configured URI"
         self.read_only = read_only
         self.transactions = 0  # write transactions committed, for benchmarks and tests
-        self.rebuilds = 0  # generations switched in (brain/store/neo4j_generation.py)
+        self.rebuilds = 0  # generations switched in (brain/store/neo4j/generation.py)
         self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
         self._live = LiveSet()
@@ -277,7 +276,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
                 query = generation.swapped(query)
             live: str | None = None  # (a query on no label of either set runs as it is)
             if varies:
-                seen = self._live.fresh()  # brain/store/neo4j_live.py
+                seen = self._live.fresh()  # brain/store/neo4j/live.py
                 if seen is None:
                     return self._live.read(self._driver, self.database, query, params)
                 live = seen[1]
@@ -473,7 +472,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
 
 
 class StagedNeo4jStore(Neo4jStore):
-    """The generation a first sync writes in parts (brain/store/neo4j_rebuild.py): reads and
+    """The generation a first sync writes in parts (brain/store/neo4j/rebuild.py): reads and
     writes on the set of labels that is not live, so no reader sees it until the switch."""
 
     staged_reads = True

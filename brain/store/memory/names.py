@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from brain.model import AgentNode, EntityNode, FileNode, MemoryNode
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
-from brain.store.memory_rows import MemoryRow, memory_key, name_entry
+from brain.store.memory.rows import MemoryRow, memory_key, name_entry
 
 Held = NameEntry | dict[str, NameEntry]  # one node's entry, or several by id
 

@@ -20,11 +20,10 @@ from typing import Any, TypeVar
 from neo4j import ManagedTransaction, Result
 
 from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode, is_note_id
-from brain.store import neo4j_cypher as cypher
-from brain.store import neo4j_generation as generation
 from brain.store.base import BodySource, WriteBatch
-from brain.store.neo4j_lease import fence
-from brain.store.neo4j_records import (
+from brain.store.neo4j import cypher, generation
+from brain.store.neo4j.lease import fence
+from brain.store.neo4j.records import (
     agent_props,
     entity_props,
     file_props,
@@ -32,8 +31,8 @@ from brain.store.neo4j_records import (
     memory_owner_id,
     memory_props,
 )
-from brain.store.neo4j_revs import REV, memory_rev, node_rev
-from brain.store.neo4j_shared import LOG_CHANGES, MARK_GRAPH
+from brain.store.neo4j.revs import REV, memory_rev, node_rev
+from brain.store.neo4j.shared import LOG_CHANGES, MARK_GRAPH
 
 T = TypeVar("T")
 
@@ -54,11 +53,11 @@ UPSERT, RELINK, DROP, CREATE, DELETE = range(5)
 class Transaction:
     statements: list[Statement] = field(default_factory=list)
     rows: int = 0
-    fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j_lease.py)
+    fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j/lease.py)
     log: dict[str, Any] | None = None  # the change-log entry committed with it (LOG_CHANGES' params)
     token: str = ""  # a rebuild's switch: the rebuild it belongs to
     logs: list[dict[str, Any]] = field(default_factory=list)  # a switch's change-log entries
-    staged: bool = False  # written onto the staged generation (brain/store/neo4j_generation.py)
+    staged: bool = False  # written onto the staged generation (brain/store/neo4j/generation.py)
 
     def forget_rows(self) -> None:
         """Empty the row lists of a committed transaction (each is its own: see _chunks).
@@ -84,7 +83,7 @@ class Limits:
     transaction_rows: int = 25_000
     memory_weight: int = 4
     # A batch up to this many rows is one transaction (readers see it all at once); past it,
-    # the server's heap decides: a new generation (brain/store/neo4j_generation.py), of the
+    # the server's heap decides: a new generation (brain/store/neo4j/generation.py), of the
     # whole graph (a first sync) or of a copy of the live one with the batch written on it.
     atomic_rows: int = 400_000
 
@@ -249,7 +248,7 @@ def _count(changed: Counter[str], result: Result) -> None:
 
 def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
     """The staged generation becomes the graph, the graph the old generation, at once: one
-    property of one node, whatever the graph's size (brain/store/neo4j_generation.py)."""
+    property of one node, whatever the graph's size (brain/store/neo4j/generation.py)."""
     if transaction.fence:
         fence(tx, transaction.fence)
     changed: Counter[str] = Counter()
@@ -265,7 +264,7 @@ def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Count
 
 def _mark_graph(tx: ManagedTransaction) -> None:
     """A new stamp with every write: a snapshot taken before it no longer matches
-    (brain/store/neo4j_shared.py, GRAPH_STAMP)."""
+    (brain/store/neo4j/shared.py, GRAPH_STAMP)."""
     tx.run(MARK_GRAPH, {"graph": uuid.uuid4().hex}).consume()
 
 
