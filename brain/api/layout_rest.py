@@ -29,9 +29,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from brain.api.auth import Principal, actor_of
-from brain.api.jsonbody import decode_json
-from brain.api.loaders import in_thread
+from brain.api.graphql.loaders import in_thread
+from brain.api.http.auth import Principal, actor_of
+from brain.api.http.jsonbody import decode_json
 from brain.api.rest import refusal_response
 from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.verbs import LayoutVerbs, layout_verbs, workspace_layout

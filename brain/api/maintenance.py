@@ -24,12 +24,12 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from strawberry.scalars import JSON
 
-from brain.api import jsonbody
-from brain.api.auth import actor_of
-from brain.api.context import Info
-from brain.api.errors import UserError
-from brain.api.fields import field, subscription
-from brain.api.loaders import in_thread
+from brain.api.graphql.context import Info
+from brain.api.graphql.errors import UserError
+from brain.api.graphql.fields import field, subscription
+from brain.api.graphql.loaders import in_thread
+from brain.api.http import jsonbody
+from brain.api.http.auth import actor_of
 from brain.api.rest import BASE
 from brain.maintain.access import Busy, MaintenanceRefused, maintenance_report, start_consolidation
 from brain.maintain.consolidate import Consolidation, ConsolidationReport

@@ -22,11 +22,11 @@ from typing import cast
 import strawberry
 from strawberry.scalars import JSON
 
-from brain.api.auth import actor_of
-from brain.api.context import Info
-from brain.api.errors import UserError
-from brain.api.fields import field
-from brain.api.loaders import in_thread
+from brain.api.graphql.context import Info
+from brain.api.graphql.errors import UserError
+from brain.api.graphql.fields import field
+from brain.api.graphql.loaders import in_thread
+from brain.api.http.auth import actor_of
 from brain.tool import memory_service
 from brain.tool.access import Actor, visible_history
 from brain.tool.history import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord

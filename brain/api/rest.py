@@ -29,10 +29,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from brain.api.auth import Principal, actor_of
-from brain.api.jsonbody import decode_json
-from brain.api.loaders import in_thread
-from brain.api.preconditions import Precondition, read_preconditions
+from brain.api.graphql.loaders import in_thread
+from brain.api.http.auth import Principal, actor_of
+from brain.api.http.jsonbody import decode_json
+from brain.api.http.preconditions import Precondition, read_preconditions
 from brain.api.search import search_endpoint
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE

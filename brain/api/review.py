@@ -18,14 +18,14 @@ from typing import Annotated
 
 import strawberry
 
-from brain.api.auth import actor_of
-from brain.api.context import Info
-from brain.api.enums import MemoryType
-from brain.api.errors import UserError
-from brain.api.fields import field
-from brain.api.loaders import in_thread
+from brain.api.graph.problems import Problem
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import MemoryType
+from brain.api.graphql.errors import UserError
+from brain.api.graphql.fields import field
+from brain.api.graphql.loaders import in_thread
+from brain.api.http.auth import actor_of
 from brain.api.memory_mutations import MemoryRefusal
-from brain.api.problems import Problem
 from brain.api.rest import ADDR
 from brain.api.rest import _file as check_file
 from brain.api.rest import _scope as check_scope

@@ -19,14 +19,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from brain import model
-from brain.api.auth import actor_of
-from brain.api.context import Info
-from brain.api.enums import MemoryType
-from brain.api.errors import Forbidden, UserError
-from brain.api.fields import field
-from brain.api.loaders import in_thread
-from brain.api.nodes import Memory
-from brain.api.pagination import PageInfo, decode_cursor, encode_cursor
+from brain.api.graph.nodes import Memory
+from brain.api.graph.pagination import PageInfo, decode_cursor, encode_cursor
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import MemoryType
+from brain.api.graphql.errors import Forbidden, UserError
+from brain.api.graphql.fields import field
+from brain.api.graphql.loaders import in_thread
+from brain.api.http.auth import actor_of
 from brain.search.service import MAX_LIMIT, Mode, SearchAnswer, SearchError, SearchHit, hit_json
 from brain.tool.access import Actor
 

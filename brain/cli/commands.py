@@ -90,7 +90,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from brain.api.server import serve
+    from brain.api.http.server import serve
 
     # The operator's settings first: a bad one is one line before anything listens or reads.
     settings = operator_settings(args, args.workspace)
@@ -129,7 +129,7 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from brain.api.schema import schema_sdl
+    from brain.api.graphql.schema import schema_sdl
 
     print(schema_sdl())
     return 0

@@ -140,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from brain.gcpause import gc_paused
 
         with gc_paused():
-            import brain.api.server  # noqa: F401
+            import brain.api.http.server  # noqa: F401
     from brain.cli import commands
     try:
         return commands.run(args, parser)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from brain.api.auth import Principal
+from brain.api.http.auth import Principal
 from brain.tool.access import Actor
 from brain.tool.refusal import Call, Refusal, RefusalCode
 from brain.tool.service import MemoryService

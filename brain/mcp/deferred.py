@@ -30,7 +30,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 if TYPE_CHECKING:
-    from brain.api.context import Services
+    from brain.api.graphql.context import Services
     from brain.mcp.http import McpEndpoint
 
 MCP_PATH = "/mcp"

@@ -21,7 +21,7 @@ from brain.mcp.caller import http_caller
 from brain.mcp.server import BrainMcp
 
 if TYPE_CHECKING:
-    from brain.api.context import Services
+    from brain.api.graphql.context import Services
 
 MCP_PATH = "/mcp"
 MAX_BODY = 1 << 20  # a memory note is at most 64 KiB; one JSON-RPC message needs no more

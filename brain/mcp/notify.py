@@ -23,7 +23,7 @@ import anyio
 from mcp.server.connection import Connection
 from mcp.server.session import ServerSession
 
-from brain.api.events import ChangeHub, SubscriberLagged
+from brain.api.http.events import ChangeHub, SubscriberLagged
 from brain.mcp.caller import Caller
 from brain.mcp.listen import AgentListens
 from brain.mcp.resources import note_uri, scope_of_node

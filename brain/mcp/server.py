@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from brain import __version__
-from brain.api.events import ChangeHub
+from brain.api.http.events import ChangeHub
 from brain.mcp import graph, resources
 from brain.mcp.caller import Caller
 from brain.mcp.layout_tools import call_layout_tool, layout_instructions, layout_tools

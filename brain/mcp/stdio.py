@@ -15,7 +15,7 @@ import sys
 
 import anyio
 
-from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES, env_bytes
+from brain.api.http.bodylimit import DEFAULT_MAX_BODY_BYTES, env_bytes
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
 from brain.mcp.stdio_wire import capped_stdio

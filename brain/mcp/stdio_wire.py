@@ -13,7 +13,7 @@ lone surrogate escape (`\\ud800`, which pydantic refuses), waited for ever. Here
   it is parsed, brain/parse/safejson.py), or JSON that is not a JSON-RPC message: -32600.
 
 The cap is BRAIN_MAX_BODY_BYTES (1 MiB by default), as for an HTTP request body; the depth
-is HTTP's (brain/api/jsonbody.py). As in the SDK, while it serves, fd 0 reads the null device
+is HTTP's (brain/api/http/jsonbody.py). As in the SDK, while it serves, fd 0 reads the null device
 and fd 1 writes to stderr, so nothing a handler prints can corrupt the messages.
 """
 
@@ -37,7 +37,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from brain.api.jsonbody import MAX_JSON_DEPTH
+from brain.api.http.jsonbody import MAX_JSON_DEPTH
 from brain.parse import safejson
 
 log = logging.getLogger("brain.mcp")

@@ -15,10 +15,10 @@ from typing import Any
 import httpx
 import uvicorn
 
-from brain.api.app import create_app
-from brain.api.auth import TokenRegistry
-from brain.api.context import ApiSettings, Services
-from brain.api.events import ChangeHub
+from brain.api.graphql.context import ApiSettings, Services
+from brain.api.http.app import create_app
+from brain.api.http.auth import TokenRegistry
+from brain.api.http.events import ChangeHub
 from brain.config.operator import OperatorSettings
 from brain.service.brain import Brain
 from brain.service.watch import Watcher

@@ -10,7 +10,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from brain.api.auth import ADMIN, ANONYMOUS, Principal, TokenRegistry, TokensFileError, bearer_token
+from brain.api.http.auth import ADMIN, ANONYMOUS, Principal, TokenRegistry, TokensFileError, bearer_token
 from tests.api.client import PROTOCOL, post, ws_session
 from tests.api.conftest import ServerFactory
 

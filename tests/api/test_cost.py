@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 from graphql import parse
 
-from brain.api.cost import DocumentLimits, Measure, document_errors, measure_operations, uses_introspection
+from brain.api.graphql.cost import (
+    DocumentLimits,
+    Measure,
+    document_errors,
+    measure_operations,
+    uses_introspection,
+)
 
 
 def fan_out(levels: int) -> str:

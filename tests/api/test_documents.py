@@ -19,7 +19,7 @@ import httpx
 import pytest
 from graphql import parse, validate
 
-from brain.api.schema import build_schema
+from brain.api.graphql.schema import build_schema
 from brain.cli.check import CheckReport
 from brain.service.brain import Brain
 from brain.store.base import GraphStore

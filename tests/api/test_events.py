@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio.to_thread
 import pytest
 
-from brain.api.events import ChangeHub, SubscriberLagged, change_scope
+from brain.api.http.events import ChangeHub, SubscriberLagged, change_scope
 from brain.service.brain import Brain, GraphChange
 from tests.api.files import make_workspace, write
 

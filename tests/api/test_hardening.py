@@ -11,9 +11,9 @@ import pytest
 import strawberry
 from websockets.asyncio.client import connect
 
-from brain.api.context import ApiSettings
-from brain.api.errors import MASKED_MESSAGE
-from brain.api.schema import QUERY_PARTS, build_schema
+from brain.api.graphql.context import ApiSettings
+from brain.api.graphql.errors import MASKED_MESSAGE
+from brain.api.graphql.schema import QUERY_PARTS, build_schema
 from brain.model import Stats
 from brain.store.memory.store import MemoryStore
 from tests.api.client import PROTOCOL, post, ws_session

@@ -9,7 +9,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from brain.api.context import ApiSettings
+from brain.api.graphql.context import ApiSettings
 from brain.store.base import WriteBatch
 from brain.store.memory.store import MemoryStore
 from tests.api.client import PROTOCOL, ws_session

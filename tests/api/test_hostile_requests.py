@@ -13,8 +13,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from brain.api.auth import TokenRegistry
-from brain.api.context import ApiSettings
+from brain.api.graphql.context import ApiSettings
+from brain.api.http.auth import TokenRegistry
 from tests.api.client import PROTOCOL, post, ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.live import LiveServer

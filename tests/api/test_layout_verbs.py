@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
 from tests.tool.test_mindlink_verbs import ENTRY, FEEDBACK

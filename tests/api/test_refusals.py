@@ -20,7 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from brain.api.errors import MASKED_MESSAGE
+from brain.api.graphql.errors import MASKED_MESSAGE
 from tests.api.client import PROTOCOL
 from tests.api.conftest import ServerFactory
 from tests.api.test_hardening import FailingStore

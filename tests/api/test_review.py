@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 
 from brain import model
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.ingest.memory_files import content_hash
 from brain.service.overview import overview_backbone
 from tests.api.client import post

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.api.schema import schema_sdl
+from brain.api.graphql.schema import schema_sdl
 from brain.cli.main import main
 
 SDL = Path(__file__).resolve().parents[2] / "schema" / "brain.graphql"

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.api.errors import MASKED_MESSAGE
+from brain.api.graphql.errors import MASKED_MESSAGE
 from tests.api.files import make_workspace
 from tests.hostile.api_server import (
     ADMIN_TOKEN,

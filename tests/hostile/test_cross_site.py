@@ -1,4 +1,4 @@
-"""A web page on another site changes nothing, on any route (brain/api/crosssite.py), and the
+"""A web page on another site changes nothing, on any route (brain/api/http/crosssite.py), and the
 workspace cannot point brain's model runs anywhere (brain/config/operator.py): against a real
 `brain serve` on an open server (no tokens: the worst case), with the operator's endpoint set,
 so a request that got through would start a model run the scripted endpoint would see.
@@ -23,10 +23,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin, Subprotocol
 
-from brain.api.app import create_app
-from brain.api.auth import TokenRegistry
-from brain.api.context import ApiSettings, Services
-from brain.api.events import ChangeHub
+from brain.api.graphql.context import ApiSettings, Services
+from brain.api.http.app import create_app
+from brain.api.http.auth import TokenRegistry
+from brain.api.http.events import ChangeHub
 from brain.service.brain import Brain
 from tests.api.client import PROTOCOL
 from tests.hostile.api_server import HostileServer, hostile_server

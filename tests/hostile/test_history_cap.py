@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.budgets import HISTORY_AGENT_ENV, HISTORY_WORKSPACE_ENV
 from brain.cli.main import main
 from brain.service.brain import Brain

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.mcp import graph
 from brain.service.brain import Brain
 from brain.store.base import GraphStore

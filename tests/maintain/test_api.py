@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.config.operator import load_settings
 from brain.store.memory.store import MemoryStore
 from tests.api.client import post, ws_session

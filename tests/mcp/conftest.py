@@ -21,7 +21,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
 from tests.tool.conftest import make_workspace, write

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
 from tests.api.test_layout_verbs import TOKENS, build_mindlink

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.lsp.catalog import Catalog
 from brain.lsp.context import ClientFeatures, Context
 from brain.lsp.navigation import workspace_symbols

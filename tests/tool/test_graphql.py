@@ -122,7 +122,7 @@ async def test_a_write_is_announced_on_graph_changed(live: LiveServer) -> None:
 def secured(tmp_path: Path) -> Iterator[LiveServer]:
     import json
 
-    from brain.api.auth import TokenRegistry
+    from brain.api.http.auth import TokenRegistry
     from tests.tool.conftest import make_workspace
     from tests.tool.test_rest import TOKENS
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.api.auth import TokenRegistry
+from brain.api.http.auth import TokenRegistry
 from brain.store.memory.store import MemoryStore
 from brain.tool import attach_memory_service
 from brain.tool.history import History

@@ -52,8 +52,8 @@ def test_an_import_up_a_layer_is_named_with_its_line(tmp_path: Path) -> None:
 
 def test_a_lazy_import_inside_a_function_counts(tmp_path: Path) -> None:
     root = _tree(tmp_path, {
-        "brain/store/base.py": "def f():\n    from brain.api import app\n",
-        "brain/api/app.py": "",
+        "brain/store/base.py": "def f():\n    from brain.api.http import app\n",
+        "brain/api/http/app.py": "",
     })
     assert [line.split(":")[0] for line in check.problems(root)] == ["brain/store/base.py"]
 
@@ -61,9 +61,9 @@ def test_a_lazy_import_inside_a_function_counts(tmp_path: Path) -> None:
 def test_annotations_under_type_checking_do_not_count(tmp_path: Path) -> None:
     root = _tree(tmp_path, {
         "brain/store/base.py": (
-            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from brain.api.app import App\n"
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from brain.api.http.app import App\n"
         ),
-        "brain/api/app.py": "from brain.store import base\n",
+        "brain/api/http/app.py": "from brain.store import base\n",
     })
     assert check.problems(root) == []
 

@@ -15,7 +15,7 @@ LATER = ("mcp", "httpx", "rich.console")  # /mcp (brain/mcp/deferred.py); consol
 @pytest.mark.parametrize("module", LATER)
 def test_the_server_modules_do_not_import_what_only_later_requests_need(module: str) -> None:
     code = (
-        "import sys, json; import brain.api.server, brain.api.app, brain.service.watch; "
+        "import sys, json; import brain.api.http.server, brain.api.http.app, brain.service.watch; "
         "import brain.snapshot.keeper; "
         "print(json.dumps(sorted(sys.modules)))"
     )

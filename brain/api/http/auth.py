@@ -23,7 +23,7 @@ from brain import safefs
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 
-logger = logging.getLogger("brain.api.auth")
+logger = logging.getLogger("brain.api.http.auth")
 
 ADMIN_WILDCARD = "*"
 

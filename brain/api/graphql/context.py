@@ -10,15 +10,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 
-from brain.api.auth import Principal, TokenRegistry
-from brain.api.bodylimit import DEFAULT_MAX_BODY_BYTES
-from brain.api.limits import Limits
-from brain.api.loaders import Loaders
-from brain.api.middleware import KnownAgents
+from brain.api.graphql.limits import Limits
+from brain.api.graphql.loaders import Loaders
+from brain.api.http.auth import Principal, TokenRegistry
+from brain.api.http.bodylimit import DEFAULT_MAX_BODY_BYTES
+from brain.api.http.middleware import KnownAgents
 from brain.service.brain import Brain
 
 if TYPE_CHECKING:
-    from brain.api.events import ChangeHub
+    from brain.api.http.events import ChangeHub
     from brain.service.replica import ReplicaFollower
     from brain.service.watch import Watcher
 

@@ -10,12 +10,8 @@ import bisect
 import strawberry
 
 from brain import model
-from brain.api.context import Info
-from brain.api.enums import MemoryType, Severity
-from brain.api.fields import field
-from brain.api.loaders import in_thread
-from brain.api.nodes import Memory
-from brain.api.pagination import (
+from brain.api.graph.nodes import Memory
+from brain.api.graph.pagination import (
     PageInfo,
     decode_cursor,
     encode_cursor,
@@ -23,7 +19,11 @@ from brain.api.pagination import (
     problem_cursor,
     problem_key,
 )
-from brain.api.problems import Problem
+from brain.api.graph.problems import Problem
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import MemoryType, Severity
+from brain.api.graphql.fields import field
+from brain.api.graphql.loaders import in_thread
 from brain.store.base import MemoryFilter
 
 

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 
 import strawberry
 
-from brain.api.context import Info
-from brain.api.enums import ChangeKind
-from brain.api.events import change_scope
-from brain.api.fields import field, subscription
-from brain.api.nodes import Node, graph_node
-from brain.api.permissions import ADMIN_ONLY
+from brain.api.graph.nodes import Node, graph_node
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import ChangeKind
+from brain.api.graphql.fields import field, subscription
+from brain.api.graphql.permissions import ADMIN_ONLY
+from brain.api.http.events import change_scope
 from brain.service.brain import GraphChange
 
 # Model field names -> the schema's field names, for `GraphChangeEvent.fields`.

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from brain.api.errors import UserError
+from brain.api.graphql.errors import UserError
 from brain.service.brain import Brain, GraphChange
 
 

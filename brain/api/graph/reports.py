@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import strawberry
 
 from brain import model
-from brain.api.enums import EdgeType, LinkStatus, Severity
-from brain.api.fields import field
-from brain.api.links import Link
-from brain.api.nodes import Node, Unresolved, graph_node
+from brain.api.graph.links import Link
+from brain.api.graph.nodes import Node, Unresolved, graph_node
+from brain.api.graphql.enums import EdgeType, LinkStatus, Severity
+from brain.api.graphql.fields import field
 
 
 @strawberry.type

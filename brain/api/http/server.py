@@ -22,10 +22,10 @@ from typing import Any
 import uvicorn
 from strawberry.http.websocket_origin import normalize_allowed_origins
 
-from brain.api.app import GRAPHQL_PATH, create_app
-from brain.api.auth import TokenRegistry, TokensFileError
-from brain.api.context import ApiSettings, Services
-from brain.api.events import ChangeHub
+from brain.api.graphql.context import ApiSettings, Services
+from brain.api.http.app import GRAPHQL_PATH, create_app
+from brain.api.http.auth import TokenRegistry, TokensFileError
+from brain.api.http.events import ChangeHub
 from brain.config.messages import ConfigError
 from brain.config.operator import OperatorSettings
 from brain.ingest.ingester import SyncResult

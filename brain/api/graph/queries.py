@@ -5,22 +5,22 @@ from __future__ import annotations
 import strawberry
 
 from brain import model
-from brain.api.connections import (
+from brain.api.graph.connections import (
     MemoryConnection,
     MemoryFilterInput,
     ProblemConnection,
     memory_page,
     problem_page,
 )
-from brain.api.context import Info
-from brain.api.enums import Severity
-from brain.api.errors import UserError
-from brain.api.fields import field
-from brain.api.link_pages import PAGE, node_page
-from brain.api.loaders import in_thread
-from brain.api.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
-from brain.api.permissions import ADMIN_ONLY
-from brain.api.reports import LinkReport, Stats, Subgraph, subgraph_of
+from brain.api.graph.link_pages import PAGE, node_page
+from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
+from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import Severity
+from brain.api.graphql.errors import UserError
+from brain.api.graphql.fields import field
+from brain.api.graphql.loaders import in_thread
+from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.layouts import LayoutChoice
 from brain.store.base import MemoryFilter
 

@@ -2,7 +2,7 @@
 
 `build_routes` is where other HTTP APIs join: the memory tool's REST routes (`/api/memory`,
 brain/api/rest.py) are added to that list and get the same host check, cross-site check
-(brain/api/crosssite.py) and bearer tokens.
+(brain/api/http/crosssite.py) and bearer tokens.
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from strawberry.schema import BaseSchema
 
-from brain.api.bodylimit import BodyLimitMiddleware
-from brain.api.context import Services
-from brain.api.crosssite import CrossSiteMiddleware
+from brain.api.graphql.context import Services
+from brain.api.graphql.schema import build_schema
+from brain.api.graphql.view import BrainGraphQL
+from brain.api.http.bodylimit import BodyLimitMiddleware
+from brain.api.http.crosssite import CrossSiteMiddleware
+from brain.api.http.middleware import BearerAuthMiddleware
+from brain.api.http.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
+from brain.api.http.web import routes as web_routes
 from brain.api.layout_rest import routes as layout_routes
 from brain.api.maintenance import routes as maintenance_routes
-from brain.api.middleware import BearerAuthMiddleware
 from brain.api.rest import routes as memory_routes
-from brain.api.schema import build_schema
-from brain.api.view import BrainGraphQL
-from brain.api.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
-from brain.api.web import routes as web_routes
 from brain.ingest.ingester import Progress, SyncResult
 from brain.mcp.deferred import DeferredMcp
 from brain.tool import memory_service

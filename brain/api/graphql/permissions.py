@@ -13,8 +13,8 @@ from typing import Any
 
 from strawberry.permission import BasePermission
 
-from brain.api.context import Info
-from brain.api.errors import Forbidden
+from brain.api.graphql.context import Info
+from brain.api.graphql.errors import Forbidden
 
 
 class ReadsWholeGraph(BasePermission):

@@ -14,7 +14,7 @@ import json
 
 import strawberry
 
-from brain.api.errors import UserError
+from brain.api.graphql.errors import UserError
 from brain.model import Problem
 from brain.parse import safejson
 

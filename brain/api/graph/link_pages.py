@@ -1,12 +1,12 @@
 """Pages of a node's links, backlinks and problems: every list that grows with the workspace.
 
 A note with 450,000 links made `backlinks` answer 7 MB in 8-13 s, every time, unpaged. Each
-such field now takes `first` (default and most: the page size bound of brain/api/limits.py,
+such field now takes `first` (default and most: the page size bound of brain/api/graphql/limits.py,
 checked for every `first` argument) and `after` (the `cursor` of the last item seen), and
 its node has a count beside it (`backlinkCount`, ...) so a client knows a list goes on.
 
 A link's cursor names the link (source, line, column), never an offset, as the other cursors
-of this API do (brain/api/pagination.py): a page boundary stays put while links come and go.
+of this API do (brain/api/graph/pagination.py): a page boundary stays put while links come and go.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TypeVar
 
-from brain.api.errors import UserError
-from brain.api.pagination import decode_cursor, encode_cursor, problem_after, problem_key, quoted
+from brain.api.graph.pagination import decode_cursor, encode_cursor, problem_after, problem_key, quoted
+from brain.api.graphql.errors import UserError
 from brain.model import Link, Node, Problem
 
 PAGE = 100  # the default page: the most `first` may ask for (Limits.max_page_size)

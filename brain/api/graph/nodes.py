@@ -15,17 +15,17 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
-from brain.api.context import Info
-from brain.api.enums import MemoryType
-from brain.api.fields import field
-from brain.api.link_pages import PAGE, link_page, problem_page
-from brain.api.permissions import ADMIN_ONLY
-from brain.api.problems import Problem
+from brain.api.graph.link_pages import PAGE, link_page, problem_page
+from brain.api.graph.problems import Problem
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import MemoryType
+from brain.api.graphql.fields import field
+from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.store.base import MemoryFilter, link_problem
 
 if TYPE_CHECKING:
-    from brain.api.connections import MemoryConnection
-    from brain.api.links import Link
+    from brain.api.graph.connections import MemoryConnection
+    from brain.api.graph.links import Link
 
 
 @strawberry.interface(
@@ -39,7 +39,7 @@ class Node:
 
 
 async def _links_into(info: Info, node_id: str, first: int, after: str | None) -> list[Link]:
-    from brain.api.links import Link
+    from brain.api.graph.links import Link
 
     found = await info.context.loaders.links_to.load(node_id)
     return [Link.of(link) for link in link_page(found, first, after)]
@@ -127,8 +127,8 @@ class Memory(Node):
     @field(description="The wikilinks written in this note, in order; a page of `first` after `after`.")
     async def links(
         self, info: Info, first: int = PAGE, after: str | None = None
-    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
-        from brain.api.links import Link
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
+        from brain.api.graph.links import Link
 
         found = await info.context.loaders.links_from.load(self.id)
         return [Link.of(link) for link in link_page(found, first, after)]
@@ -140,7 +140,7 @@ class Memory(Node):
     @field(description="Links from other notes (and this one) that land here.")
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
-    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
         return await _links_into(info, self.id, first, after)
 
     @field(description="How many links land here: `backlinks` pages through them.")
@@ -220,8 +220,8 @@ class Agent(Node):
         has_problems: bool | None = None,
         first: int = 20,
         after: str | None = None,
-    ) -> Annotated[MemoryConnection, strawberry.lazy("brain.api.connections")]:
-        from brain.api.connections import memory_page
+    ) -> Annotated[MemoryConnection, strawberry.lazy("brain.api.graph.connections")]:
+        from brain.api.graph.connections import memory_page
 
         where = MemoryFilter(
             agent=self.name, type=type.value if type else None, text=text, has_problems=has_problems
@@ -231,7 +231,7 @@ class Agent(Node):
     @field(description="Links that name this agent (`[[agent:name]]`).", permission_classes=ADMIN_ONLY)
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
-    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
         return await _links_into(info, self.id, first, after)
 
     @field(description="How many links land here: `backlinks` pages through them.",
@@ -255,7 +255,7 @@ class Entity(Node):
     @field(description="Notes that link here.")
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
-    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
         return await _links_into(info, self.id, first, after)
 
     @field(description="How many links land here: `backlinks` pages through them.")
@@ -301,7 +301,7 @@ class Unresolved(Node):
     @field(description="The links that ask for it.")
     async def wanted_by(
         self, info: Info, first: int = PAGE, after: str | None = None
-    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
         return await _links_into(info, self.id, first, after)
 
     @field(description="How many links ask for it: `wantedBy` pages through them.")
@@ -363,7 +363,7 @@ class File(Node):
     @field(description="Notes that link here (`[[data/report.csv]]`, `![[logo.png]]`).")
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
-    ) -> list[Annotated[Link, strawberry.lazy("brain.api.links")]]:
+    ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
         return await _links_into(info, self.id, first, after)
 
     @field(description="How many links land here: `backlinks` pages through them.")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import strawberry
 
 from brain import model
-from brain.api.enums import Severity
-from brain.api.fields import field
+from brain.api.graphql.enums import Severity
+from brain.api.graphql.fields import field
 
 
 @strawberry.type(description="One finding about the workspace, with where it is and how to fix it.")
@@ -27,7 +27,7 @@ class Problem:
 
     @field(description="Pass as `after` to get the problems that follow this one.")
     def cursor(self) -> str:
-        from brain.api.pagination import problem_cursor
+        from brain.api.graph.pagination import problem_cursor
 
         return problem_cursor(self.record)
 

@@ -5,7 +5,7 @@ callers prove themselves in `connection_init` (browsers cannot set headers on a 
 Until the first ingest is done the endpoint answers 503, so nobody reads a half-built graph.
 
 Bad requests are 400s that say what is wrong, never 500s: bodies that are not UTF-8 JSON
-objects, JSON nested deeper than brain's inputs need (brain/api/jsonbody.py), and
+objects, JSON nested deeper than brain's inputs need (brain/api/http/jsonbody.py), and
 subscriptions sent over HTTP (they are served over the WebSocket). An operation that runs
 longer than `ApiSettings.request_timeout` is stopped with 503.
 """
@@ -33,13 +33,13 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UnsetType
 
-from brain.api import jsonbody
-from brain.api.auth import Principal
-from brain.api.context import Context, Services
-from brain.api.errors import NO_QUERY, clip, clip_logged_errors, operation_error_message
-from brain.api.loaders import Loaders
-from brain.api.middleware import unknown_agent_message
-from brain.api.web import graphql_page, wants_html_page
+from brain.api.graphql.context import Context, Services
+from brain.api.graphql.errors import NO_QUERY, clip, clip_logged_errors, operation_error_message
+from brain.api.graphql.loaders import Loaders
+from brain.api.http import jsonbody
+from brain.api.http.auth import Principal
+from brain.api.http.middleware import unknown_agent_message
+from brain.api.http.web import graphql_page, wants_html_page
 from brain.store.visibility import EVERYTHING, Reach
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"

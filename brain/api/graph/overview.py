@@ -17,12 +17,12 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
-from brain.api.context import Info
-from brain.api.enums import LinkStatus, MemoryType
-from brain.api.errors import UserError
-from brain.api.fields import field
-from brain.api.loaders import in_thread
-from brain.api.permissions import ADMIN_ONLY
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import LinkStatus, MemoryType
+from brain.api.graphql.errors import UserError
+from brain.api.graphql.fields import field
+from brain.api.graphql.loaders import in_thread
+from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.service.overview import MAX_OVERVIEW_EDGE_BUDGET, overview_backbone
 from brain.store.base import MemoryFilter
 

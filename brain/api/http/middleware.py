@@ -20,10 +20,10 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from brain.api.auth import Principal, TokenRegistry, bearer_token
-from brain.api.loaders import in_thread
+from brain.api.graphql.loaders import in_thread
+from brain.api.http.auth import Principal, TokenRegistry, bearer_token
 
-logger = logging.getLogger("brain.api.auth")
+logger = logging.getLogger("brain.api.http.auth")
 
 MISSING = (
     "a bearer token is required: send `Authorization: Bearer <token>` "

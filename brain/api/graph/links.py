@@ -7,11 +7,7 @@ from typing import Annotated
 import strawberry
 
 from brain import model
-from brain.api.context import Info
-from brain.api.enums import LinkStatus
-from brain.api.errors import UserError
-from brain.api.fields import field
-from brain.api.nodes import (
+from brain.api.graph.nodes import (
     Agent,
     Chat,
     DailyNote,
@@ -25,6 +21,10 @@ from brain.api.nodes import (
     graph_node,
     note_of,
 )
+from brain.api.graphql.context import Info
+from brain.api.graphql.enums import LinkStatus
+from brain.api.graphql.errors import UserError
+from brain.api.graphql.fields import field
 
 LinkTarget = Annotated[
     Memory | Agent | Workflow | Chat | WorkItem | Unresolved | DailyNote | Skill | Tool | File,
@@ -64,7 +64,7 @@ class Link:
 
     @field(description="Pass as `after` to get the links that follow this one.")
     def cursor(self) -> str:
-        from brain.api.link_pages import link_cursor
+        from brain.api.graph.link_pages import link_cursor
 
         return link_cursor(self.record)
 

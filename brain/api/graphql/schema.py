@@ -16,15 +16,15 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
-from brain.api.errors import log_error
-from brain.api.limits import Limits
+from brain.api.graph.overview import OverviewQuery
+from brain.api.graph.queries import GraphQuery
+from brain.api.graphql.errors import log_error
+from brain.api.graphql.limits import Limits
+from brain.api.graphql.subscriptions import Subscription
 from brain.api.maintenance import MaintenanceMutation, MaintenanceQuery, MaintenanceSubscription
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery
-from brain.api.overview import OverviewQuery
-from brain.api.queries import GraphQuery
 from brain.api.review import ReviewMutation, ReviewQuery
 from brain.api.search import SearchQuery
-from brain.api.subscriptions import Subscription
 
 # One part per concern; the web UI's are memory review and the graph overview.
 QUERY_PARTS: tuple[type, ...] = (
@@ -35,7 +35,7 @@ SUBSCRIPTION_PARTS: tuple[type, ...] = (Subscription, MaintenanceSubscription)
 
 
 class BrainSchema(strawberry.Schema):
-    """strawberry's schema, logging a refused request as one line (brain.api.errors.log_error)."""
+    """strawberry's schema, logging a refused request as one line (brain.api.graphql.errors.log_error)."""
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
