@@ -72,7 +72,7 @@ async def first_completion_once(
     return {
         "first_completion_s": first_s,
         "first_completion_cpu_s": cpu.user + cpu.system,
-        # the child that walked the folders while the server imported (brain/lsp/prewalk.py),
+        # the child that walked the folders while the server imported (brain/lsp/startup/prewalk.py),
         # reaped by then: the CPU of the other core, beside the server's own
         "first_completion_child_cpu_s": cpu.children_user + cpu.children_system,
         "initialize_s": initialized - started,

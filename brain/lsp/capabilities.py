@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from brain.lsp.positions import Encoding, encoding_of
+from brain.lsp.features.positions import Encoding, encoding_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,9 +12,9 @@ from pygls.uris import from_fs_path
 
 from brain import safefs
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog
-from brain.lsp.graph import NoteIdentity, identity_of
-from brain.lsp.positions import LineIndex, split_lines
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.graph import NoteIdentity, identity_of
+from brain.lsp.features.positions import LineIndex, split_lines
 from brain.parse.note import ParsedNote, normalize_text, parse_note
 from brain.store.base import GraphStore
 

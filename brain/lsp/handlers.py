@@ -13,22 +13,22 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from brain.lsp.actions import actions_for, to_code_action
-from brain.lsp.block_rename import BlockTarget, block_target, plan_block_rename
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.completion import complete, complete_early, resolve_item
 from brain.lsp.context import Document
-from brain.lsp.cursor import AnchorTyping, typing_at
-from brain.lsp.edits import workspace_edit
-from brain.lsp.hover import early_hover, hover
-from brain.lsp.navigation import (
+from brain.lsp.edits.block_rename import BlockTarget, block_target, plan_block_rename
+from brain.lsp.edits.rename import RenameRefused, plan_rename, rename_target
+from brain.lsp.edits.workspace_edit import workspace_edit
+from brain.lsp.features.actions import actions_for, to_code_action
+from brain.lsp.features.completion import complete, complete_early, resolve_item
+from brain.lsp.features.cursor import AnchorTyping, typing_at
+from brain.lsp.features.hover import early_hover, hover
+from brain.lsp.features.navigation import (
     definition,
     document_links,
     document_symbols,
     references,
     workspace_symbols,
 )
-from brain.lsp.rename import RenameRefused, plan_rename, rename_target
 from brain.lsp.runtime import BrainLanguageServer, RequestFailed
 from brain.lsp.session import Session
 from brain.lsp.watch import relevant

@@ -26,7 +26,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from brain.lsp.positions import encoding_of
+from brain.lsp.features.positions import encoding_of
 from brain.lsp.textsync import ChangeRefused, apply_changes
 from brain.parse import safejson
 from brain.parse.safejson import recover_id

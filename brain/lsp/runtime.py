@@ -33,8 +33,8 @@ from brain.lsp.stdio import Reader, read_loop
 from brain.lsp.watch import FileWatcher
 
 if TYPE_CHECKING:
-    from brain.lsp.codecache import CodeCache
-    from brain.lsp.prewalk import Prewalk
+    from brain.lsp.startup.codecache import CodeCache
+    from brain.lsp.startup.prewalk import Prewalk
 
 log = logging.getLogger("brain.lsp")
 WATCHED_GLOB = "{memory,agents,workflows,chats,work-items}/**"

@@ -13,16 +13,16 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when the server is built: after the code cache is in place
-    from brain.lsp.codecache import CodeCache
     from brain.lsp.runtime import BrainLanguageServer
+    from brain.lsp.startup.codecache import CodeCache
 
 
 def install_code_cache(generators: bool = True) -> CodeCache | None:
-    """The compiled code of dataclasses, attrs and cattrs (brain/lsp/codecache.py), unless
+    """The compiled code of dataclasses, attrs and cattrs (brain/lsp/startup/codecache.py), unless
     BRAIN_LSP_CODE_CACHE=0."""
     if os.environ.get("BRAIN_LSP_CODE_CACHE") == "0":
         return None
-    from brain.lsp import codecache
+    from brain.lsp.startup import codecache
 
     return codecache.install(generators=generators)
 
@@ -36,7 +36,7 @@ def build_server(compiled: CodeCache | None = None) -> BrainLanguageServer:
     if compiled is None:
         compiled = install_code_cache()
     else:
-        from brain.lsp.codecache import hook_generators
+        from brain.lsp.startup.codecache import hook_generators
 
         hook_generators(compiled)
     from brain.lsp.handlers import register
@@ -86,8 +86,8 @@ def run_server(args: argparse.Namespace) -> int:
     # Before brain's modules define their dataclasses: their generated methods come compiled.
     compiled = install_code_cache(generators=False)
     # Before the imports (no thread exists yet): the client's `initialize` names the folders,
-    # and a child walks them on the other core meanwhile (brain/lsp/prewalk.py).
-    from brain.lsp import prewalk
+    # and a child walks them on the other core meanwhile (brain/lsp/startup/prewalk.py).
+    from brain.lsp.startup import prewalk
 
     stdin = sys.stdin.buffer
     head, first = prewalk.read_first(stdin)

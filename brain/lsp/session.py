@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from brain.layouts import choose_layout_leniently, get_layout
-from brain.lsp.catalog import Catalog
-from brain.lsp.diagnostics import to_diagnostics
-from brain.lsp.early import EarlyNames, walk_names
-from brain.lsp.graph import identity_of
-from brain.lsp.positions import Encoding, LineIndex
-from brain.lsp.prewalk import Prewalk
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.diagnostics import to_diagnostics
+from brain.lsp.features.graph import identity_of
+from brain.lsp.features.positions import Encoding, LineIndex
+from brain.lsp.startup.early import EarlyNames, walk_names
+from brain.lsp.startup.prewalk import Prewalk
 from brain.model import Problem
 from brain.snapshot.cachepaths import snapshot_path
 from brain.store.base import GraphStore
@@ -313,7 +313,7 @@ class Session:
     def _walk_names(self, unless_warm: bool = True) -> None:
         """Before the first sync (which reads everything, or loads the snapshot and rescans):
         the names a walk finds, so completion answers within a second of the start. Where no
-        child walks this workspace (one core, TCP, a big snapshot: brain/lsp/prewalk.py), a
+        child walks this workspace (one core, TCP, a big snapshot: brain/lsp/startup/prewalk.py), a
         warm start skips it (`unless_warm`): in a thread it shares this process's core with
         the snapshot load, which answers sooner on its own (100,000 notes: 3.3 -> 1.2 s),
         and completion waits for that."""

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from brain.lsp.positions import Encoding, from_client
+from brain.lsp.features.positions import Encoding, from_client
 
 MAX_WORK = 256 * 1024 * 1024  # characters copied while applying one notification
 _LINE_RE = re.compile(r"[^\r\n]*+(?:\r\n|\r|\n)|[^\r\n]++\Z")  # LSP's line ends only

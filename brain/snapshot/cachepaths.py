@@ -1,7 +1,7 @@
 """Where brain keeps what it can compute again: its cache folder and a workspace's snapshot.
 
 A module of its own, with no import of brain's: the language server asks it before it has
-imported anything else (brain/lsp/codecache.py, a warm start's early check in
+imported anything else (brain/lsp/startup/codecache.py, a warm start's early check in
 brain/lsp/session.py).
 
 What is read back from these folders is trusted: a snapshot becomes the graph, the language

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.lsp.codecache import CodeCache
+from brain.lsp.startup.codecache import CodeCache
 from brain.search.embedding import VectorCache
 from brain.service.brain import Brain
 from brain.snapshot.cachepaths import snapshot_path, untrusted

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog
 from brain.lsp.context import Context, Document
-from brain.lsp.positions import Encoding
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.positions import Encoding
 from brain.service.brain import Brain
 
 NOW = 1_793_491_200.0  # 2026-11-01, after every mtime the tests set

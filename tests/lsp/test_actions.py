@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from brain.lsp.actions import Action, actions_for
-from brain.lsp.edits import TextChange, workspace_edit
+from brain.lsp.edits.workspace_edit import TextChange, workspace_edit
+from brain.lsp.features.actions import Action, actions_for
 
 from .conftest import BrainFactory, context, document
 

@@ -14,16 +14,16 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from brain.lsp.block_rename import block_target, plan_block_rename
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog
-from brain.lsp.completion import complete
-from brain.lsp.cursor import typing_at
-from brain.lsp.graph import identity_of
-from brain.lsp.hover import hover
-from brain.lsp.navigation import definition
-from brain.lsp.positions import LineIndex
-from brain.lsp.rename import RenameRefused
+from brain.lsp.edits.block_rename import block_target, plan_block_rename
+from brain.lsp.edits.rename import RenameRefused
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.completion import complete
+from brain.lsp.features.cursor import typing_at
+from brain.lsp.features.graph import identity_of
+from brain.lsp.features.hover import hover
+from brain.lsp.features.navigation import definition
+from brain.lsp.features.positions import LineIndex
 from brain.model import Anchors
 from brain.parse.note import parse_note
 from brain.service.brain import Brain

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.lsp.catalog import Catalog
+from brain.lsp.features.catalog import Catalog
 from brain.model import Kind, MemoryNode
 
 from .conftest import BrainFactory

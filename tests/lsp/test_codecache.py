@@ -1,4 +1,4 @@
-"""The compiled code of attrs and cattrs kept between starts (brain/lsp/codecache.py)."""
+"""The compiled code of attrs and cattrs kept between starts (brain/lsp/startup/codecache.py)."""
 
 from __future__ import annotations
 import __future__
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.lsp import codecache
-from brain.lsp.codecache import CodeCache, cache_path
+from brain.lsp.startup import codecache
+from brain.lsp.startup.codecache import CodeCache, cache_path
 
 from .conftest import WORKSPACE, write_tree
 
@@ -143,7 +143,7 @@ def test_exec_takes_a_sources_code_from_the_table(tmp_path: Path) -> None:
 
 DATACLASSES = """
 import dataclasses, sys
-from brain.lsp import codecache
+from brain.lsp.startup import codecache
 cache = codecache.install(generators=False) if sys.argv[1] == "cached" else None
 print("attr" in sys.modules, "cattrs" in sys.modules)
 

@@ -6,11 +6,11 @@ import pytest
 from lsprotocol import types
 
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog
-from brain.lsp.completion import complete, match_rank
-from brain.lsp.cursor import typing_at
-from brain.lsp.graph import Lookup, identity_of, probe
-from brain.lsp.positions import Encoding, LineIndex
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.completion import complete, match_rank
+from brain.lsp.features.cursor import typing_at
+from brain.lsp.features.graph import Lookup, identity_of, probe
+from brain.lsp.features.positions import Encoding, LineIndex
 from brain.model import Anchors, LinkStatus
 from brain.parse.note import parse_note
 from brain.service.brain import Brain
@@ -253,7 +253,7 @@ def test_empty_graph_gives_an_empty_list(tmp_path: object) -> None:
 
 
 def test_documentation_waits_for_resolve_when_the_client_resolves(make_brain: BrainFactory) -> None:
-    from brain.lsp.completion import resolve_item
+    from brain.lsp.features.completion import resolve_item
 
     brain = make_brain()
     features = ClientFeatures(markdown=True, resolve_documentation=True)

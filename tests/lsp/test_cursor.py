@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.lsp.cursor import (
+from brain.lsp.features.cursor import (
     AnchorTyping,
     KeyTyping,
     LinkTyping,

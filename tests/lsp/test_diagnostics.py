@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from brain.lsp.diagnostics import plain_text, to_diagnostic
-from brain.lsp.positions import Encoding, LineIndex
+from brain.lsp.features.diagnostics import plain_text, to_diagnostic
+from brain.lsp.features.positions import Encoding, LineIndex
 from brain.model import Problem, Severity
 
 from .conftest import BrainFactory

@@ -1,4 +1,4 @@
-"""Answers before the first index is built: the names a folder walk finds (brain/lsp/early.py).
+"""Answers before the first index is built: the names a folder walk finds (brain/lsp/startup/early.py).
 
 Completion from the walk's names must offer the targets the index will offer, in the same
 order and with the same inserted text; it may only say less about them (no description or
@@ -15,15 +15,15 @@ import pytest
 from lsprotocol import types
 
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog
-from brain.lsp.completion import complete, complete_early
 from brain.lsp.context import Document
-from brain.lsp.cursor import typing_at
-from brain.lsp.early import EarlyNames, walk_names, walk_parts
-from brain.lsp.graph import identity_of
-from brain.lsp.hover import early_hover
-from brain.lsp.packed import pack
-from brain.lsp.positions import LineIndex
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.completion import complete, complete_early
+from brain.lsp.features.cursor import typing_at
+from brain.lsp.features.graph import identity_of
+from brain.lsp.features.hover import early_hover
+from brain.lsp.features.positions import LineIndex
+from brain.lsp.startup.early import EarlyNames, walk_names, walk_parts
+from brain.lsp.startup.packed import pack
 from brain.model import Anchors
 from brain.service.brain import Brain
 
@@ -47,7 +47,7 @@ def walked_here(brain: Brain) -> EarlyNames:
 
 
 def walked_by_the_child(brain: Brain) -> EarlyNames:
-    """As the server gets them from the child that walked (brain/lsp/prewalk.py): packed, through
+    """As the server gets them from the child that walked (brain/lsp/startup/prewalk.py): packed, through
     pickle, unpacked as asked."""
     packed = pickle.loads(pickle.dumps(pack(walk_parts(brain.root, brain.layout))))
     return packed.early(brain.root)  # type: ignore[no-any-return]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.lsp.linktext import explicit_target, link_parts, replace_name, replace_target
+from brain.lsp.edits.linktext import explicit_target, link_parts, replace_name, replace_target
 from brain.model import Kind
 from brain.parse.note import split_link
 from brain.resolve import parse_target

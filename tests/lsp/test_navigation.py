@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from brain.lsp.hover import hover
-from brain.lsp.navigation import (
+from brain.lsp.features.hover import hover
+from brain.lsp.features.navigation import (
     definition,
     document_links,
     document_symbols,

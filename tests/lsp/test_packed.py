@@ -1,4 +1,4 @@
-"""The walk's names as the walking child sends them (brain/lsp/packed.py): the same catalog and
+"""The walk's names as the walking child sends them (brain/lsp/startup/packed.py): the same catalog and
 name keys as a walk in the server itself, unpacked group by group as completion reads them."""
 
 from __future__ import annotations
@@ -9,9 +9,17 @@ from pathlib import Path
 import pytest
 
 from brain.layouts import get_layout
-from brain.lsp.catalog import Catalog, Entry, entry
-from brain.lsp.early import WalkedNames, walk_parts
-from brain.lsp.packed import NameRows, PackedCatalog, PackedNames, decode_entries, dumps, encode_entries, pack
+from brain.lsp.features.catalog import Catalog, Entry, entry
+from brain.lsp.startup.early import WalkedNames, walk_parts
+from brain.lsp.startup.packed import (
+    NameRows,
+    PackedCatalog,
+    PackedNames,
+    decode_entries,
+    dumps,
+    encode_entries,
+    pack,
+)
 from brain.model import AgentNode, Block, EntityNode, Heading, Kind, MemoryNode
 from brain.resolve import NameEntry
 

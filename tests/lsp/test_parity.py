@@ -23,7 +23,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from bench.workload import generate
-from brain.lsp.diagnostics import plain_text
+from brain.lsp.features.diagnostics import plain_text
 
 from .conftest import write_tree
 from .test_server import until

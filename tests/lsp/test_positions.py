@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from brain.lsp.positions import LineIndex, encoding_of, from_client, split_lines, to_client, units
+from brain.lsp.features.positions import LineIndex, encoding_of, from_client, split_lines, to_client, units
 
 LINE = "a😀b漢e\u0301[[x]]"  # emoji (outside the BMP), CJK, e + combining acute, then a link
 # code points: a=0 😀=1 b=2 漢=3 e=4 ◌́=5 [=6

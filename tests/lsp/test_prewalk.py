@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from brain.layouts import get_layout
-from brain.lsp import prewalk
-from brain.lsp.early import WalkedNames, walk_names, walk_parts
-from brain.lsp.packed import PackedNames, pack
-from brain.lsp.prewalk import Prewalk, Replay, folders_of, read_first
 from brain.lsp.session import Session
+from brain.lsp.startup import prewalk
+from brain.lsp.startup.early import WalkedNames, walk_names, walk_parts
+from brain.lsp.startup.packed import PackedNames, pack
+from brain.lsp.startup.prewalk import Prewalk, Replay, folders_of, read_first
 from brain.lsp.stdio import read_loop
 
 from .conftest import WORKSPACE, write_tree
@@ -105,7 +105,7 @@ CHILD = """
 import sys
 import threading
 from pathlib import Path
-from brain.lsp import prewalk
+from brain.lsp.startup import prewalk
 walking = prewalk.start([Path(sys.argv[1]).as_uri(), Path(sys.argv[2]).as_uri()])
 walked = walking.take(Path(sys.argv[1]))
 early = walked.early(Path(sys.argv[1]))

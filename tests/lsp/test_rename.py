@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from brain.lsp.edits import workspace_edit
-from brain.lsp.rename import RenameRefused, clean_name, plan_rename, rename_target
+from brain.lsp.edits.rename import RenameRefused, clean_name, plan_rename, rename_target
+from brain.lsp.edits.workspace_edit import workspace_edit
 from brain.model import MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter

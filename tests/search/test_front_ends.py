@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from brain.api.http.auth import TokenRegistry
-from brain.lsp.catalog import Catalog
 from brain.lsp.context import ClientFeatures, Context
-from brain.lsp.navigation import workspace_symbols
+from brain.lsp.features.catalog import Catalog
+from brain.lsp.features.navigation import workspace_symbols
 from brain.search.service import Mode
 from brain.service.brain import Brain
 from brain.store.memory.store import MemoryStore

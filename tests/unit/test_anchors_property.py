@@ -15,7 +15,7 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from brain.lsp.anchor_items import anchor_choices
+from brain.lsp.features.anchor_items import anchor_choices
 from brain.model import Anchors, Heading, Kind, LinkStatus
 from brain.parse.anchors import anchor_target, heading_for_link
 from brain.parse.note import parse_note

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from brain.lsp.context import Context
-from brain.lsp.positions import LineIndex
+from brain.lsp.features.positions import LineIndex
 
 
 @dataclass(frozen=True, slots=True)

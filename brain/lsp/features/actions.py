@@ -22,12 +22,12 @@ import yaml
 from lsprotocol import types
 
 from brain.lsp.context import Context, Document
-from brain.lsp.diagnostics import to_diagnostic
-from brain.lsp.edits import FileChanges, TextChange
-from brain.lsp.graph import Lookup, NoteIdentity, resolves_to
-from brain.lsp.linktext import explicit_target, link_parts, replace_target
-from brain.lsp.positions import LineIndex
-from brain.lsp.rename import FORBIDDEN
+from brain.lsp.edits.linktext import explicit_target, link_parts, replace_target
+from brain.lsp.edits.rename import FORBIDDEN
+from brain.lsp.edits.workspace_edit import FileChanges, TextChange
+from brain.lsp.features.diagnostics import to_diagnostic
+from brain.lsp.features.graph import Lookup, NoteIdentity, resolves_to
+from brain.lsp.features.positions import LineIndex
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, Kind, Problem, WikiLink
 from brain.resolve import parse_target
 

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from brain.lsp.context import Context, Document
-from brain.lsp.cursor import link_at
-from brain.lsp.describe import (
+from brain.lsp.features.cursor import link_at
+from brain.lsp.features.describe import (
     clip,
     description_of,
     kind_line,
 )
-from brain.lsp.graph import Lookup
-from brain.lsp.positions import LineIndex
+from brain.lsp.features.graph import Lookup
+from brain.lsp.features.positions import LineIndex
 from brain.model import (
     AgentNode,
     EntityNode,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brain import safefs
-from brain.lsp.catalog import Catalog, Linkable
+from brain.lsp.features.catalog import Catalog, Linkable
 from brain.model import AgentNode, Anchors, EntityNode, Kind, MemoryNode, file_id, leaf_key, note_id
 from brain.parse.note import note_description
 from brain.resolve import NameEntry
@@ -82,7 +82,7 @@ class EarlyNames:
 
 @dataclass(frozen=True, slots=True)
 class WalkedNames:
-    """What a walk found (packed to cross the pipe from brain/lsp/prewalk.py by packed.py)."""
+    """What a walk found (packed to cross the pipe from brain/lsp/startup/prewalk.py by packed.py)."""
 
     nodes: list[tuple[str, Linkable]]
     names: dict[str, list[NameEntry]]

@@ -70,7 +70,7 @@ class Catalog:
     """Memories by scope, entities by kind, agents: a read-mostly index for completion."""
 
     def __init__(self, store: GraphStore | None) -> None:
-        self.store = store  # None: a fixed set of nodes (brain/lsp/early.py), never rebuilt
+        self.store = store  # None: a fixed set of nodes (brain/lsp/startup/early.py), never rebuilt
         self._lock = threading.RLock()
         self._memories: dict[str, dict[str, Entry]] = {}  # the scopes read so far
         self._scopes: list[str] | None = []  # every scope with a memory; None: ask the store

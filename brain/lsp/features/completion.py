@@ -14,18 +14,19 @@ import unicodedata
 
 from lsprotocol import types
 
-from brain.lsp.anchor_items import anchor_choices
 from brain.lsp.capabilities import ClientFeatures
-from brain.lsp.catalog import Catalog, reach_of
-from brain.lsp.cursor import (
+from brain.lsp.edits.linktext import prefix_of
+from brain.lsp.features.anchor_items import anchor_choices
+from brain.lsp.features.catalog import Catalog, reach_of
+from brain.lsp.features.cursor import (
     AnchorTyping,
     KeyTyping,
     LinkTyping,
     Typing,
     split_typed,
 )
-from brain.lsp.cursor import frontmatter_keys as present_keys
-from brain.lsp.describe import (
+from brain.lsp.features.cursor import frontmatter_keys as present_keys
+from brain.lsp.features.describe import (
     KEY_MEANINGS,
     TYPE_MEANINGS,
     age_text,
@@ -35,8 +36,7 @@ from brain.lsp.describe import (
     kind_line,
     path_kind_line,
 )
-from brain.lsp.early import EarlyNames
-from brain.lsp.graph import (
+from brain.lsp.features.graph import (
     Linkable,
     Lookup,
     NameSource,
@@ -45,8 +45,8 @@ from brain.lsp.graph import (
     probe,
     resolves_to,
 )
-from brain.lsp.linktext import prefix_of
-from brain.lsp.positions import LineIndex
+from brain.lsp.features.positions import LineIndex
+from brain.lsp.startup.early import EarlyNames
 from brain.model import MEMORY_TYPES, AgentNode, Anchors, EntityNode, Kind, LinkStatus, MemoryNode
 from brain.resolve import KIND_PREFIXES
 from brain.store.base import GraphStore
@@ -159,7 +159,7 @@ def link_targets(
     typing: LinkTyping, source: NoteIdentity, store: NameSource, catalog: Catalog, editing: Editing,
     now: float, early: bool = False,
 ) -> types.CompletionList:
-    """Link targets for what is typed after `[[`. `early`: the names of a walk (brain/lsp/early.py)
+    """Link targets for what is typed after `[[`. `early`: the names of a walk (brain/lsp/startup/early.py)
     before indexing ends: the same targets, described only by what their paths say."""
     prefix, scope, typed_name = split_typed(typing.typed)
     kinds: tuple[Kind, ...] | None = None

@@ -1,4 +1,4 @@
-"""A walk's names as they cross the pipe from the walking child (brain/lsp/prewalk.py), packed
+"""A walk's names as they cross the pipe from the walking child (brain/lsp/startup/prewalk.py), packed
 so that the server unpacks only what a completion reads.
 
 Unpickling the 10,000 nodes and name entries of a walk cost the server 0.15 s of CPU (a frozen
@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.lsp.catalog import Catalog, Entry, Linkable
+from brain.lsp.features.catalog import Catalog, Entry, Linkable
 from brain.model import AgentNode, EntityNode, Kind, MemoryNode
 from brain.resolve import NameEntry
 
 if TYPE_CHECKING:
-    from brain.lsp.early import EarlyNames, WalkedNames
+    from brain.lsp.startup.early import EarlyNames, WalkedNames
 
 GroupKey = tuple[str, str]  # ("memory", scope) or ("other", kind value)
 SEP = "\0"  # between the fields of a key's entries: no path, hence no id or scope, holds it
@@ -44,7 +44,7 @@ class PackedNames:
     names: dict[str, str]  # name key -> its entries, by `encode_entries`
 
     def early(self, root: Path) -> EarlyNames:
-        from brain.lsp.early import EarlyNames
+        from brain.lsp.startup.early import EarlyNames
 
         return EarlyNames(PackedCatalog(self.groups, self.where), NameRows(self.names), root)
 

@@ -1,7 +1,7 @@
 """Renaming a block id: the `^id` in its note and every `[[Note#^id]]` that links it.
 
 A rename on `^id` in a note, or on the `^id` part of a link to a block, is a block rename
-(no file moves); anywhere else it is a note rename (brain.lsp.rename). The plan is computed
+(no file moves); anywhere else it is a note rename (brain.lsp.edits.rename). The plan is computed
 from the graph (where the block is, which links land on it) and checked against the texts
 as they are now by the handler, like a note rename.
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from brain.lsp.context import Context, Document
-from brain.lsp.edits import FileChanges, TextChange
-from brain.lsp.navigation import hit_at
-from brain.lsp.rename import RenameRefused
+from brain.lsp.edits.rename import RenameRefused
+from brain.lsp.edits.workspace_edit import FileChanges, TextChange
+from brain.lsp.features.navigation import hit_at
 from brain.model import Block, Link, LinkStatus, MemoryNode
 from brain.parse.anchors import find_block, is_block_id, parse_anchor
 from brain.store.base import GraphStore

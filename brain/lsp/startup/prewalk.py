@@ -2,7 +2,7 @@
 
 An editor sends `initialize` the moment it spawns the server, and that message names the
 workspace folders. Importing pygls and lsprotocol takes most of a second, and the walk
-(brain/lsp/early.py) a quarter of one at 10,000 notes: done one after the other in one
+(brain/lsp/startup/early.py) a quarter of one at 10,000 notes: done one after the other in one
 process (one core's worth of Python at a time), the first `[[` waits for both. So the
 server reads that first message from stdin before its imports, forks a child that walks
 the workspaces it names and hands the names back through a pipe, and then imports while the
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from brain.snapshot.cachepaths import snapshot_path
 
 if TYPE_CHECKING:
-    from brain.lsp.packed import PackedNames
+    from brain.lsp.startup.packed import PackedNames
 
 log = logging.getLogger("brain.lsp")
 
@@ -180,10 +180,6 @@ def start(folders: list[str], snapshots: bool = True) -> Prewalk | None:
         return None
     # What the walk needs is imported here, before the fork: the server imports it anyway, so
     # the child only walks (on a busy machine a child importing it again would cost a core).
-    import brain.layouts
-    import brain.lsp.early
-    import brain.lsp.packed
-    import brain.lsp.roots  # noqa: F401
 
     roots = walked_roots(folders, snapshots)
     if not roots:
@@ -240,8 +236,8 @@ def _walk_into(fd: int, roots: list[str]) -> None:
     # and again was a third of its walk.
     gc.disable()
     from brain.layouts import choose_layout_leniently, get_layout
-    from brain.lsp.early import walk_parts
-    from brain.lsp.packed import pack
+    from brain.lsp.startup.early import walk_parts
+    from brain.lsp.startup.packed import pack
 
     walked: dict[str, PackedNames] = {}
     for name in roots:

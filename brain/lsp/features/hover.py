@@ -6,8 +6,8 @@ from lsprotocol import types
 
 from brain.lsp.capabilities import ClientFeatures
 from brain.lsp.context import Context, Document
-from brain.lsp.cursor import link_at
-from brain.lsp.describe import (
+from brain.lsp.features.cursor import link_at
+from brain.lsp.features.describe import (
     KIND_WORDS,
     age_text,
     body_excerpt,
@@ -15,9 +15,9 @@ from brain.lsp.describe import (
     description_of,
     kind_line,
 )
-from brain.lsp.early import EarlyNames
-from brain.lsp.graph import Linkable, Lookup, node_name
-from brain.lsp.navigation import LinkHit, hit_at, link_range
+from brain.lsp.features.graph import Linkable, Lookup, node_name
+from brain.lsp.features.navigation import LinkHit, hit_at, link_range
+from brain.lsp.startup.early import EarlyNames
 from brain.model import (
     AgentNode,
     Block,

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from lsprotocol import types
 
-from brain.lsp.positions import LineIndex
+from brain.lsp.features.positions import LineIndex
 from brain.model import Problem, Severity
 
 SOURCE = "brain"

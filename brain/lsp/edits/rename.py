@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from brain.lsp.context import Context, Document
-from brain.lsp.cursor import word_at
-from brain.lsp.edits import FileChanges, TextChange
-from brain.lsp.graph import Lookup, NoteIdentity
-from brain.lsp.linktext import link_parts, replace_name
-from brain.lsp.navigation import hit_at
+from brain.lsp.edits.linktext import link_parts, replace_name
+from brain.lsp.edits.workspace_edit import FileChanges, TextChange
+from brain.lsp.features.cursor import word_at
+from brain.lsp.features.graph import Lookup, NoteIdentity
+from brain.lsp.features.navigation import hit_at
 from brain.model import Kind, Link, LinkStatus, MemoryNode, WikiLink, leaf_key, note_id
 from brain.parse.note import split_link
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
