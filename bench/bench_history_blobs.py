@@ -1,4 +1,4 @@
-"""What keeping each written version costs (brain/tool/blobs.py), and reading a history page.
+"""What keeping each written version costs (brain/tool/history/blobs.py), and reading a history page.
 
     .venv/bin/python bench/bench_history_blobs.py [--writes 300] [--kib 4]
 
@@ -22,10 +22,10 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 from bench_api import peak_rss_mb, percentiles  # noqa: E402
 
-from brain.tool.blobs import BlobStore  # noqa: E402
-from brain.tool.history import History  # noqa: E402
+from brain.tool.calls.tool import MemoryTool  # noqa: E402
+from brain.tool.history.blobs import BlobStore  # noqa: E402
+from brain.tool.history.log import History  # noqa: E402
 from brain.tool.service import MemoryService  # noqa: E402
-from brain.tool.tool import MemoryTool  # noqa: E402
 
 
 def run(root: Path, writes: int, kib: int, keep: bool) -> tuple[list[float], MemoryService]:

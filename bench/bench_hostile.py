@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from brain.service.brain import Brain
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
+from brain.tool.calls.tool import MemoryTool
 root = Path({root!r})
 brain = Brain(root)
 brain.sync()

@@ -41,7 +41,7 @@ from pathlib import Path
 from brain.service.brain import Brain
 from brain.maintain import find, maintain
 from brain.tool import attach_memory_service
-from brain.tool.history import History
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
 root = Path(sys.argv[1])
 brain = Brain(root)

@@ -1,4 +1,4 @@
-"""The verbs of the space and mindlink layouts over HTTP (brain.tool.verbs), one agent's tree each.
+"""The verbs of the space and mindlink layouts over HTTP (brain.tool.layouts.verbs), one agent's tree each.
 
     GET    /api/space/<agent>[/<path>]        read: a text file, a binary file's metadata, or a
                                               folder's listing with sizes
@@ -33,8 +33,8 @@ from brain.api.graphql.loaders import in_thread
 from brain.api.http.auth import Principal, actor_of
 from brain.api.http.jsonbody import decode_json
 from brain.api.rest import refusal_response
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.verbs import LayoutVerbs, layout_verbs, workspace_layout
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.layouts.verbs import LayoutVerbs, layout_verbs, workspace_layout
 
 SPACE = "/api/space"
 MINDLINK = "/api/mindlink"

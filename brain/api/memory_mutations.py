@@ -29,10 +29,10 @@ from brain.api.graphql.loaders import in_thread
 from brain.api.http.auth import actor_of
 from brain.tool import memory_service
 from brain.tool.access import Actor, visible_history
-from brain.tool.history import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord
-from brain.tool.refusal import Refusal, RefusalCode
+from brain.tool.calls.refusal import Refusal, RefusalCode
+from brain.tool.calls.tool import MemoryTool, ToolResult
+from brain.tool.history.log import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool, ToolResult
 
 # The GraphQL enum is the service's own: one list of codes, named for the schema.
 MemoryRefusalCode = strawberry.enum(

@@ -38,11 +38,11 @@ from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool import memory_service
 from brain.tool.access import Actor, visible_history
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode, shown
 from brain.tool.catalog import NoteInfo, summarize
-from brain.tool.history import DEFAULT_LIMIT
-from brain.tool.names import MD, NameProblem, check_agent_name, check_filename, nearest_filename
+from brain.tool.files.names import MD, NameProblem, check_agent_name, check_filename, nearest_filename
+from brain.tool.history.log import DEFAULT_LIMIT
 from brain.tool.prompt import human_age
-from brain.tool.refusal import Call, Refusal, RefusalCode, shown
 from brain.tool.service import MemoryService, ScopeInfo
 
 BASE = "/api/memory"

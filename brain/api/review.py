@@ -33,10 +33,10 @@ from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE, sorted_problems
 from brain.tool import memory_service
 from brain.tool.access import Actor
+from brain.tool.calls.refusal import Call, Refusal
 from brain.tool.catalog import NoteInfo, summarize
-from brain.tool.names import MD, fold
+from brain.tool.files.names import MD, fold
 from brain.tool.prompt import human_age
-from brain.tool.refusal import Call, Refusal
 from brain.tool.service import MemoryService, ScopeInfo, WriteOutcome
 
 

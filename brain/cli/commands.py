@@ -142,7 +142,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
 
 
 def cmd_layout_verb(args: argparse.Namespace) -> int:
-    from brain.tool.layout_cli import LayoutUsageError, run_layout_verb
+    from brain.tool.layouts.cli import LayoutUsageError, run_layout_verb
 
     try:
         return run_layout_verb(args)

@@ -77,7 +77,7 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     from brain.tool.cli import add_parsers as add_memory_parsers
 
     add_memory_parsers(sub)
-    from brain.tool.layout_cli import add_parsers as add_layout_parsers
+    from brain.tool.layouts.cli import add_parsers as add_layout_parsers
 
     add_layout_parsers(sub)
 

@@ -99,7 +99,7 @@ class ConsolidateConfig:
 
 @dataclass(frozen=True, slots=True)
 class HistoryConfig:
-    """How long the history keeps each write's content (brain/tool/retention.py)."""
+    """How long the history keeps each write's content (brain/tool/history/retention.py)."""
 
     keep_versions: int = 50
     keep_days: int = 90

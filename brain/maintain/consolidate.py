@@ -30,7 +30,7 @@ from brain.parse import safejson
 from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
-from brain.tool.paths import PathProblem, VirtualFile, parse_virtual
+from brain.tool.files.paths import PathProblem, VirtualFile, parse_virtual
 from brain.tool.service import MemoryService
 
 log = logging.getLogger("brain.maintain")

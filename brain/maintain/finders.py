@@ -19,7 +19,7 @@ from brain.maintain.near_duplicates import copy_key, near_duplicates
 from brain.maintain.snapshot import Snapshot
 from brain.model import DESCRIPTION_CLIP, MEMORY_TYPES, SHARED_SCOPE, MemoryNode, name_key
 from brain.parse.note import first_line
-from brain.tool.requirements import Required
+from brain.tool.files.requirements import Required
 
 Finder = Callable[[Snapshot], Iterable[Finding]]
 _TYPES = "|".join(MEMORY_TYPES)

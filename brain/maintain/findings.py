@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brain.model import SHARED_SCOPE, JSONValue, MemoryNode
-from brain.tool.paths import virtual_path
-from brain.tool.requirements import Required
+from brain.tool.files.paths import virtual_path
+from brain.tool.files.requirements import Required
 
 #: Every finding code, in the order reports list them (design.md section 10; keep these names).
 CODES = (
@@ -41,7 +41,7 @@ class Proposal:
     expected_hash: str | None = None
     tool: str = "memory"
     # Other files the change depends on as the pass saw them (the kept copy of a duplicate,
-    # a fixed link's new target): checked in the step that makes it (brain/tool/requirements.py).
+    # a fixed link's new target): checked in the step that makes it (brain/tool/files/requirements.py).
     requires: tuple[Required, ...] = ()
 
     @property

@@ -5,7 +5,7 @@ The finders speak the latchai memory tool (`delete`, `view`, `str_replace`, `ins
 a mindlink call in the seed's own terms (seeds/003), with the path relative to the agent's
 `memory/`: `memory_delete` for a delete, `memory_get` for a look, and `memory_write` with
 the note's whole new text for an edit (mindlink has no partial edit). `--apply` runs them
-through the same verbs the API serves (brain.tool.mindlink): confined to the agent's tree,
+through the same verbs the API serves (brain.tool.layouts.mindlink): confined to the agent's tree,
 atomic, recorded in the history, refused if the file changed since the pass read it.
 """
 
@@ -19,11 +19,11 @@ from brain.maintain.findings import Finding, Proposal
 from brain.maintain.snapshot import Snapshot
 from brain.model import JSONValue
 from brain.tool.access import Actor
-from brain.tool.refusal import Call, Refusal
-from brain.tool.requirements import check_required
+from brain.tool.calls.refusal import Call, Refusal
+from brain.tool.calls.textedit import insert_after, line_count
+from brain.tool.files.requirements import check_required
+from brain.tool.layouts.verbs import LayoutVerbs, verbs_for
 from brain.tool.service import MemoryService
-from brain.tool.textedit import insert_after, line_count
-from brain.tool.verbs import LayoutVerbs, verbs_for
 
 
 def as_layout_calls(findings: list[Finding], snap: Snapshot, tool: str) -> list[Finding]:

@@ -22,8 +22,8 @@ from rapidfuzz.distance import OSA
 from brain.maintain.findings import Finding, Proposal, vpath
 from brain.model import SHARED_SCOPE, Kind, Link, LinkStatus, name_key
 from brain.resolve import parse_target
-from brain.tool.requirements import Required
-from brain.tool.textedit import occurrences, widen_to_unique
+from brain.tool.calls.textedit import occurrences, widen_to_unique
+from brain.tool.files.requirements import Required
 
 if TYPE_CHECKING:
     from brain.maintain.snapshot import Snapshot

@@ -22,7 +22,7 @@ from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
-from brain.tool.history import HistoryRecord, iso_time
+from brain.tool.history.log import HistoryRecord, iso_time
 from brain.tool.service import MemoryService
 
 MAINTAIN_ACTOR = Actor.admin(via="maintain")

@@ -1,6 +1,6 @@
 """The memory tool confined to one scope: what maintenance and consolidation act through.
 
-The six commands are the agent's own (`brain.tool.commands`: the same checks, refusals,
+The six commands are the agent's own (`brain.tool.calls.commands`: the same checks, refusals,
 atomic writes, secret refusal and history), but every path must name a file of the scope
 being tidied. Consolidating an agent's private scope sees `/memories/<file>.md` only: a
 path under `/memories/shared/` is refused before anything is read, whatever the command,
@@ -15,13 +15,13 @@ from collections.abc import Mapping
 
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
-from brain.tool.arguments import COMMANDS, check_arguments, json_args
-from brain.tool.commands import HANDLERS
-from brain.tool.context import CallContext, ToolResult
-from brain.tool.paths import ROOT, SHARED_ROOT, PathProblem, VirtualDir, parse_virtual, virtual_path
+from brain.tool.calls.arguments import COMMANDS, check_arguments, json_args
+from brain.tool.calls.commands import HANDLERS
+from brain.tool.calls.context import CallContext, ToolResult
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.files.paths import ROOT, SHARED_ROOT, PathProblem, VirtualDir, parse_virtual, virtual_path
+from brain.tool.files.requirements import Required
 from brain.tool.prompt import index_lines
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.requirements import Required
 from brain.tool.service import MemoryService
 
 _PATH_ARGS = ("path", "old_path", "new_path")

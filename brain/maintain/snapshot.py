@@ -32,7 +32,7 @@ class MaintenanceLayout:
     #: The notes that carry a frontmatter `description` and `type` (weak-description,
     #: missing-type look only at these): every note in latchai.
     typed: Callable[[MemoryNode], bool] = lambda memory: True
-    #: The layout's own verbs (brain.tool.verbs) that proposals are calls of; None: the
+    #: The layout's own verbs (brain.tool.layouts.verbs) that proposals are calls of; None: the
     #: memory tool's commands.
     verbs: str | None = None
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from brain.api.http.auth import Principal
 from brain.tool.access import Actor
-from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 from brain.tool.service import MemoryService
 
 VIA = "mcp"

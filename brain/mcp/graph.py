@@ -13,9 +13,9 @@ from typing import Any
 from brain.model import SHARED_SCOPE, AgentNode, EntityNode, MemoryNode, Node, memory_id
 from brain.service.brain import Brain
 from brain.store.visibility import Reach, as_seen
-from brain.tool.names import MD
-from brain.tool.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
-from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.files.names import MD
+from brain.tool.files.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
 
 MAX_DEPTH = 3
 MAX_NODES = 200

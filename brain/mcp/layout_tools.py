@@ -13,8 +13,8 @@ from typing import Any
 import mcp_types as types
 
 from brain.mcp.caller import Caller
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.verbs import LayoutVerbs
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.layouts.verbs import LayoutVerbs
 
 _SPACE_PATH = {
     "type": "string",

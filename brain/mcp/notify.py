@@ -28,7 +28,7 @@ from brain.mcp.caller import Caller
 from brain.mcp.listen import AgentListens
 from brain.mcp.resources import note_uri, scope_of_node
 from brain.service.brain import GraphChange
-from brain.tool.names import MD
+from brain.tool.files.names import MD
 
 logger = logging.getLogger("brain.mcp")
 SEND_TIMEOUT = 5.0

@@ -14,11 +14,11 @@ from mcp.shared.exceptions import MCPError
 
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
-from brain.tool.names import NameProblem, check_filename
-from brain.tool.paths import ROOT
-from brain.tool.refusal import Call, Refusal
+from brain.tool.calls.refusal import Call, Refusal
+from brain.tool.calls.tool import ToolAddressing
+from brain.tool.files.names import NameProblem, check_filename
+from brain.tool.files.paths import ROOT
 from brain.tool.service import MemoryService
-from brain.tool.tool import ToolAddressing
 
 SCHEME = "memory://"
 MARKDOWN = "text/markdown"

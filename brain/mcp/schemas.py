@@ -12,7 +12,7 @@ from typing import Any
 
 import mcp_types as types
 
-from brain.tool.arguments import COMMANDS
+from brain.tool.calls.arguments import COMMANDS
 
 MEMORY_TOOL = "memory"
 LINKS_TOOL = "memory_links"

@@ -14,8 +14,8 @@ from typing import Any
 
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.search_args import MAX_LIMIT, checked_search_args
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.layouts.search_args import MAX_LIMIT, checked_search_args
 
 SearchFunction = Callable[[str, Sequence[str], int], Sequence[dict[str, Any]]]
 

@@ -42,8 +42,8 @@ from brain.mcp.schemas import (
 from brain.mcp.search import SearchFunction, find_search, run_search
 from brain.service.brain import Brain
 from brain.tool import MemoryTool, Refusal, memory_service
-from brain.tool.tool import ToolResult
-from brain.tool.verbs import layout_verbs
+from brain.tool.calls.tool import ToolResult
+from brain.tool.layouts.verbs import layout_verbs
 
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]
 Context = ServerRequestContext[Any, Any]

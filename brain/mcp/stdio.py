@@ -24,7 +24,7 @@ from brain.service.watch import Watcher
 from brain.tool import Refusal, memory_service
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
-from brain.tool.verbs import workspace_layout
+from brain.tool.layouts.verbs import workspace_layout
 
 
 def run_stdio(

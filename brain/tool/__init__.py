@@ -15,16 +15,16 @@ from weakref import WeakKeyDictionary
 if TYPE_CHECKING:
     from brain.service.brain import Brain
     from brain.tool.access import Actor
-    from brain.tool.refusal import Call, Refusal, RefusalCode
+    from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+    from brain.tool.calls.tool import MemoryTool, ToolResult
     from brain.tool.service import MemoryService
-    from brain.tool.tool import MemoryTool, ToolResult
 
 # Imported on first use: an ingest reads brain.parse.secret_scan (the `secret` rule), which
 # must not cost it the whole memory service.
 _LAZY = {
-    "Actor": "brain.tool.access", "Call": "brain.tool.refusal", "Refusal": "brain.tool.refusal",
-    "RefusalCode": "brain.tool.refusal", "MemoryService": "brain.tool.service",
-    "MemoryTool": "brain.tool.tool", "ToolResult": "brain.tool.tool",
+    "Actor": "brain.tool.access", "Call": "brain.tool.calls.refusal", "Refusal": "brain.tool.calls.refusal",
+    "RefusalCode": "brain.tool.calls.refusal", "MemoryService": "brain.tool.service",
+    "MemoryTool": "brain.tool.calls.tool", "ToolResult": "brain.tool.calls.tool",
 }
 
 

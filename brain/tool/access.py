@@ -14,7 +14,7 @@ from brain.model import SHARED_SCOPE
 from brain.store.visibility import EVERYTHING, Reach
 
 if TYPE_CHECKING:
-    from brain.tool.history import History
+    from brain.tool.history.log import History
 
 
 @dataclass(frozen=True, slots=True)

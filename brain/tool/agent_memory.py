@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 from brain.ingest.memory_files import content_hash
 from brain.layouts.files import is_binary, media_type
 from brain.tool.access import Actor
-from brain.tool.content import check_content, check_secrets
-from brain.tool.files import FileTooLarge, UnsafeEntry
-from brain.tool.history import HistoryRecord
-from brain.tool.names import NameProblem, check_agent_name
-from brain.tool.refusal import Call, Refusal, RefusalCode, shown
-from brain.tool.tree import MEMORY, AgentTree, NotAFolder, OpenTree, Removed, TreeEntry
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.files.confined import FileTooLarge, UnsafeEntry
+from brain.tool.files.content import check_content, check_secrets
+from brain.tool.files.names import NameProblem, check_agent_name
+from brain.tool.history.log import HistoryRecord
+from brain.tool.layouts.tree import MEMORY, AgentTree, NotAFolder, OpenTree, Removed, TreeEntry
 
 if TYPE_CHECKING:
     from brain.tool.service import MemoryService

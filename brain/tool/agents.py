@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.model import SHARED_SCOPE
-from brain.tool.files import read_regular, real_subfolders, regular_files
-from brain.tool.names import MD, NameProblem, check_agent_name
+from brain.tool.files.confined import read_regular, real_subfolders, regular_files
+from brain.tool.files.names import MD, NameProblem, check_agent_name
 from brain.workspace import AGENTS_DIR, MEMORY_DIR, AgentDefinition, read_agent_definition
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from brain.model import MEMORY_TYPES, Problem
 from brain.parse.frontmatter import load_frontmatter, split_frontmatter
 from brain.parse.note import decode, first_line
-from brain.tool.files import FileEntry, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.files.confined import FileEntry, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
 
 READ_LIMIT = 4 << 20
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from brain.tool.access import Actor
+from brain.tool.calls.tool import MemoryTool, ToolResult
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool, ToolResult
 
 
 class CliUsageError(Exception):
@@ -166,7 +166,7 @@ def _short(digest: str | None) -> str:
 
 def run_index(args: argparse.Namespace) -> int:
     service = open_service(args.workspace)
-    from brain.tool.refusal import Refusal
+    from brain.tool.calls.refusal import Refusal
 
     try:
         block = service.prompt(args.agent, now=_instant(args.now))

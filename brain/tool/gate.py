@@ -10,8 +10,8 @@ from typing import Protocol
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
-from brain.tool.names import NameProblem, check_agent_name
-from brain.tool.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.files.names import NameProblem, check_agent_name
 
 
 class Addressing(Protocol):

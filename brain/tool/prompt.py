@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from brain.model import clip_description
 from brain.tool.catalog import NoteInfo
-from brain.tool.paths import ROOT, SHARED_ROOT, virtual_path
+from brain.tool.files.paths import ROOT, SHARED_ROOT, virtual_path
 
 HEADING = "## Your memory"
 NO_DESCRIPTION = "(no description)"

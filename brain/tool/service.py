@@ -1,6 +1,6 @@
 """The memory service: safe reads and writes of notes by scope and name, for every front end.
 
-The agent's memory tool (`brain.tool.tool`), the HTTP API and the CLI all end here. A write
+The agent's memory tool (`brain.tool.calls.tool`), the HTTP API and the CLI all end here. A write
 takes the scope folder's lock, checks who may write, the expected hash, the text, its size
 and secrets, replaces the file atomically, applies it to the graph at once (`Brain.sync`,
 so the watcher later finds nothing new), and appends a history record, in that order.
@@ -25,19 +25,19 @@ from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
-from brain.tool.blobs import BlobStore, default_blob_dir
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 from brain.tool.catalog import Catalog, NoteInfo
-from brain.tool.content import check_content
-from brain.tool.files import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.files.confined import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
+from brain.tool.files.content import check_content
+from brain.tool.files.names import MD, fold
+from brain.tool.files.requirements import Required, check_required
 from brain.tool.gate import Addressing, Gate
-from brain.tool.history import History, HistoryRecord
-from brain.tool.history_cap import HistoryMeter
-from brain.tool.names import MD, fold
+from brain.tool.history.blobs import BlobStore, default_blob_dir
+from brain.tool.history.cap import HistoryMeter
+from brain.tool.history.log import History, HistoryRecord
+from brain.tool.history.retention import Retention
+from brain.tool.history.service import HistoryKeeping
 from brain.tool.prompt import render_prompt
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.requirements import Required, check_required
-from brain.tool.retention import Retention
-from brain.tool.service_history import HistoryKeeping
 
 if TYPE_CHECKING:
     from brain.service.brain import Brain

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from brain.safefs import MAX_DEPTH
-from brain.tool.blobs import BlobStore
+from brain.tool.history.blobs import BlobStore
 from tests.conftest import STORES
 from tests.hostile.budget import MIB, brain_case, python_case
 from tests.hostile.fs_shapes import bad_names, deep_tree, expected, remove_tree, too_deep_path, workspace

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from brain.cli.main import main
-from brain.tool.history import History
+from brain.tool.history.log import History
 from tests.tool.conftest import make_workspace
 from tests.tool.test_rest import serve
 
@@ -47,7 +47,7 @@ def test_the_reader_skips_it_with_a_warning(
     tmp_path: Path, name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     history = History(history_with(tmp_path / "h.jsonl", BAD_LINES[name]))
-    with caplog.at_level(logging.WARNING, logger="brain.tool.history"):
+    with caplog.at_level(logging.WARNING, logger="brain.tool.history.log"):
         records = history.records()
     assert [r.path for r in records] == ["memory/writer/a.md"]
     assert "line 2 is not a history record" in caplog.text

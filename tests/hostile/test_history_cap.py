@@ -1,4 +1,4 @@
-"""The write history has a size cap, per agent and per workspace (brain/tool/history_cap.py).
+"""The write history has a size cap, per agent and per workspace (brain/tool/history/cap.py).
 
 Before the cap, retention kept every version younger than 90 days, so one agent rewriting one
 note in a loop grew `.brain/` without bound. Now a write past a cap is refused with
@@ -23,10 +23,10 @@ from brain.store.memory.store import MemoryStore
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
-from brain.tool.refusal import Refusal, RefusalCode
+from brain.tool.calls.refusal import Refusal, RefusalCode
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.layouts.space import Space
 from brain.tool.service import MemoryService
-from brain.tool.space import Space
-from brain.tool.tool import MemoryTool
 from tests.api.live import live_server
 from tests.mcp.conftest import TOKENS, build_workspace, http_session
 

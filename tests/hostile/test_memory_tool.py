@@ -38,7 +38,7 @@ import json, sys
 from pathlib import Path
 from brain.service.brain import Brain
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
+from brain.tool.calls.tool import MemoryTool
 root = Path(sys.argv[1] if len(sys.argv) > 1 else {root!r})
 brain = Brain(root)
 brain.sync()

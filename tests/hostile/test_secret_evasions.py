@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from brain.service.brain import Brain
-from brain.tool.history import History
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 from tests.api.live import LiveServer
 from tests.hostile.budget import MIB, brain_case
 from tests.tool.conftest import make_workspace

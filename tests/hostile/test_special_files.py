@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 from brain.service.brain import Brain
+from brain.tool.calls.tool import MemoryTool
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 from tests.tool.conftest import make_workspace
 
 

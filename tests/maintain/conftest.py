@@ -8,7 +8,7 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.tool import attach_memory_service
-from brain.tool.history import History
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
 from tests.tool.conftest import NOW, write
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from brain.api.rest import ADDR
 from brain.maintain import find
 from brain.maintain.run import MAINTAIN_ACTOR, apply_safe
-from brain.tool.refusal import Call
+from brain.tool.calls.refusal import Call
 from tests.maintain.conftest import note, open_brain, workspace_with
 
 STYLE = note("House style for release notes.", "# House style\n\n- Headline first.")

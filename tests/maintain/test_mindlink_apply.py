@@ -2,7 +2,7 @@
 
 seeds/003's idle maintain deletes expired daily notes. The latchai memory tool has no agent
 to act as there, so the pass proposes and applies the seed's own calls (`memory_delete`,
-`memory_write`, `memory_get`) through brain.tool.mindlink: confined, atomic, in the history.
+`memory_write`, `memory_get`) through brain.tool.layouts.mindlink: confined, atomic, in the history.
 """
 
 from __future__ import annotations

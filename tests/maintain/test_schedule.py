@@ -98,7 +98,7 @@ def test_a_run_a_day_at_the_hour_applied_and_recorded(tmp_path: Path, history_pa
 
 def test_nothing_runs_before_the_graph_is_read(tmp_path: Path, history_path: Path) -> None:
     from brain.service.brain import Brain
-    from brain.tool.history import History
+    from brain.tool.history.log import History
     from brain.tool.service import MemoryService
 
     root = workspace_with(tmp_path / "ws", {"memory/shared/a.md": STYLE, "memory/shared/b.md": STYLE})

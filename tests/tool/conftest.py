@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from brain.service.brain import Brain
-from brain.tool.history import History
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 
 NOW = 1_793_491_200.0  # 2026-11-01T00:00:00Z
 DAY = 86_400

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from brain.tool.access import Actor
-from brain.tool.history import History
+from brain.tool.calls.tool import MemoryTool, ToolResult
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool, ToolResult
 from tests.tool.conftest import NOW, make_workspace, write
 
 OUTSIDE_SECRET = "TOP SECRET outside the workspace"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from brain.tool.calls.tool import MemoryTool
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 
 
 @dataclass(frozen=True)
@@ -549,7 +549,7 @@ def test_the_suggested_call_works(row: Row, tool: MemoryTool) -> None:
 
 
 def test_every_refusal_code_is_in_the_table() -> None:
-    from brain.tool.refusal import RefusalCode
+    from brain.tool.calls.refusal import RefusalCode
 
     covered = {row.code for row in REFUSALS}
     # Exercised elsewhere: forbidden (test_access), conflict (test_concurrency), symlink and

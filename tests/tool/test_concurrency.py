@@ -10,9 +10,9 @@ from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
-from brain.tool.history import History
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 from tests.tool.conftest import make_workspace
 
 PATH = "/memories/shared/tally.md"

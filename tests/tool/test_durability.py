@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from brain.tool.access import Actor
-from brain.tool.history import History
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 from tests.tool.conftest import make_workspace
 
 KILLS = 60

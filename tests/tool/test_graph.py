@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brain.service.brain import Brain, GraphChange
-from brain.tool.tool import MemoryTool
+from brain.tool.calls.tool import MemoryTool
 
 
 def test_a_write_is_in_the_graph_at_once_and_not_ingested_twice(tool: MemoryTool, brain: Brain) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.tool.history import History
+from brain.tool.history.log import History
 
 
 def add(history: History, n: int, agent: str | None = "writer", scope: str = "writer") -> None:
@@ -45,7 +45,7 @@ def test_a_torn_last_line_is_skipped_and_the_next_record_is_whole(
         fh.write(b'{"at": "2026-11-01T00:00:02Z", "actor": "agent:wri')  # a crash mid-append
     assert len(History(path).records()) == 1  # the unfinished line is not read yet
     add(history, 3)
-    with caplog.at_level(logging.WARNING, logger="brain.tool.history"):
+    with caplog.at_level(logging.WARNING, logger="brain.tool.history.log"):
         records = History(path).records()
     assert [r.path for r in records] == ["memory/writer/n3.md", "memory/writer/n1.md"]
     assert "line 2 is not a history record" in caplog.text

@@ -1,11 +1,11 @@
-"""The versions kept beside the history (brain/tool/blobs.py) and their text over GraphQL."""
+"""The versions kept beside the history (brain/tool/history/blobs.py) and their text over GraphQL."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
-from brain.tool.blobs import BlobStore, default_blob_dir
+from brain.tool.history.blobs import BlobStore, default_blob_dir
 from tests.api.live import LiveServer
 from tests.tool.test_graphql import gql, live, secured  # noqa: F401  (fixtures)
 

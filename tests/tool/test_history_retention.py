@@ -1,4 +1,4 @@
-"""History retention (brain/tool/retention.py): bounded by count and age per note, safe to run."""
+"""History retention (brain/tool/history/retention.py): bounded by count and age per note, safe to run."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from brain.config.messages import ConfigError
 from brain.config.operator import HistoryConfig, SettingsError, load_settings
 from brain.config.workspace import parse_config
 from brain.service.brain import Brain
-from brain.tool.blobs import BlobStore
-from brain.tool.history import History, HistoryRecord
-from brain.tool.retention import kept_digests
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.history.blobs import BlobStore
+from brain.tool.history.log import History, HistoryRecord
+from brain.tool.history.retention import kept_digests
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 
 DAY = 86_400.0
 NOW = 1_800_000_000.0

@@ -11,9 +11,9 @@ import pytest
 
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
-from brain.tool.history import History
-from brain.tool.mindlink import Mindlink
-from brain.tool.refusal import Refusal
+from brain.tool.calls.refusal import Refusal
+from brain.tool.history.log import History
+from brain.tool.layouts.mindlink import Mindlink
 from brain.tool.service import MemoryService
 from tests.tool.conftest import NOW
 

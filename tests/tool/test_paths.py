@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from brain.tool.names import NameProblem, check_agent_name, check_filename, nearest_filename
-from brain.tool.paths import PathProblem, VirtualDir, VirtualFile, is_canonical, parse_virtual
+from brain.tool.files.names import NameProblem, check_agent_name, check_filename, nearest_filename
+from brain.tool.files.paths import PathProblem, VirtualDir, VirtualFile, is_canonical, parse_virtual
 
 ACCEPTED = [
     ("/memories", VirtualDir(shared=False)),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.tool.history import History
+from brain.tool.history.log import History
 from brain.tool.prompt import human_age
 from brain.tool.service import MemoryService
 from tests.tool.conftest import DAY, NOW, make_workspace, write

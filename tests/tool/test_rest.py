@@ -14,7 +14,7 @@ import pytest
 from brain.api.http.auth import TokenRegistry
 from brain.store.memory.store import MemoryStore
 from brain.tool import attach_memory_service
-from brain.tool.history import History
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
 from tests.api.live import LiveServer, live_server
 from tests.tool.conftest import NOW, make_workspace

@@ -14,11 +14,11 @@ import pytest
 
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
-from brain.tool.history import History
-from brain.tool.refusal import Refusal
+from brain.tool.calls.refusal import Refusal
+from brain.tool.history.log import History
+from brain.tool.layouts.space import Space
+from brain.tool.layouts.space_paths import MAX_DEPTH, MAX_PATH_BYTES, parse_space_path
 from brain.tool.service import MemoryService
-from brain.tool.space import Space
-from brain.tool.space_paths import MAX_DEPTH, MAX_PATH_BYTES, parse_space_path
 from tests.tool.conftest import NOW
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"

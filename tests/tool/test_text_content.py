@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from brain.tool.files import MemoryFolders
-from brain.tool.history import History
+from brain.tool.calls.tool import MemoryTool
+from brain.tool.files.confined import MemoryFolders
+from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from brain.tool.tool import MemoryTool
 
 
 def test_nul_characters_are_refused(tool: MemoryTool) -> None:

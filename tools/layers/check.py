@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("service", ("brain.service", "brain.tool", "brain.maintain", "brain.integrations")),
     ("front ends", ("brain.api", "brain.lsp", "brain.mcp")),
     ("command line", ("brain.cli", "brain.maintain.cli", "brain.mcp.cli", "brain.search.cli",
-                      "brain.tool.cli", "brain.tool.layout_cli", "brain.__main__")),
+                      "brain.tool.cli", "brain.tool.layouts.cli", "brain.__main__")),
 )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 
-from brain.tool.refusal import Refusal, RefusalCode
+from brain.tool.calls.refusal import Refusal, RefusalCode
 
 EMPTY_IF_MATCH = (
     "the If-Match header is empty, so no version can match (RFC 9110): send the note's ETag "

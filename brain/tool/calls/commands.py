@@ -7,12 +7,9 @@ from collections.abc import Callable
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE, Problem, memory_id
 from brain.parse.frontmatter import load_frontmatter, split_frontmatter
-from brain.tool.context import CallContext, ToolResult
-from brain.tool.names import MD
-from brain.tool.paths import ROOT, VirtualDir, VirtualFile
-from brain.tool.prompt import index_lines
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.textedit import (
+from brain.tool.calls.context import CallContext, ToolResult
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.textedit import (
     insert_after,
     line_at,
     line_count,
@@ -24,6 +21,9 @@ from brain.tool.textedit import (
     whitespace_insensitive_line,
     widen_to_unique,
 )
+from brain.tool.files.names import MD
+from brain.tool.files.paths import ROOT, VirtualDir, VirtualFile
+from brain.tool.prompt import index_lines
 
 
 def _view(ctx: CallContext, args: dict[str, object]) -> ToolResult:

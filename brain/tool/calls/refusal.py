@@ -46,7 +46,7 @@ class RefusalCode(enum.Enum):
     NOT_A_FOLDER = "not-a-folder"
     NOT_A_MEMORY = "not-a-memory"  # mindlink: only entries and daily notes are memories
     READ_ONLY = "read-only"  # a read-only replica (`brain serve --read-only`): write to its writer
-    HISTORY_FULL = "history-full"  # the write history is at its cap (brain/tool/history_cap.py)
+    HISTORY_FULL = "history-full"  # the write history is at its cap (brain/tool/history/cap.py)
 
     @property
     def status(self) -> int:

@@ -1,6 +1,6 @@
 """Which memory verbs a workspace offers: its layout's (design.md section 8), for every front end.
 
-latchai has the memory tool (brain.tool.tool); space has read / write / delete (seeds/001);
+latchai has the memory tool (brain.tool.calls.tool); space has read / write / delete (seeds/001);
 mindlink has memory_search / memory_get / memory_write / memory_delete (seeds/003); lab has
 no verbs of its own in the seeds. REST, MCP and the CLI ask `layout_verbs` and dispatch
 the same names to the same `call`, so they cannot drift apart.
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory
-from brain.tool.mindlink import VERBS as MINDLINK_VERBS
-from brain.tool.mindlink import Mindlink, SearchFunction
-from brain.tool.mindlink import render as render_mindlink
-from brain.tool.space import VERBS as SPACE_VERBS
-from brain.tool.space import Space
-from brain.tool.space import render as render_space
+from brain.tool.layouts.mindlink import VERBS as MINDLINK_VERBS
+from brain.tool.layouts.mindlink import Mindlink, SearchFunction
+from brain.tool.layouts.mindlink import render as render_mindlink
+from brain.tool.layouts.space import VERBS as SPACE_VERBS
+from brain.tool.layouts.space import Space
+from brain.tool.layouts.space import render as render_space
 
 if TYPE_CHECKING:
     from brain.service.brain import Brain
@@ -78,7 +78,7 @@ def brain_search(brain: Brain) -> SearchFunction:
 
     def search(query: str, agent: str, limit: int) -> Sequence[dict[str, Any]]:
         from brain.search.service import SearchError
-        from brain.tool.refusal import Call, Refusal, RefusalCode
+        from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 
         try:
             answer = brain.search.search(query, agent=agent, limit=limit)

@@ -13,8 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from brain.model import SHARED_SCOPE
-from brain.tool.names import NameProblem, check_filename, fold, nearest_filename, unnormal_reason
-from brain.tool.refusal import RefusalCode, invisible, shown
+from brain.tool.calls.refusal import RefusalCode, invisible, shown
+from brain.tool.files.names import NameProblem, check_filename, fold, nearest_filename, unnormal_reason
 
 ROOT = "/memories"
 SHARED_ROOT = f"{ROOT}/{SHARED_SCOPE}"

@@ -1,8 +1,8 @@
 """The history side of the memory service: keep versions, record changes, retention, the cap.
 
 Split from brain/tool/service.py by concept: everything here is about what the write history
-keeps (brain/tool/history.py records, brain/tool/blobs.py versions, brain/tool/retention.py
-pruning, brain/tool/history_cap.py caps); the service's reads and writes call it.
+keeps (log.py records, blobs.py versions, retention.py prunes, cap.py caps, all in
+brain/tool/history/); the service's reads and writes call it.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from brain.config.messages import ConfigError
 from brain.config.operator import load_settings
 from brain.ingest.memory_files import content_hash
 from brain.tool.access import Actor
-from brain.tool.blobs import BlobStore, PruneReport
-from brain.tool.history import History, HistoryRecord, iso_time
-from brain.tool.history_cap import HistoryMeter, HistoryUsage
-from brain.tool.retention import Retention
+from brain.tool.history.blobs import BlobStore, PruneReport
+from brain.tool.history.cap import HistoryMeter, HistoryUsage
+from brain.tool.history.log import History, HistoryRecord, iso_time
+from brain.tool.history.retention import Retention
 
 if TYPE_CHECKING:
     from brain.service.brain import Brain

@@ -13,7 +13,7 @@ import re
 import unicodedata
 
 from brain.model import SHARED_SCOPE
-from brain.tool.refusal import RefusalCode, invisible, shown
+from brain.tool.calls.refusal import RefusalCode, invisible, shown
 
 MD = ".md"
 MAX_NAME_CHARS = 100

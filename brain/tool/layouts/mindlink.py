@@ -20,10 +20,10 @@ from brain.model import MEMORY_TYPES, Problem
 from brain.parse.frontmatter import load_frontmatter, split_frontmatter
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory, FileRead, FolderRead, Where
-from brain.tool.names import NameProblem, check_filename, nearest_filename
-from brain.tool.refusal import Call, Refusal, RefusalCode, shown
-from brain.tool.search_args import checked_search_args
-from brain.tool.space import answer_of
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.files.names import NameProblem, check_filename, nearest_filename
+from brain.tool.layouts.search_args import checked_search_args
+from brain.tool.layouts.space import answer_of
 
 VERBS = ("memory_search", "memory_get", "memory_write", "memory_delete")
 ENTRIES = "entries"
@@ -253,6 +253,6 @@ def render(verb: str, answer: dict[str, Any]) -> str:
         return "\n".join(
             f"{h['path']} ({h.get('score', 0):.3f}): {h.get('snippet', '')}" for h in answer["hits"]
         )
-    from brain.tool import space
+    from brain.tool.layouts import space
 
     return space.render({"memory_get": "read"}.get(verb, verb), answer)

@@ -1,6 +1,6 @@
 """An agent's nested memory tree (`<agent>/memory/**`: layouts space and mindlink), confined.
 
-The same safety as brain.tool.files, for folders within folders: every step from the
+The same safety as brain.tool.files.confined, for folders within folders: every step from the
 workspace root is opened `O_NOFOLLOW` relative to its parent's descriptor, so a symbolic link
 anywhere on the way is refused, never followed, and a folder swapped for a link halfway
 through cannot redirect a write. Writes are atomic (`files.write_atomic_at`: temp dot-file,
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.safefs import MAX_DEPTH, escaped
-from brain.tool.files import UnsafeEntry, open_dir, read_opened, write_atomic_at
+from brain.tool.files.confined import UnsafeEntry, open_dir, read_opened, write_atomic_at
 
 MEMORY = "memory"
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from brain.parse.frontmatter import TOO_COSTLY, costly_frontmatter
 from brain.parse.secret_scan import find_secret
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.textedit import changed_lines
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.textedit import changed_lines
 
 REDACTED = "[secret removed: say where it is kept instead]"
 

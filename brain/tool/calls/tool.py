@@ -19,11 +19,11 @@ from collections.abc import Callable, Mapping
 
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
-from brain.tool.arguments import COMMANDS, check_arguments, json_args
-from brain.tool.commands import HANDLERS
-from brain.tool.context import CallContext, ToolResult
-from brain.tool.paths import ROOT
-from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.arguments import COMMANDS, check_arguments, json_args
+from brain.tool.calls.commands import HANDLERS
+from brain.tool.calls.context import CallContext, ToolResult
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.files.paths import ROOT
 from brain.tool.service import MemoryService
 
 __all__ = ["COMMANDS", "MemoryTool", "ToolAddressing", "ToolResult"]

@@ -7,7 +7,7 @@ so equal versions share it. A version over the cap (the memory tool's file cap) 
 and a failure to keep one never fails the write it belongs to: the history then says the
 content is not available. Reads check the hash, so a damaged or planted blob is never shown.
 
-Retention (brain/tool/retention.py) deletes blobs no kept history entry needs. A writer keeps
+Retention (brain/tool/history/retention.py) deletes blobs no kept history entry needs. A writer keeps
 a blob before it appends the entry naming it, so `prune` spares blobs younger than a grace
 period; `put` of a blob that is already there refreshes its time, and both run under a lock
 file (shared for `put`, exclusive for `prune`), so a blob a writer just reused is never

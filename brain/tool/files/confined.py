@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.model import SHARED_SCOPE
-from brain.tool.names import MD, NameProblem, check_agent_name, fold, is_allowed
+from brain.tool.files.names import MD, NameProblem, check_agent_name, fold, is_allowed
 from brain.workspace import MEMORY_DIR
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -270,7 +270,7 @@ class MemoryFolders:
 
 def write_atomic_at(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None:
     """Replace `name` in the folder `dir_fd` by `data` all at once: a temp dot-file, fsync,
-    rename, fsync the folder (also used by the nested trees of brain.tool.tree)."""
+    rename, fsync the folder (also used by the nested trees of brain.tool.layouts.tree)."""
     tmp = f".{name}.{secrets.token_hex(6)}.tmp"
     fd = os.open(
         tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,

@@ -1,6 +1,6 @@
 """How long the history keeps what each write changed: bounded, by count and by age per note.
 
-Every write keeps both versions of the note in the blob store (brain/tool/blobs.py) so the
+Every write keeps both versions of the note in the blob store (brain/tool/history/blobs.py) so the
 history can show its diff. Unbounded, that store grows with every save forever. So a write's
 content is kept while it is one of the newest `keep_versions` writes of its note (a rename
 counts for both paths), or younger than `keep_days` days; set by the operator (brain/config/operator.py:
@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from brain.config.operator import HistoryConfig
-from brain.tool.blobs import BlobStore, PruneReport
-from brain.tool.history import HistoryRecord
+from brain.tool.history.blobs import BlobStore, PruneReport
+from brain.tool.history.log import HistoryRecord
 
 log = logging.getLogger(__name__)
 

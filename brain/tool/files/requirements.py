@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.ingest.memory_files import content_hash
-from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 
 
 @dataclass(frozen=True, slots=True)

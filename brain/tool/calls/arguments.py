@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import cast
 
 from brain.model import SHARED_SCOPE, JSONValue
-from brain.tool.paths import ROOT
-from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.files.paths import ROOT
 
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 _ARGUMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

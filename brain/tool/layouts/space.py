@@ -6,7 +6,7 @@
                              `{"delete": true}` deletes instead, as in the seed
     delete ~/memory/<path>   a file, or a folder and everything in it
 
-Bounds are on paths: 512 bytes and 16 levels, enforced on writes (brain.tool.space_paths).
+Bounds are on paths: 512 bytes and 16 levels, enforced on writes (brain.tool.layouts.space_paths).
 Every front end (REST, MCP, CLI) calls `Space.call` with the same verb names and arguments,
 and gets the same JSON answer and the same refusals; `render` is the answer as text for a model.
 """
@@ -20,8 +20,8 @@ from typing import Any
 
 from brain.tool.access import Actor
 from brain.tool.agent_memory import AgentMemory, FileRead, FolderRead, Where
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.space_paths import HOME, SpacePath, SpacePathProblem, parse_space_path
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.layouts.space_paths import HOME, SpacePath, SpacePathProblem, parse_space_path
 
 VERBS = ("read", "write", "delete")
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from brain import safefs
 from brain.parse import safejson
-from brain.tool.refusal import Refusal, RefusalCode
+from brain.tool.calls.refusal import Refusal, RefusalCode
 
 log = logging.getLogger(__name__)
 

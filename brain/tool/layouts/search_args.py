@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brain.tool.refusal import Call, Refusal, RefusalCode
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 
 MAX_QUERY = 1000
 MAX_LIMIT = 50

@@ -10,7 +10,7 @@ scripts and people, on the workspace's files.
     brain mindlink alice memory_delete entries/old.md
     brain mindlink alice memory_search "release"
 
-The same verbs, checks, refusals and history as REST and MCP (brain.tool.verbs). Output is
+The same verbs, checks, refusals and history as REST and MCP (brain.tool.layouts.verbs). Output is
 the text a model reads (`--json`: the JSON answer); a refusal goes to stderr with exit 1; a
 workspace of another layout exits 2. A running `brain serve` picks changes up by its watcher.
 """
@@ -27,11 +27,11 @@ from typing import Any
 
 from brain.tool.access import Actor
 from brain.tool.agent_memory import decoded
-from brain.tool.mindlink import VERBS as MINDLINK_VERBS
-from brain.tool.refusal import Refusal
+from brain.tool.calls.refusal import Refusal
+from brain.tool.layouts.mindlink import VERBS as MINDLINK_VERBS
+from brain.tool.layouts.space import VERBS as SPACE_VERBS
+from brain.tool.layouts.verbs import brain_search, verbs_for, workspace_layout
 from brain.tool.service import MemoryService
-from brain.tool.space import VERBS as SPACE_VERBS
-from brain.tool.verbs import brain_search, verbs_for, workspace_layout
 
 
 class LayoutUsageError(Exception):

@@ -1,6 +1,6 @@
 """The write history's size cap: what it keeps, per agent and for the workspace, and the refusal.
 
-Retention (brain/tool/retention.py) keeps every version younger than `keep_days`, so one agent
+Retention (brain/tool/history/retention.py) keeps every version younger than `keep_days`, so one agent
 rewriting one 64 KiB note in a loop grew `.brain/` by about 1 MB/s with nothing to stop it.
 The cap bounds what the history keeps: the lines of history.jsonl and the versions in the
 blob store, counted for the whole workspace and for each agent (an agent is charged the
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 from brain.budgets import HISTORY_AGENT_ENV, HISTORY_WORKSPACE_ENV, HistoryCaps, mib
 from brain.config.operator import HistoryConfig
-from brain.tool.blobs import BlobStore
-from brain.tool.history import History, HistoryRecord
-from brain.tool.refusal import Refusal, RefusalCode
+from brain.tool.calls.refusal import Refusal, RefusalCode
+from brain.tool.history.blobs import BlobStore
+from brain.tool.history.log import History, HistoryRecord
 
 log = logging.getLogger(__name__)
 

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from brain.tool.access import Actor
+from brain.tool.calls.refusal import Call, Refusal, RefusalCode
+from brain.tool.files.names import nearest_filename
+from brain.tool.files.paths import ROOT, PathProblem, Target, VirtualDir, VirtualFile, parse_virtual
+from brain.tool.files.requirements import Required
 from brain.tool.gate import Addressing
-from brain.tool.names import nearest_filename
-from brain.tool.paths import ROOT, PathProblem, Target, VirtualDir, VirtualFile, parse_virtual
-from brain.tool.refusal import Call, Refusal, RefusalCode
-from brain.tool.requirements import Required
 from brain.tool.service import MemoryService, WriteOutcome
 
 

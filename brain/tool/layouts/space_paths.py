@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from brain.tool.refusal import RefusalCode, invisible, shown
+from brain.tool.calls.refusal import RefusalCode, invisible, shown
 
 HOME = "~/memory"
 MAX_PATH_BYTES = 512
