@@ -1,5 +1,5 @@
 // The Neo4j schema of brain: created by the store on start (idempotent).
-// Generated from brain/store/neo4j_cypher.py: python -m brain.store.neo4j_cypher
+// Generated from brain/store/neo4j/cypher.py: python -m brain.store.neo4j.cypher
 CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT agent_id IF NOT EXISTS FOR (n:Agent) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT workflow_id IF NOT EXISTS FOR (n:Workflow) REQUIRE n.id IS UNIQUE;

@@ -5,8 +5,8 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   test of the Neo4j store shares one worker, because they share one server and one database
   that each test clears; and the tests of a module with a module-scoped fixture (a browser,
   a code-server, a served workspace) share one, so the fixture starts once, not once a worker.
-  (With pytest 9.2 and pytest-xdist 3.8 loadgroup was seen not to group at all, so
-  scripts/test runs the Neo4j tests in a process of their own, and `make check` leaves them out.)
+  (pytest 9.2 and pytest-xdist 3.8 disagree on where a node's id lives: `_name_the_group`
+  writes the group where pytest reads it.)
 - Scanners (`-m scanner`): the test modules that import the scanners with a native twin
   (brain.parse.note, .native and .secret_scan, brain.layouts.secrets, brain.index.postings and
   .counting). scripts/test runs
@@ -71,13 +71,32 @@ def _group(item: pytest.Item) -> str | None:
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouping = bool(getattr(config.option, "loadgroup", False))  # set on xdist's workers
     for item in items:
         if item.path.suffix == ".py" and reads_scanners(item.path):
             item.add_marker(pytest.mark.scanner)
         group = _group(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
+        if grouping:
+            _name_the_group(item)
+
+
+def _name_the_group(item: pytest.Item) -> None:
+    """Put the group in the node id, where xdist's controller reads it (`id@group`).
+
+    pytest-xdist 3.8 writes that suffix to `item._nodeid`; pytest 9.2 keeps a node's id in
+    `item._id` and no longer reads `_nodeid`, so with these two versions no test was grouped
+    (each worker started its own browser, code-server and Neo4j schema). Written here where
+    pytest reads it; xdist's own write stays harmless. tests/unit/test_plan.py runs a module
+    on two workers and checks its module fixture starts once.
+    """
+    names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                    for m in item.iter_markers("xdist_group")})
+    node_id = getattr(item, "_id", None)
+    if names and node_id is not None and "@" not in item.nodeid:
+        item._id = type(node_id).parse(f"{item.nodeid}@{'_'.join(names)}")
 
 
 @pytest.fixture(autouse=True, scope="module")

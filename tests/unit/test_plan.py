@@ -4,6 +4,8 @@ of scripts/test cannot miss a new one; and semantic search is off unless a modul
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,41 @@ def test_a_test_of_a_module_fixture_shares_its_modules_worker(
 @pytest.mark.neo4j
 def test_a_neo4j_test_shares_the_neo4j_worker(request: pytest.FixtureRequest) -> None:
     assert group_of(request) == "neo4j"
+
+
+def test_a_module_fixture_starts_once_on_two_workers(tmp_path: Path) -> None:
+    """The grouping as xdist schedules it, not only the marker: a module of a module-scoped
+    fixture runs on two workers, and the fixture starts once (all its tests on one worker)."""
+    log = tmp_path / "log"
+    (tmp_path / "conftest.py").write_text(
+        "from tests.plan import pytest_collection_modifyitems  # noqa: F401\n"
+    )
+    (tmp_path / "test_grouped.py").write_text(
+        "import os, pytest\n"
+        f"LOG = {str(log)!r}\n"
+        "def note(what):\n"
+        "    with open(LOG, 'a') as f:\n"
+        "        f.write(what + ' ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
+        "@pytest.fixture(scope='module')\n"
+        "def server():\n"
+        "    note('start')\n"
+        "@pytest.mark.parametrize('i', range(8))\n"
+        "def test_served(server, i):\n"
+        "    note('served')\n"
+        "@pytest.mark.parametrize('i', range(8))\n"
+        "def test_free(i):\n"
+        "    note('free')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+         "--dist", "loadgroup", "--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = log.read_text().split("\n")
+    starts = [line for line in lines if line.startswith("start")]
+    served_on = {line.split()[1] for line in lines if line.startswith("served")}
+    assert len(starts) == 1, lines
+    assert len(served_on) == 1, lines
+    assert sum(line.startswith("free") for line in lines) == 8
