@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from pathlib import Path
 
 import anyio
@@ -25,6 +26,7 @@ from brain.store.base import GraphStore
 from tests.api.conftest import ServerFactory
 from tests.api.live import LiveServer, wait_for
 from tests.api.metrics_client import moved, scrape, series, value
+from tests.api.test_cli_serve import brain_serve, wait_for_url
 from tests.mcp.conftest import http_session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,6 +183,23 @@ def test_the_switch_is_an_operator_setting(tmp_path: Path) -> None:
     flagged = load_settings({"BRAIN_METRICS": "off"}, flags={"serve.metrics": (True, "--metrics")})
     assert flagged.serve.metrics is True
     assert flagged.source("serve", "metrics") == "--metrics"
+
+
+@pytest.mark.parametrize(("flags", "env", "status"), [
+    ((), {}, 200), (("--no-metrics",), {}, 404), ((), {"BRAIN_METRICS": "off"}, 404),
+    (("--metrics",), {"BRAIN_METRICS": "off"}, 200),  # a flag beats the environment
+])
+def test_brain_serve_switch(
+    workspace: Path, flags: tuple[str, ...], env: dict[str, str], status: int
+) -> None:
+    with brain_serve(str(workspace), "--port", "0", *flags, env=env) as process:
+        base = wait_for_url(process).removesuffix("/graphql")
+        answered = httpx.get(f"{base}/metrics")
+        process.send_signal(signal.SIGINT)
+        process.wait(15)
+    assert answered.status_code == status
+    if status == 200:
+        assert "brain_notes " in answered.text
 
 
 def test_operation_names_are_the_published_documents() -> None:
