@@ -10,8 +10,9 @@ both alike): bench_api's memory-with-backlinks query (graphql/memory.graphql, a 
 and bench_mcp's `memory view` of a random note over /mcp. Reported: the median over rounds of
 each p50 and p95 and their best round (the least disturbed by the shared machine), and the
 cost of metrics at each (on / off - 1); and, free of that noise, the CPU time the counting of
-one call takes in process. The goal (issue 41) is a cost under 3% at p95. While measuring, the "on" server is scraped once a second, as
-Prometheus would (more often than its usual 15 s: the worst case). Prints `uptime` before
+one call takes in process. The goal (issue 41) is a cost under 3% at p95. While measuring,
+the "on" server is scraped once a second, as Prometheus would (more often than its usual
+15 s: the worst case). Prints `uptime` before
 and after (the machine is shared), and writes bench/results/metrics.json.
 """
 
