@@ -63,6 +63,10 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         "--read-only", action="store_true",
         help="a replica: answer from the Neo4j database another `brain serve` writes; refuse writes",
     )
+    serve.add_argument(
+        "--metrics", action=argparse.BooleanOptionalAction, default=None,
+        help="GET /metrics in Prometheus' format, admin token only (default: BRAIN_METRICS, or on)",
+    )
     add_store_options(serve)
     add_config_option(serve)
 

@@ -123,6 +123,7 @@ class ServeConfig:
     tokens_file: str = ""  # a JSON object {"<token>": "<agent>" | "*"}; outside the workspace
     max_body_bytes: int = 1024 * 1024
     rescan_seconds: float = 30.0
+    metrics: bool = True  # GET /metrics (Prometheus), the admin token only: docs/metrics.md
 
     def check(self) -> list[tuple[str, str]]:
         out = []
@@ -147,7 +148,7 @@ SECTIONS: dict[str, type[Any]] = {
 ENV_NAMES = {
     ("serve", "host"): "BRAIN_HOST", ("serve", "port"): "BRAIN_PORT",
     ("serve", "tokens_file"): "BRAIN_TOKENS_FILE", ("serve", "max_body_bytes"): "BRAIN_MAX_BODY_BYTES",
-    ("serve", "rescan_seconds"): "BRAIN_RESCAN_SECONDS",
+    ("serve", "rescan_seconds"): "BRAIN_RESCAN_SECONDS", ("serve", "metrics"): "BRAIN_METRICS",
 }
 #: Secrets: only ever said to be set or not (`brain config show`), never shown.
 SECRET_VARIABLES = ("BRAIN_TOKEN", "BRAIN_CONSOLIDATE_API_KEY", "NEO4J_PASSWORD")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
@@ -40,6 +41,7 @@ from brain.mcp.schemas import (
     search_tool,
 )
 from brain.mcp.search import SearchFunction, find_search, run_search
+from brain.metrics import bounded
 from brain.service.brain import Brain
 from brain.tool import MemoryTool, Refusal, memory_service
 from brain.tool.calls.tool import ToolResult
@@ -77,6 +79,9 @@ class BrainMcp:
         # space and mindlink workspaces: the seeds' own verbs instead of the memory tool
         self.layout_verbs = layout_verbs(brain, self.service)
         self.notifier = Notifier(self.listens)
+        # The tool names a metric may carry: the ones this server lists (brain/metrics.py).
+        graph_names = (MEMORY_TOOL, *_GRAPH, SEARCH_TOOL)
+        self.tool_names = frozenset(self.layout_verbs.names if self.layout_verbs is not None else graph_names)
         self._background = background
         self.server: Server[Any] = Server(
             "brain",
@@ -139,6 +144,21 @@ class BrainMcp:
         return types.ListToolsResult(tools=tools)
 
     async def _call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        metrics = self.brain.metrics
+        if metrics is None:
+            return await self._answer_tool(ctx, params)
+        started = time.perf_counter()
+        tool = bounded(params.name, self.tool_names)
+        outcome = "error"
+        try:
+            result = await self._answer_tool(ctx, params)
+            outcome = "refused" if result.is_error else "ok"
+            return result
+        finally:
+            metrics.mcp_calls.labels(tool, outcome).inc()
+            metrics.mcp_seconds.labels(tool).observe(time.perf_counter() - started)
+
+    async def _answer_tool(self, ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         caller = self._who(ctx)
         args: dict[str, Any] = dict(params.arguments or {})
         verbs = self.layout_verbs

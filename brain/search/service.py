@@ -12,11 +12,13 @@ and measured on tests/fixtures/search against each ranker alone (see tests/searc
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from brain.index.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
+from brain.metrics import Metrics
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
 from brain.search.indexer import EmbeddingIndexer, SemanticStatus
 from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
@@ -82,6 +84,7 @@ class SearchService:
         self.store = store
         self.index = cast(SearchIndex, store)
         self.indexer = indexer
+        self.metrics: Metrics | None = None  # the Brain's, when it counts (brain/metrics.py)
 
     def on_batch(self, batch: WriteBatch, _before: object = None) -> None:
         """Ingest listener: changed notes get new vectors, deleted ones none."""
@@ -101,6 +104,17 @@ class SearchService:
         limit: int = 10,
         offset: int = 0,
         mode: Mode = Mode.HYBRID,
+    ) -> SearchAnswer:
+        started = time.perf_counter()
+        answer = self._answer(query, agent, scope, type, limit, offset, mode)
+        if self.metrics is not None:  # asked and ran: keyword stands in until embeddings are ready
+            self.metrics.search_queries.labels(answer.asked.value, answer.mode.value).inc()
+            self.metrics.search_seconds.labels(answer.mode.value).observe(time.perf_counter() - started)
+        return answer
+
+    def _answer(
+        self, query: str, agent: str | None, scope: str | None, type: str | None, limit: int,
+        offset: int, mode: Mode,
     ) -> SearchAnswer:
         _unicode_name(agent, "agent")
         _unicode_name(scope, "scope")

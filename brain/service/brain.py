@@ -24,6 +24,7 @@ from brain.config.workspace import BrainConfig, load_config
 from brain.ingest.ingester import Ingester, Progress, SyncResult
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
+from brain.metrics import Metrics
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import Embedding, SearchService, open_search
 from brain.snapshot.image import SnapshotStore
@@ -95,6 +96,10 @@ class Brain:
         # Where search embeds notes: a server sets HELPER (a process of its own), an editor OFF.
         self.embedding = Embedding.INLINE
         self.embedding_off_reason = ""
+        # What this brain counts (brain/metrics.py); `brain serve` sets it unless --no-metrics.
+        self.metrics: Metrics | None = None
+        # Batches applied so far: a count read at scrape time is recomputed only after one.
+        self.changes = 0
 
     # ---------------------------------------------------------------- syncing
 
@@ -102,6 +107,7 @@ class Brain:
         if self.read_only:
             raise StoreReadOnly(self.read_only_reason() or "this brain is read-only")
         with self._lock:
+            started = time.perf_counter()
             first = not self.ingester.synced
             if first and self.snapshots is not None and self.snapshots.load() and paths is not None:
                 self.snapshots.settle()
@@ -116,6 +122,9 @@ class Brain:
                 if first:
                     result.seconds += self.snapshots.load_seconds
                 self.snapshots.synced(result, first)
+            if self.metrics is not None:
+                kind = "first" if first else "rescan" if paths is None else "changes"
+                self.metrics.sync_seconds.labels(kind).observe(time.perf_counter() - started)
             return result
 
     def open_snapshot(self) -> bool:
@@ -167,12 +176,14 @@ class Brain:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _on_batch(self, batch: WriteBatch, before: dict[str, Node]) -> None:
+        self.changes += 1
         if not self._listeners:
             return
         self._deliver(changes_of(batch, before, self._seq))
 
     def _on_switch(self, changes: Sequence[str]) -> None:
         """A first sync written onto a staged generation is live: what it changed, at once."""
+        self.changes += 1
         if self._listeners:
             self.publish(entry for text in changes for entry in json.loads(text))
         search = self._search
@@ -182,6 +193,7 @@ class Brain:
     def publish(self, entries: Iterable[Mapping[str, object]]) -> None:
         """Deliver changes another brain applied (a replica following the writer's log)."""
         changes = [change_from(entry, next(self._seq)) for entry in entries]
+        self.changes += 1
         with self._lock:
             self._deliver(changes)
 
@@ -216,6 +228,7 @@ class Brain:
         with self._lock:
             if self._search is None:
                 self._search = open_search(self.store, self.embedding, self.embedding_off_reason)
+                self._search.metrics = self.metrics
                 self.ingester.listeners.append(self._search.on_batch)
                 if not self.read_only:  # a replica's vectors come from the writer
                     self._search.indexer.start()

@@ -112,10 +112,12 @@ def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSe
     for dotted, flag, name in (
         ("maintain.max_changes_per_run", "--max-changes", "max_changes"),
         ("serve.host", "--host", "host"), ("serve.port", "--port", "port"),
+        ("serve.metrics", "--metrics", "metrics"),
     ):
         value = getattr(args, name, None)
         if value is not None:
-            flags[dotted] = (value, f"{flag} {value}")
+            shown = (flag if value else "--no-" + flag[2:]) if isinstance(value, bool) else f"{flag} {value}"
+            flags[dotted] = (value, shown)
     try:
         return load_settings(os.environ, config=getattr(args, "config", None), workspace=root, flags=flags)
     except SettingsError as exc:

@@ -62,6 +62,8 @@ class Watcher:
         # stopped following the disk, instead of "ready" while changes go unapplied.
         self.sync_error: str | None = None
         self._pending: set[str] = set()
+        # When the oldest pending event arrived (None: nothing pending), for the lag metric.
+        self._since: float | None = None
         self._full = False
         self._wake = anyio.Event()
 
@@ -153,6 +155,10 @@ class Watcher:
             async for changes in batches:
                 self.last_event_at = time.time()
                 self.events += len(changes)
+                if self._since is None:
+                    self._since = self.last_event_at
+                if self.brain.metrics is not None:
+                    self.brain.metrics.watcher_events.inc(len(changes))
                 for _, path in changes:
                     rel = self._relative(path)
                     if rel is None:
@@ -180,18 +186,24 @@ class Watcher:
     async def apply_pending(self, full: bool = False) -> None:
         """One sync of whatever is pending: a full rescan if due, else the changed paths."""
         full, paths = full or self._full, sorted(self._pending)
+        since, self._since = self._since, None
         self._full, self._pending = False, set()
         if not full and not paths:
             return
+        metrics = self.brain.metrics
         try:
             # Not cancellable on purpose: a sync runs to its end, so the graph stays whole.
             if full:
                 await anyio.to_thread.run_sync(self.brain.sync)
                 self.last_rescan_at = time.time()
             else:
+                if metrics is not None and since is not None:
+                    since = await anyio.to_thread.run_sync(changed_at, self.root, paths, since)
                 await anyio.to_thread.run_sync(self.brain.sync, paths)
             self.syncs += 1
             self.sync_error = None
+            if metrics is not None and since is not None:
+                metrics.watcher_lag.observe(max(0.0, time.time() - since))
         except Exception as exc:
             # A bad moment on disk (a file vanishing mid-read) must not stop the server:
             # log it, say it on /healthz, and let the next rescan try again.
@@ -211,6 +223,26 @@ class Watcher:
         # Mirror the ingester's own rule: anything under a dot-name is not part of the workspace.
         rel = self._relative(path)
         return rel is None or not any(part.startswith(".") for part in rel.split("/"))
+
+
+# Files whose mtime the lag metric looks at, per sync: a bulk change is measured by a sample.
+LAG_SAMPLE = 32
+# An mtime older than this before its event is not the change's (a moved or touched old file).
+LAG_WINDOW = 60.0
+
+
+def changed_at(root: Path, paths: list[str], received: float) -> float:
+    """When the changes in `paths` happened: the oldest mtime among them that is recent and
+    not after their event arrived (an editor's save), else the event's arrival."""
+    found = received
+    for rel in paths[:LAG_SAMPLE]:
+        try:
+            mtime = os.stat(root / rel, follow_symlinks=False).st_mtime
+        except (OSError, ValueError):
+            continue  # deleted since (its event's arrival stands)
+        if received - LAG_WINDOW <= mtime <= received:
+            found = min(found, mtime)
+    return found
 
 
 def watched_folders(root: Path) -> list[str]:

@@ -20,6 +20,7 @@ from brain.ingest.memory_files import content_hash
 from brain.layouts.files import is_binary, media_type
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Call, Refusal, RefusalCode, shown
+from brain.tool.counting import counted_write
 from brain.tool.files.confined import FileTooLarge, UnsafeEntry
 from brain.tool.files.content import check_content, check_secrets
 from brain.tool.files.names import NameProblem, check_agent_name
@@ -27,6 +28,7 @@ from brain.tool.history.log import HistoryRecord
 from brain.tool.layouts.tree import MEMORY, AgentTree, NotAFolder, OpenTree, Removed, TreeEntry
 
 if TYPE_CHECKING:
+    from brain.service.brain import Brain
     from brain.tool.service import MemoryService
 
 #: A read returns a file's content up to this size; past it, its metadata only.
@@ -92,6 +94,11 @@ class AgentMemory:
         self.memory = memory
         self.root = memory.root
         self.max_write_bytes = max_write_bytes
+
+    @property
+    def counted_brain(self) -> Brain | None:
+        """The brain whose metrics count these writes (brain/tool/counting.py)."""
+        return self.memory.brain
 
     # ------------------------------------------------------------------ who
 
@@ -165,6 +172,7 @@ class AgentMemory:
 
     # ------------------------------------------------------------------ writes
 
+    @counted_write("write")
     def write(
         self, actor: Actor, agent: str, parts: tuple[str, ...], data: bytes, *, command: str,
         call: Call, where: Where, content_arg: str | None, expected: str | None = None,
@@ -222,6 +230,7 @@ class AgentMemory:
         except UnsafeEntry as exc:
             raise _unsafe(exc) from None
 
+    @counted_write("delete")
     def delete(
         self, actor: Actor, agent: str, parts: tuple[str, ...], *, command: str, where: Where,
         expected: str | None = None,

@@ -27,6 +27,7 @@ from brain.tool.access import Actor
 from brain.tool.agents import AgentDirectory, AgentState
 from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 from brain.tool.catalog import Catalog, NoteInfo
+from brain.tool.counting import counted_write
 from brain.tool.files.confined import FileData, FileTooLarge, MemoryFolders, ScopeFolder, UnsafeEntry
 from brain.tool.files.content import check_content
 from brain.tool.files.names import MD, fold
@@ -109,6 +110,11 @@ class MemoryService(HistoryKeeping):
         # Files people put there may be bigger than the tool writes; past this, not even read.
         self.read_limit = max(16 * max_file_bytes, 1 << 20)
 
+    @property
+    def counted_brain(self) -> Brain | None:
+        """The brain whose metrics count this service's writes (brain/tool/counting.py)."""
+        return self.brain
+
     # ------------------------------------------------------------------ who may do what
 
     def agent_state(self, name: str | None) -> AgentState:
@@ -173,6 +179,7 @@ class MemoryService(HistoryKeeping):
 
     # ------------------------------------------------------------------ writes
 
+    @counted_write("write")
     def write(
         self, actor: Actor, scope: str, name: str, produce: Produce, *, command: str, call: Call,
         addr: Addressing, expected: str | None = None, create: bool = False,
@@ -212,6 +219,7 @@ class MemoryService(HistoryKeeping):
             record = self.record(actor, command, scope, rel, before, after)
             return WriteOutcome(scope, name, rel, before, after, new_text, record)
 
+    @counted_write("delete")
     def delete(
         self, actor: Actor, scope: str, name: str, *, call: Call, addr: Addressing,
         expected: str | None = None, command: str = "delete", requires: Sequence[Required] = (),
@@ -233,6 +241,7 @@ class MemoryService(HistoryKeeping):
             record = self.record(actor, command, scope, rel, before, None)
             return WriteOutcome(scope, name, rel, before, None, None, record)
 
+    @counted_write("rename")
     def rename(
         self, actor: Actor, source: tuple[str, str], target: tuple[str, str], *, call: Call,
         addr: Addressing, expected: str | None = None,

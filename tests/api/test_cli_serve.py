@@ -129,6 +129,7 @@ def test_a_taken_port_is_a_clear_error(workspace: Path) -> None:
         ),
         (("{ws}",), {"BRAIN_MAX_BODY_BYTES": "12"}, "BRAIN_MAX_BODY_BYTES: [serve] max_body_bytes must be"),
         (("{ws}",), {"BRAIN_PORT": "http"}, "BRAIN_PORT='http': [serve] port must be a whole number"),
+        (("{ws}",), {"BRAIN_METRICS": "maybe"}, "BRAIN_METRICS='maybe': [serve] metrics must be true or"),
     ],
 )
 def test_bad_configuration_is_one_clear_line(

@@ -23,8 +23,8 @@ from pathlib import Path
 
 # (layer, module prefixes), bottom first. A module matches the longest prefix of any layer.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("brain", "brain.model", "brain.allocator", "brain.gcpause", "brain.snapshot.cachepaths",
-              "brain.parse.native")),
+    ("base", ("brain", "brain.model", "brain.allocator", "brain.gcpause", "brain.metrics",
+              "brain.snapshot.cachepaths", "brain.parse.native")),
     ("parse", ("brain.parse", "brain.resolve")),
     ("workspace", ("brain.config", "brain.workspace", "brain.layouts", "brain.rules")),
     ("index", ("brain.index",)),

@@ -36,6 +36,8 @@ class ApiSettings:
     max_ws_message_bytes: int = DEFAULT_MAX_BODY_BYTES
     # One GraphQL operation over HTTP; past it the request answers 503.
     request_timeout: float = 30.0
+    # GET /metrics and the counting behind it (brain/metrics.py); `brain serve --no-metrics` is off.
+    metrics: bool = True
 
 
 @dataclass(slots=True)

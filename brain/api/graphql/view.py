@@ -13,6 +13,7 @@ longer than `ApiSettings.request_timeout` is stopped with 503.
 from __future__ import annotations
 
 import json
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -38,6 +39,7 @@ from brain.api.graphql.errors import NO_QUERY, clip, clip_logged_errors, operati
 from brain.api.graphql.loaders import Loaders
 from brain.api.http import jsonbody
 from brain.api.http.auth import Principal
+from brain.api.http.metrics import operation_label
 from brain.api.http.middleware import unknown_agent_message
 from brain.api.http.web import graphql_page, wants_html_page
 from brain.store.visibility import EVERYTHING, Reach
@@ -94,6 +96,23 @@ class BrainGraphQL(GraphQL[Context, None]):
         context: Context,
         root_value: None,
         request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        metrics = self.services.brain.metrics
+        if metrics is None:
+            return await self._execute(request_adapter, context, root_value, request_data)
+        started = time.perf_counter()
+        operation = operation_label(request_data.operation_name, request_data.query)
+        outcome = "error"  # refused (400, 503) unless it ran without errors
+        try:
+            result = await self._execute(request_adapter, context, root_value, request_data)
+            outcome = "error" if result.errors else "ok"
+            return result
+        finally:
+            metrics.graphql_operations.labels(operation, outcome).inc()
+            metrics.graphql_seconds.labels(operation).observe(time.perf_counter() - started)
+
+    async def _execute(
+        self, request_adapter: Any, context: Context, root_value: None, request_data: GraphQLRequestData,
     ) -> ExecutionResult:
         allowed = OperationType.from_http(request_adapter.method) - {OperationType.SUBSCRIPTION}
         seconds = self.services.settings.request_timeout

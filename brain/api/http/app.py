@@ -29,6 +29,7 @@ from brain.api.graphql.schema import build_schema
 from brain.api.graphql.view import BrainGraphQL
 from brain.api.http.bodylimit import BodyLimitMiddleware
 from brain.api.http.crosssite import CrossSiteMiddleware
+from brain.api.http.metrics import RequestMetrics, attach_metrics, metrics_routes
 from brain.api.http.middleware import BearerAuthMiddleware
 from brain.api.http.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.http.web import routes as web_routes
@@ -141,9 +142,15 @@ def create_app(
         finally:
             services.hub.stop()
 
+    routes = [*build_routes(services, schema), *mcp.routes(), *extra_routes]
+    counting: list[Middleware] = []
+    if settings.metrics:  # outermost: refusals at the door are requests too
+        routes.extend(metrics_routes())
+        counting.append(Middleware(RequestMetrics, metrics=attach_metrics(services), routes=routes))
     app = Starlette(
-        routes=[*build_routes(services, schema), *mcp.routes(), *extra_routes],
+        routes=routes,
         middleware=[
+            *counting,
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
             Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes),
             *_cors(settings.allowed_origins),

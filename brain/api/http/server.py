@@ -60,6 +60,7 @@ def serve(
         rescan_seconds=where.rescan_seconds,
         max_body_bytes=where.max_body_bytes,
         max_ws_message_bytes=where.max_body_bytes,
+        metrics=where.metrics,
     )
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # out of the serving process (brain/search/helper.py)

@@ -1,0 +1,213 @@
+"""`GET /metrics` after a scripted session: every counter moved by exactly what happened.
+
+A real server (uvicorn on a loopback port) with tokens on; the session is a write, a
+GraphQL query, a search and a refused write, over HTTP with an agent's token; the admin
+scrapes before and after, and prometheus_client's parser reads both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import httpx
+import pytest
+
+from brain.api.graphql.context import ApiSettings
+from brain.api.http.auth import TokenRegistry
+from brain.api.http.metrics import OPERATIONS, operation_label
+from brain.config.operator import load_settings
+from brain.search.service import Embedding
+from brain.store.base import GraphStore
+from tests.api.conftest import ServerFactory
+from tests.api.live import LiveServer, wait_for
+from tests.api.metrics_client import moved, scrape, series, value
+from tests.api.test_cli_serve import brain_serve, wait_for_url
+from tests.mcp.conftest import http_session
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN, AGENT = "admin-metrics-token", "bot-metrics-token"
+FRESH = "---\ndescription: Fresh thoughts\ntype: project\n---\nSee [[nowhere-at-all]].\n"
+SECRET = "---\ndescription: Keys\ntype: project\n---\nAKIAABCDEFGHIJKLMNOP\n"
+NOTE_ROUTE = "/api/memory/{scope}/{file:path}"
+CPU = "brain_process_cpu_seconds_total"
+
+
+@pytest.fixture
+def tokens(tmp_path: Path) -> TokenRegistry:
+    file = tmp_path / "tokens.json"
+    file.write_text(json.dumps({AGENT: "bot"}), encoding="utf-8")
+    return TokenRegistry(ADMIN, file)
+
+
+def session(live: LiveServer) -> None:
+    """A write, a search and a refused write as the agent `bot`; a query as the admin (the
+    graph's `memory` field reads every scope)."""
+    live.brain.embedding = Embedding.OFF  # keyword search: no model to load in a test
+    auth = {"Authorization": f"Bearer {AGENT}"}
+    with httpx.Client(base_url=live.base, headers=auth, timeout=30) as http:
+        markdown = {"Content-Type": "text/markdown"}
+        wrote = http.put("/api/memory/bot/fresh.md", content=FRESH, headers=markdown)
+        assert wrote.status_code == 201, wrote.text
+        document = (ROOT / "graphql" / "memory.graphql").read_text(encoding="utf-8")
+        variables = {"scope": "bot", "name": "fresh"}
+        asked = http.post("/graphql", json={"query": document, "variables": variables},
+                          headers={"Authorization": f"Bearer {ADMIN}"})
+        assert asked.status_code == 200, asked.text
+        assert asked.json()["data"]["memory"]["name"] == "fresh", asked.text
+        found = http.get("/api/memory/search", params={"q": "fresh thoughts", "mode": "keyword"})
+        assert found.status_code == 200, found.text
+        assert found.json()["results"], found.text
+        refused = http.put("/api/memory/bot/keys.md", content=SECRET, headers=markdown)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["code"] == "secret", refused.text
+
+
+def test_counters_move_by_exactly_the_session(
+    serve: ServerFactory, workspace: Path, store: GraphStore, tokens: TokenRegistry
+) -> None:
+    live = serve(workspace, store, watch=False, tokens=tokens)
+    before = scrape(live.base, ADMIN)
+    session(live)
+    after = scrape(live.base, ADMIN)
+
+    assert moved(before, after, "_total", "_count") == {
+        series("brain_memory_writes_total", command="put", via="rest"): 1,
+        series("brain_memory_refusals_total", code="secret", command="put"): 1,
+        series("brain_graphql_operations_total", operation="Memory", outcome="ok"): 1,
+        series("brain_graphql_operation_duration_seconds_count", operation="Memory"): 1,
+        series("brain_search_queries_total", mode="keyword", ran="keyword"): 1,
+        series("brain_search_duration_seconds_count", mode="keyword"): 1,
+        # The accepted write's own sync; the refused one touched nothing.
+        series("brain_sync_duration_seconds_count", kind="changes"): 1,
+        series("brain_http_requests_total", route=NOTE_ROUTE, method="PUT", status="201"): 1,
+        series("brain_http_requests_total", route=NOTE_ROUTE, method="PUT", status="422"): 1,
+        series("brain_http_request_duration_seconds_count", route=NOTE_ROUTE, method="PUT"): 2,
+        series("brain_http_requests_total", route="/graphql", method="POST", status="200"): 1,
+        series("brain_http_request_duration_seconds_count", route="/graphql", method="POST"): 1,
+        series("brain_http_requests_total", route="/api/memory/search", method="GET", status="200"): 1,
+        series("brain_http_request_duration_seconds_count", route="/api/memory/search", method="GET"): 1,
+        # The first scrape: counted before its last byte left, so the second one sees it.
+        series("brain_http_requests_total", route="/metrics", method="GET", status="200"): 1,
+        series("brain_http_request_duration_seconds_count", route="/metrics", method="GET"): 1,
+        # The process' CPU seconds move on their own.
+        **{k: v for k, v in moved(before, after, "_total").items() if k[0] == CPU},
+    }
+    # The graph's counts, read at scrape time: one note more, with one broken link.
+    assert value(after, "brain_notes") == value(before, "brain_notes") + 1
+    broken = {"status": "broken"}
+    assert value(after, "brain_links", **broken) == value(before, "brain_links", **broken) + 1
+    # Problems are recounted after a change, but no more often than keeps that under a tenth of
+    # the time (brain/api/http/metrics.py): a slow store's count shows on a later scrape.
+    problems = {"code": "broken-link", "severity": "error", "scope": "bot"}
+    wanted = value(before, "brain_problems", **problems) + 1
+    wait_for(lambda: value(scrape(live.base, ADMIN), "brain_problems", **problems) == wanted, "the recount")
+    assert value(after, "brain_ready") == 1
+    assert value(after, "brain_history_bytes", part="log") > value(before, "brain_history_bytes", part="log")
+    assert value(after, "brain_process_resident_memory_bytes") > 0
+    # No label carries a note's name or path: the series stay bounded.
+    assert not [key for key in after if any("fresh" in v or "keys" in v for _, v in key[1])]
+
+
+async def test_every_dashboard_expression_names_metrics_brain_exports(
+    serve: ServerFactory, workspace: Path, tokens: TokenRegistry
+) -> None:
+    live = serve(workspace, watch=False, tokens=tokens)
+    await anyio.to_thread.run_sync(session, live)
+    async with http_session(live.base, AGENT) as mcp:  # and an MCP tool call
+        assert (await mcp.memory(command="view", path="/memories"))[0]
+    exported = {name for name, _ in scrape(live.base, ADMIN)}
+    dashboard = json.loads((ROOT / "docs" / "grafana" / "brain.json").read_text(encoding="utf-8"))
+    expressions = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    assert len(expressions) >= 25
+    named: set[str] = set()
+    for expr in expressions:
+        bare = re.sub(r'"[^"]*"', '""', expr)
+        names = set(re.findall(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*\{", bare))
+        assert names, f"{expr}: names no metric"
+        # Every metric-like word is a selector with its job matcher, so none escapes the check.
+        assert set(re.findall(r"\b(?:brain|process)_\w+", bare)) == names, expr
+        named |= names
+    missing = {n for n in named if n not in exported}
+    assert not missing, f"the dashboard asks for metrics brain does not export: {sorted(missing)}"
+    # And each group of metrics has a panel.
+    groups = ("brain_notes", "brain_links", "brain_problems", "brain_sync_duration_seconds",
+              "brain_watcher_events_total", "brain_watcher_lag_seconds", "brain_http_requests_total",
+              "brain_graphql_operations_total", "brain_mcp_tool_calls_total", "brain_search_queries_total",
+              "brain_subscriptions", "brain_memory_writes_total", "brain_memory_refusals_total",
+              "brain_history_bytes", "brain_embedding_queue_length", "brain_process_resident_memory_bytes")
+    assert [g for g in groups if not any(n.startswith(g) for n in named)] == []
+
+
+def test_metrics_are_the_admins_when_tokens_are_on(
+    serve: ServerFactory, workspace: Path, tokens: TokenRegistry
+) -> None:
+    live = serve(workspace, watch=False, tokens=tokens)
+    assert httpx.get(f"{live.base}/metrics").status_code == 401
+    agent = httpx.get(f"{live.base}/metrics", headers={"Authorization": f"Bearer {AGENT}"})
+    assert agent.status_code == 403
+    assert "BRAIN_TOKEN" in agent.json()["errors"][0]["message"]
+    scrape(live.base, ADMIN)
+
+
+def test_metrics_are_open_when_tokens_are_off(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False)
+    assert value(scrape(live.base), "brain_ready") == 1
+
+
+def test_metrics_off_means_no_route_and_no_counting(serve: ServerFactory, workspace: Path) -> None:
+    live = serve(workspace, watch=False, settings=ApiSettings(metrics=False))
+    assert httpx.get(f"{live.base}/metrics").status_code == 404
+    assert live.brain.metrics is None
+
+
+def test_two_servers_in_one_process_count_apart(serve: ServerFactory, workspace: Path) -> None:
+    one = serve(workspace, watch=False)
+    other = serve(workspace, watch=False)
+    httpx.get(f"{one.base}/healthz")
+    httpx.get(f"{one.base}/healthz")
+    route = {"route": "/healthz", "method": "GET", "status": "200"}
+    assert value(scrape(one.base), "brain_http_requests_total", **route) == 2
+    assert value(scrape(other.base), "brain_http_requests_total", **route) == 0
+
+
+def test_the_switch_is_an_operator_setting(tmp_path: Path) -> None:
+    assert load_settings({}).serve.metrics is True
+    off = load_settings({"BRAIN_METRICS": "off"})
+    assert off.serve.metrics is False
+    assert off.source("serve", "metrics") == "BRAIN_METRICS"
+    flagged = load_settings({"BRAIN_METRICS": "off"}, flags={"serve.metrics": (True, "--metrics")})
+    assert flagged.serve.metrics is True
+    assert flagged.source("serve", "metrics") == "--metrics"
+
+
+@pytest.mark.parametrize(("flags", "env", "status"), [
+    ((), {}, 200), (("--no-metrics",), {}, 404), ((), {"BRAIN_METRICS": "off"}, 404),
+    (("--metrics",), {"BRAIN_METRICS": "off"}, 200),  # a flag beats the environment
+])
+def test_brain_serve_switch(
+    workspace: Path, flags: tuple[str, ...], env: dict[str, str], status: int
+) -> None:
+    with brain_serve(str(workspace), "--port", "0", *flags, env=env) as process:
+        base = wait_for_url(process).removesuffix("/graphql")
+        answered = httpx.get(f"{base}/metrics")
+        process.send_signal(signal.SIGINT)
+        process.wait(15)
+    assert answered.status_code == status
+    if status == 200:
+        assert "brain_notes " in answered.text
+
+
+def test_operation_names_are_the_published_documents() -> None:
+    documents = (ROOT / "graphql").glob("*.graphql")
+    named = {m for d in documents for m in re.findall(r"^(?:query|mutation|subscription)\s+(\w+)",
+                                                        d.read_text(encoding="utf-8"), re.M)}
+    assert named == OPERATIONS
+    assert operation_label("Memory", None) == "Memory"
+    assert operation_label(None, "# a comment\nquery Memory($path: String) { x }") == "Memory"
+    assert operation_label("MyOwnDashboard", None) == "other"  # a caller's name is no label
+    assert operation_label(None, "{ stats { memories } }") == "other"
