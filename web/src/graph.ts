@@ -24,6 +24,7 @@ const FORCED_UNRESOLVED_LABELS = 40;
 const LABELLED_NODES = 3000;
 // Past this many links, a running layout draws its nodes alone: each update would redraw them all.
 const EDGES_WHILE_LAYING_OUT = 5000;
+const OVERVIEW_LINK = '#4a5260';
 
 export class GraphView implements View {
   readonly el = h('div', { class: 'graph-view' });
@@ -305,7 +306,8 @@ export class GraphView implements View {
     // number, and colours by community (a neighbourhood keeps the colours its nodes had there).
     const overview = this.mode?.kind === 'overview';
     let maxDegree = 0;
-    if (overview) g.forEachNode((_n, a) => { maxDegree = Math.max(maxDegree, Number(a.degree) || 0); });
+    // Against the best-connected note: an agent's degree counts each of its notes, and would make every note a dot.
+    if (overview) g.forEachNode((_n, a) => { if (a.kind !== 'agent') maxDegree = Math.max(maxDegree, Number(a.degree) || 0); });
     const alpha = edgeAlpha(g.size);
     const community = this.colourMode === 'community' ? this.communityColour : null;
     g.forEachNode((node, a) => {
@@ -320,8 +322,10 @@ export class GraphView implements View {
     });
     g.forEachEdge((_e, a) => {
       const bad = isProblemStatus(a.status as string | null);
-      a.color = overview && !bad ? withAlpha(edgeColour(a.status as string | null), alpha) : edgeColour(a.status as string | null);
-      a.size = bad ? (overview ? 1.5 : 2.5) : overview ? 0.5 : 0.6;
+      // Faint links in numbers: a darker grey than a neighbourhood's, as each is mostly transparent.
+      a.color = !overview ? edgeColour(a.status as string | null)
+        : withAlpha(bad ? edgeColour(a.status as string | null) : OVERVIEW_LINK, bad ? Math.max(0.35, alpha) : alpha);
+      a.size = bad ? (overview ? 1 : 2.5) : overview ? 0.5 : 0.6;
       a.zIndex = bad ? 2 : 0;
     });
     renderLegend(this.legend, overview && community ? this.communities : null, !overview || this.problemsShown());

@@ -29,7 +29,11 @@ async function run(request: LayoutRequest): Promise<void> {
   const community = communities(request);
   scope.postMessage({ type: 'communities', community: community.slice(), ms: performance.now() - t0 });
   const layout = new LayoutRun(request, community, new Convergence());
-  let sent = 0;
+  // The seed (each community a disc) at once: the page shows the groups while the forces work.
+  const seed = layout.positions.slice();
+  scope.postMessage({ type: 'positions', positions: seed, iterations: 0 }, [seed.buffer]);
+  pageReady = false;
+  let sent = performance.now();
   for (;;) {
     // A slice of iterations, then a turn of the event loop: the page's acks get in.
     const slice = performance.now();

@@ -35,12 +35,13 @@ export function communityColours(community: ArrayLike<number>, degree: ArrayLike
 }
 
 /**
- * A node's size from its degree: area grows with degree (radius with its square root), scaled so
- * the best-connected node is `max` and a leaf `min`; so hubs read as hubs at any graph size.
+ * A node's size from its degree, scaled so the best-connected node is `max` and a leaf `min`;
+ * radius grows with degree to the power 1.5, so in a workspace of notes of much the same degree
+ * the many stay small dots and only the hubs stand out (and pass the labels' size threshold).
  */
-export function degreeSize(degree: number, maxDegree: number, min = 1.5, max = 14): number {
+export function degreeSize(degree: number, maxDegree: number, min = 1.2, max = 12): number {
   if (maxDegree <= 0 || degree <= 0) return min;
-  return min + (max - min) * Math.sqrt(Math.min(degree, maxDegree) / maxDegree);
+  return min + (max - min) * (Math.min(degree, maxDegree) / maxDegree) ** 1.5;
 }
 
 /**
@@ -53,10 +54,15 @@ export function edgeAlpha(edges: number, area = 1400 * 860): number {
   return Math.max(0.03, Math.min(0.6, 0.6 * Math.sqrt((area / 400) / edges)));
 }
 
-/** `#rrggbb` at `alpha`, as sigma takes it. */
+/**
+ * `#rrggbb` at `alpha`, premultiplied, as sigma's WebGL layers blend (ONE, ONE_MINUS_SRC_ALPHA):
+ * a plain rgba() there adds the full colour and a faint dark link comes out white.
+ */
 export function withAlpha(hex: string, alpha: number): string {
   const n = parseInt(hex.slice(1), 16);
-  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${Math.round(alpha * 1000) / 1000})`;
+  const a = Math.max(0, Math.min(1, alpha));
+  const c = (v: number) => Math.round(v * a);
+  return `rgba(${c((n >> 16) & 255)}, ${c((n >> 8) & 255)}, ${c(n & 255)}, ${Math.round(a * 1000) / 1000})`;
 }
 
 /**
