@@ -25,6 +25,7 @@ const LABELLED_NODES = 3000;
 // Past this many links, a running layout draws its nodes alone: each update would redraw them all.
 const EDGES_WHILE_LAYING_OUT = 5000;
 const OVERVIEW_LINK = '#4a5260';
+const HUBS = 8;
 
 export class GraphView implements View {
   readonly el = h('div', { class: 'graph-view' });
@@ -144,21 +145,29 @@ export class GraphView implements View {
   /**
    * The box the drawn nodes cover, in CSS pixels of the drawing, on the canvas as
    * `data-extent="left,top,right,bottom"` (tests check nothing is drawn off it or under the
-   * legend). Not while the camera moves: it is read when the drawing is still.
+   * legend), and the best-connected nodes' places, `data-hubs` = JSON [[id, kind, x, y, degree], …]
+   * (tests click them). Not while the camera moves: it is read when the drawing is still.
    */
   private noteExtent(): void {
     const sigma = this.sigma;
     if (!sigma || sigma.getMouseCaptor().isMoving || sigma.getCamera().isAnimated()) return;
     let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
-    sigma.getGraph().forEachNode((node) => {
+    const hubs: [string, string, number, number, number][] = [];  // the best-connected drawn nodes: id, kind, x, y, degree
+    sigma.getGraph().forEachNode((node, a) => {
       const d = sigma.getNodeDisplayData(node);
       if (!d || d.hidden) return;
       const p = sigma.framedGraphToViewport(d);
       const r = sigma.scaleSize(d.size);
       left = Math.min(left, p.x - r); right = Math.max(right, p.x + r);
       top = Math.min(top, p.y - r); bottom = Math.max(bottom, p.y + r);
+      const degree = Number(a.degree) || 0;
+      if (hubs.length < HUBS || degree > hubs[HUBS - 1][4]) {
+        hubs.push([node, String(a.kind), Math.round(p.x), Math.round(p.y), degree]);
+        hubs.sort((x, y) => y[4] - x[4]).splice(HUBS);
+      }
     });
     this.canvas.dataset.extent = Number.isFinite(left) ? [left, top, right, bottom].map((v) => v.toFixed(1)).join(',') : '';
+    this.canvas.dataset.hubs = JSON.stringify(hubs);
   }
 
   // ------------------------------------------------------------------ data
