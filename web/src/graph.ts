@@ -10,8 +10,9 @@ import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
 import { labelOfId, showDetails } from './graphdetails';
 import { renderLegend } from './graphlegend';
-import { keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './graphbuild';
+import { groupsOf, keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './graphbuild';
 import { edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './graphmodel';
+import { COARSE_NODES } from './layoutrun';
 import { LayoutDriver, type Settled } from './overviewlayout';
 import { communityColours, degreeSize, edgeAlpha, withAlpha, type CommunityLegend } from './overviewmodel';
 import { routeHash, type Route } from './logic';
@@ -63,6 +64,7 @@ export class GraphView implements View {
   private selected: string | null = null;
   private colourMode: ColourBy = 'kind';
   private problemNodes: Set<string> | null = null;
+  private hidden: ((node: string, a: Record<string, unknown>) => boolean) | null = null;
 
   constructor() {
     const overview = h('button', { type: 'button', onclick: () => { location.hash = '#/graph'; void this.overview(); } }, 'Whole workspace');
@@ -174,6 +176,7 @@ export class GraphView implements View {
 
   async overview(quiet = false): Promise<void> {
     this.mode = { kind: 'overview' };
+    this.hidden = null;
     if (!quiet) this.status.textContent = 'Loading the whole workspace…';
     let data: Overview;
     try {
@@ -194,7 +197,7 @@ export class GraphView implements View {
     // a fresh layout): new nodes join their neighbours; else the layout runs.
     const before = quiet && this.graph.order && this.canvas.dataset.layout === 'settled' ? this.graph : null;
     if (before) keepPlaces(g, before, c.id, drawn.map((i) => [c.source[i], c.target[i]]));
-    else this.layOut(g, c.id, Int32Array.from(drawn, (i) => c.source[i]), Int32Array.from(drawn, (i) => c.target[i]));
+    else this.layOut(g, c.id, Int32Array.from(drawn, (i) => c.source[i]), Int32Array.from(drawn, (i) => c.target[i]), groupsOf(c.scope));
     this.styleAll(g);
     performance.mark('overview:built');
     this.setGraph(g);
@@ -210,19 +213,21 @@ export class GraphView implements View {
    * community once they are known, moves the nodes as positions come, and says when it is done:
    * `data-layout="settled"` on the canvas and a `layoutsettled` event (tests and the bench wait on it).
    */
-  private layOut(g: Graph, ids: string[], source: Int32Array, target: Int32Array): void {
+  private layOut(g: Graph, ids: string[], source: Int32Array, target: Int32Array, group: Int32Array): void {
     this.canvas.dataset.layout = 'running';
     const place = (p: Float32Array) => {
       // Sigma's graph, in place, without events (it re-reads every node at the refresh anyway).
       ids.forEach((id, i) => { const a = g.getNodeAttributes(id); a.x = p[2 * i]; a.y = p[2 * i + 1]; });
       if (this.graph === g) { this.labels.invalidate(); this.sigma?.refresh(); }
     };
-    this.layout.start({ nodes: ids.length, source, target }, {
+    this.layout.start({ nodes: ids.length, source, target, group }, {
       communities: (community) => {
         const { colours, legend } = communityColours(community, g.mapNodes((_n, a) => Number(a.degree)), g.mapNodes((_n, a) => String(a.label || _n)));
         this.communityColour = new Map(ids.map((id, i) => [id, colours[i]]));
         this.communities = legend;
-        if (this.graph === g) { this.styleAll(); this.sigma?.refresh(); }
+        // A very big drawing is redrawn once, when settled (each redraw re-reads every node and
+        // link: seconds at 100,000), the colours with the places; smaller ones colour now.
+        if (this.graph === g) { this.styleAll(); if (ids.length <= COARSE_NODES) this.sigma?.refresh(); }
       },
       positions: (p, iterations, drawn) => {
         place(p);
@@ -232,8 +237,7 @@ export class GraphView implements View {
       settled: (p, info: Settled) => {
         place(p);
         performance.mark('overview:settled');  // bench/bench_graph_view.py: time to a settled layout
-        Object.assign(this.canvas.dataset, { layout: 'settled', layoutIterations: String(info.iterations), layoutReason: info.reason, layoutMs: info.ms.toFixed(0), layoutWhere: info.where });
-        if (this.graph === g) this.sigma?.refresh();
+        Object.assign(this.canvas.dataset, { layout: 'settled', layoutIterations: String(info.iterations), layoutReason: info.reason, layoutMs: info.ms.toFixed(0), layoutWhere: info.where, layoutLevel: info.level });
         this.canvas.dispatchEvent(new CustomEvent('layoutsettled', { detail: info }));
       },
     });
@@ -243,6 +247,7 @@ export class GraphView implements View {
     this.layout.stop();
     delete this.canvas.dataset.layout;
     this.mode = { kind: 'focus', id };
+    this.hidden = null;
     if (!quiet) this.status.textContent = 'Loading the neighbourhood…';
     let nb: Neighborhood | null;
     try {
@@ -348,6 +353,7 @@ export class GraphView implements View {
   }
 
   private applyFilters(refresh = true): void {
+    this.hidden = null;
     const status = this.statusFilter.value;
     this.labels.invalidate();
     if (status) {
@@ -359,6 +365,7 @@ export class GraphView implements View {
     } else {
       this.problemNodes = null;
     }
+    this.hidden = null;
     if (refresh) {
       this.styleAll();
       this.sigma?.scheduleRefresh();
@@ -374,7 +381,9 @@ export class GraphView implements View {
   }
 
   private isHidden(a: Record<string, unknown>, node: string): boolean {
-    return this.hiddenTest()(node, a);
+    // The filters' test once per change of them (applyFilters), not per node: sigma asks per node at each refresh.
+    this.hidden ??= this.hiddenTest();
+    return this.hidden(node, a);
   }
 
   /** The filters' test with their values read once (a select's value walks its options: per node, it adds up). */

@@ -110,3 +110,13 @@ forceAtlas2.assign(g, { iterations, settings: { ...forceAtlas2.inferSettings(g),
 export function newGraph(): Graph {
   return new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
 }
+
+/** Each node's scope as a small number (the layout gathers tiny communities by it). */
+export function groupsOf(scope: (string | null)[]): Int32Array {
+  const index = new Map<string | null, number>();
+  return Int32Array.from(scope, (s) => {
+    let k = index.get(s);
+    if (k === undefined) { k = index.size; index.set(s, k); }
+    return k;
+  });
+}

@@ -13,7 +13,7 @@ export const IN_PLACE_NODES = 300;
 /** The most a layout may run before it stops where it is (100,000 nodes cost ~1 s an iteration). */
 export const LAYOUT_BUDGET_MS = 45_000;
 
-export type Settled = { iterations: number; reason: string; ms: number; where: 'worker' | 'page' };
+export type Settled = { iterations: number; reason: string; ms: number; where: 'worker' | 'page'; level: 'nodes' | 'communities' };
 export type LayoutCallbacks = {
   communities(community: Int32Array): void;
   /** New positions ([x0, y0, …]); call `drawn` once they are on screen for the next ones. */
@@ -26,7 +26,7 @@ export class LayoutDriver {
   private generation = 0;
 
   /** Starts laying out `input`; a layout already running is dropped (its callbacks never fire again). */
-  start(input: { nodes: number; source: Int32Array; target: Int32Array }, on: LayoutCallbacks): void {
+  start(input: { nodes: number; source: Int32Array; target: Int32Array; group: Int32Array }, on: LayoutCallbacks): void {
     this.stop();
     const generation = ++this.generation;
     if (input.nodes <= IN_PLACE_NODES || typeof Worker === 'undefined') {
@@ -42,7 +42,7 @@ export class LayoutDriver {
       else if (m.type === 'positions') on.positions(m.positions, m.iterations, () => worker.postMessage({ type: 'drawn' }));
       else {
         this.stop();
-        on.settled(m.positions, { iterations: m.iterations, reason: m.reason, ms: m.ms, where: 'worker' });
+        on.settled(m.positions, { iterations: m.iterations, reason: m.reason, ms: m.ms, where: 'worker', level: m.level });
       }
     };
     worker.onerror = (e) => { console.error(`the layout worker failed: ${e.message}`); };
@@ -68,5 +68,5 @@ function inPlace(input: LayoutInput, on: LayoutCallbacks): void {
   on.communities(community);
   const run = new LayoutRun(input, community);
   while (!run.step()) { /* a few hundred nodes: milliseconds */ }
-  on.settled(run.positions, { iterations: run.convergence.iterations, reason: run.convergence.reason ?? 'converged', ms: performance.now() - t0, where: 'page' });
+  on.settled(run.positions, { iterations: run.convergence.iterations, reason: run.convergence.reason ?? 'converged', ms: performance.now() - t0, where: 'page', level: 'nodes' });
 }

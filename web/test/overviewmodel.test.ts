@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { communities, LayoutRun } from '../src/layoutrun';
+import { coarseLayout, communities, LayoutRun } from '../src/layoutrun';
 import { communityColours, Convergence, COMMUNITY_PALETTE, degreeSize, edgeAlpha, importantNodes, movement, SMALL_COMMUNITY, withAlpha } from '../src/overviewmodel';
 
 /** `groups` dense groups of `size` nodes each (every node linked to the next few in its group) and one link between consecutive groups. */
@@ -113,4 +113,31 @@ test('the force layout converges (not by budget), and keeps each group together'
     if (d.indexOf(Math.min(...d)) !== Math.floor(i / 40)) misplaced++;
   }
   assert.ok(misplaced <= input.nodes * 0.05, `${misplaced} of ${input.nodes} nodes nearer another group`);
+});
+
+test('the community-level layout (100,000 nodes): each community a disc of its members, discs apart, tiny ones gathered by group', () => {
+  const input = { ...groups(6, 30), group: new Int32Array(6 * 30 + 4).fill(0) };
+  input.nodes += 4;  // four nodes without links: communities of one, gathered into their group's disc
+  input.group.fill(1, 180);
+  const community = communities(input);
+  const { positions, run } = coarseLayout(input, community);
+  assert.equal(run.convergence.reason, 'converged');
+  const centre = (from: number, to: number) => {
+    let [x, y] = [0, 0];
+    for (let i = from; i < to; i++) { x += positions[2 * i]; y += positions[2 * i + 1]; }
+    return [x / (to - from), y / (to - from)];
+  };
+  const discs = [0, 1, 2, 3, 4, 5].map((g) => centre(g * 30, g * 30 + 30)).concat([centre(180, 184)]);
+  const radius = [...Array(6).fill(2 * Math.sqrt(30.5)), 2 * Math.sqrt(4.5)];
+  for (let i = 0; i < input.nodes; i++) {
+    const d = i < 180 ? Math.floor(i / 30) : 6;
+    const [x, y] = discs[d];
+    assert.ok(Math.hypot(positions[2 * i] - x, positions[2 * i + 1] - y) <= radius[d] + 1e-3, `node ${i} is inside its disc`);
+  }
+  for (let a = 0; a < discs.length; a++) {
+    for (let b = a + 1; b < discs.length; b++) {
+      const gap = Math.hypot(discs[a][0] - discs[b][0], discs[a][1] - discs[b][1]);
+      assert.ok(gap >= 0.8 * (radius[a] + radius[b]), `discs ${a} and ${b} overlap: ${gap.toFixed(1)} apart`);
+    }
+  }
 });
