@@ -177,6 +177,7 @@ export class GraphView implements View {
   async overview(quiet = false): Promise<void> {
     this.mode = { kind: 'overview' };
     this.hidden = null;
+    this.problemLayer.disabled = false;
     if (!quiet) this.status.textContent = 'Loading the whole workspace…';
     let data: Overview;
     try {
@@ -230,9 +231,12 @@ export class GraphView implements View {
         if (this.graph === g) { this.styleAll(); if (ids.length <= COARSE_NODES) this.sigma?.refresh(); }
       },
       positions: (p, iterations, drawn) => {
+        const t0 = performance.now();
         place(p);
         this.canvas.dataset.layoutIterations = String(iterations);
-        requestAnimationFrame(drawn);
+        // The next positions after four times this redraw's cost: at most a fifth of the
+        // page's time goes to watching the layout move; the rest answers the person.
+        setTimeout(drawn, Math.max(100, 4 * (performance.now() - t0)));
       },
       settled: (p, info: Settled) => {
         place(p);
@@ -248,6 +252,7 @@ export class GraphView implements View {
     delete this.canvas.dataset.layout;
     this.mode = { kind: 'focus', id };
     this.hidden = null;
+    this.problemLayer.disabled = true;  // a neighbourhood always draws its problems
     if (!quiet) this.status.textContent = 'Loading the neighbourhood…';
     let nb: Neighborhood | null;
     try {
