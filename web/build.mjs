@@ -12,12 +12,23 @@ if (process.argv.includes('--tests')) {
   await build({
     entryPoints: tests, outdir: 'out/test', bundle: true, platform: 'node', format: 'esm',
     target: 'node18', logLevel: 'warning', outExtension: { '.js': '.mjs' },
+    // graphology is CommonJS that requires node's `events`: an ES module bundle needs a require.
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    define: { __LAYOUT_WORKER__: JSON.stringify('layout-worker.js') },
   });
 } else {
   const dist = '../brain/api/web_dist';
   rmSync(dist, { recursive: true, force: true });
   mkdirSync(`${dist}/assets`, { recursive: true });
+  // The whole-workspace layout's worker: a classic script of its own (module workers are newer
+  // than the browsers targeted), named with its content hash in the URL the graph view makes.
+  await build({
+    entryPoints: { 'layout-worker': 'src/layoutworker.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
+    format: 'iife', target: ['chrome100', 'firefox100', 'safari15'], platform: 'browser', legalComments: 'none', logLevel: 'warning',
+  });
+  const workerHash = createHash('sha256').update(readFileSync(`${dist}/assets/layout-worker.js`)).digest('hex').slice(0, 12);
   const { metafile } = await build({
+    define: { __LAYOUT_WORKER__: JSON.stringify(`layout-worker.js?v=${workerHash}`) },
     entryPoints: { app: 'src/main.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
     format: 'esm', splitting: true, chunkNames: 'chunk-[hash]', target: ['chrome100', 'firefox100', 'safari15'], platform: 'browser',
     sourcemap: false, legalComments: 'none', logLevel: 'warning', loader: { '.css': 'css' }, metafile: true,

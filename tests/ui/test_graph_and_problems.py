@@ -77,14 +77,14 @@ def test_graph_overview_find_expand_and_filter(page: Any, server: BrainServer) -
     page.goto(f"{server.base}/#/graph")
     canvas = page.get_by_role("img", name=re.compile("^Whole workspace"))
     expect(canvas).to_have_attribute("aria-label", re.compile(r"Whole workspace: \d+ nodes and \d+ edges"))
-    assert budgets == [4000], "one overview at first, the one prefetched, with the default budget"
+    assert budgets == [100_000], "one overview at first, the one prefetched, with the default budget"
     edges = canvas.get_attribute("data-edges")
     # A small workspace draws every link; the box that draws them all on big ones is there.
     all_links = page.get_by_role("checkbox", name="Draw all links")
     with page.expect_request(lambda r: "graphOverview" in (r.post_data or "")):
         all_links.check()
     expect(canvas).to_have_attribute("data-edges", edges or "")
-    assert budgets == [4000, None], "all links: the whole answer"
+    assert budgets == [100_000, None], "all links: the whole answer"
     expect(page.locator(".graph-status")).not_to_contain_text("links; the")
     all_links.uncheck()
     assert_no_node_hides_under_the_legend(page)

@@ -1,7 +1,6 @@
 // Graph explorer: find a node, its neighbourhood at a depth, expand on click, colour and
 // filters, a details panel, and the whole-workspace overview. sigma.js (WebGL) + graphology.
 import Graph from 'graphology';
-import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
 import { NodePointProgram } from 'sigma/rendering';
 import { Forbidden, gql } from './api';
@@ -9,25 +8,25 @@ import { FindBox, type ExtraHit } from './find';
 import { LabelPlacer } from './graphlabels';
 import { clear, h } from './dom';
 import type { ChangeEvent } from './live';
-import { clusterLayout, clusterOf, edgeColour, fanOut, isProblemStatus, nodeColour, nodeSize, drawableEdges, typicalSpacing, type ColourBy, type NodeAttrs } from './graphmodel';
-import { noteOfId, problemPlace, routeHash, type Problem, type Route } from './logic';
+import { labelOfId, showDetails } from './graphdetails';
+import { renderLegend } from './graphlegend';
+import { groupsOf, keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './graphbuild';
+import { edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './graphmodel';
+import { COARSE_NODES } from './layoutrun';
+import { LayoutDriver, type Settled } from './overviewlayout';
+import { communityColours, degreeSize, edgeAlpha, withAlpha, type CommunityLegend } from './overviewmodel';
+import { routeHash, type Route } from './logic';
 import * as ops from './ops';
 import type { View } from './view';
 
-type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];
-  problems: number[]; memoryOff: boolean[]; degree: number[]; source: number[]; target: number[]; status: (string | null)[] };
-type Overview = { truncated: boolean; edgeTotal: number; columns: Columns };
-const STATUS_OF: Record<string, string> = { resolved: 'RESOLVED', broken: 'BROKEN', ambiguous: 'AMBIGUOUS', 'missing-anchor': 'MISSING_ANCHOR' };
-type NbNode = { __typename: string; id: string; name?: string; scope?: string; type?: string | null; problems?: { code: string }[]; memoryOff?: boolean; target?: string };
-type Neighborhood = { truncated: boolean; nodes: NbNode[]; edges: { type: string; source: string; target: string; link: { status: string } | null }[] };
-type LinkInfo = { text: string; line: number; column: number; status: string; targetId: string; source: { id: string; path: string }; target: { __typename: string; id?: string } };
-type Details = { __typename: string; id: string; name?: string; scope?: string; path?: string | null; agentPath?: string | null; entityPath?: string | null; description?: string; type?: string | null; size?: number; age?: number;
-  title?: string; memoryEnabled?: boolean; memoryOff?: boolean; target?: string;
-  links?: LinkInfo[]; backlinks?: LinkInfo[]; wantedBy?: LinkInfo[]; problems?: Problem[];
-  linkCount?: number; backlinkCount?: number; wantedByCount?: number };
 
 const FORCED_UNRESOLVED_LABELS = 40;
-const KIND_OF_TYPENAME: Record<string, string> = { Memory: 'memory', Agent: 'agent', Workflow: 'workflow', Chat: 'chat', WorkItem: 'work-item', Unresolved: 'unresolved' };
+// A drawing this big names only its best-connected nodes (label placement looks at each one).
+const LABELLED_NODES = 3000;
+// Past this many links, a running layout draws its nodes alone: each update would redraw them all.
+const EDGES_WHILE_LAYING_OUT = 5000;
+const OVERVIEW_LINK = '#4a5260';
+const HUBS = 8;
 
 export class GraphView implements View {
   readonly el = h('div', { class: 'graph-view' });
@@ -44,7 +43,15 @@ export class GraphView implements View {
     extra: async (text) => ({ hits: [...await nameMatches(text), ...this.localMatches(text)], pick: (id) => this.choose(id) }),
   });
   private readonly depth = h('select', { 'aria-label': 'Depth' }, [1, 2, 3].map((d) => h('option', { value: String(d) }, `depth ${d}`)));
-  private readonly colourBy = h('select', { 'aria-label': 'Colour by' }, (['kind', 'scope', 'type'] as ColourBy[]).map((c) => h('option', { value: c }, `colour by ${c}`)));
+  private readonly colourBy = h('select', { 'aria-label': 'Colour by' }, (['community', 'kind', 'scope', 'type'] as ColourBy[]).map((c) => h('option', { value: c }, `colour by ${c}`)));
+  // Broken and ambiguous links and the unresolved targets they want: a layer the overview draws
+  // on request (at 10,000 notes they were a red pile over everything); neighbourhoods always do.
+  private readonly problemLayer = h('input', { type: 'checkbox', 'aria-label': 'Problem links' });
+  private readonly legend = h('div', { class: 'legend', 'aria-label': 'Legend' });
+  private readonly layout = new LayoutDriver();
+  private communities: CommunityLegend[] | null = null;
+  // Each node's community colour from the last overview: a neighbourhood keeps its colours.
+  private communityColour = new Map<string, string>();
   private readonly agentFilter = h('select', { 'aria-label': 'Agent filter' }, h('option', { value: '' }, 'all scopes'));
   private readonly typeFilter = h('select', { 'aria-label': 'Type filter' }, h('option', { value: '' }, 'all types'),
     ['USER', 'FEEDBACK', 'PROJECT', 'REFERENCE'].map((t) => h('option', { value: t }, t.toLowerCase())), h('option', { value: 'NONE' }, 'untyped'));
@@ -57,20 +64,18 @@ export class GraphView implements View {
   private selected: string | null = null;
   private colourMode: ColourBy = 'kind';
   private problemNodes: Set<string> | null = null;
+  private hidden: ((node: string, a: Record<string, unknown>) => boolean) | null = null;
 
   constructor() {
     const overview = h('button', { type: 'button', onclick: () => { location.hash = '#/graph'; void this.overview(); } }, 'Whole workspace');
-    const legend = h('div', { class: 'legend', 'aria-label': 'Legend' },
-      h('span', { class: 'sw', style: 'background:#e15759' }), 'broken / unresolved ',
-      h('span', { class: 'sw', style: 'background:#f28e2b' }), 'ambiguous ',
-      h('span', { class: 'sw', style: 'background:#9c27b0' }), 'missing anchor');
     this.el.append(
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Graph controls' },
         this.find.el, this.depth, overview, h('label', { class: 'check' }, this.allLinks, ' all links'),
+        h('label', { class: 'check' }, this.problemLayer, ' problem links'),
         this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
-      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.status, this.canvas, legend), this.panel));
+      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.status, this.canvas, this.legend), this.panel));
     clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
-    for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter]) s.addEventListener('change', () => this.applyFilters());
+    for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter, this.problemLayer]) s.addEventListener('change', () => this.applyFilters());
     this.depth.addEventListener('change', () => { if (this.mode?.kind === 'focus') void this.focus(this.mode.id); });
     this.allLinks.addEventListener('change', () => { if (this.mode?.kind === 'overview') void this.overview(); });
   }
@@ -120,7 +125,8 @@ export class GraphView implements View {
     this.quietWhileDragging(this.sigma);
     this.labels.attach(this.sigma);
     this.sigma.on('afterRender', () => this.noteExtent());
-    this.sigma.on('clickNode', ({ node }) => { void this.select(node, true); });
+    // In the whole workspace a click goes to the node's neighbourhood; there it expands the node.
+    this.sigma.on('clickNode', ({ node }) => { if (this.mode?.kind === 'overview') this.choose(node); else void this.select(node, true); });
     this.sigma.on('enterNode', () => { this.canvas.style.cursor = 'pointer'; });
     this.sigma.on('leaveNode', () => { this.canvas.style.cursor = ''; });
   }
@@ -141,27 +147,37 @@ export class GraphView implements View {
   /**
    * The box the drawn nodes cover, in CSS pixels of the drawing, on the canvas as
    * `data-extent="left,top,right,bottom"` (tests check nothing is drawn off it or under the
-   * legend). Not while the camera moves: it is read when the drawing is still.
+   * legend), and the best-connected nodes' places, `data-hubs` = JSON [[id, kind, x, y, degree], …]
+   * (tests click them). Not while the camera moves: it is read when the drawing is still.
    */
   private noteExtent(): void {
     const sigma = this.sigma;
     if (!sigma || sigma.getMouseCaptor().isMoving || sigma.getCamera().isAnimated()) return;
     let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
-    sigma.getGraph().forEachNode((node) => {
+    const hubs: [string, string, number, number, number][] = [];  // the best-connected drawn nodes: id, kind, x, y, degree
+    sigma.getGraph().forEachNode((node, a) => {
       const d = sigma.getNodeDisplayData(node);
       if (!d || d.hidden) return;
       const p = sigma.framedGraphToViewport(d);
       const r = sigma.scaleSize(d.size);
       left = Math.min(left, p.x - r); right = Math.max(right, p.x + r);
       top = Math.min(top, p.y - r); bottom = Math.max(bottom, p.y + r);
+      const degree = Number(a.degree) || 0;
+      if (hubs.length < HUBS || degree > hubs[HUBS - 1][4]) {
+        hubs.push([node, String(a.kind), Math.round(p.x), Math.round(p.y), degree]);
+        hubs.sort((x, y) => y[4] - x[4]).splice(HUBS);
+      }
     });
     this.canvas.dataset.extent = Number.isFinite(left) ? [left, top, right, bottom].map((v) => v.toFixed(1)).join(',') : '';
+    this.canvas.dataset.hubs = JSON.stringify(hubs);
   }
 
   // ------------------------------------------------------------------ data
 
   async overview(quiet = false): Promise<void> {
     this.mode = { kind: 'overview' };
+    this.hidden = null;
+    this.problemLayer.disabled = false;
     if (!quiet) this.status.textContent = 'Loading the whole workspace…';
     let data: Overview;
     try {
@@ -174,23 +190,15 @@ export class GraphView implements View {
     }
     performance.mark('overview:answered');  // bench/bench_ui.py reports where the time goes
     const c = data.columns;
-    const nodes: NodeAttrs[] = c.id.map((_, i) => ({
-      kind: c.kind[i], label: c.label[i], scope: c.scope[i], memType: c.type[i]?.toUpperCase() ?? null,
-      problems: c.problems[i], memoryOff: c.memoryOff[i],
-    }));
-    const positions = clusterLayout(nodes.map((n) => ({ cluster: clusterOf(n) })));
-    const drawn = drawableEdges(c.source, c.target);
-    // Built apart from sigma, then handed over: sigma does per-edge work on every addEdge event.
-    const g = newGraph();
-    nodes.forEach((n, i) => g.addNode(c.id[i], { ...n, x: positions[i].x, y: positions[i].y, degree: c.degree[i] }));
-    for (const i of drawn) {
-      const status = c.status[i];
-      g.addEdge(c.id[c.source[i]], c.id[c.target[i]], { status: status === null ? null : STATUS_OF[status] ?? 'RESOLVED' });
-    }
+    const { g, drawn } = overviewGraph(c, LABELLED_NODES);
     this.overviewCut = drawn.length < data.edgeTotal
       ? ` (${data.edgeTotal} links; the ${drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
       : '';
-    if (g.order <= 2000) layoutSmall(g, 100);  // small workspaces get a force layout; big ones keep the clusters
+    // A live change redraws the workspace where it was (a person's bearings are worth more than
+    // a fresh layout): new nodes join their neighbours; else the layout runs.
+    const before = quiet && this.graph.order && this.canvas.dataset.layout === 'settled' ? this.graph : null;
+    if (before) keepPlaces(g, before, c.id, drawn.map((i) => [c.source[i], c.target[i]]));
+    else this.layOut(g, c.id, Int32Array.from(drawn, (i) => c.source[i]), Int32Array.from(drawn, (i) => c.target[i]), groupsOf(c.scope));
     this.styleAll(g);
     performance.mark('overview:built');
     this.setGraph(g);
@@ -201,8 +209,50 @@ export class GraphView implements View {
     this.report(data.truncated ? ' (memories cut at the limit)' : '', 'Whole workspace');
   }
 
+  /**
+   * Lays the overview out (layoutworker.ts, off this thread past a few hundred nodes): colours by
+   * community once they are known, moves the nodes as positions come, and says when it is done:
+   * `data-layout="settled"` on the canvas and a `layoutsettled` event (tests and the bench wait on it).
+   */
+  private layOut(g: Graph, ids: string[], source: Int32Array, target: Int32Array, group: Int32Array): void {
+    this.canvas.dataset.layout = 'running';
+    const place = (p: Float32Array) => {
+      // Sigma's graph, in place, without events (it re-reads every node at the refresh anyway).
+      ids.forEach((id, i) => { const a = g.getNodeAttributes(id); a.x = p[2 * i]; a.y = p[2 * i + 1]; });
+      if (this.graph === g) { this.labels.invalidate(); this.sigma?.refresh(); }
+    };
+    this.layout.start({ nodes: ids.length, source, target, group }, {
+      communities: (community) => {
+        const { colours, legend } = communityColours(community, g.mapNodes((_n, a) => Number(a.degree)), g.mapNodes((_n, a) => String(a.label || _n)));
+        this.communityColour = new Map(ids.map((id, i) => [id, colours[i]]));
+        this.communities = legend;
+        // A very big drawing is redrawn once, when settled (each redraw re-reads every node and
+        // link: seconds at 100,000), the colours with the places; smaller ones colour now.
+        if (this.graph === g) { this.styleAll(); if (ids.length <= COARSE_NODES) this.sigma?.refresh(); }
+      },
+      positions: (p, iterations, drawn) => {
+        const t0 = performance.now();
+        place(p);
+        this.canvas.dataset.layoutIterations = String(iterations);
+        // The next positions after four times this redraw's cost: at most a fifth of the
+        // page's time goes to watching the layout move; the rest answers the person.
+        setTimeout(drawn, Math.max(100, 4 * (performance.now() - t0)));
+      },
+      settled: (p, info: Settled) => {
+        place(p);
+        performance.mark('overview:settled');  // bench/bench_graph_view.py: time to a settled layout
+        Object.assign(this.canvas.dataset, { layout: 'settled', layoutIterations: String(info.iterations), layoutReason: info.reason, layoutMs: info.ms.toFixed(0), layoutWhere: info.where, layoutLevel: info.level });
+        this.canvas.dispatchEvent(new CustomEvent('layoutsettled', { detail: info }));
+      },
+    });
+  }
+
   private async focus(id: string, quiet = false): Promise<void> {
+    this.layout.stop();
+    delete this.canvas.dataset.layout;
     this.mode = { kind: 'focus', id };
+    this.hidden = null;
+    this.problemLayer.disabled = true;  // a neighbourhood always draws its problems
     if (!quiet) this.status.textContent = 'Loading the neighbourhood…';
     let nb: Neighborhood | null;
     try {
@@ -271,20 +321,33 @@ export class GraphView implements View {
     let unresolved = 0;
     g.forEachNode((_n, a) => { if (a.kind === 'unresolved') unresolved++; });
     const nameUnresolved = unresolved <= FORCED_UNRESOLVED_LABELS;
+    // The overview sizes by degree against its best-connected node, fades its links by their
+    // number, and colours by community (a neighbourhood keeps the colours its nodes had there).
+    const overview = this.mode?.kind === 'overview';
+    let maxDegree = 0;
+    // Against the best-connected note: an agent's degree counts each of its notes, and would make every note a dot.
+    if (overview) g.forEachNode((_n, a) => { if (a.kind !== 'agent') maxDegree = Math.max(maxDegree, Number(a.degree) || 0); });
+    const alpha = edgeAlpha(g.size);
+    const community = this.colourMode === 'community' ? this.communityColour : null;
     g.forEachNode((node, a) => {
       const n = a as unknown as NodeAttrs;
-      a.color = nodeColour(n, this.colourMode);
-      a.size = nodeSize(n, typeof a.degree === 'number' ? a.degree : g.degree(node));
-      a.label = n.kind === 'unresolved' ? `⚠ ${n.label}` : n.memoryOff ? `${n.label} (memory off)` : n.label;
+      const name = String(a.name ??= a.label);  // the label as given: restyling must not add to it
+      a.color = n.kind !== 'unresolved' && community?.get(node) || nodeColour(n, this.colourMode);
+      const degree = typeof a.degree === 'number' ? a.degree : g.degree(node);
+      a.size = overview ? degreeSize(degree, maxDegree) + (n.kind === 'agent' ? 3 : 0) : nodeSize(n, degree);
+      a.label = a.quiet ? '' : n.kind === 'unresolved' ? `⚠ ${name}` : n.memoryOff ? `${name} (memory off)` : name;
       a.forceLabel = n.kind === 'agent' || (n.kind === 'unresolved' && nameUnresolved);
       a.zIndex = n.kind === 'unresolved' || n.problems ? 2 : 1;
     });
     g.forEachEdge((_e, a) => {
       const bad = isProblemStatus(a.status as string | null);
-      a.color = edgeColour(a.status as string | null);
-      a.size = bad ? 2.5 : 0.6;
+      // Faint links in numbers: a darker grey than a neighbourhood's, as each is mostly transparent.
+      a.color = !overview ? edgeColour(a.status as string | null)
+        : withAlpha(bad ? edgeColour(a.status as string | null) : OVERVIEW_LINK, bad ? Math.max(0.35, alpha) : alpha);
+      a.size = bad ? (overview ? 1 : 2.5) : overview ? 0.5 : 0.6;
       a.zIndex = bad ? 2 : 0;
     });
+    renderLegend(this.legend, overview && community ? this.communities : null, !overview || this.problemsShown());
   }
 
   private fillAgentFilter(): void {
@@ -295,6 +358,7 @@ export class GraphView implements View {
   }
 
   private applyFilters(refresh = true): void {
+    this.hidden = null;
     const status = this.statusFilter.value;
     this.labels.invalidate();
     if (status) {
@@ -306,6 +370,7 @@ export class GraphView implements View {
     } else {
       this.problemNodes = null;
     }
+    this.hidden = null;
     if (refresh) {
       this.styleAll();
       this.sigma?.scheduleRefresh();
@@ -315,8 +380,15 @@ export class GraphView implements View {
     if (this.mode) this.report('', this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`);
   }
 
+  /** Whether problem links and unresolved targets are drawn: always around a node; in the overview, on request (the layer, or a link-status filter that asks for them). */
+  private problemsShown(): boolean {
+    return this.mode?.kind !== 'overview' || this.problemLayer.checked || (this.statusFilter.value !== '' && this.statusFilter.value !== 'RESOLVED');
+  }
+
   private isHidden(a: Record<string, unknown>, node: string): boolean {
-    return this.hiddenTest()(node, a);
+    // The filters' test once per change of them (applyFilters), not per node: sigma asks per node at each refresh.
+    this.hidden ??= this.hiddenTest();
+    return this.hidden(node, a);
   }
 
   /** The filters' test with their values read once (a select's value walks its options: per node, it adds up). */
@@ -324,7 +396,9 @@ export class GraphView implements View {
     const agent = this.agentFilter.value;
     const type = this.typeFilter.value;
     const problems = this.problemNodes;
+    const noProblems = !this.problemsShown();
     return (node, a) => {
+      if (noProblems && a.kind === 'unresolved') return true;
       if (agent && a.kind === 'memory' && a.scope !== agent) return true;
       if (agent && a.kind === 'agent' && a.scope !== agent) return true;
       if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
@@ -343,6 +417,9 @@ export class GraphView implements View {
     const status = this.statusFilter.value;
     const s = data.status as string | null;
     if (status && !(status === 'PROBLEMS' ? isProblemStatus(s) : s === status)) return { ...data, hidden: true };
+    if (isProblemStatus(s) && !this.problemsShown()) return { ...data, hidden: true };
+    // While a big layout runs its links are not drawn: each update would redraw them all.
+    if (this.layout.running && this.graph.size > EDGES_WHILE_LAYING_OUT) return { ...data, hidden: true };
     // The graph sigma draws (during setGraph it is already the new one, `this.graph` maybe not).
     const graph = this.sigma?.getGraph() ?? this.graph;
     if (this.selected && graph.hasEdge(edge) && graph.hasExtremity(edge, this.selected)) return { ...data, size: Math.max(1.5, Number(data.size)), zIndex: 3 };
@@ -363,6 +440,10 @@ export class GraphView implements View {
 
   private choose(id: string): void {
     location.hash = routeHash({ view: 'graph', node: id });
+  }
+
+  private async details(id: string): Promise<void> {
+    await showDetails(this.panel, id, () => this.selected, { select: (other) => void this.select(other, true), expand: (node) => void this.expand(node) });
   }
 
   private async select(id: string, expand: boolean): Promise<void> {
@@ -398,101 +479,6 @@ export class GraphView implements View {
     }
   }
 
-  private async details(id: string): Promise<void> {
-    let d: Details | null;
-    try {
-      d = (await gql<{ node: Details | null }>(ops.NODE_DETAILS, { id })).node;
-    } catch (e) {
-      clear(this.panel, h('p', { class: 'error' }, `Could not load ${id}: ${(e as Error).message}`));
-      return;
-    }
-    if (id !== this.selected) return;
-    if (!d) { clear(this.panel, h('p', { class: 'muted' }, `${id} no longer exists.`)); return; }
-    const note = noteOfId(d.id);
-    const linkItem = (l: LinkInfo, other: string) => h('li', { class: `st-${l.status.toLowerCase()}` },
-      h('button', { type: 'button', class: 'link', onclick: () => void this.select(other, true), 'aria-label': `Select ${labelOfId(other)}` }, labelOfId(other)),
-      ' ', h('code', {}, l.text), l.status !== 'RESOLVED' ? h('span', { class: 'badge' }, l.status.toLowerCase().replace('_', ' ')) : null);
-    clear(this.panel,
-      h('h2', {}, d.name ?? d.target ?? d.id),
-      h('p', { class: 'muted' }, `${d.__typename}${d.scope ? ` · ${d.scope}` : ''}${d.type ? ` · ${d.type.toLowerCase()}` : ''}${d.memoryOff ? ' · memory off' : ''}`),
-      d.description || d.title ? h('p', {}, d.description ?? d.title) : null,
-      (d.path ?? d.agentPath ?? d.entityPath) ? h('p', {}, h('code', {}, d.path ?? d.agentPath ?? d.entityPath)) : null,
-      h('div', { class: 'buttons' },
-        note ? h('a', { class: 'button', href: routeHash({ view: 'memory', scope: note.scope, file: note.file }) }, 'Open in editor') : null,
-        h('button', { type: 'button', onclick: () => void this.expand(d!.id) }, 'Expand'),
-        h('a', { class: 'button', href: routeHash({ view: 'graph', node: d.id }) }, 'Focus')),
-      d.problems?.length ? [h('h3', {}, 'Problems'), h('ul', { class: 'problem-list' }, d.problems.map((p) => h('li', { class: p.severity.toLowerCase() }, `${problemPlace(p)} ${p.code}: ${p.message}`)))] : null,
-      linkList('Links', d.links, d.linkCount, (l) => linkItem(l, l.targetId)),
-      linkList('Wanted by', d.wantedBy, d.wantedByCount, (l) => linkItem(l, l.source.id)),
-      linkList('Backlinks', d.backlinks, d.backlinkCount, (l) => linkItem(l, l.source.id)));
-  }
-}
-
-/** A list of links under its heading; the API pages them (the first page here), so a list
- * cut short says how many there are in all. */
-function linkList(title: string, links: LinkInfo[] | undefined, total: number | undefined,
-  item: (l: LinkInfo) => HTMLElement): HTMLElement[] | null {
-  if (!links) return null;
-  const all = total ?? links.length;
-  const shown = all > links.length ? `${links.length} of ${all}` : `${links.length}`;
-  return [h('h3', {}, `${title} (${shown})`), h('ul', { class: 'links' }, links.map(item)),
-    ...(all > links.length ? [h('p', { class: 'muted' }, `The first ${links.length} are shown; the GraphQL API pages the rest (first/after).`)] : [])];
-}
-
-function merge(g: Graph, nb: Neighborhood, around: string | null): void {
-  const fresh = nb.nodes.filter((n) => !g.hasNode(n.id));
-  // Around a node already drawn: its new neighbours fan out from it; else a small circle that
-  // the force layout spreads.
-  const spot = around && g.hasNode(around) ? g.getNodeAttributes(around) as { x: number; y: number } : null;
-  const places = spot ? fanOut(spot, centroid(g), fresh.length, spacingOf(g))
-    : fresh.map((_, i) => {
-      const angle = (i / Math.max(1, fresh.length)) * Math.PI * 2;
-      return { x: Math.cos(angle) * 5 + Math.random(), y: Math.sin(angle) * 5 + Math.random() };
-    });
-  fresh.forEach((n, i) => {
-    const a: NodeAttrs = {
-      kind: KIND_OF_TYPENAME[n.__typename] ?? 'memory',
-      label: n.name ?? n.target ?? n.id, scope: n.scope ?? (n.__typename === 'Agent' ? n.name ?? null : null),
-      memType: n.type ?? null, problems: n.problems?.length ?? 0, memoryOff: Boolean(n.memoryOff),
-    };
-    g.addNode(n.id, { ...a, ...places[i] });
-  });
-  for (const e of nb.edges) {
-    const status = e.type === 'REMEMBERS' ? null : e.link?.status ?? 'RESOLVED';
-    const exists = g.edges(e.source, e.target).some((k) => g.getEdgeAttribute(k, 'status') === status);
-    if (!exists && e.source !== e.target && g.hasNode(e.source) && g.hasNode(e.target)) g.addEdge(e.source, e.target, { status });
-  }
-}
-
-function centroid(g: Graph): { x: number; y: number } {
-  let x = 0;
-  let y = 0;
-  g.forEachNode((_n, a) => { x += a.x as number; y += a.y as number; });
-  return g.order ? { x: x / g.order, y: y / g.order } : { x: 0, y: 0 };
-}
-
-/** The drawing's typical link length (over its first few hundred links). */
-function spacingOf(g: Graph): number {
-  const lengths: number[] = [];
-  g.someEdge((_e, _a, _s, _t, sa, ta) => {
-    lengths.push(Math.hypot((sa.x as number) - (ta.x as number), (sa.y as number) - (ta.y as number)));
-    return lengths.length >= 300;
-  });
-  return typicalSpacing(lengths, 5);
-}
-
-function layoutSmall(g: Graph, iterations = 80): void {
-if (g.order > 2000 || g.order < 2) return;
-forceAtlas2.assign(g, { iterations, settings: { ...forceAtlas2.inferSettings(g), barnesHutOptimize: g.order > 300 } });
-}
-
-function newGraph(): Graph {
-  return new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
-}
-
-function labelOfId(id: string): string {
-  const rest = id.slice(id.indexOf(':') + 1);
-  return rest.includes('/') && id.startsWith('memory:') ? rest : rest;
 }
 
 /** Notes whose name contains what is typed so far: search ranks whole words, a type-ahead needs prefixes. */

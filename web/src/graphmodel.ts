@@ -1,7 +1,7 @@
 // How graph nodes look: colours by kind / scope / type, link-status colours, overview layout.
 // Pure (no DOM, no sigma) so the rules are unit-tested.
 
-export type ColourBy = 'kind' | 'scope' | 'type';
+export type ColourBy = 'community' | 'kind' | 'scope' | 'type';
 export type NodeAttrs = {
   kind: string; label: string; scope: string | null; memType: string | null; problems: number; memoryOff: boolean;
 };
@@ -25,7 +25,9 @@ export function hashColour(text: string): string {
   return `hsl(${hue}, 55%, 48%)`;
 }
 
+/** A node's colour by `by`; by community, where its community is not known, its kind's. */
 export function nodeColour(n: NodeAttrs, by: ColourBy): string {
+  if (by === 'community') by = 'kind';
   if (n.kind === 'unresolved') return KIND_COLOURS.unresolved;  // always stands out
   if (by === 'kind' || n.kind !== 'memory') return by === 'scope' && n.kind === 'agent' && n.scope ? hashColour(n.scope) : KIND_COLOURS[n.kind] ?? UNTYPED;
   if (by === 'scope') return n.scope === 'shared' ? '#333a44' : hashColour(n.scope ?? '');

@@ -54,7 +54,7 @@ export const OVERVIEW = `query Overview($edgeBudget: Int) { graphOverview(edgeBu
  * hairball that costs seconds. The server keeps every problem link and the best-connected
  * links (brain/service/overview.py) and sends each node's degree over all of them.
  */
-export const OVERVIEW_EDGE_BUDGET = 4000;
+export const OVERVIEW_EDGE_BUDGET = 100_000;
 /** The overview's query and variables: the backbone, or every link. (The first screen prefetches the same.) */
 export const overview = (allLinks: boolean): [string, Record<string, unknown>] =>
   [OVERVIEW, { edgeBudget: allLinks ? null : OVERVIEW_EDGE_BUDGET }];
