@@ -115,7 +115,7 @@ class Tokens:
     def tokens(self, texts: Sequence[str]) -> list[Any]:
         """The tokenizer's encodings of `texts`, the same as of the whole texts, but reading only
         their heads: WordPiece over a note's 2,000 characters cost 1 ms, a quarter of the time
-        of embedding it at 32 tokens. A head cut at a space tokenizes as the whole text does up
+        of embedding it at 24 tokens. A head cut at a space tokenizes as the whole text does up
         to the cut; where it fills the window that is all the window holds, and a head that
         does not (long words, much markup) is tokenized again whole."""
         heads = [_head(t, self.max_tokens * HEAD_CHARS) for t in texts]

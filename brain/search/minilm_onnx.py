@@ -4,9 +4,9 @@ numpy's float32 matrix products embedded 32.6 notes per CPU-second (64 tokens a 
 start over 100,000 notes cost 50 minutes of CPU before search by meaning covered them.
 `make dist` writes the same network as an int8 ONNX graph into brain-minilm
 (tools/dist/minilm_onnx.py: weights int8 per output channel, activations quantized per batch),
-which ONNX Runtime runs at 326 notes per CPU-second at 32 tokens a note (numpy: 70), its
-vectors within a cosine of 0.98 of numpy's and the labelled set's recall@3 and MRR unchanged
-(docs/search.md). One thread, no spinning: the embedding helper runs beside a server on a
+which ONNX Runtime runs at 285-370 notes per CPU-second at 32 tokens a note (numpy: 55-70) and
+350 at 24, its vectors within a cosine of 0.98 of numpy's and the labelled set's recall@3 and
+MRR unchanged (docs/search.md). One thread, no spinning: the embedding helper runs beside a server on a
 shared machine, and more threads buy no notes per CPU-second, only contention.
 """
 

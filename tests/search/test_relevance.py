@@ -2,10 +2,11 @@
 fusion never below the better of its two rankers on any class of query.
 
 Measured (embedded store, 61 queries over examples/workspace, notes embedded from their
-first 32 tokens; docs/search.md has every class): keyword 0.77 / 0.76, semantic 0.77 / 0.70,
-fused 0.97 / 0.89 (recall@3 / MRR). Paraphrases are where semantic and fusion earn their keep:
-keyword 0.50 / 0.55, semantic 0.88 / 0.77, fused 0.94 / 0.77; names (identifiers, people,
-products) are where keywords do: semantic 0.36 / 0.29, keyword and fused 1.0 / 1.0. Neo4j's
+first 24 tokens on ONNX Runtime; docs/search.md has every class and numpy's figures): keyword
+0.77 / 0.76, semantic 0.79 / 0.73, fused 0.97 / 0.91 (recall@3 / MRR). Paraphrases are where
+semantic and fusion earn their keep: keyword 0.50 / 0.55, semantic 0.88 / 0.80, fused
+0.94 / 0.80; names (identifiers, people, products) are where keywords do: semantic 0.29 / 0.29,
+keyword and fused 1.0 / 1.0. Neo4j's
 BM25 (Lucene) does better on paraphrases than the embedded store's (FTS5's formula). Floors
 sit a little under the measured figures so a real regression fails and noise does not.
 """
