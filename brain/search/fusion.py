@@ -51,6 +51,11 @@ def fuse(
     for rank, (node_id, _score) in enumerate(semantic, start=1):
         scores[node_id] = scores.get(node_id, 0.0) + weight / (k + rank)
         matched.setdefault(node_id, []).append("semantic")
-    # Notes holding every word of the query first, then the rest; each group by score.
-    order = sorted(scores, key=lambda i: (coverage.get(i, 0.0) < 1.0, -scores[i], i))
+    # Notes holding every word of the query first, then the rest, each group by score: the
+    # first group's scores are lifted over the second's, so scores still fall down the list.
+    whole = {i for i in scores if coverage.get(i, 0.0) >= 1.0}
+    lift = max((score for i, score in scores.items() if i not in whole), default=0.0)
+    for node_id in whole:
+        scores[node_id] += lift
+    order = sorted(scores, key=lambda i: (-scores[i], i))
     return [(i, scores[i], tuple(matched[i])) for i in order]

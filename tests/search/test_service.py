@@ -129,6 +129,7 @@ def test_fusion_weighs_each_ranker_by_what_it_knows_of_the_query() -> None:
     # A note holding every query word comes first, whatever the meaning ranker thinks.
     fused = fuse(keyword, [("refund", 0.6), ("back-off", 0.3)], {"back-off": 1.0, "refund": 0.0})
     assert [i for i, _, _ in fused] == ["back-off", "refund"]
+    assert fused[0][1] > fused[1][1]  # and its score says so: scores fall down the list
     # A flat meaning ranking (no margin) adds what plain reciprocal rank fusion adds.
     flat = fuse([("a", 1.0)], [("b", 0.4), ("c", 0.4)], {"a": 0.5})
     assert [i for i, _, _ in flat] == ["b", "c", "a"]
