@@ -72,12 +72,14 @@ def _agree(fast: Tokens, slow: MiniLM) -> None:
     cosines = (a * b).sum(1)
     assert cosines.min() >= 0.97, cosines.min()
     np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-4)
-    # Numpy's nearest note is among the three nearest for every labelled query (two notes
-    # a cosine of 0.001 apart may swap places).
+    # For every labelled query, numpy's nearest note is as near in ONNX Runtime's space as that
+    # space's own nearest, but for a near tie: each vector moves by up to 0.03, so two notes a
+    # cosine of 0.03 apart may swap.
     notes = len(_notes())
-    nearest = (b[notes:] @ b[:notes].T).argmax(1)
-    top3 = np.argsort(-(a[notes:] @ a[:notes].T), axis=1)[:, :3]
-    assert all(n in row for n, row in zip(nearest, top3, strict=True))
+    fast_scores = a[notes:] @ a[:notes].T
+    slow_nearest = (b[notes:] @ b[:notes].T).argmax(1)
+    gaps = fast_scores.max(1) - fast_scores[np.arange(len(slow_nearest)), slow_nearest]
+    assert gaps.max() <= 0.05, gaps.max()
 
 
 def test_onnx_runtime_encodes_as_numpy_does() -> None:
