@@ -175,7 +175,7 @@ def install_size_mb() -> dict[str, float]:
     import importlib.util
 
     out: dict[str, float] = {}
-    for module in ("brain_minilm", "numpy", "tokenizers"):
+    for module in ("brain_minilm", "numpy", "tokenizers", "onnxruntime"):
         spec = importlib.util.find_spec(module)
         if spec is None or spec.origin is None:
             continue
