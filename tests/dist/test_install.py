@@ -97,6 +97,15 @@ def test_version_lists_every_part_present(installed: dict[str, str]) -> None:
     assert "site-packages" in parts["web UI"], parts["web UI"]
 
 
+def test_the_model_runs_on_onnx_runtime_int8(installed: dict[str, str]) -> None:
+    """The release's model wheel carries the int8 ONNX graph and the extra brings onnxruntime:
+    the encoder is the 10-times-faster one, not numpy's (brain/search/minilm_onnx.py)."""
+    code = "from brain.search.embedding import MiniLMEncoder; print(MiniLMEncoder().name)"
+    out = subprocess.run(["python", "-c", code], env=installed, capture_output=True, text=True,
+                         check=True, timeout=300, cwd="/").stdout.strip()
+    assert out == "all-minilm-l6-v2-onnx-int8-t24", out
+
+
 @pytest.fixture(scope="session")
 def served(installed: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`brain serve` of the installed brain on a copy of examples/workspace: its base URL."""
