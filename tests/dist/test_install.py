@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from brain import __version__
+
 pytestmark = pytest.mark.dist
 
 REPO = Path(__file__).resolve().parents[2]
