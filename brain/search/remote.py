@@ -23,6 +23,10 @@ from brain.search.embedding import EmbedderFailed
 from brain.search.helper import read_frame, write_frame
 
 STOP_SECONDS = 5.0  # how long a helper told to stop may take to exit before it is killed
+HELPER_THREADS = {
+    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 class HelperEmbedder:
@@ -69,6 +73,10 @@ class HelperEmbedder:
         # The helper imports brain from wherever this process did (a checkout on sys.path too).
         home = str(Path(brain.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (home, env.get("PYTHONPATH", "")) if p)
+        # One core at most: the helper shares the machine with its server, and a second thread
+        # (OpenBLAS's, the tokenizer's) buys no notes per CPU-second, only a core the server's
+        # requests then wait for. ONNX Runtime is told the same in its session options.
+        env.update(HELPER_THREADS)
         try:
             self._process = subprocess.Popen(
                 self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,

@@ -5,8 +5,8 @@ notes and the shared ones, never another agent's; without an agent (an admin) ev
 The rule is applied inside the index query, before ranking and counting, so another agent's
 notes cannot show up in results, snippets, totals or as a gap in the ranks.
 
-Fusion is reciprocal rank fusion (k = 60): robust to the two rankers' incomparable scores,
-and measured on tests/fixtures/search against each ranker alone (see tests/search).
+Fusion is reciprocal rank fusion weighted by each ranker's confidence in this query
+(brain/search/fusion.py), measured on tests/fixtures/search against each ranker alone.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Any, cast
 from brain.index.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
 from brain.metrics import Metrics
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
+from brain.search.fusion import COVERAGE_DEPTH, fuse
 from brain.search.indexer import EmbeddingIndexer, SemanticStatus
 from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
 
-RRF_K = 60
 MAX_LIMIT = 100
 MAX_DEPTH = 1_000  # candidates each ranker contributes: bounds the cost of a deep page
 # Cosine similarity under which a semantic neighbour is noise, not a match (all-MiniLM-L6-v2:
@@ -135,7 +135,7 @@ class SearchService:
         depth = min(MAX_DEPTH, max(50, 2 * (offset + limit)))
         keyword = self.index.keyword_search(terms, where, depth) if ran is not Mode.SEMANTIC else []
         semantic = self._semantic(query, where, depth) if ran is not Mode.KEYWORD else []
-        fused = fuse(keyword, semantic) if ran is Mode.HYBRID else [
+        fused = fuse(keyword, semantic, self._coverage(keyword, terms)) if ran is Mode.HYBRID else [
             (i, s, ("keyword",) if ran is Mode.KEYWORD else ("semantic",)) for i, s in keyword or semantic
         ]
         page = fused[offset : offset + limit]
@@ -154,6 +154,16 @@ class SearchService:
             return [hit.id for hit in self.search(query, limit=MAX_LIMIT).hits]
         except SearchError:
             return []
+
+    def _coverage(self, keyword: Ranked, terms: Sequence[str]) -> dict[str, float]:
+        """The share of the query's words each of the best keyword hits holds (its name as
+        words, description and body, as the hit's `terms` count them)."""
+        nodes = self.store.get_nodes([node_id for node_id, _ in keyword[:COVERAGE_DEPTH]])
+        return {
+            node_id: len(_present(node, terms)) / len(terms)
+            for node_id, node in nodes.items()
+            if isinstance(node, MemoryNode)
+        }
 
     def _semantic(self, query: str, where: SearchWhere, depth: int) -> Ranked:
         vector = self.indexer.query_vector(query)
@@ -177,25 +187,12 @@ def _unicode_name(value: str | None, what: str) -> None:
         ) from None
 
 
-def fuse(keyword: Ranked, semantic: Ranked, k: int = RRF_K) -> list[tuple[str, float, tuple[str, ...]]]:
-    """Reciprocal rank fusion: sum of 1 / (k + rank) over the rankers that found a note."""
-    scores: dict[str, float] = {}
-    matched: dict[str, list[str]] = {}
-    for name, ranked in (("keyword", keyword), ("semantic", semantic)):
-        for rank, (node_id, _score) in enumerate(ranked, start=1):
-            scores[node_id] = scores.get(node_id, 0.0) + 1.0 / (k + rank)
-            matched.setdefault(node_id, []).append(name)
-    order = sorted(scores, key=lambda i: (-scores[i], i))
-    return [(i, scores[i], tuple(matched[i])) for i in order]
-
-
 def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequence[str]) -> SearchHit:
     body = flat_text(memory.body)  # once: the words and the snippet both look at it
     body_terms = matched_terms(body, terms)
     description_terms = matched_terms(memory.description, terms)
     text = body if body_terms or not description_terms else flat_text(memory.description)
-    present = {*body_terms, *description_terms, *matched_terms(title_of(memory.name), terms)}
-    found = [t for t in terms if t in present]
+    found = _present(memory, terms, body_terms, description_terms)
     return SearchHit(
         id=memory.id,
         path=memory.path,
@@ -208,6 +205,19 @@ def _hit(memory: MemoryNode, score: float, matched: Sequence[str], terms: Sequen
         matched=tuple(matched),
         terms=tuple(found),
     )
+
+
+def _present(
+    memory: MemoryNode, terms: Sequence[str], body: Sequence[str] | None = None,
+    description: Sequence[str] | None = None,
+) -> list[str]:
+    """The query words a note holds in its name, description or body, in the query's order."""
+    if body is None:
+        body = matched_terms(flat_text(memory.body), terms)
+    if description is None:
+        description = matched_terms(memory.description, terms)
+    present = {*body, *description, *matched_terms(title_of(memory.name), terms)}
+    return [t for t in terms if t in present]
 
 
 class Embedding(enum.Enum):

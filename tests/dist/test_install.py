@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from brain import __version__
+
 pytestmark = pytest.mark.dist
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,6 +96,15 @@ def test_version_lists_every_part_present(installed: dict[str, str]) -> None:
     assert all(state.startswith("present") for state in parts.values()), out
     # From the venv, not from this checkout.
     assert "site-packages" in parts["web UI"], parts["web UI"]
+
+
+def test_the_model_runs_on_onnx_runtime_int8(installed: dict[str, str]) -> None:
+    """The release's model wheel carries the int8 ONNX graph and the extra brings onnxruntime:
+    the encoder is the 10-times-faster one, not numpy's (brain/search/minilm_onnx.py)."""
+    code = "from brain.search.embedding import MiniLMEncoder; print(MiniLMEncoder().name)"
+    out = subprocess.run(["python", "-c", code], env=installed, capture_output=True, text=True,
+                         check=True, timeout=300, cwd="/").stdout.strip()
+    assert out == "all-minilm-l6-v2-onnx-int8-t24", out
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ from brain.search.service import Mode
 from brain.service.brain import Brain
 from brain.store.memory.store import MemoryStore
 from tests.api.live import LiveServer, live_server
+from tests.search.helpers import EXAMPLE, needs_model
 from tests.search.workspace import SECRET_WORD, private_workspace
 
 TOKENS = {"bob-token": "bob", "alice-token": "alice", "root-token": "*"}
@@ -52,6 +53,24 @@ def test_cli_json_contract(tmp_path: Path) -> None:
     for r in results:
         assert set(r) == {"id", "path", "scope", "name", "score", "snippet", "matched"}
         assert not r["path"].startswith("/")
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_cli_fused_search_is_not_misled_by_a_common_word(tmp_path: Path) -> None:
+    """The labelled set's misleading query through a front end: the refund note first, not the
+    notes about retry back-off that share "back" with it; the scores fall down the list."""
+    needs_model()
+    env_cache = {"BRAIN_CACHE_DIR": str(tmp_path / "vectors")}
+    done = subprocess.run(
+        [sys.executable, "-m", "brain", "search", str(EXAMPLE), "money back for a cancelled subscription",
+         "--format", "json"],
+        capture_output=True, text=True, env={**os.environ, "BRAIN_STORE": "memory", **env_cache},
+        timeout=900, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    assert results[0]["id"] == "memory:support-triage/refund-policy", [r["id"] for r in results[:3]]
     scores = [r["score"] for r in results]
     assert scores == sorted(scores, reverse=True)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from brain.search.embedding import EmbedderFailed, load_encoder
-from brain.search.remote import HelperEmbedder
+from brain.search.remote import HELPER_THREADS, HelperEmbedder
 from brain.search.service import Embedding, Mode
 from brain.service.brain import Brain
 from brain.store.memory.store import MemoryStore
@@ -64,6 +64,14 @@ def test_the_helper_runs_at_the_lowest_priority_and_stops_with_its_server(helper
     pid = helper_pid(helper_brain)
     nice = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
     assert nice == 19
+    # One thread of work: no BLAS or tokenizer thread pool spread over the server's cores.
+    environ = dict(
+        item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item
+    )
+    assert {k: environ.get(k) for k in HELPER_THREADS} == HELPER_THREADS
+    # It has embedded the workspace: any pool it would start is started. Two: the main
+    # thread, and ONNX Runtime's own housekeeping where it runs the model.
+    assert len(list(Path(f"/proc/{pid}/task").iterdir())) <= 2
     helper_brain.close()
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from brain.search.fusion import fuse
 from brain.search.indexer import EmbeddingIndexer
-from brain.search.service import Mode, SearchError, SearchService, fuse, visible_scopes
+from brain.search.service import Mode, SearchError, SearchService, visible_scopes
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.memory.store import MemoryStore
@@ -114,10 +115,25 @@ def test_keyword_only_until_the_embeddings_are_ready(tmp_path: Path) -> None:
 
 
 def test_reciprocal_rank_fusion_rewards_agreement() -> None:
-    fused = fuse([("a", 9.0), ("b", 5.0)], [("b", 0.9), ("c", 0.8)])
+    fused = fuse([("a", 9.0), ("b", 5.0)], [("b", 0.9), ("c", 0.9)])
     assert [(i, m) for i, _, m in fused] == [
         ("b", ("keyword", "semantic")), ("a", ("keyword",)), ("c", ("semantic",)),
     ]
+
+
+def test_fusion_weighs_each_ranker_by_what_it_knows_of_the_query() -> None:
+    keyword = [("back-off", 9.0), ("refund", 1.0)]
+    # The meaning ranker's clear winner beats a keyword hit holding one query word in four.
+    fused = fuse(keyword, [("refund", 0.6), ("back-off", 0.3)], {"back-off": 0.25, "refund": 0.0})
+    assert [i for i, _, _ in fused] == ["refund", "back-off"]
+    # A note holding every query word comes first, whatever the meaning ranker thinks.
+    fused = fuse(keyword, [("refund", 0.6), ("back-off", 0.3)], {"back-off": 1.0, "refund": 0.0})
+    assert [i for i, _, _ in fused] == ["back-off", "refund"]
+    assert fused[0][1] > fused[1][1]  # and its score says so: scores fall down the list
+    # A flat meaning ranking (no margin) adds what plain reciprocal rank fusion adds.
+    flat = fuse([("a", 1.0)], [("b", 0.4), ("c", 0.4)], {"a": 0.5})
+    assert [i for i, _, _ in flat] == ["b", "c", "a"]
+    assert flat[0][1] == 1 / 61
 
 
 def test_a_warm_start_finds_unchanged_notes_by_meaning(tmp_path: Path) -> None:
