@@ -176,13 +176,9 @@ def check_all(store: GraphStore, cutoff: float) -> None:
             assert answered(store, ask, top=3) == recount(store, ask, top=3), ask
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 12))
-def test_health_equals_a_recount_after_random_changes(
-    store: GraphStore, tmp_path_factory: pytest.TempPathFactory, seed: int, steps: int
-) -> None:
+def random_changes(store: GraphStore, root: Path, seed: int, steps: int) -> None:
     store.clear()
-    ws = Workspace(tmp_path_factory.mktemp("ws"))
+    ws = Workspace(root)
     rng = random.Random(seed)
     for _ in range(6):
         ws.write(f"memory/{rng.choice(SCOPES)}/{rng.choice(NAMES)}.md", random_note(rng))
@@ -191,6 +187,23 @@ def test_health_equals_a_recount_after_random_changes(
     for _ in range(steps):
         edit(ws, brain, rng)
     check_all(store, T0 + 10 * rng.randint(0, 20))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 12))
+def test_embedded_health_equals_a_recount_after_random_changes(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, steps: int
+) -> None:
+    random_changes(MemoryStore(), tmp_path_factory.mktemp("ws"), seed, steps)
+
+
+# Each example on Neo4j takes seconds: fewer of them, on both stores for equal footing.
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 12))
+def test_health_equals_a_recount_after_random_changes(
+    store: GraphStore, tmp_path_factory: pytest.TempPathFactory, seed: int, steps: int
+) -> None:
+    random_changes(store, tmp_path_factory.mktemp("ws"), seed, steps)
 
 
 def test_the_embedded_counters_equal_counting_again(tmp_path: Path) -> None:
