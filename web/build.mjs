@@ -11,7 +11,7 @@ if (process.argv.includes('--tests')) {
   rmSync('out', { recursive: true, force: true });
   await build({
     entryPoints: tests, outdir: 'out/test', bundle: true, platform: 'node', format: 'esm',
-    target: 'node18', logLevel: 'warning', outExtension: { '.js': '.mjs' },
+    target: 'node18', logLevel: 'warning', outExtension: { '.js': '.mjs' }, loader: { '.graphql': 'text' },
   });
 } else {
   const dist = '../brain/api/web_dist';
@@ -20,7 +20,7 @@ if (process.argv.includes('--tests')) {
   const { metafile } = await build({
     entryPoints: { app: 'src/main.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
     format: 'esm', splitting: true, chunkNames: 'chunk-[hash]', target: ['chrome100', 'firefox100', 'safari15'], platform: 'browser',
-    sourcemap: false, legalComments: 'none', logLevel: 'warning', loader: { '.css': 'css' }, metafile: true,
+    sourcemap: false, legalComments: 'none', logLevel: 'warning', loader: { '.css': 'css', '.graphql': 'text' }, metafile: true,
   });
   // Chunks the entry imports (those it shares with lazy views), fetched side by side with
   // app.js instead of after it.
