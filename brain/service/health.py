@@ -70,11 +70,13 @@ class Page:
     count: int
 
 
-def page_of(store: GraphStore, ask: HealthAsk, which: HealthList, after: PageKey | None, first: int) -> Page:
-    """A page of a list, with whether more follow and the list's length (from the counts)."""
-    health = reader(store)
-    found = health.health_page(ask, which, after, checked_page(first) + 1)
-    total = total_of(health.health_counts(ask))
+def page_of(
+    store: GraphStore, ask: HealthAsk, which: HealthList, after: PageKey | None, first: int,
+    total: ScopeHealth,
+) -> Page:
+    """A page of a list, with whether more follow and the list's length (from `total`, the
+    counts of the same ask: counted once for every list of a dashboard)."""
+    found = reader(store).health_page(ask, which, after, checked_page(first) + 1)
     return Page(found[:first], len(found) > first, getattr(total, which.value))
 
 
@@ -83,6 +85,7 @@ def report_json(store: GraphStore, ask: HealthAsk, stale_days: int, hubs: int, w
     """The answer of graphql/memory-health.graphql as plain JSON (notes by id)."""
     health = reader(store)
     rows = health.health_counts(ask)
+    total = total_of(rows)
 
     def counts(row: ScopeHealth) -> dict[str, JSONValue]:
         return {
@@ -93,13 +96,13 @@ def report_json(store: GraphStore, ask: HealthAsk, stale_days: int, hubs: int, w
         }
 
     def listed(which: HealthList) -> dict[str, JSONValue]:
-        page = page_of(store, ask, which, None, first)
+        page = page_of(store, ask, which, None, first, total)
         return {"totalCount": page.count, "hasNextPage": page.has_next, "ids": [key[1] for key in page.keys]}
 
     return {
         "scope": ask.scope,
         "staleDays": stale_days,
-        "total": counts(total_of(rows)),
+        "total": counts(total),
         "scopes": [counts(row) for row in rows],
         "hubs": [{"id": i, "links": n} for i, n in health.health_hubs(ask, checked_top("hubs", hubs))],
         "mostWanted": [

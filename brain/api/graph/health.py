@@ -8,6 +8,7 @@ Relay connections paged by a cursor that names the last note seen.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import strawberry
@@ -108,9 +109,14 @@ class MemoryHealth:
     scope: str | None = strawberry.field(description="The scope asked for; null: every scope in view.")
     stale_days: int
     ask: strawberry.Private[HealthAsk]
+    # The counts, asked once per query: the lists' totalCount come from them, resolved side by side.
+    counted: strawberry.Private[list[asyncio.Task[list[ScopeHealth]]]]
 
     async def _counts(self, info: Info) -> list[ScopeHealth]:
-        return await in_thread(service.reader(info.context.brain.store).health_counts, self.ask)
+        if not self.counted:
+            health = service.reader(info.context.brain.store)
+            self.counted.append(asyncio.ensure_future(in_thread(health.health_counts, self.ask)))
+        return await self.counted[0]
 
     @field(description="Every scope in view, added up.")
     async def total(self, info: Info) -> ScopeHealthCounts:
@@ -139,7 +145,8 @@ class MemoryHealth:
         self, info: Info, which: HealthList, first: int, after: str | None
     ) -> HealthNoteConnection:
         key = _after(which, after)
-        page = await in_thread(service.page_of, info.context.brain.store, self.ask, which, key, first)
+        total = total_of(await self._counts(info))
+        page = await in_thread(service.page_of, info.context.brain.store, self.ask, which, key, first, total)
         nodes = await _nodes(info, [k[1] for k in page.keys])
         edges = [
             HealthNoteEdge(cursor=_cursor(which, k), node=nodes[k[1]]) for k in page.keys if k[1] in nodes
@@ -185,4 +192,4 @@ class HealthQuery:
             ask = service.health_ask(reach_of(info.context.principal), scope, stale_days)
         except service.HealthRefused as exc:
             raise UserError(str(exc)) from exc
-        return MemoryHealth(scope=ask.scope, stale_days=stale_days, ask=ask)
+        return MemoryHealth(scope=ask.scope, stale_days=stale_days, ask=ask, counted=[])
