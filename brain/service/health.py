@@ -41,7 +41,9 @@ def health_ask(reach: Reach, scope: str | None, stale_days: int, now: float | No
             f"scope `{scope}` is not yours to read: ask for one of {', '.join(sorted(reach.scopes))}, "
             "or leave scope out for all of them"
         )
-    moment = time.time() if now is None else now
+    # To the minute: a dashboard's polls within a minute are the same question (and the
+    # embedded store answers them from its cache until the next write).
+    moment = (time.time() if now is None else now) // 60 * 60
     return HealthAsk(reach, scope, moment - stale_days * DAY)
 
 

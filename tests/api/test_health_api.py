@@ -139,3 +139,35 @@ async def test_brain_stats_json_is_the_documents_answer(serve: ServerFactory, tm
             "totalCount": listed["totalCount"], "hasNextPage": listed["pageInfo"]["hasNextPage"],
             "ids": [n["id"] for n in listed["nodes"]],
         }, key
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["--stale-days", "-1"], "brain stats: staleDays is -1: give a number of days from 0 to 36500"),
+        (["--top", "101"], "brain stats: hubs is 101: a top list holds 0 to 100 entries"),
+        (["--first", "500"], "brain stats: first is 500: a page holds 0 to 100 notes"),
+    ],
+)
+def test_brain_stats_refuses_bad_bounds_in_one_line(tmp_path: Path, words: list[str], said: str) -> None:
+    root = workspace(tmp_path / "ws")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cli = subprocess.run(
+        [sys.executable, "-m", "brain", "stats", str(root), *words],
+        capture_output=True, text=True, env=env, check=False, timeout=120,
+    )
+    assert cli.returncode == 2
+    assert cli.stderr.strip().startswith(said), cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1
+
+
+def test_brain_stats_text_is_a_table_per_scope(tmp_path: Path) -> None:
+    root = workspace(tmp_path / "ws")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cli = subprocess.run([sys.executable, "-m", "brain", "stats", str(root)],
+                         capture_output=True, text=True, env=env, check=True, timeout=120)
+    lines = cli.stdout.splitlines()
+    assert lines[0].split()[:3] == ["scope", "notes", "links"]
+    assert [line.split()[:2] for line in lines[1:5]] == [["alice", "6"], ["bob", "3"], ["shared", "1"], ["(all)", "10"]]
+    assert lines[5].startswith("hubs: memory:alice/hub (4)")
+    assert lines[6] == "most wanted: nowhere (3)"

@@ -220,3 +220,27 @@ def test_the_embedded_counters_equal_counting_again(tmp_path: Path) -> None:
     kept = answered(store, ask)
     store._health.valid = False  # counted again from the tables on the next query
     assert answered(store, ask) == kept != before
+
+
+def test_a_snapshot_start_counts_health_from_the_restored_tables(tmp_path: Path) -> None:
+    """A warm start keeps no counters in the snapshot: the first question counts them from
+    the restored tables, and later edits keep them (a recount says so after each)."""
+    ws = Workspace(tmp_path / "ws")
+    known(ws)
+    cold = Brain(ws.root, cache=True)
+    cold.sync()
+    cold.close()
+    warm = Brain(ws.root, cache=True)
+    assert warm.open_snapshot()
+    store = warm.store
+    assert isinstance(store, MemoryStore)
+    assert not store._health.valid
+    for reach in ASKS:
+        ask = HealthAsk(reach, None, T0 + 35)
+        assert answered(store, ask) == recount(store, ask)
+    warm.sync()  # the rescan after a warm start, then an edit
+    warm.sync([ws.write("memory/alice/lonely.md", note("no longer alone", "[[plan]]"))])
+    for reach in ASKS:
+        ask = HealthAsk(reach, None, T0 + 1000)
+        assert answered(store, ask) == recount(store, ask)
+    warm.close()

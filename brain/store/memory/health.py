@@ -104,6 +104,9 @@ class HealthIndex:
         self.notes: dict[str, Group] = {}
         self.out: dict[str, int] = {}
         self.inc: dict[str, Counter[Vis]] = {}
+        # The same counts by source key: target -> links (an agent's hubs walk these, sorted).
+        self.columns: dict[Vis, dict[str, int]] = {}
+        self.sorted_columns: dict[Vis, list[tuple[int, str]]] = {}
         self.links: Counter[tuple[str, Vis, LinkStatus, frozenset[str]]] = Counter()
         self.wanted: dict[tuple[str, Vis, frozenset[str]], dict[str, Counter[str]]] = {}
         self.groups: dict[Group, _Group] = {}
@@ -165,6 +168,12 @@ class HealthIndex:
                     hidden = frozenset(private)
                     wants = target_id if tvis is None else unresolved_id(name_key(row[5]))
             self.links[(scope, svis, status, hidden)] += sign
+            column = self.columns.setdefault(svis, {})
+            if column.setdefault(target_id, 0) + sign:
+                column[target_id] += sign
+            else:
+                del column[target_id]
+            self.sorted_columns.pop(svis, None)
             by = self.inc.setdefault(target_id, Counter())
             by[svis] += sign
             if not by[svis]:
@@ -269,21 +278,50 @@ class HealthIndex:
         return out
 
     def hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
-        """Walk the notes by in-degree, most first: a caller sees at most a note's every link,
-        so once `top` notes are seen with at least the next one's in-degree, none can pass them."""
-        scopes = ask.reach.scopes
-        best: list[tuple[int, str]] = []  # (-seen, id), sorted
+        """The notes by in-degree, most first. An admin's: a merge of the groups' sorted
+        in-degrees (the first `top` are the answer). Another caller's in-degree of a note is a
+        sum over the source keys it sees: walk those keys' sorted counts side by side (the
+        threshold algorithm) until `top` notes are found that no note not yet met can pass."""
         if top <= 0:
             return []
-        for negative, node_id in heapq.merge(*(g.sorted("hubs") for _, g in self._in_view(ask))):
-            if len(best) >= top and -negative < -best[-1][0]:
+        scopes = ask.reach.scopes
+        best: list[tuple[int, str]] = []  # (-seen, id), sorted
+        if scopes is None:
+            for negative, node_id in heapq.merge(*(g.sorted("hubs") for _, g in self._in_view(ask))):
+                if len(best) >= top:
+                    break
+                best.append((negative, node_id))
+            return [(node_id, -negative) for negative, node_id in best]
+        keys = [k for k in (None, *sorted(scopes)) if self.columns.get(k)]
+        columns = [self._sorted_column(k) for k in keys]
+        at = [0] * len(columns)
+        met: set[str] = set()
+        while True:
+            live = [i for i, column in enumerate(columns) if at[i] < len(column)]
+            if not live:
                 break
-            by = self.inc.get(node_id, Counter())
-            seen = sum(n for k, n in by.items() if in_view(k, scopes))
-            if seen:
+            bound = sum(-columns[i][at[i]][0] for i in live)  # the most a note not yet met has
+            if len(best) >= top and -best[-1][0] > bound:
+                break
+            for i in live:
+                node_id = columns[i][at[i]][1]
+                at[i] += 1
+                if node_id in met:
+                    continue
+                met.add(node_id)
+                group = self.notes.get(node_id)
+                if group is None or not in_view(group[1], scopes) or ask.scope not in (None, group[0]):
+                    continue
+                seen = sum(n for k, n in self.inc[node_id].items() if in_view(k, scopes))
                 bisect.insort(best, (-seen, node_id))
                 del best[top:]
         return [(node_id, -negative) for negative, node_id in best]
+
+    def _sorted_column(self, key: Vis) -> list[tuple[int, str]]:
+        found = self.sorted_columns.get(key)
+        if found is None:
+            found = self.sorted_columns[key] = sorted((-n, t) for t, n in self.columns[key].items())
+        return found
 
     def most_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
         scopes = ask.reach.scopes
