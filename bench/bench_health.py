@@ -8,9 +8,10 @@ health (brain/service/health.py `report_json`: counts per scope, 10 hubs, 10 mos
 a page of 20 of each list, what graphql/memory-health.graphql asks) timed as
 
 - `first`: the first question after the ingest (the embedded store counts its counters here);
-- `poll`: asked again with nothing changed (the embedded store answers from its answer cache);
+- `poll`: asked again with nothing changed (answered from the store's cache of answers: the
+  embedded store's until its next write, Neo4j's until its change log moves);
 - `computed`: the same with that cache emptied each time (the embedded store's answers made
-  from its counters; Neo4j has no cache: its `poll` is this);
+  from its counters; Neo4j's from its queries);
 - `after_edit`: right after a one-note edit is synced (the edit's time not counted; the
   embedded store's counters were updated by the write, the changed groups' sorted forms are
   rebuilt here), admin and agent in turn,
@@ -70,11 +71,13 @@ out = {"ingest_s": round(ingest, 1)}
 for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
     out[f"{who}.first"] = round(timed(dashboard, reach), 2)
     out[f"{who}.poll"] = pct([timed(dashboard, reach) for _ in range(polls)])
-    if kind == "memory":
-        def uncached(reach=reach):
+    def uncached(reach=reach):
+        if kind == "memory":
             store._health.answers.clear()
-            dashboard(reach)
-        out[f"{who}.computed"] = pct([timed(uncached) for _ in range(polls)])
+        else:
+            store._health_answers.clear()
+        dashboard(reach)
+    out[f"{who}.computed"] = pct([timed(uncached) for _ in range(polls)])
 notes = sorted((root / "memory" / agent).glob("*.md"))
 after = {"admin": [], "agent": []}
 for i in range(edits):  # each edit followed by one caller's question, admin and agent in turn

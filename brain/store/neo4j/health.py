@@ -4,17 +4,25 @@ Every answer is one or two reads filtered by the caller's reach in the query, as
 reads are (cypher.py's `_in_reach`): a link into a note out of reach is broken to the caller
 and wants that note's name; one into an ambiguity of notes out of reach is broken too.
 In-degrees are `COUNT { }` subqueries over each note's relationship chain, and the lists
-are ordered by the id constraint's index; the counts pass over the notes in view (see the
-benchmark, bench/bench_health.py, for what that costs at 100,000 notes).
+are ordered by the id constraint's index; the counts pass over the notes in view (seconds at
+10,000 notes on a loaded machine: bench/bench_health.py).
+
+So answers are kept until the graph changes: every write brain makes to a shared store moves
+its change log (brain/ingest/ingester.py writes with `write_logged`; a rebuild and a clear
+start a new log), so a dashboard's poll costs one read of the log's position while nothing
+changed. A write of this process that logs nothing (a plain `write`) replaces `last_write`,
+which the cache compares too. (A foreign process writing without logging is not brain.)
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from neo4j import Record
 
 from brain.model import name_key, unresolved_id
+from brain.store.base import LogPosition
 from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth, ranked
 from brain.store.neo4j.cypher import _in_reach
 from brain.store.visibility import PRIVATE_PREFIXES
@@ -89,15 +97,35 @@ RETURN m.id AS source, r.target AS target
 
 
 class Neo4jHealth:
-    """Mixed into Neo4jStore: uses its `_read`."""
+    """Mixed into Neo4jStore: uses its `_read`, `log_position` and `last_write`."""
+
+    last_write: Counter[str]
+    _health_seen: tuple[LogPosition, Counter[str]] | None = None
+    _health_answers: dict[tuple[object, ...], Any]
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
 
+    def log_position(self) -> LogPosition:
+        raise NotImplementedError
+
+    def _answer(self, name: str, ask: HealthAsk, *extra: object) -> Any:
+        """The answer kept since the graph last changed, or a new one."""
+        now = (self.log_position(), self.last_write)
+        seen = self._health_seen
+        if seen is None or seen[0] != now[0] or seen[1] is not now[1]:
+            self._health_seen, self._health_answers = now, {}
+        key = (name, ask.cache_key(), *extra)
+        if key not in self._health_answers:
+            if len(self._health_answers) > 256:
+                self._health_answers.clear()
+            self._health_answers[key] = getattr(self, "_health_" + name)(ask, *extra)
+        return self._health_answers[key]
+
     def _health_read(self, query: str, ask: HealthAsk, **params: Any) -> list[Record]:
         return self._read(query, scopes=ask.reach.scope_list(), scope=ask.scope, **params)
 
-    def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
+    def _health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
         rows: dict[str, dict[str, int]] = {}
         for r in self._health_read(NOTE_COUNTS, ask, cutoff=ask.stale_before):
             rows[r["scope"]] = {k: int(r[k]) for k in (
@@ -112,7 +140,7 @@ class Neo4jHealth:
                 row[key] = row.get(key, 0) + int(r["n"])
         return [ScopeHealth(scope, **row) for scope, row in sorted(rows.items())]
 
-    def health_page(
+    def _health_page(
         self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
     ) -> list[PageKey]:
         at, after_id = (None, None) if after is None else after
@@ -121,12 +149,12 @@ class Neo4jHealth:
         )
         return [(float(r["at"]), str(r["id"])) for r in found]
 
-    def health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+    def _health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
         if top <= 0:
             return []
         return [(str(r["id"]), int(r["n"])) for r in self._health_read(HUBS, ask, top=top)]
 
-    def health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+    def _health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
         hidden: dict[str, set[str]] = {}
         if ask.reach.scopes is not None:
             for r in self._health_read(WANTED_HIDDEN, ask):
@@ -139,3 +167,21 @@ class Neo4jHealth:
                 hidden[r["id"]].update(r["sources"])
             counts.update((target, len(sources)) for target, sources in hidden.items())
         return ranked(counts, top)
+
+    def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
+        found: list[ScopeHealth] = self._answer("counts", ask)
+        return found
+
+    def health_page(
+        self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
+    ) -> list[PageKey]:
+        found: list[PageKey] = self._answer("page", ask, which, after, limit)
+        return found
+
+    def health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found: list[tuple[str, int]] = self._answer("hubs", ask, top)
+        return found
+
+    def health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found: list[tuple[str, int]] = self._answer("wanted", ask, top)
+        return found
