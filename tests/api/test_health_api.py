@@ -168,6 +168,7 @@ def test_brain_stats_text_is_a_table_per_scope(tmp_path: Path) -> None:
                          capture_output=True, text=True, env=env, check=True, timeout=120)
     lines = cli.stdout.splitlines()
     assert lines[0].split()[:3] == ["scope", "notes", "links"]
-    assert [line.split()[:2] for line in lines[1:5]] == [["alice", "6"], ["bob", "3"], ["shared", "1"], ["(all)", "10"]]
+    rows = [line.split()[:2] for line in lines[1:5]]
+    assert rows == [["alice", "6"], ["bob", "3"], ["shared", "1"], ["(all)", "10"]]
     assert lines[5].startswith("hubs: memory:alice/hub (4)")
     assert lines[6] == "most wanted: nowhere (3)"
