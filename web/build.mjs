@@ -11,7 +11,7 @@ if (process.argv.includes('--tests')) {
   rmSync('out', { recursive: true, force: true });
   await build({
     entryPoints: tests, outdir: 'out/test', bundle: true, platform: 'node', format: 'esm',
-    target: 'node18', logLevel: 'warning', outExtension: { '.js': '.mjs' },
+    target: 'node18', logLevel: 'warning', outExtension: { '.js': '.mjs' }, loader: { '.graphql': 'text' },
     // graphology is CommonJS that requires node's `events`: an ES module bundle needs a require.
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     define: { __LAYOUT_WORKER__: JSON.stringify('layout-worker.js') },
@@ -31,7 +31,7 @@ if (process.argv.includes('--tests')) {
     define: { __LAYOUT_WORKER__: JSON.stringify(`layout-worker.js?v=${workerHash}`) },
     entryPoints: { app: 'src/main.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
     format: 'esm', splitting: true, chunkNames: 'chunk-[hash]', target: ['chrome100', 'firefox100', 'safari15'], platform: 'browser',
-    sourcemap: false, legalComments: 'none', logLevel: 'warning', loader: { '.css': 'css' }, metafile: true,
+    sourcemap: false, legalComments: 'none', logLevel: 'warning', loader: { '.css': 'css', '.graphql': 'text' }, metafile: true,
   });
   // Chunks the entry imports (those it shares with lazy views), fetched side by side with
   // app.js instead of after it.

@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 DIST=../brain/api/web_dist/index.html
 log() { printf '[brain-web] %s\n' "$*"; }
 
-if [[ "${1:-}" == "--if-needed" && -f "$DIST" ]] && [[ -z "$(find src index.html build.mjs package-lock.json -newer "$DIST" -print -quit)" ]]; then
+if [[ "${1:-}" == "--if-needed" && -f "$DIST" ]] && [[ -z "$(find src index.html build.mjs package-lock.json ../graphql -newer "$DIST" -print -quit)" ]]; then
   log "up to date: brain/api/web_dist"
   exit 0
 fi

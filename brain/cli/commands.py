@@ -28,6 +28,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "mcp": cmd_mcp,
         "search": cmd_search,
         "config": cmd_config,
+        "stats": cmd_stats,
         "space": cmd_layout_verb,
         "mindlink": cmd_layout_verb,
     }
@@ -95,6 +96,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # The operator's settings first: a bad one is one line before anything listens or reads.
     settings = operator_settings(args, args.workspace)
     return serve(args, settings, lambda a: open_brain(a, settings))
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from brain.cli.stats import cmd_stats as stats
+
+    return stats(args)
 
 
 def cmd_config(args: argparse.Namespace) -> int:

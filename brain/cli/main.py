@@ -94,6 +94,9 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     from brain.search.cli import add_parser as add_search_parser
 
     add_store_options(add_search_parser(sub))
+    from brain.cli.stats import add_parser as add_stats_parser
+
+    add_stats_parser(sub)
 
     config = sub.add_parser("config", help="the operator's settings: `brain config show`")
     config.add_argument("action", choices=("show",))

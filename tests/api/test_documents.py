@@ -190,6 +190,26 @@ async def _link_report(live: LiveServer, root: Path) -> None:
             assert line[link["column"] - 1 :].startswith(link["text"])
 
 
+@checks("memory-health.graphql")
+async def _memory_health(live: LiveServer, root: Path) -> None:
+    health = (await run(live, "memory-health.graphql", top=100, first=100))["memoryHealth"]
+    expected = check_report(root)
+    files = memory_files(root)
+    total = health["total"]
+    assert (total["notes"], total["links"], total["broken"]) == (
+        len(files), expected.stats.links, expected.stats.broken
+    )
+    assert sorted(row["scope"] for row in health["scopes"]) == sorted({p.parent.name for p in files.values()})
+    untyped = sorted(i for i, p in files.items() if frontmatter_value(p, "type") is None)
+    assert [n["id"] for n in health["withoutType"]["nodes"]] == untyped
+    linked = {WIKILINK.match(t).group(1).split("|")[0].split("#")[0].strip()  # type: ignore[union-attr]
+              for p in files.values() for t in link_texts(p)}
+    orphans = [i for i, p in files.items() if not link_texts(p) and i.split("/")[-1] not in linked]
+    assert [n["id"] for n in health["orphans"]["nodes"]] == sorted(orphans)
+    assert sum(w["notes"] for w in health["mostWanted"]) <= expected.stats.broken
+    assert health["hubs"] == sorted(health["hubs"], key=lambda h: -h["links"])
+
+
 @checks("neighborhood.graphql")
 async def _neighborhood(live: LiveServer, root: Path) -> None:
     node_id = "memory:release-writer/house-style"

@@ -133,3 +133,23 @@ def test_the_graph_page_and_the_schema(page: Any, server: BrainServer) -> None:
     page.goto(f"{server.base}/graphql")
     page.get_by_role("link", name="Open the web UI").click()
     expect(page.get_by_role("navigation", name="Views")).to_be_visible()
+
+
+def test_memory_health_on_the_link_integrity_page(page: Any, server: BrainServer) -> None:
+    """graphql/memory-health.graphql drawn: counts per scope and in all, hubs, most wanted, lists."""
+    page.goto(f"{server.base}/#/problems")
+    health = page.get_by_role("region", name="Memory health")
+    table = health.get_by_role("table", name="Health per scope")
+    total = table.get_by_role("row").filter(has=page.get_by_role("rowheader", name="all", exact=True))
+    # notes, links, broken, ambiguous, missing anchor, orphans, stale, no description, no type
+    expect(total.get_by_role("cell")).to_have_text(["33", "82", "2", "0", "0", "1", "0", "0", "2"])
+    expect(table.get_by_role("row")).to_have_count(8)  # the header, six scopes, all
+    hubs = health.get_by_role("group", name="Hubs").get_by_role("listitem")
+    expect(hubs.first).to_have_text("shared/glossary (7 links in)")
+    wanted = health.get_by_role("group", name="Most wanted")
+    expect(wanted).to_contain_text("postmortem-template (1 note)")
+    orphans = health.get_by_role("group", name="Orphans")
+    expect(orphans.get_by_role("heading")).to_have_text("Orphans (1)")
+    snap(page, "memory-health")
+    orphans.get_by_role("link").first.click()
+    expect(page.get_by_role("heading", name=re.compile(r"^memory.support-triage."))).to_be_visible()

@@ -105,3 +105,17 @@ def test_a_refusal_of_a_request_sent_before_signing_in_does_not_ask_again(
     expect(page.get_by_role("dialog", name="Sign in to brain")).to_have_count(0)
     page.get_by_role("link", name="Graph").click()
     expect(page.locator(".graph-status")).to_contain_text("needs an admin token")
+
+
+def test_an_agent_token_sees_the_health_of_its_own_and_the_shared_notes(
+    guarded: BrainServer, bare_page: Any, console: ConsoleErrors
+) -> None:
+    console.allow(r"status of 401")
+    page = bare_page
+    page.goto(guarded.base + "/#/problems")
+    sign_in(page, AGENT)
+    health = page.get_by_role("region", name="Memory health")
+    rows = health.get_by_role("table", name="Health per scope").get_by_role("rowheader")
+    expect(rows).to_have_text(["on-call", "shared", "all"])  # no other agent's folder, not even counted
+    expect(page.get_by_role("region", name="Link report")).to_contain_text("needs an admin token")
+    snap(page, "token-agent-health")

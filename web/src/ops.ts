@@ -1,4 +1,5 @@
 // The UI's GraphQL operations (public API only). Kept in one place so they are easy to audit.
+import MEMORY_HEALTH_DOCUMENT from '../../graphql/memory-health.graphql';
 
 export const PROBLEM_FIELDS = 'code severity path message line column length fix target';
 
@@ -44,6 +45,9 @@ export const ENTITIES = `query Entities { workflows { name title } chats { name 
 
 export const LINK_REPORT = `query LinkReport { linkReport { total errors warnings byStatus { status count } byCode { code severity count }
   mostWanted(first: 5) { count target { target } } } }`;
+
+/** Memory health: the document dashboards use (graphql/memory-health.graphql), as it is. */
+export const MEMORY_HEALTH = MEMORY_HEALTH_DOCUMENT;
 
 export const PROBLEMS = `query Problems($after: String) { problems(first: 100, after: $after) {
   totalCount pageInfo { hasNextPage endCursor } nodes { ${PROBLEM_FIELDS} } } }`;

@@ -2,6 +2,7 @@
 // note at the problem's line.
 import { Forbidden, gql } from './api';
 import { clear, h } from './dom';
+import { HealthPanel } from './health';
 import type { ChangeEvent } from './live';
 import { filterProblems, noteOfPath, problemPlace, routeHash, scopeOfPath, type Problem, type ProblemFilter, type Route } from './logic';
 import * as ops from './ops';
@@ -16,6 +17,7 @@ const MAX_PAGES = 100;  // 10,000 problems: past that, the counts say how many m
 export class ProblemsView implements View {
   readonly el = h('div', { class: 'problems-view' });
   private readonly counts = h('section', { class: 'counts', 'aria-label': 'Link report' });
+  private readonly health = new HealthPanel();
   private readonly code = h('select', { 'aria-label': 'Code' });
   private readonly severity = h('select', { 'aria-label': 'Severity' }, h('option', { value: '' }, 'all severities'), h('option', { value: 'ERROR' }, 'errors'), h('option', { value: 'WARNING' }, 'warnings'));
   private readonly scope = h('select', { 'aria-label': 'Scope' });
@@ -27,7 +29,7 @@ export class ProblemsView implements View {
 
   constructor() {
     for (const s of [this.code, this.severity, this.scope]) s.addEventListener('change', () => this.render());
-    this.el.append(h('h1', {}, 'Link integrity'), this.counts,
+    this.el.append(h('h1', {}, 'Link integrity'), this.counts, this.health.el,
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Problem filters' }, this.code, this.severity, this.scope),
       this.summary,
       h('table', { class: 'problems' }, h('caption', { class: 'visually-hidden' }, 'Problems'),
@@ -47,6 +49,7 @@ export class ProblemsView implements View {
     let report: Report;
     const all: Problem[] = [];
     let total = 0;
+    void this.health.load();  // open to agents' tokens too, unlike the report below
     try {
       report = (await gql<{ linkReport: Report }>(ops.LINK_REPORT)).linkReport;
       let after: string | null = null;

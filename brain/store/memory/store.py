@@ -1,14 +1,13 @@
 """The embedded in-process store: the default backend, and the fake other tests use.
 
-Plain dicts with the indexes the queries need: outgoing and incoming links, links by the
-name key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and
-few queries read them, so a memory is held without its body, which is read back from its
-file or kept zlib-compressed beside it (brain/store/memory/bodies.py) and put back into
-every node a query returns. Links are held as columns (brain/store/memory/link_table.py) and
-memories restored from a snapshot as rows (brain/store/memory/rows.py), built into objects on
-their way out; after a restore the indexes wait for their first use.
-One lock makes each batch atomic for readers on other threads (the server answers queries
-while the watcher writes).
+Plain dicts with the indexes the queries need: outgoing and incoming links, links by the name
+key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and few
+queries read them, so a memory is held without its body, which is read back from its file or
+kept zlib-compressed beside it (brain/store/memory/bodies.py) and put back into every node a
+query returns. Links are held as columns (brain/store/memory/link_table.py) and memories
+restored from a snapshot as rows (brain/store/memory/rows.py), built into objects on their way
+out; after a restore the indexes wait for their first use. One lock makes each batch atomic
+for readers on other threads (the server answers queries while the watcher writes).
 """
 
 from __future__ import annotations
@@ -57,6 +56,7 @@ from brain.store.base import (
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
 from brain.store.memory.bodies import Bodies
+from brain.store.memory.health import HealthIndex, HealthQueries
 from brain.store.memory.image import StoreImage, image_tables
 from brain.store.memory.link_table import LinkTable
 from brain.store.memory.links import LinkIndex
@@ -78,8 +78,8 @@ from brain.store.visibility import EVERYTHING, Reach, asked_key, projected_targe
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}
 
 
-class MemoryStore:
-    """A complete GraphStore held in this process."""
+class MemoryStore(HealthQueries):
+    """A complete GraphStore held in this process (and a HealthReader: brain/store/health.py)."""
 
     keyword_counts = True  # a big ingest's parse helpers count keywords for it (WriteBatch.keywords)
     def __init__(self) -> None:
@@ -112,16 +112,17 @@ class MemoryStore:
             self._names = NameIndex()
             self._indexed = self._names_indexed = True
             self.writes = 0
-            self._keywords = KeywordIndex()
-            self._vectors = VectorIndex(self._memory_facts)
+            self._keywords, self._vectors = KeywordIndex(), VectorIndex(self._memory_facts)
+            self._health = HealthIndex()  # counted on the first health query (memory/health.py)
 
     def close(self) -> None:
-        pass
+        """Nothing to release."""
 
     def write(self, batch: WriteBatch) -> None:
         with self._lock:
             self._ensure_indexes()
             self.writes += 1
+            health = self._health.begin(batch, self._out.get)
             touched_targets: set[str] = set()
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
@@ -134,16 +135,16 @@ class MemoryStore:
                 memory = held_memory(memory)
                 self._memories[node_id] = memory
                 self._by_path[memory.path] = node_id
-                self._index_name(memory)
+                self._names.put(entry_of(memory))
             for agent in batch.agents:
                 self._agents[agent.id] = agent
-                self._index_name(agent)
+                self._names.put(entry_of(agent))
             for entity in batch.entities:
                 self._entities[entity.id] = entity
-                self._index_name(entity)
+                self._names.put(entry_of(entity))
             for plain in batch.files:
                 self._files[plain.id] = plain
-                self._index_name(plain)
+                self._names.put(entry_of(plain))
             written: dict[str, list[LinkRow]] = {}
             for source, links in batch.links.items():
                 self._links.remove_all(source, self._out.pop(source), touched_targets)
@@ -158,6 +159,7 @@ class MemoryStore:
                 self._order = None
                 self._keywords.apply(batch)
                 self._vectors.apply(batch)
+            self._health.finish(health, self._out.get, self._health_facts)
 
     def _relink(self, relinks: Sequence[Link], touched: set[str]) -> None:
         """Links given again in place (their ordinals kept): a link whose status alone
@@ -195,9 +197,6 @@ class MemoryStore:
             self._by_path.pop(node.path, None)
             self._links.remove_all(node_id, self._out.pop(node_id), touched)
         self._names.drop(entry_of(node).key, node_id)
-
-    def _index_name(self, node: MemoryNode | AgentNode | EntityNode | FileNode) -> None:
-        self._names.put(entry_of(node))
 
     def _ensure_names(self) -> None:
         """The name index, once after a restore (a completion's first lookup needs no more):

@@ -6,8 +6,7 @@ One driver per process; every call names its database. Reads go through
 failures, and every statement is safe to run twice, so the store itself re-runs a
 transaction whose commit outcome was lost. Cypher lives in brain/store/neo4j/cypher.py.
 
-Results are built in Python exactly as the embedded store builds them (same orders, same
-problem records): the contract suite in tests/contract runs every behaviour on both.
+Results are built as the embedded store builds them: tests/contract runs every behaviour on both.
 """
 
 from __future__ import annotations
@@ -59,6 +58,7 @@ from brain.store.base import (
 from brain.store.memory.image import StoreImage
 from brain.store.neo4j import cypher, generation
 from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
+from brain.store.neo4j.health import Neo4jHealth
 from brain.store.neo4j.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.rebuild import Neo4jGenerations
 from brain.store.neo4j.records import (
@@ -88,7 +88,7 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
+class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in

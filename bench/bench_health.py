@@ -1,0 +1,136 @@
+"""Memory health latency on the design.md section 7 workload, both stores.
+
+    .venv/bin/python bench/bench_health.py [--sizes 10000 100000] [--stores memory neo4j]
+        [--neo4j-uri bolt://...] [--polls 50] [--edits 20]
+
+Per size and store, in a fresh process each: a full ingest, then a dashboard's whole memory
+health (brain/service/health.py `report_json`: counts per scope, 10 hubs, 10 most wanted and
+a page of 20 of each list, what graphql/memory-health.graphql asks) timed as
+
+- `first`: the first question after the ingest (the embedded store counts its counters here);
+- `poll`: asked again with nothing changed (answered from the store's cache of answers: the
+  embedded store's until its next write, Neo4j's until its change log moves);
+- `computed`: the same with that cache emptied each time (the embedded store's answers made
+  from its counters; Neo4j's from its queries);
+- `after_edit`: right after a one-note edit is synced (the edit's time not counted; the
+  embedded store's counters were updated by the write, the changed groups' sorted forms are
+  rebuilt here), admin and agent in turn,
+
+each as an admin and as an agent (its own scope and shared), p50 and p95 in ms. Writes
+bench/results/health.json with the machine's load (`uptime`) before and after each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from workload import generate  # noqa: E402
+
+DRIVER = r"""
+import json, statistics, sys, time
+from pathlib import Path
+from brain.service.brain import Brain
+from brain.service.health import health_ask, report_json
+from brain.store.visibility import EVERYTHING, Reach
+
+root, kind, uri, polls, edits, agent = (
+    Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+if kind == "memory":
+    from brain.store.memory.store import MemoryStore
+    store = MemoryStore()
+else:
+    from brain.store.neo4j.store import Neo4jStore
+    store = Neo4jStore.connect(uri)
+    store.clear()
+brain = Brain(root, store)
+started = time.perf_counter()
+brain.sync()
+ingest = time.perf_counter() - started
+
+def dashboard(reach):
+    report_json(store, health_ask(reach, None, 30), 30, 10, 10, 20)
+
+def timed(fn, *args):
+    t = time.perf_counter()
+    fn(*args)
+    return (time.perf_counter() - t) * 1000
+
+def pct(samples):
+    ordered = sorted(samples)
+    return {"p50": round(statistics.median(ordered), 2),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2), "n": len(ordered)}
+
+out = {"ingest_s": round(ingest, 1)}
+for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
+    out[f"{who}.first"] = round(timed(dashboard, reach), 2)
+    out[f"{who}.poll"] = pct([timed(dashboard, reach) for _ in range(polls)])
+    def uncached(reach=reach):
+        if kind == "memory":
+            store._health.answers.clear()
+        else:
+            store._health_answers.clear()
+        dashboard(reach)
+    out[f"{who}.computed"] = pct([timed(uncached) for _ in range(polls)])
+notes = sorted((root / "memory" / agent).glob("*.md"))
+after = {"admin": [], "agent": []}
+for i in range(edits):  # each edit followed by one caller's question, admin and agent in turn
+    path = notes[i % len(notes)]
+    with path.open("a", encoding="utf-8") as f:
+        f.write(f"\nedited {i} [[{notes[(i + 1) % len(notes)].stem}]]\n")
+    brain.sync([str(path.relative_to(root))])
+    who, reach = ("admin", EVERYTHING) if i % 2 == 0 else ("agent", Reach.of_agent(agent))
+    after[who].append(timed(dashboard, reach))
+for who, samples in after.items():
+    out[f"{who}.after_edit"] = pct(samples)
+print(json.dumps(out))
+"""
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--stores", nargs="+", default=["memory", "neo4j"], choices=("memory", "neo4j"))
+    parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    parser.add_argument("--polls", type=int, default=50)
+    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/brain-bench-health"))
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "health.json")
+    args = parser.parse_args(argv)
+    results: list[dict[str, object]] = []
+    for size in args.sizes:
+        root = args.workdir / f"ws-{size}"
+        info = generate(root, size)
+        agent = info.agent_names[0]
+        for store in args.stores:
+            before = uptime()
+            done = subprocess.run(
+                [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.polls),
+                 str(args.edits), agent],
+                capture_output=True, text=True, check=False,
+            )
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return done.returncode
+            row = {"notes": size, "store": store, **json.loads(done.stdout.splitlines()[-1]),
+                   "uptime_before": before, "uptime_after": uptime()}
+            print(json.dumps(row), flush=True)
+            results.append(row)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
