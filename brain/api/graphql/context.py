@@ -36,6 +36,8 @@ class ApiSettings:
     max_ws_message_bytes: int = DEFAULT_MAX_BODY_BYTES
     # One GraphQL operation over HTTP; past it the request answers 503.
     request_timeout: float = 30.0
+    # A log line for every request, not only the refused and failed ones ([log] requests).
+    log_requests: bool = False
 
 
 @dataclass(slots=True)

@@ -30,6 +30,7 @@ from brain.api.graphql.view import BrainGraphQL
 from brain.api.http.bodylimit import BodyLimitMiddleware
 from brain.api.http.crosssite import CrossSiteMiddleware
 from brain.api.http.middleware import BearerAuthMiddleware
+from brain.api.http.requestlog import RequestLogMiddleware
 from brain.api.http.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.http.web import routes as web_routes
 from brain.api.layout_rest import routes as layout_routes
@@ -144,6 +145,8 @@ def create_app(
     app = Starlette(
         routes=[*build_routes(services, schema), *mcp.routes(), *extra_routes],
         middleware=[
+            # First: every line the rest logs carries the request's id (brain/logs.py).
+            Middleware(RequestLogMiddleware, every=settings.log_requests or settings.dev),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
             Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes),
             *_cors(settings.allowed_origins),
