@@ -116,6 +116,8 @@ def cmd_config(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
     rows = describe(settings, os.environ)
+    if getattr(args, "neo4j_password", None):
+        rows.append({"key": "--neo4j-password", "value": "(set, not shown)", "source": "flag"})
     if args.format == "json":
         print(json.dumps({"file": str(settings.path) if settings.path else None, "settings": rows}, indent=2))
         return 0
