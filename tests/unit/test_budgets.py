@@ -25,7 +25,8 @@ def test_defaults_values_and_typos(monkeypatch: pytest.MonkeyPatch, caplog: pyte
         monkeypatch.setenv(HISTORY_AGENT_ENV, wrong)
         with caplog.at_level(logging.WARNING, logger="brain.config.operator"):
             assert history_caps().agent_bytes == 64 * budgets.MIB  # a typo never lifts a limit
-    assert "BRAIN_HISTORY_AGENT_BYTES='lots': [budgets] history_agent_bytes must be a whole number" in caplog.text
+    said = "BRAIN_HISTORY_AGENT_BYTES='lots': [budgets] history_agent_bytes must be a whole number"
+    assert said in caplog.text
 
 
 def test_the_note_budget_is_read_once_until_refreshed(monkeypatch: pytest.MonkeyPatch) -> None:
