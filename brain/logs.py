@@ -27,6 +27,7 @@ REQUEST_ID: ContextVar[str | None] = ContextVar("brain_request_id", default=None
 #: An id a client or proxy may choose: short and plain, since it is echoed into logs and headers.
 SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 FORMATS = ("text", "json")
+QUIET = ("mcp", "httpx", "httpcore", "neo4j", "websockets")
 
 
 def request_id(header: str | None) -> str:
@@ -97,4 +98,14 @@ def setup(format: str = "text", level: str = "info", *, prefix: str = "brain",
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
+    # Libraries' news of every session and connection ("Created new transport with session
+    # ID ...") is for debugging them: their warnings still show.
+    for name in QUIET:
+        logging.getLogger(name).setLevel(logging.DEBUG if level.lower() == "debug" else logging.WARNING)
     return handler
+
+
+def json_lines() -> bool:
+    """Whether this process logs JSON lines (`setup("json")`)."""
+    return any(h.get_name() == "brain" and isinstance(h.formatter, JsonFormatter)
+               for h in logging.getLogger().handlers)

@@ -112,7 +112,8 @@ def _run(
         progress.close()
         announce_writer(brain, url.removesuffix(GRAPHQL_PATH))
         print(ready_line(brain, result, url, settings), flush=True)
-        say(f"ready on {url}", name="ready")
+        if logs.json_lines():  # a collector reads stderr only; a person sees stdout's line
+            say(f"ready on {url}", name="ready")
 
     def on_failure(exc: BaseException) -> None:
         progress.close()
