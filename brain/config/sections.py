@@ -94,6 +94,7 @@ class ServeConfig:
     tokens_file: str = ""  # a JSON object {"<token>": "<agent>" | "*"}; outside the workspace
     max_body_bytes: int = 1024 * 1024
     rescan_seconds: float = 30.0
+    replica_poll_seconds: float = 0.1  # how often a replica (--read-only) reads the change log
     # Host headers accepted besides loopback and the bound host (DNS-rebinding protection).
     allowed_hosts: tuple[str, ...] = ()
     # Origins of cross-origin dashboards (CORS, WebSocket Origin), or "*".
@@ -107,6 +108,8 @@ class ServeConfig:
             out.append(("max_body_bytes", "must be a whole number of bytes, at least 1024, e.g. 1048576"))
         if not self.rescan_seconds > 0:
             out.append(("rescan_seconds", "must be a number of seconds above 0, e.g. 30"))
+        if not 0 < self.replica_poll_seconds <= 60:
+            out.append(("replica_poll_seconds", "must be a number of seconds above 0, at most 60, e.g. 0.1"))
         return out
 
 
@@ -170,6 +173,7 @@ ENV_NAMES = {
     ("serve", "host"): "BRAIN_HOST", ("serve", "port"): "BRAIN_PORT",
     ("serve", "tokens_file"): "BRAIN_TOKENS_FILE", ("serve", "max_body_bytes"): "BRAIN_MAX_BODY_BYTES",
     ("serve", "rescan_seconds"): "BRAIN_RESCAN_SECONDS",
+    ("serve", "replica_poll_seconds"): "BRAIN_REPLICA_POLL_SECONDS",
     ("serve", "allowed_hosts"): "BRAIN_ALLOWED_HOSTS", ("serve", "allowed_origins"): "BRAIN_ALLOWED_ORIGINS",
     ("store", "kind"): "BRAIN_STORE", ("store", "neo4j_uri"): "NEO4J_URI",
     ("store", "neo4j_user"): "NEO4J_USER", ("store", "neo4j_database"): "NEO4J_DATABASE",

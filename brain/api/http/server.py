@@ -170,7 +170,7 @@ def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
 def _follower(brain: Brain, settings: ApiSettings) -> Watcher | ReplicaFollower:
     """What keeps the graph live: the files' watcher, or (a replica) the writer's change log."""
     if brain.read_only:
-        return ReplicaFollower(brain, poll_seconds=env_seconds("BRAIN_REPLICA_POLL_SECONDS", 0.1))
+        return ReplicaFollower(brain, poll_seconds=brain.settings.serve.replica_poll_seconds)
     return Watcher(brain, rescan_seconds=settings.rescan_seconds)
 
 
@@ -312,19 +312,6 @@ def is_loopback(address: str) -> bool:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:
         return address == "localhost"
-
-
-def env_seconds(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if not value:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = 0.0
-    if not number > 0:
-        raise ValueError(f"{name}={value!r} must be a number of seconds above 0, e.g. {default:g}")
-    return number
 
 
 def _fail(message: str) -> int:
