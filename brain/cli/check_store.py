@@ -77,9 +77,11 @@ def whole_graph(store: MemoryStore) -> WriteBatch:
     )
 
 
-def open_check(args: argparse.Namespace, settings: OperatorSettings) -> ComparedCheck:
-    from brain.service.options import workspace_layout
+def open_check(args: argparse.Namespace, settings: OperatorSettings | None = None) -> ComparedCheck:
+    from brain.service.options import operator_settings, workspace_layout
 
     root, layout = workspace_layout(args.workspace)
+    if settings is None:
+        settings = operator_settings(args, root)
     brain = Brain(root, MemoryStore(), layout, cache=not getattr(args, "no_cache", False), settings=settings)
     return ComparedCheck(args, brain, settings)

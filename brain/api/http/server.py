@@ -67,8 +67,6 @@ def serve(
         max_ws_message_bytes=where.max_body_bytes,
         log_requests=operator.log.requests,
     )
-    for line in startup:  # what was loaded from where (brain/cli/version.py: startup_lines)
-        say(line, name="startup")
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # out of the serving process (brain/search/helper.py)
     try:
@@ -85,6 +83,10 @@ def serve(
                 f"{exc.strerror or exc}; pick another --port (or BRAIN_PORT)"
             )
         url = f"http://{display_host(host)}:{sock.getsockname()[1]}{GRAPHQL_PATH}"
+        # What was loaded from where (brain/cli/version.py: startup_lines), once the store is
+        # open and the port bound: a start that fails says its one line and nothing else.
+        for line in startup:
+            say(line, name="startup")
         return _run(brain, tokens, settings, sock, url)
     finally:
         brain.close()
