@@ -27,7 +27,7 @@ REQUEST_ID: ContextVar[str | None] = ContextVar("brain_request_id", default=None
 #: An id a client or proxy may choose: short and plain, since it is echoed into logs and headers.
 SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 FORMATS = ("text", "json")
-QUIET = ("mcp", "httpx", "httpcore", "neo4j", "websockets")
+QUIET = ("mcp", "httpx", "httpcore", "neo4j", "websockets", "watchfiles", "anthropic", "pygls")
 
 
 def request_id(header: str | None) -> str:
