@@ -24,6 +24,9 @@ from typing import Any, TextIO
 
 #: The id of the request being answered in this context; None outside requests.
 REQUEST_ID: ContextVar[str | None] = ContextVar("brain_request_id", default=None)
+#: Warnings (and worse) logged so far in this request: a refusal a deeper layer already
+#: logged (the history cap names the agent) is not said a second time by the request's line.
+REQUEST_WARNINGS: ContextVar[list[int] | None] = ContextVar("brain_request_warnings", default=None)
 #: An id a client or proxy may choose: short and plain, since it is echoed into logs and headers.
 SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 FORMATS = ("text", "json")
@@ -81,6 +84,16 @@ class TextFormatter(logging.Formatter):
         return line
 
 
+class CountWarnings(logging.Filter):
+    """Counts the request's warnings as they are written (see REQUEST_WARNINGS)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        seen = REQUEST_WARNINGS.get()
+        if seen is not None and record.levelno >= logging.WARNING:
+            seen[0] += 1
+        return True
+
+
 def setup(format: str = "text", level: str = "info", *, prefix: str = "brain",
           stream: TextIO | None = None) -> logging.Handler:
     """Send every logger's records (brain's, uvicorn's, the libraries') through one handler on
@@ -88,6 +101,7 @@ def setup(format: str = "text", level: str = "info", *, prefix: str = "brain",
     handler = logging.StreamHandler(sys.stderr if stream is None else stream)
     handler.setFormatter(JsonFormatter() if format == "json" else TextFormatter(prefix))
     handler.set_name("brain")
+    handler.addFilter(CountWarnings())
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == "brain"]:
         root.removeHandler(old)

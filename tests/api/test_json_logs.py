@@ -110,3 +110,28 @@ def test_text_logs_stay_as_they_were(tmp_path: Path) -> None:
                        f"/api/memory/alice/absent.md does not exist; GET /api/memory/alice lists the "
                        f"files there are [request {rid}]"], refused
     assert "brain serve: config: no file" in lines[0]
+
+
+def test_a_write_past_the_history_cap_is_one_refused_line(tmp_path: Path) -> None:
+    """507 `history-full` is the operator's budget refusing a write, not a failure of brain's."""
+    from tests.hostile.test_history_cap import body
+    from tests.mcp.conftest import TOKENS, build_workspace
+
+    root = build_workspace(tmp_path / "ws")
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS))
+    env = {"BRAIN_HISTORY_AGENT_BYTES": "20000", "BRAIN_TOKENS_FILE": str(tokens)}
+    with hostile_server(root, "--log-format", "json", env=env) as server:
+        http = httpx.Client(base_url=server.base, timeout=20,
+                            headers={"Authorization": "Bearer writer-token"})
+        assert http.put("/api/memory/writer/log.md", json={"content": body(1)}).status_code == 201
+        before = len(records(server.log))
+        refused = http.put("/api/memory/writer/log.md", json={"content": body(2)})
+        assert refused.status_code == 507, refused.text
+        http.get("/api/memory/writer/absent.md")  # a later refusal: its line follows the first
+        found = settled(server.log, before + 2)
+    lines = [r for r in found if r.get("request_id") == refused.headers["x-request-id"]]
+    # The cap's own line (it names the agent); the request's line does not say it again.
+    assert [(r["level"], r["logger"]) for r in lines] == [("warning", "brain.tool.history.cap")], lines
+    assert "writer" in lines[0]["message"]
+    assert "Traceback" not in server.log.read_text()

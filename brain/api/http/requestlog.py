@@ -6,9 +6,10 @@ the request's id (brain/logs.py), and the response says it in `X-Request-Id`, wh
 client can quote in a bug report and an operator grep for.
 
 A refused request (a 4xx: no token, a body past the budget, a bad cursor, a name the tool
-refuses) is the caller's mistake, not the server's: one warning line with the status and the
-reason the response gave, never a traceback. A failure (5xx) is an error line; the exception
-itself is logged where it is caught. A request that went well is a line only when the
+refuses; a 507 write past the history's cap) is the caller's mistake or the operator's
+budget, not the server's: one warning line with the status and the reason the response gave,
+never a traceback. A 503 (not ready yet) is an info line. A failure (other 5xx) is an error
+line; the exception itself is logged where it is caught. A request that went well is a line only when the
 operator asked for every request (`[log] requests = true`, or `--dev`).
 """
 
@@ -22,13 +23,16 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from brain.logs import REQUEST_ID, event, request_id
+from brain.logs import REQUEST_ID, REQUEST_WARNINGS, event, request_id
 
 logger = logging.getLogger("brain.api.request")
 
 HEADER = "x-request-id"
 REASON_BYTES = 4096  # of a refusal's body, read for its message; the rest passes untouched
 REASON_CHARS = 300
+UNAVAILABLE = 503  # not ready yet (the first read), or degraded: /healthz says why; not a failure
+#: 5xx answers that are refusals, not failures: a write past the history's cap (`history-full`).
+REFUSED_5XX = frozenset({507, UNAVAILABLE})
 
 
 class RequestLogMiddleware:
@@ -42,6 +46,8 @@ class RequestLogMiddleware:
             return
         rid = request_id(Headers(scope=scope).get(HEADER))
         token = REQUEST_ID.set(rid)
+        warned = [0]
+        counting = REQUEST_WARNINGS.set(warned)
         started = time.monotonic()
         status = 0
         body = bytearray()
@@ -51,7 +57,8 @@ class RequestLogMiddleware:
             if message["type"] in ("http.response.start", "websocket.accept"):
                 status = message.get("status", 101)
                 message["headers"] = [*message.get("headers", []), (HEADER.encode(), rid.encode())]
-            elif message["type"] == "http.response.body" and 400 <= status < 500 and len(body) < REASON_BYTES:
+            elif (message["type"] == "http.response.body" and len(body) < REASON_BYTES
+                  and (400 <= status < 500 or status in REFUSED_5XX)):
                 body.extend(message.get("body", b"")[: REASON_BYTES - len(body)])
             await send(message)
 
@@ -59,18 +66,22 @@ class RequestLogMiddleware:
             await self.app(scope, receive, send_with_id)
         finally:
             if scope["type"] == "http":
-                self._log(scope, status, bytes(body), time.monotonic() - started)
+                self._log(scope, status, bytes(body), time.monotonic() - started, warned[0])
+            REQUEST_WARNINGS.reset(counting)
             REQUEST_ID.reset(token)
 
-    def _log(self, scope: Scope, status: int, body: bytes, seconds: float) -> None:
+    def _log(self, scope: Scope, status: int, body: bytes, seconds: float, warned: int) -> None:
         method, path = scope.get("method", ""), scope.get("path", "")
         fields: dict[str, Any] = {"method": method, "path": path, "status": status,
                                   "ms": round(seconds * 1000, 1)}
-        if 400 <= status < 500:
+        if (400 <= status < 500 or status in REFUSED_5XX) and warned:
+            return  # the layer that refused it said so, with this request's id: one line
+        if 400 <= status < 500 or status in REFUSED_5XX:
             reason = _reason(body)
             fields["reason"] = reason
-            event(logger, logging.WARNING, "refused", f"refused {method} {path}: {status} {reason}".rstrip(),
-                  **fields)
+            level = logging.INFO if status == UNAVAILABLE else logging.WARNING
+            name = "unavailable" if status == UNAVAILABLE else "refused"
+            event(logger, level, name, f"{name} {method} {path}: {status} {reason}".rstrip(), **fields)
         elif status >= 500 or status == 0:
             event(logger, logging.ERROR, "failed", f"failed {method} {path}: {status or 'no answer'}",
                   **fields)
