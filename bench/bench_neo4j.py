@@ -20,7 +20,7 @@ a fresh process, interleaved between the checkouts: a first ingest, `--edits` si
 changes (the cost of the lease fence and the change-log entry in the batch's transaction),
 `store.stats()` reads, then every note changed on disk and a restart, written as one
 transaction (the default at this size) and as a new generation, by both checkouts
-(BRAIN_NEO4J_ATOMIC_ROWS=1 forces it): total seconds, and its staging, switch and
+(atomic_rows=1, i.e. [store] neo4j_atomic_rows = 1, forces it): total seconds, and its staging, switch and
 old-generation deletion.
 
 Prints medians (and p50/p95/p99 where there are many samples) and writes
@@ -137,9 +137,7 @@ for _ in range(30):
 brain.close()
 for rel in notes:  # every note changes while brain is down
     (root / rel).write_text((root / rel).read_text() + "\\nrebuilt\\n")
-if force:
-    os.environ["BRAIN_NEO4J_ATOMIC_ROWS"] = "1"
-store = Neo4jStore.connect(uri)
+store = Neo4jStore.connect(uri, atomic_rows=1 if force else None)
 brain = Brain(root, store)
 started = time.perf_counter()
 brain.sync()

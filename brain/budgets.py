@@ -1,9 +1,12 @@
-"""Operator budgets for what sits on disk: one place that reads them from the environment.
+"""Operator budgets for what sits on disk: their names, defaults and limits, and the values
+this process runs with.
 
 A note, an editor buffer or the write history can grow past anything brain should parse,
 hold or keep. These are the operator's limits (design section 12: budgets belong to whoever
-runs brain, never to the workspace), so they come from environment variables, read here and
-nowhere else, each with a default that no ordinary workspace reaches:
+runs brain, never to the workspace), so they are the `[budgets]` section of the operator's
+settings (brain/config/operator.py: `--config FILE`, the environment, flags), read and
+checked there like every other setting. The variables keep the names they had before the
+operator file existed; they are that section's environment layer:
 
     BRAIN_MAX_NOTE_BYTES         1 MiB     a note (or unsaved buffer) past it is not parsed
     BRAIN_MAX_NOTE_LINKS         5,000     links kept of one note; the rest are not read
@@ -11,19 +14,17 @@ nowhere else, each with a default that no ordinary workspace reaches:
     BRAIN_HISTORY_AGENT_BYTES    64 MiB    history kept for one agent's writes
     BRAIN_HISTORY_WORKSPACE_BYTES 512 MiB  history kept for the whole workspace
 
-A value that is not a positive whole number is ignored with a warning (the default stays),
-so a typo never turns a limit off. The history caps are read at each write (a write costs far
-more than a lookup); the note budget once per process, since every note of a first ingest
-asks for it (`refresh()` reads it again, for tests and embedders).
+This module sits in the base layer (the parser needs the note budget) and so cannot read the
+settings itself: a command installs what it loaded (`install`), and a process that loaded
+none (a test, an embedder, the language server) asks the loader the settings registered
+(`set_loader`), which reads BRAIN_CONFIG and the environment. The note budget is asked for by
+every note of a first ingest, so it is read once per process (`refresh()` reads it again).
 """
 
 from __future__ import annotations
 
-import logging
-import os
+from collections.abc import Callable
 from dataclasses import dataclass
-
-log = logging.getLogger(__name__)
 
 MIB = 1024 * 1024
 
@@ -33,29 +34,38 @@ NOTE_DEPTH_ENV = "BRAIN_MAX_NOTE_DEPTH"
 HISTORY_AGENT_ENV = "BRAIN_HISTORY_AGENT_BYTES"
 HISTORY_WORKSPACE_ENV = "BRAIN_HISTORY_WORKSPACE_BYTES"
 
-DEFAULTS = {
-    NOTE_BYTES_ENV: 1 * MIB,
-    NOTE_LINKS_ENV: 5_000,
-    NOTE_DEPTH_ENV: 100,
-    HISTORY_AGENT_ENV: 64 * MIB,
-    HISTORY_WORKSPACE_ENV: 512 * MIB,
+#: field of Budgets -> the variable that sets it (the operator settings' environment layer).
+ENV_NAMES = {
+    "note_bytes": NOTE_BYTES_ENV,
+    "note_links": NOTE_LINKS_ENV,
+    "note_depth": NOTE_DEPTH_ENV,
+    "history_agent_bytes": HISTORY_AGENT_ENV,
+    "history_workspace_bytes": HISTORY_WORKSPACE_ENV,
 }
 
-_warned: set[tuple[str, str]] = set()
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """The `[budgets]` section of the operator's settings."""
+
+    note_bytes: int = 1 * MIB
+    note_links: int = 5_000
+    note_depth: int = 100
+    history_agent_bytes: int = 64 * MIB
+    history_workspace_bytes: int = 512 * MIB
+
+    def check(self) -> list[tuple[str, str]]:
+        # A zero or negative budget would turn a limit off or refuse everything: neither is
+        # what a typo should do, so both are refused with the command's exit 2.
+        out = []
+        for key, least in (("note_bytes", 1024), ("note_links", 1), ("note_depth", 1),
+                           ("history_agent_bytes", 1024), ("history_workspace_bytes", 1024)):
+            if getattr(self, key) < least:
+                out.append((key, f"must be a whole number of at least {least}, e.g. {DEFAULTS[key]}"))
+        return out
 
 
-def budget(name: str) -> int:
-    """The budget named by environment variable `name` (one of DEFAULTS)."""
-    default = DEFAULTS[name]
-    raw = os.environ.get(name, "").strip().replace("_", "")
-    if not raw:
-        return default
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
-    if (name, raw) not in _warned:
-        _warned.add((name, raw))
-        log.warning("%s=%r is not a positive whole number; using the default, %d", name, raw, default)
-    return default
+DEFAULTS = {key: getattr(Budgets(), key) for key in ENV_NAMES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,24 +77,6 @@ class NoteBudget:
     max_depth: int
 
 
-_note_budget: NoteBudget | None = None
-
-
-def note_budget() -> NoteBudget:
-    global _note_budget
-    found = _note_budget
-    if found is None:
-        found = NoteBudget(budget(NOTE_BYTES_ENV), budget(NOTE_LINKS_ENV), budget(NOTE_DEPTH_ENV))
-        _note_budget = found
-    return found
-
-
-def refresh() -> None:
-    """Read the note budget from the environment again at its next use."""
-    global _note_budget
-    _note_budget = None
-
-
 @dataclass(frozen=True, slots=True)
 class HistoryCaps:
     """Bytes the write history may keep: per agent, and for the whole workspace."""
@@ -93,8 +85,47 @@ class HistoryCaps:
     workspace_bytes: int
 
 
-def history_caps() -> HistoryCaps:
-    return HistoryCaps(budget(HISTORY_AGENT_ENV), budget(HISTORY_WORKSPACE_ENV))
+_installed: Budgets | None = None
+_loader: Callable[[], Budgets] | None = None
+_note_budget: NoteBudget | None = None
+
+
+def install(budgets: Budgets | None) -> None:
+    """The budgets of this process's command (its `--config`, environment and flags); None:
+    ask the loader again."""
+    global _installed, _note_budget
+    _installed, _note_budget = budgets, None
+
+
+def set_loader(loader: Callable[[], Budgets]) -> None:
+    """How budgets are read when no command installed them (brain/config/operator.py)."""
+    global _loader
+    _loader = loader
+
+
+def current() -> Budgets:
+    if _installed is not None:
+        return _installed
+    return _loader() if _loader is not None else Budgets()
+
+
+def note_budget() -> NoteBudget:
+    global _note_budget
+    found = _note_budget
+    if found is None:
+        b = current()
+        found = _note_budget = NoteBudget(b.note_bytes, b.note_links, b.note_depth)
+    return found
+
+
+def refresh() -> None:
+    """Read the note budget again at its next use (tests and embedders that change it)."""
+    install(None)
+
+
+def history_caps(budgets: Budgets | None = None) -> HistoryCaps:
+    b = current() if budgets is None else budgets
+    return HistoryCaps(b.history_agent_bytes, b.history_workspace_bytes)
 
 
 def mib(size: int) -> str:

@@ -18,24 +18,24 @@ from __future__ import annotations
 
 import argparse
 
+from brain.config.operator import OperatorSettings
 from brain.model import MemoryNode
 from brain.service.brain import Brain
+from brain.service.options import store_of
 from brain.store.base import SharedStore, StoreUnavailable, WriteBatch
 from brain.store.memory.rows import as_link, memory_of
 from brain.store.memory.store import MemoryStore
-from brain.store.open import open_store
 
 
 class ComparedCheck:
     """A Brain on the embedded store, and the read-only database it is compared with."""
 
-    def __init__(self, args: argparse.Namespace, root_brain: Brain) -> None:
+    def __init__(self, args: argparse.Namespace, root_brain: Brain, settings: OperatorSettings) -> None:
         self.brain = root_brain
-        read_only = argparse.Namespace(**{**vars(args), "read_only": True})
-        database = open_store(read_only)
+        database = store_of(args, settings, read_only=True)
         if not isinstance(database, SharedStore):
             database.close()
-            raise StoreUnavailable(f"--store {args.store} cannot be compared with the files")
+            raise StoreUnavailable(f"--store {settings.store.kind} cannot be compared with the files")
         self.database = database
 
     def summary(self) -> str:
@@ -77,9 +77,11 @@ def whole_graph(store: MemoryStore) -> WriteBatch:
     )
 
 
-def open_check(args: argparse.Namespace) -> ComparedCheck:
-    from brain.service.options import workspace_layout
+def open_check(args: argparse.Namespace, settings: OperatorSettings | None = None) -> ComparedCheck:
+    from brain.service.options import operator_settings, workspace_layout
 
     root, layout = workspace_layout(args.workspace)
-    brain = Brain(root, MemoryStore(), layout, cache=not getattr(args, "no_cache", False))
-    return ComparedCheck(args, brain)
+    if settings is None:
+        settings = operator_settings(args, root)
+    brain = Brain(root, MemoryStore(), layout, cache=not getattr(args, "no_cache", False), settings=settings)
+    return ComparedCheck(args, brain, settings)

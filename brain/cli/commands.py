@@ -10,7 +10,7 @@ import time
 from brain.cli.check import CheckReport
 from brain.cli.progress import progress_bar
 from brain.config.messages import ConfigError
-from brain.service.options import UsageError, open_brain, operator_settings
+from brain.service.options import UsageError, open_brain, operator_settings, workspace_layout
 from brain.store.base import StoreUnavailable
 
 
@@ -66,14 +66,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     compared = None
-    if getattr(args, "store", "memory") == "neo4j":
+    settings = operator_settings(args, args.workspace)
+    if settings.store.kind == "neo4j":
         # Beside a server on the same database: check in process, compare read-only.
         from brain.cli.check_store import open_check
 
-        compared = open_check(args)
+        compared = open_check(args, settings)
         brain = compared.brain
     else:
-        brain = open_brain(args)
+        brain = open_brain(args, settings)
     try:
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)
@@ -92,10 +93,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from brain.api.http.server import serve
+    from brain.cli.version import startup_lines
 
-    # The operator's settings first: a bad one is one line before anything listens or reads.
+    # The operator's settings and the workspace's brain.toml first: a bad one is one line
+    # before anything is logged, listens or reads.
     settings = operator_settings(args, args.workspace)
-    return serve(args, settings, lambda a: open_brain(a, settings))
+    workspace_layout(args.workspace)
+    return serve(args, settings, lambda a: open_brain(a, settings), startup_lines(settings))
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -119,6 +123,8 @@ def cmd_config(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
     rows = describe(settings, os.environ)
+    if getattr(args, "neo4j_password", None):
+        rows.append({"key": "--neo4j-password", "value": "(set, not shown)", "source": "flag"})
     if args.format == "json":
         print(json.dumps({"file": str(settings.path) if settings.path else None, "settings": rows}, indent=2))
         return 0

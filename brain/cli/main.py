@@ -105,6 +105,10 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         help="the workspace to be served: its brain.toml is checked, and a config file inside it refused",
     )
     config.add_argument("--format", choices=("text", "json"), default="text")
+    # The flags `brain serve` takes: `brain config show --port 9000` shows what that serve would use.
+    config.add_argument("--host")
+    config.add_argument("--port", type=int)
+    add_store_options(config)
     add_config_option(config)
     return parser
 

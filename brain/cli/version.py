@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import importlib.util
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 from brain import __version__
+
+if TYPE_CHECKING:
+    from brain.config.operator import OperatorSettings
 
 FIX = "pip install 'brain[semantic]'"
 
@@ -55,6 +59,24 @@ def semantic_model() -> str:
     if not weights.is_file():
         return f"absent: brain-minilm has no {weights} ({FIX})"
     return f"present (brain-minilm {_dist_version('brain-minilm')}, all-MiniLM-L6-v2)"
+
+
+def startup_lines(operator: OperatorSettings) -> list[str]:
+    """What `brain serve` loaded from where, one line each: the operator's file, the store,
+    the parts of this install and the log."""
+    from brain.search.embedding import semantic_off
+    from brain.store.open import describe_store
+
+    config = f"config: {operator.path}" if operator.path else (
+        "config: no file (--config FILE or BRAIN_CONFIG): defaults, the environment and flags")
+    return [
+        config,
+        f"store: {describe_store(operator.store)} ({operator.source('store', 'kind')})",
+        f"ui: {web_ui()}",
+        f"native: {native_scanners()}",
+        f"semantic: {semantic_off() or semantic_model()}",
+        f"log: {operator.log.format} at {operator.log.level} ({operator.source('log', 'format')})",
+    ]
 
 
 def report() -> str:

@@ -3,14 +3,17 @@
 Anyone who can write the workspace (agents, people, a repository's contributors) can write its
 `brain.toml`, so nothing that reaches the network, spends money, reads a secret or changes a
 limit may come from there: the model endpoint and the name of its key's variable, the
-maintenance schedule, the change cap, the history's budget, the server's address, tokens file
-and body budget. Those come from, lowest first:
+maintenance schedule, the change cap, the history's budget, the server's address, allowed
+hosts, tokens file and body budget, the store and its Neo4j server, the budgets of notes and
+history (brain/budgets.py), the log's format. The table of them is brain/config/sections.py.
+They come from, lowest first:
 
-    the defaults below
+    the defaults (brain/config/sections.py)
     the operator's file: `--config FILE` or BRAIN_CONFIG (refused when it lies in the workspace)
-    the environment: BRAIN_<SECTION>_<KEY>, e.g. BRAIN_CONSOLIDATE_URL, BRAIN_MAINTAIN_ENABLED
-        (and the older names of [serve]: BRAIN_HOST, BRAIN_PORT, BRAIN_TOKENS_FILE, ...)
-    flags (e.g. `brain maintain --max-changes N`, `brain serve --port N`)
+    the environment: BRAIN_<SECTION>_<KEY>, e.g. BRAIN_CONSOLIDATE_URL, BRAIN_LOG_FORMAT
+        (and the names older than this module: BRAIN_HOST, BRAIN_PORT, BRAIN_TOKENS_FILE,
+        NEO4J_URI, BRAIN_MAX_NOTE_BYTES, ...: `env_name`)
+    flags (e.g. `brain serve --port N`, `--neo4j-uri URI`, `--set budgets.note_bytes=N`)
 
 The operator's file is TOML with the same sections the workspace may not set:
 
@@ -31,127 +34,52 @@ file and line, the variable or the flag, and `brain config show` can say it too.
 from __future__ import annotations
 
 import dataclasses
+import logging
+import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from brain import budgets
+from brain.budgets import Budgets
 from brain.config.messages import ConfigError, did_you_mean, where
+from brain.config.sections import (
+    ENV_NAMES,
+    OWN_VARIABLE,
+    SECTIONS,
+    ConsolidateConfig,
+    HistoryConfig,
+    LogConfig,
+    MaintainConfig,
+    ServeConfig,
+    StoreConfig,
+)
+
+__all__ = [
+    "ENV_NAMES", "OWN_VARIABLE", "SECTIONS", "ConsolidateConfig", "HistoryConfig", "LogConfig",
+    "MaintainConfig", "OperatorSettings", "ServeConfig", "SettingsError", "StoreConfig", "load_settings",
+]
+
+log = logging.getLogger(__name__)
 
 CONFIG_ENV = "BRAIN_CONFIG"
 CONFIG_FLAG = "--config"
 #: Where an operator setting goes: said by every refusal of one.
 WHERE_IT_BELONGS = f"the operator config ({CONFIG_FLAG} FILE or {CONFIG_ENV})"
-#: Variables of brain's own secrets and wiring: a model endpoint is never sent one as its key.
-OWN_VARIABLE = re.compile(r"^(BRAIN|NEO4J)_")
 
 
 class SettingsError(ConfigError):
     """An operator setting cannot be used: one line naming the key, where it was set, the fix."""
 
 
-@dataclass(frozen=True, slots=True)
-class MaintainConfig:
-    enabled: bool = False
-    daily_local_hour: int = 2
-    max_changes_per_run: int = 20
-    large_note_bytes: int = 12 * 1024
-
-    def check(self) -> list[tuple[str, str]]:
-        out = []
-        if not 0 <= self.daily_local_hour <= 23:
-            out.append(("daily_local_hour", "must be an hour from 0 to 23"))
-        if not 1 <= self.max_changes_per_run <= 10_000:
-            out.append(("max_changes_per_run", "must be from 1 to 10000"))
-        if self.large_note_bytes < 1024:
-            out.append(("large_note_bytes", "must be at least 1024"))
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class ConsolidateConfig:
-    url: str = ""
-    model: str = ""
-    api_key_env: str = ""
-    max_turns: int = 30
-    timeout_seconds: float = 120.0
-
-    def check(self) -> list[tuple[str, str]]:
-        out = []
-        if self.url and not re.match(r"^https?://[^/\s]+", self.url):
-            out.append(("url", "must be an http:// or https:// URL, e.g. http://localhost:11434/v1"))
-        if self.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
-            out.append(("api_key_env", "must be the NAME of an environment variable, not the key"))
-        elif OWN_VARIABLE.match(self.api_key_env):
-            # BRAIN_TOKEN is the admin's key to every scope; NEO4J_PASSWORD the store's: no
-            # endpoint, however trusted, is sent brain's own secrets as a bearer token.
-            out.append(("api_key_env", f"names brain's own variable {self.api_key_env}, which is never "
-                        "sent to a model endpoint: name the variable that holds the model's key "
-                        "(e.g. OPENAI_API_KEY), or set BRAIN_CONSOLIDATE_API_KEY"))
-        if not 1 <= self.max_turns <= 30:
-            out.append(("max_turns", "must be from 1 to 30 (seeds/000 caps a run at 30 turns)"))
-        if not 0 < self.timeout_seconds <= 3600:
-            out.append(("timeout_seconds", "must be above 0 and at most 3600"))
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryConfig:
-    """How long the history keeps each write's content (brain/tool/history/retention.py)."""
-
-    keep_versions: int = 50
-    keep_days: int = 90
-
-    def check(self) -> list[tuple[str, str]]:
-        out = []
-        if not 1 <= self.keep_versions <= 1_000_000:
-            out.append(("keep_versions", "must be from 1 to 1000000"))
-        if not 0 <= self.keep_days <= 100_000:
-            out.append(("keep_days", "must be from 0 (no age rule) to 100000"))
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class ServeConfig:
-    """`brain serve`'s address and budgets. The admin token itself (BRAIN_TOKEN) is a secret:
-    the environment only, never a file."""
-
-    host: str = "127.0.0.1"
-    port: int = 8765
-    tokens_file: str = ""  # a JSON object {"<token>": "<agent>" | "*"}; outside the workspace
-    max_body_bytes: int = 1024 * 1024
-    rescan_seconds: float = 30.0
-    metrics: bool = True  # GET /metrics (Prometheus), the admin token only: docs/metrics.md
-
-    def check(self) -> list[tuple[str, str]]:
-        out = []
-        if not 0 <= self.port <= 65535:
-            out.append(("port", "must be a port number from 0 (any free one) to 65535"))
-        if self.max_body_bytes < 1024:
-            out.append(("max_body_bytes", "must be a whole number of bytes, at least 1024, e.g. 1048576"))
-        if not self.rescan_seconds > 0:
-            out.append(("rescan_seconds", "must be a number of seconds above 0, e.g. 30"))
-        return out
-
-
-#: section -> the dataclass it fills. A new operator setting is a field here, nothing more:
-#: its variable, its refusal in brain.toml and its line in `brain config show` follow.
-SECTIONS: dict[str, type[Any]] = {
-    "consolidate": ConsolidateConfig,
-    "maintain": MaintainConfig,
-    "history": HistoryConfig,
-    "serve": ServeConfig,
-}
-#: The variables older than this module keep their names; the rest are BRAIN_<SECTION>_<KEY>.
-ENV_NAMES = {
-    ("serve", "host"): "BRAIN_HOST", ("serve", "port"): "BRAIN_PORT",
-    ("serve", "tokens_file"): "BRAIN_TOKENS_FILE", ("serve", "max_body_bytes"): "BRAIN_MAX_BODY_BYTES",
-    ("serve", "rescan_seconds"): "BRAIN_RESCAN_SECONDS", ("serve", "metrics"): "BRAIN_METRICS",
-}
-#: Secrets: only ever said to be set or not (`brain config show`), never shown.
-SECRET_VARIABLES = ("BRAIN_TOKEN", "BRAIN_CONSOLIDATE_API_KEY", "NEO4J_PASSWORD")
+#: Secrets: only ever said to be set or not (`brain config show`), never shown; so are the
+#: variables that [consolidate] api_key_env and [store] neo4j_password_env name.
+SECRET_VARIABLES = ("BRAIN_TOKEN", "BRAIN_CONSOLIDATE_API_KEY")
+#: Settings whose value may carry a password (user:pw@host) or a key (?key=...).
+URL_KEYS = ("url", "neo4j_uri")
 #: The workspace's own keys: an operator file that sets one is pointed back at brain.toml.
 WORKSPACE_KEYS = ("layout", "mindlink")
 
@@ -180,6 +108,9 @@ class OperatorSettings:
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    budgets: Budgets = field(default_factory=Budgets)
+    log: LogConfig = field(default_factory=LogConfig)
     path: Path | None = None  # the operator's file, None when there is none
     sources: Mapping[str, str] = field(default_factory=dict)  # "consolidate.url" -> where set
 
@@ -189,11 +120,12 @@ class OperatorSettings:
 
 def load_settings(
     env: Mapping[str, str], *, config: Path | None = None, workspace: Path | None = None,
-    flags: Mapping[str, tuple[Any, str]] | None = None,
+    flags: Mapping[str, tuple[Any, str]] | None = None, sets: Sequence[str] = (),
 ) -> OperatorSettings:
     """The operator's settings: defaults, then `config` (else BRAIN_CONFIG), then `env`, then
-    `flags` ({"maintain.max_changes_per_run": (5, "--max-changes 5")}); SettingsError if any is
-    invalid, or if the file lies inside `workspace` (which agents can write)."""
+    `flags` ({"maintain.max_changes_per_run": (5, "--max-changes 5")}) and `sets` (the text of
+    `--set section.key=value`); SettingsError if any is invalid, or if the file lies inside
+    `workspace` (which agents can write)."""
     values: dict[str, dict[str, Any]] = {section: {} for section in SECTIONS}
     sources: dict[str, str] = {}
     path = config if config is not None else (Path(env[CONFIG_ENV]) if env.get(CONFIG_ENV) else None)
@@ -213,6 +145,10 @@ def load_settings(
         section, key = dotted.split(".", 1)
         values[section][key] = value
         sources[dotted] = shown
+    for text in sets:
+        section, key, value = _set_flag(text)
+        values[section][key] = value
+        sources[f"{section}.{key}"] = f"--set {text}"
     built: dict[str, Any] = {}
     for section, cls in SECTIONS.items():
         built[section] = cls(**values[section])
@@ -280,18 +216,53 @@ def _read_file(
                     f"{at}: unknown key `{key}` in [{section}]{did_you_mean(key, list(hints))}; "
                     f"[{section}] knows " + ", ".join(hints)
                 )
-            values[section][key] = _typed(value, hints[key], at, key)
+            values[section][key] = _typed(value, hints[key], at, key, section)
             sources[f"{section}.{key}"] = at
 
 
-def _typed(value: Any, wanted: Any, at: str, key: str) -> Any:
+def _set_flag(text: str) -> tuple[str, str, Any]:
+    """`--set section.key=value`: any setting for one command, typed like its variable."""
+    dotted, equals, value = text.partition("=")
+    section, dot, key = dotted.strip().partition(".")
+    at = f"--set {text}"
+    if not equals or not dot:
+        raise SettingsError(f"{at}: write --set SECTION.KEY=VALUE, e.g. --set budgets.note_bytes=2097152")
+    if section not in SECTIONS:
+        raise SettingsError(f"{at}: unknown section `{section}`{did_you_mean(section, list(SECTIONS))}; "
+                            "the operator config knows " + ", ".join(SECTIONS))
+    hints = get_type_hints(SECTIONS[section])
+    if key not in hints:
+        raise SettingsError(f"{at}: unknown key `{key}` in [{section}]{did_you_mean(key, list(hints))}; "
+                            f"[{section}] knows " + ", ".join(hints))
+    return section, key, _from_text(value, hints[key], at, section, key)
+
+
+def _typed(value: Any, wanted: Any, at: str, key: str, section: str) -> Any:
+    if wanted == LIST:
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return tuple(value)
+        raise SettingsError(
+            f'{at}: [{section}] {key} must be a list of strings; write e.g. {key} = ["brain.example.org"]'
+        )
     if wanted is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, wanted) and not (wanted is int and isinstance(value, bool)):
         return value
-    raise SettingsError(f"{at}: `{key}` must be {_KIND.get(wanted, str(wanted))}, not {value!r}")
+    raise SettingsError(
+        f"{at}: [{section}] {key} must be {_KIND.get(wanted, str(wanted))}, not {value!r}; "
+        f"{_example(section, key)}"
+    )
 
 
+def _example(section: str, key: str) -> str:
+    """`write e.g. port = 8765`: the fix of a value of the wrong type, from the default."""
+    default = next(f.default for f in dataclasses.fields(SECTIONS[section]) if f.name == key)
+    shown = _toml(default) if default not in ("", ()) else {tuple[str, ...]: '["x"]'}.get(
+        get_type_hints(SECTIONS[section])[key], '"..."')
+    return f"write e.g. {key} = {shown}"
+
+
+LIST = tuple[str, ...]
 _KIND = {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -299,6 +270,8 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 def _from_text(text: str, wanted: Any, at: str, section: str, key: str) -> Any:
     """A variable's text as the setting's type; SettingsError naming the variable if it is not."""
     lowered = text.strip().lower()
+    if wanted == LIST:  # BRAIN_ALLOWED_HOSTS=a.example,b.example
+        return tuple(item.strip() for item in text.split(",") if item.strip())
     try:
         if wanted is bool:
             if lowered in _TRUE or lowered in _FALSE:
@@ -310,7 +283,7 @@ def _from_text(text: str, wanted: Any, at: str, section: str, key: str) -> Any:
             return float(lowered)
     except ValueError:
         raise SettingsError(
-            f"{at}: [{section}] {key} must be {_KIND.get(wanted, str(wanted))}"
+            f"{at}: [{section}] {key} must be {_KIND.get(wanted, str(wanted))}; {_example(section, key)}"
         ) from None
     return text
 
@@ -321,17 +294,17 @@ def describe(settings: OperatorSettings, env: Mapping[str, str]) -> list[dict[st
     rows = []
     for section, key in keys():
         value = getattr(getattr(settings, section), key)
-        shown = _masked_url(value) if key == "url" else value
+        shown = masked_url(value) if key in URL_KEYS else value
         source = settings.source(section, key)
         rows.append({"key": f"{section}.{key}", "value": _toml(shown), "source": source})
-    named = settings.consolidate.api_key_env
-    for name in (*SECRET_VARIABLES, *((named,) if named else ())):
+    named = (settings.consolidate.api_key_env, settings.store.neo4j_password_env)
+    for name in dict.fromkeys((*SECRET_VARIABLES, *(n for n in named if n))):
         rows.append({"key": name, "value": "(set, not shown)" if env.get(name) else "(not set)",
                      "source": "environment"})
     return rows
 
 
-def _masked_url(url: str) -> str:
+def masked_url(url: str) -> str:
     """No password (user:pw@) and no query (?key=...) of a URL is shown."""
     return re.sub(r"\?.*$", "?***", re.sub(r"^(\w+://)[^/@]*@", r"\1***@", url))
 
@@ -339,4 +312,24 @@ def _masked_url(url: str) -> str:
 def _toml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
     return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def load_budgets(env: Mapping[str, str]) -> Budgets:
+    """The budgets of a process whose command installed none (a test, an embedder, the
+    language server): BRAIN_CONFIG's and the environment's. Invalid ones are said once as a
+    warning and the defaults kept, since a parser has no command line to exit from (a command
+    refuses them with exit 2 before it reads a note)."""
+    try:
+        return load_settings(env).budgets
+    except SettingsError as exc:
+        if str(exc) not in _warned:
+            _warned.add(str(exc))
+            log.warning("%s; the default budgets are used", exc)
+        return Budgets()
+
+
+_warned: set[str] = set()
+budgets.set_loader(lambda: load_budgets(os.environ))

@@ -39,6 +39,9 @@ def build_server(compiled: CodeCache | None = None) -> BrainLanguageServer:
         from brain.lsp.startup.codecache import hook_generators
 
         hook_generators(compiled)
+    # The note budget of an unsaved buffer is the operator's ([budgets]: BRAIN_CONFIG and the
+    # environment; brain/budgets.py asks the loader this module registers).
+    import brain.config.operator  # noqa: F401
     from brain.lsp.handlers import register
     from brain.lsp.runtime import BrainLanguageServer
 

@@ -15,7 +15,7 @@ import sys
 
 import anyio
 
-from brain.api.http.bodylimit import DEFAULT_MAX_BODY_BYTES, env_bytes
+from brain.api.http.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
 from brain.mcp.stdio_wire import capped_stdio
@@ -59,12 +59,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from brain.search.service import Embedding
     from brain.service.options import open_brain
 
-    try:  # the same cap as an HTTP request's body: one message a line (brain/mcp/stdio_wire.py)
-        max_line = env_bytes("BRAIN_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
-    except ValueError as exc:
-        print(f"brain mcp: {exc}", file=sys.stderr)
-        return 2
     brain = open_brain(args)
+    # The same cap as an HTTP request's body ([serve] max_body_bytes, BRAIN_MAX_BODY_BYTES):
+    # one message a line (brain/mcp/stdio_wire.py).
+    max_line = brain.settings.serve.max_body_bytes
     brain.embedding = Embedding.HELPER  # a long-lived server: embed out of its process
     try:
         return run_stdio(brain, args.agent, max_line_bytes=max_line)

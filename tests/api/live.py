@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 import time
@@ -19,7 +20,7 @@ from brain.api.graphql.context import ApiSettings, Services
 from brain.api.http.app import create_app
 from brain.api.http.auth import TokenRegistry
 from brain.api.http.events import ChangeHub
-from brain.config.operator import OperatorSettings
+from brain.config.operator import OperatorSettings, load_budgets
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
 from brain.store.base import GraphStore, WriteBatch
@@ -61,7 +62,9 @@ def live_server(
 ) -> Iterator[LiveServer]:
     """Serve `root` on 127.0.0.1:<free port>; with `watch`, the app reads and follows it
     (`cache`: starting from the workspace's snapshot, as `brain serve` does)."""
-    brain = Brain(root, store, cache=cache, settings=operator or OperatorSettings())
+    # Defaults but for the budgets, which tests set in the environment (BRAIN_HISTORY_AGENT_BYTES...).
+    operator = operator or OperatorSettings(budgets=load_budgets(os.environ))
+    brain = Brain(root, store, cache=cache, settings=operator)
     if not watch:
         brain.sync()
     settings = settings or ApiSettings()

@@ -66,7 +66,8 @@ def test_file_then_environment_then_flags(tmp_path: Path) -> None:
             "line 2: unknown key `enabeld` in [maintain] (did you mean `enabled`?)",
         ),
         ("[maintian]\nx = 1\n", "line 1: unknown section `maintian` (did you mean `maintain`?)"),
-        ("[maintain]\nenabled = 'yes'\n", "line 2: `enabled` must be true or false, not 'yes'"),
+        ("[maintain]\nenabled = 'yes'\n",
+         "line 2: [maintain] enabled must be true or false, not 'yes'; write e.g. enabled = false"),
         (
             "[maintain]\ndaily_local_hour = 24\n",
             "line 2: [maintain] daily_local_hour must be an hour from 0 to 23",

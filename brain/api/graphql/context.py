@@ -38,6 +38,8 @@ class ApiSettings:
     request_timeout: float = 30.0
     # GET /metrics and the counting behind it (brain/metrics.py); `brain serve --no-metrics` is off.
     metrics: bool = True
+    # A log line for every request, not only the refused and failed ones ([log] requests).
+    log_requests: bool = False
 
 
 @dataclass(slots=True)

@@ -63,7 +63,8 @@ def log_error(logger: logging.Logger, error: GraphQLError) -> None:
         logger.error("%s", clip(str(error.message)), exc_info=error.original_error)
         return
     where = f" (at {'.'.join(map(str, error.path))})" if error.path else ""
-    logger.warning("refused%s: %s", where, clip(" ".join(str(error.message).split())))
+    logger.warning("refused%s: %s", where, clip(" ".join(str(error.message).split())),
+                   extra={"event": "refused"})
 
 
 MAX_MESSAGE_CHARS = 1000  # graphql-core quotes rejected values; a caller may send a megabyte

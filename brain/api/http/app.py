@@ -31,6 +31,7 @@ from brain.api.http.bodylimit import BodyLimitMiddleware
 from brain.api.http.crosssite import CrossSiteMiddleware
 from brain.api.http.metrics import RequestMetrics, attach_metrics, metrics_routes
 from brain.api.http.middleware import BearerAuthMiddleware
+from brain.api.http.requestlog import RequestLogMiddleware
 from brain.api.http.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.http.web import routes as web_routes
 from brain.api.layout_rest import routes as layout_routes
@@ -150,6 +151,8 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
+            # First: every line the rest logs carries the request's id (brain/logs.py).
+            Middleware(RequestLogMiddleware, every=settings.log_requests or settings.dev),
             *counting,
             Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
             Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes),

@@ -10,7 +10,6 @@ counted as it streams, and refused the moment it passes the cap.
 from __future__ import annotations
 
 import json
-import os
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -90,11 +89,3 @@ async def _refuse(scope: Scope, send: Send, status: int, message: str) -> None:
     })
     await send({"type": "http.response.body", "body": body})
 
-
-def env_bytes(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if not value:
-        return default
-    if not value.isdigit() or int(value) < 1024:
-        raise ValueError(f"{name}={value!r} must be a whole number of bytes, at least 1024, e.g. {default}")
-    return int(value)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import signal
 import socket
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import uvicorn
 from strawberry.http.websocket_origin import normalize_allowed_origins
 
+from brain import logs
 from brain.api.graphql.context import ApiSettings, Services
 from brain.api.http.app import GRAPHQL_PATH, create_app
 from brain.api.http.auth import TokenRegistry, TokensFileError
@@ -38,29 +40,33 @@ from brain.store.base import SharedStore, StoreUnavailable
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 ANY_HOST = ("0.0.0.0", "::", "")
+logger = logging.getLogger("brain.serve")
 
 
 def serve(
     args: argparse.Namespace, operator: OperatorSettings,
-    open_brain: Callable[[argparse.Namespace], Brain],
+    open_brain: Callable[[argparse.Namespace], Brain], startup: Sequence[str] = (),
 ) -> int:
-    """Serve with the operator's settings (brain/config/operator.py: address, tokens file, budgets)."""
+    """Serve with the operator's settings (brain/config/operator.py: address, tokens file,
+    budgets, log); `startup`: the lines that say what was loaded from where."""
     where = operator.serve
     host, port = where.host, where.port
+    logs.setup(operator.log.format, operator.log.level, prefix="brain serve")
     try:
         tokens_file = Path(where.tokens_file) if where.tokens_file else None
         tokens = TokenRegistry(os.environ.get("BRAIN_TOKEN") or None, tokens_file)
-        origins = allowed_origins(os.environ)
+        origins = allowed_origins(where.allowed_origins, operator.source("serve", "allowed_origins"))
     except (TokensFileError, ValueError) as exc:
         return _fail(str(exc))
     settings = ApiSettings(
         dev=bool(args.dev),
-        allowed_hosts=allowed_hosts(host, os.environ),
+        allowed_hosts=allowed_hosts(host, where.allowed_hosts),
         allowed_origins=origins,
         rescan_seconds=where.rescan_seconds,
         max_body_bytes=where.max_body_bytes,
         max_ws_message_bytes=where.max_body_bytes,
         metrics=where.metrics,
+        log_requests=operator.log.requests,
     )
     brain = open_brain(args)
     brain.embedding = Embedding.HELPER  # out of the serving process (brain/search/helper.py)
@@ -78,6 +84,10 @@ def serve(
                 f"{exc.strerror or exc}; pick another --port (or BRAIN_PORT)"
             )
         url = f"http://{display_host(host)}:{sock.getsockname()[1]}{GRAPHQL_PATH}"
+        # What was loaded from where (brain/cli/version.py: startup_lines), once the store is
+        # open and the port bound: a start that fails says its one line and nothing else.
+        for line in startup:
+            say(line, name="startup")
         return _run(brain, tokens, settings, sock, url)
     finally:
         brain.close()
@@ -105,19 +115,24 @@ def _run(
         progress.close()
         announce_writer(brain, url.removesuffix(GRAPHQL_PATH))
         print(ready_line(brain, result, url, settings), flush=True)
+        if logs.json_lines():  # a collector reads stderr only; a person sees stdout's line
+            say(f"ready on {url}", name="ready")
 
     def on_failure(exc: BaseException) -> None:
         progress.close()
         failed.append(exc)
-        print(f"brain serve: reading {brain.root} failed: {exc}", file=sys.stderr, flush=True)
+        say(f"reading {brain.root} failed: {exc}", logging.ERROR)
         if server is not None:
             server.should_exit = True
 
     app = create_app(services, progress=progress.update, on_ready=on_ready, on_failure=on_failure)
     config = uvicorn.Config(
         app,
+        # Through brain's handler (brain/logs.py: text or JSON, with the request's id); its
+        # access lines are brain's own (brain/api/http/requestlog.py).
+        log_config=None,
         log_level="info" if settings.dev else "warning",
-        access_log=settings.dev,
+        access_log=False,
         ws="websockets-sansio",
         lifespan="on",
         timeout_graceful_shutdown=5,
@@ -128,15 +143,13 @@ def _run(
     )
     server = GracefulServer(config)
     if "*" in settings.allowed_hosts:
-        print("brain serve: listening on every interface with any Host header allowed; "
-              "set BRAIN_ALLOWED_HOSTS to the names clients use", file=sys.stderr)
+        say("listening on every interface with any Host header allowed; set BRAIN_ALLOWED_HOSTS "
+            "(or [serve] allowed_hosts) to the names clients use", logging.WARNING)
     if not tokens.required and not is_loopback(sock.getsockname()[0]):
-        print("brain serve: no BRAIN_TOKEN set: anyone who can reach this port can read the graph",
-              file=sys.stderr)
-    print(f"brain serve: reading {brain.root} (the API answers once it is read)", file=sys.stderr,
-          flush=True)
+        say("no BRAIN_TOKEN set: anyone who can reach this port can read the graph", logging.WARNING)
+    say(f"reading {brain.root} (the API answers once it is read)")
     if scheduler is not None:
-        print(f"brain serve: {scheduler.describe()}", file=sys.stderr, flush=True)
+        say(scheduler.describe())
         scheduler.start()
     try:
         server.run(sockets=[sock])
@@ -144,7 +157,7 @@ def _run(
         if scheduler is not None:
             scheduler.stop()
     progress.close()
-    print("brain serve: stopped", file=sys.stderr)
+    say("stopped")
     return 1 if failed else 0
 
 
@@ -154,16 +167,13 @@ def scheduled_maintenance(brain: Brain) -> MaintenanceScheduler | None:
     if not config.enabled or brain.read_only:  # a replica writes nothing; its writer maintains
         return None
 
-    def report(line: str) -> None:
-        print(f"brain serve: {line}", file=sys.stderr, flush=True)
-
-    return MaintenanceScheduler(brain, config, report=report)
+    return MaintenanceScheduler(brain, config, report=say)
 
 
 def _follower(brain: Brain, settings: ApiSettings) -> Watcher | ReplicaFollower:
     """What keeps the graph live: the files' watcher, or (a replica) the writer's change log."""
     if brain.read_only:
-        return ReplicaFollower(brain, poll_seconds=env_seconds("BRAIN_REPLICA_POLL_SECONDS", 0.1))
+        return ReplicaFollower(brain, poll_seconds=brain.settings.serve.replica_poll_seconds)
     return Watcher(brain, rescan_seconds=settings.rescan_seconds)
 
 
@@ -174,7 +184,7 @@ def announce_writer(brain: Brain, url: str) -> None:
     try:
         brain.store.record_writer(url)
     except StoreUnavailable as exc:
-        print(f"brain serve: could not record this writer's URL: {exc}", file=sys.stderr, flush=True)
+        say(f"could not record this writer's URL: {exc}", logging.WARNING)
 
 
 def ready_line(brain: Brain, result: SyncResult, url: str, settings: ApiSettings) -> str:
@@ -215,7 +225,7 @@ class GracefulServer(uvicorn.Server):
             self.force_exit = True
             return
         if not self.should_exit:
-            print("brain serve: stopping (Ctrl-C again to force)", file=sys.stderr, flush=True)
+            say("stopping (Ctrl-C again to force)")
         self.should_exit = True
 
 
@@ -250,9 +260,9 @@ class TerminalProgress:
             self._bar = None
 
 
-def allowed_hosts(host: str, environ: Mapping[str, str]) -> tuple[str, ...]:
-    """Host headers to accept (DNS-rebinding protection): loopback, the bound host, and more."""
-    extra = [h.strip() for h in environ.get("BRAIN_ALLOWED_HOSTS", "").split(",") if h.strip()]
+def allowed_hosts(host: str, extra: Sequence[str]) -> tuple[str, ...]:
+    """Host headers to accept (DNS-rebinding protection): loopback, the bound host, and the
+    operator's `[serve] allowed_hosts` (BRAIN_ALLOWED_HOSTS)."""
     host = bare_host(host)
     if host in ANY_HOST and not extra:
         return ("*",)
@@ -276,14 +286,13 @@ def bare_host(host: str) -> str:
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
-def allowed_origins(environ: Mapping[str, str]) -> tuple[str, ...]:
-    """`BRAIN_ALLOWED_ORIGINS`: comma-separated origins (e.g. http://localhost:3000) or `*`."""
-    origins = tuple(o.strip() for o in environ.get("BRAIN_ALLOWED_ORIGINS", "").split(",") if o.strip())
+def allowed_origins(origins: Sequence[str], source: str) -> tuple[str, ...]:
+    """`[serve] allowed_origins` (BRAIN_ALLOWED_ORIGINS): origins such as http://localhost:3000, or `*`."""
     try:
         normalize_allowed_origins(origins)
     except ValueError as exc:
-        raise ValueError(f"BRAIN_ALLOWED_ORIGINS: {exc}") from exc
-    return origins
+        raise ValueError(f"{source}: [serve] allowed_origins: {exc}") from exc
+    return tuple(origins)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -308,19 +317,13 @@ def is_loopback(address: str) -> bool:
         return address == "localhost"
 
 
-def env_seconds(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if not value:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = 0.0
-    if not number > 0:
-        raise ValueError(f"{name}={value!r} must be a number of seconds above 0, e.g. {default:g}")
-    return number
-
-
 def _fail(message: str) -> int:
-    print(f"brain serve: {message}", file=sys.stderr)
+    say(message, logging.ERROR)
     return 2
+
+
+def say(message: str, level: int = logging.INFO, name: str = "serve") -> None:
+    """One line of `brain serve` on stderr (text: `brain serve: ...`; JSON: one object whose
+    event is `name`)."""
+    logs.event(logger, level, name, message)
+

@@ -12,7 +12,6 @@ Results are built as the embedded store builds them: tests/contract runs every b
 from __future__ import annotations
 
 import logging
-import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -127,10 +126,12 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth):
         *,
         retry_seconds: float = 15.0,
         read_only: bool = False,
+        atomic_rows: int | None = None,
     ) -> Neo4jStore:
         """Connect, check the server, the credentials and the database, and set up the schema.
 
         A `read_only` store (a replica) writes nothing, not even the schema: the writer made it.
+        `atomic_rows`: the operator's `[store] neo4j_atomic_rows` (a smaller server heap).
         Raises StoreUnavailable with one line a user can act on.
         """
         database = database or DEFAULT_DATABASE
@@ -147,9 +148,8 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth):
                 notifications_disabled_classifications=[Notices.UNRECOGNIZED],
             )
         store = cls(driver, database, uri, read_only=read_only)
-        atomic_rows = os.environ.get("BRAIN_NEO4J_ATOMIC_ROWS", "")
-        if atomic_rows.isdigit():  # a smaller server heap; tests and benchmarks of rebuilds
-            store.limits = replace(cls.limits, atomic_rows=int(atomic_rows))
+        if atomic_rows:
+            store.limits = replace(cls.limits, atomic_rows=atomic_rows)
         try:
             with connect_errors(uri, user, database):
                 driver.verify_connectivity()

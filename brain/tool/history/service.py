@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.budgets import history_caps
+from brain.budgets import HistoryCaps, history_caps
 from brain.config.messages import ConfigError
-from brain.config.operator import load_settings
+from brain.config.operator import load_budgets, load_settings
 from brain.ingest.memory_files import content_hash
 from brain.tool.access import Actor
 from brain.tool.history.blobs import BlobStore, PruneReport
@@ -77,7 +77,7 @@ class HistoryKeeping:
 
     def history_usage(self) -> HistoryUsage:
         """What the history keeps against its caps (for /healthz and metrics)."""
-        return self.meter.usage(history_caps())
+        return self.meter.usage(self.caps())
 
     def check_history_room(self, actor: Actor, shown: str, old: bytes | None, new: bytes) -> None:
         """Refuse (`history-full`) a write whose versions would pass a history cap, after
@@ -97,7 +97,17 @@ class HistoryKeeping:
             return True
 
         policy = None if retention is None else retention.policy
-        self.meter.check(actor.agent, shown, versions, history_caps(), make_room, policy)
+        self.meter.check(actor.agent, shown, versions, self.caps(), make_room, policy)
+
+    def caps(self) -> HistoryCaps:
+        """The operator's `[budgets]` history caps: the Brain's settings, else (a service
+        without one) the environment's, read at each write as a write costs far more."""
+        if self.brain is not None:
+            try:
+                return history_caps(self.brain.settings.budgets)
+            except ConfigError:
+                pass  # said by the loader below, once; the defaults hold meanwhile
+        return history_caps(load_budgets(os.environ))
 
     def retention(self) -> Retention | None:
         """The blob store's retention (the operator's [history], brain/config/operator.py); None
