@@ -44,7 +44,7 @@ ADMIN_ONLY = (
 #: tests/api/test_metrics.py checks this list against the documents.
 OPERATIONS = frozenset({
     "AgentsOverview", "Entities", "GraphChanged", "LinkReport", "MaintenanceReport", "MemoriesPage",
-    "Memory", "Neighborhood", "Problems",
+    "Memory", "MemoryHealth", "Neighborhood", "Problems",
 })
 _FIRST_OPERATION = re.compile(r"\b(?:query|mutation|subscription)\s+([_A-Za-z]\w*)")
 UNMATCHED = "unmatched"  # a request no route answers (404s): one label for all of them
