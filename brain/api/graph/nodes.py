@@ -15,7 +15,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
-from brain.api.graph.link_pages import PAGE, link_page, problem_page
+from brain.api.graph.link_pages import PAGE, link_after, link_page, problem_page
 from brain.api.graph.problems import Problem
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
@@ -41,8 +41,13 @@ class Node:
 async def _links_into(info: Info, node_id: str, first: int, after: str | None) -> list[Link]:
     from brain.api.graph.links import Link
 
-    found = await info.context.loaders.links_to.load(node_id)
-    return [Link.of(link) for link in link_page(found, first, after)]
+    cursor = None if after is None else link_after(after)
+    found = await info.context.loaders.backlinks.load((node_id, max(0, first), cursor))
+    return [Link.of(link) for link in found]
+
+
+async def _links_into_count(info: Info, node_id: str) -> int:
+    return await info.context.loaders.backlink_counts.load(node_id)
 
 
 
@@ -145,7 +150,7 @@ class Memory(Node):
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
     @field(description="This note's problems, its own and its links'; a page of `first` after `after`.")
     async def problems(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Problem]:
@@ -237,7 +242,7 @@ class Agent(Node):
     @field(description="How many links land here: `backlinks` pages through them.",
            permission_classes=ADMIN_ONLY)
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
     @field(description="The `## Your memory` block of its system prompt; null when its memory is off.")
     async def memory_prompt(self, info: Info) -> str | None:
@@ -260,7 +265,7 @@ class Entity(Node):
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
 
 @strawberry.type
@@ -306,7 +311,7 @@ class Unresolved(Node):
 
     @field(description="How many links ask for it: `wantedBy` pages through them.")
     async def wanted_by_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
 
 # ---------------------------------------------------------------- layouts (design.md 8)
@@ -368,7 +373,7 @@ class File(Node):
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
 
 _NOTE_TYPES: dict[model.Kind, type[Memory]] = {

@@ -6,9 +6,8 @@ few queries read them, so a memory is held without its body, which is read back 
 file or kept zlib-compressed beside it (brain/store/memory/bodies.py) and put back into
 every node a query returns. Links are held as columns (brain/store/memory/link_table.py) and
 memories restored from a snapshot as rows (brain/store/memory/rows.py), built into objects on
-their way out; after a restore the indexes wait for their first use.
-One lock makes each batch atomic for readers on other threads (the server answers queries
-while the watcher writes).
+their way out; after a restore the indexes wait for their first use. One lock makes each
+batch atomic for readers on other threads (the server answers queries while the watcher writes).
 """
 
 from __future__ import annotations
@@ -56,6 +55,7 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
+from brain.store.memory.backlinks import MemoryBacklinks
 from brain.store.memory.bodies import Bodies
 from brain.store.memory.image import StoreImage, image_tables
 from brain.store.memory.link_table import LinkTable
@@ -78,7 +78,7 @@ from brain.store.visibility import EVERYTHING, Reach, asked_key, projected_targe
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}
 
 
-class MemoryStore:
+class MemoryStore(MemoryBacklinks):
     """A complete GraphStore held in this process."""
 
     keyword_counts = True  # a big ingest's parse helpers count keywords for it (WriteBatch.keywords)
