@@ -24,6 +24,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from strawberry.scalars import JSON
 
+from brain.api.graph.link_pages import PAGE
+from brain.api.graph.list_pages import keyed_cursor, keyed_page
 from brain.api.graphql.context import Info
 from brain.api.graphql.errors import UserError
 from brain.api.graphql.fields import field, subscription
@@ -126,12 +128,13 @@ class MaintenanceFinding:
     safe: bool = strawberry.field(description="Whether `brain maintain --apply` carries it out.")
     line: int | None
     proposal: MaintenanceProposal
+    cursor: str = strawberry.field(description="Pass as `after` for the findings after this one.")
 
     @classmethod
-    def of(cls, f: Finding) -> MaintenanceFinding:
+    def of(cls, f: Finding, cursor: str) -> MaintenanceFinding:
         p = f.proposal
         return cls(
-            code=f.code, path=f.path, scope=f.scope, reason=f.reason, safe=f.safe, line=f.line,
+            code=f.code, path=f.path, scope=f.scope, reason=f.reason, safe=f.safe, line=f.line, cursor=cursor,
             proposal=MaintenanceProposal(
                 agent=p.agent, command=p.command, arguments=cast(JSON, dict(p.arguments)),
                 expected_hash=p.expected_hash, text=p.text(),
@@ -144,14 +147,25 @@ class MaintenanceReportType:
     scope: str | None
     summary: str
     counts: JSON = strawberry.field(description='Findings per code, e.g. {"duplicate": 2}.')
-    findings: list[MaintenanceFinding]
+    finding_count: int = strawberry.field(description="How many findings: `findings` pages through them.")
+    report: strawberry.Private[MaintenanceReport]
+
+    @field(description="The findings by path, line and code; a page of `first` after `after` (a "
+           "finding's `cursor`): a workspace of 10,000 notes may have as many.")
+    def findings(self, first: int = PAGE, after: str | None = None) -> list[MaintenanceFinding]:
+        page = keyed_page(self.report.findings, _finding_key, "finding", first, after)
+        return [MaintenanceFinding.of(f, keyed_cursor("finding", _finding_key(f))) for f in page]
 
     @classmethod
     def of(cls, report: MaintenanceReport) -> MaintenanceReportType:
         return cls(
             scope=report.scope, summary=report.summary(), counts=cast(JSON, report.counts()),
-            findings=[MaintenanceFinding.of(f) for f in report.findings],
+            finding_count=len(report.findings), report=report,
         )
+
+
+def _finding_key(finding: Finding) -> tuple[str, int, str, str]:
+    return (finding.path, finding.line or 0, finding.code, finding.reason)
 
 
 @strawberry.type

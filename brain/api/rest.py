@@ -40,7 +40,7 @@ from brain.tool import memory_service
 from brain.tool.access import Actor, visible_history
 from brain.tool.calls.refusal import Call, Refusal, RefusalCode, shown
 from brain.tool.catalog import NoteInfo, summarize
-from brain.tool.files.names import MD, NameProblem, check_agent_name, check_filename, nearest_filename
+from brain.tool.files.names import MD, NameProblem, check_agent_name, check_filename, fold, nearest_filename
 from brain.tool.history.log import DEFAULT_LIMIT
 from brain.tool.prompt import human_age
 from brain.tool.service import MemoryService, ScopeInfo
@@ -64,6 +64,8 @@ class HttpAddressing:
 
 
 ADDR = HttpAddressing()
+# Files of one scope in one listing: the page bound of every list (brain/api/graphql/limits.py).
+FILES_PAGE = 100
 
 
 def routes() -> list[BaseRoute]:
@@ -81,14 +83,19 @@ def routes() -> list[BaseRoute]:
 
 async def list_scopes(request: Request) -> Response:
     service, actor = _service(request), _actor(request)
+    try:
+        first, _ = _page(request)
+    except Refusal as refusal:
+        return refusal_response(refusal)
     scopes = await in_thread(service.scopes, actor)
     now = service.clock()
-    return JSONResponse({"scopes": [_scope_json(s, now) for s in scopes]})
+    return JSONResponse({"scopes": [_scope_json(s, now, first) for s in scopes]})
 
 
 async def list_scope(request: Request) -> Response:
     service, actor = _service(request), _actor(request)
     try:
+        first, after = _page(request)
         scope = _scope(request.path_params["scope"])
         found = [s for s in await in_thread(service.scopes, actor) if s.scope == scope]
         if not found:
@@ -98,7 +105,7 @@ async def list_scope(request: Request) -> Response:
             )
     except Refusal as refusal:
         return refusal_response(refusal)
-    return JSONResponse(_scope_json(found[0], service.clock()))
+    return JSONResponse(_scope_json(found[0], service.clock(), first, after))
 
 
 async def note(request: Request) -> Response:
@@ -330,8 +337,31 @@ def _file(scope: str, raw: str, method: str) -> str:
         ) from None
 
 
-def _scope_json(info: ScopeInfo, now: float) -> dict[str, Any]:
+def _page(request: Request) -> tuple[int, str | None]:
+    """`?first=` (0..100, default 100) and `?after=` (the last file name seen) of a listing."""
+    raw = request.query_params.get("first")
+    if raw is None:
+        return FILES_PAGE, request.query_params.get("after")
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > FILES_PAGE:
+        raise Refusal(
+            RefusalCode.INVALID_ARGUMENT,
+            f"`first={shown(raw)}` is not a number from 0 to {FILES_PAGE}: a listing answers at most "
+            f"{FILES_PAGE} files; follow its `next` URL for the rest",
+            Call("GET", {"path": BASE}, style="http"),
+        )
+    return int(raw), request.query_params.get("after")
+
+
+def _scope_json(
+    info: ScopeInfo, now: float, first: int = FILES_PAGE, after: str | None = None
+) -> dict[str, Any]:
+    """A scope and one page of its files: `next` is the URL of the page after, or null."""
     agent = info.agent
+    notes = info.notes
+    if after is not None:  # a name, not an offset: the boundary stays put as notes come and go
+        notes = [n for n in notes if (fold(n.name), n.name) > (fold(after), after)]
+    page = notes[:first]
+    more = len(notes) > len(page) and page
     return {
         "scope": info.scope,
         "kind": "shared" if agent is None else "agent",
@@ -339,7 +369,9 @@ def _scope_json(info: ScopeInfo, now: float) -> dict[str, Any]:
         "memoryOff": info.memory_off,
         "defined": agent.defined if agent is not None else None,
         "description": agent.description if agent is not None else "",
-        "files": [_file_json(n, now) for n in info.notes],
+        "fileCount": len(info.notes),
+        "files": [_file_json(n, now) for n in page],
+        "next": f"{BASE}/{quote(info.scope)}?after={quote(page[-1].name)}&first={first}" if more else None,
     }
 
 

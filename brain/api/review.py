@@ -18,6 +18,7 @@ from typing import Annotated
 
 import strawberry
 
+from brain.api.graph.link_pages import PAGE
 from brain.api.graph.problems import Problem
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
@@ -150,6 +151,11 @@ def _scope_info(service: MemoryService, actor: Actor, scope: str) -> ScopeInfo |
     return ScopeInfo(scope, state, service.notes(scope))
 
 
+def _scope_order(scope: str) -> tuple[bool, str]:
+    """The order `service.scopes` lists them in: shared first, then agents by name."""
+    return (scope != SHARED_SCOPE, scope)
+
+
 def _read(info: Info, scope: str, file: str) -> MemoryFileContent:
     service, actor = _service(info), _actor(info)
     scope = check_scope(scope)
@@ -175,12 +181,19 @@ Expected = Annotated[str | None, strawberry.argument(
 @strawberry.type
 class ReviewQuery:
     @field(description="Memory folders the caller may see: shared first, then each agent with notes "
-           "or memory on, with their files (type, age, size, description).")
-    async def memory_scopes(self, info: Info) -> list[MemoryScope]:
+           "or memory on, with their files (type, age, size, description); `first` and `after` (the "
+           "`scope` of the page before's last) page through them.")
+    async def memory_scopes(
+        self, info: Info, first: int = PAGE,
+        after: Annotated[str | None, strawberry.argument(
+            description="Only the scopes listed after this one (the page before's last `scope`).")] = None,
+    ) -> list[MemoryScope]:
         service, actor = _service(info), _actor(info)
-        scopes = await in_thread(service.scopes, actor)
+        scopes = sorted(await in_thread(service.scopes, actor), key=lambda s: _scope_order(s.scope))
         now = service.clock()
-        return [MemoryScope.of(s, now) for s in scopes]
+        if after is not None:  # a name, not an offset: the boundary stays put as agents come and go
+            scopes = [s for s in scopes if _scope_order(s.scope) > _scope_order(after)]
+        return [MemoryScope.of(s, now) for s in scopes[: max(0, first)]]
 
     @field(description="One memory folder the caller may see, with its files; null if there is none.")
     async def memory_scope(self, info: Info, scope: str) -> MemoryScope | None:

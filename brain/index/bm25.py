@@ -8,6 +8,7 @@ term, gather its postings (note slots and weighted term frequencies), add its BM
 one score array, then keep the visible notes (the scope rule is an array of scope codes, so
 another agent's notes are dropped before ranking and counting) and pick the best with
 `argpartition`.
+An agent's statistics are its reach's (brain/index/bm25_search.py).
 
 The formula is FTS5's `bm25()`: for each query term, idf * f * (k1 + 1) / (f + k1 * (1 - b +
 b * |D| / avgdl)) with f the term's count in each column times the column's weight (4 name, 2
@@ -25,7 +26,6 @@ between slots in the narrowest width that fits (brain/index/held_postings.py).
 from __future__ import annotations
 
 import json
-import math
 import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from brain.index.bm25_search import BM25Search
 from brain.index.held_postings import (
     CODES,
     DTYPES,
@@ -58,12 +59,11 @@ from brain.index.postings import (
 
 __all__ = ["BODY_WEIGHT", "DESCRIPTION_WEIGHT", "NAME_WEIGHT", "BM25Index", "KeywordImage"]
 
-K1, B = 1.2, 0.75
 MAGIC = b"brain-bm25 3\n"  # 3: postings as gaps in the narrowest width (held_postings.py)
 _IMAGE_PARTS = 13  # the sections `image_parts` writes
 
 
-class BM25Index:
+class BM25Index(BM25Search):
     """Notes by id, each with a scope and a type code the search filters on."""
 
     def __init__(self, compact_after: int = 50_000) -> None:
@@ -81,6 +81,9 @@ class BM25Index:
         self._types: Any = np.zeros(1024, dtype=np.int32)
         self._alive: Any = np.zeros(1024, dtype=bool)
         self._tokens = 0  # words in all live notes
+        # The statistics of one reach (a set of scopes), kept until the next change: see _reach.
+        self._generation = 0
+        self._reaches: dict[frozenset[str], tuple[int, Any, int, int]] = {}
         self._postings = 0
         self._dead_postings = 0
         self._distinct: Any = np.zeros(1024, dtype=np.int32)  # slot -> its postings (dead count)
@@ -103,6 +106,7 @@ class BM25Index:
             return
         self._ids[slot] = None
         self._alive[slot] = False
+        self._generation += 1
         self._tokens -= int(self._lengths[slot])
         self._dead_postings += int(self._distinct[slot])
 
@@ -185,6 +189,7 @@ class BM25Index:
             self._lasts.append(-1)
 
     def _new_slots(self, notes: list[tuple[str, str, str, int]], distinct: list[int]) -> list[int]:
+        self._generation += 1
         """A live slot for each note (id, scope, type, length; its previous one, if any, dead),
         its number of distinct words beside it: the columns set a slice at a time, not five
         numpy items a note."""
@@ -265,54 +270,6 @@ class BM25Index:
         """Renumber the live notes 0..n-1 and drop dead postings and unused terms."""
         image = self.image()
         self.load_image(image)
-
-    # ------------------------------------------------------------------ search
-
-    def search(
-        self, terms: Sequence[str], scopes: frozenset[str] | None, type: str | None, limit: int
-    ) -> list[tuple[str, float]]:
-        """The best `limit` notes with any of `terms`, best first, equal scores in id order."""
-        count = len(self._slot)
-        if not count or limit <= 0:
-            return []
-        avgdl = self._tokens / count
-        size = len(self._ids)
-        alive = self._alive[:size]
-        norm = K1 * (1 - B) + (K1 * B / avgdl) * self._lengths[:size]  # per slot, float64
-        scores = np.zeros(size)
-        has_dead = self._dead_postings > 0
-        for word in dict.fromkeys(terms):
-            term = self._terms.get(word)
-            if term is None:
-                continue
-            docs = slots_of(self._docs[term], self._bases[term])
-            freqs = values_of(self._freqs[term]).astype(np.float64)
-            if has_dead:
-                keep = alive[docs]
-                docs, freqs = docs[keep], freqs[keep]
-            hits = len(docs)
-            if not hits:
-                continue
-            idf = math.log((count - hits + 0.5) / (hits + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            scores[docs] += idf * (K1 + 1) * freqs / (freqs + norm[docs])
-        found = np.flatnonzero(scores)
-        if scopes is not None:
-            allowed = [self._codes[s] for s in scopes if s in self._codes]
-            found = found[np.isin(self._scopes[found], allowed)]
-        if type is not None:
-            found = found[self._types[found] == self._codes.get(type, -1)]
-        if not len(found):
-            return []
-        ranked = scores[found]
-        if len(found) > limit:
-            # Every note scoring at least the limit-th best: ties at the cut go by id below.
-            cut = -np.partition(-ranked, limit - 1)[limit - 1]
-            keep = ranked >= cut
-            found, ranked = found[keep], ranked[keep]
-        ids = self._ids
-        best = sorted(zip((-ranked).tolist(), [ids[s] for s in found.tolist()], strict=True))
-        return [(str(node_id), -score) for score, node_id in best[:limit]]
 
     # ------------------------------------------------------------------ image
 
@@ -411,6 +368,7 @@ class BM25Index:
                 np.asarray(bases, dtype=np.int32), np.asarray(lasts, dtype=np.int32))
 
     def load_image(self, image: bytes) -> None:
+        self._generation += 1
         """Become the index `image()` gave. Its postings stay one buffer each, a term's cut
         from it on first use (LoadedPostings): a term at a time, that copy was most of a
         warm start's index load at 100,000 notes, for terms few queries ever name."""

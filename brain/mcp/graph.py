@@ -1,6 +1,6 @@
 """The read-only graph tools, for one agent: links, backlinks, neighbourhood, problems.
 
-The same store queries the GraphQL API resolves (`links_from`, `links_to`, `neighborhood`,
+The same store queries the GraphQL API resolves (`links_from`, `backlinks`, `neighborhood`,
 `Brain.problems`), seen through the agent's eyes: notes are named by their virtual paths,
 and another agent's private notes are left out everywhere, as the memory tool leaves them
 out. Each function returns plain JSON data; `render` makes the text a model reads.
@@ -107,8 +107,11 @@ def links(view: AgentView, path: object) -> dict[str, Any]:
 
 def backlinks(view: AgentView, path: object) -> dict[str, Any]:
     node = view.note(path, "memory_backlinks")
-    found = [lk for lk in view.brain.store.links_to([node.id]).get(node.id, []) if view.visible(lk.source)]
-    shown = sorted(found, key=lambda lk: (lk.source, lk.line, lk.column))[:MAX_LINKS]
+    # The store cuts the page from sources in the agent's reach: a hub note's 450,000
+    # backlinks are counted, never loaded (brain/store/backlink_pages.py).
+    store = view.brain.store
+    shown = store.backlinks([node.id], MAX_LINKS, None, view.reach)[node.id]
+    total = store.backlink_counts([node.id], view.reach).get(node.id, 0)
     sources = view.nodes(sorted({lk.source for lk in shown}))
     out = []
     for link in shown:
@@ -119,8 +122,7 @@ def backlinks(view: AgentView, path: object) -> dict[str, Any]:
             "column": link.column,
             "text": link.raw,
         })
-    return {"path": view.virtual(node), "backlinks": out, "total": len(found),
-            "truncated": len(found) > MAX_LINKS}
+    return {"path": view.virtual(node), "backlinks": out, "total": total, "truncated": total > len(shown)}
 
 
 def neighborhood(view: AgentView, path: object, depth: object = 1, limit: object = 50) -> dict[str, Any]:

@@ -225,3 +225,41 @@ class ReachedGraph:
         for links in out.values():
             links.sort(key=lambda link: (link.source, link.ordinal))
         return out
+
+    def backlinks(
+        self, ids: Collection[str], first: int, after: tuple[str, int, int] | None = None,
+        reach: Reach = EVERYTHING,
+    ) -> dict[str, list[Link]]:
+        """A page of the links into each node as this caller sees them: the store cuts the
+        page from sources in reach; an Unresolved node also gets the caller's links that
+        point there only because their note is out of reach (merged, then cut again)."""
+        seen = [i for i in ids if self.reach.sees(i)]
+        found = self.store.backlinks(seen, first, after, self.reach) if seen else {}
+        out: dict[str, list[Link]] = {}
+        for i in ids:
+            page = [self.reach.link(link) for link in found.get(i, [])]
+            asked = self._asked(i) if i in found else []
+            if asked:
+                page.extend(link for link in asked if after is None or _order(link) > after)
+                page.sort(key=_order)
+                del page[max(0, first):]
+            out[i] = page
+        return out
+
+    def backlink_counts(self, ids: Collection[str], reach: Reach = EVERYTHING) -> dict[str, int]:
+        seen = [i for i in ids if self.reach.sees(i)]
+        counts = self.store.backlink_counts(seen, self.reach)
+        return {i: counts.get(i, 0) + len(self._asked(i)) if i in counts else 0 for i in ids}
+
+    def _asked(self, node_id: str) -> list[Link]:
+        key = asked_key(node_id)
+        if key is None:
+            return []
+        return [
+            self.reach.link(link) for link in self.store.links_with_keys([key])
+            if self.reach.asks_for(link, node_id)
+        ]
+
+
+def _order(link: Link) -> tuple[str, int, int]:
+    return (link.source, link.line, link.column)

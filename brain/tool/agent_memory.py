@@ -13,6 +13,7 @@ one that does not exist. Admins and an open server reach every agent's tree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -211,12 +212,24 @@ class AgentMemory:
                 path = "/".join(parts)
                 if after == before:
                     return TreeWrite(path, opened.rel_of(parts), before, after, len(data), None)
-                self.memory.check_history_room(actor, where.shown, current.data if current else None, data)
-                opened.write(parts, data, mode=current.mode if current is not None else None)
                 rel = opened.rel_of(parts)
+                # The cap's check, the change and its record in one step (brain/tool/history/service.py).
+                old_data = current.data if current is not None else None
+                with self.memory.history_step(where.shown):
+                    self.memory.check_history_room(actor, where.shown, old_data, data)
+                    self._keep(old_data, data)
+                    opened.write(parts, data, mode=current.mode if current is not None else None)
+
+                    def undo() -> None:
+                        if current is None:
+                            opened.remove(parts, keep=0)
+                        else:
+                            opened.write(parts, current.data, mode=current.mode)
+
+                    record = self.memory.record_or_undo(
+                        undo, where.shown, actor, command, agent, rel, before, after
+                    )
                 self._sync([rel])
-                self._keep(current.data if current is not None else None, data)
-                record = self._record(actor, command, agent, rel, before, after)
                 return TreeWrite(path, rel, before, after, len(data), record)
         except FileTooLarge as exc:
             raise Refusal(
@@ -254,12 +267,15 @@ class AgentMemory:
                                       "an expected hash is for a file, not a folder", where.listing)
                     current = opened.read(parts)
                     self._check_expected(expected, content_hash(current.data) if current else None, where)
-                removed = opened.remove(parts, keep=self.memory.blobs.max_bytes)
-                rels = [f"{opened.rel}/{r.path}" for r in removed]
+                with self.memory.history_step(where.shown):
+                    removed = opened.remove(parts, keep=self.memory.blobs.max_bytes)
+                    rels = [f"{opened.rel}/{r.path}" for r in removed]
+                    for item, rel in zip(removed, rels, strict=True):
+                        self._keep(item.data)
+                        self.memory.record_or_undo(
+                            _restore(opened, item), where.shown, actor, command, agent, rel, item.digest, None
+                        )
                 self._sync(rels or [opened.rel_of(parts)])
-                for item, rel in zip(removed, rels, strict=True):
-                    self._keep(item.data)
-                    self._record(actor, command, agent, rel, item.digest, None)
                 return TreeDelete("/".join(parts), kind, removed)
         except NotAFolder as exc:
             raise _not_a_folder(exc, agent, where) from None
@@ -309,11 +325,17 @@ class AgentMemory:
     def _keep(self, *versions: bytes | None) -> None:
         self.memory.keep_versions(*versions)
 
-    def _record(
-        self, actor: Actor, command: str, agent: str, rel: str, before: str | None, after: str | None,
-    ) -> HistoryRecord:
-        # The service's record: the same history, and retention runs after these writes too.
-        return self.memory.record(actor, command, agent, rel, before, after)
+
+
+def _restore(opened: OpenTree, item: Removed) -> Callable[[], None]:
+    """Put a removed file back (its record could not be written): only with its bytes kept."""
+
+    def undo() -> None:
+        if item.data is None:
+            raise OSError(f"{item.path} was larger than the history keeps")
+        opened.write(tuple(item.path.split("/")), item.data)
+
+    return undo
 
 
 def decoded(data: bytes) -> str | None:

@@ -3,7 +3,9 @@
 The agent's memory tool (`brain.tool.calls.tool`), the HTTP API and the CLI all end here. A write
 takes the scope folder's lock, checks who may write, the expected hash, the text, its size
 and secrets, replaces the file atomically, applies it to the graph at once (`Brain.sync`,
-so the watcher later finds nothing new), and appends a history record, in that order.
+so the watcher later finds nothing new), and appends a history record. The cap's check, the
+note's change and its record are one step under the history's lock (brain/tool/history/service.py):
+a change whose record cannot be written is put back, so every change is recorded.
 
 Paths in messages and suggested calls come from an `Addressing`: agents see virtual paths
 (`/memories/x.md`), HTTP clients see URLs (`/api/memory/shared/x.md`).
@@ -211,12 +213,15 @@ class MemoryService(HistoryKeeping):
             after = content_hash(data)
             if after == before:
                 return WriteOutcome(scope, name, folder.rel_of(name), before, after, new_text, None)
-            self.check_history_room(actor, addr.path(scope, name), current.data if current else None, data)
-            folder.write_atomic(name, data, mode=current.mode if current is not None else None)
-            rel = folder.rel_of(name)
+            shown, rel = addr.path(scope, name), folder.rel_of(name)
+            with self.history_step(shown):  # the cap's check through the record: one writer at a time
+                self.check_history_room(actor, shown, current.data if current else None, data)
+                self.keep_versions(current.data if current is not None else None, data)
+                folder.write_atomic(name, data, mode=current.mode if current is not None else None)
+                record = self.record_or_undo(
+                    lambda: _put_back(folder, name, current), shown, actor, command, scope, rel, before, after
+                )
             self._sync([rel])
-            self.keep_versions(current.data if current is not None else None, data)
-            record = self.record(actor, command, scope, rel, before, after)
             return WriteOutcome(scope, name, rel, before, after, new_text, record)
 
     @counted_write("delete")
@@ -234,11 +239,14 @@ class MemoryService(HistoryKeeping):
             check_required(self.root, requires, addr.listing(scope), self.links_sources)  # the kept copy
             if current is None or folder is None:
                 raise self._not_found(folder, scope, name, call, "path", addr)
-            folder.unlink(name)
-            rel = folder.rel_of(name)
+            shown, rel, kept = addr.path(scope, name), folder.rel_of(name), current
+            with self.history_step(shown):
+                self.keep_versions(current.data, None)
+                folder.unlink(name)
+                record = self.record_or_undo(
+                    lambda: _put_back(folder, name, kept), shown, actor, command, scope, rel, before, None
+                )
             self._sync([rel])
-            self.keep_versions(current.data, None)
-            record = self.record(actor, command, scope, rel, before, None)
             return WriteOutcome(scope, name, rel, before, None, None, record)
 
     @counted_write("rename")
@@ -268,15 +276,17 @@ class MemoryService(HistoryKeeping):
                 if current is None or src is None:
                     raise self._not_found(src, scope, name, call, "old_path", addr)
                 self._check_free(dst, new_name, (scope, name), call, addr)
-                try:
-                    src.move(name, dst, new_name)
-                except FileExistsError:
-                    raise self._taken(dst, new_name, call, addr) from None
-                rel, new_rel = src.rel_of(name), dst.rel_of(new_name)
+                rel, new_rel, shown = src.rel_of(name), dst.rel_of(new_name), addr.path(scope, name)
+                with self.history_step(shown):
+                    try:
+                        src.move(name, dst, new_name)
+                    except FileExistsError:
+                        raise self._taken(dst, new_name, call, addr) from None
+                    record = self.record_or_undo(
+                        lambda: dst.move(new_name, src, name), shown, actor, "rename", scope, rel, before,
+                        before, new_scope=new_scope, new_path=new_rel,
+                    )
                 self._sync([rel, new_rel])
-                record = self.record(
-                    actor, "rename", scope, rel, before, before, new_scope=new_scope, new_path=new_rel
-                )
                 text = current.data.decode("utf-8", errors="replace")
                 return WriteOutcome(new_scope, new_name, new_rel, before, before, text, record)
         except UnsafeEntry as exc:
@@ -433,6 +443,14 @@ class MemoryService(HistoryKeeping):
         brain = self.brain
         if brain is not None and brain.ready:
             brain.sync(rels)
+
+
+def _put_back(folder: ScopeFolder, name: str, old: FileData | None) -> None:
+    """Undo a change whose history record could not be written: the old version, or no file."""
+    if old is None:
+        folder.unlink(name)
+    else:
+        folder.write_atomic(name, old.data, mode=old.mode)
 
 
 def default_history_path(root: Path) -> Path:

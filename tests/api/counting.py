@@ -16,6 +16,7 @@ class CountingStore(MemoryStore):
     READS = (
         "get_nodes", "find_memory", "memory_by_path", "list_memories", "count_memories",
         "memory_type_counts", "list_agents", "list_entities", "links_from", "links_to",
+        "backlinks", "backlink_counts",
         "neighborhood", "problems", "stats",
     )
 

@@ -52,7 +52,8 @@ async def test_a_page_costs_a_constant_number_of_store_calls(
     # sources (nodes), links, backlinks, and the owners' counts.
     assert store.calls["list_memories"] == 1
     assert store.calls["links_from"] == 1
-    assert store.calls["links_to"] == 1
+    assert store.calls["backlinks"] == 1  # cut in the store (brain/store/backlink_pages.py)
+    assert store.calls["links_to"] == 0
     assert store.calls["memory_type_counts"] == 1
     assert store.calls["get_nodes"] <= 3
     assert store.total <= 7

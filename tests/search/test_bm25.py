@@ -1,6 +1,7 @@
 """brain's keyword index ranks as SQLite FTS5's bm25() does, through adds, edits, deletes,
 compactions and snapshot images (FTS5 over the live notes is the oracle), and its scope and
-type filters drop notes before the top-k is chosen."""
+type filters drop notes before the top-k is chosen; with scopes, its statistics are those of
+the notes in them."""
 
 from __future__ import annotations
 
@@ -37,12 +38,13 @@ def random_note(rng: random.Random) -> Note:
 
 def fts5_ranking(notes: dict[str, Note], terms: list[str], scopes: frozenset[str] | None,
                  type: str | None) -> list[tuple[str, float]]:
-    """The oracle: FTS5 over the live notes, bm25 with brain's column weights."""
+    """The oracle: FTS5 over the live notes the caller may see (an agent's statistics are its
+    reach's: brain/index/bm25_search.py), bm25 with brain's column weights."""
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE notes USING fts5(id UNINDEXED, scope UNINDEXED, type UNINDEXED, "
                "name, description, body, tokenize = 'unicode61 remove_diacritics 0')")
     db.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?)",
-                   [(i, *note) for i, note in notes.items()])
+                   [(i, *note) for i, note in notes.items() if scopes is None or note[0] in scopes])
     expression = " OR ".join(f'"{t}"' for t in terms)
     rows = db.execute("SELECT id, scope, type, bm25(notes, 0, 0, 0, 4, 2, 1) FROM notes "
                       "WHERE notes MATCH ?", (expression,)).fetchall()

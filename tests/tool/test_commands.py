@@ -556,10 +556,12 @@ def test_every_refusal_code_is_in_the_table() -> None:
     # unsafe-folder (test_attacks), not-text (test_text_content), read-only (a replica on
     # Neo4j: tests/neo4j/test_replicas.py); the layouts' verbs' own codes (path-too-long,
     # path-too-deep, not-a-folder: test_space_verbs; not-a-memory: test_mindlink_verbs),
-    # history-full (tests/hostile/test_history_cap.py, on every front end).
+    # history-full (tests/hostile/test_history_cap.py, on every front end), history-unwritable
+    # (tests/hostile/test_history_race.py: a history file that cannot grow).
     elsewhere = {
         "forbidden", "conflict", "symlink", "unsafe-folder", "not-text", "read-only",
         "path-too-long", "path-too-deep", "not-a-folder", "not-a-memory", "history-full",
+        "history-unwritable",
     }
     assert {c.value for c in RefusalCode} - covered == elsewhere
 

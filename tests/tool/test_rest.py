@@ -80,6 +80,32 @@ def test_every_scope_and_its_files(live: LiveServer) -> None:
     assert (one["memoryOff"], [f["file"] for f in one["files"]]) == (True, ["leftover.md"])
 
 
+def test_a_scope_listing_is_paged(live: LiveServer) -> None:
+    # A listing answered every file of every scope at once: 10,000 notes, one answer.
+    shared = live.brain.root / "memory" / "shared"
+    for n in range(130):
+        (shared / f"page{n:03}.md").write_text(f"---\ndescription: page {n}\n---\n")
+    http = client(live)
+    seen: list[str] = []
+    url: str | None = "/api/memory/shared"
+    pages = []
+    while url is not None:
+        body = http.get(url).json()
+        pages.append(len(body["files"]))
+        seen += [f["file"] for f in body["files"]]
+        url = body["next"]
+    assert pages == [100, 31]  # 130 and prefers-short-answers.md
+    assert body["fileCount"] == 131
+    assert len(seen) == len(set(seen)) == 131
+    top = http.get("/api/memory").json()["scopes"][0]
+    assert (len(top["files"]), top["fileCount"], top["next"] is not None) == (100, 131, True)
+    assert [f["file"] for f in http.get("/api/memory/shared?first=2").json()["files"]] == seen[:2]
+    for bad in ("101", "-1", "x", "١"):
+        refused = http.get("/api/memory/shared", params={"first": bad})
+        assert refused.status_code == 400, bad
+        assert "at most 100 files" in refused.json()["error"]["message"]
+
+
 def test_read_write_delete_one_note(live: LiveServer) -> None:
     http = client(live)
     got = http.get("/api/memory/writer/house-style.md")

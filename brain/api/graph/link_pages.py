@@ -5,6 +5,9 @@ such field now takes `first` (default and most: the page size bound of brain/api
 checked for every `first` argument) and `after` (the `cursor` of the last item seen), and
 its node has a count beside it (`backlinkCount`, ...) so a client knows a list goes on.
 
+A node's backlinks are cut into a page by the store itself (brain/store/backlink_pages.py), so
+a page of a hub's costs the page; a note's own links are at most its link budget.
+
 A link's cursor names the link (source, line, column), never an offset, as the other cursors
 of this API do (brain/api/graph/pagination.py): a page boundary stays put while links come and go.
 """
@@ -33,7 +36,7 @@ def link_cursor(link: Link) -> str:
     return encode_cursor("link", json.dumps(link_key(link), ensure_ascii=False))
 
 
-def _link_after(cursor: str) -> LinkKey:
+def link_after(cursor: str) -> LinkKey:
     text = decode_cursor("link", cursor)
     try:
         source, line, column = json.loads(text)
@@ -50,7 +53,7 @@ def link_page(links: Sequence[Link], first: int, after: str | None) -> list[Link
     ordered = sorted(links, key=link_key)
     start = 0
     if after is not None:
-        start = bisect_right([link_key(lk) for lk in ordered], _link_after(after))
+        start = bisect_right([link_key(lk) for lk in ordered], link_after(after))
     return ordered[start : start + max(0, first)]
 
 

@@ -15,7 +15,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
-from brain.api.graph.link_pages import PAGE, link_page, problem_page
+from brain.api.graph.link_pages import PAGE, link_after, link_page, problem_page
+from brain.api.graph.list_pages import keyed_cursor, keyed_page
 from brain.api.graph.problems import Problem
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
@@ -41,8 +42,13 @@ class Node:
 async def _links_into(info: Info, node_id: str, first: int, after: str | None) -> list[Link]:
     from brain.api.graph.links import Link
 
-    found = await info.context.loaders.links_to.load(node_id)
-    return [Link.of(link) for link in link_page(found, first, after)]
+    cursor = None if after is None else link_after(after)
+    found = await info.context.loaders.backlinks.load((node_id, max(0, first), cursor))
+    return [Link.of(link) for link in found]
+
+
+async def _links_into_count(info: Info, node_id: str) -> int:
+    return await info.context.loaders.backlink_counts.load(node_id)
 
 
 
@@ -55,6 +61,7 @@ class Heading:
     written: str = strawberry.field(
         description="As written in the markdown (`` The `date` field ``); links may use either form."
     )
+    cursor: str = strawberry.field(description="Pass as `after` for the headings after this one.")
 
 
 @strawberry.type(description="A block id: a paragraph, list item or quote that ends with `^id`.")
@@ -62,6 +69,15 @@ class Block:
     id: str = strawberry.field(description="The id without `^`; `[[note#^id]]` links to it.")
     line: int = strawberry.field(description="The 1-based line where `^id` is written.")
     start_line: int = strawberry.field(description="The 1-based first line of the block it names.")
+    cursor: str = strawberry.field(description="Pass as `after` for the block ids after this one.")
+
+
+def _heading_key(heading: model.Heading) -> tuple[int, str]:
+    return (heading.line, heading.text)
+
+
+def _block_key(block: model.Block) -> tuple[int, str]:
+    return (block.line, block.id)
 
 
 @strawberry.type(description="A note an agent (or every agent, in `shared`) remembers.")
@@ -77,16 +93,33 @@ class Memory(Node):
     hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
     record: strawberry.Private[model.MemoryNode]
 
-    # Computed only when asked: a page of a hundred memories rarely wants them.
-    @strawberry.field
-    def headings(self) -> list[Heading]:
+    # Computed only when asked: a page of a hundred memories rarely wants them. Paged: a 1 MiB
+    # note may hold tens of thousands (brain/api/graph/list_pages.py).
+    @field(description="Its headings, in order; a page of `first` after `after` (a heading's `cursor`).")
+    def headings(self, first: int = PAGE, after: str | None = None) -> list[Heading]:
+        page = keyed_page(self.record.headings, _heading_key, "heading", first, after)
         return [
-            Heading(text=h.text, level=h.level, line=h.line, written=h.written) for h in self.record.headings
+            Heading(text=h.text, level=h.level, line=h.line, written=h.written,
+                    cursor=keyed_cursor("heading", _heading_key(h)))
+            for h in page
         ]
 
-    @field(description="Its block ids, in order: what `[[note#^id]]` can name.")
-    def blocks(self) -> list[Block]:
-        return [Block(id=b.id, line=b.line, start_line=b.start_line) for b in self.record.blocks]
+    @field(description="How many headings it has: `headings` pages through them.")
+    def heading_count(self) -> int:
+        return len(self.record.headings)
+
+    @field(description="Its block ids, in order: what `[[note#^id]]` can name; a page of `first` "
+           "after `after`.")
+    def blocks(self, first: int = PAGE, after: str | None = None) -> list[Block]:
+        page = keyed_page(self.record.blocks, _block_key, "block", first, after)
+        return [
+            Block(id=b.id, line=b.line, start_line=b.start_line, cursor=keyed_cursor("block", _block_key(b)))
+            for b in page
+        ]
+
+    @field(description="How many block ids it has: `blocks` pages through them.")
+    def block_count(self) -> int:
+        return len(self.record.blocks)
 
     @strawberry.field
     def modified_at(self) -> datetime:
@@ -145,7 +178,7 @@ class Memory(Node):
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
     @field(description="This note's problems, its own and its links'; a page of `first` after `after`.")
     async def problems(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Problem]:
@@ -237,7 +270,7 @@ class Agent(Node):
     @field(description="How many links land here: `backlinks` pages through them.",
            permission_classes=ADMIN_ONLY)
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
     @field(description="The `## Your memory` block of its system prompt; null when its memory is off.")
     async def memory_prompt(self, info: Info) -> str | None:
@@ -260,7 +293,7 @@ class Entity(Node):
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
 
 @strawberry.type
@@ -306,7 +339,7 @@ class Unresolved(Node):
 
     @field(description="How many links ask for it: `wantedBy` pages through them.")
     async def wanted_by_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
 
 # ---------------------------------------------------------------- layouts (design.md 8)
@@ -368,7 +401,7 @@ class File(Node):
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_to.load(self.id))
+        return await _links_into_count(info, self.id)
 
 
 _NOTE_TYPES: dict[model.Kind, type[Memory]] = {

@@ -15,6 +15,7 @@ import anyio.to_thread
 from strawberry.dataloader import DataLoader
 
 from brain.model import Link, Node
+from brain.store.backlink_pages import LinkAfter
 from brain.store.base import GraphStore
 from brain.store.visibility import EVERYTHING, Reach, ReachedGraph
 
@@ -24,6 +25,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 TypeCounts = dict[str | None, int]
+BacklinkPage = tuple[str, int, LinkAfter | None]  # (node id, first, after)
 
 
 async def in_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -63,6 +65,11 @@ class Loaders:
         self.links_to: DataLoader[str, list[Link]] = DataLoader(
             _batched(graph.links_to, list), cache=cache
         )
+        # Backlinks are paged in the store (brain/store/backlink_pages.py): one key a page.
+        self.backlinks: DataLoader[BacklinkPage, list[Link]] = DataLoader(_pages(graph), cache=cache)
+        self.backlink_counts: DataLoader[str, int] = DataLoader(
+            _batched(graph.backlink_counts, int), cache=cache
+        )
         self.type_counts: DataLoader[str, TypeCounts] = DataLoader(
             _batched(store.memory_type_counts, dict), cache=cache
         )
@@ -75,6 +82,26 @@ class Loaders:
         """The nodes that exist among `ids`, in order."""
         found = await self.nodes.load_many(list(ids))
         return [n for n in found if n is not None]
+
+
+def _pages(graph: GraphStore | ReachedGraph) -> Callable[[list[BacklinkPage]], Awaitable[list[list[Link]]]]:
+    """One store call per distinct (first, after): a page of memories asks the same of each."""
+
+    def fetch(keys: list[BacklinkPage]) -> list[list[Link]]:
+        groups: dict[tuple[int, LinkAfter | None], list[str]] = {}
+        for node, first, after in keys:
+            groups.setdefault((first, after), []).append(node)
+        found = {
+            (node, first, after): page
+            for (first, after), nodes in groups.items()
+            for node, page in graph.backlinks(nodes, first, after).items()
+        }
+        return [found.get(key, []) for key in keys]
+
+    async def load(keys: list[BacklinkPage]) -> list[list[Link]]:
+        return await in_thread(fetch, keys)
+
+    return load
 
 
 def _none() -> None:

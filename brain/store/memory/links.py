@@ -10,6 +10,10 @@ own tables; the arrays are a fifth of that. An array is unordered like the set w
 read sorts by (source id, ordinal), and a link is removed by finding its number at C speed.
 A name that more than SET_AFTER links ask for (a hub) gets a set of the numbers instead:
 removing from an array is linear, and a rescan may relink every link to a hub.
+
+A page of a hub's backlinks (`ordered`) reads a sorted list of its keys kept until the next
+write to that hub: a note with 450,000 backlinks sorted them, and built every row, for every
+page; now a page bisects to its cursor and steps over whole scopes out of the caller's reach.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ class LinkIndex:
         self.unresolved: dict[str, UnresolvedNode] = {}
         self._numbers: dict[str, int] = {}  # source id -> its number (kept once given)
         self._sources: list[str] = []  # number -> source id
+        # Hubs' incoming keys, sorted, until the next change to that hub (see `ordered`).
+        self._ordered: dict[str, list[LinkKey]] = {}
 
     def _base(self, source: str) -> int:
         """The source's number, shifted: a link's number is this plus its ordinal."""
@@ -54,9 +60,12 @@ class LinkIndex:
         indexes 550,000 links at 100,000 notes, most of them twice)."""
         base = self._base(source)
         incoming, by_key, unresolved = self.incoming, self.by_key, self.unresolved
+        ordered = self._ordered
         for row in rows:
             ref = base | row[ORDINAL]
             target_id = row[TARGET_ID]
+            if ordered:
+                ordered.pop(target_id, None)
             # _put twice, inlined: this loop is run for every link of a full ingest.
             refs = incoming.get(target_id)
             if type(refs) is array and len(refs) < SET_AFTER:
@@ -80,9 +89,12 @@ class LinkIndex:
             return
         base = self._base(source)
         incoming, by_key = self.incoming, self.by_key
+        ordered = self._ordered
         for row in rows:
             ref = base | row[ORDINAL]
             target_id = row[TARGET_ID]
+            if ordered:
+                ordered.pop(target_id, None)
             refs = incoming.get(target_id)
             if refs is not None:
                 _discard(refs, ref)
@@ -106,6 +118,18 @@ class LinkIndex:
         """Drop an Unresolved node that no link names any more."""
         self.unresolved.pop(target_id, None)
         self.incoming.pop(target_id, None)
+        self._ordered.pop(target_id, None)
+
+    def ordered(self, target_id: str) -> list[LinkKey]:
+        """`to(target_id)`, kept for a hub until a write changes its links (the bulk fill of
+        a restore starts a new index, so it never leaves a stale list here)."""
+        refs = self.incoming.get(target_id)
+        if refs is None or len(refs) <= SET_AFTER:
+            return self._keys(refs)
+        found = self._ordered.get(target_id)
+        if found is None:
+            found = self._ordered[target_id] = self._keys(refs)
+        return found
 
     def _keys(self, refs: Refs | None) -> list[LinkKey]:
         if not refs:

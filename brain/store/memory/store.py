@@ -55,6 +55,7 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
+from brain.store.memory.backlinks import MemoryBacklinks
 from brain.store.memory.bodies import Bodies
 from brain.store.memory.health import HealthIndex, HealthQueries
 from brain.store.memory.image import StoreImage, image_tables
@@ -78,7 +79,7 @@ from brain.store.visibility import EVERYTHING, Reach, asked_key, projected_targe
 _IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}
 
 
-class MemoryStore(HealthQueries):
+class MemoryStore(HealthQueries, MemoryBacklinks):
     """A complete GraphStore held in this process (and a HealthReader: brain/store/health.py)."""
 
     keyword_counts = True  # a big ingest's parse helpers count keywords for it (WriteBatch.keywords)

@@ -390,6 +390,29 @@ WHERE r.key IN $keys AND {_in_reach('s')} AND NOT {_in_reach('t')}
 RETURN s.id AS source, t.id AS target, properties(r) AS props
 """
 
+# A page of the links into each node, in (source id, line, column) order after the cursor
+# ($source "" and $line -1: from the start), from sources in the caller's reach: Neo4j's Top-K
+# sort over the node's relationships ships and builds only the page (a note with 450,000
+# backlinks shipped them all, for every page). The label comes from the allow-list only.
+_AFTER_CURSOR = (
+    "(s.id > $source OR (s.id = $source AND (r.line > $line OR (r.line = $line AND r.column > $column))))"
+)
+BACKLINKS_PAGE = (
+    "UNWIND $ids AS id CALL {\nWITH id\n"
+    + _union(
+        "MATCH (t:{label} {{id: id}}) MATCH (s:Memory)-[r:LINKS_TO]->(t) "
+        f"WHERE {_AFTER_CURSOR} AND {_in_reach('s')} "
+        "RETURN s.id AS source, t.id AS target, properties(r) AS props, r.line AS line, "
+        "r.column AS column ORDER BY source, line, column LIMIT $first"
+    ).replace("\nUNION ALL\n", "\nUNION ALL\nWITH id\n")
+    + "\n}\nRETURN source, target, props ORDER BY target, source, line, column"
+)
+# How many links land on each node, from sources in reach.
+BACKLINK_COUNTS = _union(
+    "MATCH (t:{label}) WHERE t.id IN $ids "
+    f"RETURN t.id AS id, COUNT {{{{ MATCH (s:Memory)-[:LINKS_TO]->(t) WHERE {_in_reach('s')} }}}} AS n"
+)
+
 # A caller with a reach sees a resolved link into a note out of it as broken, so those come too.
 _PROBLEM_LINKS = f"""
 RETURN m.path AS path, m.problems AS problems,

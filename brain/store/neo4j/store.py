@@ -56,6 +56,7 @@ from brain.store.base import (
 )
 from brain.store.memory.image import StoreImage
 from brain.store.neo4j import cypher, generation
+from brain.store.neo4j.backlinks import Neo4jBacklinks
 from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
 from brain.store.neo4j.health import Neo4jHealth
 from brain.store.neo4j.live import LIVE_TTL, LiveSet
@@ -72,13 +73,7 @@ from brain.store.neo4j.records import (
 )
 from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.shared import Neo4jShared
-from brain.store.neo4j.write import (
-    Limits,
-    atomic_plan,
-    clear_some,
-    run_transaction,
-    transactions,
-)
+from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
 from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
 
 log = logging.getLogger(__name__)
@@ -87,7 +82,7 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth):
+class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in

@@ -47,6 +47,7 @@ class RefusalCode(enum.Enum):
     NOT_A_MEMORY = "not-a-memory"  # mindlink: only entries and daily notes are memories
     READ_ONLY = "read-only"  # a read-only replica (`brain serve --read-only`): write to its writer
     HISTORY_FULL = "history-full"  # the write history is at its cap (brain/tool/history/cap.py)
+    HISTORY_UNWRITABLE = "history-unwritable"  # a change's record could not be written: put back
 
     @property
     def status(self) -> int:
@@ -80,6 +81,7 @@ _STATUS = {
     RefusalCode.NOT_A_MEMORY: 400,
     RefusalCode.READ_ONLY: 409,
     RefusalCode.HISTORY_FULL: 507,  # Insufficient Storage: the operator's cap, not the caller's fault
+    RefusalCode.HISTORY_UNWRITABLE: 507,  # the disk or file under the history, not the caller
 }
 
 #: String arguments longer than this are abbreviated when a call is rendered as text.

@@ -3,21 +3,33 @@
 Split from brain/tool/service.py by concept: everything here is about what the write history
 keeps (log.py records, blobs.py versions, retention.py prunes, cap.py caps, all in
 brain/tool/history/); the service's reads and writes call it.
+
+A change and its record are one step (`history_step`, `record_or_undo`). The cap's check and
+the record's append were two steps under a lock per scope folder only, so two writes to two
+folders both passed the check and both appended, past the cap; and a write whose append failed
+after the note was replaced answered an error for a change that had happened, unrecorded.
+Now one lock file beside the history (an `flock`, so threads and processes alike) is held from
+the check to the append, and a change whose record cannot be written is put back.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brain import safefs
 from brain.budgets import HistoryCaps, history_caps
 from brain.config.messages import ConfigError
 from brain.config.operator import load_budgets, load_settings
 from brain.ingest.memory_files import content_hash
 from brain.tool.access import Actor
+from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.blobs import BlobStore, PruneReport
 from brain.tool.history.cap import HistoryMeter, HistoryUsage
 from brain.tool.history.log import History, HistoryRecord, iso_time
@@ -61,6 +73,49 @@ class HistoryKeeping:
         if retention is not None and retention.due():
             self._prune(retention)
         return record
+
+    @contextmanager
+    def history_step(self, shown: str) -> Iterator[None]:
+        """Hold the workspace history's lock from a write's cap check to its record: one
+        writer at a time across threads and processes (an `flock` on a fresh descriptor)."""
+        path = self.history.path.with_name(self.history.path.name + ".lock")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise _unwritable(shown, path, exc) from None
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):  # a FIFO there is never waited on
+                raise _unwritable(shown, path, OSError(f"it is {safefs.kind_of(mode)}"))
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def record_or_undo(
+        self, undo: Callable[[], None], shown: str, actor: Actor, command: str, scope: str, rel: str,
+        before: str | None, after: str | None, **extra: str,
+    ) -> HistoryRecord:
+        """`record`, or when its record cannot be written, `undo` the change and refuse: no
+        change goes unrecorded, and the answer says whether the note changed."""
+        try:
+            return self.record(actor, command, scope, rel, before, after, **extra)
+        except OSError as exc:
+            try:
+                undo()
+            except OSError as failed:
+                log.error("%s changed but was not recorded, and could not be put back: %s", rel, failed)
+                raise Refusal(
+                    RefusalCode.HISTORY_UNWRITABLE,
+                    f"{shown} WAS changed, but its history record could not be written to "
+                    f"{self.history.path} ({_reason(exc)}) and putting the old version back failed "
+                    f"too ({_reason(failed)}): a person should check the disk and that file",
+                    None,
+                ) from None
+            log.warning("refused a write of %s: its history record could not be written: %s", rel, exc)
+            raise _unwritable(shown, self.history.path, exc) from None
 
     def _log_size(self) -> int:
         try:
@@ -135,3 +190,17 @@ class HistoryKeeping:
         return report
 
 
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _unwritable(shown: str, path: Path, exc: OSError) -> Refusal:
+    return Refusal(
+        RefusalCode.HISTORY_UNWRITABLE,
+        f"{shown} was NOT changed: its history record could not be written to {path} "
+        f"({_reason(exc)}). Every change is recorded, so writes are refused until a person frees "
+        "space or fixes that file; tell a person rather than retrying",
+        None,
+    )
