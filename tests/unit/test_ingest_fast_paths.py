@@ -101,6 +101,11 @@ VALUES = [
     "a: b", "a:", "a #b", "C#", "x, y", "[x]", "{x}", "'q'", "it's", '"q"', "é", "東京", "1", "1.5",
     "2024-01-01", "a  b", "a ", " a", "a\tb", "&x", "*x", "!x", "|", ">", "-", "- x", "½", "a\u00a0b",
     "a\u2028b", "a\ufeffb", "x---", "%x", "@x", "`x`", "a:b", "a=b", "=", "<<",
+    # quoted strings and flow lists of words (issue 43): the forms read without libyaml, and
+    # their neighbours that are not
+    '"a: b #c"', '"x\\ty"', '"a\\"', '""', "''", "'it''s'", "'a: b'", '"東京 ½"', '"a\u00a0b"',
+    '"a" x', "'a'b'", '"a"b"', "[]", "[a]", "[a, b-c]", "[a,b]", "[a,  b]", "[a, yes]", "[a, 1]",
+    "[a, Null]", "[é, x_y]", "[a, b c]", "[a, [b]]", "[a, b]x", "[ a ]", "[a, ~]", "[a:b]", "[-a]",
 ]
 line = st.one_of(
     st.builds(
@@ -124,8 +129,11 @@ def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
 
 def test_the_simple_reading_keeps_yaml_types_to_yaml() -> None:
     assert simple_mapping("description: a note\ntype: user\n") == {"description": "a note", "type": "user"}
-    for fm_text in ("on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n"):
+    for fm_text in ("on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n",
+                    'a: "b\\"c"\n', "a: [b, on]\n", "a: [b, 2]\n"):
         assert simple_mapping(fm_text) is None
+    assert simple_mapping('name: "Release: Q4 #1"\ntags: [free-tier, é]\nx: []\n') == {
+        "name": "Release: Q4 #1", "tags": ["free-tier", "é"], "x": []}
     # YAML 1.1's booleans and nulls are read as YAML reads them (an agent's `memory: true`).
     assert simple_mapping("memory: true\na: Off\nb: YES\nc: null\n") == {
         "memory": True, "a": False, "b": True, "c": None}
