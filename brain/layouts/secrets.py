@@ -269,24 +269,35 @@ def _unguarded() -> bool:
 
 def _keyword_near(text: str) -> bool:
     """True whenever `_keyword_assignment(text.lower())` is (and maybe more often): only the
-    40 characters before each `:` and `=` are lowered, which is all that function reads."""
-    for sep in (":", "="):
-        at = text.find(sep)
-        while at != -1:
-            head = text[max(0, at - 40) : at].lower().rstrip().rstrip("\"'")
-            if head.endswith(_KEYWORDS):
-                return True
-            at = text.find(sep, at + 1)
-    return False
+    characters before each `:` and `=` that a keyword can end at are lowered."""
+    return _keyword_before_separator(text, lower=True)
 
 
 def _keyword_assignment(lowered: str) -> bool:
-    """A keyword, maybe a quote and spaces, then `:` or `=` (as `_ASSIGNMENT` begins)."""
+    """A keyword, maybe a quote and blanks, then `:` or `=` (as `_ASSIGNMENT` begins)."""
+    return _keyword_before_separator(lowered, lower=False)
+
+
+_LONGEST_KEYWORD = max(map(len, _KEYWORDS))
+
+
+def _keyword_before_separator(text: str, lower: bool) -> bool:
+    """Whether a keyword ends right before some `:` or `=`, past any blanks and then quotes.
+
+    Any number of blanks, as `_ASSIGNMENT`'s `\\s*` takes: the 40 characters before the
+    separator that were looked at missed `password` + 41 spaces + `: <value>`, which the
+    detector flags (and the memory tool refuses). Each separator looks back over its own run
+    of blanks and quotes only, so a text is read about once."""
     for sep in (":", "="):
-        at = lowered.find(sep)
+        at = text.find(sep)
         while at != -1:
-            head = lowered[max(0, at - 40) : at].rstrip().rstrip("\"'")
-            if head.endswith(_KEYWORDS):
+            j = at
+            while j > 0 and text[j - 1].isspace():
+                j -= 1
+            while j > 0 and text[j - 1] in "\"'":
+                j -= 1
+            head = text[max(0, j - _LONGEST_KEYWORD) : j]
+            if (head.lower() if lower else head).endswith(_KEYWORDS):
                 return True
-            at = lowered.find(sep, at + 1)
+            at = text.find(sep, at + 1)
     return False

@@ -163,6 +163,9 @@ SECRET_PIECES = [
 # Text NFKC changes is gated by what the detector undoes it to: a full-width prefix or `=`, a
 # `…` elsewhere on the line (issue 43: such texts went to the detector whole).
 @example("ｇｈｐ＿" + TOKEN[4:])
+# A keyword more than 40 blanks before its separator (the gate's window was 40 characters).
+@example("password" + " " * 50 + ": Zq8xW2pL9v!")
+@example('password"' + " " * 45 + "= Zq8xW2pL9v!")
 @example("wait\u2026 password\uff1d Zq8xW2pL9v!")
 @example("\u2139\ufe0f note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:])
 def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
@@ -217,6 +220,7 @@ DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000", "\ufeff", "
 
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
+@example("token" + " " * 45 + ":")
 def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> None:
     if _keyword_assignment(text.lower()):
         assert _keyword_near(text)
@@ -250,6 +254,7 @@ def _native_gate(text: str) -> tuple[bool, set[str]]:
 @example("key\x1c:")  # Python's whitespace, which Rust's is_whitespace lacks
 @example("Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIy  QUJD-_ab" + "QUJD" * 6 + " cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ")
 @example("x" * 50 + "token" + " " * 3 + "'\":")
+@example("token" + " " * 45 + "'\":")  # past the 40 characters the gate once looked at
 def test_the_native_gate_answers_as_the_python_gate(text: str) -> None:
     _same_gate(text)
 
