@@ -7,7 +7,12 @@ design.md section 7 workload.
 writes bench/results/ingest-space.json; compare files/s and peak RSS with the latchai figures.
 `--layout mindlink|lab` runs the latchai workload reshaped into that layout
 (bench/workload_layouts.py: the same notes' bytes and mtimes), written to ingest-<layout>.json.
-`--iwe PATH` times `iwe count` beside `brain ingest`. `--serve` also times a warm `brain serve`
+`--iwe PATH` times `iwe count` beside `brain ingest`. `--profiles default real` runs each
+size on both workload profiles (bench/workload.py `--profile`). `--versus` (with `--iwe`) times
+only `brain ingest --no-cache` against `iwe count`, process start to exit, in rounds that
+alternate the two tools and the profiles, so a change of the machine's load hits all of them:
+wall and CPU seconds (the process and its helpers, from wait4) and peak RSS, medians, with the
+load average of each round. `--serve` also times a warm `brain serve`
 to ready, first answer and files checked (bench/bench_warm_serve.py; that script alone skips
 the ingests).
 
@@ -34,7 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_warm_serve import describe, measure  # noqa: E402
-from workload import generate  # noqa: E402
+from workload import PROFILES, generate  # noqa: E402
 from workload_layouts import RESHAPERS, generate_layout  # noqa: E402
 
 # The parse helpers' own peak RSS, read from /proc while they run. Not RUSAGE_CHILDREN: a
@@ -145,13 +150,66 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def workspace(size: int, cache: Path, layout: str = "latchai") -> Path:
+def workspace(size: int, cache: Path, layout: str = "latchai", profile: str = "default") -> Path:
     if layout in RESHAPERS:
         return generate_layout(cache / f"workload-{layout}-{size}", size, layout, cache)
-    root = cache / (f"workload-{size}" if layout == "latchai" else f"workload-{layout}-{size}")
+    name = f"workload-{size}" if layout == "latchai" else f"workload-{layout}-{size}"
+    root = cache / (name if profile == "default" else f"{name}-{profile}")
     if not (root / ".workload.json").exists():
-        generate(root, size, layout=layout)
+        generate(root, size, layout=layout, profile=profile)
     return root
+
+
+def rusage_command(argv: list[str], cwd: Path | None = None) -> dict[str, float]:
+    """Wall seconds, CPU seconds (the process and every child it waited for: brain's parse
+    helpers) and peak RSS in MB (the largest of them) of one command, from start to exit."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise RuntimeError(f"{argv} exited with {proc.returncode}: {err[-2000:]}")
+    if proc.stderr:
+        proc.stderr.close()
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_rss_mb": usage.ru_maxrss / 1024}
+
+
+def versus(roots: dict[str, Path], iwe: str, runs: int) -> dict[str, object]:
+    """`brain ingest --no-cache` against `iwe count` on each workspace, interleaved: every
+    round runs each profile with both tools, and the tools' order flips each round."""
+    tools = {
+        "brain": lambda root: [sys.executable, "-m", "brain", "ingest", str(root), "--no-cache"],
+        "iwe": lambda root: [iwe, "count"],
+    }
+    got: dict[str, dict[str, list[dict[str, float]]]] = {p: {t: [] for t in tools} for p in roots}
+    loads: list[float] = []
+    for round_ in range(runs):
+        order = list(tools) if round_ % 2 == 0 else list(reversed(tools))
+        for profile, root in roots.items():
+            for tool in order:
+                before = os.getloadavg()[0]
+                r = rusage_command(tools[tool](root), cwd=root)
+                r["load"] = before
+                got[profile][tool].append(r)
+                loads.append(before)
+                print(f"round {round_ + 1} {profile:>8} {tool:>5}: {r['wall_s']:.2f} s wall, "
+                      f"{r['cpu_s']:.2f} s CPU, peak {r['peak_rss_mb']:.0f} MB; load {before:.2f}",
+                      flush=True)
+    report: dict[str, object] = {"runs": runs, "loads": loads}
+    for profile, by_tool in got.items():
+        med = {t: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for t, rs in by_tool.items()}
+        b, i = med["brain"], med["iwe"]
+        report[profile] = {**{f"{t}_{k}": round(v, 3) for t, m in med.items() for k, v in m.items()},
+                           "wall_ratio": round(b["wall_s"] / i["wall_s"], 2),
+                           "cpu_ratio": round(b["cpu_s"] / i["cpu_s"], 2)}
+        print(f"{profile}: brain {b['wall_s']:.2f} s wall / {b['cpu_s']:.2f} s CPU / "
+              f"{b['peak_rss_mb']:.0f} MB; iwe {i['wall_s']:.2f} s / {i['cpu_s']:.2f} s / "
+              f"{i['peak_rss_mb']:.0f} MB; ratio wall {b['wall_s'] / i['wall_s']:.2f}, "
+              f"CPU {b['cpu_s'] / i['cpu_s']:.2f} (medians of {runs}; {load()})", flush=True)
+    return report
 
 
 def run_once(root: Path) -> dict[str, float]:
@@ -176,6 +234,10 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--layout", choices=("latchai", "space", *RESHAPERS), default="latchai")
     parser.add_argument("--iwe", help="the iwe binary (cargo install iwe), to time `iwe count` beside")
+    parser.add_argument("--profiles", nargs="+", choices=PROFILES, default=["default"],
+                        help="the workload profiles (bench/workload.py --profile)")
+    parser.add_argument("--versus", action="store_true",
+                        help="only `brain ingest --no-cache` against `iwe count`, interleaved")
     parser.add_argument("--serve", action="store_true",
                         help="also time a warm `brain serve` to ready (bench/bench_warm_serve.py)")
     args = parser.parse_args()
@@ -183,8 +245,18 @@ def main() -> None:
         "cpus": os.cpu_count(), "runs": args.runs, "layout": args.layout,
         "load_average": list(os.getloadavg()), "sizes": {},
     }
-    for size in args.sizes:
-        root = workspace(size, args.cache, args.layout)
+    if args.versus:
+        if not args.iwe:
+            parser.error("--versus needs --iwe")
+        for size in args.sizes:
+            roots = {p: workspace(size, args.cache, args.layout, p) for p in args.profiles}
+            report["sizes"][str(size)] = versus(roots, args.iwe, args.runs)  # type: ignore[index]
+        out = HERE / "results" / "ingest-versus.json"
+        out.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"wrote {out}")
+        return
+    for size, profile in [(size, p) for size in args.sizes for p in args.profiles]:
+        root = workspace(size, args.cache, args.layout, profile)
         count = args.runs if size < 100_000 else max(1, args.runs // 2)
         print(f"{size:>7} notes: before: {load()}", flush=True)
         runs = [run_once(root) for _ in range(count)]
@@ -242,7 +314,8 @@ def main() -> None:
         if args.serve:
             summary["warm_serve"] = measure(root, snapshots, count)
             print(describe(size, summary["warm_serve"]), flush=True)
-        report["sizes"][str(size)] = summary  # type: ignore[index]
+        key = str(size) if profile == "default" else f"{size}-{profile}"
+        report["sizes"][key] = summary  # type: ignore[index]
         print(
             f"{size:>7} notes: ingest {summary['ingest_s_median']} s "
             f"({summary['ingest_files_per_s']} files/s), rescan {summary['rescan_s_median']} s "

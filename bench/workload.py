@@ -17,6 +17,11 @@ files), a third of each agent's notes in topic subfolders, the shared notes in t
 agent's `shared/` folder (so `shared/x` links are paths from its root), no agents/ or entity
 folders (space has none).
 
+`--profile real` (latchai layout only) writes what agents' real memory holds and this
+profile lacks: fenced code and shell commands, tables, long index notes, agents without
+definitions, many broken links across scopes, non-ASCII names (bench/workload_real.py).
+The default profile is unchanged, so older figures stay comparable.
+
 Same arguments, same bytes: no timestamps in content, and every file's mtime is a fixed,
 seeded instant before 2026-11-01 so ages are deterministic too. Only the standard library.
 """
@@ -42,6 +47,7 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 MARKER = ".workload.json"
+PROFILES = ("default", "real")
 LAYOUT = ("agents", "memory", "workflows", "chats", "work-items")
 EPOCH = 1_793_491_200  # 2026-11-01T00:00:00Z
 MAX_AGE = 120 * 86_400  # note ages spread over the 120 days before EPOCH
@@ -653,7 +659,8 @@ def _write(path: Path, text: str, mtime: int) -> int:
 
 
 def generate(
-    out_dir: Path, notes: int, agents: int = 8, seed: int = 42, layout: str = "latchai"
+    out_dir: Path, notes: int, agents: int = 8, seed: int = 42, layout: str = "latchai",
+    profile: str = "default",
 ) -> WorkloadInfo:
     """Write the workload into ``out_dir`` and describe it.
 
@@ -665,8 +672,16 @@ def generate(
         raise ValueError("notes must be at least 1")
     if layout not in ("latchai", "space"):
         raise ValueError(f"no workload for layout {layout!r}: latchai or space")
+    if profile not in PROFILES or (profile != "default" and layout != "latchai"):
+        raise ValueError(f"no workload profile {profile!r} for layout {layout!r}")
     out_dir = Path(out_dir)
     _prepare(out_dir)
+    if profile == "real":
+        from importlib import import_module
+
+        real = import_module(f"{__package__}.workload_real" if __package__ else "workload_real")
+        info: WorkloadInfo = real.generate_real(out_dir, notes, agents, seed)
+        return info
     plain = notes // 10 if layout == "space" else 0
     g = _Gen(max(1, notes - plain), agents, seed)
     r = g.rng
@@ -817,9 +832,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--layout", choices=("latchai", "space"), default="latchai")
+    parser.add_argument("--profile", choices=PROFILES, default="default",
+                        help="real: code, tables, index notes, broken cross-scope links (latchai)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    info = generate(args.out_dir, args.notes, args.agents, args.seed, args.layout)
+    info = generate(args.out_dir, args.notes, args.agents, args.seed, args.layout, args.profile)
     elapsed = time.perf_counter() - started
     figures = info.summary()
     del figures["missing_targets"], figures["agent_names"]

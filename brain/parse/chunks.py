@@ -35,12 +35,12 @@ def body_chunks(body: str) -> list[tuple[int, int]]:
 
     A chunk ends at an empty line followed by a line that starts in column 0, outside a
     fenced block: such a line cannot continue a list item, a quote, a paragraph or an
-    indented code block. Raw HTML (which may span blank lines), tabs, and fences that are
-    indented or have backticks in their info string are rare and subtle: then the whole
-    body is one chunk.
+    indented code block. An HTML block (which may span blank lines: `html_may_start`), tabs,
+    and fences that are indented or have backticks in their info string are rare and subtle:
+    then the whole body is one chunk.
     """
     whole = [(0, len(body))]
-    if "<" in body or "\t" in body or has_indented_fence(body):
+    if "\t" in body or has_indented_fence(body):
         return whole
     fences: list[tuple[int, int]] = []
     opener: re.Match[str] | None = None
@@ -55,6 +55,8 @@ def body_chunks(body: str) -> list[tuple[int, int]]:
             opener = None
     if opener is not None:
         fences.append((opener.start(), len(body)))
+    if "<" in body and html_may_start(body, fences):
+        return whole
     bounds = [0]
     fence_index = 0
     for m in BOUNDARY_RE.finditer(body):
@@ -66,6 +68,22 @@ def body_chunks(body: str) -> list[tuple[int, int]]:
         bounds.append(pos)
     bounds.append(len(body))
     return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1]]
+
+
+# A `<` with only blanks, quote and list marks before it on its line: where an HTML block
+# may start (ASCII digits: a list's number is one).
+HTML_START_RE = re.compile(r"^[ >*+\-0-9.)]*<", re.MULTILINE)
+
+
+def html_may_start(body: str, fences: list[tuple[int, int]]) -> bool:
+    """Whether an HTML block may start outside the fenced blocks (`fences`: each from its
+    opening line's start to its closing line's end). Raw HTML may run on past an empty line
+    only as a block, and a block starts a line (after quote and list marks); a `<` anywhere
+    else is inline, in a paragraph that ends at an empty line, or code (a shell command's
+    `<placeholder>` in a fenced block made the whole body mistune's)."""
+    return any(
+        not any(start <= m.end() - 1 < end for start, end in fences) for m in HTML_START_RE.finditer(body)
+    )
 
 
 # A line break before a fence's first three characters: a literal start, found fast.

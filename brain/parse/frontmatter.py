@@ -115,6 +115,16 @@ _YAML_VALUES: dict[str, bool | None] = {
 }
 
 
+# Two more forms a note's metadata often takes (issue 43: half the notes of the real profile
+# went to libyaml, 250 us each): a quoted string without escapes (`name: "Release: Q4"`), and
+# a flow list of plain words (`tags: [release, free-tier]`), each word a string (it starts
+# with a letter and is no boolean or null).
+_OTHER_LINE_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):[ ]+(.+)")
+_QUOTED_RE = re.compile(r"\"([^\"\\]*)\"|'([^']*)'")
+_WORD = r"[^\W\d_][\w-]*"
+_WORDS_RE = re.compile(rf"\[((?:{_WORD}(?:, {_WORD})*)?)\]")
+
+
 def simple_mapping(fm_text: str) -> dict[str, Any] | None:
     """The mapping of a frontmatter of `key: text` lines as YAML reads it, or None (not one)."""
     if len(fm_text) > SIMPLE_MAX_CHARS:
@@ -126,7 +136,11 @@ def simple_mapping(fm_text: str) -> dict[str, Any] | None:
             continue
         m = match(line)
         if m is None:
-            return None
+            other = _other_value(line)
+            if other is None:
+                return None
+            out[other[0]] = other[1]
+            continue
         key, value = m.groups()
         if (
             key in _YAML_VALUES or not value.isprintable()
@@ -135,6 +149,23 @@ def simple_mapping(fm_text: str) -> dict[str, Any] | None:
             return None
         out[key] = _YAML_VALUES.get(value, value)
     return out or None
+
+
+def _other_value(line: str) -> tuple[str, str | list[str]] | None:
+    """A `key: "quoted"` or `key: [word, word]` line as YAML reads it, or None (not one)."""
+    m = _OTHER_LINE_RE.fullmatch(line)
+    if m is None or m.group(1) in _YAML_VALUES:
+        return None
+    key, value = m.groups()
+    quoted = _QUOTED_RE.fullmatch(value)
+    if quoted is not None:
+        text = quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+        return (key, text) if text.isprintable() else None
+    words = _WORDS_RE.fullmatch(value)
+    if words is None:
+        return None
+    items = words.group(1).split(", ") if words.group(1) else []
+    return None if any(w in _YAML_VALUES for w in items) else (key, items)
 
 
 TOO_COSTLY = "frontmatter is too costly to read"

@@ -379,7 +379,11 @@ fn scan(body: &str, first_line: usize) -> Result<Scan, Declined> {
             kept_links = chunk_links.iter().collect();
             kept_atx = chunk_atx.iter().collect();
         }
-        let heading_code = |m: &&AtxMatch| b[m.end..line_end(b, m.end)].iter().any(|&c| matches!(c, b'*' | b'_' | b'`'));
+        // Emphasis, code and escapes (`\|`) in a heading change its text as mistune reads it.
+        let heading_code = |m: &&AtxMatch| {
+            let text = &b[m.end..line_end(b, m.end)];
+            text.iter().any(|&c| matches!(c, b'*' | b'_' | b'`' | b'\\')) || has(text, b"](")
+        };
         // mistune reads a heading after an ordered list's number differently when a code span
         // is near (`a\n99. # b\n`x`` holds none, `a\n99. # b\nx` does): it decides.
         let numbered = |m: &&AtxMatch| b[m.line_start..m.end].iter().any(u8::is_ascii_digit);

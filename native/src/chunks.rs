@@ -2,7 +2,7 @@
 //! `has_code_hint`, `has_indented_fence`), and the chunks whose only code is fenced blocks and
 //! one-line code spans, which parse.py left to mistune (`chunk_code`).
 
-use memchr::{memchr, memchr2, memchr3, memmem};
+use memchr::{memchr, memchr3, memmem};
 
 use crate::text::{closing_ticks, has, is_python_space, line_end, unicode_number_at, Declined};
 
@@ -38,7 +38,7 @@ pub type Ranges = Vec<(usize, usize)>;
 pub fn body_chunks(body: &str) -> (Ranges, Option<Ranges>) {
     let b = body.as_bytes();
     let whole = (vec![(0, b.len())], None);
-    if memchr2(b'<', b'\t', b).is_some() || has_indented_fence(b) {
+    if memchr(b'\t', b).is_some() || has_indented_fence(b) {
         return whole;
     }
     // Fenced blocks (fence_lines: a line that starts with ``` or ~~~).
@@ -75,6 +75,9 @@ pub fn body_chunks(body: &str) -> (Ranges, Option<Ranges>) {
     if let Some((start, _, _)) = opener {
         fences.push((start, b.len()));
     }
+    if html_may_start(b, &fences) {
+        return whole;
+    }
     // BOUNDARY_RE `\n\n(?=\S)`, outside the fenced blocks.
     let mut bounds = vec![0];
     let mut fence_index = 0;
@@ -102,6 +105,17 @@ pub fn body_chunks(body: &str) -> (Ranges, Option<Ranges>) {
     bounds.push(b.len());
     let chunks = bounds.windows(2).filter(|w| w[0] < w[1]).map(|w| (w[0], w[1])).collect();
     (chunks, Some(fences))
+}
+
+/// `html_may_start` (brain/chunks.py): a `<` outside the fenced blocks with only blanks,
+/// quote and list marks before it on its line, where an HTML block may start (and run on past
+/// an empty line). A `<` elsewhere is inline (a paragraph ends at an empty line) or code.
+fn html_may_start(b: &[u8], fences: &[(usize, usize)]) -> bool {
+    memchr::memchr_iter(b'<', b).any(|at| {
+        let ls = memchr::memrchr(b'\n', &b[..at]).map_or(0, |i| i + 1);
+        b[ls..at].iter().all(|&c| matches!(c, b' ' | b'>' | b'*' | b'+' | b'-' | b'.' | b')') || c.is_ascii_digit())
+            && !fences.iter().any(|&(s, e)| s <= at && at < e)
+    })
 }
 
 /// Whether a line (from `ls`, up to `end`) starts with what LINE_CODE_HINT_RE matches: a
@@ -161,6 +175,10 @@ fn plain_line(body: &str, line: usize, end: usize) -> bool {
     match b.first() {
         None => true,
         Some(c) if c.is_ascii_alphabetic() || *c == b'#' => true,
+        // Text to mistune, which reads no tables: a table row, an opening quote or bracket.
+        Some(b'|' | b'(' | b'"' | b'\'') => true,
+        // A code span (a run of three or more may be a fence: mistune's).
+        Some(b'`') => !b.starts_with(b"```"),
         Some(b'[') => b.starts_with(b"[["),
         Some(b'!') => b.starts_with(b"![["),
         Some(b'-') => b.len() > 2 && b[1] == b' ' && b[2] != b' ' && plain_line(body, line + 2, end),
@@ -191,7 +209,9 @@ pub fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)
     segments.push((at, end));
     for (s, e) in segments {
         let seg = &b[s..e];
-        if memchr2(b'<', b'\\', seg).is_some() || has(seg, b"~~~") || has(seg, b"](") {
+        // A `\|` (a `|` in a table cell's link) is text; other escapes are mistune's.
+        let escape = memchr::memchr_iter(b'\\', seg).any(|i| seg.get(i + 1) != Some(&b'|'));
+        if memchr(b'<', seg).is_some() || escape || has(seg, b"~~~") || !plain_destinations(seg) {
             return Ok(None);
         }
         let spans_before = code.len();
@@ -218,7 +238,7 @@ pub fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)
         }
         let spans = &code[spans_before..];
         if !spans.is_empty()
-            && (s..e).any(|i| matches!(b[i], b'*' | b'_') && !spans.iter().any(|&(a, z)| a <= i && i < z))
+            && (s..e).any(|i| emphasis_mark(b, i) && !spans.iter().any(|&(a, z)| a <= i && i < z))
         {
             return Ok(None);
         }
@@ -226,6 +246,43 @@ pub fn chunk_code(body: &str, start: usize, end: usize, fences: &[(usize, usize)
     let spans = code.len() > fences.iter().filter(|&&(s, _)| start <= s && s < end).count();
     code.sort_unstable();
     Ok(Some((code, spans)))
+}
+
+/// Whether every `](` of `seg` opens a plain link destination: no blanks, balanced
+/// parentheses, no `[[`, closed by `)` right after it (no title). A wikilink candidate in a
+/// destination or a title is no link to mistune, and the text of a link is text; so beside
+/// such links (`[the docs](https://...)`, common in notes) the chunk reads as it looks.
+fn plain_destinations(seg: &[u8]) -> bool {
+    memmem::find_iter(seg, b"](").all(|at| {
+        let mut depth = 1;
+        let mut i = at + 2;
+        while i < seg.len() {
+            match seg[i] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return !has(&seg[at..i], b"[[");
+                    }
+                }
+                c if c.is_ascii_whitespace() => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+        false
+    })
+}
+
+/// A `*`, or a `_` that is not between two ASCII letters or digits: one that may open or
+/// close emphasis. An intraword `_` (`feedback_retry_rules`, a snake_case name in a link)
+/// can do neither, in CommonMark and in mistune.
+fn emphasis_mark(b: &[u8], i: usize) -> bool {
+    match b[i] {
+        b'*' => true,
+        b'_' => !(i > 0 && b[i - 1].is_ascii_alphanumeric() && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)),
+        _ => false,
+    }
 }
 
 /// Whether byte `pos` lies strictly inside one of the (sorted) code ranges.

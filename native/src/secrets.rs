@@ -23,9 +23,8 @@ const NEEDLES: &[&str] = &[
 ];
 /// `_ALL_LOWER_NEEDLES`: looked for in the text with its ASCII letters lowered.
 const LOWER_NEEDLES: &[&str] = &["aws"];
-/// `_KEYWORDS`, which `_keyword_near` wants at the end of the 40 characters before a separator.
+/// `_KEYWORDS`, which `_keyword_near` wants right before a separator (past blanks and quotes).
 const KEYWORDS: &[&str] = &["password", "passwd", "pwd", "passphrase", "secret", "key", "token", "bearer"];
-const KEYWORD_WINDOW: usize = 40; // characters
 const LONGEST_KEYWORD: usize = 10; // "passphrase"
 const MIN_RUN: usize = 24;
 
@@ -102,8 +101,8 @@ fn lowered(c: char) -> char {
     if c == '\u{212a}' { 'k' } else { c.to_ascii_lowercase() }
 }
 
-/// `_keyword_near(flat)`: before some `:` or `=`, the 40 characters lowered, stripped of
-/// trailing whitespace and then of trailing quotes, end with a keyword.
+/// `_keyword_near(flat)`: before some `:` or `=`, past whitespace and then quotes, the
+/// characters lowered end with a keyword.
 fn keyword_near(flat: &str) -> bool {
     for (at, b) in flat.bytes().enumerate() {
         if b != b':' && b != b'=' {
@@ -111,7 +110,10 @@ fn keyword_near(flat: &str) -> bool {
         }
         // The head, backwards from the separator: whitespace, then quotes, then the last
         // letters (the longest keyword's worth).
-        let mut head = flat[..at].chars().rev().take(KEYWORD_WINDOW).map(lowered).peekable();
+        // Any number of blanks (`_ASSIGNMENT`'s `\s*`): a window of 40 characters missed a
+        // keyword 41 blanks before its separator. Each separator reads back over its own run
+        // of blanks and quotes only.
+        let mut head = flat[..at].chars().rev().map(lowered).peekable();
         while head.next_if(|&c| is_python_space(c)).is_some() {}
         while head.next_if(|&c| c == '"' || c == '\'').is_some() {}
         let mut last = [0u8; LONGEST_KEYWORD];

@@ -135,3 +135,16 @@ def test_check_reports_each_disguise_once_at_its_line(tmp_path: Path) -> None:
     want = sorted((f"memory/shared/e{i}.md", _line(EVASIONS[n])) for i, n in enumerate(sorted(EVASIONS)))
     assert got == want
     assert TOKEN not in outcome.stdout
+
+
+def test_check_reports_a_keyword_far_from_its_separator(tmp_path: Path) -> None:
+    """`password`, 50 blanks, then `: value`: the memory tool refused it, and `brain check`
+    said nothing (its prefilter looked at only the 40 characters before each `:` and `=`)."""
+    root = make_workspace(tmp_path / "ws")
+    spaced = "password" + " " * 50 + ": Zq8xW2pL9v!"
+    (root / "memory" / "shared" / "far.md").write_text(f"---\ndescription: db notes\n---\n{spaced}\n")
+    outcome = brain_case(["check", "--format", "json", str(root)], seconds=SECONDS, memory=MEMORY)
+    assert "Traceback" not in outcome.stderr, outcome.stderr[-2000:]
+    problems = [p for p in json.loads(outcome.stdout)["problems"] if p["code"] == "secret"]
+    assert [(p["path"], p["line"]) for p in problems] == [("memory/shared/far.md", 4)]
+    assert "Zq8xW2pL9v" not in outcome.stdout

@@ -101,6 +101,11 @@ VALUES = [
     "a: b", "a:", "a #b", "C#", "x, y", "[x]", "{x}", "'q'", "it's", '"q"', "é", "東京", "1", "1.5",
     "2024-01-01", "a  b", "a ", " a", "a\tb", "&x", "*x", "!x", "|", ">", "-", "- x", "½", "a\u00a0b",
     "a\u2028b", "a\ufeffb", "x---", "%x", "@x", "`x`", "a:b", "a=b", "=", "<<",
+    # quoted strings and flow lists of words (issue 43): the forms read without libyaml, and
+    # their neighbours that are not
+    '"a: b #c"', '"x\\ty"', '"a\\"', '""', "''", "'it''s'", "'a: b'", '"東京 ½"', '"a\u00a0b"',
+    '"a" x', "'a'b'", '"a"b"', "[]", "[a]", "[a, b-c]", "[a,b]", "[a,  b]", "[a, yes]", "[a, 1]",
+    "[a, Null]", "[é, x_y]", "[a, b c]", "[a, [b]]", "[a, b]x", "[ a ]", "[a, ~]", "[a:b]", "[-a]",
 ]
 line = st.one_of(
     st.builds(
@@ -124,8 +129,11 @@ def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
 
 def test_the_simple_reading_keeps_yaml_types_to_yaml() -> None:
     assert simple_mapping("description: a note\ntype: user\n") == {"description": "a note", "type": "user"}
-    for fm_text in ("on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n"):
+    for fm_text in ("on: x\n", "a: 1\n", "a: 2024-01-01\n", "a: x: y\n", "a: b #c\n", "a:\n",
+                    'a: "b\\"c"\n', "a: [b, on]\n", "a: [b, 2]\n"):
         assert simple_mapping(fm_text) is None
+    assert simple_mapping('name: "Release: Q4 #1"\ntags: [free-tier, é]\nx: []\n') == {
+        "name": "Release: Q4 #1", "tags": ["free-tier", "é"], "x": []}
     # YAML 1.1's booleans and nulls are read as YAML reads them (an agent's `memory: true`).
     assert simple_mapping("memory: true\na: Off\nb: YES\nc: null\n") == {
         "memory": True, "a": False, "b": True, "c": None}
@@ -140,6 +148,9 @@ SECRET_PIECES = [
     "\u200b", "\u00ad", "ｇｈｐ＿", "é", "東京", "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIyQTFiMkExYjJBMWIyQTFiMg==",
     "cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ==", "0123456789abcdef" * 2,
     " \\\n", "\t\n ", "a-b_c/d+e" * 3, "==", "\u00e9" * 3,
+    # What NFKC changes (issue 43: such a text is gated by what the detector undoes it to).
+    "\u2139\ufe0f", "\u2026", "\u00b5", "\ufb01", "\u00bd", "\u00a0", "\uff1a", "\u0301", "\u212a",
+    "\uff54\uff4f\uff4b\uff45\uff4e", "\uff1d", "ghp\uff3f", "\u00a0\u00a0",
 ]
 
 
@@ -149,6 +160,14 @@ SECRET_PIECES = [
 # line before (`axoxb-...`), so `\bxox` no longer matched where the detector's pair join does.
 @example("a\nxoxb-\nZq8xW2pL9v!")
 @example("a\n" + "y" * 300 + "xoxb-\nZq8xW2pL9v!")
+# Text NFKC changes is gated by what the detector undoes it to: a full-width prefix or `=`, a
+# `…` elsewhere on the line (issue 43: such texts went to the detector whole).
+@example("ｇｈｐ＿" + TOKEN[4:])
+# A keyword more than 40 blanks before its separator (the gate's window was 40 characters).
+@example("password" + " " * 50 + ": Zq8xW2pL9v!")
+@example('password"' + " " * 45 + "= Zq8xW2pL9v!")
+@example("wait\u2026 password\uff1d Zq8xW2pL9v!")
+@example("\u2139\ufe0f note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:])
 def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
     if find_secret(text) is not None:
         assert might_hold_secret(text)
@@ -201,6 +220,7 @@ DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000", "\ufeff", "
 
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
+@example("token" + " " * 45 + ":")
 def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> None:
     if _keyword_assignment(text.lower()):
         assert _keyword_near(text)
@@ -234,6 +254,7 @@ def _native_gate(text: str) -> tuple[bool, set[str]]:
 @example("key\x1c:")  # Python's whitespace, which Rust's is_whitespace lacks
 @example("Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIy  QUJD-_ab" + "QUJD" * 6 + " cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ")
 @example("x" * 50 + "token" + " " * 3 + "'\":")
+@example("token" + " " * 45 + "'\":")  # past the 40 characters the gate once looked at
 def test_the_native_gate_answers_as_the_python_gate(text: str) -> None:
     _same_gate(text)
 

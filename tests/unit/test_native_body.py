@@ -51,6 +51,13 @@ PIECES = [
     "b`", "*`", "`*", "_`", "`_`", "[[`k`]]", "[[l `]]`", "\n    x", "- `m` [[n]]",
     # block structure around them: lists that may or may not interrupt a paragraph, quotes
     "\n2. ", "\n99) ", "\n1. ", "\n  - ", "\n> - ", "\n> ", "\n***\n", "\n - # ", "\n  ",
+    # what real memory holds beside code (issue 43): table rows, snake_case names, escaped
+    # pipes, a line that opens with a code span or a quote, `<` in a fenced block or inline
+    "\n| ", " | ", "a_b", "[[a_b]]", "_b", "b_", "[[c\\|d]]", "\n`e` ", "\n(", '\n"', "<x>",
+    "\n<div>\n", "\n```sh\n$ cmd <arg> | [[p]]\n```\n", "\n\n", "`q_r`",
+    # markdown links: a wikilink in a destination or a title is none
+    "[t](u)", "](", "(", ")", "[t](u [[v]])", "[t]([[w]])", "[[x]](y)", '[t](u "s [[z]]")',
+    "[t](a(b)[[c]])", "[t](a(b)c)", "[t](\n",
 ]
 body = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 

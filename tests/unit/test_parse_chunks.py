@@ -28,6 +28,8 @@ PIECES = [
     "# ", "## ", "x", " ", "---", "===", "*", "_", "1. ", "  ", "<", "\t", "#", "\\", "[", "]",
     "\n- ", "\n> ", "\n```\n", "\n    ", "\n1. ", "é", "😀", "Foo ##", "***", "\n---\n",
     "\n\n```\n", "\n~~~~\n", "\n===\n", "\n\n    \n",
+    # `<` in a fenced block, inline, or where an HTML block may start (issue 43)
+    "<x>", "\n<div>\n", "- <p>", "\n> <b>\n", "\n1. <a>", "\n```sh\n$ cmd <arg>\n```\n", "</div>",
 ]
 
 markdownish = st.lists(st.sampled_from(PIECES), max_size=50).map("".join)
@@ -50,6 +52,13 @@ def test_chunked_reading_equals_whole_reading(body: str) -> None:
         "<!--\n\n[[hidden]]\n\n-->\n",
         "```\n\n[[in-fence]]\n\n```\n[[after]]\n",
         "Title\n===\n[[a]]\n",
+        "```sh\n$ curl <url>\n\n[[in-fence]]\n```\n\n[[after]]\n",
+        "<div>\n\n```\n[[x]]\n```\n\n[[y]]\n\n</div>\n\n[[z]]\n",
+        "- <div>\n\n[[a]]\n\n</div>\n\n[[b]]\n",
+        "> <pre>\n\n[[a]]\n\n</pre>\n",
+        "10. <div>\n\n[[a]]\n",
+        "text <span>\n\n[[a]] </span>\n",
+        "```\n<x>\n```\n<!--\n\n[[hidden]]\n\n-->\n",
     ],
 )
 def test_chunked_reading_equals_whole_reading_on_tricky_bodies(body: str) -> None:

@@ -96,3 +96,37 @@ def test_the_view_is_never_longer_than_the_text(unit: str) -> None:
     view = joined_view(text)
     assert len(view.text) <= len(text)
     assert re.fullmatch(r"[\s\S]*", view.text)
+
+
+# The view's patterns as first written (a look-behind first: tried at every position), which
+# the faster forms in brain.parse.secret_stream must equal match for match (issue 43).
+_T = r"[\w+/=-]"
+OLD_MARKUP = re.compile(rf"(?<={_T})(?:[`*~]{{1,3}}|\\(?=[_*`~-]))(?={_T})")
+OLD_BREAK = re.compile(
+    rf"(?<={_T})\\?[ \t]*\n(?:[ \t]*(?:---|\.\.\.)[ \t]*\n)?[ \t]*(?={_T})"
+    rf"(?!{_T}{{0,200}}[ \t]*[:=])"
+    r"(?!(?i:gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk[-_]|rk_|akia|asia|abia|acca|aiza|hf_|"
+    r"npm_|pypi-|sg\.|eyj|password|passwd|pwd|passphrase|secret|client|api|access|auth|bearer|"
+    r"private|token|aws))"
+)
+OLD_SPACED = re.compile(r"(?<!\S)\S(?!\S)(?:[ \t]{1,3}\S(?!\S))+")
+VIEW_PIECES = [*PIECES, "``", "```", "~", "***", "\\`", "\\*", "\\~", "a\\", " \\\n", "\\\n\n", "\t\n",
+               "\n\t", "a`b", "a**b", "x\\_y", "x\\-y", "\n...\n  b", "+", "/", "=", "b c d e f g h i"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(VIEW_PIECES), max_size=40).map("".join))
+@example("ab\\\ncd")
+@example("a**b `c` d\\_e")
+@example("a \\\n  b\n---\nc")
+def test_the_view_s_patterns_match_as_first_written(text: str) -> None:
+    from brain.parse import secret_stream
+
+    assert [m.span() for m in secret_stream._MARKUP.finditer(text)] == [
+        m.span() for m in OLD_MARKUP.finditer(text)]
+    assert [m.span() for m in secret_stream._BREAK.finditer(text)] == [
+        m.span() for m in OLD_BREAK.finditer(text)]
+    spaced = [(run.start() + m.start(), run.start() + m.end()) for run in OLD_SPACED.finditer(text)
+              if len(run.group().split()) >= secret_stream.MIN_SPACED
+              for m in re.finditer(r"[ \t]+", run.group())]
+    assert secret_stream._spaced(text) == spaced
