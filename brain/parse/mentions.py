@@ -8,7 +8,8 @@ The scan is linear in the body: the body is cut into words once, and each word l
 names that start with it (a dict from first word to names, longest first), so 10,000 names
 cost no more than ten (never a regex alternation of every name). A match is whole words,
 case-insensitive, and the text between its first and last word must equal the name with
-case and runs of spaces ignored (`project-alpha` does not match `project alpha`).
+case ignored and runs of spaces, `-` and `_` read as one space (a note `deploy-checklist`
+is mentioned as "deploy checklist"; "deploy, checklist" is not it).
 
 What is not prose never counts, as for links (brain.parse.note): code spans, fenced and
 indented code and raw HTML (mistune decides, with markers, as brain.parse.empty_links does),
@@ -32,7 +33,7 @@ from brain.parse.mathspans import math_ranges
 from brain.parse.mistune_ast import tokens as markdown_tokens
 
 WORD_RE = re.compile(r"\w+")
-SPACES_RE = re.compile(r"\s+")
+SPACES_RE = re.compile(r"[\s_-]+")  # `deploy-checklist` is mentioned as "deploy checklist"
 WIKILINK_SPAN_RE = re.compile(r"!?\[\[[^\[\]\n]*\]\]")
 URL_RE = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+")
 MARKER_RE = re.compile("\ue008(\\d+)\ue009")
