@@ -26,13 +26,15 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-from brain.parse.chunks import has_code_hint
+from brain.parse.chunks import body_chunks, has_code_hint
 from brain.parse.mathspans import math_ranges
 from brain.parse.mistune_ast import tokens as markdown_tokens
 
 WORD_RE = re.compile(r"\w+")
+SPLIT_RE = re.compile(r"(\w+)")
 SPACES_RE = re.compile(r"[\s_-]+")  # `deploy-checklist` is mentioned as "deploy checklist"
 WIKILINK_SPAN_RE = re.compile(r"!?\[\[[^\[\]\n]*\]\]")
 URL_RE = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+")
@@ -75,7 +77,7 @@ class Mention:
 
 
 def name_words(name: str) -> tuple[str, ...]:
-    return tuple(w.casefold() for w in WORD_RE.findall(name))
+    return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
 
 
 def _squash(text: str) -> str:
@@ -96,18 +98,26 @@ class NameIndex:
             by_name.setdefault(squashed, {})[target.id] = target
             words_of[squashed] = words
         self._targets = {k: tuple(v.values()) for k, v in by_name.items()}
-        first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        # First word -> the word counts of the names it starts, longest first (the longest
+        # name wins); word tuple -> its names. A word costs one lookup per length, however
+        # many names share its first word.
+        lengths: dict[str, set[int]] = {}
+        by_words: dict[tuple[str, ...], list[str]] = {}
         for squashed, words in words_of.items():
-            first.setdefault(words[0], []).append((words, squashed))
-        for entries in first.values():
-            entries.sort(key=lambda e: -len(e[0]))  # the longest name wins
-        self._first = first
+            lengths.setdefault(words[0], set()).add(len(words))
+            by_words.setdefault(words, []).append(squashed)
+        self._lengths = {w: sorted(n, reverse=True) for w, n in lengths.items()}
+        self.first_words = frozenset(self._lengths)
+        self._by_words = by_words
 
     def __len__(self) -> int:
         return len(self._targets)
 
-    def starting(self, word: str) -> list[tuple[tuple[str, ...], str]]:
-        return self._first.get(word, [])
+    def lengths(self, word: str) -> list[int] | None:
+        return self._lengths.get(word)
+
+    def named(self, words: tuple[str, ...]) -> list[str]:
+        return self._by_words.get(words, [])
 
     def targets(self, squashed: str) -> tuple[MentionTarget, ...]:
         return self._targets.get(squashed, ())
@@ -121,17 +131,19 @@ def find_mentions(
     source itself and of notes it already links (`linked`: target ids) are left out."""
     if not len(index):
         return []
-    words = [(m.start(), m.end(), m.group().casefold()) for m in WORD_RE.finditer(body)]
+    words, starts, ends = _words(body)
     found: list[tuple[int, int, str]] = []  # start, end, squashed name
-    i = 0
-    while i < len(words) and len(found) < MAX_MENTIONS * 4:
-        matched = _match_at(body, words, i, index)
-        if matched is None:
-            i += 1
+    after = 0  # a match's words are not the start of another
+    for i in [k for k, w in enumerate(words) if w in index.first_words]:
+        if i < after:
             continue
-        count, squashed = matched
-        found.append((words[i][0], words[i + count - 1][1], squashed))
-        i += count
+        matched = _match_at(body, words, starts, ends, i, index)
+        if matched is not None:
+            count, squashed = matched
+            found.append((starts[i], ends[i + count - 1], squashed))
+            after = i + count
+            if len(found) >= MAX_MENTIONS * 4:
+                break
     if not found:
         return []
     found = _prose_only(body, found)
@@ -147,17 +159,33 @@ def find_mentions(
     return out
 
 
+def _words(body: str) -> tuple[list[str], list[int], list[int]]:
+    """The body's words, lower-cased, with their offsets: one split and one running sum, both
+    in C (a match object per word was most of the scan). `str.lower` keeps offsets but for a
+    few characters (`İ`); a body with one is cut word by word."""
+    lowered = body.lower()
+    if len(lowered) != len(body):
+        found = [(m.start(), m.end(), m.group().lower()) for m in WORD_RE.finditer(body)]
+        return [w for _, _, w in found], [a for a, _, _ in found], [b for _, b, _ in found]
+    parts = SPLIT_RE.split(lowered)  # separator, word, separator, ..., separator
+    offsets = list(accumulate(map(len, parts)))
+    return parts[1::2], offsets[0::2][:-1], offsets[1::2]
+
+
 def _match_at(
-    body: str, words: list[tuple[int, int, str]], i: int, index: NameIndex
+    body: str, words: list[str], starts: list[int], ends: list[int], i: int, index: NameIndex
 ) -> tuple[int, str] | None:
-    for name, squashed in index.starting(words[i][2]):
-        n = len(name)
+    for n in index.lengths(words[i]) or ():
         if i + n > len(words):
             continue
-        if any(words[i + k][2] != name[k] for k in range(1, n)):
+        names = index.named(tuple(words[i : i + n]))
+        if not names:
             continue
-        span = body[words[i][0] : words[i + n - 1][1]]
-        if "\n" not in span and _squash(span) == squashed:
+        span = body[starts[i] : ends[i + n - 1]]
+        if "\n" in span:
+            continue
+        squashed = _squash(span)
+        if squashed in names:
             return n, squashed
     return None
 
@@ -188,10 +216,34 @@ def _prose_only(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
     skip = _merged(skip + math_ranges(body))
     starts = [s for s, _ in skip]
     kept = [f for f in found if not _inside(skip, starts, f[0], f[1])]
-    if not kept or not (has_code_hint(body) or "[" in body):
-        return kept  # no code, HTML or link syntax anywhere: every word is text
-    live = _in_text(body, kept)
-    return [f for index, f in enumerate(kept) if index in live]
+    if not kept or not _needs_ast(body):
+        return kept
+    # Each independent chunk (brain.parse.chunks: they end at blank lines outside fences) is
+    # read alone, and only if it holds a match and any code or link syntax: mistune was
+    # most of a workspace sweep's cost when it read every note whole.
+    out: list[tuple[int, int, str]] = []
+    k = 0
+    for start, end in body_chunks(body):
+        mine: list[tuple[int, int, str]] = []
+        while k < len(kept) and kept[k][0] < end:
+            mine.append(kept[k])
+            k += 1
+        if not mine:
+            continue
+        chunk = body[start:end]
+        if not _needs_ast(chunk):
+            out += mine
+            continue
+        shifted = [(s - start, e - start, n) for s, e, n in mine]
+        live = _in_text(chunk, shifted)
+        out += [f for index, f in enumerate(mine) if index in live]
+    return out
+
+
+def _needs_ast(text: str) -> bool:
+    """Whether `text` has any code, HTML or markdown link syntax (wikilinks, URLs and math
+    are cut out before; `[x]:` definitions are a code hint): without, every word is text."""
+    return has_code_hint(text) or "][" in text
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
