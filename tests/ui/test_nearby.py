@@ -35,6 +35,7 @@ def test_mentions_and_related_panels(page: Any, server: BrainServer, workspace: 
     related = page.get_by_role("region", name="Related notes")
     link = related.get_by_role("link", name="memory/shared/zebra-handbook.md")
     expect(link).to_be_visible()
-    expect(related.get_by_role("listitem").filter(has_text="zebra-handbook")).to_contain_text(re.compile(r"· .*zebra"))
+    row = related.get_by_role("listitem").filter(has_text="zebra-handbook")
+    expect(row).to_contain_text(re.compile(r"· .*zebra"))  # the shared terms
     link.click()
     expect(page.get_by_role("heading", name="memory/shared/zebra-handbook.md")).to_be_visible()
