@@ -16,6 +16,8 @@ class CheckReport:
     problems: Sequence[Problem]
     strict: bool = False
     layout: LayoutChoice | None = None  # which layout the workspace was read as, and why
+    # `--mentions`: info lines (brain.service.mentions), never counted against the exit code.
+    info: Sequence[dict[str, object]] = ()
 
     @property
     def errors(self) -> int:
@@ -46,14 +48,17 @@ class CheckReport:
         }
 
     def to_json(self) -> str:
+        extra = {"info": list(self.info)} if self.info else {}
         return json.dumps(
-            {"summary": self.summary(), "problems": [problem_json(p) for p in self.problems]},
+            {"summary": self.summary(), "problems": [problem_json(p) for p in self.problems], **extra},
             indent=2,
             ensure_ascii=False,
         )
 
     def to_text(self) -> str:
         lines = [problem_line(p) for p in self.problems]
+        lines += [_one_line(f"{i['path']}:{i['line']}:{i['column']}: info {i['code']} {i['message']}")
+                  for i in self.info]
         s = self.summary()
         verdict = "ok" if self.exit_code == 0 else "failed"
         lines.append(

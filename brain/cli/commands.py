@@ -6,12 +6,16 @@ import argparse
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from brain.cli.check import CheckReport
 from brain.cli.progress import progress_bar
 from brain.config.messages import ConfigError
 from brain.service.options import UsageError, open_brain, operator_settings, workspace_layout
 from brain.store.base import StoreUnavailable
+
+if TYPE_CHECKING:  # opening a Brain imports the stores: only the commands that do pay for it
+    from brain.service.brain import Brain
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -27,6 +31,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "consolidate": cmd_consolidate,
         "mcp": cmd_mcp,
         "search": cmd_search,
+        "related": cmd_related,
         "config": cmd_config,
         "stats": cmd_stats,
         "space": cmd_layout_verb,
@@ -79,7 +84,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)
         report = CheckReport(
-            brain.stats(), brain.problems(), strict=args.strict, layout=brain.layout_choice
+            brain.stats(), brain.problems(), strict=args.strict, layout=brain.layout_choice,
+            info=mention_info(brain) if args.mentions else (),
         )
         print(report.to_json() if args.format == "json" else report.to_text())
         if compared is not None:
@@ -89,6 +95,23 @@ def cmd_check(args: argparse.Namespace) -> int:
         brain.close()
         if compared is not None:
             compared.close()
+
+
+def mention_info(brain: Brain) -> list[dict[str, object]]:
+    """`brain check --mentions`: every unlinked mention, as an info line with its fix."""
+    from brain.service.mentions import workspace_mentions
+
+    out: list[dict[str, object]] = []
+    for memory, found in workspace_mentions(brain.store, brain.root):
+        for m in found:
+            fix = (f"write {m.replacement}" if m.replacement else
+                   "ambiguous: link one of " + ", ".join(m.candidates) + " explicitly")
+            out.append({
+                "severity": "info", "code": "unlinked-mention", "path": memory.path, "line": m.line,
+                "column": m.column, "message": f"`{m.text}` names a note without linking it ({fix})",
+                "target": m.target, "candidates": list(m.candidates), "replacement": m.replacement,
+            })
+    return out
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -199,3 +222,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     from brain.search.cli import run as run_search
 
     return run_search(args)
+
+
+def cmd_related(args: argparse.Namespace) -> int:
+    from brain.cli.related import run as run_related
+
+    return run_related(args)

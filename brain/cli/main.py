@@ -51,6 +51,10 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     check.add_argument("workspace", type=Path)
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--strict", action="store_true", help="count warnings as errors")
+    check.add_argument(
+        "--mentions", action="store_true",
+        help="also list unlinked mentions (info: prose naming a note it could link; never fails the check)",
+    )
     add_store_options(check)
 
     serve = sub.add_parser("serve", help="serve the GraphQL API and keep the graph live")
@@ -97,6 +101,9 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     from brain.cli.stats import add_parser as add_stats_parser
 
     add_stats_parser(sub)
+    from brain.cli.related import add_parser as add_related_parser
+
+    add_store_options(add_related_parser(sub))
 
     config = sub.add_parser("config", help="the operator's settings: `brain config show`")
     config.add_argument("action", choices=("show",))

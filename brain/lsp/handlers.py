@@ -22,6 +22,7 @@ from brain.lsp.features.actions import actions_for, to_code_action
 from brain.lsp.features.completion import complete, complete_early, resolve_item
 from brain.lsp.features.cursor import AnchorTyping, typing_at
 from brain.lsp.features.hover import early_hover, hover
+from brain.lsp.features.mention_actions import mention_actions
 from brain.lsp.features.navigation import (
     definition,
     document_links,
@@ -330,7 +331,11 @@ def register(server: BrainLanguageServer) -> None:
         only = [kind_text(k) for k in params.context.only or []]
         index = doc.index(ls.features)
         out: list[types.CodeAction] = []
-        for action in actions_for(ctx, doc, params.range.start.line, params.range.end.line, problems):
+        first, last = params.range.start.line, params.range.end.line
+        found_actions = actions_for(ctx, doc, first, last, problems)
+        if doc.identity is not None:
+            found_actions += mention_actions(ctx, doc, doc.identity, first, last)
+        for action in found_actions:
             kind = kind_text(action.kind)
             if only and not any(kind == k or kind.startswith(k + ".") for k in only):
                 continue

@@ -31,6 +31,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="apply at most N changes (default: the operator's [maintain] max_changes_per_run, or 20)",
     )
     maintain.add_argument("--format", choices=("text", "json"), default="text")
+    maintain.add_argument(
+        "--mentions", action="store_true",
+        help="also propose links for unlinked mentions (prose naming a note; reads every note)",
+    )
     add_store_options(maintain)
     add_config_option(maintain)
 
@@ -66,7 +70,8 @@ def run_maintain(args: argparse.Namespace) -> int:
         with progress_bar("reading") as progress:
             brain.sync(progress=progress)
         check_scope(scope_names(brain), args.scope)
-        report = maintain(brain, args.scope, apply=args.apply, config=brain.settings.maintain)
+        report = maintain(brain, args.scope, apply=args.apply, config=brain.settings.maintain,
+                          mentions=args.mentions)
         if args.apply:  # the audit log: the run itself, with its report, beside its writes
             record_run(memory_service(brain), report)
         if args.format == "json":

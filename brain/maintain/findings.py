@@ -20,7 +20,7 @@ from brain.tool.files.requirements import Required
 #: Every finding code, in the order reports list them (design.md section 10; keep these names).
 CODES = (
     "duplicate", "near-duplicate", "same-name", "expired-daily-note", "weak-description", "missing-type",
-    "fixable-link", "large-note",
+    "fixable-link", "large-note", "unlinked-mention",
 )
 SAFE_CODES = frozenset({"duplicate", "expired-daily-note", "fixable-link"})
 

@@ -17,6 +17,7 @@ from brain.config.operator import MaintainConfig
 from brain.maintain.finders import FINDERS
 from brain.maintain.findings import Applied, Finding, MaintenanceReport
 from brain.maintain.layout_calls import as_layout_calls, run_layout_call
+from brain.maintain.mentions import unlinked_mentions
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service.brain import Brain
@@ -31,9 +32,10 @@ _ORDER = {"duplicate": 0, "expired-daily-note": 1, "fixable-link": 2}
 
 def find(
     brain: Brain, scope: str | None = None, *, config: MaintainConfig | None = None,
-    layout: MaintenanceLayout | None = None, today: date | None = None,
+    layout: MaintenanceLayout | None = None, today: date | None = None, mentions: bool = False,
 ) -> MaintenanceReport:
-    """The findings of `scope` (every scope when None); changes nothing."""
+    """The findings of `scope` (every scope when None); changes nothing. `mentions`: also the
+    unlinked mentions (brain.maintain.mentions), which read every body."""
     started = time.perf_counter()
     config = config or MaintainConfig()
     snap = Snapshot.read(
@@ -41,7 +43,7 @@ def find(
         config.large_note_bytes,
     )
     findings: list[Finding] = []
-    for finder in FINDERS:
+    for finder in [*FINDERS, unlinked_mentions] if mentions else FINDERS:
         findings.extend(finder(snap))
     findings.sort(key=lambda f: (f.path, f.line or 0, f.code))
     if snap.layout.verbs is not None:
@@ -55,12 +57,12 @@ def maintain(
     brain: Brain, scope: str | None = None, *, apply: bool = False,
     config: MaintainConfig | None = None, layout: MaintenanceLayout | None = None,
     today: date | None = None, service: MemoryService | None = None,
-    actor: Actor = MAINTAIN_ACTOR,
+    actor: Actor = MAINTAIN_ACTOR, mentions: bool = False,
 ) -> MaintenanceReport:
     """`brain maintain`: find, then (with `apply`) carry out at most the cap of safe findings."""
     started = time.perf_counter()
     config = config or MaintainConfig()
-    report = find(brain, scope, config=config, layout=layout, today=today)
+    report = find(brain, scope, config=config, layout=layout, today=today, mentions=mentions)
     report.apply = apply
     if apply:
         apply_safe(report, service or memory_service(brain), actor, config.max_changes_per_run)

@@ -139,12 +139,45 @@ def neighborhood(view: AgentView, path: object, depth: object = 1, limit: object
     }
 
 
-def _bounded(value: object, name: str, low: int, high: int, node: MemoryNode, view: AgentView) -> int:
+def related(view: AgentView, path: object, first: object = 10) -> dict[str, Any]:
+    """The note's unlinked mentions (with the link that fixes each) and the notes nearest it
+    that it does not link: both within the agent's reach (brain/service/mentions.py)."""
+    from brain.search.related import MAX_RELATED
+    from brain.service.mentions import note_mentions, related_to
+
+    node = view.note(path, "memory_related")
+    most = _bounded(first, "first", 1, MAX_RELATED, node, view, "memory_related")
+    brain = view.brain
+    mentions = note_mentions(brain.store, brain.root, node, reach=view.reach,
+                             overlays=brain.ingester.overlays)
+    near = related_to(brain.search, brain.root, node, reach=view.reach, first=most,
+                      overlays=brain.ingester.overlays)
+    ids = {i for m in mentions for i in (m.target, *m.candidates) if i} | {r.id for r in near}
+    named = view.nodes(sorted(ids))
+    return {
+        "path": view.virtual(node),
+        "mentions": [
+            {"line": m.line, "column": m.column, "text": m.text,
+             "target": view.label(named.get(m.target), m.target) if m.target else None,
+             "replacement": m.replacement, "candidates": [view.label(named.get(c), c) for c in m.candidates]}
+            for m in mentions
+        ],
+        "related": [
+            {"path": view.label(named.get(r.id), r.id), "score": r.score, "terms": list(r.terms)}
+            for r in near if r.id in named
+        ],
+    }
+
+
+def _bounded(
+    value: object, name: str, low: int, high: int, node: MemoryNode, view: AgentView,
+    tool: str = "memory_neighborhood",
+) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
         return value
     raise Refusal(
         RefusalCode.INVALID_ARGUMENT, f"`{name}` must be a whole number from {low} to {high}, not {value!r}",
-        Call("memory_neighborhood", {"path": view.virtual(node), name: low}),
+        Call(tool, {"path": view.virtual(node), name: low}),
     )
 
 
@@ -198,6 +231,12 @@ def render(tool: str, data: dict[str, Any]) -> str:
     if tool == "memory_backlinks":
         rows = [f"{x['source']} line {x['line']}: {x['text']}" for x in data["backlinks"]]
         return _block(f"{data['path']}: {_counted(data, 'backlink')}", rows)
+    if tool == "memory_related":
+        rows = [f"line {m['line']}: `{m['text']}` -> " + (f"write {m['replacement']}" if m["target"] else
+                "ambiguous: " + ", ".join(m["candidates"])) for m in data["mentions"]]
+        rows += [f"related {r['path']} ({r['score']:.4f}; {', '.join(r['terms'])})" for r in data["related"]]
+        return _block(f"{data['path']}: {len(data['mentions'])} unlinked mention(s), "
+                      f"{len(data['related'])} related note(s)", rows)
     if tool == "memory_neighborhood":
         rows = [f"{n['label']} ({n['kind']})" for n in data["nodes"]]
         rows += [f"{e['source']} -{e['type']}-> {e['target']}" for e in data["edges"]]

@@ -18,6 +18,7 @@ MEMORY_TOOL = "memory"
 LINKS_TOOL = "memory_links"
 BACKLINKS_TOOL = "memory_backlinks"
 NEIGHBORHOOD_TOOL = "memory_neighborhood"
+RELATED_TOOL = "memory_related"
 PROBLEMS_TOOL = "memory_problems"
 SEARCH_TOOL = "memory_search"
 
@@ -116,6 +117,20 @@ def graph_tools() -> list[types.Tool]:
                     "path": _NOTE_PATH,
                     "depth": {"type": "integer", "minimum": 1, "maximum": 3, "default": 1},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+                },
+                "required": ["path"],
+            },
+        ),
+        _read_only(
+            RELATED_TOOL, "Mentions and related notes",
+            "For one of your notes: text that names another note you can reach without linking it "
+            "(with the [[link]] that would), and the notes (yours and shared) closest to it in "
+            "meaning that it does not link yet, best first, with the terms they share.",
+            {
+                "type": "object",
+                "properties": {
+                    "path": _NOTE_PATH,
+                    "first": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
                 },
                 "required": ["path"],
             },

@@ -35,6 +35,7 @@ from brain.mcp.schemas import (
     MEMORY_TOOL,
     NEIGHBORHOOD_TOOL,
     PROBLEMS_TOOL,
+    RELATED_TOOL,
     SEARCH_TOOL,
     graph_tools,
     memory_tool,
@@ -193,6 +194,8 @@ class BrainMcp:
             return graph.neighborhood(view, args.get("path"), args.get("depth", 1), args.get("limit", 50))
         if name == PROBLEMS_TOOL:
             return graph.problems(view, args.get("path", "/memories"))
+        if name == RELATED_TOOL:
+            return graph.related(view, args.get("path"), args.get("first", 10))
         assert self.search is not None
         return run_search(self.search, agent, args)
 
@@ -250,7 +253,7 @@ class BrainMcp:
         return await anyio.to_thread.run_sync(get)
 
 
-_GRAPH = (LINKS_TOOL, BACKLINKS_TOOL, NEIGHBORHOOD_TOOL, PROBLEMS_TOOL)
+_GRAPH = (LINKS_TOOL, BACKLINKS_TOOL, NEIGHBORHOOD_TOOL, PROBLEMS_TOOL, RELATED_TOOL)
 _MODERN = tuple(MODERN_PROTOCOL_VERSIONS)
 
 

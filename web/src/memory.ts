@@ -6,6 +6,7 @@ import { ApiError, Forbidden, gql } from './api';
 import { clear, h, modal, toast } from './dom';
 import { ConsolidatePanel } from './consolidate';
 import { FindBox } from './find';
+import { nearbySection } from './nearby';
 import type { ChangeEvent } from './live';
 import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
@@ -305,6 +306,7 @@ export class MemoryView implements View {
         h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
       banner, holder,
       h('section', { 'aria-label': 'Problems of this note' }, h('h2', {}, 'Problems'), problemList),
+      nearbySection(loaded.info.path, (at) => { if (this.open) editorModule?.goToLine(this.open.editor, at); }),
       historyBox);
     const editor = createEditor(holder, loaded.text, {
       candidates: () => this.candidates(scope),

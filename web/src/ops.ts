@@ -81,6 +81,10 @@ export const NODE_DETAILS = `query NodeDetails($id: ID!) { node(id: $id) { __typ
   ... on Unresolved { target wantedBy { ${LINK} } wantedByCount } } }`;
 
 
+export const NOTE_NEARBY = `query NoteNearby($path: String!) { memory(path: $path) {
+  unlinkedMentions(first: 50) { line column text targetId candidates replacement }
+  related(first: 10) { score terms memory { path scope name } } } }`;
+
 export const SEARCH = `query Search($query: String!, $first: Int!) { search(query: $query, first: $first) {
   mode notice nodes { id path scope name snippet matched terms } } }`;
 

@@ -27,6 +27,7 @@ from brain.store.base import MemoryFilter, link_problem
 if TYPE_CHECKING:
     from brain.api.graph.connections import MemoryConnection
     from brain.api.graph.links import Link
+    from brain.api.graph.nearby import RelatedNote, UnlinkedMention
 
 
 @strawberry.interface(
@@ -187,6 +188,28 @@ class Memory(Node):
     @field(description="How many problems the note has: `problems` pages through them.")
     async def problem_count(self, info: Info) -> int:
         return len(await self._problems(info))
+
+    @field(description=(
+        "Text in this note that names a note it can reach (its name, `name:` or `aliases:`; whole "
+        "words, never in code or links) without linking it, in order; a page of `first` after `after`."
+    ))
+    def unlinked_mentions(
+        self, info: Info, first: int = PAGE, after: str | None = None
+    ) -> list[Annotated[UnlinkedMention, strawberry.lazy("brain.api.graph.nearby")]]:
+        from brain.api.graph.nearby import mention_page
+
+        return mention_page(info, self.record, first, after)
+
+    @field(description=(
+        "The notes closest in meaning to this one (the search indexes) that it does not link, "
+        "among those the caller may see, best first."
+    ))
+    def related(
+        self, info: Info, first: int = 10
+    ) -> list[Annotated[RelatedNote, strawberry.lazy("brain.api.graph.nearby")]]:
+        from brain.api.graph.nearby import related_page
+
+        return related_page(info, self.record, first)
 
     async def _problems(self, info: Info) -> list[model.Problem]:
         found = list(self.record.problems)

@@ -52,6 +52,7 @@ class Loaders:
 
     def __init__(self, store: GraphStore, *, cache: bool = True, reach: Reach = EVERYTHING) -> None:
         self.store = store
+        self.reach = reach  # what fields computed outside the loaders (mentions, related) may show
         # An agent's request sees the graph as if other agents' private notes did not exist:
         # whatever field leads to a node or a link (a search hit's links, their targets,
         # backlinks, problems) asks these loaders (brain/store/visibility.py).

@@ -1,0 +1,290 @@
+"""Unlinked mentions: prose in a note that names a note it can reach without linking it. Pure.
+
+Obsidian calls these "unlinked mentions". brain finds them with its own scope rules: the
+caller builds a `NameIndex` of the notes a source may reach (its own scope, then `shared`,
+the levels of link resolution in brain.resolve), and `find_mentions` reads one body.
+
+The scan is linear in the body: the body is cut into words once, and each word looks up the
+names that start with it (a dict from first word to names, longest first), so 10,000 names
+cost no more than ten (never a regex alternation of every name). A match is whole words,
+case-insensitive, and the text between its first and last word must equal the name with
+case ignored and runs of spaces, `-` and `_` read as one space (a note `deploy-checklist`
+is mentioned as "deploy checklist"; "deploy, checklist" is not it).
+
+What is not prose never counts, as for links (brain.parse.note): code spans, fenced and
+indented code and raw HTML (mistune decides, with markers, as brain.parse.empty_links does),
+the text and address of markdown links, wikilinks, bare URLs and math. The frontmatter is
+never read: the caller passes the body and its first line.
+
+A name two notes on the deciding level share is reported as ambiguous, with both candidates,
+and proposes nothing: guessing would link the wrong note.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from brain.parse.chunks import body_chunks, has_code_hint
+from brain.parse.mathspans import math_ranges
+from brain.parse.mistune_ast import tokens as markdown_tokens
+
+WORD_RE = re.compile(r"\w+")
+SPLIT_RE = re.compile(r"(\w+)")
+SPACES_RE = re.compile(r"[\s_-]+")  # `deploy-checklist` is mentioned as "deploy checklist"
+WIKILINK_SPAN_RE = re.compile(r"!?\[\[[^\[\]\n]*\]\]")
+URL_RE = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+")
+MARKER_RE = re.compile("\ue008(\\d+)\ue009")
+MIN_NAME_CHARS = 3  # `a`, `it`, `go`: a note named so would be "mentioned" everywhere
+MAX_MENTIONS = 200  # per note: enough to act on, a bound on what a hostile note costs
+MAX_NAME_WORDS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class MentionTarget:
+    """A note a mention may link: its id, what goes between `[[` and `]]` to reach it from
+    the source (its name, or `shared/name` where an own note has that name), and its level
+    (0: the source's own scope, 1: `shared`), the order link resolution tries them in."""
+
+    id: str
+    link: str
+    level: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One unlinked mention: where (1-based line, 1-based column in code points), the text as
+    written, and the note it names; `target` is None and `candidates` lists the notes when
+    the name is ambiguous."""
+
+    line: int
+    column: int
+    text: str
+    target: str | None
+    link: str | None
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def replacement(self) -> str | None:
+        """The wikilink that links this mention, keeping the text as written."""
+        if self.link is None:
+            return None
+        return f"[[{self.link}]]" if self.text == self.link else f"[[{self.link}|{self.text}]]"
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
+
+
+def _squash(text: str) -> str:
+    return SPACES_RE.sub(" ", text.strip()).casefold()
+
+
+class NameIndex:
+    """Names -> the notes they name, looked up by first word (see the module docstring)."""
+
+    def __init__(self, names: Iterable[tuple[str, MentionTarget]]) -> None:
+        by_name: dict[str, dict[str, MentionTarget]] = {}
+        words_of: dict[str, tuple[str, ...]] = {}
+        for name, target in names:
+            squashed = _squash(name)
+            words = name_words(name)
+            if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
+                continue
+            by_name.setdefault(squashed, {})[target.id] = target
+            words_of[squashed] = words
+        self._targets = {k: tuple(v.values()) for k, v in by_name.items()}
+        # First word -> the word counts of the names it starts, longest first (the longest
+        # name wins); word tuple -> its names. A word costs one lookup per length, however
+        # many names share its first word.
+        lengths: dict[str, set[int]] = {}
+        by_words: dict[tuple[str, ...], list[str]] = {}
+        for squashed, words in words_of.items():
+            lengths.setdefault(words[0], set()).add(len(words))
+            by_words.setdefault(words, []).append(squashed)
+        self._lengths = {w: sorted(n, reverse=True) for w, n in lengths.items()}
+        self.first_words = frozenset(self._lengths)
+        self._by_words = by_words
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+    def lengths(self, word: str) -> list[int] | None:
+        return self._lengths.get(word)
+
+    def named(self, words: tuple[str, ...]) -> list[str]:
+        return self._by_words.get(words, [])
+
+    def targets(self, squashed: str) -> tuple[MentionTarget, ...]:
+        return self._targets.get(squashed, ())
+
+
+def find_mentions(
+    body: str, body_line: int, index: NameIndex, *, source_id: str,
+    linked: Collection[str] = (),
+) -> list[Mention]:
+    """The unlinked mentions in `body` (first line `body_line`), in order. Mentions of the
+    source itself and of notes it already links (`linked`: target ids) are left out."""
+    if not len(index):
+        return []
+    words, starts, ends = _words(body)
+    found: list[tuple[int, int, str]] = []  # start, end, squashed name
+    after = 0  # a match's words are not the start of another
+    for i in [k for k, w in enumerate(words) if w in index.first_words]:
+        if i < after:
+            continue
+        matched = _match_at(body, words, starts, ends, i, index)
+        if matched is not None:
+            count, squashed = matched
+            found.append((starts[i], ends[i + count - 1], squashed))
+            after = i + count
+            if len(found) >= MAX_MENTIONS * 4:
+                break
+    if not found:
+        return []
+    found = _prose_only(body, found)
+    line_starts = [0, *(m.end() for m in re.finditer("\n", body))]
+    out: list[Mention] = []
+    for start, end, squashed in found:
+        mention = _mention(body, start, end, index.targets(squashed), source_id, linked, line_starts,
+                           body_line)
+        if mention is not None:
+            out.append(mention)
+            if len(out) >= MAX_MENTIONS:
+                break
+    return out
+
+
+def _words(body: str) -> tuple[list[str], list[int], list[int]]:
+    """The body's words, lower-cased, with their offsets: one split and one running sum, both
+    in C (a match object per word was most of the scan). `str.lower` keeps offsets but for a
+    few characters (`İ`); a body with one is cut word by word."""
+    lowered = body.lower()
+    if len(lowered) != len(body):
+        found = [(m.start(), m.end(), m.group().lower()) for m in WORD_RE.finditer(body)]
+        return [w for _, _, w in found], [a for a, _, _ in found], [b for _, b, _ in found]
+    parts = SPLIT_RE.split(lowered)  # separator, word, separator, ..., separator
+    offsets = list(accumulate(map(len, parts)))
+    return parts[1::2], offsets[0::2][:-1], offsets[1::2]
+
+
+def _match_at(
+    body: str, words: list[str], starts: list[int], ends: list[int], i: int, index: NameIndex
+) -> tuple[int, str] | None:
+    for n in index.lengths(words[i]) or ():
+        if i + n > len(words):
+            continue
+        names = index.named(tuple(words[i : i + n]))
+        if not names:
+            continue
+        span = body[starts[i] : ends[i + n - 1]]
+        if "\n" in span:
+            continue
+        squashed = _squash(span)
+        if squashed in names:
+            return n, squashed
+    return None
+
+
+def _mention(
+    body: str, start: int, end: int, targets: tuple[MentionTarget, ...], source_id: str,
+    linked: Collection[str], line_starts: list[int], body_line: int,
+) -> Mention | None:
+    if not targets:
+        return None
+    level = min(t.level for t in targets)
+    deciding = sorted((t for t in targets if t.level == level), key=lambda t: t.id)
+    if any(t.id == source_id or t.id in linked for t in deciding):
+        return None  # the note itself, or a note it links already
+    row = bisect_right(line_starts, start) - 1
+    line, column = body_line + row, start - line_starts[row] + 1
+    text = body[start:end]
+    if len(deciding) > 1:
+        return Mention(line, column, text, None, None, tuple(t.id for t in deciding))
+    return Mention(line, column, text, deciding[0].id, deciding[0].link)
+
+
+def _prose_only(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The matches that are prose: not in a wikilink, URL or math, and (by mistune) not in
+    code, HTML or a markdown link."""
+    skip = [(m.start(), m.end()) for m in WIKILINK_SPAN_RE.finditer(body)]
+    skip += [(m.start(), m.end()) for m in URL_RE.finditer(body)]
+    skip = _merged(skip + math_ranges(body))
+    starts = [s for s, _ in skip]
+    kept = [f for f in found if not _inside(skip, starts, f[0], f[1])]
+    if not kept or not _needs_ast(body):
+        return kept
+    # Each independent chunk (brain.parse.chunks: they end at blank lines outside fences) is
+    # read alone, and only if it holds a match and any code or link syntax: mistune was
+    # most of a workspace sweep's cost when it read every note whole.
+    out: list[tuple[int, int, str]] = []
+    k = 0
+    for start, end in body_chunks(body):
+        mine: list[tuple[int, int, str]] = []
+        while k < len(kept) and kept[k][0] < end:
+            mine.append(kept[k])
+            k += 1
+        if not mine:
+            continue
+        chunk = body[start:end]
+        if not _needs_ast(chunk):
+            out += mine
+            continue
+        shifted = [(s - start, e - start, n) for s, e, n in mine]
+        live = _in_text(chunk, shifted)
+        out += [f for index, f in enumerate(mine) if index in live]
+    return out
+
+
+def _needs_ast(text: str) -> bool:
+    """Whether `text` has any code, HTML or markdown link syntax (wikilinks, URLs and math
+    are cut out before; `[x]:` definitions are a code hint): without, every word is text."""
+    return has_code_hint(text) or "][" in text
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, overlapping ones joined (a URL inside a wikilink is one span)."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """Whether [start, end) touches one of the disjoint sorted `spans`."""
+    k = bisect_right(starts, end - 1) - 1
+    return k >= 0 and spans[k][1] > start
+
+
+def _in_text(body: str, found: list[tuple[int, int, str]]) -> set[int]:
+    """Indexes of the matches whose first character mistune reads as plain text."""
+    pieces: list[str] = []
+    last = 0
+    for index, (start, _end, _name) in enumerate(found):
+        pieces += [body[last:start], f"\ue008{index}\ue009"]
+        last = start
+    pieces.append(body[last:])
+    live: set[int] = set()
+    for token in markdown_tokens("".join(pieces)):
+        _walk(token, live)
+    return live
+
+
+def _walk(token: Any, live: set[int]) -> None:
+    if not isinstance(token, dict):
+        return
+    kind = token.get("type")
+    if kind in ("link", "image"):
+        return  # a link's text already links somewhere
+    if kind == "text":
+        live.update(int(i) for i in MARKER_RE.findall(str(token.get("raw", ""))))
+        return
+    for child in token.get("children") or ():
+        _walk(child, live)

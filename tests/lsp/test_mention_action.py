@@ -1,0 +1,51 @@
+"""The code action "Link to [[x]]" at an unlinked mention, end to end over `brain lsp`
+(pytest-lsp, as VS Code and as Neovim), on an unsaved buffer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import WORKSPACE, write_tree
+from .test_server import client, doc, open_note, units  # noqa: F401  (pytest-lsp's fixture)
+
+pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    write_tree(tmp_path, {
+        **WORKSPACE,
+        "memory/shared/deploy-guide.md": "---\ndescription: How we deploy.\n---\nsteps\n",
+        "agents/other.md": "---\nmemory: true\n---\n",
+        "memory/other/private-plan.md": "---\ndescription: Not for bot.\n---\nsecret\n",
+    })
+    return tmp_path
+
+
+async def test_link_to_a_mention(client: LanguageClient, workspace: Path) -> None:  # noqa: F811
+    text = "---\ntype: user\n---\nÉté: the Deploy Guide, not `deploy guide`, nor private plan.\n"
+    uri = await open_note(client, workspace, "memory/bot/mentions.md", text)
+    line = types.Range(types.Position(3, 0), types.Position(3, 0))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(doc(uri), line, types.CodeActionContext([]))
+    )
+    found = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Link to")]
+    # One: the code span is not a mention, and `other`'s private note is out of bot's reach.
+    assert [a.title for a in found] == ["Link to [[deploy-guide|Deploy Guide]]"]
+    edit = found[0].edit
+    assert edit is not None
+    changes = edit.document_changes or []
+    [text_edit] = [e for c in changes if isinstance(c, types.TextDocumentEdit) for e in c.edits]
+    start = units(client, "Été: the ")
+    assert text_edit.range == types.Range(
+        types.Position(3, start), types.Position(3, start + units(client, "Deploy Guide"))
+    )
+    assert text_edit.new_text == "[[deploy-guide|Deploy Guide]]"
+    frontmatter = await client.text_document_code_action_async(types.CodeActionParams(
+        doc(uri), types.Range(types.Position(1, 0), types.Position(1, 0)), types.CodeActionContext([]),
+    ))
+    assert not [a for a in frontmatter or [] if a.title.startswith("Link to")]
