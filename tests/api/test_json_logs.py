@@ -40,6 +40,19 @@ def settled(log: Path, count: int) -> list[dict[str, Any]]:
     return found
 
 
+def logged(log: Path, request_ids: list[str]) -> list[dict[str, Any]]:
+    """The records once a line of each request is written: other lines (a snapshot written,
+    the watcher) may come between, so a count of lines does not say these have come."""
+    deadline = time.monotonic() + 30
+    found = records(log)
+    while time.monotonic() < deadline and not all(
+        any(r.get("request_id") == rid for r in found) for rid in request_ids
+    ):
+        time.sleep(0.05)
+        found = records(log)
+    return found
+
+
 def test_json_lines_carry_one_id_per_request(tmp_path: Path) -> None:
     ops = tmp_path / "ops.toml"
     ops.write_text('[log]\nformat = "json"\nrequests = true\n')
@@ -84,7 +97,7 @@ def test_a_refused_request_is_exactly_one_line_without_a_traceback(tmp_path: Pat
                        headers={"content-type": "application/json"}),  # 413: past the body budget
         ]
         assert [r.status_code for r in refusals] == [404, 400, 413], [r.text for r in refusals]
-        found = settled(server.log, before + 3)
+        found = logged(server.log, [r.headers["x-request-id"] for r in refusals])[before:]
     text = server.log.read_text()
     assert "Traceback" not in text
     for response in refusals:
