@@ -1,5 +1,5 @@
 // The Neo4j schema of brain: created by the store on start (idempotent).
-// Generated from brain/store/neo4j_cypher.py: python -m brain.store.neo4j_cypher
+// Generated from brain/store/neo4j/cypher.py: python -m brain.store.neo4j.cypher
 CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT agent_id IF NOT EXISTS FOR (n:Agent) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT workflow_id IF NOT EXISTS FOR (n:Workflow) REQUIRE n.id IS UNIQUE;
@@ -27,26 +27,26 @@ CREATE CONSTRAINT brain_workspace_key IF NOT EXISTS FOR (n:BrainWorkspace) REQUI
 CREATE CONSTRAINT brain_change_batch IF NOT EXISTS FOR (n:BrainChange) REQUIRE n.batch IS UNIQUE;
 CREATE INDEX brain_change_seq IF NOT EXISTS FOR (n:BrainChange) ON (n.seq);
 CREATE CONSTRAINT brain_lease_key IF NOT EXISTS FOR (n:BrainLease) REQUIRE n.key IS UNIQUE;
-CREATE CONSTRAINT brain_b_memory_id IF NOT EXISTS FOR (n:BrainBMemory) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_agent_id IF NOT EXISTS FOR (n:BrainBAgent) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_workflow_id IF NOT EXISTS FOR (n:BrainBWorkflow) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_chat_id IF NOT EXISTS FOR (n:BrainBChat) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_work_item_id IF NOT EXISTS FOR (n:BrainBWorkItem) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_unresolved_id IF NOT EXISTS FOR (n:BrainBUnresolved) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_daily_note_id IF NOT EXISTS FOR (n:BrainBDailyNote) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_skill_id IF NOT EXISTS FOR (n:BrainBSkill) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_tool_id IF NOT EXISTS FOR (n:BrainBTool) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT brain_b_file_id IF NOT EXISTS FOR (n:BrainBFile) REQUIRE n.id IS UNIQUE;
-CREATE INDEX brain_b_memory_key IF NOT EXISTS FOR (n:BrainBMemory) ON (n.key);
-CREATE INDEX brain_b_memory_path IF NOT EXISTS FOR (n:BrainBMemory) ON (n.path);
-CREATE INDEX brain_b_memory_scope IF NOT EXISTS FOR (n:BrainBMemory) ON (n.scope);
-CREATE INDEX brain_b_memory_type IF NOT EXISTS FOR (n:BrainBMemory) ON (n.type);
-CREATE INDEX brain_b_memory_order IF NOT EXISTS FOR (n:BrainBMemory) ON (n.orderKey);
-CREATE INDEX brain_b_agent_key IF NOT EXISTS FOR (n:BrainBAgent) ON (n.key);
-CREATE INDEX brain_b_workflow_key IF NOT EXISTS FOR (n:BrainBWorkflow) ON (n.key);
-CREATE INDEX brain_b_chat_key IF NOT EXISTS FOR (n:BrainBChat) ON (n.key);
-CREATE INDEX brain_b_work_item_key IF NOT EXISTS FOR (n:BrainBWorkItem) ON (n.key);
-CREATE INDEX brain_b_file_key IF NOT EXISTS FOR (n:BrainBFile) ON (n.key);
-CREATE FULLTEXT INDEX brain_b_memory_text IF NOT EXISTS FOR (n:BrainBMemory) ON EACH [n.title, n.description, n.body] OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}};
-CREATE VECTOR INDEX brain_b_memory_embedding IF NOT EXISTS FOR (n:BrainBMemory) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE CONSTRAINT brain_staged_memory_id IF NOT EXISTS FOR (n:BrainStagedMemory) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_agent_id IF NOT EXISTS FOR (n:BrainStagedAgent) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_workflow_id IF NOT EXISTS FOR (n:BrainStagedWorkflow) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_chat_id IF NOT EXISTS FOR (n:BrainStagedChat) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_work_item_id IF NOT EXISTS FOR (n:BrainStagedWorkItem) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_unresolved_id IF NOT EXISTS FOR (n:BrainStagedUnresolved) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_daily_note_id IF NOT EXISTS FOR (n:BrainStagedDailyNote) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_skill_id IF NOT EXISTS FOR (n:BrainStagedSkill) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_tool_id IF NOT EXISTS FOR (n:BrainStagedTool) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT brain_staged_file_id IF NOT EXISTS FOR (n:BrainStagedFile) REQUIRE n.id IS UNIQUE;
+CREATE INDEX brain_staged_memory_key IF NOT EXISTS FOR (n:BrainStagedMemory) ON (n.key);
+CREATE INDEX brain_staged_memory_path IF NOT EXISTS FOR (n:BrainStagedMemory) ON (n.path);
+CREATE INDEX brain_staged_memory_scope IF NOT EXISTS FOR (n:BrainStagedMemory) ON (n.scope);
+CREATE INDEX brain_staged_memory_type IF NOT EXISTS FOR (n:BrainStagedMemory) ON (n.type);
+CREATE INDEX brain_staged_memory_order IF NOT EXISTS FOR (n:BrainStagedMemory) ON (n.orderKey);
+CREATE INDEX brain_staged_agent_key IF NOT EXISTS FOR (n:BrainStagedAgent) ON (n.key);
+CREATE INDEX brain_staged_workflow_key IF NOT EXISTS FOR (n:BrainStagedWorkflow) ON (n.key);
+CREATE INDEX brain_staged_chat_key IF NOT EXISTS FOR (n:BrainStagedChat) ON (n.key);
+CREATE INDEX brain_staged_work_item_key IF NOT EXISTS FOR (n:BrainStagedWorkItem) ON (n.key);
+CREATE INDEX brain_staged_file_key IF NOT EXISTS FOR (n:BrainStagedFile) ON (n.key);
+CREATE FULLTEXT INDEX brain_staged_memory_text IF NOT EXISTS FOR (n:BrainStagedMemory) ON EACH [n.title, n.description, n.body] OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}};
+CREATE VECTOR INDEX brain_staged_memory_embedding IF NOT EXISTS FOR (n:BrainStagedMemory) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE CONSTRAINT brain_live_key IF NOT EXISTS FOR (n:BrainLive) REQUIRE n.key IS UNIQUE;

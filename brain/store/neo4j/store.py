@@ -149,7 +149,9 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         store = cls(driver, database, uri, read_only=read_only)
         atomic_rows = os.environ.get("BRAIN_NEO4J_ATOMIC_ROWS", "")
         if atomic_rows.isdigit():  # a smaller server heap; tests and benchmarks of rebuilds
-            store.limits = replace(cls.limits, atomic_rows=int(atomic_rows))
+            rows = int(atomic_rows)
+            switch = rows // cls.limits.memory_weight
+            store.limits = replace(cls.limits, atomic_rows=rows, switch_nodes=switch)
         try:
             with connect_errors(uri, user, database):
                 driver.verify_connectivity()
@@ -272,10 +274,10 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         """One read, routed to a reader; a query on brain's labels runs on the live set."""
         with runtime_errors(self.uri):
             varies = generation.varies(query)
+            live: str | None = None  # (a query on no documented label runs as it is)
             if varies and self.staged_reads:
-                query = generation.swapped(query)
-            live: str | None = None  # (a query on no label of either set runs as it is)
-            if varies:
+                live = generation.STAGED_PREFIX
+            elif varies:
                 seen = self._live.fresh()  # brain/store/neo4j/live.py
                 if seen is None:
                     return self._live.read(self._driver, self.database, query, params)
