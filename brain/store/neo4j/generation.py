@@ -1,29 +1,28 @@
-"""A write too big for one transaction: a new generation, switched in at once.
+"""A write too big for one transaction: a new generation, staged, then switched in.
 
 A difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
 40,000 notes changed while brain was down, or a first ingest of a big workspace) cannot be:
-the server's heap decides. Written in parts under the labels readers match, readers would see
-a half-written graph. So brain keeps two sets of labels, `Memory`, `Agent`, … and
-`BrainBMemory`, `BrainBAgent`, …, and one `BrainLive` node that says which set is live. The
-new generation is the whole graph written under the other set, which no reader query
-matches, in as many transactions as it takes; then one small transaction switches: it points
-`BrainLive` at the new set and appends the change-log entry. The old generation is deleted
-in batches after a grace period (`Neo4jStore.switch_grace`) for the reads still on it.
+the server's heap decides. Written in parts under the documented labels, readers would see a
+half-written graph. So the new generation is the whole graph written under `BrainStaged…`
+labels (`BrainStagedMemory`, …), which no documented query and no brain read matches, in as
+many transactions as it takes, and then switched in by relabelling (brain/store/neo4j/switch.py):
+afterwards the graph is under `Memory`, `Agent`, … again, as docs/neo4j.md and docs/cypher.md
+promise the people who query it by hand. Up to `Limits.switch_nodes` nodes the switch is one
+transaction; past that, pages, with brain's own reads pointed at the staged labels meanwhile
+by the `BrainLive` node (its `labels`, "" the rest of the time).
 
-Every statement here and in brain/store/neo4j/cypher.py is written as if the plain set were
-live and `BrainB…` staged; `on(statement, live)` swaps the two sets (and the names of the
-search indexes) when `BrainB…` is live. Readers read `BrainLive` in the same transaction as
-their query and trust the answer for a moment after (brain/store/neo4j/live.py), writers in
-each write transaction (brain/store/neo4j/write.py), so a query never mixes the two sets, and
-links never cross them.
+Every statement here and in brain/store/neo4j/cypher.py is written on the documented labels;
+`on(statement, live)` renders it for another set (and its own search indexes). Readers look
+`BrainLive` up in the same transaction as their query and trust the answer for a moment
+after (brain/store/neo4j/live.py), writers in each write transaction
+(brain/store/neo4j/write.py), so a query of brain's never mixes two generations, and links
+never cross them.
 
-Why not relabel at the switch (the first design, `BrainNext…` and `BrainOld`): the switch then
-wrote every node of both generations, with every index entry, the fulltext index's text
-included, in one transaction; at 1,000,000 notes that outgrew the 4.2 GB of transaction
-memory a 6 GB heap allows. Now it writes one property, whatever the size. The price: a
-lookup of `BrainLive` at most every `LIVE_TTL` (0.2 s) per process, a grace that covers a
-read begun on an answer that old, and a graph that lives under `BrainB…` labels after every
-other rebuild, which queries written by hand must follow (docs/neo4j.md).
+Why not write one property at the switch, as the two sets `Memory…`/`BrainBMemory…` did (the
+second design): the graph then lived under `BrainB…` after every other rebuild, and every
+hand-written query had to ask `BrainLive` first (issue 42). Why not one relabelling
+transaction at any size (the first design, `BrainNext…` and `BrainOld`): at 1,000,000 notes it
+outgrew the 4.2 GB of transaction memory a 6 GB heap allows; the pages here do not.
 
 An incremental batch that big (a branch switch under a running server) has no whole graph
 to stage: the live generation is first copied onto the staged labels by the server, and the

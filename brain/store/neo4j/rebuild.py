@@ -1,8 +1,9 @@
 """New generations of the Neo4j graph: a rebuild, and a first sync written in parts.
 
-Both write a whole graph under the set of labels no reader matches, in as many
-transactions as it takes, and switch it in with one small transaction
-(brain/store/neo4j/generation.py). They differ in who holds the graph:
+Both write a whole graph under the `BrainStaged…` labels no reader matches, in as many
+transactions as it takes, and switch it in under the documented labels: one transaction, or
+pages past `Limits.switch_nodes` (brain/store/neo4j/generation.py, switch.py). They differ
+in who holds the graph:
 
 - `_rebuild`: a difference too big for one transaction, from a caller that holds all of
   it (the first sync's whole graph, or a big incremental batch written onto a copy of the
