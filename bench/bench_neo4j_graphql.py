@@ -63,8 +63,9 @@ def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
 
 def start(root: Path, store: str, src: Path, uri: str) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONPATH": str(src), "NEO4J_URI": uri, "BRAIN_RESCAN_SECONDS": "600"}
+    replace = ["--neo4j-replace"] if store == "neo4j" else []  # the graph another bench left
     process = subprocess.Popen(
-        [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", store],
+        [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", store, *replace],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=src,
     )
     assert process.stdout is not None

@@ -29,6 +29,7 @@ from tests.api.client import post
 from tests.api.live import live_server
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.test_connect import brain_cli
 from tests.neo4j.test_generations import LOOK, NOTES, bot_workspace, write_notes
 
 pytestmark = pytest.mark.neo4j
@@ -270,3 +271,30 @@ def test_an_older_brains_second_set_is_switched_in_at_start(
     assert writer.export() == reference_export(ws.root)
     assert raw(writer._driver, writer.database, "MATCH (m:Memory) RETURN count(m) AS n")["n"] == NOTES
     brain.close()
+
+
+@pytest.mark.parametrize("atomic_rows", ["400000", "4"], ids=["one-transaction", "in-pages"])
+async def test_brain_ingest_then_the_browsers_first_query_finds_the_notes(
+    tmp_path: Path, neo4j_login: Login, atomic_rows: str,
+) -> None:
+    """The issue as a new user met it: `brain ingest WS --store neo4j`, then Neo4j Browser's
+    `MATCH (m:Memory) RETURN m`; with a small BRAIN_NEO4J_ATOMIC_ROWS, a rebuild next."""
+    root = workspace(tmp_path)
+    Neo4jStore.connect(*neo4j_login).clear()
+    env = {"BRAIN_NEO4J_ATOMIC_ROWS": atomic_rows}
+    args = ["ingest", str(root), "--store", "neo4j", "--neo4j-uri", neo4j_login[0]]
+    done = brain_cli(*args, env=env)
+    assert done.returncode == 0, done.stderr
+    await assert_documented(neo4j_login, root)
+    edited = len(edit_every_note(root, "again")) - sum(
+        "description: " not in p.read_text(encoding="utf-8") for p in (root / "memory").glob("*/*.md"))
+    done = brain_cli(*args, "--no-cache", env=env)
+    assert done.returncode == 0, done.stderr
+    await assert_documented(neo4j_login, root)
+    driver = driver_for(neo4j_login)
+    try:
+        found = driver.execute_query("MATCH (m:Memory) WHERE m.description STARTS WITH 'again '"
+                                     " RETURN count(m) AS n", database_=neo4j_login[3])
+        assert found.records[0]["n"] == edited > 30
+    finally:
+        driver.close()
