@@ -149,9 +149,8 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
         store = cls(driver, database, uri, read_only=read_only)
         atomic_rows = os.environ.get("BRAIN_NEO4J_ATOMIC_ROWS", "")
         if atomic_rows.isdigit():  # a smaller server heap; tests and benchmarks of rebuilds
-            rows = int(atomic_rows)
-            switch = rows // cls.limits.memory_weight
-            store.limits = replace(cls.limits, atomic_rows=rows, switch_nodes=switch)
+            rows = int(atomic_rows)  # and a switch of a quarter of it, in nodes, at once
+            store.limits = replace(cls.limits, atomic_rows=rows, switch_nodes=rows // 4)
         try:
             with connect_errors(uri, user, database):
                 driver.verify_connectivity()
@@ -268,16 +267,14 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations):
 
     # ------------------------------------------------------------------ reads
 
-    staged_reads = False  # a staged store's reads: on the set of labels that is not live
+    staged_reads = False  # a staged store's reads: on the BrainStaged… labels
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         """One read, routed to a reader; a query on brain's labels runs on the live set."""
         with runtime_errors(self.uri):
             varies = generation.varies(query)
-            live: str | None = None  # (a query on no documented label runs as it is)
-            if varies and self.staged_reads:
-                live = generation.STAGED_PREFIX
-            elif varies:
+            live = generation.STAGED_PREFIX if varies and self.staged_reads else None
+            if varies and not self.staged_reads:  # (a query on no documented label runs as it is)
                 seen = self._live.fresh()  # brain/store/neo4j/live.py
                 if seen is None:
                     return self._live.read(self._driver, self.database, query, params)
