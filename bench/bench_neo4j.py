@@ -114,7 +114,8 @@ from pathlib import Path
 from brain.service.brain import Brain
 from brain.store.neo4j.store import Neo4jStore
 
-root, uri, edits, force = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+root, uri, edits, mode = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+force = mode != "0"  # "1": a new generation; "2": one switched in at once (this checkout)
 store = Neo4jStore.connect(uri)
 store.clear()
 brain = Brain(root, store)
@@ -138,6 +139,9 @@ brain.close()
 for rel in notes:  # every note changes while brain is down
     (root / rel).write_text((root / rel).read_text() + "\\nrebuilt\\n")
 store = Neo4jStore.connect(uri, atomic_rows=1 if force else None)
+if mode == "2":
+    from dataclasses import replace
+    store.limits = replace(store.limits, switch_nodes=10**9)
 brain = Brain(root, store)
 started = time.perf_counter()
 brain.sync()
@@ -257,11 +261,14 @@ def graphql_latency(args: argparse.Namespace, uri: str, scratch: Path) -> dict[s
 
 def generation_switch(args: argparse.Namespace, uri: str, scratch: Path) -> dict[str, Any]:
     source = cached_workload(args.generation, args.cache)
-    variants = {"this, one transaction": (None, False), "this, new generation": (None, True)}
+    # "1": a new generation (this checkout: switched in pages, as past 100,000 nodes);
+    # "2": a new generation switched in one transaction (this checkout only).
+    variants = {"this, one transaction": (None, "0"), "this, new generation": (None, "1"),
+                "this, new generation, switched at once": (None, "2")}
     if args.base_src:
         base = str(Path(args.base_src).resolve())
-        variants["base, one transaction"] = (base, False)
-        variants["base, new generation"] = (base, True)
+        variants["base, one transaction"] = (base, "0")
+        variants["base, new generation"] = (base, "1")
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for _ in range(args.runs):
         for name, (src, force) in variants.items():  # interleaved: the same machine load
@@ -269,8 +276,7 @@ def generation_switch(args: argparse.Namespace, uri: str, scratch: Path) -> dict
             env = {**os.environ, **({"PYTHONPATH": src} if src else {})}
             try:
                 out = subprocess.run(
-                    [sys.executable, "-c", GENERATION_DRIVER, str(root), uri, str(args.edits),
-                     "1" if force else "0"],
+                    [sys.executable, "-c", GENERATION_DRIVER, str(root), uri, str(args.edits), force],
                     check=True, capture_output=True, text=True, env=env, cwd=src,
                 )
             finally:

@@ -127,7 +127,7 @@ def test_a_reader_polling_during_a_rebuild_never_sees_a_mix(
     assert seen[("old", NOTES)] > 0  # the reader did look while the new generation was written
     assert writer.export() == reference_export(ws.root)
     assert count(writer, "|".join(STAGED_LABELS)) == 0  # the old generation is gone after the switch
-    # Two rebuilds: the graph went to the other set of labels and came back.
+    # Two rebuilds: the graph is under the documented labels after each.
     assert raw_count(writer, "Memory") == NOTES
     assert raw_count(writer, STAGED_PREFIX + "Memory") == 0
     # The switch carried the rebuild's changes into the change log: one entry, every note.

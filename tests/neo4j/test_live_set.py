@@ -40,9 +40,8 @@ def test_a_switch_is_read_at_once_by_its_writer_and_by_a_replica_that_read_the_l
     assert writer.rebuilds == rebuilds + 1
     assert kinds(writer) == {"new"}  # its own switch: forgotten at the commit
 
-    # The replica still trusts its answer, the set the writer dropped after the grace: what
-    # a read begun later than the grace would see, and why LIVE_TTL stays well under it.
-    assert replica._read(LOOK)[0]["descriptions"] == []
+    # The replica still trusts its answer (the documented labels), which hold the new graph.
+    assert kinds(replica) == {"new"}
     _, entries = replica.changes_after(position)  # the switch's entry: forgotten
     assert len(entries) == NOTES
     assert kinds(replica) == {"new"}

@@ -36,10 +36,12 @@ def every_statement() -> list[str]:
             found += [v for v in value if isinstance(v, str) and "CREATE" in v]
     found += [generation.staged(s) for s in found if "UNWIND $rows" in s]  # a rebuild's
     found += [generation.SWITCH, generation.ANY_STAGED, generation.DROP_STAGED, generation.STAGING,
-              generation.SWITCH_ONCE, generation.LIVE]
+              generation.SWITCH_ONCE, generation.LIVE, generation.switch_size(generation.STAGED_PREFIX)]
+    for prefix in (generation.STAGED_PREFIX, generation.LEGACY_PREFIX):
+        found += [s for step in generation.relabel_steps(prefix) for s in step]
     for where in (MemoryFilter(), MemoryFilter("a", "b", "user", "x", True)):
         found += [cypher.list_memories(where, "memory:x", 5)[0], cypher.count_memories(where)[0]]
-    return found + [generation.swapped(s) for s in found]  # with the other set live
+    return found + [generation.on(s, generation.STAGED_PREFIX) for s in found]  # brain reading staged
 
 
 def test_the_published_schema_matches_the_store() -> None:
@@ -121,7 +123,7 @@ def ingested(neo4j_login: Login, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 @pytest.mark.neo4j
-@pytest.mark.parametrize("live", ["", generation.STAGED_PREFIX], ids=["plain-live", "b-live"])
+@pytest.mark.parametrize("live", ["", generation.STAGED_PREFIX], ids=["plain-live", "staged-live"])
 @pytest.mark.parametrize(("name", "statement", "params"), LOOKUPS, ids=[x[0] for x in LOOKUPS])
 def test_lookups_seek_indexes_instead_of_scanning(
     name: str, statement: str, params: dict[str, Any], live: str, ingested: Neo4jStore,

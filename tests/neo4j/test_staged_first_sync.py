@@ -103,9 +103,9 @@ def test_a_reader_sees_no_graph_then_all_of_it(
     assert seen[0] > 0  # the reader did look while the parts were written
     assert store.export() == reference_export(ws.root)
     assert result.parsed == NOTES + 1
-    # The graph lives under the other set of labels now; the first set holds nothing.
-    assert raw_count(store, "BrainBMemory") == NOTES + 1
-    assert raw_count(store, "Memory") == 0
+    # The graph lives under the documented labels; nothing is left under the staged ones.
+    assert raw_count(store, "Memory") == NOTES + 1
+    assert raw_count(store, "BrainStagedMemory") == 0
     # The switch logged each part's changes (one entry a part); subscribers got them then.
     end, entries = reader.changes_after(LogPosition(None, 0), limit=1_000)
     assert end.seq == len(parts)
@@ -130,7 +130,7 @@ def test_a_restart_on_the_graph_it_wrote_writes_nothing(
     assert again.rebuilds == 0
     assert not result.batch
     assert again.export() == reference_export(ws.root)
-    # An edit is one transaction on the live set (the BrainB… labels here).
+    # An edit is one transaction on the live set (the documented labels, as always).
     ws.write("memory/bot/n1.md", note("edited 1", "[[n2]]"))
     brain.sync(["memory/bot/n1.md"])
     assert again.export() == reference_export(ws.root)
@@ -152,11 +152,11 @@ def test_a_first_sync_cut_short_leaves_no_graph_and_the_next_one_writes_it(
     with pytest.raises(Crash):
         brain.sync()
     assert writer.export().nodes == frozenset()  # readers see no graph, not part of one
-    assert count(writer, "BrainBMemory") > 0  # the staged parts, unseen
+    assert count(writer, "BrainStagedMemory") > 0  # the staged parts, unseen
     injector.fault = None
     brain.sync()
     assert writer.export() == reference_export(ws.root)
-    assert count(writer, "BrainBMemory") == 0
+    assert count(writer, "BrainStagedMemory") == 0
     brain.close()
 
 

@@ -13,8 +13,8 @@ def test_an_answer_is_trusted_until_its_ttl_from_when_the_lookup_began() -> None
     live = LiveSet(ttl=0.3)
     assert live.fresh() is None  # nothing looked up yet
     token = live.begin()
-    live.saw(token, "BrainB")
-    assert live.fresh() == (token[1], "BrainB")
+    live.saw(token, "BrainStaged")
+    assert live.fresh() == (token[1], "BrainStaged")
     time.sleep(0.35)
     assert live.fresh() is None
 
@@ -28,11 +28,11 @@ def test_the_plain_set_is_an_answer_too() -> None:
 
 def test_forget_drops_the_answer_and_any_lookup_begun_before_it() -> None:
     live = LiveSet()
-    live.saw(live.begin(), "BrainB")
+    live.saw(live.begin(), "BrainStaged")
     before = live.begin()  # a read looks up, then a commit lands before it keeps the answer
     live.forget()
     assert live.fresh() is None
-    live.saw(before, "BrainB")
+    live.saw(before, "BrainStaged")
     assert live.fresh() is None  # an answer older than the commit is not kept
     after = live.begin()
     live.saw(after, None)
@@ -52,7 +52,7 @@ def test_forgets_from_other_threads_are_never_lost() -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    live.saw(tokens[0], "BrainB")
+    live.saw(tokens[0], "BrainStaged")
     assert live.fresh() is None
 
 

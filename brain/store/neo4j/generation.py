@@ -1,29 +1,28 @@
-"""A write too big for one transaction: a new generation, switched in at once.
+"""A write too big for one transaction: a new generation, staged, then switched in.
 
 A difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
 40,000 notes changed while brain was down, or a first ingest of a big workspace) cannot be:
-the server's heap decides. Written in parts under the labels readers match, readers would see
-a half-written graph. So brain keeps two sets of labels, `Memory`, `Agent`, … and
-`BrainBMemory`, `BrainBAgent`, …, and one `BrainLive` node that says which set is live. The
-new generation is the whole graph written under the other set, which no reader query
-matches, in as many transactions as it takes; then one small transaction switches: it points
-`BrainLive` at the new set and appends the change-log entry. The old generation is deleted
-in batches after a grace period (`Neo4jStore.switch_grace`) for the reads still on it.
+the server's heap decides. Written in parts under the documented labels, readers would see a
+half-written graph. So the new generation is the whole graph written under `BrainStaged…`
+labels (`BrainStagedMemory`, …), which no documented query and no brain read matches, in as
+many transactions as it takes, and then switched in by relabelling (brain/store/neo4j/switch.py):
+afterwards the graph is under `Memory`, `Agent`, … again, as docs/neo4j.md and docs/cypher.md
+promise the people who query it by hand. Up to `Limits.switch_nodes` nodes the switch is one
+transaction; past that, pages, with brain's own reads pointed at the staged labels meanwhile
+by the `BrainLive` node (its `labels`, "" the rest of the time).
 
-Every statement here and in brain/store/neo4j/cypher.py is written as if the plain set were
-live and `BrainB…` staged; `on(statement, live)` swaps the two sets (and the names of the
-search indexes) when `BrainB…` is live. Readers read `BrainLive` in the same transaction as
-their query and trust the answer for a moment after (brain/store/neo4j/live.py), writers in
-each write transaction (brain/store/neo4j/write.py), so a query never mixes the two sets, and
-links never cross them.
+Every statement here and in brain/store/neo4j/cypher.py is written on the documented labels;
+`on(statement, live)` renders it for another set (and its own search indexes). Readers look
+`BrainLive` up in the same transaction as their query and trust the answer for a moment
+after (brain/store/neo4j/live.py), writers in each write transaction
+(brain/store/neo4j/write.py), so a query of brain's never mixes two generations, and links
+never cross them.
 
-Why not relabel at the switch (the first design, `BrainNext…` and `BrainOld`): the switch then
-wrote every node of both generations, with every index entry, the fulltext index's text
-included, in one transaction; at 1,000,000 notes that outgrew the 4.2 GB of transaction
-memory a 6 GB heap allows. Now it writes one property, whatever the size. The price: a
-lookup of `BrainLive` at most every `LIVE_TTL` (0.2 s) per process, a grace that covers a
-read begun on an answer that old, and a graph that lives under `BrainB…` labels after every
-other rebuild, which queries written by hand must follow (docs/neo4j.md).
+Why not write one property at the switch, as the two sets `Memory…`/`BrainBMemory…` did (the
+second design): the graph then lived under `BrainB…` after every other rebuild, and every
+hand-written query had to ask `BrainLive` first (issue 42). Why not one relabelling
+transaction at any size (the first design, `BrainNext…` and `BrainOld`): at 1,000,000 notes it
+outgrew the 4.2 GB of transaction memory a 6 GB heap allows; the pages here do not.
 
 An incremental batch that big (a branch switch under a running server) has no whole graph
 to stage: the live generation is first copied onto the staged labels by the server, and the
@@ -53,12 +52,16 @@ from brain.store.base import WriteBatch
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)  # as brain/store/neo4j/cypher.py
 
-STAGED_PREFIX = "BrainB"  # the other set of labels
+STAGED_PREFIX = "BrainStaged"  # the labels of a generation being written (`BrainStagedMemory`, …)
+LEGACY_PREFIX = "BrainB"  # the second set of labels of brains before stable labels
 STAGING_LABEL = "BrainStaging"  # which rebuild is staging (one node)
-LIVE_LABEL = "BrainLive"  # which set of labels is live (one node)
+LIVE_LABEL = "BrainLive"  # which set brain's own reads use while a big switch runs (one node)
 STAGED_LABELS: tuple[str, ...] = tuple(STAGED_PREFIX + label for label in LABELS)
-# Left by brains before the two sets (relabelling switch): deleted like a staged generation.
-LEGACY_LABELS: tuple[str, ...] = ("BrainOld", *("BrainNext" + label for label in LABELS))
+# Left by older brains: the relabelling switch's `BrainNext…`/`BrainOld`, and the second set
+# `BrainB…` (a generation that a start switches in if `BrainLive` names it, else deletes).
+LEGACY_LABELS: tuple[str, ...] = (
+    "BrainOld", *("BrainNext" + label for label in LABELS), *(LEGACY_PREFIX + label for label in LABELS)
+)
 # Notes of other kinds (DailyNote, Skill, Tool) carry Memory too: every node has one primary label.
 SUBLABELS: tuple[str, ...] = tuple(k.label for k in NOTE_KINDS if k is not Kind.MEMORY)
 PRIMARY_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in SUBLABELS)
@@ -66,11 +69,11 @@ SEARCH_INDEXES = ("memory_text", "memory_embedding")  # named in queries (brain/
 
 # A label: after the colon, or after `|` in a union of labels (`(n:Memory|Agent)`).
 _LABEL = re.compile(r"(?<=[:|])(" + "|".join(LABELS) + r")\b")
-_EITHER = re.compile(r"(?<=[:|])(" + STAGED_PREFIX + r")?(" + "|".join(LABELS) + r")\b")
-_INDEX_NAME = re.compile(r"'(brain_b_)?(" + "|".join(SEARCH_INDEXES) + r")'")
+_INDEX_NAME = re.compile(r"'(" + "|".join(SEARCH_INDEXES) + r")'")
 _SCHEMA_NAME = re.compile(r"^(CREATE (?:CONSTRAINT|INDEX|FULLTEXT INDEX|VECTOR INDEX)) (\w+)")
 
-# Which set is live, read first by every transaction that reads or writes brain's labels.
+# Which set brain reads: no node or "" (the documented labels), or a prefix while a switch
+# too big for one transaction relabels the new generation (see the module's docstring).
 LIVE = f"OPTIONAL MATCH (g:{LIVE_LABEL} {{key: 'brain'}}) RETURN g.labels AS labels"
 LIVE_SCHEMA = f"CREATE CONSTRAINT brain_live_key IF NOT EXISTS FOR (n:{LIVE_LABEL}) REQUIRE n.key IS UNIQUE"
 
@@ -82,49 +85,52 @@ FOREACH (_ IN CASE WHEN live IS NULL THEN [] ELSE [1] END |
 """
 
 
+def index_prefix(prefix: str) -> str:
+    """The names of a set's own indexes: `BrainStaged` -> `brain_staged_` (`BrainB` -> `brain_b_`)."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in prefix).lstrip("_") + "_"
+
+
+@lru_cache(maxsize=2048)
+def on(statement: str, live: str | None) -> str:
+    """`statement`, written on the documented labels, on the set `live` (a prefix; None or
+    "": the documented labels themselves), with that set's search indexes."""
+    if not live:
+        return statement
+    rendered = _LABEL.sub(lambda m: f"{live}{m.group(1)}", statement)
+    return _INDEX_NAME.sub(lambda m: f"'{index_prefix(live)}{m.group(1)}'", rendered)
+
+
 @cache
 def staged(statement: str) -> str:
     """`statement` on the staged generation: every label of the allow-list renamed."""
-    rendered = _LABEL.sub(lambda m: f"{STAGED_PREFIX}{m.group(1)}", statement)
+    rendered = on(statement, STAGED_PREFIX)
     if rendered.lstrip().startswith("UNWIND $rows AS row\nMERGE (m:"):  # a note upsert
         head, tail = rendered.split("WITH m, row\n", 1)
         rendered = head + "WITH m, row\n" + _COPY_VECTOR + "WITH m, row\n" + tail
     return rendered
 
 
-def swapped(statement: str) -> str:
-    """`statement` with the two sets of labels (and their search indexes) traded."""
-    rendered = _EITHER.sub(lambda m: f"{'' if m.group(1) else STAGED_PREFIX}{m.group(2)}", statement)
-    return _INDEX_NAME.sub(lambda m: f"'{'' if m.group(1) else 'brain_b_'}{m.group(2)}'", rendered)
-
-
-@lru_cache(maxsize=1024)
-def on(statement: str, live: str | None) -> str:
-    """`statement`, written with the plain labels live, for the set `live` (LIVE's answer)."""
-    return swapped(statement) if live == STAGED_PREFIX else statement
-
-
 @lru_cache(maxsize=1024)
 def varies(statement: str) -> bool:
-    """Whether `statement` names a label or search index of either set (reads LIVE first)."""
-    return bool(_EITHER.search(statement) or _INDEX_NAME.search(statement))
+    """Whether `statement` names a documented label or search index (reads LIVE first)."""
+    return bool(_LABEL.search(statement) or _INDEX_NAME.search(statement))
 
 
 def unstaged(label: str) -> str:
-    """A label of either set as the plain one (what `labels(n)` returns, as a kind)."""
-    return label.removeprefix(STAGED_PREFIX)
+    """A label of any set as the documented one (what `labels(n)` returns, as a kind)."""
+    return label.removeprefix(STAGED_PREFIX).removeprefix(LEGACY_PREFIX)
 
 
 def live_labels(tx: ManagedTransaction) -> str | None:
-    """Which set of labels is live (`on`'s `live`), read in the transaction `tx`."""
+    """Which set brain reads (`on`'s `live`), read in the transaction `tx`."""
     record = tx.run(LIVE).single()
     return None if record is None else record["labels"]
 
 
 def staged_schema(statement: str) -> str | None:
-    """The staged set's twin of a schema statement of the live one (None: it names no label)."""
-    twin = swapped(statement)
-    return None if twin == statement else _SCHEMA_NAME.sub(r"\1 brain_b_\2", twin)
+    """The staged set's twin of a schema statement (None: it names no label)."""
+    twin = on(statement, STAGED_PREFIX)
+    return None if twin == statement else _SCHEMA_NAME.sub(rf"\1 {index_prefix(STAGED_PREFIX)}\2", twin)
 
 
 # A rebuild names itself before it stages; its switch runs once, even if its transaction is
@@ -135,16 +141,70 @@ OPTIONAL MATCH (s:{STAGING_LABEL} {{key: 'brain'}}) WHERE s.token = $token
 DELETE s
 RETURN count(s) AS due
 """
-# The switch: `BrainLive` names the set that was staged (`$labels`), in one transaction with
-# the change-log entry.
+# Where brain's own reads go: `$labels` a prefix while a big switch relabels, "" after.
 SWITCH = f"MERGE (g:{LIVE_LABEL} {{key: 'brain'}}) SET g.labels = $labels"
-ANY_STAGED = f"MATCH (n:{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))}) RETURN 1 AS one LIMIT 1"
+ANY_STAGED = (f"RETURN EXISTS {{ MATCH (n:{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))}) }} "
+              f"OR EXISTS {{ MATCH (g:{LIVE_LABEL}) WHERE g.labels <> '' }} AS left")
+# What a rebuild that did not switch staged, and generations older brains left behind.
 DROP_STAGED = f"""
 MATCH (n:{'|'.join((*STAGED_LABELS, *LEGACY_LABELS))})
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted
 """
+
+# ------------------------------------------------------------------ the switch: relabelling
+# The generation under the prefix `P` becomes the graph under the documented labels, in three
+# steps, each a statement per label run page by page (`$limit` nodes) until it returns 0, or
+# all in one transaction (an atomic switch). Each is idempotent, so a switch cut short is
+# finished by the next writer's start.
+# 1. A new node takes its documented labels; the old node of the same id goes (the id
+#    constraints hold at every commit). Its `P…` labels stay: brain reads them meanwhile.
+_RELABEL = """
+MATCH (n:{staged}) WHERE NOT n:{label}
+WITH n LIMIT $limit
+OPTIONAL MATCH (old:{label} {{id: n.id}})
+DETACH DELETE old
+WITH n
+SET n:{label}
+{sublabels}RETURN count(*) AS done
+"""
+_SUBLABEL = "FOREACH (_ IN CASE WHEN n:{staged} THEN [1] ELSE [] END | SET n:{label})\n"
+# 2. The old nodes no new one replaced.
+_DROP_OLD = """
+MATCH (n:{label}) WHERE NOT n:{staged}
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS done
+"""
+# 3. The `P…` labels go (only from nodes that have their documented label: step 1 is done).
+_UNSTAGE = """
+MATCH (n:{staged}) WHERE n:{label}
+WITH n LIMIT $limit
+REMOVE n:{staged}
+RETURN count(*) AS done
+"""
+
+
+@cache
+def relabel_steps(prefix: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The statements of the three steps (relabel, drop the old, unstage) for the set `prefix`."""
+    memory_sublabels = "".join(_SUBLABEL.format(staged=prefix + s, label=s) for s in SUBLABELS)
+    relabel = tuple(
+        _RELABEL.format(staged=prefix + label, label=label,
+                        sublabels=memory_sublabels if label == "Memory" else "")
+        for label in PRIMARY_LABELS
+    )
+    drop = tuple(_DROP_OLD.format(label=label, staged=prefix + label) for label in PRIMARY_LABELS)
+    unstage = tuple(_UNSTAGE.format(staged=prefix + label, label=label) for label in LABELS)
+    return relabel, drop, unstage
+
+
+@cache
+def switch_size(prefix: str) -> str:
+    """How many nodes the switch of the set `prefix` relabels and drops (the count store: no scan)."""
+    counts = [f"COUNT {{ MATCH (:{p}{label}) }}" for p in ("", prefix) for label in PRIMARY_LABELS]
+    return "RETURN " + " + ".join(counts) + " AS nodes"
 
 
 # ------------------------------------------------------------------ a big incremental write

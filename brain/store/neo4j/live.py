@@ -9,7 +9,8 @@ an entry of the change log (another writer's switch is one), so neither a writer
 replica that announced a switch reads the replaced set after it.
 
 A process that did neither may start a read on the replaced set up to `LIVE_TTL` after a
-switch: the writer keeps that set whole for `Neo4jStore.switch_grace`, which covers it.
+switch: the writer keeps that set whole for `Neo4jStore.switch_grace`, which covers it
+(brain/store/neo4j/switch.py: a paged switch moves `BrainLive` twice).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """New generations of the Neo4j graph: a rebuild, and a first sync written in parts.
 
-Both write a whole graph under the set of labels no reader matches, in as many
-transactions as it takes, and switch it in with one small transaction
-(brain/store/neo4j/generation.py). They differ in who holds the graph:
+Both write a whole graph under the `BrainStaged…` labels no reader matches, in as many
+transactions as it takes, and switch it in under the documented labels: one transaction, or
+pages past `Limits.switch_nodes` (brain/store/neo4j/generation.py, switch.py). They differ
+in who holds the graph:
 
 - `_rebuild`: a difference too big for one transaction, from a caller that holds all of
   it (the first sync's whole graph, or a big incremental batch written onto a copy of the
@@ -28,6 +29,7 @@ from brain.store.base import BodySource, WriteBatch
 from brain.store.neo4j import cypher, generation
 from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.shared import Committer
+from brain.store.neo4j.switch import reads_back, relabel_page, switch_at_once, switch_reads, switch_size
 from brain.store.neo4j.write import (
     Limits,
     Transaction,
@@ -36,7 +38,6 @@ from brain.store.neo4j.write import (
     mark_staging,
     run_transaction,
     stream_transactions,
-    switch_generation,
 )
 
 A = TypeVar("A")
@@ -93,17 +94,13 @@ class Neo4jGenerations(Committer):
             staged = time.perf_counter()
             self._switch(session, token, [entry] if entry is not None else [])
         switched = time.perf_counter()
-        time.sleep(self.switch_grace)  # for the reads that looked up the live set just before
-        self._drop_old_generation()
         self.last_rebuild = {
             "copy_s": copied - started, "staged_s": staged - copied, "switch_s": switched - staged,
-            "drop_old_s": time.perf_counter() - switched,
         }
 
     def _begin_staging(self, session: Session) -> str:
         """Clear what a rebuild that did not finish staged, and name this one."""
-        while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows)):
-            pass
+        self._drop_old_generation()
         token = uuid.uuid4().hex
         self._commit(session, mark_staging, token, graph=False)
         return token
@@ -115,21 +112,51 @@ class Neo4jGenerations(Committer):
             transaction.forget_rows()
 
     def _switch(self, session: Session, token: str, entries: list[dict[str, Any]]) -> None:
+        """The staged generation becomes the graph under the documented labels, with the
+        change-log `entries` (brain/store/neo4j/switch.py): in one transaction up to
+        `limits.switch_nodes` nodes, else brain's reads move to the staged labels first and
+        the documented ones change hands page by page."""
         switch = Transaction(fence=self.describe(), token=token, logs=entries)
-        self.last_write.update(self._commit(session, switch_generation, switch))
+        nodes = session.execute_read(switch_size, generation.STAGED_PREFIX)
+        if nodes <= self.limits.switch_nodes:
+            self._commit(session, switch_at_once, switch)
+        else:
+            self._commit(session, switch_reads, switch)
+            time.sleep(self.switch_grace)  # reads that looked up the documented labels just before
+            self._finish_switch(session, generation.STAGED_PREFIX)
         self.rebuilds += 1
 
+    def _finish_switch(self, session: Session, prefix: str) -> None:
+        """The paged steps of a switch of the set `prefix`, whose reads brain already moved
+        there (idempotent: a writer's start finishes a switch cut short)."""
+        relabel, drop, unstage = generation.relabel_steps(prefix)
+        for statement in (*relabel, *drop):
+            while self._commit(session, relabel_page, (statement, self.describe(), self.clear_rows)):
+                pass
+        self._commit(session, reads_back, self.describe())
+        time.sleep(self.switch_grace)  # reads that looked up `prefix` just before keep it whole
+        for statement in unstage:
+            while self._commit(session, relabel_page, (statement, self.describe(), self.clear_rows)):
+                pass
+
     def _drop_old_generation(self) -> None:
-        """Delete the generation that is not live: the one a switch replaced, or what a
-        rebuild that did not finish staged. A read first: a start with nothing left behind
-        writes nothing."""
+        """Finish a switch cut short (an older brain's `BrainB…` generation included), then
+        delete what a rebuild that did not switch staged. A read first: a start with nothing
+        left behind writes nothing."""
         # (Quiet: the labels of older brains are named, which a new database never saw.)
         with runtime_errors(self.uri), self._driver.session(
             database=self.database, default_access_mode="READ", notifications_min_severity="OFF"
         ) as quiet:
-            if not quiet.execute_read(_any_staged):
+            live = quiet.execute_read(_left_behind)
+            if live is None:
                 return
         with runtime_errors(self.uri), self._session() as session:
+            if live:
+                self._finish_switch(session, live)
+            for prefix in (generation.STAGED_PREFIX, generation.LEGACY_PREFIX):  # a step 3 cut short
+                for statement in generation.relabel_steps(prefix)[2]:
+                    while self._commit(session, relabel_page, (statement, self.describe(), self.clear_rows)):
+                        pass
             while self._commit(session, drop_some, (generation.DROP_STAGED, self.clear_rows), graph=False):
                 pass
 
@@ -161,13 +188,15 @@ class Neo4jGenerations(Committer):
             while self._commit(session, drop_some, placeholders):
                 pass
             self._switch(session, staged.staging_token, entries)
-        self._drop_old_generation()  # what was live held no graph: no reader is on it
 
     def _log_params(self, changes: str) -> dict[str, Any]:
         raise NotImplementedError
 
 
-def _any_staged(tx: ManagedTransaction) -> bool:
-    query = generation.on(generation.ANY_STAGED, generation.live_labels(tx))
-    return tx.run(query).single() is not None
+def _left_behind(tx: ManagedTransaction) -> str | None:
+    """None if no switch is unfinished and nothing is staged, else the prefix brain reads
+    ("": the documented labels)."""
+    if not tx.run(generation.ANY_STAGED).single(strict=True)["left"]:
+        return None
+    return generation.live_labels(tx) or ""
 

@@ -86,6 +86,10 @@ class Limits:
     # the server's heap decides: a new generation (brain/store/neo4j/generation.py), of the
     # whole graph (a first sync) or of a copy of the live one with the batch written on it.
     atomic_rows: int = 400_000
+    # A switch that relabels and drops up to this many nodes is one transaction (every reader
+    # sees the old graph or the new); past it, pages (brain/store/neo4j/switch.py). A node
+    # weighs about a note's row: atomic_rows / memory_weight.
+    switch_nodes: int = 100_000
 
 
 def transactions(
@@ -232,7 +236,7 @@ def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter
         cleanup = cypher.CLEANUP_UNRESOLVED
         cleanup = generation.staged(cleanup) if transaction.staged else cleanup
         _count(changed, tx.run(generation.on(cleanup, live), {"ids": sorted(orphans)}))
-    _mark_graph(tx)
+    mark_graph(tx)
     if transaction.log is not None:  # with the batch: an entry exists exactly if its data does
         tx.run(LOG_CHANGES, transaction.log).consume()
     return changed
@@ -246,23 +250,7 @@ def _count(changed: Counter[str], result: Result) -> None:
     changed.update({name: getattr(counters, name) for name in _COUNTERS})
 
 
-def switch_generation(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
-    """The staged generation becomes the graph, the graph the old generation, at once: one
-    property of one node, whatever the graph's size (brain/store/neo4j/generation.py)."""
-    if transaction.fence:
-        fence(tx, transaction.fence)
-    changed: Counter[str] = Counter()
-    if not tx.run(generation.SWITCH_ONCE, {"token": transaction.token}).single(strict=True)["due"]:
-        return changed  # switched already: this is a re-run after a lost commit outcome
-    staged = "" if generation.live_labels(tx) == generation.STAGED_PREFIX else generation.STAGED_PREFIX
-    tx.run(generation.SWITCH, {"labels": staged}).consume()
-    _mark_graph(tx)
-    for entry in transaction.logs:
-        tx.run(LOG_CHANGES, entry).consume()
-    return changed
-
-
-def _mark_graph(tx: ManagedTransaction) -> None:
+def mark_graph(tx: ManagedTransaction) -> None:
     """A new stamp with every write: a snapshot taken before it no longer matches
     (brain/store/neo4j/shared.py, GRAPH_STAMP)."""
     tx.run(MARK_GRAPH, {"graph": uuid.uuid4().hex}).consume()
