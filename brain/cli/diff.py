@@ -15,6 +15,7 @@ from typing import Any
 
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal
+from brain.tool.history.changes import text_of
 
 
 def add_parser(sub: Any) -> None:
@@ -41,20 +42,3 @@ def run_diff(args: argparse.Namespace) -> int:
     else:
         print(text_of(found))
     return 0
-
-
-def text_of(found: dict[str, Any]) -> str:
-    """The diff as a person reads it: one line a change."""
-    lines = [f"changes from {found['since']} to {found['until']}"]
-    notes = found["notes"]
-    lines += [f"+ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["added"]]
-    lines += [f"- {n['path']}  ({n['origin']}, {n['by']})" for n in notes["removed"]]
-    lines += [f"~ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["changed"]]
-    lines += [f"broken link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["broken"]]
-    lines += [f"fixed link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["fixed"]]
-    lines += [f"new problem {p['path']}: {p['message']}" for p in found["problems"]["new"]]
-    lines += [f"gone problem {p['path']}: {p['message']}" for p in found["problems"]["gone"]]
-    lines += [f"not kept: the {k['side']} of {k['path']} (retention or the cap)" for k in found["notKept"]]
-    if len(lines) == 1:
-        lines.append("nothing changed")
-    return "\n".join(lines)

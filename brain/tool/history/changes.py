@@ -197,3 +197,20 @@ def _broken(links: dict[str, int], known: set[str]) -> dict[str, int]:
 def _iso(epoch: float) -> str:
     stamp = dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")
     return stamp.replace("+00:00", "Z")
+
+
+def text_of(found: dict[str, Any]) -> str:
+    """The diff as a person reads it: one line a change."""
+    lines = [f"changes from {found['since']} to {found['until']}"]
+    notes = found["notes"]
+    lines += [f"+ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["added"]]
+    lines += [f"- {n['path']}  ({n['origin']}, {n['by']})" for n in notes["removed"]]
+    lines += [f"~ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["changed"]]
+    lines += [f"broken link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["broken"]]
+    lines += [f"fixed link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["fixed"]]
+    lines += [f"new problem {p['path']}: {p['message']}" for p in found["problems"]["new"]]
+    lines += [f"gone problem {p['path']}: {p['message']}" for p in found["problems"]["gone"]]
+    lines += [f"not kept: the {k['side']} of {k['path']} (retention or the cap)" for k in found["notKept"]]
+    if len(lines) == 1:
+        lines.append("nothing changed")
+    return "\n".join(lines)
