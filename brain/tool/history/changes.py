@@ -93,6 +93,7 @@ def changes_between(
     """The changes of the records in [since, until] as the diff's JSON. `names` are the
     workspace's note paths now (what a link's target may name, with the window's own)."""
     window = _Window()
+    records = list(records)
     for record in records:
         if record.command == "maintain" and record.path == "":
             continue  # a maintenance run's own report, not a note's change
@@ -110,7 +111,7 @@ def changes_between(
             window.see(record.new_path, None, record.after, record)
         else:
             window.see(record.path, record.before, record.after, record)
-    known = {name_key(PurePosixPath(p).stem) for p in names}
+    known = {name_key(PurePosixPath(p).stem) for p in _names_at(set(names), records, until)}
     added: list[dict[str, Any]] = []
     removed: list[dict[str, Any]] = []
     changed: list[dict[str, Any]] = []
@@ -155,6 +156,22 @@ def changes_between(
         "problems": {"new": new_problems, "gone": gone_problems},
         "notKept": not_kept,
     }
+
+
+def _names_at(now: set[str], records: list[HistoryRecord], until: float) -> set[str]:
+    """The note paths at `until`: those of now, with the recorded changes since undone
+    (newest first), so a link is judged against the names of its moment."""
+    for record in reversed(records):
+        if record_time(record) <= until:
+            break
+        if record.new_path is not None:
+            now.discard(record.new_path)
+            now.add(record.path)
+        elif record.before is None:
+            now.discard(record.path)
+        elif record.after is None:
+            now.add(record.path)
+    return now
 
 
 _Parsed = tuple[dict[str, int], dict[tuple[str, str], dict[str, Any]]]
