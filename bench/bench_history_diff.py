@@ -114,7 +114,7 @@ def main() -> None:
             counted = {k: len(v) for k, v in notes.items()}
             p = percentiles(seconds)
             print(f"diff {label}: p50 {p['p50_ms']:.0f} ms, p95 {p['p95_ms']:.0f} ms; {counted}")
-    print("peak RSS", f"{peak_rss_mb():.0f} MB;", "load:", subprocess.run(
+    print("peak RSS", f"{peak_rss_mb(os.getpid()):.0f} MB;", "load:", subprocess.run(
         ["uptime"], capture_output=True, text=True, check=False).stdout.strip(), f"(cpus {os.cpu_count()})")
 
 

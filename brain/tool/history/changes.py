@@ -27,7 +27,7 @@ from typing import Any
 from brain.model import name_key
 from brain.parse.note import decode, parse_note
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.log import HistoryRecord, origin_of
+from brain.tool.history.log import HistoryRecord, iso_time, origin_of
 
 _RELATIVE = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -57,6 +57,23 @@ def parse_moment(text: str, now: float) -> float:
 
 def record_time(record: HistoryRecord) -> float:
     return parse_moment(record.at, 0.0)
+
+
+def _stamp(epoch: float) -> str:
+    """`epoch` as the history writes times (log.iso_time): such strings compare as times."""
+    return iso_time(epoch)
+
+
+def _at(record: HistoryRecord) -> str:
+    """The record's time as a comparable stamp: its own when written by brain (a string
+    compare, no parse: a diff looks at every record), else parsed."""
+    at = record.at
+    if len(at) == 27 and at[-1] == "Z" and at[10] == "T":
+        return at
+    try:
+        return _stamp(record_time(record))
+    except BadMoment:
+        return ""  # not a time: before every window (the reader already warned of bad lines)
 
 
 @dataclass(slots=True)
@@ -94,11 +111,12 @@ def changes_between(
     workspace's note paths now (what a link's target may name, with the window's own)."""
     window = _Window()
     records = list(records)
+    low, high = _stamp(since), _stamp(until)
     for record in records:
         if record.command == "maintain" and record.path == "":
             continue  # a maintenance run's own report, not a note's change
-        at = record_time(record)
-        if at < since or at > until:
+        at = _at(record)
+        if at < low or at > high:
             continue
         if agent is not None and record.agent != agent:
             continue
@@ -161,8 +179,9 @@ def changes_between(
 def _names_at(now: set[str], records: list[HistoryRecord], until: float) -> set[str]:
     """The note paths at `until`: those of now, with the recorded changes since undone
     (newest first), so a link is judged against the names of its moment."""
+    high = _stamp(until)
     for record in reversed(records):
-        if record_time(record) <= until:
+        if _at(record) <= high:
             break
         if record.new_path is not None:
             now.discard(record.new_path)
@@ -178,15 +197,32 @@ _Parsed = tuple[dict[str, int], dict[tuple[str, str], dict[str, Any]]]
 _EMPTY: _Parsed = ({}, {})
 
 
+# What a version's content parses to, by its hash: blobs never change, so a dashboard asking
+# for the week's changes again parses only what is new. Bounded; dropped whole when full.
+_PARSED: dict[tuple[str, str], _Parsed] = {}
+PARSED_CACHE_ENTRIES = 50_000
+
+
 def _side(blobs: BlobStore, path: str, digest: str | None, side: str,
           not_kept: list[dict[str, Any]]) -> _Parsed | None:
     """The unresolvable-link candidates and problems of one side (None: its content is gone)."""
     if digest is None:
         return _EMPTY
+    cached = _PARSED.get((path, digest))  # problems name the path: keyed by both
+    if cached is not None:
+        return cached
     data = blobs.get(digest)
     if data is None:
         not_kept.append({"path": path, "side": side, "hash": digest})
         return None
+    parsed = _parse_side(data, path)
+    if len(_PARSED) >= PARSED_CACHE_ENTRIES:
+        _PARSED.clear()
+    _PARSED[(path, digest)] = parsed
+    return parsed
+
+
+def _parse_side(data: bytes, path: str) -> _Parsed:
     text, problems = decode(data, path)
     note = parse_note(text, path)
     links: dict[str, int] = {}
