@@ -14,6 +14,7 @@ from brain.budgets import HISTORY_WORKSPACE_ENV
 from brain.service.brain import Brain
 from brain.tool import attach_memory_service
 from brain.tool.access import Actor
+from brain.tool.calls.tool import MemoryTool
 from brain.tool.history.external import NOT_KEPT_CAP
 from brain.tool.history.log import History
 from brain.tool.history.query import memory_changes
@@ -41,3 +42,21 @@ def test_an_outside_edit_past_the_cap_is_applied_and_marked_not_kept(
     found = memory_changes(service, Actor.admin(), "1h")
     assert found["notes"]["changed"][0]["path"] == rel
     assert {"path": rel, "side": "after", "hash": record.after} in found["notKept"]
+
+
+def test_a_write_another_process_recorded_is_not_recorded_again(workspace: Path, tmp_path: Path) -> None:
+    """`brain memory` or `brain maintain --apply` beside a server: the CLI's process records
+    its write; the server's watcher then sees the file change and must not add an `external`
+    duplicate. Planted bug, seen to fail: `_not_yet_recorded` returning every change."""
+    history = tmp_path / "h.jsonl"
+    brain = Brain(workspace)
+    brain.sync()
+    attach_memory_service(brain, MemoryService(workspace, brain, history=History(history), clock=lambda: NOW))
+    cli = MemoryService(workspace, history=History(history), clock=lambda: NOW)  # no graph: another process
+    result = MemoryTool(cli).run("writer", {
+        "command": "create", "path": "/memories/from-cli.md", "file_text": "# From the CLI\n",
+    })
+    assert result.ok, result.text
+    brain.sync(["memory/writer/from-cli.md"])
+    assert brain.memory_at("memory/writer/from-cli.md") is not None
+    assert [(r.path, r.origin) for r in History(history).all()] == [("memory/writer/from-cli.md", None)]

@@ -57,9 +57,28 @@ class ExternalRecorder:
             changed = self._against_history(news)
         with self._lock:
             changed = [change for change in changed if change[0] not in self._own]
+        changed = self._not_yet_recorded(changed)
         via = "rescan" if news.full else "watch"
         for rel, before, after in changed:
             self._record(rel, before, after, via)
+
+    def _not_yet_recorded(
+        self, changed: list[tuple[str, str | None, str | None]],
+    ) -> list[tuple[str, str | None, str | None]]:
+        """Drop the changes whose maker recorded them already: another process's memory tool
+        (`brain memory`, `brain maintain --apply` beside a server) records before this sees it."""
+        if not changed:
+            return changed
+        wanted = {rel for rel, _, _ in changed}
+        last: dict[str, str | None] = {}
+        for record in reversed(self.service.history.all()):
+            for rel, after in ((record.path, None if record.new_path else record.after),
+                               (record.new_path, record.after)):
+                if rel in wanted and rel not in last:
+                    last[rel] = after
+            if len(last) == len(wanted):
+                break
+        return [c for c in changed if c[0] not in last or last[c[0]] != c[2]]
 
     def _against_history(self, news: FileChanges) -> list[tuple[str, str | None, str | None]]:
         last: dict[str, str | None] = {}
