@@ -31,7 +31,7 @@ from brain.tool import memory_service
 from brain.tool.access import Actor, visible_history
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.calls.tool import MemoryTool, ToolResult
-from brain.tool.history.log import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord
+from brain.tool.history.log import DEFAULT_LIMIT, MAX_LIMIT, HistoryRecord, origin_of
 from brain.tool.service import MemoryService
 
 # The GraphQL enum is the service's own: one list of codes, named for the schema.
@@ -114,6 +114,13 @@ class MemoryHistoryRecord:
     after: str | None = strawberry.field(description="sha256 after; null after a delete.")
     new_scope: str | None = strawberry.field(description="A rename's destination scope.")
     new_path: str | None = strawberry.field(description="A rename's destination path.")
+    origin: str = strawberry.field(
+        default="tool",
+        description="`tool`, `maintain`, `consolidate`, or `external` (a change made outside brain).",
+    )
+    kept: str | None = strawberry.field(
+        default=None, description="Why the content after it is not kept, e.g. `not kept: cap`.",
+    )
 
     @field(description=(
         "The file's text before this write; null for a new file, or when that version was not "
@@ -132,7 +139,7 @@ class MemoryHistoryRecord:
             id=strawberry.ID(str(record.id)), at=record.at, actor=record.actor, agent=record.agent,
             via=record.via, command=record.command, scope=record.scope, path=record.path,
             before=record.before, after=record.after, new_scope=record.new_scope,
-            new_path=record.new_path,
+            new_path=record.new_path, origin=origin_of(record), kept=record.kept,
         )
 
 

@@ -26,6 +26,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "lsp": cmd_lsp,
         "schema": cmd_schema,
         "memory": cmd_memory,
+        "diff": cmd_diff,
         "index": cmd_index,
         "maintain": cmd_maintain,
         "consolidate": cmd_consolidate,
@@ -175,6 +176,12 @@ def cmd_memory(args: argparse.Namespace) -> int:
     from brain.tool.cli import run_memory
 
     return run_memory(args)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from brain.cli.diff import run_diff
+
+    return run_diff(args)
 
 
 def cmd_layout_verb(args: argparse.Namespace) -> int:

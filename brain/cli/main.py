@@ -85,6 +85,9 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     from brain.tool.cli import add_parsers as add_memory_parsers
 
     add_memory_parsers(sub)
+    from brain.cli.diff import add_parser as add_diff_parser
+
+    add_diff_parser(sub)
     from brain.tool.layouts.cli import add_parsers as add_layout_parsers
 
     add_layout_parsers(sub)

@@ -16,6 +16,7 @@ from brain.store.visibility import Reach, as_seen
 from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 from brain.tool.files.names import MD
 from brain.tool.files.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
+from brain.tool.history.changes import text_of
 
 MAX_DEPTH = 3
 MAX_NODES = 200
@@ -221,6 +222,8 @@ def _virtual_of_rel(rel: str, agent: str) -> str:
 
 def render(tool: str, data: dict[str, Any]) -> str:
     """The result as a model reads it: one line per item, after a one-line heading."""
+    if tool == "memory_changes":
+        return text_of(data)
     if tool == "memory_links":
         rows = [
             f"line {x['line']}: {x['text']} -> {x['target'] or x['status']}"

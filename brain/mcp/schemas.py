@@ -20,6 +20,7 @@ BACKLINKS_TOOL = "memory_backlinks"
 NEIGHBORHOOD_TOOL = "memory_neighborhood"
 RELATED_TOOL = "memory_related"
 PROBLEMS_TOOL = "memory_problems"
+CHANGES_TOOL = "memory_changes"
 SEARCH_TOOL = "memory_search"
 
 MEMORY_DESCRIPTION = (
@@ -141,6 +142,22 @@ def graph_tools() -> list[types.Tool]:
             "links, malformed frontmatter, with line and fix. `path`: /memories (yours and "
             "shared, the default), /memories/shared, or one note.",
             {"type": "object", "properties": {"path": {"type": "string", "default": "/memories"}}},
+        ),
+        _read_only(
+            CHANGES_TOOL, "What changed in your memory",
+            "What changed in your notes and the shared ones since a moment (and until one): notes "
+            "added, removed and changed (by whom: an agent, a person, maintenance, or an edit "
+            "outside brain), links broken or fixed, problems new or gone. Times: ISO 8601 or an "
+            "age such as 7d, 24h, 30m. `agent`: only that agent's changes.",
+            {
+                "type": "object",
+                "properties": {
+                    "since": {"type": "string", "description": "ISO 8601 or an age: 7d, 24h, 30m"},
+                    "until": {"type": "string", "description": "ISO 8601 or an age (default: now)"},
+                    "agent": {"type": "string", "description": "only the changes this agent made"},
+                },
+                "required": ["since"],
+            },
         ),
     ]
 

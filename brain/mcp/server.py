@@ -31,6 +31,7 @@ from brain.mcp.listen import AgentListens
 from brain.mcp.notify import Notifier
 from brain.mcp.schemas import (
     BACKLINKS_TOOL,
+    CHANGES_TOOL,
     LINKS_TOOL,
     MEMORY_TOOL,
     NEIGHBORHOOD_TOOL,
@@ -45,7 +46,10 @@ from brain.mcp.search import SearchFunction, find_search, run_search
 from brain.metrics import bounded
 from brain.service.brain import Brain
 from brain.tool import MemoryTool, Refusal, memory_service
+from brain.tool.access import Actor
+from brain.tool.calls.refusal import RefusalCode
 from brain.tool.calls.tool import ToolResult
+from brain.tool.history.query import memory_changes
 from brain.tool.layouts.verbs import layout_verbs
 
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]
@@ -196,6 +200,11 @@ class BrainMcp:
             return graph.problems(view, args.get("path", "/memories"))
         if name == RELATED_TOOL:
             return graph.related(view, args.get("path"), args.get("first", 10))
+        if name == CHANGES_TOOL:  # as the agent: its own scope and the shared one, nothing else
+            return memory_changes(
+                self.service, Actor.of_agent(agent, "mcp"), _text(args, "since") or "",
+                _text(args, "until"), _text(args, "agent"),
+            )
         assert self.search is not None
         return run_search(self.search, agent, args)
 
@@ -253,7 +262,7 @@ class BrainMcp:
         return await anyio.to_thread.run_sync(get)
 
 
-_GRAPH = (LINKS_TOOL, BACKLINKS_TOOL, NEIGHBORHOOD_TOOL, PROBLEMS_TOOL, RELATED_TOOL)
+_GRAPH = (LINKS_TOOL, BACKLINKS_TOOL, NEIGHBORHOOD_TOOL, PROBLEMS_TOOL, RELATED_TOOL, CHANGES_TOOL)
 _MODERN = tuple(MODERN_PROTOCOL_VERSIONS)
 
 
@@ -279,3 +288,11 @@ def _error(text: str, data: dict[str, Any] | None) -> types.CallToolResult:
 
 def build_server(brain: Brain, caller_of: CallerOf, **kwargs: Any) -> BrainMcp:
     return BrainMcp(brain, caller_of, **kwargs)
+
+
+def _text(args: dict[str, Any], name: str) -> str | None:
+    """A string argument, or a refusal that names it (a model may send a number)."""
+    value = args.get(name)
+    if value is None or isinstance(value, str):
+        return value
+    raise Refusal(RefusalCode.INVALID_ARGUMENT, f"`{name}` is a string such as \"7d\" or an ISO 8601 time")

@@ -46,6 +46,16 @@ class GraphChange:
     at: float = field(default_factory=time.time)
 
 
+@dataclass(frozen=True, slots=True)
+class FileChanges:
+    """What one sync found changed on disk: (path, hash before, hash after), None = absent."""
+
+    changed: list[tuple[str, str | None, str | None]]
+    cold: bool  # the sync before knew no files (a first sync without a snapshot)
+    now: dict[str, str]  # the hashes after the sync, of the files it looked at
+    full: bool  # it looked at every file (a rescan)
+
+
 log = logging.getLogger(__name__)
 Listener = Callable[[GraphChange], None]
 _MEMORY_FIELDS = (
@@ -100,6 +110,9 @@ class Brain:
         self.metrics: Metrics | None = None
         # Batches applied so far: a count read at scrape time is recomputed only after one.
         self.changes = 0
+        # Told, after each sync, which files' contents changed (the history records those
+        # made outside brain: brain/tool/history/external.py); nothing is compared without one.
+        self.file_listeners: list[Callable[[FileChanges], None]] = []
 
     # ---------------------------------------------------------------- syncing
 
@@ -114,7 +127,11 @@ class Brain:
                 self.ingester.sync()  # whatever changed while brain was down, before the named paths
             if self.snapshots is not None:
                 self.snapshots.settle()  # the file states a snapshot's load left for the first sync
-            result = self.ingester.sync(paths, progress)
+            wanted = None if paths is None else list(paths)
+            hashes = self._hashes(wanted) if self.file_listeners else None
+            result = self.ingester.sync(wanted, progress)
+            if hashes is not None:
+                self._tell_files(hashes, wanted, first)
             self.last_sync = time.time()
             if paths is None:
                 self.checking = False  # a full rescan: the graph is the disk's again
@@ -126,6 +143,27 @@ class Brain:
                 kind = "first" if first else "rescan" if paths is None else "changes"
                 self.metrics.sync_seconds.labels(kind).observe(time.perf_counter() - started)
             return result
+
+    def _hashes(self, paths: list[str] | None) -> dict[str, str]:
+        files = self.ingester.files
+        if paths is None:
+            return {rel: state.hash for rel, state in files.items() if state.hash}
+        return {rel: state.hash for rel in paths if (state := files.get(rel)) is not None and state.hash}
+
+    def _tell_files(self, before: dict[str, str], paths: list[str] | None, first: bool) -> None:
+        after = self._hashes(paths)
+        changed = [
+            (rel, before.get(rel), after.get(rel))
+            for rel in sorted(before.keys() | after.keys()) if before.get(rel) != after.get(rel)
+        ]
+        # A first sync without a snapshot knew nothing before it: its listeners compare `after`
+        # with what they knew (the history's last versions), not with nothing.
+        news = FileChanges(changed, cold=first and not before, now=after, full=paths is None)
+        for listener in list(self.file_listeners):
+            try:
+                listener(news)
+            except Exception:  # recording a change never stops it being applied
+                log.exception("a file-change listener failed")
 
     def open_snapshot(self) -> bool:
         """A server's fast start: take the graph from the snapshot now and be ready, leaving

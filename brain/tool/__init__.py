@@ -51,6 +51,7 @@ def memory_service(brain: Brain) -> MemoryService:
             from brain.tool.service import MemoryService
 
             found = _SERVICES[brain] = MemoryService(brain.root, brain)
+            _record_outside_changes(brain, found)
         return found
 
 
@@ -58,3 +59,14 @@ def attach_memory_service(brain: Brain, service: MemoryService) -> None:
     """Use this service for `brain` (tests and embedders: another clock, history or cap)."""
     with _LOCK:
         _SERVICES[brain] = service
+        _record_outside_changes(brain, service)
+
+
+def _record_outside_changes(brain: Brain, service: MemoryService) -> None:
+    """The history records what changes outside brain while this service's brain syncs."""
+    from brain.tool.history.external import ExternalRecorder
+
+    brain.file_listeners[:] = [f for f in brain.file_listeners if not isinstance(f, ExternalRecorder)]
+    recorder = ExternalRecorder(service, brain)
+    service.external = recorder
+    brain.file_listeners.append(recorder)

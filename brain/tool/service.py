@@ -442,7 +442,14 @@ class MemoryService(HistoryKeeping):
     def _sync(self, rels: list[str]) -> None:
         brain = self.brain
         if brain is not None and brain.ready:
-            brain.sync(rels)
+            external = self.external
+            if external is not None:  # the tool's own write: it records it itself
+                external.own(rels)
+            try:
+                brain.sync(rels)
+            finally:
+                if external is not None:
+                    external.done(rels)
 
 
 def _put_back(folder: ScopeFolder, name: str, old: FileData | None) -> None:

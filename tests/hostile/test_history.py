@@ -63,7 +63,10 @@ def test_cli_rest_and_graphql_list_the_good_records(tmp_path: Path, name: str,
     with serve(root, path) as live, httpx.Client(base_url=live.base, timeout=10) as http:
         rest = http.get("/api/memory-history")
         assert rest.status_code == 200, rest.text
-        assert [r["path"] for r in rest.json()["records"]] == ["memory/writer/a.md"]
+        # The start's rescan may record that a.md (in this made-up history) is not on disk:
+        # origin external, brain's own line; the bad lines are still left out.
+        listed = [r["path"] for r in rest.json()["records"] if r.get("origin") != "external"]
+        assert listed == ["memory/writer/a.md"]
         query = '{ memoryHistory(agent: "writer") { records { path command } } }'
         body = http.post("/graphql", json={"query": query}).json()
         assert "errors" not in body, body

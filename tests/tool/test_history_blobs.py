@@ -39,7 +39,7 @@ def test_the_blob_dir_sits_beside_the_history() -> None:
 
 
 HISTORY = """query($p: String) { memoryHistory(path: $p) {
-  records { command before after beforeText afterText } } }"""
+  records { command origin before after beforeText afterText } } }"""
 
 
 async def test_each_write_keeps_its_before_and_after_text(live: LiveServer) -> None:  # noqa: F811
@@ -62,8 +62,11 @@ async def test_a_file_first_made_on_disk_has_its_before_text(live: LiveServer) -
     note.write_text("made by hand\n")
     await gql(live, """mutation { memoryCreate(agent: "writer", path: "/memories/by-hand.md",
         fileText: "rewritten\\n") { ok } }""")
-    (record,) = (await gql(live, HISTORY, p="memory/writer/by-hand.md"))["memoryHistory"]["records"]
+    # The watcher may record the hand-made file first (origin external): the tool's write is
+    # the newest record either way.
+    record, *seen = (await gql(live, HISTORY, p="memory/writer/by-hand.md"))["memoryHistory"]["records"]
     assert (record["beforeText"], record["afterText"]) == ("made by hand\n", "rewritten\n")
+    assert [(r["origin"], r["afterText"]) for r in seen] in ([], [("external", "made by hand\n")])
 
 
 async def test_another_agent_never_reads_the_text(secured: LiveServer) -> None:  # noqa: F811

@@ -16,7 +16,7 @@ from brain.store.memory.store import MemoryStore
 from brain.tool import attach_memory_service
 from brain.tool.history.log import History
 from brain.tool.service import MemoryService
-from tests.api.live import LiveServer, live_server
+from tests.api.live import LiveServer, live_server, wait_for
 from tests.tool.conftest import NOW, make_workspace
 from tests.tool.test_attacks import OUTSIDE_SECRET, PRIVATE, snapshot
 
@@ -275,6 +275,10 @@ def test_hostile_urls_over_raw_http(secured: LiveServer, tmp_path: Path) -> None
     (root / "memory/shared/link-out.md").symlink_to(outside / "secret.md")
     (root / "agents/linked.md").write_text("---\nmemory: true\n---\n")
     (root / "memory/linked").symlink_to(outside, target_is_directory=True)
+    # The watcher records the agent file made outside brain (origin external): once it has,
+    # nothing else may change, the history included.
+    history = History(tmp_path / "history.jsonl")
+    wait_for(lambda: any(r.path == "agents/linked.md" for r in history.all()), "the outside change's record")
     before = snapshot(tmp_path)
     attempts = 0
     body = json.dumps({"content": "pwned"}).encode()

@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from strawberry.schema import BaseSchema
 
+from brain.api.changes import routes as changes_routes
 from brain.api.graphql.context import Services
 from brain.api.graphql.schema import build_schema
 from brain.api.graphql.view import BrainGraphQL
@@ -106,6 +107,7 @@ def build_routes(services: Services, schema: BaseSchema) -> list[BaseRoute]:
         Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
         WebSocketRoute(GRAPHQL_PATH, graphql),
         *memory_routes(),
+        *changes_routes(),
         *layout_routes(),
         *maintenance_routes(),
         *web_routes(),

@@ -37,6 +37,7 @@ from brain.service.brain import Brain
 from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
 from brain.store.base import SharedStore, StoreUnavailable
+from brain.tool import memory_service
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 ANY_HOST = ("0.0.0.0", "::", "")
@@ -174,6 +175,7 @@ def _follower(brain: Brain, settings: ApiSettings) -> Watcher | ReplicaFollower:
     """What keeps the graph live: the files' watcher, or (a replica) the writer's change log."""
     if brain.read_only:
         return ReplicaFollower(brain, poll_seconds=brain.settings.serve.replica_poll_seconds)
+    memory_service(brain)  # from the first sync on, changes made outside brain go into its history
     return Watcher(brain, rescan_seconds=settings.rescan_seconds)
 
 

@@ -47,12 +47,28 @@ class HistoryRecord:
     new_scope: str | None = None  # a rename's destination
     new_path: str | None = None
     report: dict[str, Any] | None = None  # a maintenance run's report (command "maintain")
+    # Where the change came from: "tool", "ui", "maintain", "consolidate" or "external" (a
+    # file changed outside brain). Lines older than the field have none: `origin_of` says.
+    origin: str | None = None
+    run: str | None = None  # the maintenance or consolidation run's id, if any
+    # Why the content of `after` is not in the blob store ("not kept: cap"): said, not missing.
+    kept: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        if out["report"] is None:
-            del out["report"]
+        for name in ("report", "origin", "run", "kept"):  # old readers see the old shape
+            if out[name] is None:
+                del out[name]
         return out
+
+
+def origin_of(record: HistoryRecord) -> str:
+    """The record's origin; for lines written before the field, from how the write came."""
+    if record.origin:
+        return record.origin
+    if record.via in ("maintain", "consolidate", "ui"):
+        return record.via
+    return "tool"
 
 
 _FIELDS = tuple(f for f in HistoryRecord.__dataclass_fields__ if f != "id")
@@ -206,7 +222,9 @@ class History:
             return None
 
 
-_OPTIONAL = frozenset({"agent", "before", "after", "new_scope", "new_path", "report"})
+_OPTIONAL = frozenset({
+    "agent", "before", "after", "new_scope", "new_path", "report", "origin", "run", "kept",
+})
 _OBJECTS = frozenset({"report"})  # a maintenance run's report: a JSON object, not a string
 
 

@@ -37,6 +37,7 @@ from brain.tool.history.retention import Retention
 
 if TYPE_CHECKING:
     from brain.service.brain import Brain
+    from brain.tool.history.external import ExternalRecorder
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,8 @@ class HistoryKeeping:
     clock: Callable[[], float]
     _retention: Retention | None
     _pressure_mark: int = -1  # the history's size when the cap last made a prune run
+    # Records the changes made outside brain while its brain syncs (history/external.py).
+    external: ExternalRecorder | None = None
 
     def keep_versions(self, *versions: bytes | None) -> None:
         """Both sides of a write, so its diff can be shown (also a file first made on disk)."""

@@ -1,0 +1,44 @@
+"""`brain diff WS --since TIME [--until TIME] [--agent NAME] [--format text|json]`: thin.
+
+The command line's face of `memory_changes` (brain/tool/history/query.py): run as the
+workspace's operator (every scope), it prints the same JSON GraphQL's `changes` and
+`GET /api/changes` answer, or a short text of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from brain.tool.access import Actor
+from brain.tool.calls.refusal import Refusal
+from brain.tool.history.changes import text_of
+
+
+def add_parser(sub: Any) -> None:
+    diff = sub.add_parser("diff", help="what changed in the memory between two moments (from its history)")
+    diff.add_argument("workspace", type=Path)
+    diff.add_argument("--since", required=True, help="ISO 8601, or an age: 7d, 24h, 30m, 2w")
+    diff.add_argument("--until", help="ISO 8601 or an age (default: now)")
+    diff.add_argument("--agent", help="only the changes this agent made")
+    diff.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from brain.tool.cli import open_service
+    from brain.tool.history.query import memory_changes
+
+    try:
+        service = open_service(args.workspace)
+        found = memory_changes(service, Actor.admin(via="cli"), args.since, args.until, args.agent)
+    except Refusal as refusal:
+        print(f"brain diff: {refusal.message}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(found, indent=2, ensure_ascii=False))
+    else:
+        print(text_of(found))
+    return 0

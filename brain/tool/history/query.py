@@ -1,0 +1,55 @@
+"""The service side of "what changed since…": the moments, who may see what, the names now.
+
+Front ends (CLI, REST, GraphQL, MCP) pass the caller and the text of the moments; this turns
+them into `changes_between` (brain/tool/history/changes.py), filtering by the caller's scopes
+before anything is computed, and answers a bad moment with a refusal that says the fix.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from brain import safefs
+from brain.tool.access import Actor
+from brain.tool.calls.refusal import Refusal, RefusalCode
+from brain.tool.history.changes import BadMoment, changes_between, parse_moment
+
+if TYPE_CHECKING:
+    from brain.tool.service import MemoryService
+
+
+def memory_changes(
+    service: MemoryService, actor: Actor, since: str, until: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    """What changed between `since` and `until` (default: now) that `actor` may see."""
+    now = service.clock()
+    try:
+        start = parse_moment(since, now)
+        end = now if until is None or not until.strip() else parse_moment(until, now)
+    except BadMoment as exc:
+        raise Refusal(RefusalCode.INVALID_ARGUMENT, str(exc)) from None
+    if end < start:
+        raise Refusal(RefusalCode.INVALID_ARGUMENT, f"`until` ({until}) is before `since` ({since})")
+    names = [rel for rel in note_paths(service) if _name_visible(actor, rel)]
+    return changes_between(
+        service.history.all(), service.blobs, since=start, until=end, agent=agent,
+        visible=actor.can_see, names=names,
+    )
+
+
+def note_paths(service: MemoryService) -> list[str]:
+    """The workspace's markdown files now: the served graph's, else one bounded walk."""
+    brain = service.brain
+    if brain is not None and brain.ingester.synced:
+        return [rel for rel in brain.ingester.files if rel.endswith(".md")]
+    return [
+        rel for rel, entry, refusal in safefs.walk(service.root, "")
+        if refusal is None and rel.endswith(".md")
+    ]
+
+
+def _name_visible(actor: Actor, rel: str) -> bool:
+    """A name an agent may resolve a link to: not another agent's private note."""
+    parts = rel.split("/")
+    return not (parts[0] == "memory" and len(parts) > 2) or actor.can_see(parts[1])
