@@ -8,6 +8,9 @@ out. Each function returns plain JSON data; `render` makes the text a model read
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from typing import Any
 
 from brain.model import SHARED_SCOPE, AgentNode, EntityNode, MemoryNode, Node, memory_id
@@ -22,6 +25,7 @@ MAX_DEPTH = 3
 MAX_NODES = 200
 MAX_PROBLEMS = 200
 MAX_LINKS = 200  # links or backlinks in one answer: the rest are counted, not listed
+MAX_CURSOR = 2_048  # an `after` longer than any cursor this module writes is refused unread
 
 
 class AgentView:
@@ -106,12 +110,14 @@ def links(view: AgentView, path: object) -> dict[str, Any]:
             "truncated": len(found) > MAX_LINKS}
 
 
-def backlinks(view: AgentView, path: object) -> dict[str, Any]:
+def backlinks(view: AgentView, path: object, after: object = None) -> dict[str, Any]:
     node = view.note(path, "memory_backlinks")
+    key = _backlink_after(after, node, view)
     # The store cuts the page from sources in the agent's reach: a hub note's 450,000
     # backlinks are counted, never loaded (brain/store/backlink_pages.py).
     store = view.brain.store
-    shown = store.backlinks([node.id], MAX_LINKS, None, view.reach)[node.id]
+    shown = store.backlinks([node.id], MAX_LINKS + 1, key, view.reach)[node.id]
+    more, shown = len(shown) > MAX_LINKS, shown[:MAX_LINKS]
     total = store.backlink_counts([node.id], view.reach).get(node.id, 0)
     sources = view.nodes(sorted({lk.source for lk in shown}))
     out = []
@@ -123,7 +129,35 @@ def backlinks(view: AgentView, path: object) -> dict[str, Any]:
             "column": link.column,
             "text": link.raw,
         })
-    return {"path": view.virtual(node), "backlinks": out, "total": total, "truncated": total > len(shown)}
+    last = shown[-1] if shown else None
+    return {
+        "path": view.virtual(node), "backlinks": out, "total": total, "truncated": more,
+        "next": _backlink_cursor(last.source, last.line, last.column) if more and last else None,
+    }
+
+
+def _backlink_cursor(source: str, line: int, column: int) -> str:
+    """Opaque to the agent; only an order key: a page still holds only sources it may see."""
+    raw = json.dumps([source, line, column], ensure_ascii=False).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _backlink_after(after: object, node: MemoryNode, view: AgentView) -> tuple[str, int, int] | None:
+    if after is None or after == "":
+        return None
+    try:
+        if not isinstance(after, str) or len(after) > MAX_CURSOR:
+            raise ValueError
+        source, line, column = json.loads(base64.urlsafe_b64decode(after + "=" * (-len(after) % 4)))
+        if not (isinstance(source, str) and type(line) is int and type(column) is int):
+            raise ValueError
+        return (source, line, column)
+    except (ValueError, TypeError, binascii.Error):
+        raise Refusal(
+            RefusalCode.INVALID_ARGUMENT,
+            "`after` is not a cursor of these backlinks: pass the `next` of the previous answer",
+            Call("memory_backlinks", {"path": view.virtual(node)}),
+        ) from None
 
 
 def neighborhood(view: AgentView, path: object, depth: object = 1, limit: object = 50) -> dict[str, Any]:
@@ -233,7 +267,10 @@ def render(tool: str, data: dict[str, Any]) -> str:
         return _block(f"{data['path']}: {_counted(data, 'link')}", rows)
     if tool == "memory_backlinks":
         rows = [f"{x['source']} line {x['line']}: {x['text']}" for x in data["backlinks"]]
-        return _block(f"{data['path']}: {_counted(data, 'backlink')}", rows)
+        head = f"{data['path']}: {data['total']} backlink(s)"
+        if data["next"]:
+            head += f", {len(rows)} shown here; the next with after \"{data['next']}\""
+        return _block(head, rows)
     if tool == "memory_related":
         rows = [f"line {m['line']}: `{m['text']}` -> " + (f"write {m['replacement']}" if m["target"] else
                 "ambiguous: " + ", ".join(m["candidates"])) for m in data["mentions"]]

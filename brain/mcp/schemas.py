@@ -105,8 +105,16 @@ def graph_tools() -> list[types.Tool]:
         _read_only(
             BACKLINKS_TOOL, "Backlinks of a note",
             "The notes (yours and shared) whose [[wikilinks]] land on one of your notes, with line. "
-            "At most the first 200 are listed; `total` counts them all.",
-            one_note,
+            "200 are listed at a time; `total` counts them all, and `next` (when more follow) is "
+            "the `after` that lists the next 200.",
+            {
+                "type": "object",
+                "properties": {
+                    "path": _NOTE_PATH,
+                    "after": {"type": "string", "description": "`next` of the previous answer"},
+                },
+                "required": ["path"],
+            },
         ),
         _read_only(
             NEIGHBORHOOD_TOOL, "Neighbourhood of a note",

@@ -193,7 +193,7 @@ class BrainMcp:
         if name == LINKS_TOOL:
             return graph.links(view, args.get("path"))
         if name == BACKLINKS_TOOL:
-            return graph.backlinks(view, args.get("path"))
+            return graph.backlinks(view, args.get("path"), args.get("after"))
         if name == NEIGHBORHOOD_TOOL:
             return graph.neighborhood(view, args.get("path"), args.get("depth", 1), args.get("limit", 50))
         if name == PROBLEMS_TOOL:

@@ -26,6 +26,7 @@ from brain.mcp.graph import AgentView
 from brain.model import MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
+from brain.tool.calls.refusal import Refusal
 from tests.api.live import live_server
 from tests.hostile.budget import MIB, brain_argv, run_limited
 from tests.tool.conftest import make_workspace
@@ -208,6 +209,17 @@ def test_mcp_link_tools_list_at_most_200_and_count_the_rest(tmp_path: Path) -> N
     back = mcp_graph.backlinks(view, "/memories/shared/hub.md")
     assert (len(back["backlinks"]), back["total"], back["truncated"]) == (200, 520, True)
     assert mcp_graph.render("memory_backlinks", back).startswith(
-        "/memories/shared/hub.md: 520 backlink(s), the first 200 shown")
+        f'/memories/shared/hub.md: 520 backlink(s), 200 shown here; the next with after "{back["next"]}"')
+    # Page on with `next` to the end: every backlink once, in order, and the last page says so.
+    pages = [back]
+    while pages[-1]["next"] and len(pages) < 5:
+        pages.append(mcp_graph.backlinks(view, "/memories/shared/hub.md", pages[-1]["next"]))
+    assert [len(p["backlinks"]) for p in pages] == [200, 200, 120]
+    seen = [(b["source"], b["line"]) for p in pages for b in p["backlinks"]]
+    assert len(set(seen)) == 520
+    assert pages[-1]["truncated"] is False
+    for bad in ("garbage!", "W10", 7, "x" * 5000):
+        with pytest.raises(Refusal, match="not a cursor of these backlinks"):
+            mcp_graph.backlinks(view, "/memories/shared/hub.md", bad)
     out = mcp_graph.links(view, "/memories/many.md")
     assert (len(out["links"]), out["total"], out["truncated"]) == (200, 250, True)
