@@ -88,11 +88,13 @@ def _listing() -> Call:
     return Call("memory", {"command": "view", "path": ROOT})
 
 
-def links(view: AgentView, path: object) -> dict[str, Any]:
+def links(view: AgentView, path: object, after: object = None) -> dict[str, Any]:
     node = view.note(path, "memory_links")
+    start = _offset(after, Call("memory_links", {"path": view.virtual(node)}))
     # Each link as the agent sees it: one into another agent's note is broken (visibility.py).
+    # A note's links are within its link budget (brain/budgets.py): pages cut from the whole.
     found = [view.reach.link(lk) for lk in view.brain.store.links_from([node.id]).get(node.id, [])]
-    shown = sorted(found, key=lambda lk: lk.ordinal)[:MAX_LINKS]
+    shown = sorted(found, key=lambda lk: lk.ordinal)[start : start + MAX_LINKS]
     targets = view.nodes(sorted({link.target_id for link in shown}))
     out = []
     for link in shown:
@@ -106,8 +108,9 @@ def links(view: AgentView, path: object) -> dict[str, Any]:
             "targetId": link.target_id if target is not None else None,
             "candidates": list(link.candidates),
         })
-    return {"path": view.virtual(node), "links": out, "total": len(found),
-            "truncated": len(found) > MAX_LINKS}
+    more = len(found) > start + MAX_LINKS
+    return {"path": view.virtual(node), "links": out, "total": len(found), "truncated": more,
+            "next": str(start + MAX_LINKS) if more else None}
 
 
 def backlinks(view: AgentView, path: object, after: object = None) -> dict[str, Any]:
@@ -216,7 +219,8 @@ def _bounded(
     )
 
 
-def problems(view: AgentView, path: object = ROOT) -> dict[str, Any]:
+def problems(view: AgentView, path: object = ROOT, after: object = None) -> dict[str, Any]:
+    start = _offset(after, Call("memory_problems", {"path": path if isinstance(path, str) else ROOT}))
     if not view.brain.ready:
         raise Refusal(RefusalCode.NOT_FOUND, "the workspace is still being read: ask again in a moment")
     if path in (None, ROOT, ROOT + "/"):
@@ -242,9 +246,25 @@ def problems(view: AgentView, path: object = ROOT) -> dict[str, Any]:
             "message": p.message,
             "fix": p.fix,
         }
-        for p in found[:MAX_PROBLEMS]
+        for p in found[start : start + MAX_PROBLEMS]
     ]
-    return {"problems": out, "total": len(found), "truncated": len(found) > MAX_PROBLEMS}
+    more = len(found) > start + MAX_PROBLEMS
+    return {"problems": out, "total": len(found), "truncated": more,
+            "next": str(start + MAX_PROBLEMS) if more else None}
+
+
+def _offset(after: object, call: Call) -> int:
+    """Where a page of a list computed whole (a note's links, problems) starts: the `next`
+    of the previous answer, a count of what came before."""
+    if after is None or after == "":
+        return 0
+    if isinstance(after, str) and after.isascii() and after.isdigit() and len(after) <= 9:
+        return int(after)
+    raise Refusal(
+        RefusalCode.INVALID_ARGUMENT,
+        f"`after` must be the `next` of the previous answer (a count such as \"200\"), not {after!r:.40}",
+        call,
+    )
 
 
 def _virtual_of_rel(rel: str, agent: str) -> str:
@@ -264,13 +284,10 @@ def render(tool: str, data: dict[str, Any]) -> str:
             + ("" if x["status"] == "resolved" else f" ({x['status']})")
             for x in data["links"]
         ]
-        return _block(f"{data['path']}: {_counted(data, 'link')}", rows)
+        return _block(f"{data['path']}: {_counted(data, 'link', len(rows))}", rows)
     if tool == "memory_backlinks":
         rows = [f"{x['source']} line {x['line']}: {x['text']}" for x in data["backlinks"]]
-        head = f"{data['path']}: {data['total']} backlink(s)"
-        if data["next"]:
-            head += f", {len(rows)} shown here; the next with after \"{data['next']}\""
-        return _block(head, rows)
+        return _block(f"{data['path']}: {_counted(data, 'backlink', len(rows))}", rows)
     if tool == "memory_related":
         rows = [f"line {m['line']}: `{m['text']}` -> " + (f"write {m['replacement']}" if m["target"] else
                 "ambiguous: " + ", ".join(m["candidates"])) for m in data["mentions"]]
@@ -288,13 +305,13 @@ def render(tool: str, data: dict[str, Any]) -> str:
         + (f" Fix: {p['fix']}" if p["fix"] else "")
         for p in data["problems"]
     ]
-    return _block(f"{data['total']} problem(s)", rows)
+    return _block(_counted(data, "problem", len(rows)), rows)
 
 
-def _counted(data: dict[str, Any], what: str) -> str:
-    if not data["truncated"]:
+def _counted(data: dict[str, Any], what: str, shown: int) -> str:
+    if not data["next"]:
         return f"{data['total']} {what}(s)"
-    return f"{data['total']} {what}(s), the first {MAX_LINKS} shown"
+    return f"{data['total']} {what}(s), {shown} shown here; the next with after \"{data['next']}\""
 
 
 def _block(head: str, rows: list[str]) -> str:

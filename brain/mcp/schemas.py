@@ -92,29 +92,26 @@ def memory_tool() -> types.Tool:
     )
 
 
+_AFTER = {"type": "string", "description": "the `next` of the previous answer: the page after it"}
+
+
 def graph_tools() -> list[types.Tool]:
-    one_note = {"type": "object", "properties": {"path": _NOTE_PATH}, "required": ["path"]}
+    paged_note = {"type": "object", "properties": {"path": _NOTE_PATH, "after": _AFTER}, "required": ["path"]}
     return [
         _read_only(
             LINKS_TOOL, "Links of a note",
             "The [[wikilinks]] written in one of your notes: line, text, and where each landed "
             "(a note, an agent, a workflow, a chat, a work item) or why not (broken, ambiguous). "
-            "At most the first 200 are listed; `total` counts them all.",
-            one_note,
+            "200 are listed at a time; `total` counts them all, and `next` (when more follow) is "
+            "the `after` that lists the next 200.",
+            paged_note,
         ),
         _read_only(
             BACKLINKS_TOOL, "Backlinks of a note",
             "The notes (yours and shared) whose [[wikilinks]] land on one of your notes, with line. "
             "200 are listed at a time; `total` counts them all, and `next` (when more follow) is "
             "the `after` that lists the next 200.",
-            {
-                "type": "object",
-                "properties": {
-                    "path": _NOTE_PATH,
-                    "after": {"type": "string", "description": "`next` of the previous answer"},
-                },
-                "required": ["path"],
-            },
+            paged_note,
         ),
         _read_only(
             NEIGHBORHOOD_TOOL, "Neighbourhood of a note",
@@ -148,8 +145,10 @@ def graph_tools() -> list[types.Tool]:
             PROBLEMS_TOOL, "Problems of your memory",
             "What `brain check` finds in your notes and the shared ones: broken or ambiguous "
             "links, malformed frontmatter, with line and fix. `path`: /memories (yours and "
-            "shared, the default), /memories/shared, or one note.",
-            {"type": "object", "properties": {"path": {"type": "string", "default": "/memories"}}},
+            "shared, the default), /memories/shared, or one note. 200 at a time: `next` (when more "
+            "follow) is the `after` that lists the next 200.",
+            {"type": "object", "properties": {"path": {"type": "string", "default": "/memories"},
+                                              "after": _AFTER}},
         ),
         _read_only(
             CHANGES_TOOL, "What changed in your memory",

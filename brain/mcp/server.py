@@ -191,13 +191,13 @@ class BrainMcp:
         agent = caller.resolve(self.service)
         view = graph.AgentView(self.brain, agent)
         if name == LINKS_TOOL:
-            return graph.links(view, args.get("path"))
+            return graph.links(view, args.get("path"), args.get("after"))
         if name == BACKLINKS_TOOL:
             return graph.backlinks(view, args.get("path"), args.get("after"))
         if name == NEIGHBORHOOD_TOOL:
             return graph.neighborhood(view, args.get("path"), args.get("depth", 1), args.get("limit", 50))
         if name == PROBLEMS_TOOL:
-            return graph.problems(view, args.get("path", "/memories"))
+            return graph.problems(view, args.get("path", "/memories"), args.get("after"))
         if name == RELATED_TOOL:
             return graph.related(view, args.get("path"), args.get("first", 10))
         if name == CHANGES_TOOL:  # as the agent: its own scope and the shared one, nothing else

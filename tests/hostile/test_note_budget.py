@@ -222,4 +222,19 @@ def test_mcp_link_tools_list_at_most_200_and_count_the_rest(tmp_path: Path) -> N
         with pytest.raises(Refusal, match="not a cursor of these backlinks"):
             mcp_graph.backlinks(view, "/memories/shared/hub.md", bad)
     out = mcp_graph.links(view, "/memories/many.md")
-    assert (len(out["links"]), out["total"], out["truncated"]) == (200, 250, True)
+    assert (len(out["links"]), out["total"], out["truncated"], out["next"]) == (200, 250, True, "200")
+    rest = mcp_graph.links(view, "/memories/many.md", out["next"])
+    assert (len(rest["links"]), rest["truncated"], rest["next"]) == (50, False, None)
+    assert {x["line"] for x in out["links"]}.isdisjoint(x["line"] for x in rest["links"])
+    with pytest.raises(Refusal, match="must be the `next` of the previous answer"):
+        mcp_graph.links(view, "/memories/many.md", "-1")
+    # Problems page the same way: 250 broken links, each a problem of the note.
+    (root / "memory" / "writer" / "broken.md").write_text(
+        FM.format("broken") + "".join(f"[[missing-{n}]]\n" for n in range(250)))
+    brain.sync()
+    first = mcp_graph.problems(view, "/memories/broken.md")
+    assert (len(first["problems"]), first["total"], first["next"]) == (200, 250, "200")
+    assert mcp_graph.render("memory_problems", first).startswith(
+        '250 problem(s), 200 shown here; the next with after "200"')
+    last = mcp_graph.problems(view, "/memories/broken.md", first["next"])
+    assert (len(last["problems"]), last["next"]) == (50, None)
