@@ -84,8 +84,15 @@ export class MemoryView implements View {
   }
 
   private async loadScopes(): Promise<void> {
-    const data = await gql<{ memoryScopes: Scope[] }>(ops.MEMORY_SCOPES);
-    this.scopes = data.memoryScopes;
+    // Paged on the server (a workspace of many agents): every page until a short one.
+    const scopes: Scope[] = [];
+    for (let after: string | null = null; ;) {
+      const data: { memoryScopes: Scope[] } = await gql<{ memoryScopes: Scope[] }>(ops.MEMORY_SCOPES, { after });
+      scopes.push(...data.memoryScopes);
+      if (data.memoryScopes.length < ops.SCOPES_PAGE) break;
+      after = data.memoryScopes[data.memoryScopes.length - 1].scope;
+    }
+    this.scopes = scopes;
   }
 
   /** The whole scope after its first page, kept as its files. */

@@ -3,7 +3,9 @@ import MEMORY_HEALTH_DOCUMENT from '../../graphql/memory-health.graphql';
 
 export const PROBLEM_FIELDS = 'code severity path message line column length fix target';
 
-export const MEMORY_SCOPES = `query MemoryScopes { memoryScopes { scope agent memoryOff defined description fileCount } }`;
+/** A page of scopes: `after` is the last scope of the page before (memory.ts reads them all). */
+export const SCOPES_PAGE = 100;
+export const MEMORY_SCOPES = `query MemoryScopes($after: String) { memoryScopes(first: ${SCOPES_PAGE}, after: $after) { scope agent memoryOff defined description fileCount } }`;
 
 const FILE_INFO = 'scope file name path type description size modifiedAt age';
 
