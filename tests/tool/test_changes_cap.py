@@ -25,13 +25,14 @@ from tests.tool.conftest import NOW
 def test_an_outside_edit_past_the_cap_is_applied_and_marked_not_kept(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(HISTORY_WORKSPACE_ENV, "1")  # the history is full from the start
+    monkeypatch.setenv(HISTORY_WORKSPACE_ENV, "1024")  # the least cap there is: the edit is past it
     brain = Brain(workspace)
     brain.sync()
     service = MemoryService(workspace, brain, history=History(tmp_path / "h.jsonl"), clock=lambda: NOW)
     attach_memory_service(brain, service)
     rel = "memory/shared/prefers-short-answers.md"
-    (workspace / rel).write_text("---\ndescription: Changed outside.\n---\n\nNew.\n", encoding="utf-8")
+    body = "---\ndescription: Changed outside.\n---\n\nNew.\n" + "word " * 400  # 2 KB
+    (workspace / rel).write_text(body, encoding="utf-8")
     brain.sync([rel])
     node = brain.memory_at(rel)
     assert node is not None

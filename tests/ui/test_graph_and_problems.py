@@ -25,7 +25,7 @@ def test_link_report_filters_and_click_through_to_the_line(page: Any, server: Br
     page.get_by_role("combobox", name="Severity").select_option("")
     page.get_by_role("combobox", name="Code").select_option("broken-link")
     page.get_by_role("combobox", name="Scope").select_option("on-call")
-    rows = page.get_by_role("table").get_by_role("row")
+    rows = page.get_by_role("table", name="Problems", exact=True).get_by_role("row")
     expect(rows).to_have_count(2)  # the header and one problem
     page.get_by_role("link", name="memory/on-call/incident-2026-11-03.md:25:30").click()
     expect(page.get_by_role("heading", name="memory/on-call/incident-2026-11-03.md")).to_be_visible()
