@@ -125,6 +125,9 @@ class StoreConfig:
     neo4j_password_env: str = "NEO4J_PASSWORD"
     neo4j_database: str = "neo4j"
     neo4j_atomic_rows: int = 0  # a change past it is staged, then switched; 0: the store's own
+    # The writer lease's time to live: a crashed writer is replaced this long after its last
+    # heartbeat (brain/store/neo4j/lease.py).
+    neo4j_lease_seconds: float = 15.0
 
     def check(self) -> list[tuple[str, str]]:
         out = []
@@ -138,6 +141,8 @@ class StoreConfig:
                         "(e.g. NEO4J_PASSWORD), not the password"))
         if self.neo4j_atomic_rows < 0:
             out.append(("neo4j_atomic_rows", "must be 0 (the store's own) or a whole number of rows"))
+        if not 0.5 <= self.neo4j_lease_seconds <= 3600:
+            out.append(("neo4j_lease_seconds", "must be a number of seconds from 0.5 to 3600, e.g. 15"))
         return out
 
 
@@ -180,5 +185,6 @@ ENV_NAMES = {
     ("store", "kind"): "BRAIN_STORE", ("store", "neo4j_uri"): "NEO4J_URI",
     ("store", "neo4j_user"): "NEO4J_USER", ("store", "neo4j_database"): "NEO4J_DATABASE",
     ("store", "neo4j_atomic_rows"): "BRAIN_NEO4J_ATOMIC_ROWS",
+    ("store", "neo4j_lease_seconds"): "BRAIN_NEO4J_LEASE_SECONDS",
     **{("budgets", key): name for key, name in BUDGET_ENV_NAMES.items()},
 }

@@ -40,6 +40,7 @@ def open_store(
     neo4j = Neo4jStore.connect(
         config.neo4j_uri, config.neo4j_user or None, secret, config.neo4j_database,
         read_only=read_only, atomic_rows=config.neo4j_atomic_rows or None,
+        lease_seconds=config.neo4j_lease_seconds,
     )
     neo4j.replace_foreign = replace
     store: GraphStore = neo4j

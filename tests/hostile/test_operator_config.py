@@ -45,6 +45,8 @@ CASES = [
     ('[store]\nneo4j_password_env = "hunter2!"\n', {}, (),
      "[store] neo4j_password_env must be the NAME of an environment variable"),
     ('[log]\nformat = "xml"\n', {}, (), 'ops.toml line 2: [log] format must be "text" or "json"'),
+    (None, {"BRAIN_NEO4J_LEASE_SECONDS": "0"}, (),
+     "BRAIN_NEO4J_LEASE_SECONDS: [store] neo4j_lease_seconds must be a number of seconds from 0.5 to 3600"),
     ('[serve]\nallowed_hosts = "brain.example.org"\n', {}, (),
      "[serve] allowed_hosts must be a list of strings"),
     (None, {"BRAIN_MAX_NOTE_BYTES": "lots"}, (),

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from brain.config.sections import StoreConfig
 from brain.store.neo4j.store import Neo4jStore
+from brain.store.open import open_store
 from tests.conftest import open_neo4j
 from tests.contract.helpers import Workspace, note
 from tests.neo4j.conftest import Login
@@ -73,3 +75,20 @@ def test_config_show_names_the_store_and_hides_its_password(tmp_path: Path, neo4
     assert "pw-never-shown" not in shown.stdout
     kind = next(line for line in shown.stdout.splitlines() if line.startswith("store.kind"))
     assert kind.endswith(f"# {ops} line 2")
+
+
+def test_the_writer_lease_lasts_what_the_operator_set(tmp_path: Path, neo4j_login: Login) -> None:
+    """[store] neo4j_lease_seconds (BRAIN_NEO4J_LEASE_SECONDS) reaches the lease a writer takes;
+    tests/neo4j/conftest.py sets the variable to 600, so a store opened without it would say 600."""
+    uri, user, password, database = neo4j_login
+    config = StoreConfig(kind="neo4j", neo4j_uri=uri, neo4j_user=user or "",
+                         neo4j_database=database or "neo4j", neo4j_lease_seconds=7.0)
+    store = open_store(config, password=password)
+    assert isinstance(store, Neo4jStore)
+    try:
+        store.clear()
+        store.take_lease(str(tmp_path))
+        assert store._lease is not None
+        assert store._lease.seconds == 7.0
+    finally:
+        store.close()

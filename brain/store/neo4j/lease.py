@@ -65,6 +65,7 @@ class LeaseLost(StoreUnavailable):
 
 
 def lease_seconds() -> float:
+    """A store opened without the operator's settings (a test, an embedder): the environment's."""
     try:
         return max(0.5, float(os.environ.get("BRAIN_NEO4J_LEASE_SECONDS", DEFAULT_SECONDS)))
     except ValueError:

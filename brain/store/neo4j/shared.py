@@ -319,12 +319,13 @@ class Neo4jShared(Committer):
     # ---------------------------------------------------------------- the writer lease
 
     _lease: WriterLease | None = None
+    lease_seconds: float | None = None  # the operator's [store] neo4j_lease_seconds; None: the environment's
     _claimed: str | None = None  # the workspace this writer claimed the database for
 
     def take_lease(self, root: str) -> None:
         """Become this database's one writer, or raise StoreUnavailable naming the one there is."""
         if self._lease is None:
-            self._lease = WriterLease(self._lease_commit, self.describe(), root)
+            self._lease = WriterLease(self._lease_commit, self.describe(), root, self.lease_seconds)
         self._lease.acquire()
 
     def release_lease(self) -> None:

@@ -122,11 +122,13 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         retry_seconds: float = 15.0,
         read_only: bool = False,
         atomic_rows: int | None = None,
+        lease_seconds: float | None = None,
     ) -> Neo4jStore:
         """Connect, check the server, the credentials and the database, and set up the schema.
 
         A `read_only` store (a replica) writes nothing, not even the schema: the writer made it.
-        `atomic_rows`: the operator's `[store] neo4j_atomic_rows` (a smaller server heap).
+        `atomic_rows`, `lease_seconds`: the operator's `[store] neo4j_atomic_rows` (a smaller
+        server heap) and `neo4j_lease_seconds` (None: the environment's, brain/store/neo4j/lease.py).
         Raises StoreUnavailable with one line a user can act on.
         """
         database = database or DEFAULT_DATABASE
@@ -143,6 +145,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
                 notifications_disabled_classifications=[Notices.UNRECOGNIZED],
             )
         store = cls(driver, database, uri, read_only=read_only)
+        store.lease_seconds = lease_seconds
         if atomic_rows:  # a smaller server heap; tests and benchmarks of rebuilds, and a switch
             # of a quarter of it, in nodes, at once
             store.limits = replace(cls.limits, atomic_rows=atomic_rows, switch_nodes=atomic_rows // 4)
