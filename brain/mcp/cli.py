@@ -31,6 +31,17 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from brain.mcp.stdio import cmd_mcp
+    import logging
 
+    from brain import logs
+    from brain.cli.version import startup_lines
+    from brain.mcp.stdio import cmd_mcp
+    from brain.service.options import operator_settings, workspace_root
+
+    # Logs as `brain serve` writes them ([log] format and level), on stderr: stdout is the
+    # protocol's. Then what was loaded from where, as serve says it.
+    settings = operator_settings(args, workspace_root(args.workspace))
+    logs.setup(settings.log.format, settings.log.level, prefix="brain mcp")
+    for line in startup_lines(settings):
+        logs.event(logging.getLogger("brain.mcp"), logging.INFO, "startup", line)
     return cmd_mcp(args)
