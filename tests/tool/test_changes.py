@@ -73,6 +73,13 @@ def history_of(root: Path) -> History:
     return History(root / ".brain" / "history.jsonl")
 
 
+def past_second(moment: float) -> None:
+    """Wait until the clock is in a later second than `moment`'s: records are stamped to the
+    second and a window's end includes its second, so a change made before then could fall
+    in the window that `moment` ends."""
+    time.sleep(max(0.0, int(moment) + 1 - time.time()) + 0.05)
+
+
 def wait_until(predicate: Any, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -131,12 +138,13 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
         wait_until(lambda: any(r.origin == "external" for r in history_of(root).all()),
                    "the watcher's record")
         middle = time.time() + 1
-    time.sleep(1.1)
+    past_second(middle)
     (root / "memory/writer/plan.md").write_text(PLAN_FIXED, encoding="utf-8")  # while brain is down
     with serving(root, tokens) as base:
         wait_until(lambda: len([r for r in history_of(root).all() if r.origin == "external"]) == 2,
                    "the rescan at start to record the edit made while stopped")
         after_restart = time.time() + 1
+        past_second(after_restart)  # what follows falls after the window that ends here
         async with http_session(base, "writer-token") as session:
             ok, text = await session.memory(
                 command="rename", old_path="/memories/house-style.md", new_path="/memories/style.md",
