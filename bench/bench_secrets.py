@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.workload import generate
-from brain.parse.secret_scan import _scan_line, find_secrets
+from brain.parse.secrets.scan import _scan_line, find_secrets
 from tests.tool.secret_corpus import NEGATIVES, PLANTED, false_positives, planted_found
 
 ROOT = Path(__file__).resolve().parent.parent

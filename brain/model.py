@@ -154,7 +154,7 @@ class Heading(NamedTuple):
     """A heading as shown (`text`) and, where that differs, as written (`source`).
 
     `## The `date` *field*` shows as `The date field` and is written `The `date` *field*`:
-    Obsidian links match either (see brain.parse.anchors). A named tuple: a first ingest builds four
+    Obsidian links match either (see brain.parse.spans.anchors). A named tuple: a first ingest builds four
     a note, and one is built in one C call from the native scanner's values (a frozen
     dataclass set its four fields one by one: 0.5 us a heading).
     """

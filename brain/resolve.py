@@ -18,7 +18,7 @@ from brain.model import (
     name_key,
     unresolved_id,
 )
-from brain.parse.anchors import anchor_target
+from brain.parse.spans.anchors import anchor_target
 
 KIND_PREFIXES: tuple[tuple[str, Kind], ...] = (
     ("workflow:", Kind.WORKFLOW),

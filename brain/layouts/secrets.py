@@ -1,6 +1,6 @@
 """The `secret` problem of every layout: a line that looks like a credential.
 
-The detector is the memory tool's own (brain.parse.secret_scan), so what `brain check` flags is
+The detector is the memory tool's own (brain.parse.secrets.scan), so what `brain check` flags is
 exactly what a write through the tool would refuse. The message gives the line and the kind of
 secret, never the value: problems end up in CI logs and editors.
 
@@ -8,7 +8,7 @@ Each secret is one problem, at the line and column where it starts (a split secr
 reported where its first piece is), with the length of its piece on that line.
 
 Cost: the detector looks at every line several ways (as written, undisguised, base64-decoded)
-and at the whole text reassembled (brain.parse.secret_stream), about three times the cost of
+and at the whole text reassembled (brain.parse.secrets.stream), about three times the cost of
 parsing the note. An ingest first asks a cheap question of the whole text: can any view
 match at all? A pattern runs only if the literal text each of its matches holds is there, in
 the text with all its line breaks taken out: a match within a line, or across a joined
@@ -40,7 +40,7 @@ def secret_problems(rel: str, text: str) -> list[Problem]:
 def scan_secret_problems(rel: str, text: str) -> list[Problem]:
     """`secret_problems` without the prefilter: the detector on every line (the reference)."""
     # Imported here: brain.tool's package imports the memory service, which imports ingest.
-    from brain.parse.secret_scan import find_secrets
+    from brain.parse.secrets.scan import find_secrets
 
     out: list[Problem] = []
     for hit in find_secrets(text)[:MAX_SECRETS_PER_FILE]:
@@ -101,7 +101,7 @@ def might_hold_secret(text: str) -> bool:
             if invisible or not (plain or unicodedata.is_normalized("NFKC", text)):
                 return _native_might_hold(text, gate, runs) or _undisguised_might_hold(text)
             return _native_might_hold(text, gate, runs)
-    from brain.parse.secret_normalize import _FORMAT  # not at the top: brain.tool imports ingest
+    from brain.parse.secrets.normalize import _FORMAT  # not at the top: brain.tool imports ingest
 
     if not text.isascii() and (not unicodedata.is_normalized("NFKC", text) or _FORMAT.search(text)):
         return _python_might_hold(text) or _undisguised_might_hold(text)
@@ -112,10 +112,10 @@ def _undisguised_might_hold(text: str) -> bool:
     """The gate of text the detector undoes (full-width letters, invisible characters, `…`,
     `µ`), asked of what it undoes it to: the detector scans each line as written (the gate of
     `text` asks that) and as `visible` makes it, and reassembles the text from `visible` of
-    the whole (brain.parse.secret_stream), which is `visible` of each line joined, and its own
+    the whole (brain.parse.secrets.stream), which is `visible` of each line joined, and its own
     `visible` (NFKC character by character is done once done). Before, such a text went to the
     detector whole: 30 ms for a note of 4 KB with one `ℹ️` in it."""
-    from brain.parse.secret_normalize import visible
+    from brain.parse.secrets.normalize import visible
 
     view = visible(text)[0]
     if native is not None:
@@ -142,10 +142,10 @@ def _python_might_hold(text: str) -> bool:
 
 
 def _reassembled_might_hold(text: str) -> bool:
-    """Whether the reassembled text (brain.parse.secret_stream) can hold a match, where it is
+    """Whether the reassembled text (brain.parse.secrets.stream) can hold a match, where it is
     more than the text with its in-token line breaks joined: a token cut by markup, an HTML
     comment or tag, spaced out or split around a fence line hides its needles from `_gate`."""
-    from brain.parse.secret_stream import joined_view, needs_view
+    from brain.parse.secrets.stream import joined_view, needs_view
 
     if not needs_view(text):
         return False
@@ -166,7 +166,7 @@ def _gate(flat: str) -> bool:
     )
 
 
-# What the detector's pair join takes out between two lines (brain.parse.secret_scan
+# What the detector's pair join takes out between two lines (brain.parse.secrets.scan
 # _CONTINUED on the first, the indent of the second): the same leftmost match.
 _LINE_BREAK_RE = re.compile(r"\\?[ \t]*\n[ \t]*")
 _INDENT_RE = re.compile(r"\n[ \t]*")  # the same where no line ends in a blank or a `\`
@@ -180,7 +180,7 @@ def _flat(text: str) -> str:
     return _INDENT_RE.sub("", text) if "\n " in text or "\n\t" in text else text.replace("\n", "")
 
 
-# Bytes of the detector's base64 alphabets (brain.parse.secret_normalize._BASE64_RUN) kept,
+# Bytes of the detector's base64 alphabets (brain.parse.secrets.normalize._BASE64_RUN) kept,
 # every other byte (those of non-ASCII characters too) a blank; and the same as a letter.
 _BASE64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _BASE64_KEEP = bytes(b if b in _BASE64_BYTES else 0x20 for b in range(256))
@@ -209,7 +209,7 @@ def _long_runs(raw: bytes) -> set[bytes]:
 
 def _decodes(runs: list[str]) -> bool:
     """Whether one of the runs decodes as base64 of text (what base64_runs looks for)."""
-    from brain.parse.secret_normalize import _decode
+    from brain.parse.secrets.normalize import _decode
 
     return any(_decode(run) is not None for run in runs)
 
@@ -231,14 +231,14 @@ def _joined(text: str) -> str:
     """The text with its in-token line breaks joined, as the detector's reassembled view
     has it when `needs_view` is false (the gate reads only NFKC text without invisible
     characters: the rest goes to the detector)."""
-    from brain.parse.secret_stream import joined_view
+    from brain.parse.secrets.stream import joined_view
 
     return joined_view(text).text
 
 
 def _pattern_in_views(text: str, joined: str) -> bool:
     """Whether one of the detector's patterns matches the text or its joined-lines view."""
-    from brain.parse import secret_scan
+    from brain.parse.secrets import scan as secret_scan
 
     for view in dict.fromkeys((text, joined)):  # once where the join changed nothing
         lowered = view.lower()
@@ -262,7 +262,7 @@ def _pattern_in_views(text: str, joined: str) -> bool:
 @functools.cache
 def _unguarded() -> bool:
     """A detector pattern of a kind with no needles here: then every text gets the full check."""
-    from brain.parse.secret_scan import _PATTERNS
+    from brain.parse.secrets.scan import _PATTERNS
 
     return any(kind not in _NEEDLES and kind not in _LOWER_NEEDLES for kind, _ in _PATTERNS)
 

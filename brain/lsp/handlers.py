@@ -34,7 +34,7 @@ from brain.lsp.runtime import BrainLanguageServer, RequestFailed
 from brain.lsp.session import Session
 from brain.lsp.watch import relevant
 from brain.model import Anchors, MemoryNode
-from brain.parse.anchors import find_block
+from brain.parse.spans.anchors import find_block
 
 TRIGGERS = ["[", "#", "/", ":", "^"]  # `^` after `#`: block ids, a new list
 STILL_INDEXING = "brain is still indexing this workspace; try again in a moment"

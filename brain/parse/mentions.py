@@ -12,7 +12,7 @@ case ignored and runs of spaces, `-` and `_` read as one space (a note `deploy-c
 is mentioned as "deploy checklist"; "deploy, checklist" is not it).
 
 What is not prose never counts, as for links (brain.parse.note): code spans, fenced and
-indented code and raw HTML (mistune decides, with markers, as brain.parse.empty_links does),
+indented code and raw HTML (mistune decides, with markers, as brain.parse.spans.empty_links does),
 the text and address of markdown links, wikilinks, bare URLs and math. The frontmatter is
 never read: the caller passes the body and its first line.
 
@@ -30,8 +30,8 @@ from itertools import accumulate
 from typing import Any
 
 from brain.parse.chunks import body_chunks, has_code_hint
-from brain.parse.mathspans import math_ranges
 from brain.parse.mistune_ast import tokens as markdown_tokens
+from brain.parse.spans.math import math_ranges
 
 WORD_RE = re.compile(r"\w+")
 SPLIT_RE = re.compile(r"(\w+)")

@@ -30,15 +30,15 @@ from brain.model import (
     new_heading,
     new_wikilink,
 )
-from brain.parse.anchors import with_sources
-from brain.parse.blocks import scan_blocks
 from brain.parse.chunks import body_chunks, has_code_hint
-from brain.parse.empty_links import empty_link_problems
 from brain.parse.frontmatter import MAX_FRONTMATTER_BYTES, key_lines, load_frontmatter, split_frontmatter
-from brain.parse.mathspans import outside_math
 from brain.parse.mistune_ast import tokens as markdown_tokens
 from brain.parse.native import NativeScan, native
 from brain.parse.note_budget import capped_links, depth_of, text_bytes, too_deep, too_large
+from brain.parse.spans.anchors import with_sources
+from brain.parse.spans.blocks import scan_blocks
+from brain.parse.spans.empty_links import empty_link_problems
+from brain.parse.spans.math import outside_math
 
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 # The same without the `!`: a literal start, which the regex engine finds eight times faster.
@@ -155,7 +155,7 @@ def parse_note(text: str, path: str = "") -> ParsedNote:
         headings, links = _headings_and_links(body, body_line)
         links, dropped = capped_links(links, path, budget)
         problems += [dropped] if dropped is not None else []
-        # Anchors and empty links: brain.parse.anchors, brain.parse.blocks, brain.parse.empty_links.
+        # Anchors and empty links: brain.parse.spans (anchors, blocks, empty_links).
         problems += empty_link_problems(body, body_line, path)
         blocks = scan_blocks(body, body_line)
     return ParsedNote(
@@ -293,7 +293,7 @@ def scan_body(
 
 
 def _headings_and_links(body: str, body_line: int) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
-    """`scan_body`, its headings with their sources (brain.parse.anchors.with_sources). A heading
+    """`scan_body`, its headings with their sources (brain.parse.spans.anchors.with_sources). A heading
     the native scanner read is written as shown (its source is its text): only those mistune
     read are looked at again."""
     scanned = _native_scan(body, body_line)
@@ -317,7 +317,7 @@ def _python_scan(
 ) -> tuple[tuple[Heading, ...], tuple[WikiLink, ...]]:
     """`scan_body` in Python: the reference of the native scanner, and its fallback."""
     link_matches = [m for m in _wikilinks(body) if _is_link(m)]
-    if "$" in body and link_matches:  # math holds no links (brain.parse.mathspans)
+    if "$" in body and link_matches:  # math holds no links (brain.parse.spans.math)
         keep = outside_math(body, [m.start() for m in link_matches])
         link_matches = [m for m, kept in zip(link_matches, keep, strict=True) if kept]
     atx = list(_atx_lines(body))
@@ -380,7 +380,7 @@ def _scanned(
     read: list[Heading] = []
     for start, end in left:
         chunk_links = [m for m in _wikilinks(body, start, end) if _is_link(m)]
-        if "$" in body and chunk_links:  # math holds no links (brain.parse.mathspans)
+        if "$" in body and chunk_links:  # math holds no links (brain.parse.spans.math)
             keep = outside_math(body, [m.start() for m in chunk_links])
             chunk_links = [m for m, kept in zip(chunk_links, keep, strict=True) if kept]
         setext = _setext_candidates(body[start:end]) if underlines else []

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from brain.tool.calls.tool import MemoryTool, ToolResult
     from brain.tool.service import MemoryService
 
-# Imported on first use: an ingest reads brain.parse.secret_scan (the `secret` rule), which
+# Imported on first use: an ingest reads brain.parse.secrets.scan (the `secret` rule), which
 # must not cost it the whole memory service.
 _LAZY = {
     "Actor": "brain.tool.access", "Call": "brain.tool.calls.refusal", "Refusal": "brain.tool.calls.refusal",

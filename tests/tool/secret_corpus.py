@@ -27,7 +27,7 @@ def _jwt_part(n: int) -> str:
     return base64.urlsafe_b64encode(_rand(n).encode()).decode().rstrip("=")
 
 
-# One value of each kind the detector covers (brain.parse.secret_scan._PATTERNS and rules).
+# One value of each kind the detector covers (brain.parse.secrets.scan._PATTERNS and rules).
 VALUES: dict[str, str] = {
     "a private key": "-----BEGIN OPENSSH PRIVATE KEY-----",
     "an AWS access key": "AKIA" + _rand(16, string.ascii_uppercase + string.digits),

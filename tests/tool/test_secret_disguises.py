@@ -10,7 +10,7 @@ import base64
 
 import pytest
 
-from brain.parse.secret_scan import find_secret
+from brain.parse.secrets.scan import find_secret
 
 TOKEN = "ghp_" + "A1b2" * 9
 ENCODED_PASSWORD = base64.urlsafe_b64encode(b"password = Zq8xW2pL9v!").decode()

@@ -22,7 +22,7 @@ import pytest
 from brain.layouts import secrets as secrets_module
 from brain.layouts.secrets import MAX_SECRETS_PER_FILE, secret_problems
 from brain.parse.native import native
-from brain.parse.secret_scan import find_secret, find_secrets
+from brain.parse.secrets.scan import find_secret, find_secrets
 from tests.tool.secret_corpus import NEGATIVES, PLANTED, TOKEN, Planted, false_positives, planted_found
 
 

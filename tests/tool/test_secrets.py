@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brain.parse.secret_scan import find_secret
+from brain.parse.secrets.scan import find_secret
 
 SECRETS = [
     ("-----BEGIN RSA PRIVATE KEY-----", "a private key"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from brain.model import Anchors, Block, Heading, Kind, LinkStatus, WikiLink
-from brain.parse.anchors import anchor_target, heading_for_link, strip_heading
 from brain.parse.note import parse_note
+from brain.parse.spans.anchors import anchor_target, heading_for_link, strip_heading
 from brain.resolve import NameEntry, resolve_link
 
 

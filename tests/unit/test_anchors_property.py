@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from brain.lsp.features.anchor_items import anchor_choices
 from brain.model import Anchors, Heading, Kind, LinkStatus
-from brain.parse.anchors import anchor_target, heading_for_link
 from brain.parse.note import parse_note
+from brain.parse.spans.anchors import anchor_target, heading_for_link
 from brain.resolve import NameEntry, resolve_link
 
 PIECES = [

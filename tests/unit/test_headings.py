@@ -9,8 +9,8 @@ import pickle
 import pytest
 
 from brain.model import NO_HEADINGS, Anchors, Heading, Headings
-from brain.parse.anchors import anchor_target
 from brain.parse.note import parse_note
+from brain.parse.spans.anchors import anchor_target
 
 TEXT = "# Top\n\n## The `date` *field*\n\ntext\n\n### Retry policy\n\n## Last\n"
 AS_PARSED = parse_note(TEXT, "memory/shared/n.md").headings

@@ -49,8 +49,8 @@ from brain.parse.chunks import (
 from brain.parse.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
 from brain.parse.native import native
 from brain.parse.note import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
-from brain.parse.secret_normalize import _FORMAT, _decode, base64_runs
-from brain.parse.secret_scan import find_secret
+from brain.parse.secrets.normalize import _FORMAT, _decode, base64_runs
+from brain.parse.secrets.scan import find_secret
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -190,7 +190,7 @@ def _detector_cases() -> list[str]:
 @pytest.mark.parametrize("text", _detector_cases())
 def test_the_ingest_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
     from brain.layouts.secrets import might_hold_secret
-    from brain.parse.secret_scan import find_secret
+    from brain.parse.secrets.scan import find_secret
 
     if find_secret(text) is not None:
         assert might_hold_secret(text)

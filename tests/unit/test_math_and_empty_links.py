@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from brain.model import Severity
-from brain.parse.mathspans import math_ranges
 from brain.parse.note import parse_note
+from brain.parse.spans.math import math_ranges
 
 # (body, the links brain finds)
 MATH_TABLE = [

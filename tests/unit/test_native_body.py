@@ -43,7 +43,7 @@ PIECES = [
     "1234567890. # ", "# a #", "# a ##  ", "## #", "#a", "*", "_", "**b**", "`", "``", "```", "~~~",
     "```js\n", "<", "<b>", "](", "[r]: u", "=", "==", "-", "---", "***", "- - -", "\n---", "\n===", "\n-",
     "é", "東京", "١", "１", "\u00a0", "\u3000", "\u2028", "İ", "🚀",
-    # math (brain/parse/mathspans.py): spans, blocks, escapes, and code that holds a `$`
+    # math (brain/parse/spans/math.py): spans, blocks, escapes, and code that holds a `$`
     "$", "$$", "x$y", "$x$", "$[[m]]$", "$ [[n]] $", "$$[[o]]$$", "\\$", "$1", "$x$2", "$x$١", "\n> \n",
     "`$`", "``$``", "`` ` ``", "\n~~~\n", "\n```\n",
     # code: fenced blocks at a line's start, code spans on one line or across lines, emphasis
@@ -134,7 +134,7 @@ def python_note(text: str) -> parse.ParsedNote:
 @given(body)
 @example("# *a* [[b]]\n\n## c `d`\n\n### e\n\nf\n===\n")  # sources of headings mistune read
 def test_a_note_parses_the_same_on_both_scanners(text: str) -> None:
-    """A whole note (its headings' sources, set by brain.parse.anchors.with_sources only where
+    """A whole note (its headings' sources, set by brain.parse.spans.anchors.with_sources only where
     mistune read them on the native path) parses as the Python reading parses it."""
     note = f"---\ndescription: x\n---\n{text}"
     assert parse.parse_note(note, "memory/x/n.md") == python_note(note)

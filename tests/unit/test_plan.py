@@ -30,7 +30,7 @@ def test_the_import_forms_are_recognised() -> None:
                  "from brain.index import postings, postings_numpy",
                  "    from brain.parse.native import native",
                  "from brain.index.counting import count_block",
-                 "from brain.parse.secret_scan import find_secret"):
+                 "from brain.parse.secrets.scan import find_secret"):
         assert SCANNER_IMPORT.search(line), line
     for line in ("from brain.ingest.parse_helpers import x", "from brain.index.held_postings import y",
                  "# from brain.parse import native", "from brain.index import bm25",

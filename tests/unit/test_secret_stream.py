@@ -1,4 +1,4 @@
-"""The reassembled view of the secret scan (brain.parse.secret_stream) and the prefilter over it.
+"""The reassembled view of the secret scan (brain.parse.secrets.stream) and the prefilter over it.
 
 The ingest prefilter (brain.layouts.secrets.might_hold_secret) computes the full view only
 where `needs_view` says a step other than the line joins can change the text; its hints
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from brain.layouts import secrets as secrets_module
 from brain.layouts.secrets import might_hold_secret, scan_secret_problems, secret_problems
 from brain.parse.native import native
-from brain.parse.secret_scan import find_secret
-from brain.parse.secret_stream import (
+from brain.parse.secrets.scan import find_secret
+from brain.parse.secrets.stream import (
     _BREAK,
     _SPACED_HINT,
     _WIDE_SPACES,
@@ -99,7 +99,7 @@ def test_the_view_is_never_longer_than_the_text(unit: str) -> None:
 
 
 # The view's patterns as first written (a look-behind first: tried at every position), which
-# the faster forms in brain.parse.secret_stream must equal match for match (issue 43).
+# the faster forms in brain.parse.secrets.stream must equal match for match (issue 43).
 _T = r"[\w+/=-]"
 OLD_MARKUP = re.compile(rf"(?<={_T})(?:[`*~]{{1,3}}|\\(?=[_*`~-]))(?={_T})")
 OLD_BREAK = re.compile(
@@ -120,7 +120,7 @@ VIEW_PIECES = [*PIECES, "``", "```", "~", "***", "\\`", "\\*", "\\~", "a\\", " \
 @example("a**b `c` d\\_e")
 @example("a \\\n  b\n---\nc")
 def test_the_view_s_patterns_match_as_first_written(text: str) -> None:
-    from brain.parse import secret_stream
+    from brain.parse.secrets import stream as secret_stream
 
     assert [m.span() for m in secret_stream._MARKUP.finditer(text)] == [
         m.span() for m in OLD_MARKUP.finditer(text)]

@@ -11,7 +11,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.parse.secret_normalize import visible
+from brain.parse.secrets.normalize import visible
 
 
 def reference(line: str) -> tuple[str, list[int] | None]:

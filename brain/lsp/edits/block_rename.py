@@ -18,7 +18,7 @@ from brain.lsp.edits.rename import RenameRefused
 from brain.lsp.edits.workspace_edit import FileChanges, TextChange
 from brain.lsp.features.navigation import hit_at
 from brain.model import Block, Link, LinkStatus, MemoryNode
-from brain.parse.anchors import find_block, is_block_id, parse_anchor
+from brain.parse.spans.anchors import find_block, is_block_id, parse_anchor
 from brain.store.base import GraphStore
 
 

@@ -2,7 +2,7 @@
 
 Each choice inserts what Obsidian's own completion writes: the heading as written, with the
 characters a link cannot keep (`:`, `#`, `|`, `^`, `%%`, `[[`, `]]`) turned into spaces
-(brain.parse.anchors.heading_for_link), so the link resolves in brain and in Obsidian alike.
+(brain.parse.spans.anchors.heading_for_link), so the link resolves in brain and in Obsidian alike.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from brain.model import Anchors, Heading
-from brain.parse.anchors import find_heading, heading_for_link, parse_anchor, section_stop
+from brain.parse.spans.anchors import find_heading, heading_for_link, parse_anchor, section_stop
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,8 @@ from brain.model import (
     MemoryNode,
     UnresolvedNode,
 )
-from brain.parse.anchors import anchor_target, heading_source
-from brain.parse.blocks import block_text
+from brain.parse.spans.anchors import anchor_target, heading_source
+from brain.parse.spans.blocks import block_text
 
 _LANDED = (LinkStatus.RESOLVED, LinkStatus.MISSING_ANCHOR)
 

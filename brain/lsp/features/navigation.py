@@ -28,7 +28,7 @@ from brain.model import (
     Node,
     WikiLink,
 )
-from brain.parse.anchors import anchor_lines
+from brain.parse.spans.anchors import anchor_lines
 from brain.resolve import Resolution, parse_target
 from brain.store.base import MemoryFilter
 

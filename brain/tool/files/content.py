@@ -8,7 +8,7 @@ or an edit's new text moved into a second note).
 from __future__ import annotations
 
 from brain.parse.frontmatter import TOO_COSTLY, costly_frontmatter
-from brain.parse.secret_scan import find_secret
+from brain.parse.secrets.scan import find_secret
 from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 from brain.tool.calls.textedit import changed_lines
 

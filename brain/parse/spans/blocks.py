@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from brain.model import Block
-from brain.parse.mathspans import math_ranges
 from brain.parse.mistune_ast import tokens as markdown_tokens
+from brain.parse.spans.math import math_ranges
 
 CANDIDATE_RE = re.compile(r"(?:^|(?<=[ \t]))\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 ALONE_RE = re.compile(r"^[ \t]*(?:>[ \t]*)*\^[A-Za-z0-9-]+[ \t]*$")

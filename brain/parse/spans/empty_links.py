@@ -4,7 +4,7 @@ brain.parse.note keeps only links with a target or an anchor. A link with neithe
 skipped silently: it is an `empty-link` problem (a warning: no note is misread and nothing
 in the graph is wrong, but the writer meant to link something, and Obsidian shows a link
 that goes nowhere). Like links, they count only outside code and math, which mistune and
-brain.parse.mathspans decide; notes without one never reach mistune here.
+brain.parse.spans.math decide; notes without one never reach mistune here.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from brain.model import Problem, Severity
-from brain.parse.mathspans import outside_math
 from brain.parse.mistune_ast import tokens as markdown_tokens
+from brain.parse.spans.math import outside_math
 
 # Only empty links, and starting with the literal `[[` so that the scan of a note (every
 # note has links) is a fast literal search; a `!` before it is checked after.

@@ -12,7 +12,7 @@ here too. Obsidian's rules (its `stripHeading`, `stripHeadingForLink` and `resol
   matches `#See the other`; `## _why_` also matches `#why`.
 - `[[Note#A#B]]` follows the heading tree: `B` is a heading inside `A`'s section.
 - `[[Note#^id]]` names a block: a paragraph, list item or quote that ends with `^id`
-  (brain.parse.blocks); ids compare case-insensitively, as Obsidian lowercases them.
+  (brain.parse.spans.blocks); ids compare case-insensitively, as Obsidian lowercases them.
 """
 
 from __future__ import annotations

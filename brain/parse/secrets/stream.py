@@ -18,7 +18,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from brain.parse.secret_normalize import back, visible
+from brain.parse.secrets.normalize import back, visible
 
 _TOKEN = r"[\w+/=-]"  # a character a key or token is made of (base64 and URL-safe base64)
 # HTML comments are cut by str.find (an unclosed `<!--` must not make a lazy `.*?` rescan the

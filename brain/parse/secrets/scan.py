@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from brain.parse.secret_normalize import back, base64_runs, visible
-from brain.parse.secret_stream import JoinedView, joined_view
+from brain.parse.secrets.normalize import back, base64_runs, visible
+from brain.parse.secrets.stream import JoinedView, joined_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +90,9 @@ def find_secret(text: str, lines: range | None = None) -> SecretHit | None:
 def find_secrets(text: str, lines: range | None = None) -> list[SecretHit]:
     """Each line's first secret-looking value, once, in order, where a secret touches `lines`.
 
-    Each line is scanned as written, then undisguised (brain.parse.secret_normalize: NFKC
+    Each line is scanned as written, then undisguised (brain.parse.secrets.normalize: NFKC
     without invisible characters, then decoded base64 runs). Then the whole text as a reader
-    reassembles it (brain.parse.secret_stream: split lines joined, comments, tags and markup
+    reassembles it (brain.parse.secrets.stream: split lines joined, comments, tags and markup
     inside a word gone, spaced letters closed up): a secret found there counts when one of
     the lines it spans is asked about, and is reported at the line where it starts. Offsets
     always point into `text`.

@@ -1,0 +1,1 @@
+"""Spans of a markdown body that change what a link means: anchors, block ids, math, empty links. Pure."""
