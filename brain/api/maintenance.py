@@ -34,7 +34,7 @@ from brain.api.http import jsonbody
 from brain.api.http.auth import actor_of
 from brain.api.rest import BASE
 from brain.maintain.access import Busy, MaintenanceRefused, maintenance_report, start_consolidation
-from brain.maintain.consolidate import Consolidation, ConsolidationReport
+from brain.maintain.consolidation.run import Consolidation, ConsolidationReport
 from brain.maintain.findings import Finding, MaintenanceReport
 
 MAX_BODY = 4096

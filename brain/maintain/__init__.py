@@ -10,9 +10,9 @@ memory tool alone, confined to one scope, against an OpenAI-compatible endpoint 
 
 from __future__ import annotations
 
+from brain.maintain.finders.snapshot import LAYOUTS, MaintenanceLayout, register_layout
 from brain.maintain.findings import CODES, SAFE_CODES, Applied, Finding, MaintenanceReport, Proposal
 from brain.maintain.run import find, maintain, record_run
-from brain.maintain.snapshot import LAYOUTS, MaintenanceLayout, register_layout
 
 __all__ = [
     "CODES", "LAYOUTS", "SAFE_CODES", "Applied", "Finding", "MaintenanceLayout", "MaintenanceReport",

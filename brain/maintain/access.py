@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from brain.config.messages import ConfigError
 from brain.config.operator import OperatorSettings
-from brain.maintain.consolidate import Busy, Consolidation, NotConfigured
+from brain.maintain.consolidation.run import Busy, Consolidation, NotConfigured
+from brain.maintain.finders.snapshot import scope_names
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import find
-from brain.maintain.snapshot import scope_names
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
 from brain.tool.access import Actor

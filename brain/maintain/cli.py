@@ -58,8 +58,8 @@ def check_scope(scopes: list[str], scope: str | None) -> None:
 
 def run_maintain(args: argparse.Namespace) -> int:
     from brain.cli.progress import progress_bar
+    from brain.maintain.finders.snapshot import scope_names
     from brain.maintain.run import maintain, record_run
-    from brain.maintain.snapshot import scope_names
     from brain.service.options import open_brain
     from brain.tool import memory_service
 
@@ -85,8 +85,8 @@ def run_maintain(args: argparse.Namespace) -> int:
 
 def run_consolidate(args: argparse.Namespace) -> int:
     from brain.cli.progress import progress_bar
-    from brain.maintain.consolidate import Consolidation, NotConfigured
-    from brain.maintain.snapshot import scope_names
+    from brain.maintain.consolidation.run import Consolidation, NotConfigured
+    from brain.maintain.finders.snapshot import scope_names
     from brain.service.options import open_brain
 
     brain = open_brain(args)

@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from brain import safefs
 from brain.ingest.memory_files import content_hash
+from brain.maintain.finders.snapshot import Snapshot
 from brain.maintain.findings import Finding, Proposal
-from brain.maintain.snapshot import Snapshot
 from brain.model import JSONValue
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Call, Refusal

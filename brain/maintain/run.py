@@ -14,12 +14,12 @@ import time
 from datetime import UTC, date, datetime
 
 from brain.config.operator import MaintainConfig
-from brain.maintain.finders import FINDERS
+from brain.maintain.finders.catalog import FINDERS
+from brain.maintain.finders.mentions import unlinked_mentions
+from brain.maintain.finders.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.maintain.findings import Applied, Finding, MaintenanceReport
 from brain.maintain.layout_calls import as_layout_calls, run_layout_call
-from brain.maintain.mentions import unlinked_mentions
 from brain.maintain.scoped_tool import ScopedMemoryTool
-from brain.maintain.snapshot import MaintenanceLayout, Snapshot, layout_of
 from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
@@ -35,7 +35,7 @@ def find(
     layout: MaintenanceLayout | None = None, today: date | None = None, mentions: bool = False,
 ) -> MaintenanceReport:
     """The findings of `scope` (every scope when None); changes nothing. `mentions`: also the
-    unlinked mentions (brain.maintain.mentions), which read every body."""
+    unlinked mentions (brain.maintain.finders.mentions), which read every body."""
     started = time.perf_counter()
     config = config or MaintainConfig()
     snap = Snapshot.read(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from brain.maintain.consolidate import Consolidation
+from brain.maintain.consolidation.run import Consolidation
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.tool.access import Actor
 from tests.maintain.chat_server import calls, chat_server, final

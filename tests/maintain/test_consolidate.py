@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from brain.config.operator import ConsolidateConfig, OperatorSettings, load_settings
-from brain.maintain.consolidate import Consolidation, ConsolidationReport, NotConfigured
+from brain.maintain.consolidation.run import Consolidation, ConsolidationReport, NotConfigured
 from brain.service.brain import Brain
 from brain.tool.service import MemoryService
 from tests.maintain.chat_server import calls, chat_server, final, tool_call

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from brain.maintain import LAYOUTS, MaintenanceLayout, find, register_layout
-from brain.maintain.finders import yaml_value
+from brain.maintain.finders.catalog import yaml_value
 from brain.maintain.findings import SAFE_CODES, Finding
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import MemoryNode
@@ -426,7 +426,7 @@ def test_yaml_values_read_back_as_written(text: str) -> None:
 def test_the_link_search_has_a_budget_and_says_what_it_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from brain.maintain import links
+    from brain.maintain.finders import links
 
     monkeypatch.setattr(links, "SEARCH_BUDGET", 1)  # one search: the note's own scope, for one target
     files: dict[str, str | tuple[str, float]] = {

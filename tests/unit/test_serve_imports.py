@@ -25,7 +25,7 @@ def test_the_server_modules_do_not_import_what_only_later_requests_need(module: 
 
 
 def test_a_chat_client_still_gets_its_http_client() -> None:
-    from brain.maintain.chat import ChatClient, ChatEndpoint
+    from brain.maintain.consolidation.chat import ChatClient, ChatEndpoint
 
     client = ChatClient(ChatEndpoint(url="http://127.0.0.1:9", model="m"))
     try:

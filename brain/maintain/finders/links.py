@@ -26,7 +26,7 @@ from brain.tool.calls.textedit import occurrences, widen_to_unique
 from brain.tool.files.requirements import Required
 
 if TYPE_CHECKING:
-    from brain.maintain.snapshot import Snapshot
+    from brain.maintain.finders.snapshot import Snapshot
 
 _SEPARATORS = re.compile(r"[-_ ]+")
 #: Near-miss searches one pass may make (each compares one target with a scope's names, so

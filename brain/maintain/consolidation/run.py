@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brain.config.operator import WHERE_IT_BELONGS, MaintainConfig, OperatorSettings, env_name
-from brain.maintain.chat import ChatAnswer, ChatClient, ChatEndpoint, ChatError, Usage
-from brain.maintain.prompts import MEMORY_TOOL, first_message, system_prompt
+from brain.maintain.consolidation.chat import ChatAnswer, ChatClient, ChatEndpoint, ChatError, Usage
+from brain.maintain.consolidation.prompts import MEMORY_TOOL, first_message, system_prompt
 from brain.maintain.run import find
 from brain.maintain.scoped_tool import ScopedMemoryTool
 from brain.model import SHARED_SCOPE

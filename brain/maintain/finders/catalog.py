@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 
 import yaml
 
+from brain.maintain.finders.links import fixable_links
+from brain.maintain.finders.near_duplicates import copy_key, near_duplicates
+from brain.maintain.finders.snapshot import Snapshot
 from brain.maintain.findings import Finding, Proposal, vpath
-from brain.maintain.links import fixable_links
-from brain.maintain.near_duplicates import copy_key, near_duplicates
-from brain.maintain.snapshot import Snapshot
 from brain.model import DESCRIPTION_CLIP, MEMORY_TYPES, SHARED_SCOPE, MemoryNode, name_key
 from brain.parse.note import first_line
 from brain.tool.files.requirements import Required

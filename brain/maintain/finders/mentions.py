@@ -17,7 +17,7 @@ from brain.service.mentions import Names, note_mentions
 from brain.tool.calls.textedit import occurrences, widen_to_unique
 
 if TYPE_CHECKING:
-    from brain.maintain.snapshot import Snapshot
+    from brain.maintain.finders.snapshot import Snapshot
 
 CODE = "unlinked-mention"
 

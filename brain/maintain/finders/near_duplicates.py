@@ -22,8 +22,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from brain.maintain.finders.snapshot import Snapshot
 from brain.maintain.findings import Finding, Proposal, vpath
-from brain.maintain.snapshot import Snapshot
 from brain.model import MemoryNode
 
 SIMILAR = 0.8  # of the two texts' shingles, shared

@@ -1,0 +1,1 @@
+"""The deterministic pass's finders: what each looks for in a graph Snapshot, and their registry."""
