@@ -15,7 +15,7 @@ bundled one (tools/neo4j/neo4j.sh start, stopped at the end). Measured, for each
   time, one client) against `brain serve --store ...` on `--graphql-size` notes.
 
 With `--generation N` (and `--base-src DIR`, another checkout, e.g. the code before), instead:
-the generation switch on an N-note workspace (brain/store/neo4j/generation.py), each run in
+the generation switch on an N-note workspace (brain/store/neo4j/generations/staged.py), each run in
 a fresh process, interleaved between the checkouts: a first ingest, `--edits` single-note
 changes (the cost of the lease fence and the change-log entry in the batch's transaction),
 `store.stats()` reads, then every note changed on disk and a restart, written as one

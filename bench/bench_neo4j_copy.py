@@ -6,7 +6,7 @@
 A change past `[store] neo4j_atomic_rows` (BRAIN_NEO4J_ATOMIC_ROWS) that a running writer
 finds (a branch switch) has no whole graph at hand: the live generation is copied onto the
 staged labels, the change is
-written onto the copy, and the copy is switched in (brain/store/neo4j/generation.py). Each
+written onto the copy, and the copy is switched in (brain/store/neo4j/generations/staged.py). Each
 run, in a fresh process: a first ingest of the workload (not timed), then `--changed` of
 the notes edited on disk (one more link each) and a sync of the same process, forced onto
 the generation path (the atomic limit set to 1). Prints the median of the copy, staging,

@@ -3,7 +3,7 @@
 A check often runs beside a `brain serve` that writes the same database, and what that
 server's readers see must not move. So the check builds the graph in process (the embedded
 store: the contract suite proves both stores give the same answers), connects to Neo4j
-read-only, and only compares revisions (brain/store/neo4j/revs.py): it says whether the
+read-only, and only compares revisions (brain/store/neo4j/sharing/revs.py): it says whether the
 database holds this workspace and is in step with the files, and writes nothing.
 
 The in-process graph starts from the startup snapshot the embedded store keeps for this

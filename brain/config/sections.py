@@ -126,7 +126,7 @@ class StoreConfig:
     neo4j_database: str = "neo4j"
     neo4j_atomic_rows: int = 0  # a change past it is staged, then switched; 0: the store's own
     # The writer lease's time to live: a crashed writer is replaced this long after its last
-    # heartbeat (brain/store/neo4j/lease.py).
+    # heartbeat (brain/store/neo4j/sharing/lease.py).
     neo4j_lease_seconds: float = 15.0
 
     def check(self) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ graph is the one a single batch gives, in every layout.
 
 A shared store (Neo4j) that holds no graph yet is written the same way, into the store its
 `staging()` gives: the generation no reader sees, switched in at once when the last part is
-written (brain/store/neo4j/rebuild.py). One that holds a graph gets one batch: the
+written (brain/store/neo4j/generations/rebuild.py). One that holds a graph gets one batch: the
 difference, in one transaction. A part that fails leaves the store half-written, as a
 failed batch could: `Ingester._forget` makes the next sync clear it (Neo4j: the staged
 generation, unseen) and start again.

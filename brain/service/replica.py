@@ -2,7 +2,7 @@
 
 `brain serve --store neo4j --read-only` runs no ingest and watches no files: the writer (the
 `brain serve` that follows the workspace) keeps the database in step and appends every
-applied batch to a change log in the same database (brain/store/neo4j/shared.py). A
+applied batch to a change log in the same database (brain/store/neo4j/sharing/database.py). A
 `ReplicaFollower` takes the watcher's place in the app: it checks once that the database
 holds this workspace, then polls the log (one index seek when nothing changed) and delivers
 each change to the replica's own `graphChanged` subscribers. The writer may restart, or the

@@ -23,7 +23,7 @@ from tests.neo4j.proxy import Proxy
 
 Login = tuple[str, str | None, str | None, str]
 
-# No lease heartbeat during a test (brain/store/neo4j/lease.py): the fault injector counts
+# No lease heartbeat during a test (brain/store/neo4j/sharing/lease.py): the fault injector counts
 # every statement, and a heartbeat would land at a different place in each run.
 os.environ.setdefault("BRAIN_NEO4J_LEASE_SECONDS", "600")
 

@@ -14,7 +14,7 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.store.base import GraphExport, StoreUnavailable
-from brain.store.neo4j.generation import STAGED_LABELS
+from brain.store.neo4j.generations.staged import STAGED_LABELS
 from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import StoreMaker

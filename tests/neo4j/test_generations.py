@@ -22,8 +22,8 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.store.base import LogPosition, SearchWhere, StoreUnavailable
-from brain.store.neo4j import rebuild as rebuild_module
-from brain.store.neo4j.generation import LEGACY_LABELS, STAGED_LABELS, STAGED_PREFIX
+from brain.store.neo4j.generations import rebuild as rebuild_module
+from brain.store.neo4j.generations.staged import LEGACY_LABELS, STAGED_LABELS, STAGED_PREFIX
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.neo4j.write import Limits
 from tests.contract.helpers import Workspace, note, reference_export

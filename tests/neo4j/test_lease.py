@@ -10,7 +10,7 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.store.base import StoreUnavailable
-from brain.store.neo4j.lease import LeaseLost
+from brain.store.neo4j.sharing.lease import LeaseLost
 from tests.api.test_cli_serve import brain_serve, wait_for_url
 from tests.conftest import open_neo4j
 from tests.contract.helpers import Workspace, note

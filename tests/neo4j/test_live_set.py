@@ -1,4 +1,4 @@
-"""A process trusts the live set it looked up for a moment (brain/store/neo4j/live.py), and
+"""A process trusts the live set it looked up for a moment (brain/store/neo4j/generations/live.py), and
 forgets it at its own commits and at the change log's entries: a writer reads its own switch
 at once, and a replica reads the new set as soon as it has read the switch's entry."""
 

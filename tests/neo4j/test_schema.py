@@ -13,7 +13,8 @@ from neo4j import Query
 from bench.workload import generate
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
-from brain.store.neo4j import cypher, generation
+from brain.store.neo4j import cypher
+from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.store import Neo4jStore
 from tests.conftest import open_neo4j
 from tests.neo4j.conftest import Login
@@ -128,7 +129,7 @@ def ingested(neo4j_login: Login, tmp_path_factory: pytest.TempPathFactory) -> It
 def test_lookups_seek_indexes_instead_of_scanning(
     name: str, statement: str, params: dict[str, Any], live: str, ingested: Neo4jStore,
 ) -> None:
-    """On either set of labels (brain/store/neo4j/generation.py): each has its own indexes."""
+    """On either set of labels (brain/store/neo4j/generations/staged.py): each has its own indexes."""
     operators = plan_operators(ingested, generation.on(statement, live), params)
     assert not [op for op in operators if op.startswith(SCANS)], f"{name} scans: {operators}"
 

@@ -1,7 +1,7 @@
 """A restart on Neo4j from the ingester's snapshot: nothing read, nothing written, never blind.
 
 The snapshot of a Neo4j brain holds only the ingester's state and the stamp of the graph it
-goes with (brain/store/neo4j/shared.py, GRAPH_STAMP). These tests start real brains on a
+goes with (brain/store/neo4j/sharing/database.py, GRAPH_STAMP). These tests start real brains on a
 real database with the snapshot on, and count what each start reads (files) and writes
 (statements and commits at the driver).
 """

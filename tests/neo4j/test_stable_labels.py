@@ -21,8 +21,8 @@ from neo4j import Driver
 
 from brain.service.brain import Brain
 from brain.store.memory.store import MemoryStore
-from brain.store.neo4j import generation
-from brain.store.neo4j import rebuild as rebuild_module
+from brain.store.neo4j.generations import rebuild as rebuild_module
+from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.neo4j.write import Limits
 from tests.api.client import post

@@ -2,7 +2,7 @@
 
 The ingester writes it part by part (brain/ingest/parts.py, as into the embedded store) onto
 the set of labels no reader matches, then one transaction makes it the graph
-(brain/store/neo4j/rebuild.py). Parts are made small here (`PartWriter.size`) so a workspace
+(brain/store/neo4j/generations/rebuild.py). Parts are made small here (`PartWriter.size`) so a workspace
 of 60 notes takes several; a reader polling all the while sees no graph or all of it.
 """
 

@@ -1,4 +1,4 @@
-"""The sets of Neo4j labels (brain/store/neo4j/generation.py): how statements are rendered.
+"""The sets of Neo4j labels (brain/store/neo4j/generations/staged.py): how statements are rendered.
 
 Every statement is written on the documented labels; `on` renders it for a generation written
 under `BrainStaged…` (or, while a big switch relabels, for the set `BrainLive` names, which
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain.store.neo4j import cypher, generation
+from brain.store.neo4j import cypher
+from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.search import KEYWORD_SEARCH, VECTOR_SEARCH
 
 B = generation.STAGED_PREFIX  # "BrainStaged"

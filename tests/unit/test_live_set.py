@@ -1,11 +1,11 @@
-"""The live set of labels a process trusts between lookups (brain/store/neo4j/live.py)."""
+"""The live set of labels a process trusts between lookups (brain/store/neo4j/generations/live.py)."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from brain.store.neo4j.live import LIVE_TTL, LiveSet
+from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.store import Neo4jStore
 
 

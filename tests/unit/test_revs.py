@@ -14,7 +14,7 @@ import pytest
 from brain.model import Node
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
-from brain.store.neo4j.revs import batch_revs, difference
+from brain.store.neo4j.sharing.revs import batch_revs, difference
 from tests.contract.helpers import Workspace, note
 
 

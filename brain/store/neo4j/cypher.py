@@ -11,9 +11,9 @@ from typing import Any
 
 from brain.model import ENTITY_KINDS, NOTE_KINDS, Kind
 from brain.store.base import MemoryFilter
-from brain.store.neo4j.generation import LEGACY_LABELS, LIVE_SCHEMA, STAGED_LABELS, staged_schema
+from brain.store.neo4j.generations.staged import LEGACY_LABELS, LIVE_SCHEMA, STAGED_LABELS, staged_schema
 from brain.store.neo4j.records import order_key
-from brain.store.neo4j.shared import SHARED_SCHEMA
+from brain.store.neo4j.sharing.database import SHARED_SCHEMA
 from brain.store.visibility import PRIVATE_PREFIXES
 
 LABELS: tuple[str, ...] = tuple(kind.label for kind in Kind)
@@ -64,9 +64,9 @@ _LIVE_SET_SCHEMA: tuple[str, ...] = (
 )
 SCHEMA: tuple[str, ...] = (
     *_LIVE_SET_SCHEMA,
-    *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j/shared.py)
+    *SHARED_SCHEMA,  # the workspace identity and the change log (brain/store/neo4j/sharing/database.py)
     # The other set of labels, for a generation written while the first is live, and the
-    # node that says which set is live (brain/store/neo4j/generation.py).
+    # node that says which set is live (brain/store/neo4j/generations/staged.py).
     *(twin for twin in map(staged_schema, _LIVE_SET_SCHEMA) if twin is not None),
     LIVE_SCHEMA,
 )
@@ -134,7 +134,7 @@ SET n = row.props
 # The USING INDEX SEEK hints pin the plan: planned on an empty database (the first chunk of a
 # full ingest), Neo4j would otherwise scan every LINKS_TO edge (or, hinted with a plain
 # USING INDEX, the whole id index) per row, and keep that plan cached.
-# It also stores the source's revision (brain/store/neo4j/revs.py), or clears it (null).
+# It also stores the source's revision (brain/store/neo4j/sharing/revs.py), or clears it (null).
 DROP_LINKS = """
 UNWIND $rows AS row
 MATCH (s:Memory {id: row.source})
@@ -186,7 +186,7 @@ RETURN collect(DISTINCT orphan) AS orphans
     for label in LABELS
 }
 
-# A first sync in parts onto a staged generation (brain/store/neo4j/rebuild.py) links to
+# A first sync in parts onto a staged generation (brain/store/neo4j/generations/rebuild.py) links to
 # nodes of later parts: a relationship needs both ends, so the link makes its target, bare.
 # Its upsert fills it (`SET n = row.props` drops the mark); one the sync never wrote (a name
 # the walk foresaw wrongly: its links were relinked elsewhere) is dropped before the switch.
@@ -260,7 +260,7 @@ NAME_ENTRIES = _union(
 )
 
 # Pinned to the key index: planned while the set it reads is empty (a staged first sync's
-# parts, brain/store/neo4j/rebuild.py), Neo4j scanned every note of it per call.
+# parts, brain/store/neo4j/generations/rebuild.py), Neo4j scanned every note of it per call.
 LINKS_WITH_KEYS = """
 MATCH (s:Memory)-[r:LINKS_TO]->(t)
 USING INDEX r:LINKS_TO(key)

@@ -22,7 +22,7 @@ from neo4j import ManagedTransaction, Record
 from brain.index.text import lucene_expression
 from brain.store.base import Ranked, SearchWhere
 from brain.store.memory.search import BODY_WEIGHT, DESCRIPTION_WEIGHT, NAME_WEIGHT
-from brain.store.neo4j.generation import live_labels, on
+from brain.store.neo4j.generations.staged import live_labels, on
 
 # Lucene's best `window` hits, each with whether the reader may see it. Without the limit,
 # Lucene hands over every hit: a common word at 100,000 notes is tens of thousands of rows,

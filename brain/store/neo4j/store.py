@@ -55,12 +55,13 @@ from brain.store.base import (
     node_row,
 )
 from brain.store.memory.image import StoreImage
-from brain.store.neo4j import cypher, generation
+from brain.store.neo4j import cypher
 from brain.store.neo4j.backlinks import Neo4jBacklinks
 from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
+from brain.store.neo4j.generations import staged as generation
+from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
+from brain.store.neo4j.generations.rebuild import Neo4jGenerations
 from brain.store.neo4j.health import Neo4jHealth
-from brain.store.neo4j.live import LIVE_TTL, LiveSet
-from brain.store.neo4j.rebuild import Neo4jGenerations
 from brain.store.neo4j.records import (
     KIND_OF_LABEL,
     agent_from,
@@ -72,7 +73,7 @@ from brain.store.neo4j.records import (
     problems_from,
 )
 from brain.store.neo4j.search import Neo4jSearch, put_vectors
-from brain.store.neo4j.shared import Neo4jShared
+from brain.store.neo4j.sharing.database import Neo4jShared
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
 from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
 
@@ -86,16 +87,16 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
-    that database, and BrainWorkspace and BrainChange (brain/store/neo4j/shared.py):
+    that database, and BrainWorkspace and BrainChange (brain/store/neo4j/sharing/database.py):
     `clear()` deletes them and nothing else. A full ingest does not clear: it writes the
-    difference (brain/store/neo4j/revs.py).
+    difference (brain/store/neo4j/sharing/revs.py).
     """
 
     limits = Limits()
     commit_retries = 3
     clear_rows = 10_000
     # Seconds the replaced generation stays after a switch: a read may begin on it up to
-    # LIVE_TTL later (brain/store/neo4j/live.py), and runs in well under a second.
+    # LIVE_TTL later (brain/store/neo4j/generations/live.py), and runs in well under a second.
     switch_grace = 1.0 + LIVE_TTL
 
     def __init__(
@@ -106,7 +107,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         self.uri = uri or "the configured URI"
         self.read_only = read_only
         self.transactions = 0  # write transactions committed, for benchmarks and tests
-        self.rebuilds = 0  # generations switched in (brain/store/neo4j/generation.py)
+        self.rebuilds = 0  # generations switched in (brain/store/neo4j/generations/staged.py)
         self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
         self._live = LiveSet()
@@ -128,7 +129,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
 
         A `read_only` store (a replica) writes nothing, not even the schema: the writer made it.
         `atomic_rows`, `lease_seconds`: the operator's `[store] neo4j_atomic_rows` (a smaller
-        server heap) and `neo4j_lease_seconds` (None: the environment's, brain/store/neo4j/lease.py).
+        server heap) and `neo4j_lease_seconds` (None: the environment's, brain/store/neo4j/sharing/lease.py).
         Raises StoreUnavailable with one line a user can act on.
         """
         database = database or DEFAULT_DATABASE
@@ -273,7 +274,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
             varies = generation.varies(query)
             live = generation.STAGED_PREFIX if varies and self.staged_reads else None
             if varies and not self.staged_reads:  # (a query on no documented label runs as it is)
-                seen = self._live.fresh()  # brain/store/neo4j/live.py
+                seen = self._live.fresh()  # brain/store/neo4j/generations/live.py
                 if seen is None:
                     return self._live.read(self._driver, self.database, query, params)
                 live = seen[1]
@@ -469,7 +470,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
 
 
 class StagedNeo4jStore(Neo4jStore):
-    """The generation a first sync writes in parts (brain/store/neo4j/rebuild.py): reads and
+    """The generation a first sync writes in parts (brain/store/neo4j/generations/rebuild.py): reads and
     writes on the set of labels that is not live, so no reader sees it until the switch."""
 
     staged_reads = True

@@ -21,8 +21,8 @@ from neo4j import ManagedTransaction, Result
 
 from brain.model import SHARED_SCOPE, Kind, Link, MemoryNode, is_note_id
 from brain.store.base import BodySource, WriteBatch
-from brain.store.neo4j import cypher, generation
-from brain.store.neo4j.lease import fence
+from brain.store.neo4j import cypher
+from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.records import (
     agent_props,
     entity_props,
@@ -31,8 +31,9 @@ from brain.store.neo4j.records import (
     memory_owner_id,
     memory_props,
 )
-from brain.store.neo4j.revs import REV, memory_rev, node_rev
-from brain.store.neo4j.shared import LOG_CHANGES, MARK_GRAPH
+from brain.store.neo4j.sharing.database import LOG_CHANGES, MARK_GRAPH
+from brain.store.neo4j.sharing.lease import fence
+from brain.store.neo4j.sharing.revs import REV, memory_rev, node_rev
 
 T = TypeVar("T")
 
@@ -53,11 +54,11 @@ UPSERT, RELINK, DROP, CREATE, DELETE = range(5)
 class Transaction:
     statements: list[Statement] = field(default_factory=list)
     rows: int = 0
-    fence: str = ""  # the database, if the writer's lease is checked first (brain/store/neo4j/lease.py)
+    fence: str = ""  # the database, if the writer's lease is checked first (neo4j/sharing/lease.py)
     log: dict[str, Any] | None = None  # the change-log entry committed with it (LOG_CHANGES' params)
     token: str = ""  # a rebuild's switch: the rebuild it belongs to
     logs: list[dict[str, Any]] = field(default_factory=list)  # a switch's change-log entries
-    staged: bool = False  # written onto the staged generation (brain/store/neo4j/generation.py)
+    staged: bool = False  # written onto the staged generation (brain/store/neo4j/generations/staged.py)
 
     def forget_rows(self) -> None:
         """Empty the row lists of a committed transaction (each is its own: see _chunks).
@@ -83,11 +84,11 @@ class Limits:
     transaction_rows: int = 25_000
     memory_weight: int = 4
     # A batch up to this many rows is one transaction (readers see it all at once); past it,
-    # the server's heap decides: a new generation (brain/store/neo4j/generation.py), of the
+    # the server's heap decides: a new generation (brain/store/neo4j/generations/staged.py), of the
     # whole graph (a first sync) or of a copy of the live one with the batch written on it.
     atomic_rows: int = 400_000
     # A switch that relabels and drops up to this many nodes is one transaction (every reader
-    # sees the old graph or the new); past it, pages (brain/store/neo4j/switch.py). A node
+    # sees the old graph or the new); past it, pages (brain/store/neo4j/generations/switch.py). A node
     # weighs about a note's row: atomic_rows / memory_weight.
     switch_nodes: int = 100_000
 
@@ -252,7 +253,7 @@ def _count(changed: Counter[str], result: Result) -> None:
 
 def mark_graph(tx: ManagedTransaction) -> None:
     """A new stamp with every write: a snapshot taken before it no longer matches
-    (brain/store/neo4j/shared.py, GRAPH_STAMP)."""
+    (brain/store/neo4j/sharing/database.py, GRAPH_STAMP)."""
     tx.run(MARK_GRAPH, {"graph": uuid.uuid4().hex}).consume()
 
 

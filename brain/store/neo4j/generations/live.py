@@ -1,4 +1,4 @@
-"""Which set of labels is live, as this process last looked it up (brain/store/neo4j/generation.py).
+"""Which set of labels is live, as this process last looked it up (brain/store/neo4j/generations/staged.py).
 
 A read of brain's labels must know the live set. Looking it up in the read's own
 transaction made every read two round trips, and cost a replica about a third of its read
@@ -10,7 +10,7 @@ replica that announced a switch reads the replaced set after it.
 
 A process that did neither may start a read on the replaced set up to `LIVE_TTL` after a
 switch: the writer keeps that set whole for `Neo4jStore.switch_grace`, which covers it
-(brain/store/neo4j/switch.py: a paged switch moves `BrainLive` twice).
+(brain/store/neo4j/generations/switch.py: a paged switch moves `BrainLive` twice).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction, Record
 
-from brain.store.neo4j import generation
+from brain.store.neo4j.generations import staged as generation
 
 LIVE_TTL = 0.2  # seconds
 

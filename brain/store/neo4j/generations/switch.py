@@ -3,7 +3,7 @@
 People who chose Neo4j explore the graph by hand (Browser, Bloom, their own Cypher), so the
 live graph is always under `Memory`, `Agent`, … (docs/neo4j.md, docs/cypher.md). A generation
 is written under `BrainStaged…` labels that no documented query matches, then switched in by
-relabelling (the statements: brain/store/neo4j/generation.py, `relabel_steps`):
+relabelling (the statements: brain/store/neo4j/generations/staged.py, `relabel_steps`):
 
 - up to `Limits.switch_nodes` nodes (new and old together) in one transaction: every reader,
   brain's or a hand-written query, sees the old graph or the new one;
@@ -23,9 +23,9 @@ from collections import Counter
 
 from neo4j import ManagedTransaction
 
-from brain.store.neo4j import generation
-from brain.store.neo4j.lease import fence
-from brain.store.neo4j.shared import LOG_CHANGES
+from brain.store.neo4j.generations import staged as generation
+from brain.store.neo4j.sharing.database import LOG_CHANGES
+from brain.store.neo4j.sharing.lease import fence
 from brain.store.neo4j.write import Transaction, mark_graph
 
 EVERY = 2**62  # `$limit` of a statement run whole (an atomic switch)

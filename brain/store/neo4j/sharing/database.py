@@ -2,11 +2,11 @@
 
 The database remembers whose graph it holds: one `BrainWorkspace` node (the workspace's real
 path, the host that claimed it, the change log's id and position, the writer's URL). A writer
-takes the writer lease (brain/store/neo4j/lease.py), then claims the database on its first
+takes the writer lease (brain/store/neo4j/sharing/lease.py), then claims the database on its first
 sync and refuses a database that holds another workspace's graph, unless told to replace it.
 It then writes only the difference between the files and what the database holds
-(brain/store/neo4j/revs.py), in one transaction, or, past the size of one, as a new
-generation switched in at once (brain/store/neo4j/generation.py): readers never see a
+(brain/store/neo4j/sharing/revs.py), in one transaction, or, past the size of one, as a new
+generation switched in at once (brain/store/neo4j/generations/staged.py): readers never see a
 half-written graph.
 
 Every applied batch appends one `BrainChange` node (the batch's changes as JSON, a sequence
@@ -30,10 +30,10 @@ from neo4j import ManagedTransaction, Record, Session
 from brain.model import JSONValue
 from brain.store.base import BodySource, LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.neo4j.errors import runtime_errors
-from brain.store.neo4j.generation import LABELS
-from brain.store.neo4j.lease import WRITER_ID, WriterLease
-from brain.store.neo4j.live import LiveSet
-from brain.store.neo4j.revs import difference
+from brain.store.neo4j.generations.live import LiveSet
+from brain.store.neo4j.generations.staged import LABELS
+from brain.store.neo4j.sharing.lease import WRITER_ID, WriterLease
+from brain.store.neo4j.sharing.revs import difference
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -135,7 +135,7 @@ class Neo4jShared(Committer):
     log_keep = 1_000  # batches kept in the change log
     clear_rows = 10_000
     _bodies: BodySource | None = None  # the workspace's files, for the notes sent bare
-    _live: LiveSet  # the live set of labels as last looked up (brain/store/neo4j/live.py)
+    _live: LiveSet  # the live set of labels as last looked up (brain/store/neo4j/generations/live.py)
 
     def read_bodies_from(self, source: BodySource) -> None:
         self._bodies = source
@@ -155,7 +155,7 @@ class Neo4jShared(Committer):
     ) -> None:
         raise NotImplementedError
 
-    _drop_old_generation: Callable[[], None]  # brain/store/neo4j/rebuild.py
+    _drop_old_generation: Callable[[], None]  # brain/store/neo4j/generations/rebuild.py
 
     def clear(self) -> None:
         raise NotImplementedError

@@ -5,7 +5,7 @@ A difference up to `Limits.atomic_rows` is one transaction. A bigger one (about
 the server's heap decides. Written in parts under the documented labels, readers would see a
 half-written graph. So the new generation is the whole graph written under `BrainStaged…`
 labels (`BrainStagedMemory`, …), which no documented query and no brain read matches, in as
-many transactions as it takes, and then switched in by relabelling (brain/store/neo4j/switch.py):
+many transactions as it takes, and then switched in by relabelling (brain/store/neo4j/generations/switch.py):
 afterwards the graph is under `Memory`, `Agent`, … again, as docs/neo4j.md and docs/cypher.md
 promise the people who query it by hand. Up to `Limits.switch_nodes` nodes the switch is one
 transaction; past that, pages, with brain's own reads pointed at the staged labels meanwhile
@@ -14,7 +14,7 @@ by the `BrainLive` node (its `labels`, "" the rest of the time).
 Every statement here and in brain/store/neo4j/cypher.py is written on the documented labels;
 `on(statement, live)` renders it for another set (and its own search indexes). Readers look
 `BrainLive` up in the same transaction as their query and trust the answer for a moment
-after (brain/store/neo4j/live.py), writers in each write transaction
+after (brain/store/neo4j/generations/live.py), writers in each write transaction
 (brain/store/neo4j/write.py), so a query of brain's never mixes two generations, and links
 never cross them.
 

@@ -2,7 +2,7 @@
 
 Both write a whole graph under the `BrainStaged…` labels no reader matches, in as many
 transactions as it takes, and switch it in under the documented labels: one transaction, or
-pages past `Limits.switch_nodes` (brain/store/neo4j/generation.py, switch.py). They differ
+pages past `Limits.switch_nodes` (brain/store/neo4j/generations/staged.py, switch.py). They differ
 in who holds the graph:
 
 - `_rebuild`: a difference too big for one transaction, from a caller that holds all of
@@ -26,10 +26,17 @@ from typing import Any, TypeVar
 from neo4j import Driver, ManagedTransaction, Session
 
 from brain.store.base import BodySource, WriteBatch
-from brain.store.neo4j import cypher, generation
+from brain.store.neo4j import cypher
 from brain.store.neo4j.errors import runtime_errors
-from brain.store.neo4j.shared import Committer
-from brain.store.neo4j.switch import reads_back, relabel_page, switch_at_once, switch_reads, switch_size
+from brain.store.neo4j.generations import staged as generation
+from brain.store.neo4j.generations.switch import (
+    reads_back,
+    relabel_page,
+    switch_at_once,
+    switch_reads,
+    switch_size,
+)
+from brain.store.neo4j.sharing.database import Committer
 from brain.store.neo4j.write import (
     Limits,
     Transaction,
@@ -76,7 +83,7 @@ class Neo4jGenerations(Committer):
     # ---------------------------------------------------------------- a rebuild
 
     def _rebuild(self, whole: WriteBatch, entry: dict[str, Any] | None, copy_live: bool = False) -> None:
-        """`whole` as a new generation, switched in at once (brain/store/neo4j/generation.py);
+        """`whole` as a new generation, switched in at once (brain/store/neo4j/generations/staged.py);
         `copy_live`: `whole` is a change of the live graph, written onto a copy of it."""
         started = time.perf_counter()
         with self.replaying_vectors(), runtime_errors(self.uri), self._session() as session:
@@ -113,7 +120,7 @@ class Neo4jGenerations(Committer):
 
     def _switch(self, session: Session, token: str, entries: list[dict[str, Any]]) -> None:
         """The staged generation becomes the graph under the documented labels, with the
-        change-log `entries` (brain/store/neo4j/switch.py): in one transaction up to
+        change-log `entries` (brain/store/neo4j/generations/switch.py): in one transaction up to
         `limits.switch_nodes` nodes, else brain's reads move to the staged labels first and
         the documented ones change hands page by page."""
         switch = Transaction(fence=self.describe(), token=token, logs=entries)

@@ -1,0 +1,1 @@
+"""One Neo4j database shared by several brain processes: identity, the writer's lease, revisions."""
