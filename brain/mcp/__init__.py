@@ -7,6 +7,6 @@ other front ends use: `MemoryTool` for the six commands, the store for links and
 `MemoryService.prompt` for the `## Your memory` block.
 
 Nothing is imported here, so `brain --help` does not load the MCP SDK: use
-`brain.mcp.server.BrainMcp`, `brain.mcp.http.mcp_endpoint`, `brain.mcp.stdio.run_stdio`.
-`brain serve` mounts `brain.mcp.deferred.DeferredMcp`, which imports the SDK after its start.
+`brain.mcp.server.BrainMcp`, `brain.mcp.transports.http.mcp_endpoint`, `brain.mcp.transports.stdio.run_stdio`.
+`brain serve` mounts `brain.mcp.transports.deferred.DeferredMcp`, which imports the SDK after its start.
 """

@@ -1,4 +1,4 @@
-"""The `brain mcp` subcommand's arguments (parsing only; brain.mcp.stdio does the work)."""
+"""The `brain mcp` subcommand's arguments (parsing only; brain.mcp.transports.stdio does the work)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     from brain import logs
     from brain.cli.version import startup_lines
-    from brain.mcp.stdio import cmd_mcp
+    from brain.mcp.transports.stdio import cmd_mcp
     from brain.service.options import operator_settings, workspace_root
 
     # Logs as `brain serve` writes them ([log] format and level), on stderr: stdout is the

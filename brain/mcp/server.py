@@ -24,12 +24,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from brain import __version__
 from brain.api.http.events import ChangeHub
-from brain.mcp import graph, resources
+from brain.mcp import resources
 from brain.mcp.caller import Caller
-from brain.mcp.layout_tools import call_layout_tool, layout_instructions, layout_tools
 from brain.mcp.listen import AgentListens
 from brain.mcp.notify import Notifier
-from brain.mcp.schemas import (
+from brain.mcp.tools import graph
+from brain.mcp.tools.layouts import call_layout_tool, layout_instructions, layout_tools
+from brain.mcp.tools.schemas import (
     BACKLINKS_TOOL,
     CHANGES_TOOL,
     LINKS_TOOL,
@@ -42,7 +43,7 @@ from brain.mcp.schemas import (
     memory_tool,
     search_tool,
 )
-from brain.mcp.search import SearchFunction, find_search, run_search
+from brain.mcp.tools.search import SearchFunction, find_search, run_search
 from brain.metrics import bounded
 from brain.service.brain import Brain
 from brain.tool import MemoryTool, Refusal, memory_service

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from brain.api.http.auth import TokenRegistry
-from brain.mcp import graph as mcp_graph
-from brain.mcp.graph import AgentView
+from brain.mcp.tools import graph as mcp_graph
+from brain.mcp.tools.graph import AgentView
 from brain.model import Link
 from brain.service.brain import Brain
 from brain.store.backlink_pages import LinkAfter, link_order

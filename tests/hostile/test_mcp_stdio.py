@@ -1,5 +1,5 @@
 """`brain mcp` on stdio with hostile lines: each is answered with a JSON-RPC error that says
-why, memory stays put, and the next line is served (brain/mcp/stdio_wire.py).
+why, memory stays put, and the next line is served (brain/mcp/transports/stdio_wire.py).
 
 Before: the SDK's transport read a line whole (a 200 MB line took about 800 MB), and a line
 it could not parse (nested 100,000 deep, a lone surrogate, not JSON) got no answer at all.

@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from brain.mcp import graph as mcp_graph
-from brain.mcp.graph import AgentView
+from brain.mcp.tools import graph as mcp_graph
+from brain.mcp.tools.graph import AgentView
 from brain.model import MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore

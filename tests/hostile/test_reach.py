@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from brain.api.http.auth import TokenRegistry
-from brain.mcp import graph
+from brain.mcp.tools import graph
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.store.visibility import EVERYTHING, Reach

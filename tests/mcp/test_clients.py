@@ -16,7 +16,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from brain.mcp.schemas import MEMORY_INPUT_SCHEMA
+from brain.mcp.tools.schemas import MEMORY_INPUT_SCHEMA
 from tests.mcp.conftest import Session, http_session, stdio_session
 
 Opener = Callable[[], AbstractAsyncContextManager[Session]]

@@ -1,4 +1,4 @@
-"""`/mcp` of `brain serve` loads the MCP SDK off the path to ready (brain/mcp/deferred.py):
+"""`/mcp` of `brain serve` loads the MCP SDK off the path to ready (brain/mcp/transports/deferred.py):
 not before the graph is ready, unless a request for it comes first, which is then answered
 by the real SDK as if it had been there from the start."""
 
@@ -13,8 +13,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from brain.mcp.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
-from brain.mcp.http import McpEndpoint
+from brain.mcp.transports.deferred import MCP_PATH, READY_POLL_S, DeferredMcp
+from brain.mcp.transports.http import McpEndpoint
 from brain.service.brain import Brain
 from brain.store.memory.store import MemoryStore
 from tests.api.live import GatedStore, LiveServer, live_server, wait_for

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-LATER = ("mcp", "httpx", "rich.console")  # /mcp (brain/mcp/deferred.py); consolidation; a progress bar
+LATER = ("mcp", "httpx", "rich.console")  # /mcp (mcp/transports/deferred.py); consolidation; a progress bar
 
 
 @pytest.mark.parametrize("module", LATER)

@@ -39,7 +39,7 @@ from brain.api.layout_rest import routes as layout_routes
 from brain.api.maintenance import routes as maintenance_routes
 from brain.api.rest import routes as memory_routes
 from brain.ingest.ingester import Progress, SyncResult
-from brain.mcp.deferred import DeferredMcp
+from brain.mcp.transports.deferred import DeferredMcp
 from brain.tool import memory_service
 
 GRAPHQL_PATH = "/graphql"

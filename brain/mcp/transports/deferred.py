@@ -5,7 +5,7 @@ CPU, more than any other import of `brain serve`, and only `/mcp` needs it. So t
 starts without it. Once the graph is ready and checked (the first ingest done, or the
 snapshot loaded and its rescan over: the first queries after ready do not share the GIL
 with the import), or at the first `/mcp` request if that comes sooner, a worker thread
-imports it and builds the endpoint (brain/mcp/http.py), whose session manager then runs in
+imports it and builds the endpoint (brain/mcp/transports/http.py), whose session manager then runs in
 the app's lifespan.
 A request that arrives meanwhile waits for it; one whose SDK failed to load gets a 503
 naming why. A stop while the SDK is still being imported does not wait for the import
@@ -31,7 +31,7 @@ from starlette.types import Receive, Scope, Send
 
 if TYPE_CHECKING:
     from brain.api.graphql.context import Services
-    from brain.mcp.http import McpEndpoint
+    from brain.mcp.transports.http import McpEndpoint
 
 MCP_PATH = "/mcp"
 READY_POLL_S = 0.05  # how often the lifespan looks whether the graph is ready yet
@@ -131,6 +131,6 @@ class DeferredMcp:
         return endpoint
 
     def _load(self) -> McpEndpoint:
-        from brain.mcp.http import McpEndpoint
+        from brain.mcp.transports.http import McpEndpoint
 
         return McpEndpoint(self.services)

@@ -5,7 +5,7 @@ on its stdio, so nothing else may be printed on stdout: messages go to stderr. T
 workspace is read in the background and then followed like `brain serve` follows it, so
 notes another process writes show up (and are announced) here too. A line (one message)
 is capped like an HTTP body (BRAIN_MAX_BODY_BYTES) and its nesting like HTTP's, and a line
-that is not a message is answered with a JSON-RPC error (brain/mcp/stdio_wire.py).
+that is not a message is answered with a JSON-RPC error (brain/mcp/transports/stdio_wire.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import anyio
 from brain.api.http.bodylimit import DEFAULT_MAX_BODY_BYTES
 from brain.mcp.caller import stdio_caller
 from brain.mcp.server import BrainMcp
-from brain.mcp.stdio_wire import capped_stdio
+from brain.mcp.transports.stdio_wire import capped_stdio
 from brain.service.brain import Brain
 from brain.service.watch import Watcher
 from brain.tool import Refusal, memory_service
@@ -61,7 +61,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     brain = open_brain(args)
     # The same cap as an HTTP request's body ([serve] max_body_bytes, BRAIN_MAX_BODY_BYTES):
-    # one message a line (brain/mcp/stdio_wire.py).
+    # one message a line (brain/mcp/transports/stdio_wire.py).
     max_line = brain.settings.serve.max_body_bytes
     brain.embedding = Embedding.HELPER  # a long-lived server: embed out of its process
     try:
