@@ -35,7 +35,7 @@ async function view(name: Route['view']): Promise<View> {
   let v = views[name];
   if (!v) {
     v = name === 'memory' ? new MemoryView()
-      : name === 'graph' ? new (await import('./graph')).GraphView()
+      : name === 'graph' ? new (await import('./graph/view')).GraphView()
       : new (await import('./problems')).ProblemsView();
     views[name] = v;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterLayout, clusterOf, edgeColour, fanOut, hashColour, isProblemStatus, nodeColour, nodeSize, drawableEdges, STATUS_COLOURS, typicalSpacing, type NodeAttrs } from '../src/graphmodel';
+import { clusterLayout, clusterOf, edgeColour, fanOut, hashColour, isProblemStatus, nodeColour, nodeSize, drawableEdges, STATUS_COLOURS, typicalSpacing, type NodeAttrs } from '../src/graph/model';
 
 const node = (over: Partial<NodeAttrs>): NodeAttrs => ({ kind: 'memory', label: 'x', scope: 'a', memType: null, problems: 0, memoryOff: false, ...over });
 

@@ -7,7 +7,7 @@
 // in a task of their own once the camera has rested 100 ms, so a pause in a zoom costs no
 // placement and a still frame no more than it did; their labels show once chosen.
 import type Sigma from 'sigma';
-import { chooseLabels, labelPlaces, labelPriority, TextWidths, type Box, type LabelCandidate } from './labels';
+import { chooseLabels, labelPlaces, labelPriority, TextWidths, type Box, type LabelCandidate } from '../labels';
 
 // sigma's label margins: nodes this far off the drawing may still label it.
 const X_MARGIN = 150;

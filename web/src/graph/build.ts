@@ -3,7 +3,7 @@
 // graph.ts (the view: drawing, filters, details) so each stays a size a reader can hold.
 import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
-import { clusterLayout, clusterOf, drawableEdges, fanOut, typicalSpacing, type NodeAttrs } from './graphmodel';
+import { clusterLayout, clusterOf, drawableEdges, fanOut, typicalSpacing, type NodeAttrs } from './model';
 import { importantNodes } from './overviewmodel';
 
 export type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];

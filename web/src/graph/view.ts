@@ -3,21 +3,21 @@
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { NodePointProgram } from 'sigma/rendering';
-import { Forbidden, gql } from './api';
-import { FindBox, type ExtraHit } from './find';
-import { LabelPlacer } from './graphlabels';
-import { clear, h } from './dom';
-import type { ChangeEvent } from './live';
-import { labelOfId, showDetails } from './graphdetails';
-import { renderLegend } from './graphlegend';
-import { groupsOf, keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './graphbuild';
-import { edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './graphmodel';
+import { Forbidden, gql } from '../api';
+import { FindBox, type ExtraHit } from '../find';
+import { LabelPlacer } from './labels';
+import { clear, h } from '../dom';
+import type { ChangeEvent } from '../live';
+import { labelOfId, showDetails } from './details';
+import { renderLegend } from './legend';
+import { groupsOf, keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './build';
+import { edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './model';
 import { COARSE_NODES } from './layoutrun';
 import { LayoutDriver, type Settled } from './overviewlayout';
 import { communityColours, degreeSize, edgeAlpha, withAlpha, type CommunityLegend } from './overviewmodel';
-import { routeHash, type Route } from './logic';
-import * as ops from './ops';
-import type { View } from './view';
+import { routeHash, type Route } from '../logic';
+import * as ops from '../ops';
+import type { View } from '../view';
 
 
 const FORCED_UNRESOLVED_LABELS = 40;

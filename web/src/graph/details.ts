@@ -1,9 +1,9 @@
 // The graph view's details panel: a node's name, place, problems, links and backlinks, with
 // buttons that select a linked node, expand this one or focus on it.
-import { gql } from './api';
-import { clear, h } from './dom';
-import { noteOfId, problemPlace, routeHash, type Problem } from './logic';
-import * as ops from './ops';
+import { gql } from '../api';
+import { clear, h } from '../dom';
+import { noteOfId, problemPlace, routeHash, type Problem } from '../logic';
+import * as ops from '../ops';
 
 export type LinkInfo = { text: string; line: number; column: number; status: string; targetId: string; source: { id: string; path: string }; target: { __typename: string; id?: string } };
 export type Details = { __typename: string; id: string; name?: string; scope?: string; path?: string | null; agentPath?: string | null; entityPath?: string | null; description?: string; type?: string | null; size?: number; age?: number;

@@ -5,7 +5,7 @@
 import Graph from 'graphology';
 import louvain from 'graphology-communities-louvain';
 import iterate from 'graphology-layout-forceatlas2/iterate.js';
-import { clusterLayout } from './graphmodel';
+import { clusterLayout } from './model';
 import { Convergence, movement } from './overviewmodel';
 
 const PPN = 10;  // ForceAtlas2's matrices: 10 numbers per node, 3 per edge (graphology-layout-forceatlas2/iterate.js)

@@ -1,7 +1,7 @@
 // The legend under the drawing: what the colours mean. Colouring by community names the
 // largest communities after their best-connected member (and how many they hold); the link
 // colours show when problem links are drawn.
-import { h, clear } from './dom';
+import { h, clear } from '../dom';
 import { SMALL_COMMUNITY, type CommunityLegend } from './overviewmodel';
 
 /** Entries the legend lists at most; the rest are counted. */
