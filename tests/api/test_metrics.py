@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -23,6 +24,7 @@ from brain.api.http.metrics import OPERATIONS, operation_label
 from brain.config.operator import load_settings
 from brain.search.service import Embedding
 from brain.store.base import GraphStore
+from tests.api.client import ws_session
 from tests.api.conftest import ServerFactory
 from tests.api.live import LiveServer, wait_for
 from tests.api.metrics_client import moved, scrape, series, value
@@ -141,6 +143,43 @@ async def test_every_dashboard_expression_names_metrics_brain_exports(
               "brain_subscriptions", "brain_memory_writes_total", "brain_memory_refusals_total",
               "brain_history_bytes", "brain_embedding_queue_length", "brain_process_resident_memory_bytes")
     assert [g for g in groups if not any(n.startswith(g) for n in named)] == []
+
+
+async def test_operations_over_the_websocket_are_counted_too(
+    serve: ServerFactory, workspace: Path, tokens: TokenRegistry
+) -> None:
+    """A query, a refused query and a subscription over graphql-transport-ws move the same
+    series as over HTTP; the subscription has no duration (its life is the client's)."""
+    live = serve(workspace, watch=False, tokens=tokens)
+    before = await anyio.to_thread.run_sync(scrape, live.base, ADMIN)
+    memory = (ROOT / "graphql" / "memory.graphql").read_text(encoding="utf-8")
+    changed = (ROOT / "graphql" / "graph-changed.graphql").read_text(encoding="utf-8")
+    async with ws_session(live.ws, connection_params={"Authorization": f"Bearer {ADMIN}"}) as ws:
+        asked = await ws.subscribe(memory, {"scope": "shared", "name": "glossary"})
+        assert "errors" not in await asked.payload()
+        refused = await ws.subscribe("query Problems { noSuchField }")
+        assert (await refused.next())["type"] == "error"
+        events = await ws.subscribe(changed)
+        await wait_for_async(lambda: value(scrape(live.base, ADMIN), "brain_subscriptions") >= 1,
+                             "the subscription to be live")
+        await events.complete()
+        counted = series("brain_graphql_operations_total", operation="GraphChanged", outcome="ok")
+        await wait_for_async(lambda: moved(before, scrape(live.base, ADMIN), "_total").get(counted) == 1,
+                             "the ended subscription to be counted")
+    after = await anyio.to_thread.run_sync(scrape, live.base, ADMIN)
+    graphql = {k: v for k, v in moved(before, after, "_total", "_count").items() if "graphql" in k[0]}
+    assert graphql == {
+        series("brain_graphql_operations_total", operation="Memory", outcome="ok"): 1,
+        series("brain_graphql_operation_duration_seconds_count", operation="Memory"): 1,
+        series("brain_graphql_operations_total", operation="Problems", outcome="error"): 1,
+        series("brain_graphql_operation_duration_seconds_count", operation="Problems"): 1,
+        counted: 1,
+    }
+
+
+async def wait_for_async(condition: Callable[[], bool], what: str, seconds: float = 20.0) -> None:
+    """`wait_for` off the event loop, whose server the condition scrapes."""
+    await anyio.to_thread.run_sync(lambda: wait_for(condition, what, seconds))
 
 
 def test_metrics_are_the_admins_when_tokens_are_on(

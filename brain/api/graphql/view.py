@@ -37,6 +37,7 @@ from strawberry.types.unset import UnsetType
 from brain.api.graphql.context import Context, Services
 from brain.api.graphql.errors import NO_QUERY, clip, clip_logged_errors, operation_error_message
 from brain.api.graphql.loaders import Loaders
+from brain.api.graphql.ws_counting import CountingTransportWS
 from brain.api.http import jsonbody
 from brain.api.http.auth import Principal
 from brain.api.http.metrics import operation_label
@@ -56,6 +57,8 @@ WRONG_WS_TOKEN = "the token in connection_init is not valid: check BRAIN_TOKEN o
 
 
 class BrainGraphQL(GraphQL[Context, None]):
+    graphql_transport_ws_handler_class = CountingTransportWS
+
     def __init__(self, schema: BaseSchema, services: Services) -> None:
         super().__init__(
             schema,
