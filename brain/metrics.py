@@ -56,8 +56,8 @@ class Metrics:
             "brain_http_request_duration_seconds", "Time to answer an HTTP request, by route template.",
             ["route", "method"], buckets=LATENCY_BUCKETS, registry=r)
         self.graphql_operations = Counter(
-            "brain_graphql_operations", "GraphQL operations over HTTP and the WebSocket, by operation name (one of "
-            "graphql/*.graphql, else `other`) and outcome (ok, error).",
+            "brain_graphql_operations", "GraphQL operations over HTTP and the WebSocket, by operation "
+            "name (one of graphql/*.graphql, else `other`) and outcome (ok, error).",
             ["operation", "outcome"], registry=r)
         self.graphql_seconds = Histogram(
             "brain_graphql_operation_duration_seconds", "Time to execute a GraphQL operation.",

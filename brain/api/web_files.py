@@ -6,5 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# BRAIN_WEB_DIST serves another build of the UI (e.g. one made elsewhere).
-WEB_DIST = Path(os.environ.get("BRAIN_WEB_DIST") or Path(__file__).with_name("web_dist"))
+#: The build installed with brain (the wheel's package data; `make web` in the repository).
+INSTALLED = Path(__file__).with_name("web_dist")
+
+
+def web_dist() -> Path:
+    """The UI's built files: `[serve] web_dist` (BRAIN_WEB_DIST, e.g. a build made elsewhere),
+    else the installed one. Read when asked, so the operator's file reaches it too."""
+    return Path(os.environ.get("BRAIN_WEB_DIST") or INSTALLED)

@@ -29,11 +29,12 @@ def _dist_version(name: str) -> str:
 
 
 def web_ui() -> str:
-    from brain.api.web_files import WEB_DIST
+    from brain.api.web_files import web_dist
 
-    if (WEB_DIST / "index.html").is_file():
-        return f"present ({WEB_DIST})"
-    return f"absent: no {WEB_DIST / 'index.html'} (the released wheel has it; in the repository: make web)"
+    dist = web_dist()
+    if (dist / "index.html").is_file():
+        return f"present ({dist})"
+    return f"absent: no {dist / 'index.html'} (the released wheel has it; in the repository: make web)"
 
 
 def native_scanners() -> str:

@@ -38,7 +38,7 @@ import logging
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -49,18 +49,23 @@ from brain.config.messages import ConfigError, did_you_mean, where
 from brain.config.sections import (
     ENV_NAMES,
     OWN_VARIABLE,
+    PROCESS_KEYS,
     SECTIONS,
+    CacheConfig,
     ConsolidateConfig,
     HistoryConfig,
+    IngestConfig,
     LogConfig,
     MaintainConfig,
+    SearchConfig,
     ServeConfig,
     StoreConfig,
 )
 
 __all__ = [
-    "ENV_NAMES", "OWN_VARIABLE", "SECTIONS", "ConsolidateConfig", "HistoryConfig", "LogConfig",
-    "MaintainConfig", "OperatorSettings", "ServeConfig", "SettingsError", "StoreConfig", "load_settings",
+    "ENV_NAMES", "OWN_VARIABLE", "SECTIONS", "CacheConfig", "ConsolidateConfig", "HistoryConfig",
+    "IngestConfig", "LogConfig", "MaintainConfig", "OperatorSettings", "SearchConfig", "ServeConfig",
+    "SettingsError", "StoreConfig", "export_settings", "load_settings",
 ]
 
 log = logging.getLogger(__name__)
@@ -110,6 +115,9 @@ class OperatorSettings:
     serve: ServeConfig = field(default_factory=ServeConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     budgets: Budgets = field(default_factory=Budgets)
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    cache: CacheConfig = field(default_factory=CacheConfig)
     log: LogConfig = field(default_factory=LogConfig)
     path: Path | None = None  # the operator's file, None when there is none
     sources: Mapping[str, str] = field(default_factory=dict)  # "consolidate.url" -> where set
@@ -164,6 +172,20 @@ def load_settings(
             "give themselves an admin token: keep it outside"
         )
     return OperatorSettings(**built, path=path, sources=sources)
+
+
+def export_settings(settings: OperatorSettings, environ: MutableMapping[str, str]) -> None:
+    """Set the variables of the settings read where they are used (`PROCESS_KEYS`: the cache
+    folder, the parse helpers, the UI's files, semantic search, the history file) from the
+    effective settings, so a value from the file or a flag reaches those readers and the
+    helpers this process starts. Defaults are left unset."""
+    for section, key in PROCESS_KEYS:
+        if settings.source(section, key) != "default":
+            environ[env_name(section, key)] = _plain(getattr(getattr(settings, section), key))
+
+
+def _plain(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _inside(path: Path, workspace: Path) -> bool:

@@ -68,15 +68,25 @@ class ConsolidateConfig:
         return out
 
 
+def absolute_or_empty(value: str) -> bool:
+    """A folder or file setting: unset, or absolute (a service's working folder is not the
+    operator's, so a relative path would name another place under systemd than in a shell)."""
+    return not value or value.startswith("/")
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryConfig:
-    """How long the history keeps each write's content (brain/tool/history/retention.py)."""
+    """How long the history keeps each write's content (brain/tool/history/retention.py), and
+    where the history lives when not in the workspace's `.brain/history.jsonl`."""
 
     keep_versions: int = 50
     keep_days: int = 90
+    file: str = ""
 
     def check(self) -> list[tuple[str, str]]:
         out = []
+        if not absolute_or_empty(self.file):
+            out.append(("file", "must be an absolute path, e.g. /var/lib/brain/history.jsonl"))
         if not 1 <= self.keep_versions <= 1_000_000:
             out.append(("keep_versions", "must be from 1 to 1000000"))
         if not 0 <= self.keep_days <= 100_000:
@@ -100,6 +110,7 @@ class ServeConfig:
     # Origins of cross-origin dashboards (CORS, WebSocket Origin), or "*".
     allowed_origins: tuple[str, ...] = ()
     metrics: bool = True  # GET /metrics (Prometheus), the admin token only: docs/metrics.md
+    web_dist: str = ""  # the web UI's built files; empty: the ones installed with brain
 
     def check(self) -> list[tuple[str, str]]:
         out = []
@@ -111,6 +122,8 @@ class ServeConfig:
             out.append(("rescan_seconds", "must be a number of seconds above 0, e.g. 30"))
         if not 0 < self.replica_poll_seconds <= 60:
             out.append(("replica_poll_seconds", "must be a number of seconds above 0, at most 60, e.g. 0.1"))
+        if not absolute_or_empty(self.web_dist):
+            out.append(("web_dist", "must be an absolute path to a built web UI (web/build.sh)"))
         return out
 
 
@@ -147,6 +160,44 @@ class StoreConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class IngestConfig:
+    """How the workspace is read: the parse helpers (processes) that read notes in parallel."""
+
+    workers: int = 0  # 0: one per core, at most 8
+
+    def check(self) -> list[tuple[str, str]]:
+        if not 0 <= self.workers <= 64:
+            return [("workers", "must be from 0 (one per core, at most 8) to 64")]
+        return []
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """Search by meaning: on where the `semantic` extra is installed, unless turned off here."""
+
+    semantic: bool = True
+
+    def check(self) -> list[tuple[str, str]]:
+        return []
+
+
+@dataclass(frozen=True, slots=True)
+class CacheConfig:
+    """brain's cache: startup snapshots and the embeddings' vectors (rebuilt when missing).
+    Empty: $XDG_CACHE_HOME/brain, else ~/.cache/brain; snapshots in its `snapshots/`."""
+
+    dir: str = ""
+    snapshot_dir: str = ""
+
+    def check(self) -> list[tuple[str, str]]:
+        out = []
+        for key in ("dir", "snapshot_dir"):
+            if not absolute_or_empty(getattr(self, key)):
+                out.append((key, "must be an absolute path, e.g. /var/cache/brain"))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class LogConfig:
     """How `brain serve` logs: today's text lines, or one JSON object a line for collectors."""
 
@@ -172,16 +223,26 @@ SECTIONS: dict[str, type[Any]] = {
     "serve": ServeConfig,
     "store": StoreConfig,
     "budgets": Budgets,
+    "ingest": IngestConfig,
+    "search": SearchConfig,
+    "cache": CacheConfig,
     "log": LogConfig,
 }
 #: The variables older than this module keep their names; the rest are BRAIN_<SECTION>_<KEY>.
+#: Settings read where they are used, in this process and in the parse helpers it starts, from
+#: these variables: `export_settings` sets them from the effective settings.
+PROCESS_KEYS = (("serve", "web_dist"), ("history", "file"), ("ingest", "workers"), ("search", "semantic"),
+                ("cache", "dir"), ("cache", "snapshot_dir"))
 ENV_NAMES = {
     ("serve", "host"): "BRAIN_HOST", ("serve", "port"): "BRAIN_PORT",
     ("serve", "tokens_file"): "BRAIN_TOKENS_FILE", ("serve", "max_body_bytes"): "BRAIN_MAX_BODY_BYTES",
     ("serve", "rescan_seconds"): "BRAIN_RESCAN_SECONDS",
     ("serve", "replica_poll_seconds"): "BRAIN_REPLICA_POLL_SECONDS",
     ("serve", "allowed_hosts"): "BRAIN_ALLOWED_HOSTS", ("serve", "allowed_origins"): "BRAIN_ALLOWED_ORIGINS",
-    ("serve", "metrics"): "BRAIN_METRICS",
+    ("serve", "metrics"): "BRAIN_METRICS", ("serve", "web_dist"): "BRAIN_WEB_DIST",
+    ("history", "file"): "BRAIN_MEMORY_HISTORY", ("ingest", "workers"): "BRAIN_INGEST_WORKERS",
+    ("search", "semantic"): "BRAIN_SEMANTIC",
+    ("cache", "dir"): "BRAIN_CACHE_DIR", ("cache", "snapshot_dir"): "BRAIN_SNAPSHOT_DIR",
     ("store", "kind"): "BRAIN_STORE", ("store", "neo4j_uri"): "NEO4J_URI",
     ("store", "neo4j_user"): "NEO4J_USER", ("store", "neo4j_database"): "NEO4J_DATABASE",
     ("store", "neo4j_atomic_rows"): "BRAIN_NEO4J_ATOMIC_ROWS",

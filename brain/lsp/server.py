@@ -7,7 +7,6 @@ methods; everything they compute lives in the other modules of this package.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -70,11 +69,34 @@ def main(argv: list[str]) -> int:
     return run_server(parser.parse_args(argv))
 
 
+def start_logging() -> bool:
+    """Log as the operator's `[log]` says (BRAIN_CONFIG, BRAIN_LOG_FORMAT, BRAIN_LOG_LEVEL), on
+    stderr: the editor's log (VS Code: the `brain` output channel); stdout is the protocol.
+    An editor's server is quieter than `brain serve`: warnings unless a level is set, and
+    BRAIN_LSP_LOG (or the older BRAIN_LOG) sets the language server's own. False (said in one
+    line) if the operator's settings are invalid: the editor shows that line and the stop."""
+    from brain import logs
+    from brain.config.operator import SettingsError, export_settings, load_settings
+    from brain.config.sections import LOG_LEVELS
+
+    try:
+        settings = load_settings(os.environ)
+    except SettingsError as exc:
+        print(f"brain lsp: {exc}", file=sys.stderr)
+        return False
+    export_settings(settings, os.environ)
+    level = settings.log.level if settings.source("log", "level") != "default" else "warning"
+    level = (os.environ.get("BRAIN_LSP_LOG") or os.environ.get("BRAIN_LOG") or level).lower()
+    logs.setup(settings.log.format, level if level in LOG_LEVELS else "warning", prefix="brain lsp")
+    return True
+
+
 def run_server(args: argparse.Namespace) -> int:
-    # stderr is the editor's log (VS Code: the `brain` output channel); stdout is the protocol.
-    level = (os.environ.get("BRAIN_LSP_LOG") or os.environ.get("BRAIN_LOG") or "WARNING").upper()
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Before brain's modules define their dataclasses (the settings' too): their generated
+    # methods come compiled.
+    compiled = install_code_cache(generators=False) if not getattr(args, "tcp", None) else None
+    if not start_logging():
+        return 2
     # The indexing worker is CPU-bound Python; hand the GIL back to the request loop after 1 ms
     # instead of the default 5, so a keystroke's completion never queues behind the re-parse
     # that the same keystroke started.
@@ -86,8 +108,6 @@ def run_server(args: argparse.Namespace) -> int:
         host, port = parse_tcp(tcp)
         server.start_tcp(host, port)
         return 0
-    # Before brain's modules define their dataclasses: their generated methods come compiled.
-    compiled = install_code_cache(generators=False)
     # Before the imports (no thread exists yet): the client's `initialize` names the folders,
     # and a child walks them on the other core meanwhile (brain/lsp/startup/prewalk.py).
     from brain.lsp.startup import prewalk

@@ -63,10 +63,14 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         help="replace the graph of another workspace that the Neo4j database holds (else refused)",
     )
     add_cache_option(parser)
+    add_config_option(parser)  # a command with a store reads the operator's settings
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
-    """`--config FILE`: the operator's settings (brain/config/operator.py), outside the workspace."""
+    """`--config FILE`: the operator's settings (brain/config/operator.py), outside the workspace;
+    `--set` and the log flags beside it. Once per parser, however many option groups ask."""
+    if "--config" in parser._option_string_actions:
+        return
     parser.add_argument(
         "--config", type=Path, metavar="FILE",
         help="the operator's settings (TOML: address, store, model endpoint, schedule, budgets, "
@@ -135,7 +139,7 @@ def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSe
     """The operator's settings of this command line: its --config (else BRAIN_CONFIG), the
     environment, and the flags that set one (exit 2 naming the key and where it was set)."""
     from brain import budgets
-    from brain.config.operator import SettingsError, load_settings
+    from brain.config.operator import SettingsError, export_settings, load_settings
 
     flags: dict[str, tuple[object, str]] = {}
     for dotted, flag, name in SETTING_FLAGS:
@@ -151,6 +155,7 @@ def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSe
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
     budgets.install(settings.budgets)  # the parser's note budget: this command's, not the loader's
+    export_settings(settings, os.environ)  # read where used, and by the parse helpers it starts
     return settings
 
 

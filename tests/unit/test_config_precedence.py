@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -36,6 +39,15 @@ KEYS = [
         (("--log-format", "json"), "json")),
     Key("history.keep_days", 90, ("[history]\nkeep_days = 7\n", 7), ("BRAIN_HISTORY_KEEP_DAYS", "8", 8),
         (("--set", "history.keep_days=9"), 9)),
+    # Settings read where they are used (brain/config/sections.py PROCESS_KEYS), by their
+    # long-standing variables.
+    Key("ingest.workers", 0, ("[ingest]\nworkers = 3\n", 3), ("BRAIN_INGEST_WORKERS", "4", 4),
+        (("--set", "ingest.workers=5"), 5)),
+    Key("search.semantic", True, ("[search]\nsemantic = false\n", False), ("BRAIN_SEMANTIC", "off", False),
+        (("--set", "search.semantic=on"), True)),
+    Key("cache.dir", "", ('[cache]\ndir = "/srv/file-cache"\n', "/srv/file-cache"),
+        ("BRAIN_CACHE_DIR", "/srv/env-cache", "/srv/env-cache"),
+        (("--set", "cache.dir=/srv/flag-cache"), "/srv/flag-cache")),
 ]
 LAYERS = ("file", "env", "flag")
 COMBINATIONS = [c for n in range(4) for c in itertools.combinations(LAYERS, n)]
@@ -47,8 +59,9 @@ def test_the_highest_layer_set_wins_and_is_named(
     key: Key, layers: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for other in KEYS:  # nothing of the machine's own environment leaks into the table
-        monkeypatch.delenv(other.env[0], raising=False)
+    for other in KEYS:  # nothing of the machine's own environment leaks into the table, and
+        # what the command exports for its parse helpers is undone after (an empty one is unset)
+        monkeypatch.setenv(other.env[0], "")
     monkeypatch.delenv("BRAIN_CONFIG", raising=False)
     words = ["config", "show", "--format", "json"]
     expected, source = key.default, "default"
@@ -71,3 +84,38 @@ def test_the_highest_layer_set_wins_and_is_named(
     row = next(r for r in shown["settings"] if r["key"] == key.dotted)
     assert row["value"] == json.dumps(expected), row
     assert row["source"] == source, row
+
+
+def test_a_setting_read_where_it_is_used_reaches_it_from_the_file(tmp_path: Path) -> None:
+    """[cache] dir in the operator's file moves the startup snapshot (read by brain/snapshot
+    through BRAIN_CACHE_DIR, which the command sets from its effective settings)."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory" / "shared").mkdir(parents=True)
+    (workspace / "memory" / "shared" / "a.md").write_text("---\ndescription: A\n---\nText.\n")
+    cache, home = tmp_path / "operator-cache", tmp_path / "home"
+    ops = tmp_path / "ops.toml"
+    ops.write_text(f'[cache]\ndir = "{cache}"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("BRAIN_CACHE_DIR", "BRAIN_SNAPSHOT_DIR")}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+    done = subprocess.run([sys.executable, "-m", "brain", "ingest", str(workspace), "--config", str(ops)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert list((cache / "snapshots").glob("*.snapshot")), done.stderr
+    assert not (home / ".cache" / "brain").exists()
+
+
+@pytest.mark.parametrize("setting", ['[cache]\ndir = "cache"', '[history]\nfile = "h.jsonl"',
+                                     '[serve]\nweb_dist = "web/dist"'])
+def test_a_relative_path_is_refused_naming_the_line(
+    setting: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("BRAIN_CACHE_DIR", "BRAIN_MEMORY_HISTORY", "BRAIN_WEB_DIST"):  # they beat the file
+        monkeypatch.setenv(name, "")
+    ops = tmp_path / "ops.toml"
+    ops.write_text("# ops\n" + setting + "\n")
+    assert main(["config", "show", "--config", str(ops)]) == 2
+    err = capsys.readouterr().err.strip()
+    key = setting.split("\n")[1].split(" ")[0]
+    assert err.count("\n") == 0, err
+    assert f"{ops} line 3: [" in err, err
+    assert f"] {key} must be an absolute path" in err, err

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from brain.api.web_files import WEB_DIST
+from brain.api.web_files import web_dist
 
 ASSETS = "/assets"
 SCHEMA_PATH = "/schema.graphql"
@@ -82,9 +82,10 @@ def wants_html_page(scope_headers_accept: str, query_string: bytes, method: str)
 
 
 async def index(request: Request) -> Response:
-    page = WEB_DIST / "index.html"
+    dist = web_dist()
+    page = dist / "index.html"
     if not page.is_file():
-        body = NOT_BUILT % {"dist": html.escape(str(WEB_DIST)), "schema": SCHEMA_PATH}
+        body = NOT_BUILT % {"dist": html.escape(str(dist)), "schema": SCHEMA_PATH}
         return HTMLResponse(body, status_code=503, headers={**HEADERS, "Retry-After": "60"})
     return FileResponse(page, media_type="text/html; charset=utf-8",
                         headers={**HEADERS, "Cache-Control": "no-cache"})
@@ -92,7 +93,7 @@ async def index(request: Request) -> Response:
 
 async def asset(request: Request) -> Response:
     name = request.path_params["name"]
-    root = (WEB_DIST / "assets").resolve()
+    root = (web_dist() / "assets").resolve()
     target = (root / name).resolve()
     if not target.is_relative_to(root) or not target.is_file():
         return PlainTextResponse(f"no such UI file: {ASSETS}/{name}", status_code=404)
