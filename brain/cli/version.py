@@ -18,7 +18,7 @@ from brain import __version__
 if TYPE_CHECKING:
     from brain.config.operator import OperatorSettings
 
-FIX = "pip install 'brain[semantic]'"
+FIX = "pip install 'brain-memory[semantic]'"
 
 
 def _dist_version(name: str) -> str:

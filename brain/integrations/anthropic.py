@@ -14,7 +14,7 @@ that agent). Either way the model's input reaches brain's memory tool exactly as
 brain's rules apply (only `.md` notes directly in /memories or /memories/shared, no
 secrets, atomic writes, history), and a refusal comes back as a tool error (`is_error`)
 whose text names the call that would have worked. `BrainAsyncMemoryTool` is the same for
-the SDK's async client and runner. Needs the `anthropic` extra: `pip install 'brain[anthropic]'`.
+the SDK's async client and runner. Needs the `anthropic` extra: `pip install 'brain-memory[anthropic]'`.
 """
 
 from __future__ import annotations

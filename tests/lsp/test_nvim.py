@@ -95,7 +95,7 @@ def test_setup_says_once_when_no_server_is_found(tmp_path: Path) -> None:
     assert message.startswith(f"brain: no language server found for {tmp_path}"), message
     assert f"{tmp_path}/.venv/bin/brain, {tmp_path}/venv/bin/brain: not found" in message
     assert "brain on PATH: not found" in message
-    assert "python3 -m venv .venv && .venv/bin/pip install brain" in message
+    assert "python3 -m venv .venv && .venv/bin/pip install brain-memory" in message
 
 
 def check_session(seen: dict[str, Any]) -> None:

@@ -41,7 +41,15 @@ def test_model_wheel_template_takes_the_version_from_dist() -> None:
     assert "dependencies = []" in template  # data only: never torch
 
 
-def test_readme_installs_this_version() -> None:
-    # The README pins it: an unpinned `brain` resolves to another project's package on PyPI.
-    shown = set(re.findall(r"'brain\[semantic\]==([^']+)'", (ROOT / "README.md").read_text()))
-    assert shown == {__version__}
+def test_every_install_command_names_brain_memory_at_this_version() -> None:
+    # `brain` on PyPI is another project's: a `pip install brain` anywhere we tell people to run
+    # it (README, docs, the editors' "copy install command") installs that one.
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), ROOT / "lsp" / "vscode" / "README.md",
+             ROOT / "lsp" / "nvim" / "README.md", ROOT / "lsp" / "vscode" / "src" / "discovery.ts",
+             ROOT / "lsp" / "nvim" / "brain.lua"]
+    command = r"pip install (?:-[\w-]+ (?:\S+ )?)*'?([\w.-]+)(?:\[\w+\])?(?:==([\w.]+))?"
+    installs = [(p.name, m) for p in texts for m in re.findall(command, p.read_text(encoding="utf-8"))]
+    ours = [(name, pin) for name, (dist, pin) in installs if dist.startswith("brain")]
+    assert len(ours) >= 6, installs
+    assert {dist for _, (dist, _) in installs if dist.startswith("brain")} == {"brain-memory"}, ours
+    assert {pin for _, pin in ours} <= {"", __version__, "X"}, ours

@@ -136,8 +136,8 @@ function unique(items: string[]): string[] {
 /** The shell command that installs brain into the workspace's `.venv`. */
 export function installCommand(platform: string): string {
   return platform === 'win32'
-    ? 'py -m venv .venv; .venv\\Scripts\\pip install brain'
-    : 'python3 -m venv .venv && .venv/bin/pip install brain';
+    ? 'py -m venv .venv; .venv\\Scripts\\pip install brain-memory'
+    : 'python3 -m venv .venv && .venv/bin/pip install brain-memory';
 }
 
 /**

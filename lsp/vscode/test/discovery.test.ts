@@ -138,7 +138,7 @@ describe('probeOf, parseVersion, installCommand, shortTried', () => {
     assert.equal(parseVersion(''), undefined);
   });
   it('installs into the workspace .venv', () => {
-    assert.match(installCommand('linux'), /^python3 -m venv \.venv && \.venv\/bin\/pip install /);
+    assert.match(installCommand('linux'), /^python3 -m venv \.venv && \.venv\/bin\/pip install brain-memory$/);
     assert.match(installCommand('win32'), /\.venv\\Scripts\\pip install /);
   });
 });
