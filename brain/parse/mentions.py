@@ -94,6 +94,7 @@ def name_words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
 
 
+@lru_cache(maxsize=65536)  # a sweep squashes the same few thousand names' spans again and again
 def _squash(text: str) -> str:
     return SPACES_RE.sub(" ", text.strip()).casefold()
 
@@ -175,19 +176,32 @@ def find_mentions(
             after = i + n
             if len(found) >= MAX_MENTIONS * 4:
                 break
-    if not found:
-        return []
+    if not found or not _any_reported(found, index, source_id, linked):
+        return []  # e.g. only the text of its own links: no need to read the markdown
     found = _prose_only(body, found)
-    line_starts = [0, *(m.end() for m in re.finditer("\n", body))]
     out: list[Mention] = []
     for start, end, squashed in found:
-        mention = _mention(body, start, end, index.targets(squashed), source_id, linked, line_starts,
-                           body_line)
+        mention = _mention(body, start, end, index.targets(squashed), source_id, linked, body_line)
         if mention is not None:
             out.append(mention)
             if len(out) >= MAX_MENTIONS:
                 break
     return out
+
+
+def _any_reported(
+    found: list[tuple[int, int, str]], index: NameIndex, source_id: str, linked: Collection[str],
+) -> bool:
+    """Whether any match names a note `_mention` reports (not the source, not linked): most
+    matches of a sweep are the words of the note's own links, and a note with only those
+    needs no markdown parse. All matches still go to `_prose_only` when one counts, so what
+    it decides stays what it decided before."""
+    for name in {squashed for _s, _e, squashed in found}:
+        targets = index.targets(squashed=name)
+        level = min(t.level for t in targets)
+        if not any(t.id == source_id or t.id in linked for t in targets if t.level == level):
+            return True
+    return False
 
 
 def _words(body: str) -> tuple[list[str], list[int], list[int]]:
@@ -238,7 +252,7 @@ def _is_word_char(char: str) -> bool:
 
 def _mention(
     body: str, start: int, end: int, targets: tuple[MentionTarget, ...], source_id: str,
-    linked: Collection[str], line_starts: list[int], body_line: int,
+    linked: Collection[str], body_line: int,
 ) -> Mention | None:
     if not targets:
         return None
@@ -246,8 +260,8 @@ def _mention(
     deciding = sorted((t for t in targets if t.level == level), key=lambda t: t.id)
     if any(t.id == source_id or t.id in linked for t in deciding):
         return None  # the note itself, or a note it links already
-    row = bisect_right(line_starts, start) - 1
-    line, column = body_line + row, start - line_starts[row] + 1
+    # Counted in C for the few reported, not a match object for every line of every body.
+    line, column = body_line + body.count("\n", 0, start), start - body.rfind("\n", 0, start)
     text = body[start:end]
     if len(deciding) > 1:
         return Mention(line, column, text, None, None, tuple(t.id for t in deciding))
