@@ -1,11 +1,12 @@
 """Unlinked mentions and related notes: what they cost (issue 42, items 4 and 5).
 
     .venv/bin/python bench/bench_mentions.py [--sizes 10000 100000] [--stores memory neo4j]
-        [--neo4j-uri bolt://...] [--runs 2] [--sample 100]
+        [--neo4j-uri bolt://...] [--runs 5] [--sample 100] [--profiles default real]
 
 For each size and store, in a fresh process per run: a full ingest, then the mention sweep of
 the whole workspace (`brain check --mentions`, `maintain --mentions`: brain.service.mentions.
-workspace_mentions), then `related` for `--sample` notes as each note's own agent (p50/p95).
+workspace_mentions, exactly as they call it), then `related` for `--sample` notes as each
+note's own agent (p50/p95).
 Runs alternate "ingest" and "ingest + mentions" so load drifts hit both alike; the figure
 that matters is the sweep's share of an ingest (the goal: under 10%). Semantic search is off
 (BRAIN_SEMANTIC=off): `related` is then the keyword half, what every store answers; the
@@ -28,7 +29,7 @@ DRIVER = r"""
 import json, os, sys, time
 from pathlib import Path
 from brain.service.brain import Brain
-from brain.service.mentions import Names, note_mentions, related_to
+from brain.service.mentions import related_to, workspace_mentions
 from brain.store.base import MemoryFilter
 from brain.store.visibility import Reach
 
@@ -46,10 +47,8 @@ t0 = time.perf_counter(); brain.sync(); out = {"ingest_s": time.perf_counter() -
 memories = store.list_memories(MemoryFilter(), bodies=False)
 out["memories"] = len(memories)
 if mentions:
-    names = Names(store)
-    t0 = time.perf_counter(); count = 0
-    for memory in memories:
-        count += len(note_mentions(store, brain.root, memory, names=names))
+    t0 = time.perf_counter()
+    count = sum(len(found) for _memory, found in workspace_mentions(store, brain.root))
     out["mentions_s"] = time.perf_counter() - t0
     out["mentions"] = count
 if sample:
@@ -89,12 +88,13 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--stores", nargs="+", default=["memory", "neo4j"])
     parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_TEST_NEO4J_URI", ""))
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--profiles", nargs="+", default=["default", "real"], choices=["default", "real"])
     parser.add_argument("--sample", type=int, default=100)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     args = parser.parse_args()
-    for size in args.sizes:
-        root = workspace(size, args.cache)
+    for size, profile in [(s, p) for s in args.sizes for p in args.profiles]:
+        root = workspace(size, args.cache, profile=profile)
         for store in args.stores:
             if store == "neo4j" and not args.neo4j_uri:
                 print("neo4j: skipped (no --neo4j-uri / BRAIN_TEST_NEO4J_URI)")
@@ -112,10 +112,13 @@ def main() -> None:
             ingest = statistics.median(plain)
             sweep = statistics.median(s for _, s in swept)
             print(json.dumps({
-                "size": size, "store": store, "ingest_s": round(ingest, 2),
+                "size": size, "profile": profile, "store": store, "runs": args.runs,
+                "ingest_s": round(ingest, 2),
                 "mentions_sweep_s": round(sweep, 2), "sweep_share_of_ingest": round(sweep / ingest, 3),
                 "related_p50_ms": round(pct(related, 0.5), 1) if related else None,
                 "related_p95_ms": round(pct(related, 0.95), 1) if related else None,
+                "ingest_runs_s": [round(x, 2) for x in plain],
+                "sweep_runs_s": [round(s, 2) for _, s in swept],
                 "related_samples": len(related), "load": load(),
             }), flush=True)
 

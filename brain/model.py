@@ -69,6 +69,7 @@ _UNOWNED_NOTE_KINDS = (Kind.SKILL, Kind.TOOL)
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"  # advice (`brain check --mentions`): shown, never fails a check
 
 
 class LinkStatus(enum.Enum):

@@ -16,8 +16,9 @@ class CheckReport:
     problems: Sequence[Problem]
     strict: bool = False
     layout: LayoutChoice | None = None  # which layout the workspace was read as, and why
-    # `--mentions`: info lines (brain.service.mentions), never counted against the exit code.
-    info: Sequence[dict[str, object]] = ()
+    # `--mentions`: Severity.INFO problems (unlinked mentions, brain.service.mentions), shown
+    # apart and never counted against the exit code, `--strict` or not.
+    info: Sequence[Problem] = ()
 
     @property
     def errors(self) -> int:
@@ -25,7 +26,7 @@ class CheckReport:
 
     @property
     def warnings(self) -> int:
-        return len(self.problems) - self.errors
+        return sum(1 for p in self.problems if p.severity is Severity.WARNING)
 
     @property
     def exit_code(self) -> int:
@@ -48,7 +49,7 @@ class CheckReport:
         }
 
     def to_json(self) -> str:
-        extra = {"info": list(self.info)} if self.info else {}
+        extra = {"info": [info_json(p) for p in self.info]} if self.info else {}
         return json.dumps(
             {"summary": self.summary(), "problems": [problem_json(p) for p in self.problems], **extra},
             indent=2,
@@ -57,8 +58,7 @@ class CheckReport:
 
     def to_text(self) -> str:
         lines = [problem_line(p) for p in self.problems]
-        lines += [_one_line(f"{i['path']}:{i['line']}:{i['column']}: info {i['code']} {i['message']}")
-                  for i in self.info]
+        lines += [problem_line(p) for p in self.info]
         s = self.summary()
         verdict = "ok" if self.exit_code == 0 else "failed"
         lines.append(
@@ -88,6 +88,12 @@ def problem_json(p: Problem) -> dict[str, object]:
     if p.fix:
         out["fix"] = p.fix
     return out
+
+
+def info_json(p: Problem) -> dict[str, object]:
+    """An info line: a problem's fields, with `replacement` (the wikilink that links the
+    mention, None when the name is ambiguous) and `candidates` always present."""
+    return {**problem_json(p), "target": p.target, "candidates": list(p.candidates), "replacement": p.fix}
 
 
 def problem_line(p: Problem) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from brain.cli.check import CheckReport
 from brain.cli.progress import progress_bar
 from brain.config.messages import ConfigError
+from brain.model import Problem, Severity
 from brain.service.options import UsageError, open_brain, operator_settings, workspace_layout
 from brain.store.base import StoreUnavailable
 
@@ -98,20 +99,22 @@ def cmd_check(args: argparse.Namespace) -> int:
             compared.close()
 
 
-def mention_info(brain: Brain) -> list[dict[str, object]]:
-    """`brain check --mentions`: every unlinked mention, as an info line with its fix."""
+def mention_info(brain: Brain) -> list[Problem]:
+    """`brain check --mentions`: every unlinked mention, at Severity.INFO with the wikilink
+    that links it as its fix (none for an ambiguous name)."""
     from brain.service.mentions import workspace_mentions
 
-    out: list[dict[str, object]] = []
+    out: list[Problem] = []
     for memory, found in workspace_mentions(brain.store, brain.root):
         for m in found:
-            fix = (f"write {m.replacement}" if m.replacement else
-                   "ambiguous: link one of " + ", ".join(m.candidates) + " explicitly")
-            out.append({
-                "severity": "info", "code": "unlinked-mention", "path": memory.path, "line": m.line,
-                "column": m.column, "message": f"`{m.text}` names a note without linking it ({fix})",
-                "target": m.target, "candidates": list(m.candidates), "replacement": m.replacement,
-            })
+            what = ("names a note without linking it" if m.replacement else
+                    "names a note without linking it; ambiguous: link one of "
+                    + ", ".join(m.candidates) + " explicitly")
+            out.append(Problem(
+                "unlinked-mention", Severity.INFO, memory.path, f"`{m.text}` {what}",
+                line=m.line, column=m.column, length=len(m.text), target=m.target,
+                candidates=m.candidates, fix=m.replacement,
+            ))
     return out
 
 

@@ -20,6 +20,7 @@ from brain.store.base import GraphStore
 
 if TYPE_CHECKING:
     from brain.layouts.base import Layout
+    from brain.service.mentions import Names
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class Document:
     text: str
     version: int | None = None
     layout: Layout | None = None  # the workspace's (None: latchai)
+    # The names mentions may name, kept by the session's brain until its graph changes
+    # (brain.service.mentions.MentionCache): a code action is asked at every cursor move.
+    mention_names: Callable[[], Names] | None = None
 
     @cached_property
     def lines(self) -> list[str]:
@@ -59,6 +63,9 @@ class Context:
     now: float
     open_text: Callable[[str], str | None] = field(default=lambda rel: None)
     layout: Layout | None = None  # the workspace's (None: latchai)
+    # The names mentions may name, kept by the session's brain until its graph changes
+    # (brain.service.mentions.MentionCache): a code action is asked at every cursor move.
+    mention_names: Callable[[], Names] | None = None
 
     def uri(self, rel: str) -> str:
         uri: str | None = from_fs_path(str(self.root / rel))

@@ -35,6 +35,7 @@ from brain.lsp.watch import FileWatcher
 if TYPE_CHECKING:
     from brain.lsp.startup.codecache import CodeCache
     from brain.lsp.startup.prewalk import Prewalk
+    from brain.service.mentions import Names
 
 log = logging.getLogger("brain.lsp")
 WATCHED_GLOB = "{memory,agents,workflows,chats,work-items}/**"
@@ -175,8 +176,15 @@ class BrainLanguageServer(LanguageServer):
             return applied.text if applied is not None else None
 
         brain = session.brain
+
+        def mention_names() -> Names:
+            from brain.service.mentions import mention_cache  # only when a code action asks
+
+            return mention_cache(brain, brain.store).names(brain.changes)
+
         return Context(
-            brain.store, session.catalog, session.root, self.features, time.time(), open_text, brain.layout
+            brain.store, session.catalog, session.root, self.features, time.time(), open_text, brain.layout,
+            mention_names,
         )
 
     def versions(self, session: Session, doc: Document | None = None) -> Callable[[str], int | None]:

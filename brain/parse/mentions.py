@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
 from brain.parse.chunks import body_chunks, has_code_hint
 from brain.parse.mistune_ast import tokens as markdown_tokens
+from brain.parse.native import native
 from brain.parse.spans.math import math_ranges
 
 WORD_RE = re.compile(r"\w+")
@@ -39,9 +41,21 @@ SPACES_RE = re.compile(r"[\s_-]+")  # `deploy-checklist` is mentioned as "deploy
 WIKILINK_SPAN_RE = re.compile(r"!?\[\[[^\[\]\n]*\]\]")
 URL_RE = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+")
 MARKER_RE = re.compile("\ue008(\\d+)\ue009")
+NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 MIN_NAME_CHARS = 3  # `a`, `it`, `go`: a note named so would be "mentioned" everywhere
 MAX_MENTIONS = 200  # per note: enough to act on, a bound on what a hostile note costs
 MAX_NAME_WORDS = 12
+
+
+# The Rust twin (brain.parse.native), if the installed module has it: an older build of the
+# same ABI lacks it and is still used for the rest.
+_native_table: Callable[[list[list[str]]], object] | None = getattr(native, "MentionWords", None)
+_native_candidates: Callable[[str, str, object], list[tuple[int, int, int, int, int]]] = getattr(
+    native, "mention_candidates", lambda *_: [])
+
+
+def native_table_available() -> bool:
+    return _native_table is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +94,7 @@ def name_words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
 
 
+@lru_cache(maxsize=65536)  # a sweep squashes the same few thousand names' spans again and again
 def _squash(text: str) -> str:
     return SPACES_RE.sub(" ", text.strip()).casefold()
 
@@ -108,7 +123,12 @@ class NameIndex:
             by_words.setdefault(words, []).append(squashed)
         self._lengths = {w: sorted(n, reverse=True) for w, n in lengths.items()}
         self.first_words = frozenset(self._lengths)
-        self._by_words = by_words
+        # Each word tuple's number, and the names it holds by number: what the Rust twin
+        # answers with (a number crosses into Python cheaper than a tuple of words).
+        self._words = list(by_words)
+        self._numbers = {words: k for k, words in enumerate(self._words)}
+        self._names = [frozenset(by_words[w]) for w in self._words]
+        self._native: object = None
 
     def __len__(self) -> int:
         return len(self._targets)
@@ -116,8 +136,19 @@ class NameIndex:
     def lengths(self, word: str) -> list[int] | None:
         return self._lengths.get(word)
 
-    def named(self, words: tuple[str, ...]) -> list[str]:
-        return self._by_words.get(words, [])
+    def number(self, words: tuple[str, ...]) -> int | None:
+        return self._numbers.get(words)
+
+    def names_of(self, number: int) -> frozenset[str]:
+        return self._names[number]
+
+    def native_table(self) -> object | None:
+        """The Rust twin's copy of the words (built on first use), None without the twin."""
+        if _native_table is None:
+            return None
+        if self._native is None:
+            self._native = _native_table([list(w) for w in self._words])
+        return self._native
 
     def targets(self, squashed: str) -> tuple[MentionTarget, ...]:
         return self._targets.get(squashed, ())
@@ -131,32 +162,46 @@ def find_mentions(
     source itself and of notes it already links (`linked`: target ids) are left out."""
     if not len(index):
         return []
-    words, starts, ends = _words(body)
     found: list[tuple[int, int, str]] = []  # start, end, squashed name
     after = 0  # a match's words are not the start of another
-    for i in [k for k, w in enumerate(words) if w in index.first_words]:
+    for i, n, start, end, k in candidates(body, index):
         if i < after:
+            continue  # inside the last match, or a shorter try of a word that matched
+        span = body[start:end]
+        if "\n" in span:
             continue
-        matched = _match_at(body, words, starts, ends, i, index)
-        if matched is not None:
-            count, squashed = matched
-            found.append((starts[i], ends[i + count - 1], squashed))
-            after = i + count
+        squashed = _squash(span)
+        if squashed in index.names_of(k):
+            found.append((start, end, squashed))
+            after = i + n
             if len(found) >= MAX_MENTIONS * 4:
                 break
-    if not found:
-        return []
+    if not found or not _any_reported(found, index, source_id, linked):
+        return []  # e.g. only the text of its own links: no need to read the markdown
     found = _prose_only(body, found)
-    line_starts = [0, *(m.end() for m in re.finditer("\n", body))]
     out: list[Mention] = []
     for start, end, squashed in found:
-        mention = _mention(body, start, end, index.targets(squashed), source_id, linked, line_starts,
-                           body_line)
+        mention = _mention(body, start, end, index.targets(squashed), source_id, linked, body_line)
         if mention is not None:
             out.append(mention)
             if len(out) >= MAX_MENTIONS:
                 break
     return out
+
+
+def _any_reported(
+    found: list[tuple[int, int, str]], index: NameIndex, source_id: str, linked: Collection[str],
+) -> bool:
+    """Whether any match names a note `_mention` reports (not the source, not linked): most
+    matches of a sweep are the words of the note's own links, and a note with only those
+    needs no markdown parse. All matches still go to `_prose_only` when one counts, so what
+    it decides stays what it decided before."""
+    for name in {squashed for _s, _e, squashed in found}:
+        targets = index.targets(squashed=name)
+        level = min(t.level for t in targets)
+        if not any(t.id == source_id or t.id in linked for t in targets if t.level == level):
+            return True
+    return False
 
 
 def _words(body: str) -> tuple[list[str], list[int], list[int]]:
@@ -172,27 +217,42 @@ def _words(body: str) -> tuple[list[str], list[int], list[int]]:
     return parts[1::2], offsets[0::2][:-1], offsets[1::2]
 
 
-def _match_at(
-    body: str, words: list[str], starts: list[int], ends: list[int], i: int, index: NameIndex
-) -> tuple[int, str] | None:
-    for n in index.lengths(words[i]) or ():
-        if i + n > len(words):
-            continue
-        names = index.named(tuple(words[i : i + n]))
-        if not names:
-            continue
-        span = body[starts[i] : ends[i + n - 1]]
-        if "\n" in span:
-            continue
-        squashed = _squash(span)
-        if squashed in names:
-            return n, squashed
-    return None
+def candidates(body: str, index: NameIndex) -> list[tuple[int, int, int, int, int]]:
+    """Every (word index, word count, start, end, name number) where the body's words are a
+    name's words, in order, a word's longest first; `find_mentions` keeps the first of a word
+    whose text squashes to the name. Rust's twin (native/src/mentions.rs) where it is built:
+    Python's `\\w` on this much text was most of a workspace sweep."""
+    lowered = body.lower()
+    table = index.native_table()
+    if table is None or len(lowered) != len(body):
+        return candidates_py(body, index)
+    extra = "" if lowered.isascii() else "".join(
+        c for c in set(NON_ASCII_RE.findall(lowered)) if _is_word_char(c))
+    return _native_candidates(lowered, extra, table)
+
+
+def candidates_py(body: str, index: NameIndex) -> list[tuple[int, int, int, int, int]]:
+    """`candidates` in Python: the reference of the Rust twin, and its fallback."""
+    words, starts, ends = _words(body)
+    out: list[tuple[int, int, int, int, int]] = []
+    for i in [k for k, w in enumerate(words) if w in index.first_words]:
+        for n in index.lengths(words[i]) or ():
+            if i + n > len(words):
+                continue
+            k = index.number(tuple(words[i : i + n]))
+            if k is not None:
+                out.append((i, n, starts[i], ends[i + n - 1], k))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _is_word_char(char: str) -> bool:
+    return WORD_RE.fullmatch(char) is not None
 
 
 def _mention(
     body: str, start: int, end: int, targets: tuple[MentionTarget, ...], source_id: str,
-    linked: Collection[str], line_starts: list[int], body_line: int,
+    linked: Collection[str], body_line: int,
 ) -> Mention | None:
     if not targets:
         return None
@@ -200,8 +260,8 @@ def _mention(
     deciding = sorted((t for t in targets if t.level == level), key=lambda t: t.id)
     if any(t.id == source_id or t.id in linked for t in deciding):
         return None  # the note itself, or a note it links already
-    row = bisect_right(line_starts, start) - 1
-    line, column = body_line + row, start - line_starts[row] + 1
+    # Counted in C for the few reported, not a match object for every line of every body.
+    line, column = body_line + body.count("\n", 0, start), start - body.rfind("\n", 0, start)
     text = body[start:end]
     if len(deciding) > 1:
         return Mention(line, column, text, None, None, tuple(t.id for t in deciding))
@@ -211,9 +271,7 @@ def _mention(
 def _prose_only(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """The matches that are prose: not in a wikilink, URL or math, and (by mistune) not in
     code, HTML or a markdown link."""
-    skip = [(m.start(), m.end()) for m in WIKILINK_SPAN_RE.finditer(body)]
-    skip += [(m.start(), m.end()) for m in URL_RE.finditer(body)]
-    skip = _merged(skip + math_ranges(body))
+    skip = _merged(_line_spans(body, found) + math_ranges(body))
     starts = [s for s, _ in skip]
     kept = [f for f in found if not _inside(skip, starts, f[0], f[1])]
     if not kept or not _needs_ast(body):
@@ -237,6 +295,27 @@ def _prose_only(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
         shifted = [(s - start, e - start, n) for s, e, n in mine]
         live = _in_text(chunk, shifted)
         out += [f for index, f in enumerate(mine) if index in live]
+    return out
+
+
+def _line_spans(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """The wikilinks and URLs of the lines that hold a match: neither spans a line (their
+    patterns stop at `\\n`), so reading those lines alone finds what reading the body finds
+    there, and a sweep does not read every line twice."""
+    out: list[tuple[int, int]] = []
+    line_end = -1
+    for start, _end, _name in found:
+        if start < line_end:
+            continue  # this line was read
+        line_start = body.rfind("\n", 0, start) + 1
+        line_end = body.find("\n", start)
+        if line_end < 0:
+            line_end = len(body)
+        # Most lines have neither: a substring test (in C) spares both regular expressions.
+        if body.find("[[", line_start, line_end) >= 0:
+            out += [(m.start(), m.end()) for m in WIKILINK_SPAN_RE.finditer(body, line_start, line_end)]
+        if body.find("://", line_start, line_end) >= 0 or body.find("www.", line_start, line_end) >= 0:
+            out += [(m.start(), m.end()) for m in URL_RE.finditer(body, line_start, line_end)]
     return out
 
 

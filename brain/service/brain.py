@@ -345,7 +345,7 @@ def count_by_severity(problems: Iterable[Problem]) -> tuple[int, int]:
     for p in problems:
         if p.severity is Severity.ERROR:
             errors += 1
-        else:
+        elif p.severity is Severity.WARNING:  # info (Severity.INFO) is neither
             warnings += 1
     return errors, warnings
 

@@ -8,6 +8,7 @@ mod keywords;
 mod body;
 mod chunks;
 mod math;
+mod mentions;
 mod secrets;
 mod text;
 
@@ -21,5 +22,9 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keywords::count_block, m)?)?;
     m.add_function(wrap_pyfunction!(secrets::secret_gate, m)?)?;
     m.add_function(wrap_pyfunction!(body::scan_body, m)?)?;
+    // New in this ABI's lifetime: brain/parse/mentions.py looks for it, a module without it is
+    // still used for the rest.
+    m.add_function(wrap_pyfunction!(mentions::mention_candidates, m)?)?;
+    m.add_class::<mentions::MentionWords>()?;
     Ok(())
 }

@@ -16,7 +16,7 @@ from tests.hostile.test_mentions_related import workspace
 
 # An agent reaches a Memory through search (`memory` by path is the operator's).
 QUERY = """query($after: String) { search(query: "schedules", mode: KEYWORD) { nodes { path memory {
-  unlinkedMentions(after: $after) { line column text targetId candidates replacement cursor }
+  unlinkedMentions(after: $after) { line column text targetId candidates replacement oldStr newStr cursor }
   related(first: 3) { score terms memory { path } }
 } } } }"""
 
@@ -40,6 +40,7 @@ async def test_graphql_mentions_and_related_for_an_agent(
     assert {k: v for k, v in mention.items() if k != "cursor"} == {
         "line": 4, "column": 24, "text": "Rust Async", "targetId": "memory:alice/rust-async",
         "candidates": [], "replacement": "[[rust-async|Rust Async]]",
+        "oldStr": "Rust Async", "newStr": "[[rust-async|Rust Async]]",  # what the UI's Link writes
     }
     assert rest["data"]["search"]["nodes"][0]["memory"]["unlinkedMentions"] == []
     paths = sorted(r["memory"]["path"] for r in note["related"])

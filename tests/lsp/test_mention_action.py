@@ -49,3 +49,32 @@ async def test_link_to_a_mention(client: LanguageClient, workspace: Path) -> Non
         doc(uri), types.Range(types.Position(1, 0), types.Position(1, 0)), types.CodeActionContext([]),
     ))
     assert not [a for a in frontmatter or [] if a.title.startswith("Link to")]
+
+
+async def test_link_to_a_note_created_after_the_names_were_kept(
+    client: LanguageClient, workspace: Path,  # noqa: F811
+) -> None:
+    """The names a code action reads are kept between requests (the session brain's
+    MentionCache) and follow the graph: a note created on disk is offered once it is in."""
+    import asyncio
+
+    text = "---\ntype: user\n---\nRead the Runbook Index first.\n"
+    uri = await open_note(client, workspace, "memory/bot/reads.md", text)
+    line = types.Range(types.Position(3, 0), types.Position(3, 0))
+
+    async def titles() -> list[str]:
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(doc(uri), line, types.CodeActionContext([])))
+        found = [a for a in actions or [] if isinstance(a, types.CodeAction)]
+        return [a.title for a in found if a.title.startswith("Link")]
+
+    assert await titles() == []  # no such note yet: the names are read and kept
+    created = workspace / "memory/shared/runbook-index.md"
+    created.write_text("---\ndescription: Where the runbooks are.\n---\nlist\n", encoding="utf-8")
+    if client.profile == "visual-studio-code":  # type: ignore[attr-defined]
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(created.as_uri(), types.FileChangeType.Created)]))
+    deadline = asyncio.get_running_loop().time() + 15
+    while (found := await titles()) == [] and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.1)
+    assert found == ["Link to [[runbook-index|Runbook Index]]"]

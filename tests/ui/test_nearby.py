@@ -39,3 +39,42 @@ def test_mentions_and_related_panels(page: Any, server: BrainServer, workspace: 
     expect(row).to_contain_text(re.compile(r"· .*zebra"))  # the shared terms
     link.click()
     expect(page.get_by_role("heading", name="memory/shared/zebra-handbook.md")).to_be_visible()
+
+
+def test_link_button_applies_the_exact_str_replace(page: Any, server: BrainServer, workspace: Path) -> None:
+    """"Link" writes exactly the mention's str_replace (the rest of the file byte for byte),
+    through the editor's save path: the history keeps the write, and the mention leaves."""
+    note = workspace / "memory/shared/zebra-visit.md"
+    before = note.read_text(encoding="utf-8")
+    page.goto(f"{server.base}/#/memory/shared/zebra-visit.md")
+    mentions = page.get_by_role("region", name="Unlinked mentions")
+    expect(mentions.get_by_role("listitem")).to_have_count(1, timeout=20_000)
+    mentions.get_by_role("button", name="Link Zebra Handbook on line 4").click()
+    expect(mentions.get_by_role("listitem")).to_have_text("No unlinked mentions.", timeout=20_000)
+    after = before.replace("Read the Zebra Handbook", "Read the [[zebra-handbook|Zebra Handbook]]", 1)
+    assert after != before
+    assert note.read_text(encoding="utf-8") == after  # `zebra handbook` in code is untouched
+    editor = page.get_by_role("textbox", name="Markdown of memory/shared/zebra-visit.md")
+    expect(editor).to_contain_text("Read the [[zebra-handbook|Zebra Handbook]] before grooming")
+    expect(page.get_by_role("status").filter(has_text="Unsaved changes")).to_have_count(0)
+    page.get_by_role("button", name="History").click()
+    latest = page.get_by_role("region", name="History").get_by_role("listitem").first
+    expect(latest).to_contain_text("put by anonymous via graphql")
+    expect(latest.locator("pre.diff .add")).to_contain_text(["[[zebra-handbook|Zebra Handbook]]"])
+
+
+def test_link_button_refuses_a_note_changed_on_disk(page: Any, server: BrainServer, workspace: Path) -> None:
+    """The note changed on disk after its mentions were listed: Link writes nothing, and the
+    change on disk is kept."""
+    note = workspace / "memory/shared/zebra-visit.md"
+    page.goto(f"{server.base}/#/memory/shared/zebra-visit.md")
+    mentions = page.get_by_role("region", name="Unlinked mentions")
+    expect(mentions.get_by_role("listitem")).to_have_count(1, timeout=20_000)
+    # Whether the page reloaded the note by then (the watcher) or not, the mention's
+    # old_str no longer occurs once: refused in the page, or by the hash at the server.
+    text = note.read_text(encoding="utf-8")
+    changed = text.replace("Zebra Handbook", "Zebra Handbook (or the Zebra Handbook)")
+    note.write_text(changed, encoding="utf-8")
+    mentions.get_by_role("button", name="Link Zebra Handbook on line 4").click()
+    expect(page.get_by_text(re.compile("Not linked"))).to_be_visible(timeout=20_000)
+    assert note.read_text(encoding="utf-8") == changed

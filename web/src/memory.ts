@@ -313,7 +313,8 @@ export class MemoryView implements View {
         h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
       banner, holder,
       h('section', { 'aria-label': 'Problems of this note' }, h('h2', {}, 'Problems'), problemList),
-      nearbySection(loaded.info.path, (at) => { if (this.open) editorModule?.goToLine(this.open.editor, at); }),
+      nearbySection(loaded.info.path, (at) => { if (this.open) editorModule?.goToLine(this.open.editor, at); },
+        (oldStr, newStr) => this.linkMention(oldStr, newStr)),
       historyBox);
     const editor = createEditor(holder, loaded.text, {
       candidates: () => this.candidates(scope),
@@ -388,6 +389,43 @@ export class MemoryView implements View {
     const loaded = await this.fetchFile(o.scope, o.file);
     if (loaded && this.open === o) this.setProblems(loaded.problems);
     (this.body.querySelector('[role=status]') as HTMLElement | null)?.replaceChildren('Saved');
+  }
+
+  /** A mention's "Link": its exact str_replace (old_str once in the note, as the memory
+   *  tool's), applied to the note as opened and written as Save writes it (memoryWrite with
+   *  the opened hash, so the history keeps it and a note changed since is refused). */
+  private async linkMention(oldStr: string, newStr: string): Promise<boolean> {
+    const o = this.open;
+    if (!o) return false;
+    if (o.dirty) { toast('Not linked: save or undo your changes first.', 'error'); return false; }
+    const text = o.editor.state.doc.toString();
+    const at = text.indexOf(oldStr);
+    if (at < 0 || text.indexOf(oldStr, at + 1) >= 0) {
+      toast('Not linked: the note changed since the mention was found. Reload it.', 'error');
+      return false;
+    }
+    const content = text.slice(0, at) + newStr + text.slice(at + oldStr.length);
+    let result: WriteResult;
+    try {
+      result = (await gql<{ memoryWrite: WriteResult }>(ops.MEMORY_WRITE, { scope: o.scope, file: o.file, content, expectedHash: o.hash })).memoryWrite;
+    } catch (e) {
+      toast(`Not linked: ${(e as Error).message}`, 'error');
+      return false;
+    }
+    if (!result.ok) {
+      toast(`Not linked: ${result.refusal?.message}`, 'error');
+      if (result.refusal?.code === 'CONFLICT') void this.refreshOpen();
+      return false;
+    }
+    if (this.open !== o) return true;
+    o.editor.dispatch({ changes: { from: at, to: at + oldStr.length, insert: newStr } });
+    o.dirty = false;
+    o.hash = result.hash ?? o.hash;
+    (this.body.querySelector('[role=status]') as HTMLElement | null)?.replaceChildren('Saved');
+    toast(`Linked: ${newStr}`);
+    const loaded = await this.fetchFile(o.scope, o.file);
+    if (loaded && this.open === o) this.setProblems(loaded.problems);
+    return true;
   }
 
   /** Someone else wrote the file since it was opened: show both, lose neither. */

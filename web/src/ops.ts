@@ -84,7 +84,7 @@ export const NODE_DETAILS = `query NodeDetails($id: ID!) { node(id: $id) { __typ
 
 
 export const NOTE_NEARBY = `query NoteNearby($path: String!) { memory(path: $path) {
-  unlinkedMentions(first: 50) { line column text targetId candidates replacement }
+  unlinkedMentions(first: 50) { line column text targetId candidates replacement oldStr newStr }
   related(first: 10) { score terms memory { path scope name } } } }`;
 
 export const SEARCH = `query Search($query: String!, $first: Int!) { search(query: $query, first: $first) {

@@ -15,10 +15,11 @@ import strawberry
 from brain.api.graph.pagination import decode_cursor, encode_cursor
 from brain.api.graphql.context import Info
 from brain.api.graphql.errors import UserError
+from brain.maintain.finders.mentions import mention_edit
 from brain.model import MemoryNode
 from brain.parse.mentions import Mention
 from brain.search.related import MAX_RELATED
-from brain.service.mentions import note_mentions, related_to
+from brain.service.mentions import brain_mentions, note_text, related_to
 
 if TYPE_CHECKING:
     from brain.api.graph.nodes import Memory
@@ -34,14 +35,20 @@ class UnlinkedMention:
     replacement: str | None = strawberry.field(
         description="The wikilink that links it, keeping the text (`[[x]]` or `[[x|Text]]`)."
     )
+    old_str: str | None = strawberry.field(description=(
+        "The str_replace that links it (with `newStr`): the mention, or as many whole lines "
+        "around it as make it occur once in the note; null when ambiguous."))
+    new_str: str | None = strawberry.field(description="What `oldStr` becomes: it with the wikilink.")
     cursor: str
 
     @classmethod
-    def of(cls, m: Mention) -> UnlinkedMention:
+    def of(cls, m: Mention, text: str) -> UnlinkedMention:
+        edit = None if m.replacement is None else mention_edit(text, m)
         return cls(
             line=m.line, column=m.column, text=m.text,
             target_id=None if m.target is None else strawberry.ID(m.target),
             candidates=[strawberry.ID(c) for c in m.candidates], replacement=m.replacement,
+            old_str=None if edit is None else edit[0], new_str=None if edit is None else edit[1],
             cursor=encode_cursor("mention", json.dumps([m.line, m.column])),
         )
 
@@ -55,8 +62,8 @@ class RelatedNote:
 
 def mention_page(info: Info, record: MemoryNode, first: int, after: str | None) -> list[UnlinkedMention]:
     brain = info.context.brain
-    found = note_mentions(brain.store, brain.root, record, reach=info.context.loaders.reach,
-                          overlays=brain.ingester.overlays)
+    found = brain_mentions(brain, record, reach=info.context.loaders.reach,
+                           overlays=brain.ingester.overlays)
     if after is not None:
         try:
             line, column = json.loads(decode_cursor("mention", after))
@@ -64,7 +71,9 @@ def mention_page(info: Info, record: MemoryNode, first: int, after: str | None) 
         except (ValueError, TypeError) as exc:
             raise UserError("`after` is not a cursor of `unlinkedMentions`: pass its `cursor`") from exc
         found = [m for m in found if (m.line, m.column) > start]
-    return [UnlinkedMention.of(m) for m in found[: max(0, first)]]
+    page = found[: max(0, first)]
+    text = (note_text(brain.root, record, brain.ingester.overlays) or "") if page else ""
+    return [UnlinkedMention.of(m, text) for m in page]
 
 
 def related_page(info: Info, record: MemoryNode, first: int) -> list[RelatedNote]:

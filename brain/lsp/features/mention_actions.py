@@ -35,7 +35,8 @@ def mention_actions(
     body_lines = note.body.split("\n")[: last_line - first_body + 1]
     body = "\n".join(body_lines)
     linked = {link.target_id for link in ctx.store.links_from([source.id]).get(source.id, [])}
-    index = Names(ctx.store).index(source.scope)
+    names = ctx.mention_names() if ctx.mention_names is not None else Names(ctx.store)
+    index = names.index(source.scope)
     out: list[Action] = []
     for m in find_mentions(body, note.body_line, index, source_id=source.id, linked=linked):
         row, start = m.line - 1, m.column - 1

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from brain.maintain.findings import Finding, Proposal, vpath
 from brain.parse.mentions import Mention
-from brain.service.mentions import Names, note_mentions
+from brain.service.mentions import workspace_mentions
 from brain.tool.calls.textedit import occurrences, widen_to_unique
 
 if TYPE_CHECKING:
@@ -23,11 +23,8 @@ CODE = "unlinked-mention"
 
 
 def unlinked_mentions(snap: Snapshot) -> Iterator[Finding]:
-    names = Names(snap.brain.store)
-    for memory in snap.memories:
-        if memory.path in snap.going:
-            continue
-        found = note_mentions(snap.brain.store, snap.brain.root, memory, names=names)
+    notes = [m for m in snap.memories if m.path not in snap.going]
+    for memory, found in workspace_mentions(snap.brain.store, snap.brain.root, notes):
         seen: set[str] = set()
         text: str | None = None
         for mention in found:

@@ -181,13 +181,12 @@ def related(view: AgentView, path: object, first: object = 10) -> dict[str, Any]
     """The note's unlinked mentions (with the link that fixes each) and the notes nearest it
     that it does not link: both within the agent's reach (brain/service/mentions.py)."""
     from brain.search.related import MAX_RELATED
-    from brain.service.mentions import note_mentions, related_to
+    from brain.service.mentions import brain_mentions, related_to
 
     node = view.note(path, "memory_related")
     most = _bounded(first, "first", 1, MAX_RELATED, node, view, "memory_related")
     brain = view.brain
-    mentions = note_mentions(brain.store, brain.root, node, reach=view.reach,
-                             overlays=brain.ingester.overlays)
+    mentions = brain_mentions(brain, node, reach=view.reach, overlays=brain.ingester.overlays)
     near = related_to(brain.search, brain.root, node, reach=view.reach, first=most,
                       overlays=brain.ingester.overlays)
     ids = {i for m in mentions for i in (m.target, *m.candidates) if i} | {r.id for r in near}

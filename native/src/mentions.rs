@@ -1,0 +1,113 @@
+//! Unlinked mentions' candidates: brain/parse/mentions.py `_candidates_py`, whose Python code
+//! is the reference (tests/unit/test_native_mentions.py holds the two equal on the table and
+//! random bodies).
+//!
+//! The body is cut into words as Python's `\w+` cuts the lower-cased body, and each word that
+//! starts a name is tried with every word count of the names it starts (longest first). A
+//! try whose words are a name's words is a candidate: Python keeps the first candidate of a
+//! word whose text (separators included) squashes to the name, exactly as it did alone. So
+//! every decision that depends on Unicode (case folding, `\w` for a non-ASCII character) is
+//! Python's: the caller passes the lower-cased body and the non-ASCII characters of it that
+//! `\w` matches.
+//!
+//! Offsets given back are in characters, as Python counts them.
+
+use pyo3::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The names' words: first word -> the word counts of the names it starts (longest first),
+/// and the words of each name (NUL-joined: `\w` never matches NUL) -> its number.
+#[pyclass(frozen, module = "brain_native")]
+pub struct MentionWords {
+    lengths: FxHashMap<String, Vec<usize>>,
+    named: FxHashMap<String, usize>,
+}
+
+#[pymethods]
+impl MentionWords {
+    /// `names`: each name's words, lower-cased (`name_words`); a name's number is its place.
+    #[new]
+    fn new(names: Vec<Vec<String>>) -> Self {
+        let mut lengths: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        let mut named = FxHashMap::default();
+        for (k, words) in names.iter().enumerate() {
+            if words.is_empty() {
+                continue;
+            }
+            let counts = lengths.entry(words[0].clone()).or_default();
+            if !counts.contains(&words.len()) {
+                counts.push(words.len());
+            }
+            named.entry(words.join("\0")).or_insert(k);
+        }
+        for counts in lengths.values_mut() {
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        MentionWords { lengths, named }
+    }
+}
+
+/// `\w` on one character of the lower-cased body: ASCII by rule, the rest as Python said.
+fn is_word(c: char, extra: &FxHashSet<char>) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || c == '_'
+    } else {
+        extra.contains(&c)
+    }
+}
+
+/// The words of `lowered`: (text, first character, end character).
+fn words<'a>(lowered: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<(usize, usize)> = None; // byte, character
+    let mut cp = 0;
+    for (byte, c) in lowered.char_indices() {
+        let word = is_word(c, extra);
+        match (word, start) {
+            (true, None) => start = Some((byte, cp)),
+            (false, Some((b, s))) => {
+                out.push((&lowered[b..byte], s, cp));
+                start = None;
+            }
+            _ => {}
+        }
+        cp += 1;
+    }
+    if let Some((b, s)) = start {
+        out.push((&lowered[b..], s, cp));
+    }
+    out
+}
+
+/// Every candidate, in order: (word index, word count, first character, end character,
+/// the name's number). A word's candidates come longest first.
+#[pyfunction]
+pub fn mention_candidates(
+    lowered: &str,
+    extra_word_chars: &str,
+    table: &MentionWords,
+) -> Vec<(usize, usize, usize, usize, usize)> {
+    let extra: FxHashSet<char> = extra_word_chars.chars().collect();
+    let found = words(lowered, &extra);
+    let mut out = Vec::new();
+    let mut key = String::new();
+    for (i, (word, start, _)) in found.iter().enumerate() {
+        let Some(counts) = table.lengths.get(*word) else { continue };
+        for &n in counts {
+            if i + n > found.len() {
+                continue;
+            }
+            key.clear();
+            for (j, (w, _, _)) in found[i..i + n].iter().enumerate() {
+                if j > 0 {
+                    key.push('\0');
+                }
+                key.push_str(w);
+            }
+            if let Some(&k) = table.named.get(key.as_str()) {
+                out.push((i, n, *start, found[i + n - 1].2, k));
+            }
+        }
+    }
+    out
+}
