@@ -34,8 +34,8 @@ from brain.ingest.memory_files import build_memory, shipped  # noqa: E402
 from brain.ingest.worker import dump_results  # noqa: E402
 from brain.layouts import RuleContext, secrets  # noqa: E402
 from brain.layouts.secrets import secret_problems  # noqa: E402
+from brain.parse import body as parse  # noqa: E402
 from brain.parse import native as native_module  # noqa: E402
-from brain.parse import note as parse  # noqa: E402
 from brain.parse.note import parse_note  # noqa: E402
 
 CHUNK = 200  # a parse helper's chunk (brain/ingest/parse_helpers.py)

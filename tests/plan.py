@@ -8,7 +8,7 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   (pytest 9.2 and pytest-xdist 3.8 disagree on where a node's id lives: `_name_the_group`
   writes the group where pytest reads it.)
 - Scanners (`-m scanner`): the test modules that import the scanners with a native twin
-  (brain.parse.note, .native and .secrets.scan, brain.layouts.secrets, brain.index.postings and
+  (brain.parse.note, .body, .native and .secrets.scan, brain.layouts.secrets, brain.index.postings and
   .counting). scripts/test runs
   them again with BRAIN_NATIVE=0 (the Python twins alone); the rest of the suite reaches the
   scanners only through these same functions.
@@ -33,8 +33,9 @@ import pytest
 
 SCANNER_IMPORT = re.compile(
     r"^\s*(?:from brain\.(?:parse|parse\.secrets|layouts|index) import [^\n]*"
-    r"\b(?:native|note|secrets|scan|postings|counting)\b"
-    r"|from brain\.(?:parse\.(?:note|native|secrets\.scan)|layouts\.secrets|index\.(?:postings|counting))\b)",
+    r"\b(?:native|note|body|secrets|scan|postings|counting)\b"
+    r"|from brain\.(?:parse\.(?:note|body|native|secrets\.scan)|layouts\.secrets"
+    r"|index\.(?:postings|counting))\b)",
     re.MULTILINE,
 )
 # Set before any fixture, so a module-scoped server inherits it. The second variable says the

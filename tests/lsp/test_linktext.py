@@ -6,7 +6,7 @@ import pytest
 
 from brain.lsp.edits.linktext import explicit_target, link_parts, replace_name, replace_target
 from brain.model import Kind
-from brain.parse.note import split_link
+from brain.parse.body import split_link
 from brain.resolve import parse_target
 
 

@@ -38,6 +38,7 @@ from brain.layouts.secrets import (
     scan_secret_problems,
     secret_problems,
 )
+from brain.parse.body import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, scan_body
 from brain.parse.chunks import (
     CODE_HINT_RE,
     FENCE_LINE_RE,
@@ -48,7 +49,7 @@ from brain.parse.chunks import (
 )
 from brain.parse.frontmatter import load_frontmatter, simple_mapping, split_frontmatter
 from brain.parse.native import native
-from brain.parse.note import ATX_RE, WIKILINK_RE, _atx_lines, _line_starts, _wikilinks, decode, scan_body
+from brain.parse.note import decode
 from brain.parse.secrets.normalize import _FORMAT, _decode, base64_runs
 from brain.parse.secrets.scan import find_secret
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from brain.model import Link, LinkStatus, name_key
-from brain.parse.note import scan_body
+from brain.parse.body import scan_body
 from brain.store.memory.rows import RAW, as_link, link_row
 
 

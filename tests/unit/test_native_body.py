@@ -1,4 +1,4 @@
-"""The native body scanner (native/src/body.rs, through brain.parse.note.scan_body) gives exactly
+"""The native body scanner (native/src/body.rs, through brain.parse.body.scan_body) gives exactly
 the headings and links of the Python reading, its reference: on random bodies built from the
 pieces each of its paths reasons about, on the benchmark's notes and the examples, and on a
 table of the cases it declines or hands back to mistune."""
@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from bench.workload import generate
 from brain.model import Heading, WikiLink
-from brain.parse import note as parse
+from brain.parse import body as parse
+from brain.parse import note
 from brain.parse.native import native
-from brain.parse.note import decode, split_frontmatter
+from brain.parse.note import decode, parse_note, split_frontmatter
 
 pytestmark = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
 
@@ -122,10 +123,10 @@ def test_a_lone_surrogate_is_read_by_python() -> None:
     assert native_scan(text) == python_scan(text)
 
 
-def python_note(text: str) -> parse.ParsedNote:
+def python_note(text: str) -> note.ParsedNote:
     saved, parse.native = parse.native, None
     try:
-        return parse.parse_note(text, "memory/x/n.md")
+        return note.parse_note(text, "memory/x/n.md")
     finally:
         parse.native = saved
 
@@ -137,9 +138,9 @@ def test_a_note_parses_the_same_on_both_scanners(text: str) -> None:
     """A whole note (its headings' sources, set by brain.parse.spans.anchors.with_sources only where
     mistune read them on the native path) parses as the Python reading parses it."""
     note = f"---\ndescription: x\n---\n{text}"
-    assert parse.parse_note(note, "memory/x/n.md") == python_note(note)
+    assert parse_note(note, "memory/x/n.md") == python_note(note)
 
 
 def test_notes_of_the_corpus_parse_the_same_on_both_scanners(bodies: list[str]) -> None:
     for text in bodies:
-        assert parse.parse_note(text, "memory/x/n.md") == python_note(text)
+        assert parse_note(text, "memory/x/n.md") == python_note(text)

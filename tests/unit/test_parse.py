@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from brain.parse.note import decode, parse_note, split_link
+from brain.parse.body import split_link
+from brain.parse.note import decode, parse_note
 
 LinkRow = tuple[str, str, str | None, str | None, bool, int, int]
 

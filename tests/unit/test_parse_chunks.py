@@ -20,7 +20,7 @@ from brain.ingest.memory_files import build_memory
 from brain.ingest.parse_helpers import build_memories
 from brain.ingest.worker import dump_results, load_results
 from brain.model import Headings, WikiLink
-from brain.parse.note import scan_body
+from brain.parse.body import scan_body
 from brain.store.linking import NoteChange
 
 PIECES = [

@@ -2,7 +2,7 @@
 
 `[[memory: shared/Old Name.md#Heading|label]]`: a rename replaces `Old Name` and nothing else;
 making an ambiguous link explicit replaces `memory: shared/Old Name.md`. Offsets are code points
-within the raw text, and follow `brain.parse.note.split_link` and `brain.resolve.parse_target`
+within the raw text, and follow `brain.parse.body.split_link` and `brain.resolve.parse_target`
 exactly (the same prefixes, the same `\\|` rule). Pure.
 """
 

@@ -23,7 +23,7 @@ from brain.lsp.features.cursor import word_at
 from brain.lsp.features.graph import Lookup, NoteIdentity
 from brain.lsp.features.navigation import hit_at
 from brain.model import Kind, Link, LinkStatus, MemoryNode, WikiLink, leaf_key, note_id
-from brain.parse.note import split_link
+from brain.parse.body import split_link
 from brain.resolve import LATCHAI_LINKS, LinkRules, NameEntry
 from brain.store.base import GraphStore
 
