@@ -91,3 +91,6 @@ export const SEARCH = `query Search($query: String!, $first: Int!) { search(quer
   mode notice nodes { id path scope name snippet matched terms } } }`;
 
 export const FIND_NAME = `query FindName($text: String!) { memories(filter: { text: $text }, first: 20) { nodes { id name scope description } } }`;
+
+/** What changed between two moments (the JSON of `brain diff --format json`, time/types.ts). */
+export const CHANGES = `query Changes($since: String!, $until: String, $agent: String) { changes(since: $since, until: $until, agent: $agent) }`;
