@@ -1,0 +1,159 @@
+"""The graph at moment t, built from the graph now and the notes changed since, and cached.
+
+A moment's graph is a `Brain` of its own over an embedded store (`MomentBrain`): every query
+a front end asks of the live graph (stats, problems as `brain check` reports them, a note, its
+links and backlinks, the health and overview queries) it answers the same way, by the same
+code, so nothing about "as of" is written twice. It is built by copying a base graph that
+follows the files now, then syncing only the files the history says differed at t (read from
+the blob store, through the ingester's overlays; those absent at t are taken away). Links are
+resolved by the resolver as it is now, against the names of t, so a link to a note deleted
+since is broken again and one to a note created since is broken then, as `brain check` of
+that day's files said.
+
+The base is the live store when it is the embedded one (a copy of its tables: references to
+frozen rows, a few dict copies), else (Neo4j) an embedded graph this keeps of the same files,
+read once and then kept in step with the live brain's syncs. So both stores answer from the
+same files by the same code: the history stays in the files (docs/history.md says why that
+was chosen over validity intervals in the database).
+
+Moments are cached, a few at a time (least recently used first out): a moment's identity is
+how many records are at or before it and the live graph's change count, so two times between
+the same two records share one graph, and any change since makes a new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+from brain.ingest.ingester import Ingester
+from brain.ingest.note_bodies import DiskBodies
+from brain.service.brain import Brain, FileChanges
+from brain.store.memory.image import StoreImage
+from brain.store.memory.store import MemoryStore
+from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at
+from brain.tool.history.blobs import BlobStore
+from brain.tool.history.log import History
+from brain.workspace import FileStat
+
+log = logging.getLogger(__name__)
+
+# Moments held built: each is a copy of the graph's tables plus the notes changed since
+# (a time slider dragged back and forth asks for a handful of moments again and again).
+MOMENT_CACHE_ENTRIES = 4
+
+_EMPTY_KEYWORDS = MemoryStore().contents().keywords
+
+
+class MomentIngester(Ingester):
+    """An ingester whose named paths are the history's, not the disk's: `absent` paths are
+    gone whatever the disk holds, overlays hold the content of the others at t."""
+
+    absent: frozenset[str] = frozenset()
+    changed_at: dict[str, float] = {}  # noqa: RUF012 (set per instance before its sync)
+
+    def _stat_paths(self, paths: Iterable[str]) -> tuple[dict[str, FileStat], list[str]]:
+        stats, gone = super()._stat_paths(paths)
+        for rel in self.absent & stats.keys():
+            del stats[rel]
+            gone.append(rel)
+        for rel, data in self.overlays.items():
+            if rel in stats:  # its size then, and the time of the change that wrote it (an age)
+                when = self.changed_at.get(rel)
+                stats[rel] = FileStat(rel, len(data), -1 if when is None else int(when * 1e9))
+        return stats, gone
+
+
+class MomentBrain(Brain):
+    """The graph of one moment: a Brain whose files are the history's at `at` (read-only)."""
+
+    at: float
+    delta: Delta
+
+
+def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> MomentBrain:
+    store = MemoryStore()
+    brain = MomentBrain(base.root, store=store, layout=base.layout_choice)
+    brain.at, brain.delta = delta.at, delta
+    ingester = MomentIngester(base.root, store, base.layout, base.ingester.config)
+    ingester.today = base.ingester.today
+    brain.ingester = ingester
+    store.read_bodies_from(DiskBodies(brain.root, ingester.overlays))
+    live = base.store
+    assert isinstance(live, MemoryStore)
+    image = live.contents()
+    store.restore(StoreImage(
+        memory_ids=image.memory_ids, memories=image.memories, bodies=image.bodies, links=image.links,
+        agents=image.agents, entities=image.entities, files=image.files, keywords=_EMPTY_KEYWORDS,
+    ))
+    ingester.restore(base.ingester.state())
+    ingester.overlays.update(contents)
+    ingester.absent = frozenset(rel for rel, digest in delta.paths.items() if digest is None)
+    ingester.changed_at = delta.changed_at
+    if delta.paths:
+        ingester.sync(sorted(delta.paths))
+    return brain
+
+
+class Moments:
+    """One workspace's moments: the base graph, the history's timeline and the cache."""
+
+    def __init__(self, live: Brain, history: History, blobs: BlobStore, clock: Callable[[], float]) -> None:
+        self.live = live
+        self.history = history
+        self.blobs = blobs
+        self.clock = clock
+        self.timeline = Timeline()
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple[int, int, int], MomentBrain] = OrderedDict()
+        self._base: Brain | None = None  # the embedded copy of a live store that is not embedded
+        self._dirty: set[str] = set()
+        self._base_changes = 0
+        if not isinstance(live.store, MemoryStore):
+            live.file_listeners.append(self._on_files)
+
+    def _on_files(self, news: FileChanges) -> None:
+        with self._lock:
+            self._dirty.update(rel for rel, _, _ in news.changed)
+            self._base_changes += 1
+
+    def _base_graph(self) -> tuple[Brain, int]:
+        """The graph now, embedded; and a count that changes whenever it does."""
+        live = self.live
+        if isinstance(live.store, MemoryStore):
+            if not live.ingester.synced:
+                live.sync()
+            return live, live.changes
+        if self._base is None:
+            self._base = Brain(live.root, store=MemoryStore(), layout=live.layout_choice)
+            self._base.ingester.today = live.ingester.today
+            self._base.sync()
+            self._dirty.clear()
+        elif self._dirty:
+            dirty, self._dirty = sorted(self._dirty), set()
+            self._base.sync(dirty)
+        return self._base, self._base_changes
+
+    def at(self, moment: float) -> MomentBrain:
+        """The graph at `moment` (MomentNotKept when the history cannot show it exactly)."""
+        records = self.history.all()
+        delta = delta_at(records, self.timeline, moment, self.clock())
+        with self._lock:
+            base, generation = self._base_graph()
+            key = (delta.applied, delta.total, generation)
+            found = self._cache.get(key)
+            if found is not None:
+                self._cache.move_to_end(key)
+                return found
+            contents = contents_at(delta, self.blobs, records)
+            with base._lock:  # the base does not change while it is copied
+                built = _moment_brain(base, delta, contents)
+            self._cache[key] = built
+            while len(self._cache) > MOMENT_CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+            return built
+
+
+__all__ = ["MomentBrain", "MomentNotKept", "Moments"]
