@@ -3,14 +3,17 @@
 One server with tokens (an admin, and the agents on-call and support-triage), and a day in
 its memory, each step a second apart so that a moment between two steps separates them:
 
-    start    the example workspace, nothing recorded yet
+    step 0   an editor outside brain appends to memory/shared/glossary.md (brain never
+             saw the version before: the history begins here, and no moment before it
+             can be shown)
+    ---- moment `start` ----
     step 1   on-call creates memory/on-call/pager-rotation.md (version one; it links
              [[who-is-on-call]] and the missing [[missing-runbook]]) through REST
     ---- moment `first` ----
     step 2   support-triage changes memory/support-triage/refund-policy.md through REST
+             (linking [[customer-tiers]])
     step 3   on-call rewrites pager-rotation.md (version two) through REST
-    step 4   an editor outside brain appends to memory/shared/glossary.md
-    step 5   the admin removes memory/shared/team-calendar.md through GraphQL
+    step 4   the admin removes memory/shared/team-calendar.md through GraphQL
     ---- moment `end` ----
 
 Tests read the moments (ISO 8601 UTC, to the second) and the expected rows from `Timeline`.
@@ -115,15 +118,16 @@ def timeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Timeline]:
     tokens.write_text(json.dumps(TOKENS))
     server = BrainServer(root, env={"BRAIN_TOKENS_FILE": str(tokens)}).start()
     try:
+        before = moment()
+        with (root / GLOSSARY).open("a") as f:
+            f.write("\nPager: the phone that wakes the on-call engineer.\n")
+        wait_recorded(server, before, GLOSSARY)
         start = moment()
         put(server, ON_CALL, PAGER, PAGER_V1)
         first = moment()
         refunds = (root / REFUNDS).read_text()
         put(server, TRIAGE, REFUNDS, refunds + "\nTiers decide who answers: see [[customer-tiers]].\n")
         put(server, ON_CALL, PAGER, PAGER_V2)
-        with (root / GLOSSARY).open("a") as f:
-            f.write("\nPager: the phone that wakes the on-call engineer.\n")
-        wait_recorded(server, first, GLOSSARY)
         remove = 'mutation { memoryRemove(scope: "shared", file: "team-calendar.md") { ok } }'
         removed = graphql(server, remove)
         assert removed["memoryRemove"]["ok"], removed

@@ -7,6 +7,7 @@ import { clear, h, modal, toast } from './dom';
 import { ConsolidatePanel } from './consolidate';
 import { FindBox } from './find';
 import { nearbySection } from './nearby';
+import { openPreviousVersion, renderNoteAsOf } from './noteasof';
 import type { ChangeEvent } from './live';
 import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
@@ -277,6 +278,11 @@ export class MemoryView implements View {
   }
 
   private async openFile(scope: string, file: string, line?: number): Promise<void> {
+    if (this.route.asOf) {  // the note as it was: read-only, its own page (noteasof.ts)
+      this.closeEditor();
+      await renderNoteAsOf(this.body, { scope, file }, this.route.asOf, renderDiff);
+      return;
+    }
     if (this.open && this.open.scope === scope && this.open.file === file) {
       if (line) (await loadEditor()).goToLine(this.open.editor, line);
       if (this.route.history) void this.showHistory(this.body.querySelector<HTMLElement>('section.history')!, `memory/${scope}/${file}`);
@@ -315,6 +321,7 @@ export class MemoryView implements View {
         save,
         h('button', { type: 'button', onclick: () => void this.rename() }, 'Rename'),
         h('button', { type: 'button', onclick: () => void this.showHistory(historyBox, loaded.info.path) }, 'History'),
+        h('button', { type: 'button', title: 'See this note as it was at an earlier moment', onclick: () => void openPreviousVersion({ scope, file }) }, 'As of…'),
         h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
       banner, holder,
       h('section', { 'aria-label': 'Problems of this note' }, h('h2', {}, 'Problems'), problemList),

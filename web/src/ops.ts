@@ -94,3 +94,12 @@ export const FIND_NAME = `query FindName($text: String!) { memories(filter: { te
 
 /** What changed between two moments (the JSON of `brain diff --format json`, time/types.ts). */
 export const CHANGES = `query Changes($since: String!, $until: String, $agent: String) { changes(since: $since, until: $until, agent: $agent) }`;
+
+/** One note as it was at a moment (GraphQL `asOf`): its text, description and links then. */
+export const NOTE_AS_OF = `query NoteAsOf($path: String!, $asOf: DateTime!) { memory(path: $path, asOf: $asOf) {
+  path scope name description type hash body
+  linkCount links(first: 100) { text line column status targetId target { __typename ... on Memory { path } } }
+  problemCount problems(first: 100) { ${PROBLEM_FIELDS} } } }`;
+
+/** The note now, to say what changed since a moment. */
+export const NOTE_NOW = `query NoteNow($path: String!) { memory(path: $path) { hash body description type } }`;

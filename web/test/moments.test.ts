@@ -30,7 +30,7 @@ test('datetime inputs are read and written as UTC, to the minute', () => {
   assert.equal(inputToIso('2026-12-01'), null);  // half a moment is not one
   assert.equal(msToInput(Date.parse('2026-12-01T09:30:59Z')), '2026-12-01T09:30');
   assert.equal(msToIso(Date.parse('2026-12-01T09:30:59.900Z')), '2026-12-01T09:30:59Z');
-  assert.equal(formatMoment('2026-12-01T09:30:59Z'), '2026-12-01 09:30 UTC');
+  assert.equal(formatMoment('2026-12-01T09:30:59.999Z'), '2026-12-01 09:30:59 UTC');
   assert.equal(formatMoment(Date.parse('2026-12-01T09:30:00Z')), '2026-12-01 09:30 UTC');
   assert.equal(formatMoment('not a time'), 'not a time');
 });

@@ -43,16 +43,18 @@ export function inputToIso(value: string): string | null {
   return Number.isNaN(Date.parse(iso)) ? null : iso;
 }
 
-/** A moment (ms) as a datetime-local input's value, in UTC, to the minute. */
-export function msToInput(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16);
+/** A moment (ms) as a datetime-local input's value, in UTC, to the minute (or the second). */
+export function msToInput(ms: number, seconds = false): string {
+  return new Date(ms).toISOString().slice(0, seconds ? 19 : 16);
 }
 
-/** A moment as people read it here: "2026-12-06 08:38 UTC". */
+/** A moment as people read it here: "2026-12-06 08:38 UTC", with its seconds when it has
+ * some (two writes a second apart are two moments). */
 export function formatMoment(moment: string | number): string {
   const ms = typeof moment === 'number' ? moment : momentOf(moment, Date.now());
   if (ms === null) return String(moment);
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, iso.slice(17, 19) === '00' ? 16 : 19).replace('T', ' ')} UTC`;
 }
 
 /** A moment (ms) as the API's ISO 8601, to the second. */
