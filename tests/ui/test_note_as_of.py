@@ -10,15 +10,9 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import CALENDAR, PAGER, Timeline, signed_in, timeline
+from tests.ui.timeline import CALENDAR, PAGER, Timeline, signed_in, timeline, when
 
 __all__ = ["timeline"]  # the module-scoped fixture, used by name
-
-
-def when(iso: str) -> str:
-    """A moment as the page writes it (time/moments.ts formatMoment)."""
-    text = iso.replace("T", " ").removesuffix("Z")
-    return (text[:16] if text.endswith(":00") else text[:19]) + " UTC"
 
 
 def text_then(page: Any, path: str) -> Any:

@@ -137,6 +137,12 @@ def timeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Timeline]:
         server.stop()
 
 
+def when(iso: str) -> str:
+    """A moment (ISO 8601, UTC, to the second) as the pages write it (web/src/time/moments.ts)."""
+    text = iso.replace("T", " ").removesuffix("Z")
+    return (text[:16] if text.endswith(":00") else text[:19]) + " UTC"
+
+
 def signed_in(page: Any) -> Any:
     """The page signed in as the timeline's admin (the tab's token, as the sign-in keeps it)."""
     page.add_init_script(f"sessionStorage.setItem('brain.token', {json.dumps(ADMIN)})")

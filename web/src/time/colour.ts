@@ -10,12 +10,12 @@ export const UNCHANGED_LINK = '#c3cad3';
 
 export const CHANGE_WORDS: Record<ChangeKind, string> = { added: 'added since', removed: 'removed since', changed: 'changed since' };
 
-export type Look = { color: string; size: number; zIndex: number };
+export type Look = { color: string; size: number; zIndex: number; forceLabel?: boolean };
 
-/** A node's look in the drawing as of a moment: changed ones bigger and on top. */
+/** A node's look in the drawing as of a moment: changed ones bigger, on top and named. */
 export function nodeLook(kind: ChangeKind | null | undefined, size: number): Look {
   if (!kind) return { color: UNCHANGED_NODE, size, zIndex: 1 };
-  return { color: CHANGE_COLOURS[kind], size: size + 2, zIndex: 3 };
+  return { color: CHANGE_COLOURS[kind], size: size + 2, zIndex: 3, forceLabel: true };
 }
 
 /** A link's look: an added or removed one drawn thick, an unchanged one thin and pale. */
