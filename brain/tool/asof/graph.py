@@ -35,7 +35,7 @@ from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.log import History
+from brain.tool.history.log import History, HistoryRecord
 from brain.workspace import FileStat
 
 log = logging.getLogger(__name__)
@@ -111,8 +111,39 @@ class Moments:
         self._base: Brain | None = None  # the embedded copy of a live store that is not embedded
         self._dirty: set[str] = set()
         self._base_changes = 0
+        self._unrecorded_key: tuple[int, int] | None = None
+        self._unrecorded_found: dict[str, str | None] = {}
         if not isinstance(live.store, MemoryStore):
             live.file_listeners.append(self._on_files)
+
+    def _unrecorded(
+        self, base: Brain, records: list[HistoryRecord], generation: int,
+    ) -> dict[str, str | None]:
+        """Files whose content now is not the history's last version of them: changed while
+        no brain recorded it (a `brain check --as-of` after edits made with brain down).
+        Their change is after every record, so at any moment in the history they held the
+        history's last version (as the rescan at a server's start records them)."""
+        key = (len(records), generation)
+        if self._unrecorded_key == key:
+            return self._unrecorded_found
+        last: dict[str, str | None] = {}
+        for record in records:
+            if record.command == "maintain" and record.path == "":
+                continue
+            if record.new_path is not None:
+                last[record.path] = None
+                last[record.new_path] = record.after
+            else:
+                last[record.path] = record.after
+        files = base.ingester.files
+        found: dict[str, str | None] = {}
+        for rel, digest in last.items():
+            state = files.get(rel)
+            now = state.hash if state is not None and state.hash else None
+            if now != digest:
+                found[rel] = digest
+        self._unrecorded_key, self._unrecorded_found = key, found
+        return found
 
     def _on_files(self, news: FileChanges) -> None:
         with self._lock:
@@ -147,6 +178,8 @@ class Moments:
             if found is not None:
                 self._cache.move_to_end(key)
                 return found
+            for rel, digest in self._unrecorded(base, records, generation).items():
+                delta.paths.setdefault(rel, digest)
             contents = contents_at(delta, self.blobs, records)
             with base._lock:  # the base does not change while it is copied
                 built = _moment_brain(base, delta, contents)
