@@ -126,7 +126,8 @@ def fresh(copy: Path) -> dict[str, Any]:
     notes = {
         m.path: {
             "description": m.description, "type": m.type,
-            "links": sorted((lk.raw, lk.line, lk.status.value.upper(), lk.target_id) for lk in out.get(m.id, [])),
+            "links": sorted((lk.raw, lk.line, lk.status.value.upper(), lk.target_id)
+                            for lk in out.get(m.id, [])),
             "backlinks": sorted((lk.raw, lk.line, lk.source) for lk in into.get(m.id, [])),
         }
         for m in memories
@@ -180,13 +181,14 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
     tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
     moments = Moments(root, tmp_path / "copies")
     with serving(root, tokens, store) as base:
-        put = httpx.put(f"{base}/api/memory/writer/plan.md", json={"content": "# Plan\n\nsee [[missing-note]]\n"},
-                        headers=WRITER, timeout=60)
+        put = httpx.put(f"{base}/api/memory/writer/plan.md",
+                        json={"content": "# Plan\n\nsee [[missing-note]]\n"}, headers=WRITER, timeout=60)
         assert put.status_code == 201, put.text
         moments.take("rest")
         async with http_session(base, "reviewer-token") as session:
-            ok, text = await session.memory(command="create", path="/memories/review.md",
-                                            file_text="# Review\n\nsee [[plan]] and [[prefers-short-answers]]\n")
+            ok, text = await session.memory(
+                command="create", path="/memories/review.md",
+                file_text="# Review\n\nsee [[plan]] and [[prefers-short-answers]]\n")
             assert ok, text
         moments.take("mcp")
         made = gql(base, f"""mutation {{ memoryCreate(agent: "writer", path: "/memories/notes.md",
@@ -225,26 +227,31 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
         health = gql(base, f'{{ memoryHealth(asOf: "{iso(at_mcp)}") {{ total {{ notes }} }} }}', WRITER)
         own = [p for p in copy_mcp.rglob("*.md") if p.parent.name in ("writer", "shared")]
         assert health["data"]["memoryHealth"]["total"]["notes"] == len(own)
-        refused = gql(base, f'{{ memory(path: "memory/reviewer/review.md", asOf: "{iso(at_mcp)}") {{ body }} }}',
-                      WRITER)
+        asked = f'{{ memory(path: "memory/reviewer/review.md", asOf: "{iso(at_mcp)}") {{ body }} }}'
+        refused = gql(base, asked, WRITER)
         assert refused["data"] is None or refused["data"]["memory"] is None
         assert "errors" in refused
         async with http_session(base, "writer-token") as session:
             ok, text, listing = await session.tool("memory_as_of", {"at": iso(at_mcp)})
             assert ok, text
-            assert "review" not in json.dumps(listing) and "private" not in json.dumps(listing)
+            assert "review" not in json.dumps(listing)
+            assert "private" not in json.dumps(listing)
             assert {n["path"] for n in listing["notes"]} == {
                 "/memories/house-style.md", "/memories/plan.md", "/memories/sources.md",
                 "/memories/shared/prefers-short-answers.md",
             }
-            ok, text, plan = await session.tool("memory_as_of", {"at": iso(at_mcp), "path": "/memories/plan.md"})
+            ok, text, plan = await session.tool("memory_as_of",
+                                                {"at": iso(at_mcp), "path": "/memories/plan.md"})
             assert ok, text
             assert plan["text"] == (copy_mcp / "memory/writer/plan.md").read_text()
             assert [(lk["text"], lk["status"]) for lk in plan["links"]] == [("[[missing-note]]", "broken")]
-            ok, text, _ = await session.tool("memory_as_of", {"at": iso(at_mcp), "path": "/memories/review.md"})
-            assert not ok and "does not exist" in text
+            ok, text, _ = await session.tool("memory_as_of",
+                                             {"at": iso(at_mcp), "path": "/memories/review.md"})
+            assert not ok
+            assert "does not exist" in text
         async with http_session(base, "reviewer-token") as session:
-            ok, text, review = await session.tool("memory_as_of", {"at": iso(at_mcp), "path": "/memories/review.md"})
+            ok, text, review = await session.tool("memory_as_of",
+                                                  {"at": iso(at_mcp), "path": "/memories/review.md"})
             assert ok, text
             # The reviewer's link into the writer's private note is broken as the reviewer sees it.
             assert [(lk["text"], lk["status"]) for lk in review["links"]] == [
@@ -262,4 +269,5 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
         assert (then.returncode, then.stdout) == (files.returncode, files.stdout), name
     shown = brain_cli("show", str(root), "memory/writer/plan.md", "--as-of", iso(moments.taken[0][1]))
     assert shown.returncode == 0, shown.stderr
-    assert "see [[missing-note]]" in shown.stdout and "[[missing-note]] -> unresolved:missing-note (broken)" in shown.stdout
+    assert "see [[missing-note]]" in shown.stdout
+    assert "[[missing-note]] -> unresolved:missing-note (broken)" in shown.stdout

@@ -33,7 +33,7 @@ from brain.ingest.note_bodies import DiskBodies
 from brain.service.brain import Brain, FileChanges
 from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
-from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at
+from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at, moment_index
 from brain.tool.history.blobs import BlobStore
 from brain.tool.history.log import History, HistoryRecord
 from brain.workspace import FileStat
@@ -170,14 +170,15 @@ class Moments:
     def at(self, moment: float) -> MomentBrain:
         """The graph at `moment` (MomentNotKept when the history cannot show it exactly)."""
         records = self.history.all()
-        delta = delta_at(records, self.timeline, moment, self.clock())
+        first = moment_index(records, self.timeline, moment, self.clock())
         with self._lock:
             base, generation = self._base_graph()
-            key = (delta.applied, delta.total, generation)
+            key = (first, len(records), generation)
             found = self._cache.get(key)
             if found is not None:
                 self._cache.move_to_end(key)
                 return found
+            delta = delta_at(records, self.timeline, moment, first)
             for rel, digest in self._unrecorded(base, records, generation).items():
                 delta.paths.setdefault(rel, digest)
             contents = contents_at(delta, self.blobs, records)
