@@ -44,10 +44,12 @@ NOTES = "---\ndescription: Notes.\ntype: project\n---\n\nSee [[house-styel]] and
 
 @contextmanager
 def serving(root: Path, tokens: Path, store: list[str]) -> Iterator[str]:
-    """`brain serve` as users start it (on the store under test); yields its base URL."""
+    """`brain serve` as users start it (on the store under test); yields its base URL. Its log
+    goes to a file: a pipe nobody reads fills (the Neo4j driver's notices) and stops the server."""
+    log = (tokens.parent / "serve.log").open("a")
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", *store],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=log, text=True,
         env={**os.environ, "BRAIN_TOKENS_FILE": str(tokens)},
     )
     try:
@@ -63,15 +65,15 @@ def serving(root: Path, tokens: Path, store: list[str]) -> Iterator[str]:
                         if found:
                             base = found.group(1)
                             break
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert process.poll() is None, (tokens.parent / "serve.log").read_text()[-3000:]
         assert base is not None, "brain serve never became ready"
         yield base
     finally:
         process.terminate()
         process.wait(30)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        if process.stdout is not None:
+            process.stdout.close()
+        log.close()
 
 
 def iso(epoch: float) -> str:
