@@ -82,14 +82,15 @@ class Timeline:
             return found[at - 1] if at else None
 
 
-def delta_at(records: Sequence[HistoryRecord], timeline: Timeline, at: float, now: float) -> Delta:
-    """What the files held at `at` where it differs from now; MomentNotKept if it cannot say."""
+def moment_index(records: Sequence[HistoryRecord], timeline: Timeline, at: float, now: float) -> int:
+    """How many records are at or before `at` (the moment's identity, cheap: a bisect);
+    MomentNotKept for a moment in the future or before the history began."""
     if at > now + 1.0:  # a second's slack: a client's clock a little ahead is still "now"
         raise MomentNotKept(f"{_iso(at)} is in the future (it is {_iso(now)} now)", None, future=True)
-    first = timeline.index_after(records, at)
     if not records:
         raise MomentNotKept("the history holds no record yet: brain can show the memory as it "
                             "was only from its first recorded change on", None)
+    first = timeline.index_after(records, at)
     if first == 0:
         begins = _at(records[0])
         raise MomentNotKept(
@@ -97,6 +98,11 @@ def delta_at(records: Sequence[HistoryRecord], timeline: Timeline, at: float, no
             f"show the memory at {_iso(at)}; ask for a moment at or after {begins}",
             _seconds(begins),
         )
+    return first
+
+
+def delta_at(records: Sequence[HistoryRecord], timeline: Timeline, at: float, first: int) -> Delta:
+    """What the files held at `at` where it differs from now (`first`: its `moment_index`)."""
     paths: dict[str, str | None] = {}
     for record in reversed(records[first:]):
         if record.command == "maintain" and record.path == "":

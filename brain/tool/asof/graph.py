@@ -26,16 +26,18 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from brain.ingest.ingester import Ingester
 from brain.ingest.note_bodies import DiskBodies
+from brain.layouts import Layout
 from brain.service.brain import Brain, FileChanges
 from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
-from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at
+from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at, moment_index
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.log import History
+from brain.tool.history.log import History, HistoryRecord
 from brain.workspace import FileStat
 
 log = logging.getLogger(__name__)
@@ -43,8 +45,15 @@ log = logging.getLogger(__name__)
 # Moments held built: each is a copy of the graph's tables plus the notes changed since
 # (a time slider dragged back and forth asks for a handful of moments again and again).
 MOMENT_CACHE_ENTRIES = 4
+# A moment whose changed files are more than one in this many of the workspace's is built by
+# a first sync of its files rather than by re-syncing them into a copy (bench/bench_as_of.py).
+FRESH_DIVISOR = 4
 
 _EMPTY_KEYWORDS = MemoryStore().contents().keywords
+
+
+def _nanoseconds(when: float | None) -> int:
+    return -1 if when is None else int(when * 1e9)
 
 
 class MomentIngester(Ingester):
@@ -62,7 +71,7 @@ class MomentIngester(Ingester):
         for rel, data in self.overlays.items():
             if rel in stats:  # its size then, and the time of the change that wrote it (an age)
                 when = self.changed_at.get(rel)
-                stats[rel] = FileStat(rel, len(data), -1 if when is None else int(when * 1e9))
+                stats[rel] = FileStat(rel, len(data), _nanoseconds(when))
         return stats, gone
 
 
@@ -73,14 +82,45 @@ class MomentBrain(Brain):
     delta: Delta
 
 
+def _moment_layout(layout: Layout, absent: frozenset[str], held: dict[str, FileStat]) -> Layout:
+    """`layout` whose full walk finds the files of the moment: the disk's, less those absent
+    then, with the history's version of those it holds (some no longer on disk)."""
+    walk = type(layout).walk
+
+    def moment_walk(self: Layout, root: Path) -> Iterator[FileStat]:
+        for stat in walk(self, root):
+            if stat.rel not in absent and stat.rel not in held:
+                yield stat
+        yield from held.values()
+
+    made: Layout = type(f"Moment{type(layout).__name__}", (type(layout),), {"walk": moment_walk})()
+    return made
+
+
 def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> MomentBrain:
+    """The moment's graph: the base's copied and the changed files synced (few changed), or a
+    first sync of the moment's files (many: at 10,000 notes all changed, re-linking them one
+    by one took three times a first sync, whose parse helpers and one linking pass win)."""
+    absent = frozenset(rel for rel, digest in delta.paths.items() if digest is None)
+    fresh = len(delta.paths) * FRESH_DIVISOR > len(base.ingester.files)
+    layout = base.layout
+    if fresh:
+        held = {rel: FileStat(rel, len(data), _nanoseconds(delta.changed_at.get(rel)))
+                for rel, data in contents.items()}
+        layout = _moment_layout(layout, absent, held)
     store = MemoryStore()
     brain = MomentBrain(base.root, store=store, layout=base.layout_choice)
     brain.at, brain.delta = delta.at, delta
-    ingester = MomentIngester(base.root, store, base.layout, base.ingester.config)
+    ingester = MomentIngester(base.root, store, layout, base.ingester.config)
     ingester.today = base.ingester.today
     brain.ingester = ingester
     store.read_bodies_from(DiskBodies(brain.root, ingester.overlays))
+    ingester.overlays.update(contents)
+    ingester.absent = absent
+    ingester.changed_at = delta.changed_at
+    if fresh:
+        ingester.sync()
+        return brain
     live = base.store
     assert isinstance(live, MemoryStore)
     image = live.contents()
@@ -89,9 +129,6 @@ def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> Mome
         agents=image.agents, entities=image.entities, files=image.files, keywords=_EMPTY_KEYWORDS,
     ))
     ingester.restore(base.ingester.state())
-    ingester.overlays.update(contents)
-    ingester.absent = frozenset(rel for rel, digest in delta.paths.items() if digest is None)
-    ingester.changed_at = delta.changed_at
     if delta.paths:
         ingester.sync(sorted(delta.paths))
     return brain
@@ -111,8 +148,39 @@ class Moments:
         self._base: Brain | None = None  # the embedded copy of a live store that is not embedded
         self._dirty: set[str] = set()
         self._base_changes = 0
+        self._unrecorded_key: tuple[int, int] | None = None
+        self._unrecorded_found: dict[str, str | None] = {}
         if not isinstance(live.store, MemoryStore):
             live.file_listeners.append(self._on_files)
+
+    def _unrecorded(
+        self, base: Brain, records: list[HistoryRecord], generation: int,
+    ) -> dict[str, str | None]:
+        """Files whose content now is not the history's last version of them: changed while
+        no brain recorded it (a `brain check --as-of` after edits made with brain down).
+        Their change is after every record, so at any moment in the history they held the
+        history's last version (as the rescan at a server's start records them)."""
+        key = (len(records), generation)
+        if self._unrecorded_key == key:
+            return self._unrecorded_found
+        last: dict[str, str | None] = {}
+        for record in records:
+            if record.command == "maintain" and record.path == "":
+                continue
+            if record.new_path is not None:
+                last[record.path] = None
+                last[record.new_path] = record.after
+            else:
+                last[record.path] = record.after
+        files = base.ingester.files
+        found: dict[str, str | None] = {}
+        for rel, digest in last.items():
+            state = files.get(rel)
+            now = state.hash if state is not None and state.hash else None
+            if now != digest:
+                found[rel] = digest
+        self._unrecorded_key, self._unrecorded_found = key, found
+        return found
 
     def _on_files(self, news: FileChanges) -> None:
         with self._lock:
@@ -139,14 +207,17 @@ class Moments:
     def at(self, moment: float) -> MomentBrain:
         """The graph at `moment` (MomentNotKept when the history cannot show it exactly)."""
         records = self.history.all()
-        delta = delta_at(records, self.timeline, moment, self.clock())
+        first = moment_index(records, self.timeline, moment, self.clock())
         with self._lock:
             base, generation = self._base_graph()
-            key = (delta.applied, delta.total, generation)
+            key = (first, len(records), generation)
             found = self._cache.get(key)
             if found is not None:
                 self._cache.move_to_end(key)
                 return found
+            delta = delta_at(records, self.timeline, moment, first)
+            for rel, digest in self._unrecorded(base, records, generation).items():
+                delta.paths.setdefault(rel, digest)
             contents = contents_at(delta, self.blobs, records)
             with base._lock:  # the base does not change while it is copied
                 built = _moment_brain(base, delta, contents)

@@ -70,35 +70,44 @@ def _problem(p: Problem) -> dict[str, Any]:
 def note_as_of(service: MemoryService, actor: Actor, rel: str, when: str) -> dict[str, Any]:
     """One note as it was at `when`: its text, description, type, links with their statuses
     and problems; NOT_FOUND (saying so) when it did not exist then or is out of the caller's reach."""
-    rel = rel.strip().removeprefix("./").lstrip("/")
     moment = graph_at(service, when)
+    return _note(moment, moment.at, actor, rel, moment.ingester.overlays)
+
+
+def note_now(service: MemoryService, actor: Actor, rel: str) -> dict[str, Any]:
+    """`note_as_of` of now: the live graph (`brain show` without --as-of)."""
+    brain = moments_of(service).live
+    return _note(brain, service.clock(), actor, rel, brain.ingester.overlays)
+
+
+def _note(brain: Brain, at: float, actor: Actor, rel: str, held: dict[str, bytes]) -> dict[str, Any]:
+    rel = rel.strip().removeprefix("./").lstrip("/")
     reach = actor.reach
-    node = moment.store.memory_by_path(rel)
+    node = brain.store.memory_by_path(rel)
     if node is None or not reach.sees(node.id):
-        raise Refusal(RefusalCode.NOT_FOUND, f"{rel} did not exist at {_iso(moment.at)}"
-                      " (or is not yours to see)")
-    links = [reach.link(lk) for lk in moment.store.links_from([node.id]).get(node.id, [])]
+        raise Refusal(RefusalCode.NOT_FOUND, f"{rel} did not exist at {_iso(at)} (or is not yours to see)")
+    links = [reach.link(lk) for lk in brain.store.links_from([node.id]).get(node.id, [])]
     return {
-        "at": _iso(moment.at),
+        "at": _iso(at),
         "path": node.path,
         "scope": node.scope,
         "name": node.name,
         "description": node.description,
         "type": node.type,
         "hash": node.hash,
-        "text": text_at(moment, node),
+        "text": text_at(brain, node, held),
         "links": [{"line": lk.line, "column": lk.column, "text": lk.raw, "status": lk.status.value,
                    "targetId": lk.target_id} for lk in sorted(links, key=lambda lk: lk.ordinal)],
-        "problems": [_problem(p) for p in moment.problems([node.path], reach)],
+        "problems": [_problem(p) for p in brain.problems([node.path], reach)],
     }
 
 
-def text_at(moment: MomentBrain, node: MemoryNode) -> str:
-    """The note's whole file at the moment: the history's version, or the disk's when it has
-    not changed since (its hash says so)."""
-    raw = moment.ingester.overlays.get(node.path)
+def text_at(brain: Brain, node: MemoryNode, held: dict[str, bytes]) -> str:
+    """The note's whole file at the moment: the history's version (`held`), or the disk's
+    when it has not changed since."""
+    raw = held.get(node.path)
     if raw is None:
-        found = read_bytes(moment.root / node.path)
+        found = read_bytes(brain.root / node.path)
         raw = found if isinstance(found, bytes) else b""
     return raw.decode("utf-8", errors="replace")
 
