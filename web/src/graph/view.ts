@@ -108,6 +108,7 @@ export class GraphView implements View {
     if (!relevant) return;
     if (this.mode.kind === 'overview') void this.overview(true);
     else void this.focus(this.mode.id, true);
+    void this.time.show(this.asOf);  // a new change is a new stop on the slider
     if (this.selected) void this.details(this.selected);
   }
 
