@@ -94,3 +94,19 @@ def test_the_whole_workspace_as_it_was_and_the_slider_from_the_keyboard(
     before = r"before put memory/on-call/pager-rotation.md by agent:on-call$"
     expect(slider).to_have_attribute("aria-valuetext", re.compile(before))
     assert changes_drawn(page)[PAGER_ID] == "added"
+
+
+def test_a_moment_before_the_history_draws_nothing_and_offers_the_oldest(
+    timeline: Timeline, bare_page: Any
+) -> None:
+    page = signed_in(bare_page)
+    page.goto(f"{timeline.server.base}/#/graph")
+    wait_drawn(page, "Whole workspace:")
+    page.goto(f"{timeline.server.base}/#/graph?asOf=2020-01-01T00:00:00Z")
+    status = page.locator(".graph-status")
+    expect(status).to_contain_text("Could not load the graph: asOf: the history begins at")
+    expect(page.locator(".graph-canvas")).to_have_attribute("data-nodes", "0")  # not the graph now
+    status.get_by_role("link", name="Show the oldest moment it can").click()
+    wait_drawn(page, "Whole workspace as of")
+    time = page.get_by_role("group", name="Time")
+    expect(time).to_have_attribute("data-changes", re.compile(f'"{PAGER_ID}":"added"'))

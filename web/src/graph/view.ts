@@ -20,6 +20,7 @@ import { noteExtent, quietWhileDragging } from './extent';
 import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
 import type { TimeDiff } from './timediff';
 import { formatMoment } from '../time/moments';
+import { oldestShowable } from '../time/asof';
 import * as ops from '../ops';
 import type { View } from '../view';
 
@@ -280,7 +281,11 @@ export class GraphView implements View {
       this.status.textContent = 'The graph reads every agent’s notes, so it needs an admin token. This token reaches its own notes in Memory.';
       return;
     }
-    this.status.textContent = `Could not load the graph: ${(e as Error).message}`;
+    // A moment the history cannot show draws nothing (not the moment before), and offers the oldest it can.
+    const oldest = this.asOf ? oldestShowable((e as Error).message) : null;
+    if (this.asOf) { this.setGraph(newGraph()); this.canvas.dataset.nodes = '0'; }
+    clear(this.status, `Could not load the graph: ${(e as Error).message}`, oldest ? [' ', h('a', { href: routeHash({
+      view: 'graph', node: this.mode?.kind === 'focus' ? this.mode.id : undefined, asOf: oldest }) }, 'Show the oldest moment it can')] : null);
   }
 
   private report(note: string, what: string): void {
