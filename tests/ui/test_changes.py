@@ -53,7 +53,10 @@ def test_the_changes_page_lists_exactly_the_timelines_changes_with_origin_and_wh
     # not in the history, and the page says so instead of comparing it with nothing.
     glossary = rows(page).filter(has_text=GLOSSARY)
     expect(glossary.locator(".effects")).to_have_text("the version before the change is not kept")
-    expect(page.get_by_role("note")).to_contain_text("1 version of these notes is no longer in the history")
+    kept = page.get_by_role("note", name="Versions not kept")
+    expect(kept).to_contain_text("1 version of these notes is no longer in the history")
+    # The window reaches back before the history began: said, with when it began.
+    expect(page.get_by_role("note", name="History start")).to_contain_text("brain’s history begins at")
     expect(page.get_by_role("group", name="Totals")).to_contain_text("1notes added")
     snap(page, "changes-page")
     # A note's history is one click away, and opens on the note's page.
@@ -92,7 +95,7 @@ def test_the_window_and_the_writer_narrow_the_list(timeline: Timeline, bare_page
     # Version one linked a missing note: the link it broke is listed with the note (version
     # two dropped it, so the 24 h window does not list it).
     expect(rows(page).locator(".effects")).to_have_text("broke [[missing-runbook]] (line 6)")
-    expect(page.get_by_role("note")).to_have_count(0)
+    expect(page.get_by_role("note")).to_have_count(0)  # all of it recorded, every version kept
     # Written by one agent: the writer filter is in the route.
     page.goto(f"{base}/#/changes?since=24h")
     expect(rows(page)).to_have_count(4)

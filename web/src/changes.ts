@@ -29,6 +29,8 @@ export class ChangesView implements View {
   private readonly presets = h('div', { class: 'segmented', role: 'radiogroup', 'aria-label': 'Window' });
   private route: ChangesRoute = { view: 'changes' };
   private agents: string[] | null = null;
+  /** When the history begins (its first record), once asked; null when it says none. */
+  private start: Promise<string | null> | null = null;
   private asked = 0;
   private reload: ReturnType<typeof setTimeout> | undefined;
 
@@ -132,8 +134,11 @@ export class ChangesView implements View {
     this.results.setAttribute('aria-busy', 'true');
     if (!this.results.childElementCount) clear(this.results, h('p', { class: 'empty' }, 'Reading the history…'));
     let found: ChangeSet;
+    let start: string | null;
     try {
-      found = (await gql<{ changes: ChangeSet }>(ops.CHANGES, { since, until: until ?? null, agent: agent ?? null })).changes;
+      [found, start] = await Promise.all([
+        gql<{ changes: ChangeSet }>(ops.CHANGES, { since, until: until ?? null, agent: agent ?? null }).then((d) => d.changes),
+        this.historyStart()]);
     } catch (e) {
       if (run !== this.asked) return;
       this.results.removeAttribute('aria-busy');
@@ -144,14 +149,23 @@ export class ChangesView implements View {
     }
     if (run !== this.asked) return;
     this.results.removeAttribute('aria-busy');
-    this.render(found, since, until, agent);
+    this.render(found, since, until, agent, start);
   }
 
-  private render(c: ChangeSet, since: string, until: string | undefined, agent: string | undefined): void {
+  private historyStart(): Promise<string | null> {
+    this.start ??= gql<{ memoryHistory: { records: { at: string }[] } }>(ops.HISTORY_START)
+      .then((d) => d.memoryHistory.records[0]?.at ?? null, () => null);
+    return this.start;
+  }
+
+  private render(c: ChangeSet, since: string, until: string | undefined, agent: string | undefined, start: string | null): void {
     const span = `${formatMoment(c.since)} → ${formatMoment(c.until)}`;
     const who = agent ? ` written by agent ${agent}` : '';
+    // A window reaching back before the history began: what changed before it is not known.
+    const early = start && Date.parse(c.since) < Date.parse(start) ? h('p', { class: 'notice', role: 'note', 'aria-label': 'History start' },
+      `brain’s history begins at ${formatMoment(start)}: changes before it were not recorded, so this list starts there.`) : null;
     if (isEmpty(c)) {
-      clear(this.results, h('p', { class: 'window-span' }, span),
+      clear(this.results, h('p', { class: 'window-span' }, span), early,
         h('div', { class: 'empty-state' },
           h('h2', {}, 'Nothing changed'),
           h('p', {}, `No note was added, removed or changed${who} in ${windowLabel(since, until)}.`),
@@ -167,7 +181,8 @@ export class ChangesView implements View {
         card(total('added'), 'notes added', 'ok'), card(total('removed'), 'notes removed', 'bad'), card(total('changed'), 'notes changed', 'warn'),
         card(total('broken'), 'links broken', 'bad'), card(total('fixed'), 'links fixed', 'ok'),
         card(total('newProblems'), 'new problems', 'bad'), card(total('goneProblems'), 'problems gone', 'ok')),
-      c.notKept.length ? h('p', { class: 'notice', role: 'note' },
+      early,
+      c.notKept.length ? h('p', { class: 'notice', role: 'note', 'aria-label': 'Versions not kept' },
         `${c.notKept.length} ${c.notKept.length === 1 ? 'version' : 'versions'} of these notes ${c.notKept.length === 1 ? 'is' : 'are'} no longer in the history `,
         '(past its retention, over its size cap, or changed outside brain before it saw them), so what ',
         c.notKept.length === 1 ? 'that change' : 'those changes', ' did to links and problems is not known. They are marked “not kept” below.') : null,
