@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 import pytest
 
+from brain.model import Severity
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 from brain.tool.history.log import History
@@ -134,12 +135,19 @@ def fresh(copy: Path) -> dict[str, Any]:
         }
         for m in memories
     }
-    problems = sorted((p.path, p.line, p.code, p.message) for p in brain.problems())
+    found = brain.problems()
+    problems = sorted((p.path, p.line, p.code, p.message) for p in found)
+    errors = sum(1 for p in found if p.severity is Severity.ERROR)
     stats = brain.stats()
+    plan = store.memory_by_path("memory/writer/plan.md")
+    near = [] if plan is None else sorted(n.id for n in store.neighborhood(plan.id, 1, 100).nodes)
+    overview = sorted(m.id for m in memories) + sorted(a.id for a in store.list_agents())
     brain.close()
     return {"notes": notes, "problems": problems,
             "stats": {"memories": stats.memories, "links": stats.links, "broken": stats.broken,
-                      "ambiguous": stats.ambiguous}}
+                      "ambiguous": stats.ambiguous},
+            "errors": errors, "neighborhood": near,
+            "overview": overview}
 
 
 def as_of(base: str, at: float) -> dict[str, Any]:
@@ -150,6 +158,10 @@ def as_of(base: str, at: float) -> dict[str, Any]:
         links {{ text line status targetId }} backlinks {{ text line source {{ id }} }} }} }}
       problems(asOf: "{when}", first: 100) {{ nodes {{ path line code message }} }}
       stats(asOf: "{when}") {{ memories links broken ambiguous }}
+      linkReport(asOf: "{when}") {{ errors }}
+      graphOverview(asOf: "{when}") {{ nodes {{ id kind }} }}
+      neighborhood(id: "memory:writer/plan", asOf: "{when}") {{ nodes {{ ... on Memory {{ id }}
+        ... on Agent {{ id }} ... on Unresolved {{ id }} }} }}
     }}""")
     assert "errors" not in answer, answer
     data = answer["data"]
@@ -163,7 +175,13 @@ def as_of(base: str, at: float) -> dict[str, Any]:
         for n in data["memories"]["nodes"]
     }
     problems = sorted((p["path"], p["line"], p["code"], p["message"]) for p in data["problems"]["nodes"])
-    return {"notes": notes, "problems": problems, "stats": data["stats"]}
+    near = data["neighborhood"]
+    overview = [n["id"] for n in data["graphOverview"]["nodes"] if n["kind"] in ("memory", "agent")]
+    return {"notes": notes, "problems": problems, "stats": data["stats"],
+            "errors": data["linkReport"]["errors"],
+            "neighborhood": [] if near is None else sorted(n["id"] for n in near["nodes"]),
+            "overview": sorted(i for i in overview if i.startswith("memory:")) + sorted(
+                i for i in overview if i.startswith("agent:"))}
 
 
 @pytest.mark.parametrize("store_kind", STORES)
@@ -173,8 +191,7 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
     """Planted bugs, each seen to fail this test: the reverse delta taking the `after` of the
     first record after t instead of its `before` (every changed note one version late); the
     rename's new path left present at t (notebook.md before it existed); the absent paths not
-    taken away (cli.md at moments before it was created); the moment's links resolved against
-    the names of now (a link into the renamed note resolved)."""
+    taken away in the re-sync (cli.md at moments before it was created)."""
     store = [] if store_kind == "memory" else [
         "--store", "neo4j", "--neo4j-uri", request.getfixturevalue("neo4j_uri"), "--neo4j-replace",
     ]

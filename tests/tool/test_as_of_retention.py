@@ -37,8 +37,8 @@ def times(root: Path) -> list[str]:
 
 def test_before_the_history_in_the_future_and_past_retention_are_refused(tmp_path: Path) -> None:
     """Planted bugs, each seen to fail this test: the blob check skipped (the moment past
-    retention is answered with the note missing: exit 1 and a report, not a refusal); the
-    first-record bound removed (a moment before the history is answered as the oldest one)."""
+    retention is answered, with the note missing, instead of refused); the first-record
+    bound removed (a moment before the history is answered as the oldest one)."""
     root = make_workspace(tmp_path / "ws")
     before = time.time() - 60
     t1 = write(root, "---\ndescription: One.\n---\n\nsee [[house-style]]\n")

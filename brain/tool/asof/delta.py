@@ -55,6 +55,7 @@ class Timeline:
         self._stamps: list[str] = []  # running maximum of the records' stamps: sorted
         self._by_path: dict[str, list[int]] = {}  # the records (indexes) that touched each path
         self._seen = 0
+        self.epoch = 0  # counts the times the history was replaced (its moments are others)
 
     def index_after(self, records: Sequence[HistoryRecord], at: float) -> int:
         """The index of the first record after `at` (records are appended in time order; a
@@ -63,6 +64,7 @@ class Timeline:
         with self._lock:
             if len(records) < self._seen:  # the history was replaced: start over
                 self._stamps, self._by_path, self._seen = [], {}, 0
+                self.epoch += 1
             top = self._stamps[-1] if self._stamps else ""
             for index in range(self._seen, len(records)):
                 record = records[index]

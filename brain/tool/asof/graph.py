@@ -123,12 +123,14 @@ def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> Mome
         return brain
     live = base.store
     assert isinstance(live, MemoryStore)
-    image = live.contents()
+    with base._lock:  # the graph now does not change while it is copied (a few dict copies)
+        image = live.contents()
+        state = base.ingester.state()
     store.restore(StoreImage(
         memory_ids=image.memory_ids, memories=image.memories, bodies=image.bodies, links=image.links,
         agents=image.agents, entities=image.entities, files=image.files, keywords=_EMPTY_KEYWORDS,
     ))
-    ingester.restore(base.ingester.state())
+    ingester.restore(state)
     if delta.paths:
         ingester.sync(sorted(delta.paths))
     return brain
@@ -143,8 +145,9 @@ class Moments:
         self.blobs = blobs
         self.clock = clock
         self.timeline = Timeline()
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[int, int, int], MomentBrain] = OrderedDict()
+        self._lock = threading.Lock()  # the cache and the files changed since: held briefly
+        self._building = threading.Lock()
+        self._cache: OrderedDict[tuple[int, int], MomentBrain] = OrderedDict()
         self._base: Brain | None = None  # the embedded copy of a live store that is not embedded
         self._dirty: set[str] = set()
         self._base_changes = 0
@@ -198,33 +201,46 @@ class Moments:
             self._base = Brain(live.root, store=MemoryStore(), layout=live.layout_choice)
             self._base.ingester.today = live.ingester.today
             self._base.sync()
-            self._dirty.clear()
-        elif self._dirty:
-            dirty, self._dirty = sorted(self._dirty), set()
-            self._base.sync(dirty)
+            with self._lock:
+                self._dirty.clear()
+        else:
+            with self._lock:
+                dirty, self._dirty = sorted(self._dirty), set()
+            if dirty:
+                self._base.sync(dirty)
         return self._base, self._base_changes
 
     def at(self, moment: float) -> MomentBrain:
         """The graph at `moment` (MomentNotKept when the history cannot show it exactly)."""
         records = self.history.all()
         first = moment_index(records, self.timeline, moment, self.clock())
+        # The graph at t is fixed once its records are: changes recorded after t do not
+        # change it, so a moment stays cached while agents write (a slider held at 7d).
+        key = (first, self.timeline.epoch)
         with self._lock:
-            base, generation = self._base_graph()
-            key = (first, len(records), generation)
             found = self._cache.get(key)
             if found is not None:
                 self._cache.move_to_end(key)
                 return found
-            delta = delta_at(records, self.timeline, moment, first)
-            for rel, digest in self._unrecorded(base, records, generation).items():
-                delta.paths.setdefault(rel, digest)
-            contents = contents_at(delta, self.blobs, records)
-            with base._lock:  # the base does not change while it is copied
-                built = _moment_brain(base, delta, contents)
-            self._cache[key] = built
-            while len(self._cache) > MOMENT_CACHE_ENTRIES:
-                self._cache.popitem(last=False)
+        with self._building:  # one build at a time; asks of built moments do not wait for it
+            with self._lock:
+                found = self._cache.get(key)
+            if found is not None:
+                return found
+            built = self._build(records, moment, first)
+            with self._lock:
+                self._cache[key] = built
+                while len(self._cache) > MOMENT_CACHE_ENTRIES:
+                    self._cache.popitem(last=False)
             return built
+
+    def _build(self, records: list[HistoryRecord], moment: float, first: int) -> MomentBrain:
+        base, generation = self._base_graph()
+        delta = delta_at(records, self.timeline, moment, first)
+        for rel, digest in self._unrecorded(base, records, generation).items():
+            delta.paths.setdefault(rel, digest)
+        contents = contents_at(delta, self.blobs, records)
+        return _moment_brain(base, delta, contents)
 
 
 __all__ = ["MomentBrain", "MomentNotKept", "Moments"]
