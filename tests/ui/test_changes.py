@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import CALENDAR, GLOSSARY, PAGER, REFUNDS, Timeline, signed_in, timeline
+from tests.ui.timeline import CALENDAR, GLOSSARY, ON_CALL, PAGER, REFUNDS, Timeline, signed_in, timeline
 
 __all__ = ["timeline"]  # the module-scoped fixture, used by name
 
@@ -126,3 +126,17 @@ def test_empty_and_error_states_say_what_to_do(timeline: Timeline, bare_page: An
     expect(page).to_have_url(re.compile(rf"#/changes\?since={minute}%3A00Z$"))
     expect(rows(page).filter(has_text=PAGER)).to_have_text(re.compile("^added"))  # the minute holds step 1
     expect(page.get_by_role("alert")).to_have_text("")
+
+
+def test_an_agents_token_sees_the_changes_of_its_own_and_the_shared_notes(
+    timeline: Timeline, bare_page: Any
+) -> None:
+    page = signed_in(bare_page, ON_CALL)
+    page.goto(f"{timeline.server.base}/#/changes?since=24h")
+    expect(rows(page)).to_have_count(3)
+    assert [r[1] for r in row_texts(page)] == [GLOSSARY, CALENDAR, PAGER]  # not support-triage's note
+    expect(page.get_by_label("Written by").locator("option")).to_have_text(["Anyone", "agent on-call"])
+    # A note as it was reads the graph of that moment (admin-only in GraphQL): said, with its own way.
+    page.goto(f"{timeline.server.base}/#/memory/on-call/pager-rotation.md?asOf={timeline.first}")
+    expect(page.get_by_role("alert")).to_contain_text("A note as it was needs an admin token here.")
+    expect(page.get_by_role("alert")).to_contain_text("GET /api/memory/on-call/pager-rotation.md?asOf=")

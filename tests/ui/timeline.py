@@ -143,7 +143,7 @@ def when(iso: str) -> str:
     return (text[:16] if text.endswith(":00") else text[:19]) + " UTC"
 
 
-def signed_in(page: Any) -> Any:
-    """The page signed in as the timeline's admin (the tab's token, as the sign-in keeps it)."""
-    page.add_init_script(f"sessionStorage.setItem('brain.token', {json.dumps(ADMIN)})")
+def signed_in(page: Any, token: str = ADMIN) -> Any:
+    """The page signed in with `token` (the admin's unless given), kept as the sign-in keeps it."""
+    page.add_init_script(f"sessionStorage.setItem('brain.token', {json.dumps(token)})")
     return page

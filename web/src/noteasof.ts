@@ -3,7 +3,7 @@
 // banner that says so, with a way back to now, a moment picker, the note's own writes as
 // moments to jump to, and what changed since. Read-only: the past is not edited. The
 // memory view (memory.ts) hands the page here when the route names a moment.
-import { ApiError, gql } from './api';
+import { ApiError, Forbidden, gql } from './api';
 import { clear, h, toast } from './dom';
 import { diffLines, noteOfPath, problemPlace, routeHash, type Problem } from './logic';
 import * as ops from './ops';
@@ -78,6 +78,11 @@ export async function renderNoteAsOf(body: HTMLElement, note: Note, asOf: string
     then = a.memory;
     current = b.memory;
   } catch (e) {
+    if (e instanceof Forbidden) {
+      // GraphQL's `memory` reads the whole graph of the moment: an agent's token asks its own way.
+      fail(content, error, `A note as it was needs an admin token here. An agent sees its own and the shared notes as they were with the memory tool (memory_as_of) or GET /api/memory/${note.scope}/${note.file}?asOf=.`, null, at);
+      return;
+    }
     if (!(e instanceof ApiError)) throw e;
     const message = e.message.replace(/^asOf: /, '');
     fail(content, error, isOutOfHistory(message) ? `brain cannot show this moment: ${message}` : `The note could not be read: ${message}`, oldestShowable(message), at);
