@@ -88,6 +88,8 @@ def test_the_window_and_the_writer_narrow_the_list(timeline: Timeline, bare_page
     as_it_was = rows(page).filter(has_text=PAGER).get_by_role("link", name=re.compile("as it was at"))
     first = re.escape(timeline.first.replace(":", "%3A"))
     expect(as_it_was).to_have_attribute("href", re.compile(f"asOf={first}"))
+    graph = page.get_by_role("link", name="The graph as it was at the start, what changed coloured")
+    expect(graph).to_have_attribute("href", "#/graph?asOf=" + timeline.first.replace(":", "%3A"))
     # Until that moment: on-call's first write alone.
     page.goto(f"{base}/#/changes?since={timeline.start}&until={timeline.first}")
     expect(rows(page)).to_have_count(1)

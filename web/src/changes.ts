@@ -176,7 +176,8 @@ export class ChangesView implements View {
     const total = (k: keyof ChangeGroup['counts']) => groups.reduce((n, g) => n + g.counts[k], 0);
     const card = (value: number, label: string, tone: string) => h('div', { class: `card ${value ? tone : ''}` }, h('span', { class: 'value' }, String(value)), h('span', { class: 'label' }, label));
     clear(this.results,
-      h('p', { class: 'window-span' }, span, who ? h('span', { class: 'muted' }, ` ·${who}`) : null),
+      h('p', { class: 'window-span' }, span, who ? h('span', { class: 'muted' }, ` ·${who}`) : null,
+        h('a', { class: 'graph-then', href: routeHash({ view: 'graph', asOf: c.since }) }, 'The graph as it was at the start, what changed coloured')),
       h('div', { class: 'counts', role: 'group', 'aria-label': 'Totals' },
         card(total('added'), 'notes added', 'ok'), card(total('removed'), 'notes removed', 'bad'), card(total('changed'), 'notes changed', 'warn'),
         card(total('broken'), 'links broken', 'bad'), card(total('fixed'), 'links fixed', 'ok'),
