@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import CALENDAR, GLOSSARY, ON_CALL, PAGER, REFUNDS, Timeline, signed_in, timeline
+from tests.ui.timeline import CALENDAR, GLOSSARY, ON_CALL, PAGER, REFUNDS, Timeline, put, signed_in, timeline
 
 __all__ = ["timeline"]  # the module-scoped fixture, used by name
 
@@ -142,3 +142,17 @@ def test_an_agents_token_sees_the_changes_of_its_own_and_the_shared_notes(
     page.goto(f"{timeline.server.base}/#/memory/on-call/pager-rotation.md?asOf={timeline.first}")
     expect(page.get_by_role("alert")).to_contain_text("A note as it was needs an admin token here.")
     expect(page.get_by_role("alert")).to_contain_text("GET /api/memory/on-call/pager-rotation.md?asOf=")
+
+
+def test_a_window_that_ends_now_takes_new_changes_live(timeline: Timeline, bare_page: Any) -> None:
+    """Last in this module: it writes a note after the timeline's end."""
+    page = signed_in(bare_page)
+    page.goto(f"{timeline.server.base}/#/changes?since=24h")
+    expect(rows(page)).to_have_count(4)
+    handover = "---\ndescription: Handover\ntype: project\n---\n\nLater.\n"
+    put(timeline.server, ON_CALL, "memory/on-call/handover.md", handover)
+    expect(rows(page)).to_have_count(5, timeout=15_000)
+    expect(rows(page).filter(has_text="memory/on-call/handover.md").locator("td").first).to_have_text("added")
+    # A window with an end does not move.
+    page.goto(f"{timeline.server.base}/#/changes?since={timeline.start}&until={timeline.end}")
+    expect(rows(page)).to_have_count(3)
