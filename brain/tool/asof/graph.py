@@ -1,29 +1,30 @@
-"""The graph at moment t, built from the graph now and the notes changed since, and cached.
+"""The graph at moment t, built from the graph now (or a nearby moment) and the notes changed
+between, and cached.
 
 A moment's graph is a `Brain` of its own over an embedded store (`MomentBrain`): every query
 a front end asks of the live graph (stats, problems as `brain check` reports them, a note, its
 links and backlinks, the health and overview queries) it answers the same way, by the same
-code, so nothing about "as of" is written twice. It is built by copying a base graph that
-follows the files now, then syncing only the files the history says differed at t (read from
-the blob store, through the ingester's overlays; those absent at t are taken away). Links are
-resolved by the resolver as it is now, against the names of t, so a link to a note deleted
-since is broken again and one to a note created since is broken then, as `brain check` of
-that day's files said.
+code, so nothing about "as of" is written twice. It is built by copying a base graph, then
+syncing only the files the history says differed at t (read from the blob store, through the
+ingester's overlays; those absent at t are taken away); when most files differ, by a first
+sync of the moment's files instead. Links are resolved by the resolver as it is now, against
+the names of t, so a link to a note deleted since is broken again and one to a note created
+since is broken then, as `brain check` of that day's files said.
 
-The base is the live store when it is the embedded one (a copy of its tables: references to
-frozen rows, a few dict copies), else (Neo4j) an embedded graph this keeps of the same files,
-read once and then kept in step with the live brain's syncs. So both stores answer from the
-same files by the same code: the history stays in the files (docs/history.md says why that
-was chosen over validity intervals in the database).
+The base is the nearest moment already built, or the graph now: the live store when it is
+the embedded one (a copy of its tables: references to frozen rows, a few dict copies), else
+(Neo4j) an embedded graph this keeps of the same files, read once and then kept in step with
+the live brain's syncs. So both stores answer from the same files by the same code: the
+history stays in the files (docs/memory-tool.md says why that was chosen over validity
+intervals in the database, with the measurements).
 
 Moments are cached, a few at a time (least recently used first out): a moment's identity is
-how many records are at or before it and the live graph's change count, so two times between
-the same two records share one graph, and any change since makes a new one.
+how many records are at or before it, so two times between the same two records share one
+graph, and records appended after it leave it as it is.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -40,7 +41,6 @@ from brain.tool.history.blobs import BlobStore
 from brain.tool.history.log import History, HistoryRecord
 from brain.workspace import FileStat
 
-log = logging.getLogger(__name__)
 
 # Moments held built: each is a copy of the graph's tables plus the notes changed since
 # (a time slider dragged back and forth asks for a handful of moments again and again).
