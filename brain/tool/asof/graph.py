@@ -41,7 +41,6 @@ from brain.tool.history.blobs import BlobStore
 from brain.tool.history.log import History, HistoryRecord
 from brain.workspace import FileStat
 
-
 # Moments held built: each is a copy of the graph's tables plus the notes changed since
 # (a time slider dragged back and forth asks for a handful of moments again and again).
 MOMENT_CACHE_ENTRIES = 4
