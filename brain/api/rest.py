@@ -97,6 +97,11 @@ async def list_scope(request: Request) -> Response:
     try:
         first, after = _page(request)
         scope = _scope(request.path_params["scope"])
+        if "asOf" in request.query_params:  # the scope as it was then (brain/api/asof_rest.py)
+            from brain.api.asof_rest import scope_as_of_response
+
+            url = f"{BASE}/{quote(scope)}"
+            return await scope_as_of_response(request, service, actor, scope, ADDR, url, first, after)
         found = [s for s in await in_thread(service.scopes, actor) if s.scope == scope]
         if not found:
             raise Refusal(

@@ -277,6 +277,15 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
                 ("[[plan]]", "broken"), ("[[prefers-short-answers]]", "resolved")]
         url = f"{base}/api/memory/reviewer/review.md"
         assert httpx.get(url, params={"asOf": iso(at_mcp)}, headers=WRITER, timeout=60).status_code == 404
+        listing_then = httpx.get(f"{base}/api/memory/writer", params={"asOf": iso(at_mcp)}, headers=WRITER,
+                                 timeout=60)
+        assert listing_then.status_code == 200, listing_then.text
+        files = [f["file"] for f in listing_then.json()["files"]]
+        assert files == ["house-style.md", "plan.md", "sources.md"]
+        others = f"{base}/api/memory/reviewer"
+        other = httpx.get(others, params={"asOf": iso(at_mcp)}, headers=WRITER, timeout=60)
+        assert other.status_code == httpx.get(others, headers=WRITER, timeout=60).status_code
+        assert other.status_code in (403, 404)
         mine = httpx.get(f"{base}/api/memory/writer/plan.md", params={"asOf": iso(at_mcp)}, headers=WRITER,
                          timeout=60)
         assert mine.status_code == 200, mine.text

@@ -59,6 +59,10 @@ def test_before_the_history_in_the_future_and_past_retention_are_refused(tmp_pat
     bad = brain_cli("show", str(root), "memory/writer/a.md", "--as-of", "last tuesday")
     assert bad.returncode == 2
     assert "is not a time: give ISO 8601" in bad.stderr
+    huge = brain_cli("check", str(root), "--as-of", "99999999999999d")  # once a traceback
+    assert huge.returncode == 2
+    assert huge.stderr.count("\n") == 1, huge.stderr
+    assert "'99999999999999d' is out of range" in huge.stderr
 
     shown = brain_cli("show", str(root), "memory/writer/a.md", "--as-of", iso(t2), "--format", "json")
     assert shown.returncode == 0, shown.stderr

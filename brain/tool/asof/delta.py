@@ -103,15 +103,30 @@ def moment_index(records: Sequence[HistoryRecord], timeline: Timeline, at: float
     return first
 
 
-def delta_at(records: Sequence[HistoryRecord], timeline: Timeline, at: float, first: int) -> Delta:
-    """What the files held at `at` where it differs from now (`first`: its `moment_index`)."""
+def delta_at(
+    records: Sequence[HistoryRecord], timeline: Timeline, at: float, first: int, start: int | None = None,
+) -> Delta:
+    """What the files held at `at` (`first`: its `moment_index`) where it differs from now, or
+    from the moment whose index is `start`: the records between undone (newest first, each
+    path's `before`) or, for a moment before `at`, applied (oldest first, each path's `after`)."""
+    end = len(records) if start is None else start
     paths: dict[str, str | None] = {}
-    for record in reversed(records[first:]):
-        if record.command == "maintain" and record.path == "":
-            continue  # a maintenance run's own report, not a file's change
-        if record.new_path is not None:
-            paths[record.new_path] = None
-        paths[record.path] = record.before
+    if first <= end:
+        for record in reversed(records[first:end]):
+            if record.command == "maintain" and record.path == "":
+                continue  # a maintenance run's own report, not a file's change
+            if record.new_path is not None:
+                paths[record.new_path] = None
+            paths[record.path] = record.before
+    else:
+        for record in records[end:first]:
+            if record.command == "maintain" and record.path == "":
+                continue
+            if record.new_path is not None:
+                paths[record.path] = None
+                paths[record.new_path] = record.after
+            else:
+                paths[record.path] = record.after
     changed_at: dict[str, float] = {}
     for path, digest in paths.items():
         last = None if digest is None else timeline.last_before(path, first)

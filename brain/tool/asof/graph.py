@@ -1,35 +1,36 @@
-"""The graph at moment t, built from the graph now and the notes changed since, and cached.
+"""The graph at moment t, built from the graph now (or a nearby moment) and the notes changed
+between, and cached.
 
 A moment's graph is a `Brain` of its own over an embedded store (`MomentBrain`): every query
 a front end asks of the live graph (stats, problems as `brain check` reports them, a note, its
 links and backlinks, the health and overview queries) it answers the same way, by the same
-code, so nothing about "as of" is written twice. It is built by copying a base graph that
-follows the files now, then syncing only the files the history says differed at t (read from
-the blob store, through the ingester's overlays; those absent at t are taken away). Links are
-resolved by the resolver as it is now, against the names of t, so a link to a note deleted
-since is broken again and one to a note created since is broken then, as `brain check` of
-that day's files said.
+code, so nothing about "as of" is written twice. It is built by copying a base graph, then
+syncing only the files the history says differed at t (read from the blob store, through the
+ingester's overlays; those absent at t are taken away); when most files differ, by a first
+sync of the moment's files instead. Links are resolved by the resolver as it is now, against
+the names of t, so a link to a note deleted since is broken again and one to a note created
+since is broken then, as `brain check` of that day's files said.
 
-The base is the live store when it is the embedded one (a copy of its tables: references to
-frozen rows, a few dict copies), else (Neo4j) an embedded graph this keeps of the same files,
-read once and then kept in step with the live brain's syncs. So both stores answer from the
-same files by the same code: the history stays in the files (docs/history.md says why that
-was chosen over validity intervals in the database).
+The base is the nearest moment already built, or the graph now: the live store when it is
+the embedded one (a copy of its tables: references to frozen rows, a few dict copies), else
+(Neo4j) an embedded graph this keeps of the same files, read once and then kept in step with
+the live brain's syncs. So both stores answer from the same files by the same code: the
+history stays in the files (docs/memory-tool.md says why that was chosen over validity
+intervals in the database, with the measurements).
 
 Moments are cached, a few at a time (least recently used first out): a moment's identity is
-how many records are at or before it and the live graph's change count, so two times between
-the same two records share one graph, and any change since makes a new one.
+how many records are at or before it, so two times between the same two records share one
+graph, and records appended after it leave it as it is.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from brain.ingest.ingester import Ingester
+from brain.ingest.ingester import Ingester, IngestState
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import Layout
 from brain.service.brain import Brain, FileChanges
@@ -40,8 +41,6 @@ from brain.tool.history.blobs import BlobStore
 from brain.tool.history.log import History, HistoryRecord
 from brain.workspace import FileStat
 
-log = logging.getLogger(__name__)
-
 # Moments held built: each is a copy of the graph's tables plus the notes changed since
 # (a time slider dragged back and forth asks for a handful of moments again and again).
 MOMENT_CACHE_ENTRIES = 4
@@ -50,6 +49,9 @@ MOMENT_CACHE_ENTRIES = 4
 FRESH_DIVISOR = 4
 
 _EMPTY_KEYWORDS = MemoryStore().contents().keywords
+
+
+_MOMENT_ATTRIBUTES = ("absent", "changed_at")
 
 
 def _nanoseconds(when: float | None) -> int:
@@ -73,6 +75,15 @@ class MomentIngester(Ingester):
                 when = self.changed_at.get(rel)
                 stats[rel] = FileStat(rel, len(data), _nanoseconds(when))
         return stats, gone
+
+    def state(self) -> IngestState:
+        """Ingester.state, of the files' states only: the moment's own differences (`absent`,
+        `changed_at`, the overlays) are handed on by whoever builds the next moment from it."""
+        own = {name: vars(self).pop(name) for name in _MOMENT_ATTRIBUTES if name in vars(self)}
+        try:
+            return super().state()
+        finally:
+            vars(self).update(own)
 
 
 class MomentBrain(Brain):
@@ -98,16 +109,28 @@ def _moment_layout(layout: Layout, absent: frozenset[str], held: dict[str, FileS
 
 
 def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> MomentBrain:
-    """The moment's graph: the base's copied and the changed files synced (few changed), or a
-    first sync of the moment's files (many: at 10,000 notes all changed, re-linking them one
-    by one took three times a first sync, whose parse helpers and one linking pass win)."""
-    absent = frozenset(rel for rel, digest in delta.paths.items() if digest is None)
+    """The moment's graph from `base` (the graph now, or a built moment) and the files that
+    differ from it: the base's copied and those files synced (few), or a first sync of the
+    moment's files (many: at 10,000 notes all changed, re-linking them one by one took three
+    times a first sync, whose parse helpers and one linking pass win)."""
+    # What differs from the disk at the moment: the base moment's differences, then the delta's.
+    before = base.ingester if isinstance(base.ingester, MomentIngester) else None
+    held = dict(before.overlays) if before is not None else {}
+    absent = set(before.absent) if before is not None else set()
+    changed_at = dict(before.changed_at) if before is not None else {}
+    for rel, digest in delta.paths.items():
+        held.pop(rel, None)
+        absent.discard(rel)
+        if digest is None:
+            absent.add(rel)
+    held.update(contents)
+    changed_at.update(delta.changed_at)
     fresh = len(delta.paths) * FRESH_DIVISOR > len(base.ingester.files)
     layout = base.layout
     if fresh:
-        held = {rel: FileStat(rel, len(data), _nanoseconds(delta.changed_at.get(rel)))
-                for rel, data in contents.items()}
-        layout = _moment_layout(layout, absent, held)
+        stats = {rel: FileStat(rel, len(data), _nanoseconds(changed_at.get(rel)))
+                 for rel, data in held.items()}
+        layout = _moment_layout(layout, frozenset(absent), stats)
     store = MemoryStore()
     brain = MomentBrain(base.root, store=store, layout=base.layout_choice)
     brain.at, brain.delta = delta.at, delta
@@ -115,9 +138,9 @@ def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> Mome
     ingester.today = base.ingester.today
     brain.ingester = ingester
     store.read_bodies_from(DiskBodies(brain.root, ingester.overlays))
-    ingester.overlays.update(contents)
-    ingester.absent = absent
-    ingester.changed_at = delta.changed_at
+    ingester.overlays.update(held)
+    ingester.absent = frozenset(absent)
+    ingester.changed_at = changed_at
     if fresh:
         ingester.sync()
         return brain
@@ -235,6 +258,19 @@ class Moments:
             return built
 
     def _build(self, records: list[HistoryRecord], moment: float, first: int) -> MomentBrain:
+        """From the nearest built moment (a slider stepping back re-reads only the notes changed
+        between two steps), else from the graph now."""
+        with self._lock:
+            near = [(abs(index - first), index, built) for (index, epoch), built in self._cache.items()
+                    if epoch == self.timeline.epoch]
+        near.sort(key=lambda found: found[0])
+        if near and near[0][0] < len(records) - first:
+            _, index, built = near[0]
+            delta = delta_at(records, self.timeline, moment, first, index)
+            try:
+                return _moment_brain(built, delta, contents_at(delta, self.blobs, records))
+            except MomentNotKept:
+                pass  # a version between the two not kept: from now, which says exactly what
         base, generation = self._base_graph()
         delta = delta_at(records, self.timeline, moment, first)
         for rel, digest in self._unrecorded(base, records, generation).items():

@@ -47,9 +47,15 @@ def moments_of(service: MemoryService) -> Moments:
 
 def moment_time(service: MemoryService, when: str) -> float:
     try:
-        return parse_moment(when, service.clock())
+        moment = parse_moment(when, service.clock())
+        _iso(moment)  # a time a calendar can hold: "99999999999999d" is not one
     except BadMoment as exc:
         raise Refusal(RefusalCode.INVALID_ARGUMENT, str(exc)) from None
+    except (ValueError, OverflowError, OSError):
+        raise Refusal(RefusalCode.INVALID_ARGUMENT,
+                      f"{when[:40]!r} is out of range: give a time after 1970 (ISO 8601) or an age "
+                      "such as 7d") from None
+    return moment
 
 
 def graph_at(service: MemoryService, when: str) -> MomentBrain:
