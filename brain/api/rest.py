@@ -97,6 +97,11 @@ async def list_scope(request: Request) -> Response:
     try:
         first, after = _page(request)
         scope = _scope(request.path_params["scope"])
+        if "asOf" in request.query_params:  # the scope as it was then (brain/api/asof_rest.py)
+            from brain.api.asof_rest import scope_as_of_response
+
+            url = f"{BASE}/{quote(scope)}"
+            return await scope_as_of_response(request, service, actor, scope, ADDR, url, first, after)
         found = [s for s in await in_thread(service.scopes, actor) if s.scope == scope]
         if not found:
             raise Refusal(
@@ -150,6 +155,11 @@ async def history(request: Request) -> Response:
 
 async def _get(request: Request, service: MemoryService, actor: Actor, scope: str, name: str) -> Response:
     url = ADDR.path(scope, name)
+    if "asOf" in request.query_params:  # the note as it was then (brain/api/asof_rest.py)
+        from brain.api.asof_rest import note_as_of_response
+
+        markdown = _wants_markdown(request)
+        return await note_as_of_response(request, service, actor, scope, name, ADDR, url, markdown)
     call = Call("GET", {"path": url}, style="http")
     found = await in_thread(service.read, actor, scope, name, call=call, addr=ADDR)
     digest = content_hash(found.data)

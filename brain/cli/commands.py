@@ -36,6 +36,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "related": cmd_related,
         "config": cmd_config,
         "stats": cmd_stats,
+        "show": cmd_show,
         "space": cmd_layout_verb,
         "mindlink": cmd_layout_verb,
     }
@@ -85,6 +86,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)
+        if args.as_of is not None:
+            from brain.cli.asof import check_as_of
+
+            return check_as_of(brain, args, mention_info)
         report = CheckReport(
             brain.stats(), brain.problems(), strict=args.strict, layout=brain.layout_choice,
             info=mention_info(brain) if args.mentions else (),
@@ -133,6 +138,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from brain.cli.stats import cmd_stats as stats
 
     return stats(args)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """`brain show WS PATH [--as-of TIME]` (brain/cli/asof.py)."""
+    from brain.cli.asof import run_show
+
+    brain = open_brain(args)
+    try:
+        brain.sync()
+        return run_show(brain, args)
+    finally:
+        brain.close()
 
 
 def cmd_config(args: argparse.Namespace) -> int:

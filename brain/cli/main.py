@@ -55,6 +55,10 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         "--mentions", action="store_true",
         help="also list unlinked mentions (info: prose naming a note it could link; never fails the check)",
     )
+    check.add_argument(
+        "--as-of", dest="as_of", metavar="TIME",
+        help="check the graph as it was then, from the history: ISO 8601 or an age (7d, 24h, 30m)",
+    )
     add_store_options(check)
 
     serve = sub.add_parser("serve", help="serve the GraphQL API and keep the graph live")
@@ -101,6 +105,9 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     from brain.search.cli import add_parser as add_search_parser
 
     add_store_options(add_search_parser(sub))
+    from brain.cli.asof import add_show_parser
+
+    add_store_options(add_show_parser(sub))
     from brain.cli.stats import add_parser as add_stats_parser
 
     add_stats_parser(sub)

@@ -29,8 +29,11 @@ from brain.mcp.caller import Caller
 from brain.mcp.listen import AgentListens
 from brain.mcp.notify import Notifier
 from brain.mcp.tools import graph
+from brain.mcp.tools.asof import as_of
+from brain.mcp.tools.asof import render as render_as_of
 from brain.mcp.tools.layouts import call_layout_tool, layout_instructions, layout_tools
 from brain.mcp.tools.schemas import (
+    AS_OF_TOOL,
     BACKLINKS_TOOL,
     CHANGES_TOOL,
     LINKS_TOOL,
@@ -179,9 +182,10 @@ class BrainMcp:
                 data = await anyio.to_thread.run_sync(self._graph_call, caller, params.name, args)
             except Refusal as refusal:
                 return _error(refusal.text(), {"ok": False, "refusal": refusal.to_json()})
-            text = json.dumps(data, ensure_ascii=False) if params.name == SEARCH_TOOL else graph.render(
-                params.name, data
-            )
+            if params.name == SEARCH_TOOL:
+                text = json.dumps(data, ensure_ascii=False)
+            else:
+                text = render_as_of(data) if params.name == AS_OF_TOOL else graph.render(params.name, data)
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=text)], structured_content=data
             )
@@ -201,6 +205,8 @@ class BrainMcp:
             return graph.problems(view, args.get("path", "/memories"), args.get("after"))
         if name == RELATED_TOOL:
             return graph.related(view, args.get("path"), args.get("first", 10))
+        if name == AS_OF_TOOL:  # as the agent: its own notes and the shared ones, then
+            return as_of(self.service, agent, args.get("at"), args.get("path"))
         if name == CHANGES_TOOL:  # as the agent: its own scope and the shared one, nothing else
             return memory_changes(
                 self.service, Actor.of_agent(agent, "mcp"), _text(args, "since") or "",
@@ -263,7 +269,8 @@ class BrainMcp:
         return await anyio.to_thread.run_sync(get)
 
 
-_GRAPH = (LINKS_TOOL, BACKLINKS_TOOL, NEIGHBORHOOD_TOOL, PROBLEMS_TOOL, RELATED_TOOL, CHANGES_TOOL)
+_GRAPH = (LINKS_TOOL, BACKLINKS_TOOL, NEIGHBORHOOD_TOOL, PROBLEMS_TOOL, RELATED_TOOL, CHANGES_TOOL,
+          AS_OF_TOOL)
 _MODERN = tuple(MODERN_PROTOCOL_VERSIONS)
 
 

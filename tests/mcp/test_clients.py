@@ -51,7 +51,7 @@ async def test_lists_the_memory_tool_with_the_anthropic_schema(open_session: Ope
         listed = {t.name: t for t in (await session.client.list_tools()).tools}
     assert set(listed) == {
         "memory", "memory_links", "memory_backlinks", "memory_neighborhood", "memory_problems",
-        "memory_search", "memory_related", "memory_changes",
+        "memory_search", "memory_related", "memory_changes", "memory_as_of",
     }
     schema = listed["memory"].input_schema
     assert set(schema["properties"]) == ANTHROPIC_PROPERTIES
@@ -61,7 +61,7 @@ async def test_lists_the_memory_tool_with_the_anthropic_schema(open_session: Ope
     ]
     assert schema == MEMORY_INPUT_SCHEMA
     for name in ("memory_links", "memory_backlinks", "memory_neighborhood", "memory_problems",
-                 "memory_search", "memory_related", "memory_changes"):
+                 "memory_search", "memory_related", "memory_changes", "memory_as_of"):
         annotations = listed[name].annotations
         assert annotations is not None
         assert annotations.read_only_hint is True

@@ -178,33 +178,51 @@ export function noteOfId(id: string): { scope: string; file: string } | null {
   return m ? { scope: m[1], file: `${m[2]}.md` } : null;
 }
 
-/** Hash routes: #/memory, #/memory/<scope>, #/memory/<scope>/<file>[?line=N], #/graph[?node=id], #/problems. */
+/**
+ * Hash routes: #/memory, #/memory/<scope>, #/memory/<scope>/<file>[?line=N][?history=1][?asOf=T],
+ * #/graph[?node=id][&asOf=T], #/problems, #/changes[?since=7d][&until=T][&agent=name].
+ */
 export type Route =
-  | { view: 'memory'; scope?: string; file?: string; line?: number }
-  | { view: 'graph'; node?: string }
-  | { view: 'problems' };
+  | { view: 'memory'; scope?: string; file?: string; line?: number; history?: boolean; asOf?: string }
+  | { view: 'graph'; node?: string; asOf?: string }
+  | { view: 'problems' }
+  | { view: 'changes'; since?: string; until?: string; agent?: string };
 
 export function parseRoute(hash: string): Route {
   const [path, query = ''] = hash.replace(/^#/, '').split('?', 2);
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const params = new URLSearchParams(query);
-  if (parts[0] === 'graph') return { view: 'graph', node: params.get('node') ?? undefined };
+  const param = (name: string) => params.get(name) || undefined;
+  // A moment in time is added only when given, so routes without one read as before.
+  const asOf = param('asOf');
+  if (parts[0] === 'graph') return { view: 'graph', node: param('node'), ...(asOf ? { asOf } : {}) };
   if (parts[0] === 'problems') return { view: 'problems' };
+  if (parts[0] === 'changes') return { view: 'changes', since: param('since'), until: param('until'), agent: param('agent') };
   const line = Number(params.get('line'));
+  const note = Boolean(parts[2]);
   return {
     view: 'memory', scope: parts[1], file: parts[2],
     line: Number.isInteger(line) && line > 0 ? line : undefined,
+    ...(note && params.get('history') === '1' ? { history: true } : {}),
+    ...(note && asOf ? { asOf } : {}),
   };
 }
 
+function withQuery(path: string, params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== false && v !== '') q.set(k, v === true ? '1' : String(v));
+  const text = q.toString();
+  return text ? `${path}?${text}` : path;
+}
+
 export function routeHash(r: Route): string {
-  if (r.view === 'graph') return r.node ? `#/graph?node=${encodeURIComponent(r.node)}` : '#/graph';
+  if (r.view === 'graph') return withQuery('#/graph', { node: r.node, asOf: r.asOf });
   if (r.view === 'problems') return '#/problems';
+  if (r.view === 'changes') return withQuery('#/changes', { since: r.since, until: r.until, agent: r.agent });
   let h = '#/memory';
   if (r.scope) h += `/${encodeURIComponent(r.scope)}`;
   if (r.scope && r.file) h += `/${encodeURIComponent(r.file)}`;
-  if (r.line) h += `?line=${r.line}`;
-  return h;
+  return withQuery(h, { line: r.line, history: r.scope && r.file ? r.history : undefined, asOf: r.scope && r.file ? r.asOf : undefined });
 }
 
 export type SnippetPart = { text: string; mark: boolean };

@@ -16,6 +16,7 @@ const tabs: Record<Route['view'], HTMLAnchorElement> = {
   memory: h('a', { href: '#/memory' }, 'Memory'),
   graph: h('a', { href: '#/graph' }, 'Graph'),
   problems: h('a', { href: '#/problems' }, 'Link integrity'),
+  changes: h('a', { href: '#/changes' }, 'Changes'),
 };
 app.append(
   h('a', { class: 'skip', href: '#main', onclick: (e: Event) => { e.preventDefault(); main.focus(); } }, 'Skip to content'),
@@ -36,6 +37,7 @@ async function view(name: Route['view']): Promise<View> {
   if (!v) {
     v = name === 'memory' ? new MemoryView()
       : name === 'graph' ? new (await import('./graph/view')).GraphView()
+      : name === 'changes' ? new (await import('./changes')).ChangesView()
       : new (await import('./problems')).ProblemsView();
     views[name] = v;
   }

@@ -7,6 +7,7 @@ import { clear, h, modal, toast } from './dom';
 import { ConsolidatePanel } from './consolidate';
 import { FindBox } from './find';
 import { nearbySection } from './nearby';
+import { openPreviousVersion, renderNoteAsOf } from './noteasof';
 import type { ChangeEvent } from './live';
 import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
 import * as ops from './ops';
@@ -277,8 +278,14 @@ export class MemoryView implements View {
   }
 
   private async openFile(scope: string, file: string, line?: number): Promise<void> {
+    if (this.route.asOf) {  // the note as it was: read-only, its own page (noteasof.ts)
+      this.closeEditor();
+      await renderNoteAsOf(this.body, { scope, file }, this.route.asOf, renderDiff);
+      return;
+    }
     if (this.open && this.open.scope === scope && this.open.file === file) {
       if (line) (await loadEditor()).goToLine(this.open.editor, line);
+      if (this.route.history) void this.showHistory(this.body.querySelector<HTMLElement>('section.history')!, `memory/${scope}/${file}`);
       return;
     }
     this.closeEditor();
@@ -290,8 +297,12 @@ export class MemoryView implements View {
     names.catch(() => {});  // completion then offers what it has
     const [loaded, { createEditor, goToLine }] = await Promise.all([this.fetchFile(scope, file), loadEditor()]);
     if (!loaded) {
+      // A removed note (the Changes page links here) still has its history.
+      const gone = h('section', { class: 'history', 'aria-label': 'History' });
       clear(this.body, h('p', { class: 'empty' }, `memory/${scope}/${file} does not exist (any more).`),
-        h('a', { href: routeHash({ view: 'memory', scope }) }, `Back to ${scope === SHARED ? 'Shared' : scope}`));
+        h('div', { class: 'buttons' }, h('a', { class: 'button', href: routeHash({ view: 'memory', scope }) }, `Back to ${scope === SHARED ? 'Shared' : scope}`),
+          h('button', { type: 'button', onclick: () => void this.showHistory(gone, `memory/${scope}/${file}`) }, 'History')), gone);
+      if (this.route.history) void this.showHistory(gone, `memory/${scope}/${file}`);
       return;
     }
     const holder = h('div', { class: 'editor' });
@@ -309,7 +320,8 @@ export class MemoryView implements View {
         h('span', { class: 'spacer' }), status,
         save,
         h('button', { type: 'button', onclick: () => void this.rename() }, 'Rename'),
-        h('button', { type: 'button', onclick: () => void this.showHistory(historyBox) }, 'History'),
+        h('button', { type: 'button', onclick: () => void this.showHistory(historyBox, loaded.info.path) }, 'History'),
+        h('button', { type: 'button', title: 'See this note as it was at an earlier moment', onclick: () => void openPreviousVersion({ scope, file }) }, 'As of…'),
         h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
       banner, holder,
       h('section', { 'aria-label': 'Problems of this note' }, h('h2', {}, 'Problems'), problemList),
@@ -325,6 +337,7 @@ export class MemoryView implements View {
     void names.then(([own, shared]) => { if (this.open?.editor === editor) this.linkFiles = { own, shared }; }, () => {});
     this.setProblems(loaded.problems);
     if (line) goToLine(editor, line);
+    if (this.route.history) void this.showHistory(historyBox, loaded.info.path);
   }
 
   private setProblems(problems: Problem[]): void {
@@ -545,10 +558,7 @@ export class MemoryView implements View {
     input.select();
   }
 
-  private async showHistory(into: HTMLElement): Promise<void> {
-    const o = this.open;
-    if (!o) return;
-    const path = `memory/${o.scope}/${o.file}`;
+  private async showHistory(into: HTMLElement, path: string): Promise<void> {
     let records: HistoryRecord[];
     try {
       records = (await gql<{ memoryHistory: { records: HistoryRecord[] } }>(ops.MEMORY_HISTORY, { path })).memoryHistory.records;

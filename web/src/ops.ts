@@ -65,14 +65,16 @@ export const OVERVIEW_EDGE_BUDGET = 100_000;
 export const overview = (allLinks: boolean): [string, Record<string, unknown>] =>
   [OVERVIEW, { edgeBudget: allLinks ? null : OVERVIEW_EDGE_BUDGET }];
 
-export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighborhood(id: $id, depth: $depth, limit: 500) {
-  truncated
+const SUBGRAPH = `truncated
   nodes { __typename id
     ... on Memory { name scope type problems { code } }
     ... on Agent { name memoryOff }
     ... on Entity { name }
     ... on Unresolved { target } }
-  edges { type source target link { status } } } }`;
+  edges { type source target link { status } }`;
+
+export const NEIGHBORHOOD = `query Neighborhood($id: ID!, $depth: Int!) { neighborhood(id: $id, depth: $depth, limit: 500) {
+  ${SUBGRAPH} } }`;
 
 const LINK = 'text line column status targetId source { id path } target { __typename ... on Node { id } }';
 
@@ -91,3 +93,27 @@ export const SEARCH = `query Search($query: String!, $first: Int!) { search(quer
   mode notice nodes { id path scope name snippet matched terms } } }`;
 
 export const FIND_NAME = `query FindName($text: String!) { memories(filter: { text: $text }, first: 20) { nodes { id name scope description } } }`;
+
+/** What changed between two moments (the JSON of `brain diff --format json`, time/types.ts). */
+export const CHANGES = `query Changes($since: String!, $until: String, $agent: String) { changes(since: $since, until: $until, agent: $agent) }`;
+
+/** One note as it was at a moment (GraphQL `asOf`): its text, description and links then. */
+export const NOTE_AS_OF = `query NoteAsOf($path: String!, $asOf: DateTime!) { memory(path: $path, asOf: $asOf) {
+  path scope name description type hash body
+  linkCount links(first: 100) { text line column status targetId target { __typename ... on Memory { path } } }
+  problemCount problems(first: 100) { ${PROBLEM_FIELDS} } } }`;
+
+/** The note now, to say what changed since a moment. */
+export const NOTE_NOW = `query NoteNow($path: String!) { memory(path: $path) { hash body description type } }`;
+
+/** The graph as it was at a moment (GraphQL `asOf`): the overview's and a neighbourhood's. */
+export const OVERVIEW_AS_OF = `query OverviewAsOf($edgeBudget: Int, $asOf: DateTime!) { graphOverview(edgeBudget: $edgeBudget, asOf: $asOf) { truncated edgeTotal columns } }`;
+export const NEIGHBORHOOD_AS_OF = `query NeighborhoodAsOf($id: ID!, $depth: Int!, $asOf: DateTime!) { neighborhood(id: $id, depth: $depth, limit: 500, asOf: $asOf) {
+  ${SUBGRAPH} } }`;
+
+/** The workspace's newest recorded changes: the graph's time slider stops before each. */
+export const TIME_STEPS = 100;  // a page of memoryHistory holds at most 100
+export const RECENT_CHANGES = `query RecentChanges { memoryHistory(first: ${TIME_STEPS}) { records { at actor command path } } }`;
+
+/** The history's first record (ids are byte offsets: the first is 0, the only one before 1). */
+export const HISTORY_START = `query HistoryStart { memoryHistory(first: 1, before: "1") { records { at } } }`;

@@ -151,3 +151,22 @@ test('historyDiff: a diff per write, from empty for a create, to empty for a del
   assert.equal(lost.kind, 'missing');
   assert.match(lost.kind === 'missing' ? lost.message : '', /^The version before of this write was not kept/);
 });
+
+test('time-travel routes: the Changes window, a note as of a moment or with its history, the graph as of', () => {
+  const routes = [
+    { view: 'changes' as const }, { view: 'changes' as const, since: '24h' },
+    { view: 'changes' as const, since: '2026-12-01T00:00:00Z', until: '2026-12-02T00:00:00Z', agent: 'on-call' },
+    { view: 'memory' as const, scope: 'shared', file: 'a.md', history: true },
+    { view: 'memory' as const, scope: 'shared', file: 'a.md', asOf: '2026-12-01T09:00:00Z' },
+    { view: 'graph' as const, asOf: '2026-12-01T09:00:00Z' }, { view: 'graph' as const, node: 'memory:shared/a', asOf: '7d' },
+  ];
+  for (const r of routes) {
+    const back = parseRoute(routeHash(r));
+    assert.deepEqual(Object.fromEntries(Object.entries(back).filter(([, v]) => v !== undefined)), r);
+  }
+  assert.equal(routeHash({ view: 'changes', since: '2026-12-01T00:00:00Z', agent: 'a b' }), '#/changes?since=2026-12-01T00%3A00%3A00Z&agent=a+b');
+  // A scope has no history or moment of its own: only a note does.
+  assert.equal(routeHash({ view: 'memory', scope: 'shared', history: true, asOf: '7d' }), '#/memory/shared');
+  assert.deepEqual(parseRoute('#/memory/shared?history=1&asOf=7d'), { view: 'memory', scope: 'shared', file: undefined, line: undefined });
+  assert.deepEqual(parseRoute('#/memory/shared/a.md?history=0'), { view: 'memory', scope: 'shared', file: 'a.md', line: undefined });
+});

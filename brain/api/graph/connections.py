@@ -24,6 +24,7 @@ from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType, Severity
 from brain.api.graphql.fields import field
 from brain.api.graphql.loaders import in_thread
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 
 
@@ -60,6 +61,7 @@ class MemoryConnection:
     edges: list[MemoryEdge]
     page_info: PageInfo
     where: strawberry.Private[MemoryFilter]
+    moment: strawberry.Private[Brain | None] = None  # the graph of an `asOf:` query
 
     @field(description="The page's memories, without cursors.")
     def nodes(self) -> list[Memory]:
@@ -67,21 +69,26 @@ class MemoryConnection:
 
     @field(description="How many memories match the filter in all (one more query).")
     async def total_count(self, info: Info) -> int:
-        return await in_thread(info.context.brain.store.count_memories, self.where)
+        store = (info.context.brain if self.moment is None else self.moment).store
+        return await in_thread(store.count_memories, self.where)
 
 
-async def memory_page(info: Info, where: MemoryFilter, first: int, after: str | None) -> MemoryConnection:
+async def memory_page(
+    info: Info, where: MemoryFilter, first: int, after: str | None, moment: Brain | None = None,
+) -> MemoryConnection:
     after_id = decode_cursor("memory", after) if after else None
-    rows = await in_thread(info.context.brain.store.list_memories, where, after_id, first + 1)
+    store = (info.context.brain if moment is None else moment).store
+    rows = await in_thread(store.list_memories, where, after_id, first + 1)
     page = rows[:first]
-    info.context.loaders.prime_nodes(page)
-    edges = [MemoryEdge(cursor=encode_cursor("memory", m.id), node=Memory.of(m)) for m in page]
+    info.context.loaders_of(moment).prime_nodes(page)
+    edges = [MemoryEdge(cursor=encode_cursor("memory", m.id), node=Memory.of(m, moment)) for m in page]
     return MemoryConnection(
         edges=edges,
         page_info=PageInfo(
             has_next_page=len(rows) > first, end_cursor=edges[-1].cursor if edges else None
         ),
         where=where,
+        moment=moment,
     )
 
 
@@ -113,9 +120,10 @@ async def problem_page(
     path: str | None,
     first: int,
     after: str | None,
+    moment: Brain | None = None,
 ) -> ProblemConnection:
     start_after = problem_after(after) if after else None
-    found = await in_thread(info.context.brain.problems)
+    found = await in_thread((info.context.brain if moment is None else moment).problems)
     wanted = sorted(
         (
             p for p in found

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
+from typing import Annotated
 
 import strawberry
 
 from brain import model
+from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graph.nodes import Node, Unresolved, graph_node
 from brain.api.graph.pagination import PageInfo, decode_cursor, encode_cursor, quoted
 from brain.api.graphql.context import Info
@@ -23,6 +26,8 @@ from brain.api.graphql.loaders import in_thread
 from brain.api.graphql.view import reach_of
 from brain.parse import safejson
 from brain.service import health as service
+from brain.service.brain import Brain
+from brain.store.base import GraphStore
 from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth, total_of
 
 
@@ -99,9 +104,9 @@ def _after(which: HealthList, cursor: str | None) -> PageKey | None:
         ) from exc
 
 
-async def _nodes(info: Info, ids: list[str]) -> dict[str, Node]:
-    found = await info.context.loaders.nodes.load_many(ids)
-    return {i: graph_node(n) for i, n in zip(ids, found, strict=True) if n is not None}
+async def _nodes(info: Info, ids: list[str], moment: Brain | None = None) -> dict[str, Node]:
+    found = await info.context.loaders_of(moment).nodes.load_many(ids)
+    return {i: graph_node(n, moment) for i, n in zip(ids, found, strict=True) if n is not None}
 
 
 @strawberry.type(description="The notes' health as the caller sees them: counts, top lists and pages.")
@@ -111,10 +116,14 @@ class MemoryHealth:
     ask: strawberry.Private[HealthAsk]
     # The counts, asked once per query: the lists' totalCount come from them, resolved side by side.
     counted: strawberry.Private[list[asyncio.Task[list[ScopeHealth]]]]
+    moment: strawberry.Private[Brain | None] = None  # the graph of an `asOf:` query
+
+    def _store(self, info: Info) -> GraphStore:
+        return (info.context.brain if self.moment is None else self.moment).store
 
     async def _counts(self, info: Info) -> list[ScopeHealth]:
         if not self.counted:
-            health = service.reader(info.context.brain.store)
+            health = service.reader(self._store(info))
             self.counted.append(asyncio.ensure_future(in_thread(health.health_counts, self.ask)))
         return await self.counted[0]
 
@@ -128,13 +137,13 @@ class MemoryHealth:
 
     @field(description="The `first` notes most links point to, most first.")
     async def hubs(self, info: Info, first: int = 10) -> list[HubNote]:
-        found = await in_thread(service.reader(info.context.brain.store).health_hubs, self.ask, first)
-        nodes = await _nodes(info, [i for i, _ in found])
+        found = await in_thread(service.reader(self._store(info)).health_hubs, self.ask, first)
+        nodes = await _nodes(info, [i for i, _ in found], self.moment)
         return [HubNote(node=nodes[i], links=n) for i, n in found if i in nodes]
 
     @field(description="The `first` missing notes most notes link to, most first.")
     async def most_wanted(self, info: Info, first: int = 10) -> list[WantedNote]:
-        found = await in_thread(service.reader(info.context.brain.store).health_wanted, self.ask, first)
+        found = await in_thread(service.reader(self._store(info)).health_wanted, self.ask, first)
         prefix = model.Kind.UNRESOLVED.value + ":"
         return [
             WantedNote(target=Unresolved.of(model.UnresolvedNode(i.removeprefix(prefix))), notes=n)
@@ -146,8 +155,8 @@ class MemoryHealth:
     ) -> HealthNoteConnection:
         key = _after(which, after)
         total = total_of(await self._counts(info))
-        page = await in_thread(service.page_of, info.context.brain.store, self.ask, which, key, first, total)
-        nodes = await _nodes(info, [k[1] for k in page.keys])
+        page = await in_thread(service.page_of, self._store(info), self.ask, which, key, first, total)
+        nodes = await _nodes(info, [k[1] for k in page.keys], self.moment)
         edges = [
             HealthNoteEdge(cursor=_cursor(which, k), node=nodes[k[1]]) for k in page.keys if k[1] in nodes
         ]
@@ -187,9 +196,13 @@ class HealthQuery:
             "notes. An agent's token sees its own notes and the shared ones."
         )
     )
-    def memory_health(self, info: Info, scope: str | None = None, stale_days: int = 30) -> MemoryHealth:
+    async def memory_health(
+        self, info: Info, scope: str | None = None, stale_days: int = 30,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+    ) -> MemoryHealth:
         try:
             ask = service.health_ask(reach_of(info.context.principal), scope, stale_days)
         except service.HealthRefused as exc:
             raise UserError(str(exc)) from exc
-        return MemoryHealth(scope=ask.scope, stale_days=stale_days, ask=ask, counted=[])
+        moment = await moment_at(info, as_of)
+        return MemoryHealth(scope=ask.scope, stale_days=stale_days, ask=ask, counted=[], moment=moment)

@@ -25,6 +25,7 @@ from brain.api.graphql.context import Info
 from brain.api.graphql.enums import LinkStatus
 from brain.api.graphql.errors import UserError
 from brain.api.graphql.fields import field
+from brain.service.brain import Brain
 
 LinkTarget = Annotated[
     Memory | Agent | Workflow | Chat | WorkItem | Unresolved | DailyNote | Skill | Tool | File,
@@ -46,9 +47,10 @@ class Link:
     column: int = strawberry.field(description="1-based column in characters.")
     status: LinkStatus
     record: strawberry.Private[model.Link]
+    moment: strawberry.Private[Brain | None] = None  # the graph of an `asOf:` query (nodes.Memory)
 
     @classmethod
-    def of(cls, link: model.Link) -> Link:
+    def of(cls, link: model.Link, moment: Brain | None = None) -> Link:
         return cls(
             text=link.raw,
             target_text=link.target,
@@ -60,6 +62,7 @@ class Link:
             column=link.column,
             status=LinkStatus.of(link.status),
             record=link,
+            moment=moment,
         )
 
     @field(description="Pass as `after` to get the links that follow this one.")
@@ -70,20 +73,20 @@ class Link:
 
     @field(description="The note the link is written in.")
     async def source(self, info: Info) -> Memory:
-        node = await info.context.loaders.nodes.load(self.record.source)
+        node = await info.context.loaders_of(self.moment).nodes.load(self.record.source)
         if not isinstance(node, model.MemoryNode):
             raise _changed_meanwhile(self.record.source)
-        return note_of(node)
+        return note_of(node, self.moment)
 
     @field(description="Where it landed: a node, or the Unresolved node it waits on.")
     async def target(self, info: Info) -> LinkTarget:
         target_id = self.record.target_id
-        node = await info.context.loaders.nodes.load(target_id)
+        node = await info.context.loaders_of(self.moment).nodes.load(target_id)
         if node is None and target_id.startswith("unresolved:"):
             node = model.UnresolvedNode(target_id.split(":", 1)[1])
         if node is None:
             raise _changed_meanwhile(target_id)
-        return graph_node(node)
+        return graph_node(node, self.moment)
 
     @field(
         description=(
@@ -94,7 +97,8 @@ class Link:
     async def candidates(self, info: Info) -> list[LinkTarget]:
         if not self.record.candidates:
             return []
-        return [graph_node(n) for n in await info.context.loaders.nodes_of(self.record.candidates)]
+        loaders = info.context.loaders_of(self.moment)
+        return [graph_node(n, self.moment) for n in await loaders.nodes_of(self.record.candidates)]
 
 
 def _changed_meanwhile(node_id: str) -> UserError:

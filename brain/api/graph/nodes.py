@@ -22,6 +22,7 @@ from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
 from brain.api.graphql.fields import field
 from brain.api.graphql.permissions import ADMIN_ONLY
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, link_problem
 
 if TYPE_CHECKING:
@@ -40,16 +41,18 @@ class Node:
     id: strawberry.ID
 
 
-async def _links_into(info: Info, node_id: str, first: int, after: str | None) -> list[Link]:
+async def _links_into(
+    info: Info, node_id: str, first: int, after: str | None, moment: Brain | None = None,
+) -> list[Link]:
     from brain.api.graph.links import Link
 
     cursor = None if after is None else link_after(after)
-    found = await info.context.loaders.backlinks.load((node_id, max(0, first), cursor))
-    return [Link.of(link) for link in found]
+    found = await info.context.loaders_of(moment).backlinks.load((node_id, max(0, first), cursor))
+    return [Link.of(link, moment) for link in found]
 
 
-async def _links_into_count(info: Info, node_id: str) -> int:
-    return await info.context.loaders.backlink_counts.load(node_id)
+async def _links_into_count(info: Info, node_id: str, moment: Brain | None = None) -> int:
+    return await info.context.loaders_of(moment).backlink_counts.load(node_id)
 
 
 
@@ -93,6 +96,8 @@ class Memory(Node):
     size: int = strawberry.field(description="Bytes on disk.")
     hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
     record: strawberry.Private[model.MemoryNode]
+    # The graph of the moment an `asOf:` query asked for (brain/api/graph/moments.py); None: now.
+    moment: strawberry.Private[Brain | None] = None
 
     # Computed only when asked: a page of a hundred memories rarely wants them. Paged: a 1 MiB
     # note may hold tens of thousands (brain/api/graph/list_pages.py).
@@ -131,7 +136,7 @@ class Memory(Node):
         return JSON(dict(self.record.properties))
 
     @classmethod
-    def of(cls, node: model.MemoryNode) -> Memory:
+    def of(cls, node: model.MemoryNode, moment: Brain | None = None) -> Memory:
         return cls(
             id=strawberry.ID(node.id),
             scope=node.scope,
@@ -144,19 +149,21 @@ class Memory(Node):
             size=node.size,
             hash=node.hash,
             record=node,
+            moment=moment,
         )
 
-    @field(description="Seconds since the file was last modified.")
+    @field(description="Seconds since the file was last modified (as of the query's moment).")
     def age(self) -> int:
-        return max(0, int(time.time() - self.record.modified_at))
+        now = time.time() if self.moment is None else float(getattr(self.moment, "at", time.time()))
+        return max(0, int(now - self.record.modified_at))
 
     @field(description="The agent whose folder holds it; null for shared memories.")
     async def owner(self, info: Info) -> Agent | None:
         owner = self.record.owner
         if owner is None:
             return None
-        node = await info.context.loaders.nodes.load(model.agent_id(owner))
-        return Agent.of(node) if isinstance(node, model.AgentNode) else None
+        node = await info.context.loaders_of(self.moment).nodes.load(model.agent_id(owner))
+        return Agent.of(node, self.moment) if isinstance(node, model.AgentNode) else None
 
     @field(description="The wikilinks written in this note, in order; a page of `first` after `after`.")
     async def links(
@@ -164,22 +171,22 @@ class Memory(Node):
     ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
         from brain.api.graph.links import Link
 
-        found = await info.context.loaders.links_from.load(self.id)
-        return [Link.of(link) for link in link_page(found, first, after)]
+        found = await info.context.loaders_of(self.moment).links_from.load(self.id)
+        return [Link.of(link, self.moment) for link in link_page(found, first, after)]
 
     @field(description="How many wikilinks the note holds in the graph: `links` pages through them.")
     async def link_count(self, info: Info) -> int:
-        return len(await info.context.loaders.links_from.load(self.id))
+        return len(await info.context.loaders_of(self.moment).links_from.load(self.id))
 
     @field(description="Links from other notes (and this one) that land here.")
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
     ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
-        return await _links_into(info, self.id, first, after)
+        return await _links_into(info, self.id, first, after, self.moment)
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return await _links_into_count(info, self.id)
+        return await _links_into_count(info, self.id, self.moment)
 
     @field(description="This note's problems, its own and its links'; a page of `first` after `after`.")
     async def problems(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Problem]:
@@ -213,7 +220,7 @@ class Memory(Node):
 
     async def _problems(self, info: Info) -> list[model.Problem]:
         found = list(self.record.problems)
-        for link in await info.context.loaders.links_from.load(self.id):
+        for link in await info.context.loaders_of(self.moment).links_from.load(self.id):
             problem = link_problem(self.record.path, link)
             if problem is not None:
                 found.append(problem)
@@ -250,9 +257,10 @@ class Agent(Node):
     )
     path: str | None = strawberry.field(description="Its definition file, if it has one.")
     record: strawberry.Private[model.AgentNode]
+    moment: strawberry.Private[Brain | None] = None  # as Memory.moment
 
     @classmethod
-    def of(cls, node: model.AgentNode) -> Agent:
+    def of(cls, node: model.AgentNode, moment: Brain | None = None) -> Agent:
         return cls(
             id=strawberry.ID(node.id),
             name=node.name,
@@ -261,11 +269,12 @@ class Agent(Node):
             memory_off=node.memory_off,
             path=node.path,
             record=node,
+            moment=moment,
         )
 
     @field(description="Its memories counted by type.", permission_classes=ADMIN_ONLY)
     async def memory_counts(self, info: Info) -> MemoryCounts:
-        return MemoryCounts.of(await info.context.loaders.type_counts.load(self.name))
+        return MemoryCounts.of(await info.context.loaders_of(self.moment).type_counts.load(self.name))
 
     @field(description="Its own memories (not the shared ones), by name.", permission_classes=ADMIN_ONLY)
     async def memories(
@@ -282,18 +291,18 @@ class Agent(Node):
         where = MemoryFilter(
             agent=self.name, type=type.value if type else None, text=text, has_problems=has_problems
         )
-        return await memory_page(info, where, first, after)
+        return await memory_page(info, where, first, after, self.moment)
 
     @field(description="Links that name this agent (`[[agent:name]]`).", permission_classes=ADMIN_ONLY)
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
     ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
-        return await _links_into(info, self.id, first, after)
+        return await _links_into(info, self.id, first, after, self.moment)
 
     @field(description="How many links land here: `backlinks` pages through them.",
            permission_classes=ADMIN_ONLY)
     async def backlink_count(self, info: Info) -> int:
-        return await _links_into_count(info, self.id)
+        return await _links_into_count(info, self.id, self.moment)
 
     @field(description="The `## Your memory` block of its system prompt; null when its memory is off.")
     async def memory_prompt(self, info: Info) -> str | None:
@@ -307,16 +316,17 @@ class Entity(Node):
     name: str = strawberry.field(description="Its id within its kind: the file stem.")
     title: str = strawberry.field(description="Its `title` or `name`, else the file stem.")
     path: str | None = strawberry.field(description="Its file, if it came from the workspace.")
+    moment: strawberry.Private[Brain | None] = None  # as Memory.moment
 
     @field(description="Notes that link here.")
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
     ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
-        return await _links_into(info, self.id, first, after)
+        return await _links_into(info, self.id, first, after, self.moment)
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return await _links_into_count(info, self.id)
+        return await _links_into_count(info, self.id, self.moment)
 
 
 @strawberry.type
@@ -341,28 +351,29 @@ _ENTITY_TYPES: dict[model.Kind, type[Workflow | Chat | WorkItem]] = {
 }
 
 
-def entity_of(node: model.EntityNode) -> Workflow | Chat | WorkItem:
+def entity_of(node: model.EntityNode, moment: Brain | None = None) -> Workflow | Chat | WorkItem:
     cls = _ENTITY_TYPES[node.entity_kind]
-    return cls(id=strawberry.ID(node.id), name=node.ident, title=node.title, path=node.path)
+    return cls(id=strawberry.ID(node.id), name=node.ident, title=node.title, path=node.path, moment=moment)
 
 
 @strawberry.type(description="A target no note has yet: links wait here until one appears.")
 class Unresolved(Node):
     target: str = strawberry.field(description="The target's name key (case-folded, NFC).")
+    moment: strawberry.Private[Brain | None] = None  # as Memory.moment
 
     @classmethod
-    def of(cls, node: model.UnresolvedNode) -> Unresolved:
-        return cls(id=strawberry.ID(node.id), target=node.target)
+    def of(cls, node: model.UnresolvedNode, moment: Brain | None = None) -> Unresolved:
+        return cls(id=strawberry.ID(node.id), target=node.target, moment=moment)
 
     @field(description="The links that ask for it.")
     async def wanted_by(
         self, info: Info, first: int = PAGE, after: str | None = None
     ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
-        return await _links_into(info, self.id, first, after)
+        return await _links_into(info, self.id, first, after, self.moment)
 
     @field(description="How many links ask for it: `wantedBy` pages through them.")
     async def wanted_by_count(self, info: Info) -> int:
-        return await _links_into_count(info, self.id)
+        return await _links_into_count(info, self.id, self.moment)
 
 
 # ---------------------------------------------------------------- layouts (design.md 8)
@@ -403,13 +414,14 @@ class File(Node):
     binary: bool = strawberry.field(description="It holds a NUL byte or is not UTF-8: read as metadata only.")
     hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
     record: strawberry.Private[model.FileNode]
+    moment: strawberry.Private[Brain | None] = None  # as Memory.moment
 
     @classmethod
-    def of(cls, node: model.FileNode) -> File:
+    def of(cls, node: model.FileNode, moment: Brain | None = None) -> File:
         return cls(
             id=strawberry.ID(node.id), scope=node.scope, name=node.name, path=node.path,
             size=node.size, media_type=node.media_type, binary=node.binary, hash=node.hash,
-            record=node,
+            record=node, moment=moment,
         )
 
     @strawberry.field
@@ -420,11 +432,11 @@ class File(Node):
     async def backlinks(
         self, info: Info, first: int = PAGE, after: str | None = None
     ) -> list[Annotated[Link, strawberry.lazy("brain.api.graph.links")]]:
-        return await _links_into(info, self.id, first, after)
+        return await _links_into(info, self.id, first, after, self.moment)
 
     @field(description="How many links land here: `backlinks` pages through them.")
     async def backlink_count(self, info: Info) -> int:
-        return await _links_into_count(info, self.id)
+        return await _links_into_count(info, self.id, self.moment)
 
 
 _NOTE_TYPES: dict[model.Kind, type[Memory]] = {
@@ -437,18 +449,19 @@ _NOTE_TYPES: dict[model.Kind, type[Memory]] = {
 GraphNode = Memory | Agent | Workflow | Chat | WorkItem | Unresolved | File
 
 
-def note_of(node: model.MemoryNode) -> Memory:
+def note_of(node: model.MemoryNode, moment: Brain | None = None) -> Memory:
     """The GraphQL type of a note of any note kind: Memory, DailyNote, Skill or Tool."""
-    return _NOTE_TYPES[node.note_kind].of(node)
+    return _NOTE_TYPES[node.note_kind].of(node, moment)
 
 
-def graph_node(node: model.Node) -> GraphNode:
+def graph_node(node: model.Node, moment: Brain | None = None) -> GraphNode:
+    """The GraphQL type of a node; `moment`: the graph of an `asOf:` query it came from."""
     if isinstance(node, model.MemoryNode):
-        return note_of(node)
+        return note_of(node, moment)
     if isinstance(node, model.AgentNode):
-        return Agent.of(node)
+        return Agent.of(node, moment)
     if isinstance(node, model.EntityNode):
-        return entity_of(node)
+        return entity_of(node, moment)
     if isinstance(node, model.FileNode):
-        return File.of(node)
-    return Unresolved.of(node)
+        return File.of(node, moment)
+    return Unresolved.of(node, moment)

@@ -11,18 +11,21 @@ problem link and the backbone), a tenth of the JSON at 10,000 notes, and every n
 
 from __future__ import annotations
 
-from typing import cast
+from datetime import datetime
+from typing import Annotated, cast
 
 import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
+from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import LinkStatus, MemoryType
 from brain.api.graphql.errors import UserError
 from brain.api.graphql.fields import field
 from brain.api.graphql.loaders import in_thread
 from brain.api.graphql.permissions import ADMIN_ONLY
+from brain.service.brain import Brain
 from brain.service.overview import MAX_OVERVIEW_EDGE_BUDGET, overview_backbone
 from brain.store.base import MemoryFilter
 
@@ -73,8 +76,10 @@ class GraphOverview:
         })
 
 
-def build_overview(info: Info, limit: int, edge_budget: int | None = None) -> GraphOverview:
-    store = info.context.brain.store
+def build_overview(
+    info: Info, limit: int, edge_budget: int | None = None, moment: Brain | None = None,
+) -> GraphOverview:
+    store = (info.context.brain if moment is None else moment).store
     memories = store.list_memories(MemoryFilter(), limit=limit + 1, bodies=False)
     truncated = len(memories) > limit
     memories = memories[:limit]
@@ -144,12 +149,15 @@ class OverviewQuery:
         ),
         permission_classes=ADMIN_ONLY,
     )
-    async def graph_overview(self, info: Info, limit: int = 20_000,
-                             edge_budget: int | None = None) -> GraphOverview:
+    async def graph_overview(
+        self, info: Info, limit: int = 20_000, edge_budget: int | None = None,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+    ) -> GraphOverview:
         if not 1 <= limit <= MAX_OVERVIEW_NODES:
             raise UserError(f"limit must be between 1 and {MAX_OVERVIEW_NODES:,}, not {limit}")
         if edge_budget is not None and not 0 <= edge_budget <= MAX_OVERVIEW_EDGE_BUDGET:
             raise UserError(
                 f"edgeBudget must be between 0 and {MAX_OVERVIEW_EDGE_BUDGET:,}, not {edge_budget}"
             )
-        return await in_thread(build_overview, info, limit, edge_budget)
+        moment = await moment_at(info, as_of)
+        return await in_thread(build_overview, info, limit, edge_budget, moment)

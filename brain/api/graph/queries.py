@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Annotated
+
 import strawberry
 
 from brain import model
@@ -13,6 +16,7 @@ from brain.api.graph.connections import (
     problem_page,
 )
 from brain.api.graph.link_pages import PAGE, node_page
+from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of
 from brain.api.graphql.context import Info
@@ -50,9 +54,11 @@ class GraphQuery:
         permission_classes=ADMIN_ONLY,
     )
     async def memory(
-        self, info: Info, path: str | None = None, scope: str | None = None, name: str | None = None
+        self, info: Info, path: str | None = None, scope: str | None = None, name: str | None = None,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> Memory | None:
-        store = info.context.brain.store
+        moment = await moment_at(info, as_of)
+        store = (info.context.brain if moment is None else moment).store
         if path is not None and scope is None and name is None:
             found = await in_thread(store.memory_by_path, path.strip().removeprefix("./").lstrip("/"))
         elif path is None and scope is not None and name is not None:
@@ -62,7 +68,7 @@ class GraphQuery:
                 "memory() takes either `path` (e.g. path: \"memory/shared/glossary.md\") "
                 "or both `scope` and `name` (e.g. scope: \"shared\", name: \"glossary\")"
             )
-        return None if found is None else Memory.of(found)
+        return None if found is None else Memory.of(found, moment)
 
     @field(description="Memories in id order, filtered and paged.", permission_classes=ADMIN_ONLY)
     async def memories(
@@ -71,9 +77,10 @@ class GraphQuery:
         filter: MemoryFilterInput | None = None,
         first: int = 20,
         after: str | None = None,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> MemoryConnection:
         where = filter.to_model() if filter is not None else MemoryFilter()
-        return await memory_page(info, where, first, after)
+        return await memory_page(info, where, first, after, await moment_at(info, as_of))
 
     @field(description="Agents by id" + PAGED, permission_classes=ADMIN_ONLY)
     async def agents(self, info: Info, first: int = PAGE, after: str | None = None) -> list[Agent]:
@@ -112,15 +119,19 @@ class GraphQuery:
         path: str | None = None,
         first: int = 50,
         after: str | None = None,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> ProblemConnection:
-        return await problem_page(info, severity, code, path, first, after)
+        moment = await moment_at(info, as_of)
+        return await problem_page(info, severity, code, path, first, after, moment)
 
     @field(
         description="Link integrity: counts by status and by problem code, and what is missing.",
         permission_classes=ADMIN_ONLY,
     )
-    async def link_report(self, info: Info) -> LinkReport:
-        brain = info.context.brain
+    async def link_report(
+        self, info: Info, as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+    ) -> LinkReport:
+        brain = await moment_at(info, as_of) or info.context.brain
         stats = await in_thread(brain.stats)
         problems = await in_thread(brain.problems)
         return LinkReport.of(stats, problems)
@@ -133,16 +144,22 @@ class GraphQuery:
         permission_classes=ADMIN_ONLY,
     )
     async def neighborhood(
-        self, info: Info, id: strawberry.ID, depth: int = 1, limit: int = 100
+        self, info: Info, id: strawberry.ID, depth: int = 1, limit: int = 100,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> Subgraph | None:
-        sub = await in_thread(info.context.brain.store.neighborhood, str(id), depth, limit)
+        moment = await moment_at(info, as_of)
+        store = (info.context.brain if moment is None else moment).store
+        sub = await in_thread(store.neighborhood, str(id), depth, limit)
         if not sub.nodes:
             return None
-        return subgraph_of(sub.nodes, sub.edges, sub.truncated)
+        return subgraph_of(sub.nodes, sub.edges, sub.truncated, moment)
 
     @field(description="Counts of the whole graph.", permission_classes=ADMIN_ONLY)
-    async def stats(self, info: Info) -> Stats:
-        return Stats.of(await in_thread(info.context.brain.stats))
+    async def stats(
+        self, info: Info, as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+    ) -> Stats:
+        brain = await moment_at(info, as_of) or info.context.brain
+        return Stats.of(await in_thread(brain.stats))
 
     @field(
         description="The workspace's layout (latchai, space, mindlink or lab) and how it was chosen.",

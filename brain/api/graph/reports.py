@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import strawberry
 
@@ -12,6 +13,9 @@ from brain.api.graph.links import Link
 from brain.api.graph.nodes import Node, Unresolved, graph_node
 from brain.api.graphql.enums import EdgeType, LinkStatus, Severity
 from brain.api.graphql.fields import field
+
+if TYPE_CHECKING:
+    from brain.service.brain import Brain
 
 
 @strawberry.type
@@ -118,15 +122,17 @@ class Subgraph:
     truncated: bool = strawberry.field(description="The node limit cut the neighbourhood short.")
 
 
-def subgraph_of(nodes: Sequence[model.Node], edges: Sequence[model.Edge], truncated: bool) -> Subgraph:
+def subgraph_of(
+    nodes: Sequence[model.Node], edges: Sequence[model.Edge], truncated: bool, moment: Brain | None = None,
+) -> Subgraph:
     return Subgraph(
-        nodes=[graph_node(n) for n in nodes],
+        nodes=[graph_node(n, moment) for n in nodes],
         edges=[
             GraphEdge(
                 type=EdgeType(e.type),
                 source=strawberry.ID(e.source),
                 target=strawberry.ID(e.target),
-                link=Link.of(e.link) if e.link is not None else None,
+                link=Link.of(e.link, moment) if e.link is not None else None,
             )
             for e in edges
         ],

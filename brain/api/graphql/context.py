@@ -74,10 +74,23 @@ class Context:
     response: Response | WebSocket | None = None
     # Set by strawberry from a WebSocket's `connection_init` payload.
     connection_params: dict[str, object] | None = None
+    # The loaders of each moment an `asOf:` field asked for (brain/api/graph/moments.py), by the
+    # moment's graph: its nodes' fields batch and cache as the live graph's do, with the same reach.
+    moment_loaders: dict[int, tuple[Brain, Loaders]] = field(default_factory=dict)
 
     @property
     def brain(self) -> Brain:
         return self.services.brain
+
+    def loaders_of(self, moment: Brain | None) -> Loaders:
+        """The loaders of the live graph (None), or of a moment's graph."""
+        if moment is None:
+            return self.loaders
+        found = self.moment_loaders.get(id(moment))
+        if found is None:
+            loaders = Loaders(moment.store, cache=True, reach=self.loaders.reach)
+            found = self.moment_loaders[id(moment)] = (moment, loaders)
+        return found[1]
 
 
 Info: TypeAlias = strawberry.Info[Context, None]

@@ -21,6 +21,7 @@ NEIGHBORHOOD_TOOL = "memory_neighborhood"
 RELATED_TOOL = "memory_related"
 PROBLEMS_TOOL = "memory_problems"
 CHANGES_TOOL = "memory_changes"
+AS_OF_TOOL = "memory_as_of"  # brain/mcp/tools/asof.py
 SEARCH_TOOL = "memory_search"
 
 MEMORY_DESCRIPTION = (
@@ -164,6 +165,22 @@ def graph_tools() -> list[types.Tool]:
                     "agent": {"type": "string", "description": "only the changes this agent made"},
                 },
                 "required": ["since"],
+            },
+        ),
+        _read_only(
+            AS_OF_TOOL, "Your memory as it was",
+            "Your memory as it was at a moment, from its history: with `path`, that note's text "
+            "then and its links with their statuses then; without, every note you had then (yours "
+            "and the shared ones) with its description. `at`: ISO 8601 or an age such as 7d, 24h. "
+            "A moment before the history began or past its retention is refused, naming the "
+            "oldest one kept.",
+            {
+                "type": "object",
+                "properties": {
+                    "at": {"type": "string", "description": "ISO 8601 or an age: 7d, 24h, 30m"},
+                    "path": {**_NOTE_PATH, "description": "a note's virtual path; omit for every note"},
+                },
+                "required": ["at"],
             },
         ),
     ]

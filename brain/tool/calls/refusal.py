@@ -48,6 +48,7 @@ class RefusalCode(enum.Enum):
     READ_ONLY = "read-only"  # a read-only replica (`brain serve --read-only`): write to its writer
     HISTORY_FULL = "history-full"  # the write history is at its cap (brain/tool/history/cap.py)
     HISTORY_UNWRITABLE = "history-unwritable"  # a change's record could not be written: put back
+    NOT_KEPT = "not-kept"  # a moment before the history began or past its retention (brain/tool/asof)
 
     @property
     def status(self) -> int:
@@ -82,6 +83,7 @@ _STATUS = {
     RefusalCode.READ_ONLY: 409,
     RefusalCode.HISTORY_FULL: 507,  # Insufficient Storage: the operator's cap, not the caller's fault
     RefusalCode.HISTORY_UNWRITABLE: 507,  # the disk or file under the history, not the caller
+    RefusalCode.NOT_KEPT: 410,  # Gone: the history no longer keeps (or never kept) that moment
 }
 
 #: String arguments longer than this are abbreviated when a call is rendered as text.

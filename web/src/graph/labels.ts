@@ -146,7 +146,8 @@ export class LabelPlacer {
       if (places.every((b) => b === null)) return;
       const priority = labelPriority({
         selected: node === selected, neighbour: neighbours.has(node), agent,
-        problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0, size: Number(attrs.size), degree: Number(attrs.degree) || 0,
+        // What changed since the moment drawn (graph/timeline.ts) is named first, as problems are.
+        problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0 || Boolean(attrs.change), size: Number(attrs.size), degree: Number(attrs.degree) || 0,
       });
       candidates.push({ key: node, priority, always: node === selected, places });
     });

@@ -16,6 +16,11 @@ import { COARSE_NODES } from './layoutrun';
 import { LayoutDriver, type Settled } from './overviewlayout';
 import { communityColours, degreeSize, edgeAlpha, withAlpha, type CommunityLegend } from './overviewmodel';
 import { routeHash, type Route } from '../logic';
+import { noteExtent, quietWhileDragging } from './extent';
+import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
+import type { TimeDiff } from './timediff';
+import { formatMoment } from '../time/moments';
+import { oldestShowable } from '../time/asof';
 import * as ops from '../ops';
 import type { View } from '../view';
 
@@ -65,14 +70,19 @@ export class GraphView implements View {
   private colourMode: ColourBy = 'kind';
   private problemNodes: Set<string> | null = null;
   private hidden: ((node: string, a: Record<string, unknown>) => boolean) | null = null;
+  // The moment drawn (null: now), and what changed since it (timeline.ts).
+  private asOf: string | null = null;
+  private diff: TimeDiff | null = null;
+  private readonly time = new TimeBar((asOf) => { location.hash = routeHash({ view: 'graph', node: this.mode?.kind === 'focus' ? this.mode.id : undefined, asOf: asOf ?? undefined }); });
 
   constructor() {
-    const overview = h('button', { type: 'button', onclick: () => { location.hash = '#/graph'; void this.overview(); } }, 'Whole workspace');
+    const overview = h('button', { type: 'button', onclick: () => { location.hash = routeHash({ view: 'graph', asOf: this.asOf ?? undefined }); void this.overview(); } }, 'Whole workspace');
     this.el.append(
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Graph controls' },
         this.find.el, this.depth, overview, h('label', { class: 'check' }, this.allLinks, ' all links'),
         h('label', { class: 'check' }, this.problemLayer, ' problem links'),
         this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
+      this.time.el,
       h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.status, this.canvas, this.legend), this.panel));
     clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
     for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter, this.problemLayer]) s.addEventListener('change', () => this.applyFilters());
@@ -83,9 +93,12 @@ export class GraphView implements View {
   async show(route: Route): Promise<void> {
     if (route.view !== 'graph') return;
     this.ensureSigma();
+    const moved = (route.asOf ?? null) !== this.asOf;
+    this.asOf = route.asOf ?? null;
+    void this.time.show(this.asOf);
     if (route.node) {
-      if (this.mode?.kind !== 'focus' || this.mode.id !== route.node) await this.focus(route.node);
-    } else if (!this.mode || this.mode.kind !== 'overview') {
+      if (moved || this.mode?.kind !== 'focus' || this.mode.id !== route.node) await this.focus(route.node);
+    } else if (moved || !this.mode || this.mode.kind !== 'overview') {
       await this.overview();
     }
   }
@@ -96,6 +109,7 @@ export class GraphView implements View {
     if (!relevant) return;
     if (this.mode.kind === 'overview') void this.overview(true);
     else void this.focus(this.mode.id, true);
+    void this.time.show(this.asOf);  // a new change is a new stop on the slider
     if (this.selected) void this.details(this.selected);
   }
 
@@ -122,54 +136,13 @@ export class GraphView implements View {
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
     });
-    this.quietWhileDragging(this.sigma);
+    quietWhileDragging(this.sigma);
     this.labels.attach(this.sigma);
-    this.sigma.on('afterRender', () => this.noteExtent());
+    this.sigma.on('afterRender', () => { if (this.sigma) noteExtent(this.sigma, this.canvas, HUBS); });
     // In the whole workspace a click goes to the node's neighbourhood; there it expands the node.
     this.sigma.on('clickNode', ({ node }) => { if (this.mode?.kind === 'overview') this.choose(node); else void this.select(node, true); });
     this.sigma.on('enterNode', () => { this.canvas.style.cursor = 'pointer'; });
     this.sigma.on('leaveNode', () => { this.canvas.style.cursor = ''; });
-  }
-
-  /**
-   * No hover look-ups while the camera is dragged or gliding: each one reads a pixel back from
-   * the GPU, which waits for the frame being drawn (with 10,000 nodes on a software renderer,
-   * most of a frame's time), and nothing can be hovered while the drawing moves anyway.
-   */
-  private quietWhileDragging(sigma: Sigma): void {
-    const captor = sigma.getMouseCaptor();
-    for (const hover of captor.listeners('mousemove') as ((e: unknown) => void)[]) {
-      captor.removeListener('mousemove', hover);
-      captor.on('mousemove', (e) => { if (!captor.isMouseDown && !sigma.getCamera().isAnimated()) hover(e); });
-    }
-  }
-
-  /**
-   * The box the drawn nodes cover, in CSS pixels of the drawing, on the canvas as
-   * `data-extent="left,top,right,bottom"` (tests check nothing is drawn off it or under the
-   * legend), and the best-connected nodes' places, `data-hubs` = JSON [[id, kind, x, y, degree], …]
-   * (tests click them). Not while the camera moves: it is read when the drawing is still.
-   */
-  private noteExtent(): void {
-    const sigma = this.sigma;
-    if (!sigma || sigma.getMouseCaptor().isMoving || sigma.getCamera().isAnimated()) return;
-    let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
-    const hubs: [string, string, number, number, number][] = [];  // the best-connected drawn nodes: id, kind, x, y, degree
-    sigma.getGraph().forEachNode((node, a) => {
-      const d = sigma.getNodeDisplayData(node);
-      if (!d || d.hidden) return;
-      const p = sigma.framedGraphToViewport(d);
-      const r = sigma.scaleSize(d.size);
-      left = Math.min(left, p.x - r); right = Math.max(right, p.x + r);
-      top = Math.min(top, p.y - r); bottom = Math.max(bottom, p.y + r);
-      const degree = Number(a.degree) || 0;
-      if (hubs.length < HUBS || degree > hubs[HUBS - 1][4]) {
-        hubs.push([node, String(a.kind), Math.round(p.x), Math.round(p.y), degree]);
-        hubs.sort((x, y) => y[4] - x[4]).splice(HUBS);
-      }
-    });
-    this.canvas.dataset.extent = Number.isFinite(left) ? [left, top, right, bottom].map((v) => v.toFixed(1)).join(',') : '';
-    this.canvas.dataset.hubs = JSON.stringify(hubs);
   }
 
   // ------------------------------------------------------------------ data
@@ -183,7 +156,10 @@ export class GraphView implements View {
     try {
       performance.mark('overview:ask');
       // The server picks the links drawn (every problem link and the backbone) unless all are asked for.
-      data = (await gql<{ graphOverview: Overview }>(...ops.overview(this.allLinks.checked))).graphOverview;
+      const [query, variables] = ops.overview(this.allLinks.checked);
+      const past = this.asOf ? await overviewAsOf(this.asOf, variables.edgeBudget as number | null) : null;
+      data = past?.overview ?? (await gql<{ graphOverview: Overview }>(query, variables)).graphOverview;
+      this.diff = past?.diff ?? null;
     } catch (e) {
       this.failed(e);
       return;
@@ -191,6 +167,7 @@ export class GraphView implements View {
     performance.mark('overview:answered');  // bench/bench_ui.py reports where the time goes
     const c = data.columns;
     const { g, drawn } = overviewGraph(c, LABELLED_NODES);
+    if (this.diff) markChanges(g, this.diff);
     this.overviewCut = drawn.length < data.edgeTotal
       ? ` (${data.edgeTotal} links; the ${drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
       : '';
@@ -206,7 +183,7 @@ export class GraphView implements View {
     this.fillAgentFilter();
     this.applyFilters(false);
     this.sigma?.getCamera().animatedReset({ duration: 0 });
-    this.report(data.truncated ? ' (memories cut at the limit)' : '', 'Whole workspace');
+    this.report(data.truncated ? ' (memories cut at the limit)' : '', this.when('Whole workspace'));
   }
 
   /**
@@ -256,7 +233,9 @@ export class GraphView implements View {
     if (!quiet) this.status.textContent = 'Loading the neighbourhood…';
     let nb: Neighborhood | null;
     try {
-      nb = (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: Number(this.depth.value) })).neighborhood;
+      const past = this.asOf ? await neighborhoodAsOf(id, Number(this.depth.value), this.asOf) : null;
+      nb = past ? past.nb : (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: Number(this.depth.value) })).neighborhood;
+      this.diff = past?.diff ?? null;
     } catch (e) {
       this.failed(e);
       return;
@@ -264,6 +243,7 @@ export class GraphView implements View {
     if (!nb) { this.status.textContent = `There is no node ${id}.`; return; }
     const g = newGraph();
     merge(g, nb, null);
+    if (this.diff) markChanges(g, this.diff);
     layoutSmall(g);
     this.styleAll(g);
     this.setGraph(g);
@@ -271,15 +251,17 @@ export class GraphView implements View {
     this.applyFilters(false);
     this.sigma?.getCamera().animatedReset({ duration: 0 });
     await this.select(id, false);
-    this.report(nb.truncated ? ' (cut at 500 nodes)' : '', `Around ${labelOfId(id)}, depth ${this.depth.value}`);
+    this.report(nb.truncated ? ' (cut at 500 nodes)' : '', this.when(`Around ${labelOfId(id)}, depth ${this.depth.value}`));
   }
 
   /** Adds the node's neighbours (depth 1) next to it; what is drawn already stays where it is. */
   async expand(id: string): Promise<void> {
-    const nb = (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: 1 })).neighborhood;
+    const past = this.asOf ? await neighborhoodAsOf(id, 1, this.asOf) : null;
+    const nb = past ? past.nb : (await gql<{ neighborhood: Neighborhood | null }>(ops.NEIGHBORHOOD, { id, depth: 1 })).neighborhood;
     if (!nb) return;
     const before = this.graph.order;
     merge(this.graph, nb, id);
+    if (past && this.diff) { for (const [k, v] of past.diff.nodes) this.diff.nodes.set(k, v); for (const [k, v] of past.diff.edges) this.diff.edges.set(k, v); markChanges(this.graph, this.diff); }
     this.styleAll();
     this.fillAgentFilter();
     this.applyFilters(false);
@@ -287,12 +269,23 @@ export class GraphView implements View {
     this.report(` (+${this.graph.order - before} from ${labelOfId(id)})`, this.mode?.kind === 'overview' ? 'Whole workspace' : 'Explored');
   }
 
+  /** The status line's subject, with the moment drawn. */
+  private when(what: string): string {
+    return this.asOf ? `${what} as of ${formatMoment(this.asOf)}` : what;
+  }
+
   private failed(e: unknown): void {
+    this.diff = null;
+    this.time.setDiff(null);
     if (e instanceof Forbidden) {
       this.status.textContent = 'The graph reads every agent’s notes, so it needs an admin token. This token reaches its own notes in Memory.';
       return;
     }
-    this.status.textContent = `Could not load the graph: ${(e as Error).message}`;
+    // A moment the history cannot show draws nothing (not the moment before), and offers the oldest it can.
+    const oldest = this.asOf ? oldestShowable((e as Error).message) : null;
+    if (this.asOf) { this.setGraph(newGraph()); this.canvas.dataset.nodes = '0'; }
+    clear(this.status, `Could not load the graph: ${(e as Error).message}`, oldest ? [' ', h('a', { href: routeHash({
+      view: 'graph', node: this.mode?.kind === 'focus' ? this.mode.id : undefined, asOf: oldest }) }, 'Show the oldest moment it can')] : null);
   }
 
   private report(note: string, what: string): void {
@@ -348,6 +341,10 @@ export class GraphView implements View {
       a.zIndex = bad ? 2 : 0;
     });
     renderLegend(this.legend, overview && community ? this.communities : null, !overview || this.problemsShown());
+    // As of a moment, the colours say what changed since (the time bar's legend), over the rest.
+    if (this.diff) paintChanges(g);
+    this.legend.hidden = Boolean(this.diff);
+    this.time.setDiff(this.diff);
   }
 
   private fillAgentFilter(): void {
@@ -377,7 +374,7 @@ export class GraphView implements View {
     } else if (this.problemNodes) {
       this.sigma?.scheduleRefresh();
     }
-    if (this.mode) this.report('', this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`);
+    if (this.mode) this.report('', this.when(this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`));
   }
 
   /** Whether problem links and unresolved targets are drawn: always around a node; in the overview, on request (the layer, or a link-status filter that asks for them). */
@@ -398,7 +395,7 @@ export class GraphView implements View {
     const problems = this.problemNodes;
     const noProblems = !this.problemsShown();
     return (node, a) => {
-      if (noProblems && a.kind === 'unresolved') return true;
+      if (noProblems && a.kind === 'unresolved' && !a.change) return true;  // what changed since a moment always shows
       if (agent && a.kind === 'memory' && a.scope !== agent) return true;
       if (agent && a.kind === 'agent' && a.scope !== agent) return true;
       if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
@@ -417,7 +414,7 @@ export class GraphView implements View {
     const status = this.statusFilter.value;
     const s = data.status as string | null;
     if (status && !(status === 'PROBLEMS' ? isProblemStatus(s) : s === status)) return { ...data, hidden: true };
-    if (isProblemStatus(s) && !this.problemsShown()) return { ...data, hidden: true };
+    if (isProblemStatus(s) && !this.problemsShown() && !data.change) return { ...data, hidden: true };
     // While a big layout runs its links are not drawn: each update would redraw them all.
     if (this.layout.running && this.graph.size > EDGES_WHILE_LAYING_OUT) return { ...data, hidden: true };
     // The graph sigma draws (during setGraph it is already the new one, `this.graph` maybe not).
@@ -439,11 +436,12 @@ export class GraphView implements View {
   }
 
   private choose(id: string): void {
-    location.hash = routeHash({ view: 'graph', node: id });
+    location.hash = routeHash({ view: 'graph', node: id, asOf: this.asOf ?? undefined });
   }
 
   private async details(id: string): Promise<void> {
     await showDetails(this.panel, id, () => this.selected, { select: (other) => void this.select(other, true), expand: (node) => void this.expand(node) });
+    if (this.asOf && this.selected === id) this.panel.prepend(detailsNotice(id, this.asOf));
   }
 
   private async select(id: string, expand: boolean): Promise<void> {
