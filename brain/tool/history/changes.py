@@ -83,6 +83,8 @@ class _Path:
     origin: str
     by: str
     records: int = 0
+    run: str | None = None  # the maintenance or consolidation run of the last change
+    commit: str | None = None  # the git commit an outside change's content matched
 
 
 @dataclass(slots=True)
@@ -94,6 +96,7 @@ class _Window:
         if found is None:
             found = self.paths[path] = _Path(before, after, origin_of(record), record.actor)
         found.after, found.origin, found.by = after, origin_of(record), record.actor
+        found.run, found.commit = record.run, record.commit
         found.records += 1
 
 
@@ -141,7 +144,11 @@ def changes_between(
     for path, state in sorted(window.paths.items()):
         if state.before == state.after:
             continue  # changed and changed back within the window
-        entry = {"path": path, "origin": state.origin, "by": state.by}
+        entry: dict[str, Any] = {"path": path, "origin": state.origin, "by": state.by}
+        if state.run is not None:  # added only when known: the shape stays the same otherwise
+            entry["run"] = state.run
+        if state.commit is not None:
+            entry["commit"] = state.commit
         if state.before is None:
             added.append(entry)
             known.add(name_key(PurePosixPath(path).stem))
@@ -256,9 +263,9 @@ def text_of(found: dict[str, Any]) -> str:
     """The diff as a person reads it: one line a change."""
     lines = [f"changes from {found['since']} to {found['until']}"]
     notes = found["notes"]
-    lines += [f"+ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["added"]]
-    lines += [f"- {n['path']}  ({n['origin']}, {n['by']})" for n in notes["removed"]]
-    lines += [f"~ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["changed"]]
+    lines += [f"+ {n['path']}  ({_how(n)})" for n in notes["added"]]
+    lines += [f"- {n['path']}  ({_how(n)})" for n in notes["removed"]]
+    lines += [f"~ {n['path']}  ({_how(n)})" for n in notes["changed"]]
     lines += [f"broken link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["broken"]]
     lines += [f"fixed link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["fixed"]]
     lines += [f"new problem {p['path']}: {p['message']}" for p in found["problems"]["new"]]
@@ -267,3 +274,13 @@ def text_of(found: dict[str, Any]) -> str:
     if len(lines) == 1:
         lines.append("nothing changed")
     return "\n".join(lines)
+
+
+def _how(entry: dict[str, Any]) -> str:
+    """Origin and who, then the run and the git commit when the record names them."""
+    parts = [entry["origin"], entry["by"]]
+    if entry.get("run"):
+        parts.append(f"run {entry['run']}")
+    if entry.get("commit"):
+        parts.append(f"commit {str(entry['commit'])[:12]}")
+    return ", ".join(parts)

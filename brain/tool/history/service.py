@@ -67,7 +67,12 @@ class HistoryKeeping:
         self, actor: Actor, command: str, scope: str, rel: str, before: str | None,
         after: str | None, **extra: str,
     ) -> HistoryRecord:
-        """Append the history record of a change made, then prune when retention is due."""
+        """Append the history record of a change made, then prune when retention is due.
+        The actor's origin ("ui") and run id go with it, so no writer has to pass them."""
+        if actor.origin is not None:
+            extra.setdefault("origin", actor.origin)
+        if actor.run is not None:
+            extra.setdefault("run", actor.run)
         record = self.history.append(
             at=iso_time(self.clock()), actor=actor.label, agent=actor.agent, via=actor.via,
             command=command, scope=scope, path=rel, before=before, after=after, **extra,
