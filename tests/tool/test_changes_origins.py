@@ -124,3 +124,27 @@ def test_the_web_uis_edits_are_recorded_as_ui_with_who_signed_in(tmp_path: Path)
     ]
     added = changes["data"]["changes"]["notes"]["added"]
     assert {"path": "memory/writer/rest.md", "origin": "ui", "by": "agent:writer"} in added
+
+
+def test_a_window_before_the_oldest_record_says_so(tmp_path: Path) -> None:
+    """Planted bug, seen to fail: retention_of always None (a window before the history's
+    start looked like a window where nothing changed)."""
+    root = workspace_with(tmp_path / "ws", {})
+    history = root / ".brain" / "history.jsonl"
+    empty = _brain("diff", str(root), "--since", "7d", "--format", "json")
+    assert json.loads(empty.stdout)["retention"]["oldest"] is None  # no record at all: not known
+    history.parent.mkdir(parents=True)
+    history.write_text(json.dumps({
+        "at": "2020-01-02T03:04:05.000000Z", "actor": "admin", "via": "cli", "command": "create",
+        "scope": "writer", "path": "memory/writer/a.md", "before": None, "after": "0" * 64,
+    }) + "\n")
+    before = _brain("diff", str(root), "--since", "2019-12-01T00:00:00Z", "--format", "json")
+    assert json.loads(before.stdout)["retention"] == {
+        "oldest": "2020-01-02T03:04:05.000000Z",
+        "message": "the history begins at 2020-01-02T03:04:05.000000Z: changes before it are not known",
+    }
+    text = _brain("diff", str(root), "--since", "2019-12-01T00:00:00Z")
+    assert text.stdout.rstrip().endswith(
+        "retention: the history begins at 2020-01-02T03:04:05.000000Z: changes before it are not known")
+    inside = _brain("diff", str(root), "--since", "2020-01-02T03:04:05Z", "--format", "json")
+    assert json.loads(inside.stdout)["retention"] is None

@@ -180,6 +180,22 @@ def changes_between(
         "links": {"broken": broken, "fixed": fixed},
         "problems": {"new": new_problems, "gone": gone_problems},
         "notKept": not_kept,
+        "retention": retention_of(records, since),
+    }
+
+
+def retention_of(records: list[HistoryRecord], since: float) -> dict[str, Any] | None:
+    """None when the history reaches back to `since`; else what it does not know: a window
+    starting before the oldest record kept (the history began later, or a person trimmed or
+    replaced the file) cannot say what changed before that record, and says so."""
+    oldest = next((at for at in map(_at, records) if at), None)
+    if oldest is not None and oldest <= _stamp(since):
+        return None
+    if oldest is None:
+        return {"oldest": None, "message": "the history holds no record yet: no change before now is known"}
+    return {
+        "oldest": oldest,
+        "message": f"the history begins at {oldest}: changes before it are not known",
     }
 
 
@@ -273,6 +289,8 @@ def text_of(found: dict[str, Any]) -> str:
     lines += [f"not kept: the {k['side']} of {k['path']} (retention or the cap)" for k in found["notKept"]]
     if len(lines) == 1:
         lines.append("nothing changed")
+    if found.get("retention"):  # said last, never silently missing
+        lines.append(f"retention: {found['retention']['message']}")
     return "\n".join(lines)
 
 
