@@ -21,13 +21,14 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
-from brain.model import name_key
-from brain.parse.note import decode, parse_note
+from brain.layouts import get_layout
+from brain.layouts.base import Layout
 from brain.tool.history.blobs import BlobStore
+from brain.tool.history.linkcheck import NamesAt
 from brain.tool.history.log import HistoryRecord, iso_time, origin_of
+from brain.tool.history.parsed import EMPTY, Parsed, ParsedVersions, problems_of
 
 _RELATIVE = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -109,9 +110,15 @@ def changes_between(
     agent: str | None = None,
     visible: Callable[[str], bool] = lambda scope: True,
     names: Iterable[str] = (),
+    layout: Layout | None = None,
+    scopes: Iterable[str] = (),
+    parsed: ParsedVersions | None = None,
+    name_visible: Callable[[str], bool] = lambda rel: True,
 ) -> dict[str, Any]:
     """The changes of the records in [since, until] as the diff's JSON. `names` are the
-    workspace's note paths now (what a link's target may name, with the window's own)."""
+    workspace's paths now, `scopes` its scope folders, `layout` its layout (the link rules):
+    what a link's target may name, at `since` and at `until`, as far as `name_visible` lets
+    the caller see. `parsed`: what versions parse to (brain/tool/history/parsed.py)."""
     window = _Window()
     records = list(records)
     low, high = _stamp(since), _stamp(until)
@@ -132,15 +139,9 @@ def changes_between(
             window.see(record.new_path, None, record.after, record)
         else:
             window.see(record.path, record.before, record.after, record)
-    known = {name_key(PurePosixPath(p).stem) for p in _names_at(set(names), records, until)}
     added: list[dict[str, Any]] = []
     removed: list[dict[str, Any]] = []
     changed: list[dict[str, Any]] = []
-    broken: list[dict[str, Any]] = []
-    fixed: list[dict[str, Any]] = []
-    new_problems: list[dict[str, Any]] = []
-    gone_problems: list[dict[str, Any]] = []
-    not_kept: list[dict[str, Any]] = []
     for path, state in sorted(window.paths.items()):
         if state.before == state.after:
             continue  # changed and changed back within the window
@@ -151,37 +152,79 @@ def changes_between(
             entry["commit"] = state.commit
         if state.before is None:
             added.append(entry)
-            known.add(name_key(PurePosixPath(path).stem))
         elif state.after is None:
             removed.append(entry)
         else:
             changed.append({"path": path, "before": state.before, "after": state.after, **entry})
-    for path, state in sorted(window.paths.items()):
-        if state.before == state.after or not path.endswith(".md"):
-            continue
-        old = _side(blobs, path, state.before, "before", not_kept)
-        new = _side(blobs, path, state.after, "after", not_kept)
-        if old is None or new is None:
-            continue
-        old_broken = _broken(old[0], known)
-        new_broken = _broken(new[0], known)
-        for target, line in sorted(new_broken.items(), key=lambda kv: (kv[1], kv[0])):
-            if target not in old_broken:
-                broken.append({"source": path, "target": target, "line": line})
-        for target, line in sorted(old_broken.items(), key=lambda kv: (kv[1], kv[0])):
-            if target not in new_broken:
-                fixed.append({"source": path, "target": target, "line": line})
-        new_problems += [p for key, p in new[1].items() if key not in old[1]]
-        gone_problems += [p for key, p in old[1].items() if key not in new[1]]
+    at_until = _names_at(set(names), records, until)
+    # Before the window: its own changes undone too (a change at `since` itself is in it).
+    at_since = _names_at(set(at_until), records, since - 1e-6, through=high)
+    layout = layout if layout is not None else get_layout("latchai")
+    before_names = NamesAt(layout, filter(name_visible, at_since), scopes)
+    after_names = NamesAt(layout, filter(name_visible, at_until), scopes)
+    links_and_problems = _links_and_problems(
+        window, blobs, parsed or ParsedVersions(None), before_names, after_names,
+    )
     return {
         "since": _iso(since),
         "until": _iso(until),
         "notes": {"added": added, "removed": removed, "changed": changed},
+        **links_and_problems,
+        "retention": retention_of(records, since),
+    }
+
+
+def _links_and_problems(
+    window: _Window, blobs: BlobStore, parsed: ParsedVersions, before: NamesAt, after: NamesAt,
+) -> dict[str, Any]:
+    """Links the window's changes broke or fixed (each side judged by the link rules against
+    the names of its own moment) and problems new or gone, from what each version parses to."""
+    broken: list[dict[str, Any]] = []
+    fixed: list[dict[str, Any]] = []
+    new_problems: list[dict[str, Any]] = []
+    gone_problems: list[dict[str, Any]] = []
+    not_kept: list[dict[str, Any]] = []
+    parsed.load()
+    for path, state in sorted(window.paths.items()):
+        if state.before == state.after or not path.endswith(".md"):
+            continue
+        old = _side(blobs, parsed, path, state.before, "before", not_kept)
+        new = _side(blobs, parsed, path, state.after, "after", not_kept)
+        if old is None or new is None:
+            continue
+        old_broken = _unresolved(old.links, path, before)
+        new_broken = _unresolved(new.links, path, after)
+        for target, (line, status) in sorted(new_broken.items(), key=lambda kv: (kv[1][0], kv[0])):
+            if target not in old_broken:
+                broken.append(_link(path, target, line, status))
+        for target, (line, status) in sorted(old_broken.items(), key=lambda kv: (kv[1][0], kv[0])):
+            if target not in new_broken:
+                fixed.append(_link(path, target, line, status))
+        old_problems, new_found = problems_of(old, path), problems_of(new, path)
+        new_problems += [p for key, p in new_found.items() if key not in old_problems]
+        gone_problems += [p for key, p in old_problems.items() if key not in new_found]
+    return {
         "links": {"broken": broken, "fixed": fixed},
         "problems": {"new": new_problems, "gone": gone_problems},
         "notKept": not_kept,
-        "retention": retention_of(records, since),
     }
+
+
+def _link(source: str, target: str, line: int, status: str) -> dict[str, Any]:
+    found: dict[str, Any] = {"source": source, "target": target, "line": line}
+    if status != "broken":
+        found["status"] = status  # `ambiguous`: it names two or more notes
+    return found
+
+
+def _unresolved(links: dict[str, int], source: str, names: NamesAt) -> dict[str, tuple[int, str]]:
+    """The links of one side that do not resolve at its moment: target -> (line, status)."""
+    out: dict[str, tuple[int, str]] = {}
+    for target, line in links.items():
+        status = names.status(source, target)
+        if status is not None:
+            out[target] = (line, status)
+    return out
 
 
 def retention_of(records: list[HistoryRecord], since: float) -> dict[str, Any] | None:
@@ -199,12 +242,18 @@ def retention_of(records: list[HistoryRecord], since: float) -> dict[str, Any] |
     }
 
 
-def _names_at(now: set[str], records: list[HistoryRecord], until: float) -> set[str]:
-    """The note paths at `until`: those of now, with the recorded changes since undone
-    (newest first), so a link is judged against the names of its moment."""
+def _names_at(
+    now: set[str], records: list[HistoryRecord], until: float, through: str | None = None,
+) -> set[str]:
+    """The paths at `until`: those of `now` (the moment `through`, default now), with the
+    recorded changes after `until` undone (newest first), so a link is judged against the
+    names of its moment."""
     high = _stamp(until)
     for record in reversed(records):
-        if _at(record) <= high:
+        at = _at(record)
+        if through is not None and at > through:
+            continue
+        if at <= high:
             break
         if record.new_path is not None:
             now.discard(record.new_path)
@@ -216,58 +265,20 @@ def _names_at(now: set[str], records: list[HistoryRecord], until: float) -> set[
     return now
 
 
-_Parsed = tuple[dict[str, int], dict[tuple[str, str], dict[str, Any]]]
-_EMPTY: _Parsed = ({}, {})
-
-
-# What a version's content parses to, by its hash: blobs never change, so a dashboard asking
-# for the week's changes again parses only what is new. Bounded; dropped whole when full.
-_PARSED: dict[tuple[str, str], _Parsed] = {}
-PARSED_CACHE_ENTRIES = 50_000
-
-
-def _side(blobs: BlobStore, path: str, digest: str | None, side: str,
-          not_kept: list[dict[str, Any]]) -> _Parsed | None:
-    """The unresolvable-link candidates and problems of one side (None: its content is gone)."""
+def _side(blobs: BlobStore, parsed: ParsedVersions, path: str, digest: str | None, side: str,
+          not_kept: list[dict[str, Any]]) -> Parsed | None:
+    """What one side parses to (None: its content is gone, and `not_kept` says so). Read from
+    what the writer kept (parsed.py); a version kept before that is parsed once, then kept."""
     if digest is None:
-        return _EMPTY
-    cached = _PARSED.get((path, digest))  # problems name the path: keyed by both
-    if cached is not None:
-        return cached
+        return EMPTY
+    found = parsed.get(digest)
+    if found is not None:
+        return found
     data = blobs.get(digest)
     if data is None:
         not_kept.append({"path": path, "side": side, "hash": digest})
         return None
-    parsed = _parse_side(data, path)
-    if len(_PARSED) >= PARSED_CACHE_ENTRIES:
-        _PARSED.clear()
-    _PARSED[(path, digest)] = parsed
-    return parsed
-
-
-def _parse_side(data: bytes, path: str) -> _Parsed:
-    text, problems = decode(data, path)
-    note = parse_note(text, path)
-    links: dict[str, int] = {}
-    for link in note.links:
-        target = link.target.strip()
-        if target and target not in links:
-            links[target] = link.line
-    found = {
-        (p.code, p.message): {"path": path, "code": p.code, "message": p.message, "line": p.line}
-        for p in (*problems, *note.problems)
-    }
-    return links, found
-
-
-def _broken(links: dict[str, int], known: set[str]) -> dict[str, int]:
-    """The links whose target (its last segment, as the resolver's name key) names no note."""
-    out: dict[str, int] = {}
-    for target, line in links.items():
-        last = target.split(":", 1)[-1].rsplit("/", 1)[-1]
-        if name_key(last) not in known:
-            out[target] = line
-    return out
+    return parsed.add(digest, data)
 
 
 def _iso(epoch: float) -> str:

@@ -124,6 +124,7 @@ class ExternalRecorder:
             return NOT_KEPT_CAP
         if blobs.put(data) != digest:  # changed again since the sync read it: not this version
             return NOT_KEPT_GONE
+        self.service.parsed.add(digest, data)  # parsed once now, never again by a diff
         return None
 
     def _scope(self, rel: str) -> str:

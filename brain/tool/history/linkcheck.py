@@ -1,0 +1,68 @@
+"""Whether a link resolved at one moment, by the layout's real link rules (brain.resolve).
+
+The diff says which links a change broke or fixed: a link of the version after that does not
+resolve at `until` but did before (or was not there), and the reverse. "Resolves" is what the
+graph says: `brain.resolve.resolve_link` with the layout's rules (kind prefixes, scope
+prefixes, own scope, shared, entities and agents, ambiguity) against the names that existed
+at that moment. Those names come from the paths alone, as a first sync's walk makes them
+(`brain.ingest.parts.walk_names`: a path's role by the layout, the first file of an id wins,
+agents from scopes and definitions), so no note is parsed and nothing is ingested again.
+
+A link's `#anchor` is not judged here: the headings of every target at a past moment are not
+kept apart from its content, so a link is judged by the note it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from brain.ingest.parts import walk_names
+from brain.ingest.state import defined_id
+from brain.layouts.base import Layout
+from brain.model import LinkStatus, WikiLink
+from brain.resolve import resolve_link
+from brain.workspace import FileRole
+
+
+class NamesAt:
+    """What a link could name at one moment: the nodes the paths then defined."""
+
+    def __init__(self, layout: Layout, paths: Iterable[str], scopes: Iterable[str]) -> None:
+        self.layout = layout
+        claims: dict[str, tuple[str, ...]] = {}
+        for rel in paths:
+            node_id = _defined(layout, rel)
+            if node_id is not None:
+                claims[node_id] = (*claims.get(node_id, ()), rel)
+        self._names = walk_names(layout, claims, set(scopes))
+        self._memo: dict[tuple[str, str], str | None] = {}
+
+    def status(self, source: str, target: str) -> str | None:
+        """None when `[[target]]` written in the note at `source` resolves; else `broken` or
+        `ambiguous` (two or more notes at the first level that has any)."""
+        role = _role(self.layout, source)
+        key = (target, role.scope)
+        if key in self._memo:  # a link resolves the same from every note of one scope
+            return self._memo[key]
+        source_id = defined_id(role) or source
+        link = WikiLink(target, target, None, None, False, 1, 0)
+        found = resolve_link(link, source_id, role.scope, self._names.lookup, lambda _id: None,
+                             self.layout.links).status
+        answer = None if found is LinkStatus.RESOLVED else found.value
+        self._memo[key] = answer
+        return answer
+
+
+@lru_cache(maxsize=1 << 17)
+def _role_cached(layout: Layout, rel: str) -> FileRole:
+    return layout.classify(rel)
+
+
+def _role(layout: Layout, rel: str) -> FileRole:
+    return _role_cached(layout, rel)
+
+
+@lru_cache(maxsize=1 << 17)
+def _defined(layout: Layout, rel: str) -> str | None:
+    return defined_id(_role_cached(layout, rel))
