@@ -192,8 +192,11 @@ def _links_and_problems(
         new = _side(blobs, parsed, path, state.after, "after", not_kept)
         if old is None or new is None:
             continue
-        old_broken = _unresolved(old.links, path, before)
-        new_broken = _unresolved(new.links, path, after)
+        # A link on both sides whose name meant the same notes at both moments is neither
+        # broken nor fixed by the window: only the others are resolved (most of a big note).
+        kept = {t for t in old.links.keys() & new.links.keys() if before.same_for(after, t)}
+        old_broken = _unresolved(old.links, path, before, kept)
+        new_broken = _unresolved(new.links, path, after, kept)
         for target, (line, status) in sorted(new_broken.items(), key=lambda kv: (kv[1][0], kv[0])):
             if target not in old_broken:
                 broken.append(_link(path, target, line, status))
@@ -217,10 +220,14 @@ def _link(source: str, target: str, line: int, status: str) -> dict[str, Any]:
     return found
 
 
-def _unresolved(links: dict[str, int], source: str, names: NamesAt) -> dict[str, tuple[int, str]]:
-    """The links of one side that do not resolve at its moment: target -> (line, status)."""
+def _unresolved(
+    links: dict[str, int], source: str, names: NamesAt, skip: set[str],
+) -> dict[str, tuple[int, str]]:
+    """The links of one side, but `skip`, that do not resolve at its moment: target -> (line, status)."""
     out: dict[str, tuple[int, str]] = {}
     for target, line in links.items():
+        if target in skip:
+            continue
         status = names.status(source, target)
         if status is not None:
             out[target] = (line, status)

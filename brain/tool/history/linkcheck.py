@@ -38,6 +38,12 @@ class NamesAt:
         self._names = walk_names(layout, claims, set(scopes))
         self._memo: dict[tuple[str, str], str | None] = {}
 
+    def same_for(self, other: NamesAt, target: str) -> bool:
+        """Whether `target` resolves the same against these names as against `other`'s from
+        any note: a link is resolved by the entries of its name key alone (brain.resolve)."""
+        key = self.layout.links.parse(target).key
+        return self._names.lookup(key) == other._names.lookup(key)
+
     def status(self, source: str, target: str) -> str | None:
         """None when `[[target]]` written in the note at `source` resolves; else `broken` or
         `ambiguous` (two or more notes at the first level that has any)."""
