@@ -15,6 +15,7 @@ from brain.layouts.base import Layout
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.changes import BadMoment, changes_between, parse_moment
+from brain.tool.history.digest import MAX_WEEKS, weekly_digest
 
 if TYPE_CHECKING:
     from brain.tool.service import MemoryService
@@ -37,6 +38,23 @@ def memory_changes(
     return changes_between(
         service.history.all(), service.blobs, since=start, until=end, agent=agent,
         visible=actor.can_see, names=paths, layout=layout, scopes=scopes, parsed=service.parsed,
+        name_visible=lambda rel: _name_visible(actor, rel),
+    )
+
+
+def memory_digest(
+    service: MemoryService, actor: Actor, weeks: int = 8, agent: str | None = None,
+) -> list[dict[str, Any]]:
+    """The weekly digest (brain/tool/history/digest.py) of what `actor` may see."""
+    if not 1 <= weeks <= MAX_WEEKS:
+        raise Refusal(
+            RefusalCode.INVALID_ARGUMENT,
+            f"`weeks` is {weeks}: ask for 1 to {MAX_WEEKS} weeks (each week is one diff)",
+        )
+    paths, layout, scopes = workspace_names(service)
+    return weekly_digest(
+        service.history.all(), now=service.clock(), weeks=weeks, agent=agent, visible=actor.can_see,
+        blobs=service.blobs, names=paths, layout=layout, scopes=scopes, parsed=service.parsed,
         name_visible=lambda rel: _name_visible(actor, rel),
     )
 
