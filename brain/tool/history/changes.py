@@ -26,7 +26,7 @@ from typing import Any
 from brain.layouts import get_layout
 from brain.layouts.base import Layout
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.linkcheck import NamesAt
+from brain.tool.history.linkcheck import NamesAt, names_at
 from brain.tool.history.log import HistoryRecord, iso_time, origin_of
 from brain.tool.history.parsed import EMPTY, Parsed, ParsedVersions, problems_of
 
@@ -160,8 +160,9 @@ def changes_between(
     # Before the window: its own changes undone too (a change at `since` itself is in it).
     at_since = _names_at(set(at_until), records, since - 1e-6, through=high)
     layout = layout if layout is not None else get_layout("latchai")
-    before_names = NamesAt(layout, filter(name_visible, at_since), scopes)
-    after_names = NamesAt(layout, filter(name_visible, at_until), scopes)
+    scopes = frozenset(scopes)
+    before_names = names_at(layout, filter(name_visible, at_since), scopes)
+    after_names = names_at(layout, filter(name_visible, at_until), scopes)
     links_and_problems = _links_and_problems(
         window, blobs, parsed or ParsedVersions(None), before_names, after_names,
     )

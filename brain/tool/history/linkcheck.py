@@ -25,6 +25,23 @@ from brain.resolve import resolve_link
 from brain.workspace import FileRole
 
 
+def names_at(layout: Layout, paths: Iterable[str], scopes: Iterable[str]) -> NamesAt:
+    """`NamesAt` of these paths, the same object for the same names: a window of edits has the
+    same names at both ends, and a dashboard asks again and again about the same paths."""
+    key = (id(layout), frozenset(paths), frozenset(scopes))
+    found = _RECENT.get(key)
+    if found is None:
+        found = NamesAt(layout, key[1], key[2])
+        if len(_RECENT) >= RECENT_NAMES:
+            _RECENT.pop(next(iter(_RECENT)))
+        _RECENT[key] = found
+    return found
+
+
+RECENT_NAMES = 4  # the moments of two diffs: each holds a workspace's names (a few MB at 10,000 notes)
+_RECENT: dict[tuple[int, frozenset[str], frozenset[str]], NamesAt] = {}
+
+
 class NamesAt:
     """What a link could name at one moment: the nodes the paths then defined."""
 

@@ -75,7 +75,7 @@ class ParsedVersions:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._raw: dict[str, bytes] = {}
+        self._raw: dict[bytes, bytes] = {}  # by the sha256's hex as bytes: no decode at load
         self._decoded: dict[str, Parsed] = {}
         self._offset = 0
 
@@ -83,7 +83,8 @@ class ParsedVersions:
         found = self._decoded.get(digest)
         if found is not None:
             return found
-        raw = self._raw.get(digest)
+        key = digest.encode("ascii", errors="replace")
+        raw = self._raw.get(key)
         if raw is None:
             return None
         try:
@@ -93,7 +94,7 @@ class ParsedVersions:
                 tuple((str(c), str(m), None if n is None else int(n)) for c, m, n in data["p"]),
             )
         except (ValueError, TypeError, KeyError):
-            del self._raw[digest]  # not ours to trust: parsed again from the blob
+            del self._raw[key]  # not ours to trust: parsed again from the blob
             return None
         self._decoded[digest] = found
         return found
@@ -132,10 +133,12 @@ class ParsedVersions:
             except (OSError, safefs.NotRegular):
                 return  # none yet (or not a file): versions are parsed from their blobs
             end = chunk.rfind(b"\n") + 1
+            # `{"d":"<64 hex>",...`: keyed by the hex without decoding the line (50,000 lines
+            # a month); a torn or foreign line is dropped when it is asked for and fails.
+            raws = self._raw
             for raw in chunk[:end].split(b"\n"):
-                digest = _digest_of(raw)
-                if digest is not None:
-                    self._raw[digest] = raw
+                if raw[:6] == b'{"d":"' and raw[70:72] == b'",':
+                    raws[raw[6:70]] = raw
             self._offset += end
 
     def _append(self, line: bytes) -> None:
@@ -156,14 +159,6 @@ class ParsedVersions:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-
-
-def _digest_of(raw: bytes) -> str | None:
-    """The sha256 a line is about, read without decoding the line (`{"d":"<64 hex>",...`)."""
-    if len(raw) < 72 or not raw.startswith(b'{"d":"') or raw[70:72] != b'",':
-        return None
-    # Not checked further: a malformed key is never a sha256 anyone asks for.
-    return raw[6:70].decode("ascii", errors="replace")
 
 
 def problems_of(parsed: Parsed, path: str) -> dict[tuple[str, str], dict[str, Any]]:
