@@ -88,7 +88,7 @@ class ParsedVersions:
         if raw is None:
             return None
         try:
-            data = json.loads(raw)
+            data = json.loads(raw.decode("utf-8"))  # a str: no encoding to detect
             found = Parsed(
                 {str(t): int(n) for t, n in data["l"]},
                 tuple((str(c), str(m), None if n is None else int(n)) for c, m, n in data["p"]),
