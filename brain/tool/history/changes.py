@@ -186,6 +186,7 @@ def _links_and_problems(
     gone_problems: list[dict[str, Any]] = []
     not_kept: list[dict[str, Any]] = []
     parsed.load()
+    moved = before.changed_keys(after)  # usually few: a window of edits names the same notes
     for path, state in sorted(window.paths.items()):
         if state.before == state.after or not path.endswith(".md"):
             continue
@@ -195,7 +196,9 @@ def _links_and_problems(
             continue
         # A link on both sides whose name meant the same notes at both moments is neither
         # broken nor fixed by the window: only the others are resolved (most of a big note).
-        kept = {t for t in old.links.keys() & new.links.keys() if before.same_for(after, t)}
+        kept = old.links.keys() & new.links.keys()
+        if moved:
+            kept = {t for t in kept if before.key_of(t) not in moved}
         old_broken = _unresolved(old.links, path, before, kept)
         new_broken = _unresolved(new.links, path, after, kept)
         for target, (line, status) in sorted(new_broken.items(), key=lambda kv: (kv[1][0], kv[0])):

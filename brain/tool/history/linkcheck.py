@@ -55,11 +55,17 @@ class NamesAt:
         self._names = walk_names(layout, claims, set(scopes))
         self._memo: dict[tuple[str, str], str | None] = {}
 
-    def same_for(self, other: NamesAt, target: str) -> bool:
-        """Whether `target` resolves the same against these names as against `other`'s from
-        any note: a link is resolved by the entries of its name key alone (brain.resolve)."""
-        key = self.layout.links.parse(target).key
-        return self._names.lookup(key) == other._names.lookup(key)
+    def changed_keys(self, other: NamesAt) -> set[str]:
+        """The name keys whose entries differ between these names and `other`'s: a link is
+        resolved by the entries of its name key alone (brain.resolve), so a link whose key is
+        not one of these resolves the same at both moments, from any note."""
+        if other is self:
+            return set()
+        mine, theirs = self._names.entries, other._names.entries
+        return {key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key)}
+
+    def key_of(self, target: str) -> str:
+        return self.layout.links.parse(target).key
 
     def status(self, source: str, target: str) -> str | None:
         """None when `[[target]]` written in the note at `source` resolves; else `broken` or
