@@ -4,12 +4,14 @@
 call `changes_between`. It reads the history records in the window (a memory-tool write,
 a maintenance run's, or a change made outside brain), folds each path's records into its
 state before the window and after it, and says which notes were added, removed or
-changed (with the origin and actor of the last change). Links and problems come from
-parsing the kept content of both sides with brain's parser: a link the change made whose
-target names no note is `broken`, one that named none before and now does (or went) is
-`fixed`; the parser's problems of the two sides give `new` and `gone`. A side whose
-content the history did not keep (retention, or the cap) is said in `notKept`, never
-silently treated as empty.
+changed (with the origin and actor of the last change, and its run or git commit). Links
+and problems come from what brain's parser makes of both sides (kept once per version by its
+writer: parsed.py): a link of the version after that does not resolve at `until` by the
+layout's real rules (linkcheck.py: brain.resolve against that moment's names) and did
+resolve, or was not there, before `since` is `broken`; the reverse is `fixed`; the parser's
+problems of the two sides give `new` and `gone`. A side whose content the history did not
+keep (the cap, or a version brain never saw) is said in `notKept`, and a window that starts
+before the oldest record says so in `retention`: never silently treated as empty.
 
 Who may see what is decided by the caller's `visible(scope)`, applied to the records
 before anything is computed, so an agent's changes never carry another agent's notes.
