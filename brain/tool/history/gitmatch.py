@@ -10,7 +10,8 @@ git is asked once per file, `git log --raw` of the path, for the blob ids the co
 Bounded and never an error: no git binary, not a repository, a path outside it, git failing or
 slower than `GIT_SECONDS` for one file: no `commit`, and the change is recorded all the same.
 A batch of outside changes (a rescan after a checkout of thousands of files) asks git only
-until `BATCH_SECONDS` have gone. git runs with hooks, fsmonitor, pagers, prompts and optional
+until `BATCH_SECONDS` have gone: the lookups run inside the sync that found the changes, under
+the brain's lock, so they are kept short. git runs with hooks, fsmonitor, pagers, prompts and optional
 locks off: reading history never runs a program the repository's config names.
 """
 
@@ -28,8 +29,8 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 MAX_COMMITS = 20
-GIT_SECONDS = 2.0  # one file's question to git
-BATCH_SECONDS = 10.0  # one batch of outside changes: past it, the rest are recorded without
+GIT_SECONDS = 1.0  # one file's question to git
+BATCH_SECONDS = 2.0  # one batch of outside changes (inside the sync): past it, the rest go without
 MAX_BYTES = 4 * 1024 * 1024  # bigger contents are not hashed (the history does not keep them)
 NOT_A_REPO_SECONDS = 60.0  # how long "not a repository" is believed before asking again
 
