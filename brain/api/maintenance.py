@@ -191,6 +191,9 @@ class ConsolidationReportType:
     review: list[str] = strawberry.field(description="What a human should look at, beyond the summary.")
     turns: int
     usage: TokenUsage
+    run: str | None = strawberry.field(
+        default=None, description="The run's id: each change it made is recorded with it (`changes`).",
+    )
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> ConsolidationReportType:
@@ -198,7 +201,7 @@ class ConsolidationReportType:
         return cls(
             scope=data["scope"], status=data["status"], message=data["message"], summary=data["summary"],
             paths=data["paths"], changes=cast(JSON, data["changes"]), review=data["review"],
-            turns=data["turns"],
+            turns=data["turns"], run=data.get("run"),
             usage=TokenUsage(
                 prompt_tokens=usage["promptTokens"], completion_tokens=usage["completionTokens"],
                 total_tokens=usage["totalTokens"],

@@ -116,10 +116,19 @@ class MemoryHistoryRecord:
     new_path: str | None = strawberry.field(description="A rename's destination path.")
     origin: str = strawberry.field(
         default="tool",
-        description="`tool`, `maintain`, `consolidate`, or `external` (a change made outside brain).",
+        description=(
+            "`tool`, `ui` (the web UI), `maintain`, `consolidate`, or `external` (a change made "
+            "outside brain)."
+        ),
     )
     kept: str | None = strawberry.field(
         default=None, description="Why the content after it is not kept, e.g. `not kept: cap`.",
+    )
+    run: str | None = strawberry.field(
+        default=None, description="The maintenance or consolidation run that made it, by its id.",
+    )
+    commit: str | None = strawberry.field(
+        default=None, description="An outside change whose content is this git commit's version of the file.",
     )
 
     @field(description=(
@@ -139,7 +148,8 @@ class MemoryHistoryRecord:
             id=strawberry.ID(str(record.id)), at=record.at, actor=record.actor, agent=record.agent,
             via=record.via, command=record.command, scope=record.scope, path=record.path,
             before=record.before, after=record.after, new_scope=record.new_scope,
-            new_path=record.new_path, origin=origin_of(record), kept=record.kept,
+            new_path=record.new_path, origin=origin_of(record), kept=record.kept, run=record.run,
+            commit=record.commit,
         )
 
 
@@ -156,7 +166,8 @@ def _service(info: Info) -> MemoryService:
 
 
 def _actor(info: Info) -> Actor:
-    return actor_of(info.context.principal, "graphql")
+    # The web UI's edits are recorded with origin `ui` (brain/api/http/auth.py ui_origin).
+    return actor_of(info.context.principal, "graphql", info.context.request.headers)
 
 
 async def _run(

@@ -113,6 +113,7 @@ class MaintenanceReport:
     skipped: int = 0  # safe findings left for the next run by the cap
     notes: list[str] = field(default_factory=list)  # what the pass left undone, and why
     seconds: float = 0.0
+    run: str | None = None  # an applying run's id: each change it made is recorded with it
 
     @property
     def safe(self) -> list[Finding]:
@@ -133,6 +134,7 @@ class MaintenanceReport:
             "cap": self.cap,
             "skipped": self.skipped,
             "notes": self.notes,
+            **({"run": self.run} if self.run is not None else {}),
             "seconds": round(self.seconds, 3),
         }
 

@@ -24,6 +24,7 @@ from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.history.log import HistoryRecord, iso_time
+from brain.tool.history.runs import new_run_id
 from brain.tool.service import MemoryService
 
 MAINTAIN_ACTOR = Actor.admin(via="maintain")
@@ -65,7 +66,10 @@ def maintain(
     report = find(brain, scope, config=config, layout=layout, today=today, mentions=mentions)
     report.apply = apply
     if apply:
-        apply_safe(report, service or memory_service(brain), actor, config.max_changes_per_run)
+        service = service or memory_service(brain)
+        # Every change of this run, and its report record (record_run), carry the run's id.
+        report.run = new_run_id("maintain", service.clock())
+        apply_safe(report, service, actor.in_run(report.run), config.max_changes_per_run)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -116,5 +120,5 @@ def record_run(
     return service.history.append(
         at=iso_time(service.clock()), actor=actor.label, agent=None, via=actor.via,
         command="maintain", scope=report.scope or "*", path="memory", before=None, after=None,
-        report=summary,
+        report=summary, run=report.run,
     )

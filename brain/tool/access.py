@@ -7,7 +7,7 @@ every refusal about it reads exactly like the one for a scope that does not exis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from brain.model import SHARED_SCOPE
@@ -22,6 +22,10 @@ class Actor:
     kind: str  # "agent" | "admin" | "open"
     agent: str | None = None
     via: str = "python"  # "graphql" | "rest" | "cli" | "python": recorded in the history
+    # Recorded with each change when set (brain/tool/history/log.py): "ui" for the web UI's
+    # edits, and the id of the maintenance or consolidation run a change belongs to.
+    origin: str | None = None
+    run: str | None = None
 
     @classmethod
     def of_agent(cls, name: str, via: str = "python") -> Actor:
@@ -54,7 +58,12 @@ class Actor:
 
     def acting_as(self, agent: str) -> Actor:
         """The actor for a tool call on behalf of `agent` (admins may act as any agent)."""
-        return Actor("agent", agent, self.via)
+        return replace(self, kind="agent", agent=agent)
+
+    def in_run(self, run: str) -> Actor:
+        """The same actor, its changes recorded as part of run `run` (a maintenance or
+        consolidation run's id, brain.tool.history.runs)."""
+        return replace(self, run=run)
 
 
 def visible_history(

@@ -38,6 +38,7 @@ from brain.tool.gate import Addressing, Gate
 from brain.tool.history.blobs import BlobStore, default_blob_dir
 from brain.tool.history.cap import HistoryMeter
 from brain.tool.history.log import History, HistoryRecord
+from brain.tool.history.parsed import ParsedVersions, default_parsed_path
 from brain.tool.history.retention import Retention
 from brain.tool.history.service import HistoryKeeping
 from brain.tool.prompt import render_prompt
@@ -107,6 +108,7 @@ class MemoryService(HistoryKeeping):
         self.max_file_bytes = max_file_bytes
         # Each version written, for the history's diffs (capped like a write).
         self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
+        self.parsed = ParsedVersions(default_parsed_path(self.blobs.directory))
         self._retention: Retention | None = None  # the operator's [history], on the first write
         self.meter = HistoryMeter(self.history, self.blobs)  # against BRAIN_HISTORY_*_BYTES
         # Files people put there may be bigger than the tool writes; past this, not even read.

@@ -190,6 +190,23 @@ async def _link_report(live: LiveServer, root: Path) -> None:
             assert line[link["column"] - 1 :].startswith(link["text"])
 
 
+@checks("change-digest.graphql")
+async def _change_digest(live: LiveServer, root: Path) -> None:
+    scope = sorted(memory_files(root))[0].split(":", 1)[1].split("/", 1)[0]
+    async with httpx.AsyncClient(timeout=30) as client:
+        wrote = await post(client, live.graphql, """mutation($scope: String!) {
+          memoryWrite(scope: $scope, file: "digest-check.md",
+                      content: "# Digest\\n\\nsee [[no-such-note]]\\n")
+          { ok } }""", {"scope": scope})
+    assert wrote["data"]["memoryWrite"]["ok"], wrote
+    weeks = (await run(live, "change-digest.graphql", weeks=3))["changeDigest"]
+    assert len(weeks) == 3
+    assert [w["notesAdded"] for w in weeks] == [0, 0, 1]
+    assert weeks[-1]["byOrigin"] == [{"origin": "tool", "count": 1}]
+    assert weeks[-1]["linksBroken"] == 1
+    assert all(w["retention"] for w in weeks)  # all start before the first record: said
+
+
 @checks("memory-health.graphql")
 async def _memory_health(live: LiveServer, root: Path) -> None:
     health = (await run(live, "memory-health.graphql", top=100, first=100))["memoryHealth"]

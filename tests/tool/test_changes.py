@@ -195,6 +195,9 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
         "problems": {"new": [], "gone": []},
         "notKept": [{"path": "memory/shared/prefers-short-answers.md", "side": "before",
                      "hash": content_hash(short)}],
+        # The window starts before the first record: said, not silently missing.
+        "retention": {"oldest": records[0].at,
+                      "message": f"the history begins at {records[0].at}: changes before it are not known"},
     }
     # The edit while stopped, found by the rescan at start: it fixed plan.md's link.
     stopped = brain_diff(root, "--since", iso(middle), "--until", iso(after_restart))
@@ -202,6 +205,7 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
         "path": "memory/writer/plan.md", "before": content_hash(PLAN.encode()),
         "after": content_hash(PLAN_FIXED.encode()), "origin": "external", "by": "external",
     }]}
+    assert stopped["retention"] is None  # the history reaches back to this window's start
     assert stopped["links"] == {
         "broken": [], "fixed": [{"source": "memory/writer/plan.md", "target": "missing-note", "line": 3}],
     }
@@ -225,6 +229,7 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
     assert private
     for seen in (as_writer, rest_writer, mcp_writer):
         assert seen["notes"]["added"] == [n for n in whole["notes"]["added"] if n not in private]
+        assert seen["retention"] == whole["retention"] == first["retention"]  # every front end
         assert "reviewer" not in json.dumps(seen)
     assert bad.status_code == 400
     assert "is not a time" in bad.json()["error"]["message"]

@@ -50,7 +50,8 @@ export function gql<T>(query: string, variables: Record<string, unknown> = {}): 
 }
 
 async function ask<T>(query: string, variables: Record<string, unknown>): Promise<T> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  // X-Brain-Client: the server records the UI's edits with origin `ui` (beside the token's who).
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Brain-Client': 'ui' };
   const t = token.get();
   if (t) headers.Authorization = `Bearer ${t}`;
   let response: Response;

@@ -169,10 +169,25 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def actor_of(principal: Principal | None, via: str) -> Actor:
-    """The memory tool's actor for a request's principal, arriving through `via` (rest, graphql)."""
+def actor_of(principal: Principal | None, via: str, headers: Mapping[str, str] | None = None) -> Actor:
+    """The memory tool's actor for a request's principal, arriving through `via` (rest, graphql).
+    `headers`: the request's, for the web UI's mark (`ui_origin`)."""
+    origin = ui_origin(headers)
     if principal is None or principal.name == "anonymous":
-        return Actor.open(via)
+        return Actor("open", None, via, origin)
     if principal.agent is not None:
-        return Actor.of_agent(principal.agent, via)
-    return Actor.admin(via)
+        return Actor("agent", principal.agent, via, origin)
+    return Actor("admin", None, via, origin)
+
+
+UI_HEADER = "x-brain-client"
+
+
+def ui_origin(headers: Mapping[str, str] | None) -> str | None:
+    """"ui" when the request comes from brain's web UI (web/src/api.ts sends `X-Brain-Client:
+    ui`), so its edits are recorded with origin `ui` beside who signed in (the token's
+    principal, which the header cannot change). Only that one value is taken: a client cannot
+    make up other origins (`external`, `maintain`) for the history."""
+    if headers is None:
+        return None
+    return "ui" if (headers.get(UI_HEADER) or "").strip().lower() == "ui" else None

@@ -31,6 +31,7 @@ from brain.service.brain import Brain
 from brain.tool import memory_service
 from brain.tool.access import Actor
 from brain.tool.files.paths import PathProblem, VirtualFile, parse_virtual
+from brain.tool.history.runs import new_run_id
 from brain.tool.service import MemoryService
 
 log = logging.getLogger("brain.maintain")
@@ -66,6 +67,7 @@ class ConsolidationReport:
     usage: Usage = field(default_factory=Usage)
     findings: int = 0
     seconds: float = 0.0
+    run: str | None = None  # the run's id: each change it made is recorded with it
 
     @property
     def touched(self) -> list[str]:
@@ -90,6 +92,7 @@ class ConsolidationReport:
             "summary": self.summary, "changes": self.changes, "paths": self.touched,
             "refused": self.refused, "review": self.review, "turns": self.turns,
             "usage": self.usage.to_json(), "findings": self.findings, "seconds": round(self.seconds, 3),
+            "run": self.run,
         }
 
     def to_text(self) -> str:
@@ -150,7 +153,9 @@ class Consolidation:
         self.endpoint = endpoint
         self.max_turns = max_turns
         self.service = service or memory_service(brain)
-        self.tool = ScopedMemoryTool(self.service, scope, actor)
+        # Every change this run makes is recorded with its id (brain.tool.history.runs).
+        self.run_id = new_run_id("consolidate", self.service.clock())
+        self.tool = ScopedMemoryTool(self.service, scope, actor.in_run(self.run_id))
         self.client = client or ChatClient(endpoint)
         self.cancelled = threading.Event()
         self.maintain_config = maintain_config
@@ -188,7 +193,7 @@ class Consolidation:
 
     def _run(self, progress: Progress) -> ConsolidationReport:
         started = time.perf_counter()
-        report = ConsolidationReport(self.scope)
+        report = ConsolidationReport(self.scope, run=self.run_id)
         try:
             self._loop(report, progress)
         except Exception as exc:  # a failure of brain's own (a full disk...): still a report

@@ -4,12 +4,14 @@
 call `changes_between`. It reads the history records in the window (a memory-tool write,
 a maintenance run's, or a change made outside brain), folds each path's records into its
 state before the window and after it, and says which notes were added, removed or
-changed (with the origin and actor of the last change). Links and problems come from
-parsing the kept content of both sides with brain's parser: a link the change made whose
-target names no note is `broken`, one that named none before and now does (or went) is
-`fixed`; the parser's problems of the two sides give `new` and `gone`. A side whose
-content the history did not keep (retention, or the cap) is said in `notKept`, never
-silently treated as empty.
+changed (with the origin and actor of the last change, and its run or git commit). Links
+and problems come from what brain's parser makes of both sides (kept once per version by its
+writer: parsed.py): a link of the version after that does not resolve at `until` by the
+layout's real rules (linkcheck.py: brain.resolve against that moment's names) and did
+resolve, or was not there, before `since` is `broken`; the reverse is `fixed`; the parser's
+problems of the two sides give `new` and `gone`. A side whose content the history did not
+keep (the cap, or a version brain never saw) is said in `notKept`, and a window that starts
+before the oldest record says so in `retention`: never silently treated as empty.
 
 Who may see what is decided by the caller's `visible(scope)`, applied to the records
 before anything is computed, so an agent's changes never carry another agent's notes.
@@ -21,13 +23,14 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
-from brain.model import name_key
-from brain.parse.note import decode, parse_note
+from brain.layouts import get_layout
+from brain.layouts.base import Layout
 from brain.tool.history.blobs import BlobStore
+from brain.tool.history.linkcheck import NamesAt, names_at
 from brain.tool.history.log import HistoryRecord, iso_time, origin_of
+from brain.tool.history.parsed import EMPTY, Parsed, ParsedVersions, problems_of
 
 _RELATIVE = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -83,6 +86,8 @@ class _Path:
     origin: str
     by: str
     records: int = 0
+    run: str | None = None  # the maintenance or consolidation run of the last change
+    commit: str | None = None  # the git commit an outside change's content matched
 
 
 @dataclass(slots=True)
@@ -94,6 +99,7 @@ class _Window:
         if found is None:
             found = self.paths[path] = _Path(before, after, origin_of(record), record.actor)
         found.after, found.origin, found.by = after, origin_of(record), record.actor
+        found.run, found.commit = record.run, record.commit
         found.records += 1
 
 
@@ -106,9 +112,15 @@ def changes_between(
     agent: str | None = None,
     visible: Callable[[str], bool] = lambda scope: True,
     names: Iterable[str] = (),
+    layout: Layout | None = None,
+    scopes: Iterable[str] = (),
+    parsed: ParsedVersions | None = None,
+    name_visible: Callable[[str], bool] = lambda rel: True,
 ) -> dict[str, Any]:
     """The changes of the records in [since, until] as the diff's JSON. `names` are the
-    workspace's note paths now (what a link's target may name, with the window's own)."""
+    workspace's paths now, `scopes` its scope folders, `layout` its layout (the link rules):
+    what a link's target may name, at `since` and at `until`, as far as `name_visible` lets
+    the caller see. `parsed`: what versions parse to (brain/tool/history/parsed.py)."""
     window = _Window()
     records = list(records)
     low, high = _stamp(since), _stamp(until)
@@ -129,59 +141,132 @@ def changes_between(
             window.see(record.new_path, None, record.after, record)
         else:
             window.see(record.path, record.before, record.after, record)
-    known = {name_key(PurePosixPath(p).stem) for p in _names_at(set(names), records, until)}
     added: list[dict[str, Any]] = []
     removed: list[dict[str, Any]] = []
     changed: list[dict[str, Any]] = []
+    for path, state in sorted(window.paths.items()):
+        if state.before == state.after:
+            continue  # changed and changed back within the window
+        entry: dict[str, Any] = {"path": path, "origin": state.origin, "by": state.by}
+        if state.run is not None:  # added only when known: the shape stays the same otherwise
+            entry["run"] = state.run
+        if state.commit is not None:
+            entry["commit"] = state.commit
+        if state.before is None:
+            added.append(entry)
+        elif state.after is None:
+            removed.append(entry)
+        else:
+            changed.append({"path": path, "before": state.before, "after": state.after, **entry})
+    at_until = _names_at(set(names), records, until)
+    # Before the window: its own changes undone too (a change at `since` itself is in it).
+    at_since = _names_at(set(at_until), records, since - 1e-6, through=high)
+    layout = layout if layout is not None else get_layout("latchai")
+    scopes = frozenset(scopes)
+    before_names = names_at(layout, filter(name_visible, at_since), scopes)
+    after_names = names_at(layout, filter(name_visible, at_until), scopes)
+    links_and_problems = _links_and_problems(
+        window, blobs, parsed or ParsedVersions(None), before_names, after_names,
+    )
+    return {
+        "since": _iso(since),
+        "until": _iso(until),
+        "notes": {"added": added, "removed": removed, "changed": changed},
+        **links_and_problems,
+        "retention": retention_of(records, since),
+    }
+
+
+def _links_and_problems(
+    window: _Window, blobs: BlobStore, parsed: ParsedVersions, before: NamesAt, after: NamesAt,
+) -> dict[str, Any]:
+    """Links the window's changes broke or fixed (each side judged by the link rules against
+    the names of its own moment) and problems new or gone, from what each version parses to."""
     broken: list[dict[str, Any]] = []
     fixed: list[dict[str, Any]] = []
     new_problems: list[dict[str, Any]] = []
     gone_problems: list[dict[str, Any]] = []
     not_kept: list[dict[str, Any]] = []
-    for path, state in sorted(window.paths.items()):
-        if state.before == state.after:
-            continue  # changed and changed back within the window
-        entry = {"path": path, "origin": state.origin, "by": state.by}
-        if state.before is None:
-            added.append(entry)
-            known.add(name_key(PurePosixPath(path).stem))
-        elif state.after is None:
-            removed.append(entry)
-        else:
-            changed.append({"path": path, "before": state.before, "after": state.after, **entry})
+    parsed.load()
+    moved = before.changed_keys(after)  # usually few: a window of edits names the same notes
     for path, state in sorted(window.paths.items()):
         if state.before == state.after or not path.endswith(".md"):
             continue
-        old = _side(blobs, path, state.before, "before", not_kept)
-        new = _side(blobs, path, state.after, "after", not_kept)
+        old = _side(blobs, parsed, path, state.before, "before", not_kept)
+        new = _side(blobs, parsed, path, state.after, "after", not_kept)
         if old is None or new is None:
             continue
-        old_broken = _broken(old[0], known)
-        new_broken = _broken(new[0], known)
-        for target, line in sorted(new_broken.items(), key=lambda kv: (kv[1], kv[0])):
+        # A link on both sides whose name meant the same notes at both moments is neither
+        # broken nor fixed by the window: only the others are resolved (most of a big note).
+        kept = old.links.keys() & new.links.keys()
+        if moved:
+            kept = {t for t in kept if before.key_of(t) not in moved}
+        old_broken = _unresolved(old.links, path, before, kept)
+        new_broken = _unresolved(new.links, path, after, kept)
+        for target, (line, status) in sorted(new_broken.items(), key=lambda kv: (kv[1][0], kv[0])):
             if target not in old_broken:
-                broken.append({"source": path, "target": target, "line": line})
-        for target, line in sorted(old_broken.items(), key=lambda kv: (kv[1], kv[0])):
+                broken.append(_link(path, target, line, status))
+        for target, (line, status) in sorted(old_broken.items(), key=lambda kv: (kv[1][0], kv[0])):
             if target not in new_broken:
-                fixed.append({"source": path, "target": target, "line": line})
-        new_problems += [p for key, p in new[1].items() if key not in old[1]]
-        gone_problems += [p for key, p in old[1].items() if key not in new[1]]
+                fixed.append(_link(path, target, line, status))
+        old_problems, new_found = problems_of(old, path), problems_of(new, path)
+        new_problems += [p for key, p in new_found.items() if key not in old_problems]
+        gone_problems += [p for key, p in old_problems.items() if key not in new_found]
     return {
-        "since": _iso(since),
-        "until": _iso(until),
-        "notes": {"added": added, "removed": removed, "changed": changed},
         "links": {"broken": broken, "fixed": fixed},
         "problems": {"new": new_problems, "gone": gone_problems},
         "notKept": not_kept,
     }
 
 
-def _names_at(now: set[str], records: list[HistoryRecord], until: float) -> set[str]:
-    """The note paths at `until`: those of now, with the recorded changes since undone
-    (newest first), so a link is judged against the names of its moment."""
+def _link(source: str, target: str, line: int, status: str) -> dict[str, Any]:
+    found: dict[str, Any] = {"source": source, "target": target, "line": line}
+    if status != "broken":
+        found["status"] = status  # `ambiguous`: it names two or more notes
+    return found
+
+
+def _unresolved(
+    links: dict[str, int], source: str, names: NamesAt, skip: set[str],
+) -> dict[str, tuple[int, str]]:
+    """The links of one side, but `skip`, that do not resolve at its moment: target -> (line, status)."""
+    out: dict[str, tuple[int, str]] = {}
+    for target, line in links.items():
+        if target in skip:
+            continue
+        status = names.status(source, target)
+        if status is not None:
+            out[target] = (line, status)
+    return out
+
+
+def retention_of(records: list[HistoryRecord], since: float) -> dict[str, Any] | None:
+    """None when the history reaches back to `since`; else what it does not know: a window
+    starting before the oldest record kept (the history began later, or a person trimmed or
+    replaced the file) cannot say what changed before that record, and says so."""
+    oldest = next((at for at in map(_at, records) if at), None)
+    if oldest is not None and oldest <= _stamp(since):
+        return None
+    if oldest is None:
+        return {"oldest": None, "message": "the history holds no record yet: no change before now is known"}
+    return {
+        "oldest": oldest,
+        "message": f"the history begins at {oldest}: changes before it are not known",
+    }
+
+
+def _names_at(
+    now: set[str], records: list[HistoryRecord], until: float, through: str | None = None,
+) -> set[str]:
+    """The paths at `until`: those of `now` (the moment `through`, default now), with the
+    recorded changes after `until` undone (newest first), so a link is judged against the
+    names of its moment."""
     high = _stamp(until)
     for record in reversed(records):
-        if _at(record) <= high:
+        at = _at(record)
+        if through is not None and at > through:
+            continue
+        if at <= high:
             break
         if record.new_path is not None:
             now.discard(record.new_path)
@@ -193,58 +278,20 @@ def _names_at(now: set[str], records: list[HistoryRecord], until: float) -> set[
     return now
 
 
-_Parsed = tuple[dict[str, int], dict[tuple[str, str], dict[str, Any]]]
-_EMPTY: _Parsed = ({}, {})
-
-
-# What a version's content parses to, by its hash: blobs never change, so a dashboard asking
-# for the week's changes again parses only what is new. Bounded; dropped whole when full.
-_PARSED: dict[tuple[str, str], _Parsed] = {}
-PARSED_CACHE_ENTRIES = 50_000
-
-
-def _side(blobs: BlobStore, path: str, digest: str | None, side: str,
-          not_kept: list[dict[str, Any]]) -> _Parsed | None:
-    """The unresolvable-link candidates and problems of one side (None: its content is gone)."""
+def _side(blobs: BlobStore, parsed: ParsedVersions, path: str, digest: str | None, side: str,
+          not_kept: list[dict[str, Any]]) -> Parsed | None:
+    """What one side parses to (None: its content is gone, and `not_kept` says so). Read from
+    what the writer kept (parsed.py); a version kept before that is parsed once, then kept."""
     if digest is None:
-        return _EMPTY
-    cached = _PARSED.get((path, digest))  # problems name the path: keyed by both
-    if cached is not None:
-        return cached
+        return EMPTY
+    found = parsed.get(digest)
+    if found is not None:
+        return found
     data = blobs.get(digest)
     if data is None:
         not_kept.append({"path": path, "side": side, "hash": digest})
         return None
-    parsed = _parse_side(data, path)
-    if len(_PARSED) >= PARSED_CACHE_ENTRIES:
-        _PARSED.clear()
-    _PARSED[(path, digest)] = parsed
-    return parsed
-
-
-def _parse_side(data: bytes, path: str) -> _Parsed:
-    text, problems = decode(data, path)
-    note = parse_note(text, path)
-    links: dict[str, int] = {}
-    for link in note.links:
-        target = link.target.strip()
-        if target and target not in links:
-            links[target] = link.line
-    found = {
-        (p.code, p.message): {"path": path, "code": p.code, "message": p.message, "line": p.line}
-        for p in (*problems, *note.problems)
-    }
-    return links, found
-
-
-def _broken(links: dict[str, int], known: set[str]) -> dict[str, int]:
-    """The links whose target (its last segment, as the resolver's name key) names no note."""
-    out: dict[str, int] = {}
-    for target, line in links.items():
-        last = target.split(":", 1)[-1].rsplit("/", 1)[-1]
-        if name_key(last) not in known:
-            out[target] = line
-    return out
+    return parsed.add(digest, data)
 
 
 def _iso(epoch: float) -> str:
@@ -256,9 +303,9 @@ def text_of(found: dict[str, Any]) -> str:
     """The diff as a person reads it: one line a change."""
     lines = [f"changes from {found['since']} to {found['until']}"]
     notes = found["notes"]
-    lines += [f"+ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["added"]]
-    lines += [f"- {n['path']}  ({n['origin']}, {n['by']})" for n in notes["removed"]]
-    lines += [f"~ {n['path']}  ({n['origin']}, {n['by']})" for n in notes["changed"]]
+    lines += [f"+ {n['path']}  ({_how(n)})" for n in notes["added"]]
+    lines += [f"- {n['path']}  ({_how(n)})" for n in notes["removed"]]
+    lines += [f"~ {n['path']}  ({_how(n)})" for n in notes["changed"]]
     lines += [f"broken link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["broken"]]
     lines += [f"fixed link {b['source']}:{b['line']} -> [[{b['target']}]]" for b in found["links"]["fixed"]]
     lines += [f"new problem {p['path']}: {p['message']}" for p in found["problems"]["new"]]
@@ -266,4 +313,16 @@ def text_of(found: dict[str, Any]) -> str:
     lines += [f"not kept: the {k['side']} of {k['path']} (retention or the cap)" for k in found["notKept"]]
     if len(lines) == 1:
         lines.append("nothing changed")
+    if found.get("retention"):  # said last, never silently missing
+        lines.append(f"retention: {found['retention']['message']}")
     return "\n".join(lines)
+
+
+def _how(entry: dict[str, Any]) -> str:
+    """Origin and who, then the run and the git commit when the record names them."""
+    parts = [entry["origin"], entry["by"]]
+    if entry.get("run"):
+        parts.append(f"run {entry['run']}")
+    if entry.get("commit"):
+        parts.append(f"commit {str(entry['commit'])[:12]}")
+    return ", ".join(parts)

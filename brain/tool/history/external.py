@@ -5,7 +5,9 @@ The watcher's syncs and the rescan at start tell the brain which files' hashes c
 the time brain found it (for a change made while brain was down, the time of the rescan
 that found it). The content brain saw is kept in the blob store when the history's cap
 allows; when it does not, the record says `kept: "not kept: cap"` and the change is still
-applied: a full history never stops the graph following the disk.
+applied: a full history never stops the graph following the disk. When the workspace is in
+a git repository and the content is a recent commit's version of the file, the record names
+that commit (brain/tool/history/gitmatch.py; bounded, never an error).
 
 A first sync without a snapshot knew no files before it: it is compared with the last
 version the history knows of each path, so a note edited while brain was down is found; a
@@ -17,11 +19,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from brain import safefs
+from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain, FileChanges
+from brain.tool.history.gitmatch import BATCH_SECONDS, GitMatcher
 from brain.tool.history.log import iso_time
 
 if TYPE_CHECKING:
@@ -41,6 +46,7 @@ class ExternalRecorder:
         self.brain = brain
         self._own: set[str] = set()  # paths the memory tool is applying right now
         self._lock = threading.Lock()
+        self.git = GitMatcher(brain.root)  # the commit an outside change's content matches
 
     def own(self, rels: list[str]) -> None:
         """The tool is about to sync `rels` it wrote: not external (it records them itself)."""
@@ -59,8 +65,9 @@ class ExternalRecorder:
             changed = [change for change in changed if change[0] not in self._own]
         changed = self._not_yet_recorded(changed)
         via = "rescan" if news.full else "watch"
+        deadline = time.monotonic() + BATCH_SECONDS  # git is asked for this batch until then
         for rel, before, after in changed:
-            self._record(rel, before, after, via)
+            self._record(rel, before, after, via, deadline)
 
     def _not_yet_recorded(
         self, changed: list[tuple[str, str | None, str | None]],
@@ -95,36 +102,41 @@ class ExternalRecorder:
                 out.append((rel, known, now))
         return out
 
-    def _record(self, rel: str, before: str | None, after: str | None, via: str) -> None:
-        kept = None
+    def _record(self, rel: str, before: str | None, after: str | None, via: str, deadline: float) -> None:
+        kept = commit = None
         if after is not None:
-            kept = self._keep(rel, after)
+            kept, data = self._keep(rel, after)
+            if data is not None:
+                commit = self.git.commit_of(rel, data, deadline)
         command = "create" if before is None else "delete" if after is None else "put"
         try:
             self.service.history.append(
                 at=iso_time(self.service.clock()), actor="external", agent=None, via=via,
                 command=command, scope=self._scope(rel), path=rel, before=before, after=after,
-                origin="external", kept=kept,
+                origin="external", kept=kept, commit=commit,
             )
         except OSError as exc:  # the history cannot take it: the change is applied all the same
             log.warning("the history could not record the outside change of %s: %s", rel, exc)
 
-    def _keep(self, rel: str, digest: str) -> str | None:
-        """Keep the content seen, within the caps; else the reason it was not kept."""
+    def _keep(self, rel: str, digest: str) -> tuple[str | None, bytes | None]:
+        """Keep the content seen, within the caps; else the reason it was not kept. With the
+        content, when it is the version the sync saw (for the git commit it may match)."""
         blobs = self.service.blobs
-        if blobs.get(digest) is not None:
-            return None
+        kept = blobs.get(digest)
+        if kept is not None:
+            return None, kept
         try:
             with os.fdopen(safefs.open_regular(self.brain.root / rel), "rb") as fh:
                 data = fh.read(blobs.max_bytes + 1)
         except (OSError, safefs.NotRegular):
-            return NOT_KEPT_GONE
+            return NOT_KEPT_GONE, None
         usage = self.service.history_usage()
         if len(data) > blobs.max_bytes or usage.full or usage.total + len(data) > usage.caps.workspace_bytes:
-            return NOT_KEPT_CAP
+            return NOT_KEPT_CAP, data if content_hash(data) == digest else None
         if blobs.put(data) != digest:  # changed again since the sync read it: not this version
-            return NOT_KEPT_GONE
-        return None
+            return NOT_KEPT_GONE, None
+        self.service.parsed.add(digest, data)  # parsed once now, never again by a diff
+        return None, data
 
     def _scope(self, rel: str) -> str:
         found = self.brain.layout.scope_folder(rel)

@@ -53,10 +53,13 @@ class HistoryRecord:
     run: str | None = None  # the maintenance or consolidation run's id, if any
     # Why the content of `after` is not in the blob store ("not kept: cap"): said, not missing.
     kept: str | None = None
+    # An outside change whose content is a git commit's version of the file: that commit
+    # (brain/tool/history/gitmatch.py); None when it matched none or there is no repository.
+    commit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        for name in ("report", "origin", "run", "kept"):  # old readers see the old shape
+        for name in ("report", "origin", "run", "kept", "commit"):  # old readers see the old shape
             if out[name] is None:
                 del out[name]
         return out
@@ -223,7 +226,7 @@ class History:
 
 
 _OPTIONAL = frozenset({
-    "agent", "before", "after", "new_scope", "new_path", "report", "origin", "run", "kept",
+    "agent", "before", "after", "new_scope", "new_path", "report", "origin", "run", "kept", "commit",
 })
 _OBJECTS = frozenset({"report"})  # a maintenance run's report: a JSON object, not a string
 

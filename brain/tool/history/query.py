@@ -10,9 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from brain import safefs
+from brain.layouts import choose_layout_leniently, get_layout
+from brain.layouts.base import Layout
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.changes import BadMoment, changes_between, parse_moment
+from brain.tool.history.digest import MAX_WEEKS, weekly_digest
 
 if TYPE_CHECKING:
     from brain.tool.service import MemoryService
@@ -31,11 +34,40 @@ def memory_changes(
         raise Refusal(RefusalCode.INVALID_ARGUMENT, str(exc)) from None
     if end < start:
         raise Refusal(RefusalCode.INVALID_ARGUMENT, f"`until` ({until}) is before `since` ({since})")
-    names = [rel for rel in note_paths(service) if _name_visible(actor, rel)]
+    paths, layout, scopes = workspace_names(service)
     return changes_between(
         service.history.all(), service.blobs, since=start, until=end, agent=agent,
-        visible=actor.can_see, names=names,
+        visible=actor.can_see, names=paths, layout=layout, scopes=scopes, parsed=service.parsed,
+        name_visible=lambda rel: _name_visible(actor, rel),
     )
+
+
+def memory_digest(
+    service: MemoryService, actor: Actor, weeks: int = 8, agent: str | None = None,
+) -> list[dict[str, Any]]:
+    """The weekly digest (brain/tool/history/digest.py) of what `actor` may see."""
+    if not 1 <= weeks <= MAX_WEEKS:
+        raise Refusal(
+            RefusalCode.INVALID_ARGUMENT,
+            f"`weeks` is {weeks}: ask for 1 to {MAX_WEEKS} weeks (each week is one diff)",
+        )
+    paths, layout, scopes = workspace_names(service)
+    return weekly_digest(
+        service.history.all(), now=service.clock(), weeks=weeks, agent=agent, visible=actor.can_see,
+        blobs=service.blobs, names=paths, layout=layout, scopes=scopes, parsed=service.parsed,
+        name_visible=lambda rel: _name_visible(actor, rel),
+    )
+
+
+def workspace_names(service: MemoryService) -> tuple[list[str], Layout, set[str]]:
+    """Every path a link may name now (notes, entities, agents' definitions), the layout
+    whose rules resolve links, and the scope folders: the served graph's, else one walk."""
+    brain = service.brain
+    if brain is not None and brain.ingester.synced:
+        return list(brain.ingester.files), brain.layout, brain.layout.scope_folders(brain.root)
+    layout = get_layout(choose_layout_leniently(service.root).name)
+    paths = [st.rel for st in layout.walk(service.root) if not st.is_link]  # as a sync walks
+    return paths, layout, layout.scope_folders(service.root)
 
 
 def note_paths(service: MemoryService) -> list[str]:

@@ -33,6 +33,7 @@ from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.blobs import BlobStore, PruneReport
 from brain.tool.history.cap import HistoryMeter, HistoryUsage
 from brain.tool.history.log import History, HistoryRecord, iso_time
+from brain.tool.history.parsed import ParsedVersions
 from brain.tool.history.retention import Retention
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class HistoryKeeping:
     brain: Brain | None
     history: History
     blobs: BlobStore
+    parsed: ParsedVersions  # what each kept version parses to, for the diffs
     meter: HistoryMeter
     clock: Callable[[], float]
     _retention: Retention | None
@@ -61,13 +63,20 @@ class HistoryKeeping:
         """Both sides of a write, so its diff can be shown (also a file first made on disk)."""
         for data in versions:
             if data is not None:
-                self.blobs.put(data)
+                digest = self.blobs.put(data)
+                if digest is not None:  # parsed once now, never again by a diff
+                    self.parsed.add(digest, data)
 
     def record(
         self, actor: Actor, command: str, scope: str, rel: str, before: str | None,
         after: str | None, **extra: str,
     ) -> HistoryRecord:
-        """Append the history record of a change made, then prune when retention is due."""
+        """Append the history record of a change made, then prune when retention is due.
+        The actor's origin ("ui") and run id go with it, so no writer has to pass them."""
+        if actor.origin is not None:
+            extra.setdefault("origin", actor.origin)
+        if actor.run is not None:
+            extra.setdefault("run", actor.run)
         record = self.history.append(
             at=iso_time(self.clock()), actor=actor.label, agent=actor.agent, via=actor.via,
             command=command, scope=scope, path=rel, before=before, after=after, **extra,
