@@ -200,9 +200,12 @@ class HealthQuery:
         self, info: Info, scope: str | None = None, stale_days: int = 30,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> MemoryHealth:
+        reach = reach_of(info.context.principal)
         try:
-            ask = service.health_ask(reach_of(info.context.principal), scope, stale_days)
+            ask = service.health_ask(reach, scope, stale_days)
         except service.HealthRefused as exc:
             raise UserError(str(exc)) from exc
         moment = await moment_at(info, as_of)
+        if moment is not None:  # stale as of the moment: not changed for `staleDays` before it
+            ask = service.health_ask(reach, scope, stale_days, float(getattr(moment, "at", 0.0)) or None)
         return MemoryHealth(scope=ask.scope, stale_days=stale_days, ask=ask, counted=[], moment=moment)
