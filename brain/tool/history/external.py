@@ -16,16 +16,19 @@ file the history never saw is not recorded then (it would record the whole works
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from brain import safefs
 from brain.ingest.memory_files import content_hash
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain, FileChanges
+from brain.tool.calls.refusal import Refusal
 from brain.tool.history.gitmatch import BATCH_SECONDS, GitMatcher
 from brain.tool.history.log import iso_time
 
@@ -63,11 +66,27 @@ class ExternalRecorder:
             changed = self._against_history(news)
         with self._lock:
             changed = [change for change in changed if change[0] not in self._own]
-        changed = self._not_yet_recorded(changed)
-        via = "rescan" if news.full else "watch"
-        deadline = time.monotonic() + BATCH_SECONDS  # git is asked for this batch until then
-        for rel, before, after in changed:
-            self._record(rel, before, after, via, deadline)
+        if not changed:
+            return
+        # A memory-tool write (this process's or another's: `brain memory`, maintain) holds the
+        # history's lock from its file write to its record. Under the same lock, a change seen
+        # between the two is found recorded, not taken for an outside edit. The tool never
+        # holds it while it waits for a sync, so waiting here cannot deadlock.
+        with self._history_lock():
+            changed = self._not_yet_recorded(changed)
+            via = "rescan" if news.full else "watch"
+            deadline = time.monotonic() + BATCH_SECONDS  # git is asked for this batch until then
+            for rel, before, after in changed:
+                self._record(rel, before, after, via, deadline)
+
+    @contextlib.contextmanager
+    def _history_lock(self) -> Iterator[None]:
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(self.service.history_step("the history of outside changes"))
+            except Refusal as refused:  # no lock file: record all the same, the race aside
+                log.warning("%s", refused.message)
+            yield
 
     def _not_yet_recorded(
         self, changed: list[tuple[str, str | None, str | None]],
