@@ -73,3 +73,9 @@ def test_broken_and_fixed_links_are_the_graphs_own_on_both_stores(tmp_path: Path
     assert _graph_unresolved(brain, NOTES_RS) == {"house-style", "nothing-here", "workflow:deploy"}
     # The first window still answers as of its own moment, whatever came after.
     assert memory_changes(service, Actor.admin(), _iso(NOW - 10), _iso(NOW + 10))["links"] == first["links"]
+    # A removed note's broken links go with it: it is listed as removed, its links not as fixed.
+    clock[0] = NOW + 120
+    write("writer", {"command": "delete", "path": "/memories/notes.md"})
+    third = memory_changes(service, Actor.admin(), _iso(NOW + 110), _iso(NOW + 130))
+    assert [n["path"] for n in third["notes"]["removed"]] == [NOTES_RS]
+    assert third["links"] == {"broken": [], "fixed": []}

@@ -207,7 +207,8 @@ def _links_and_problems(
             if target not in old_broken:
                 broken.append(_link(path, target, line, status))
         for target, (line, status) in sorted(old_broken.items(), key=lambda kv: (kv[1][0], kv[0])):
-            if target not in new_broken:
+            # A removed note's broken links went with it (it is listed as removed): not fixed.
+            if target not in new_broken and state.after is not None:
                 fixed.append(_link(path, target, line, status))
         old_problems, new_found = problems_of(old, path), problems_of(new, path)
         new_problems += [p for key, p in new_found.items() if key not in old_problems]
