@@ -54,10 +54,11 @@ from brain.store.base import (
     remembers_row,
 )
 from brain.store.base import link_row as base_link_row
+from brain.store.health_counts import HealthIndex
 from brain.store.linking import entry_of
 from brain.store.memory.backlinks import MemoryBacklinks
 from brain.store.memory.bodies import Bodies
-from brain.store.memory.health import HealthIndex, HealthQueries
+from brain.store.memory.health import HealthQueries
 from brain.store.memory.image import StoreImage, image_tables
 from brain.store.memory.link_table import LinkTable
 from brain.store.memory.links import LinkIndex
@@ -114,7 +115,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._indexed = self._names_indexed = True
             self.writes = 0
             self._keywords, self._vectors = KeywordIndex(), VectorIndex(self._memory_facts)
-            self._health = HealthIndex()  # counted on the first health query (memory/health.py)
+            self._health = HealthIndex(valid=True)  # kept from the first batch on (memory/health.py)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -123,7 +124,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
         with self._lock:
             self._ensure_indexes()
             self.writes += 1
-            health = self._health.begin(batch, self._out.get)
+            health = self._health_begin(batch)
             touched_targets: set[str] = set()
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
@@ -160,7 +161,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 self._order = None
                 self._keywords.apply(batch)
                 self._vectors.apply(batch)
-            self._health.finish(health, self._out.get, self._health_facts)
+            self._health_finish(health)
 
     def _relink(self, relinks: Sequence[Link], touched: set[str]) -> None:
         """Links given again in place (their ordinals kept): a link whose status alone
@@ -479,6 +480,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._entities = {e.id: e for e in image.entities}
             self._files = {f.id: f for f in image.files}
             self._indexed = self._names_indexed = False
+            self._health.valid = False  # the image holds no counters: counted on the first question
 
     # ------------------------------------------------------------------ search (SearchIndex)
 
