@@ -4,9 +4,11 @@ with every write this store makes, so a dashboard's question reads counters, not
 Each write of the graph (`_write_plan`) reads, before it commits, the links of the notes it
 touches, and after it the same notes' links and the facts of every note on either end; the
 counters then take the old links away and add the new ones: two reads of what the batch
-touched, O(change). What a question costs is then one read of the graph's stamp (every
-transaction that writes the graph sets a new one: write.py `mark_graph`, the generations'
-switch) to notice a write that was not this process's, and the counters' arithmetic.
+touched, O(change). What a question costs is then the counters' arithmetic, and at most once
+a second (`health_stamp_ttl`: a dashboard's seven questions share one) a read of the graph's
+stamp (every transaction that writes the graph sets a new one: write.py `mark_graph`, the
+generations' switch) to notice a write that was not this process's. Our own writes show in
+the next answer; another process's within that second.
 
 The counters are counted from the graph once (the first question of a process, one read of
 every note and link) and again whenever the graph changed behind their back: the stamp
@@ -18,6 +20,7 @@ writes failed half-way.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -51,12 +54,15 @@ class Neo4jHealth(HealthAnswers):
     _health_lock: threading.RLock
     _health_stamp: str | None  # the graph's stamp the counters are in step with
     _health_writing: int  # writes of this process between their two reads
+    _health_checked: float  # when the stamp was last read (time.monotonic)
+    health_stamp_ttl = 1.0  # seconds a read of the stamp answers for
 
     def _init_health(self) -> None:
         self._health_index = HealthIndex()  # counted on the first question
         self._health_lock = threading.RLock()
         self._health_stamp = None
         self._health_writing = 0
+        self._health_checked = 0.0
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
@@ -114,7 +120,7 @@ class Neo4jHealth(HealthAnswers):
             for links in (*old.values(), *new.values()):
                 touched.update(link.target_id for link in links)
             nodes = self.get_nodes(touched)
-            stamp = self._stamp()
+            stamp, checked = self._stamp(), time.monotonic()
         except BaseException:
             self._health_forget()
             raise
@@ -124,7 +130,7 @@ class Neo4jHealth(HealthAnswers):
             if index.valid:
                 begun = index.begin(sources, old.__getitem__)
                 index.finish(sources, begun, new.__getitem__, lambda i: facts_of(nodes.get(i)))
-                self._health_stamp = stamp
+                self._health_stamp, self._health_checked = stamp, checked
 
     def _health_forget(self) -> None:
         """The graph changed in a way the counters did not follow: count again when asked."""
@@ -142,10 +148,13 @@ class Neo4jHealth(HealthAnswers):
 
     def _health_kept(self) -> HealthIndex:
         index = self._health_index
-        if index.valid and not self._health_writing and self._stamp() != self._health_stamp:
-            index.valid = False  # written by another process: count again
+        now = time.monotonic()
+        if index.valid and not self._health_writing and now - self._health_checked >= self.health_stamp_ttl:
+            self._health_checked = now
+            if self._stamp() != self._health_stamp:
+                index.valid = False  # written by another process: count again
         if not index.valid:
-            stamp = self._stamp()
+            stamp, self._health_checked = self._stamp(), now
             notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
             ids = sorted(notes)
             links: dict[str, list[Link]] = {}
