@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                     [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.polls),
                      str(args.edits), agent, str(args.computed_polls)],
                     capture_output=True, text=True, check=False, env=env,
+                    cwd=path or None,  # `python -c` puts its directory first on sys.path
                 )
                 if done.returncode != 0:
                     print(done.stderr, file=sys.stderr)
