@@ -34,13 +34,14 @@ from typing import Any
 
 from brain.model import LinkStatus, name_key, unresolved_id
 from brain.store.base import WriteBatch
-from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth, ranked
+from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth
 from brain.store.visibility import PRIVATE_PREFIXES
 
 Vis = str | None  # the private scope a node is in, or None: every caller sees it
 Group = tuple[str, Vis]  # (scope, view key) of notes
 Facts = tuple[str, float, bool, bool]  # a note's (scope, modified_at, no description, no type)
 Scopes = frozenset[str] | None  # a reach's scopes (None: everything)
+WantedKey = tuple[str, Vis, frozenset[str]]  # a wanting link's (source scope, source key, hidden)
 # A stored link as both stores hold it: brain.model.Link or the embedded store's LinkRow,
 # read by position (2: target id, 3: status, 5: target as written, 12: candidates).
 Row = tuple[Any, ...]
@@ -149,7 +150,8 @@ class HealthIndex:
         self.columns: dict[Vis, dict[str, int]] = {}
         self.sorted_columns: dict[Vis, list[tuple[int, str]]] = {}
         self.links: Counter[tuple[str, Vis, LinkStatus, frozenset[str]]] = Counter()
-        self.wanted: dict[tuple[str, Vis, frozenset[str]], dict[str, Counter[str]]] = {}
+        self.wanted: dict[WantedKey, dict[str, Counter[str]]] = {}
+        self.wanted_sorted: dict[WantedKey, list[tuple[int, str]]] = {}  # (-notes, target)
         self.groups: dict[Group, _Group] = {}
         self.answers: dict[tuple[object, ...], Any] = {}  # brain/store/health.py HealthAnswers
 
@@ -173,6 +175,7 @@ class HealthIndex:
             for group in self.groups.values():
                 group.unsorted()
             self.sorted_columns.clear()
+            self.wanted_sorted.clear()
         touched = set(sources)
         for source in sources:
             rows = rows_of(source)
@@ -229,12 +232,20 @@ class HealthIndex:
                 if not by:
                     del self.inc[target_id]
             if wants is not None:
-                askers = self.wanted.setdefault((scope, svis, hidden), {}).setdefault(wants, Counter())
+                key = (scope, svis, hidden)
+                askers = self.wanted.setdefault(key, {}).setdefault(wants, Counter())
+                was = len(askers)
                 askers[source] += sign
                 if not askers[source]:
                     del askers[source]
                     if not askers:
-                        del self.wanted[(scope, svis, hidden)][wants]
+                        del self.wanted[key][wants]
+                listed = self.wanted_sorted.get(key)
+                if listed is not None and len(askers) != was:  # kept sorted in place
+                    if was:
+                        del listed[bisect.bisect_left(listed, (-was, wants))]
+                    if askers:
+                        bisect.insort(listed, (-len(askers), wants))
 
     def _refile(self, node_id: str, facts: Callable[[str], Facts | None]) -> None:
         old = self.notes.pop(node_id, None)
@@ -369,27 +380,59 @@ class HealthIndex:
         return found
 
     def most_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        """The targets most notes want, as the caller sees it. A target's count is, over the
+        source groups in view, how many notes of the group want it under any key that is
+        broken to the caller (a note may want it under two: counted once). Each key's targets
+        are kept sorted by their notes; they are walked side by side (the threshold
+        algorithm, as hubs) until `top` targets are found that no target not yet met can
+        pass: the sum of the lists' next counts bounds any such target's count."""
+        if top <= 0:
+            return []
         scopes = ask.reach.scopes
-        per_source_group: dict[tuple[str, Vis], list[dict[str, Counter[str]]]] = {}
-        for (scope, svis, hidden), wanted in self.wanted.items():
-            if not in_view(svis, scopes) or (ask.scope is not None and scope != ask.scope):
+        groups: dict[tuple[str, Vis], list[dict[str, Counter[str]]]] = {}
+        lists: list[list[tuple[int, str]]] = []
+        for key, wanted in self.wanted.items():
+            scope, svis, hidden = key
+            if not wanted or not in_view(svis, scopes) or (ask.scope is not None and scope != ask.scope):
                 continue
             if hidden and (scopes is None or hidden <= scopes):
                 continue  # resolved as this caller sees it
-            per_source_group.setdefault((scope, svis), []).append(wanted)
-        totals: Counter[str] = Counter()
-        for parts in per_source_group.values():
-            if len(parts) == 1:  # one source group's notes are nobody else's: counts add
-                for target, askers in parts[0].items():
-                    totals[target] += len(askers)
-            else:  # the same note may want a target under two keys: count it once
-                union: dict[str, set[str]] = {}
-                for part in parts:
-                    for target, askers in part.items():
-                        union.setdefault(target, set()).update(askers)
-                for target, names in union.items():
-                    totals[target] += len(names)
-        return ranked(totals, top)
+            groups.setdefault((scope, svis), []).append(wanted)
+            lists.append(self._sorted_wanted(key))
+
+        def notes_wanting(target: str) -> int:
+            total = 0
+            for parts in groups.values():
+                if len(parts) == 1:  # one source group's notes are nobody else's: counts add
+                    total += len(parts[0].get(target, ()))
+                else:  # the same note may want a target under two keys: count it once
+                    total += len({s for part in parts for s in part.get(target, ())})
+            return total
+
+        best: list[tuple[int, str]] = []  # (-notes, target), sorted
+        at = [0] * len(lists)
+        met: set[str] = set()
+        while True:
+            live = [i for i, listed in enumerate(lists) if at[i] < len(listed)]
+            if not live:
+                break
+            bound = sum(-lists[i][at[i]][0] for i in live)
+            if len(best) >= top and -best[-1][0] > bound:
+                break
+            for i in live:
+                target = lists[i][at[i]][1]
+                at[i] += 1
+                if target not in met:
+                    met.add(target)
+                    bisect.insort(best, (-notes_wanting(target), target))
+                    del best[top:]
+        return [(target, -negative) for negative, target in best]
+
+    def _sorted_wanted(self, key: WantedKey) -> list[tuple[int, str]]:
+        found = self.wanted_sorted.get(key)
+        if found is None:
+            found = self.wanted_sorted[key] = sorted((-len(a), t) for t, a in self.wanted[key].items())
+        return found
 
 
 def _tail(keys: list[PageKey], start: int) -> Iterator[PageKey]:
