@@ -14,6 +14,7 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.store.health import HealthAsk
+from brain.store.neo4j import health as neo4j_health
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.neo4j.write import Limits
 from brain.store.visibility import EVERYTHING
@@ -76,3 +77,23 @@ def test_a_rebuild_and_a_clear_make_the_counters_count_again(
     store.clear()
     assert store.health_counts(HealthAsk()) == []
     assert store.health_recounts() == 3
+
+
+def test_a_write_of_many_notes_is_counted_again_not_followed(
+    make_store: StoreMaker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past FOLLOW_MOST notes a write would read them all with their bodies: the next
+    question counts again instead (notes without bodies, links by pages)."""
+    monkeypatch.setattr(neo4j_health, "FOLLOW_MOST", 3)
+    ws = Workspace(tmp_path)
+    known(ws)
+    store = make_store(limits=Limits())
+    brain = Brain(ws.root, store)
+    brain.sync()
+    same_as_recount(store)
+    brain.sync([ws.write("memory/alice/lonely.md", note("one note", "[[plan]]"))])
+    same_as_recount(store)
+    assert store.health_recounts() == 1  # one note: followed
+    brain.sync([ws.write(f"memory/bob/b{n}.md", note(f"b{n}", "[[ghost]] [[alice/plan]]")) for n in range(4)])
+    same_as_recount(store)
+    assert store.health_recounts() == 2  # four notes: counted again

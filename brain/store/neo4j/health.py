@@ -34,6 +34,9 @@ from brain.store.health_counts import Facts, HealthIndex, batch_sources
 
 STAMP = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN w.graph AS graph"
 LINK_PAGE = 5_000  # sources per read when the counters are counted from the whole graph
+# A write of more notes than this is not followed: counting again on the next question
+# (notes without bodies, links by pages) costs less than reading its notes with their bodies.
+FOLLOW_MOST = 5_000
 
 # What a write read before it committed: its sources and their links then.
 Before = tuple[set[str], dict[str, list[Link]]]
@@ -98,12 +101,15 @@ class Neo4jHealth(HealthAnswers):
 
     def _health_before(self, batch: WriteBatch) -> Before | None:
         """Before a write commits: the links it may replace (None: no counters to keep)."""
+        sources = batch_sources(batch)
         with self._health_lock:
             if not self._health_index.valid:
                 return None
+            if len(sources) > FOLLOW_MOST:
+                self._health_index.valid = False
+                return None
             self._health_writing += 1
         try:
-            sources = batch_sources(batch)
             return sources, self.links_from(sources)
         except BaseException:
             self._health_forget()
