@@ -12,7 +12,7 @@ The note itself and the notes it links are asked for beyond the page and dropped
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from brain.index.text import STOP_WORDS, index_words, matched_terms, title_of, word_counts
 from brain.model import MemoryNode
@@ -87,8 +87,11 @@ def _semantic(search: SearchService, memory: MemoryNode, body: str, where: Searc
 ]:
     if not search.status().ready:
         return []
-    text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
-    vector = search.indexer.query_vector(text)
+    # The note's own vector (what search ranks it by), else its text encoded as a query.
+    vector = search.indexer.note_vector(replace(memory, body=body))
+    if vector is None:
+        text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
+        vector = search.indexer.query_vector(text)
     if vector is None:
         return []
     return [(i, s) for i, s in search.index.vector_search(vector, where, depth) if s >= SEMANTIC_FLOOR]
