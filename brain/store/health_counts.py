@@ -27,6 +27,7 @@ links it reads before and after each write of its own (brain/store/neo4j/health.
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -51,6 +52,7 @@ _BROKEN, _AMBIGUOUS = LinkStatus.BROKEN, LinkStatus.AMBIGUOUS
 REBUILD_SORTED = 2_000  # sources in one batch past which sorting again beats inserting one by one
 
 
+@functools.lru_cache(maxsize=1 << 18)  # a link's target is met again and again
 def vis_of(node_id: str) -> Vis:
     """The scope whose callers alone see this node (Reach.sees), or None."""
     if not node_id.startswith(PRIVATE_PREFIXES):
@@ -225,7 +227,9 @@ class HealthIndex:
                     del ordered[i]
                 if was + sign:
                     bisect.insort(ordered, (-(was + sign), target_id))
-            by = self.inc.setdefault(target_id, Counter())
+            by = self.inc.get(target_id)
+            if by is None:  # (setdefault would build a Counter per link: a tenth of a count)
+                by = self.inc[target_id] = Counter()
             by[svis] += sign
             if not by[svis]:
                 del by[svis]
@@ -233,7 +237,12 @@ class HealthIndex:
                     del self.inc[target_id]
             if wants is not None:
                 key = (scope, svis, hidden)
-                askers = self.wanted.setdefault(key, {}).setdefault(wants, Counter())
+                part = self.wanted.get(key)
+                if part is None:
+                    part = self.wanted[key] = {}
+                askers = part.get(wants)
+                if askers is None:
+                    askers = part[wants] = Counter()
                 was = len(askers)
                 askers[source] += sign
                 if not askers[source]:
