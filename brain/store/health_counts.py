@@ -49,6 +49,7 @@ Row = tuple[Any, ...]
 RowsOf = Callable[[str], Sequence[Row]]
 _NONE: frozenset[str] = frozenset()
 _BROKEN, _AMBIGUOUS = LinkStatus.BROKEN, LinkStatus.AMBIGUOUS
+ALL = "\0every source key"  # a `merged` key over every source key (no scope is named so)
 REBUILD_SORTED = 2_000  # sources in one batch past which sorting again beats inserting one by one
 
 
@@ -154,6 +155,11 @@ class HealthIndex:
         self.links: Counter[tuple[str, Vis, LinkStatus, frozenset[str]]] = Counter()
         self.wanted: dict[WantedKey, dict[str, Counter[str]]] = {}
         self.wanted_sorted: dict[WantedKey, list[tuple[int, str]]] = {}  # (-notes, target)
+        # The notes wanting each target over the keys no caller sees broken differently (no
+        # hidden scope), merged by (scope or None: every scope, source key or ALL): an admin's
+        # most wanted is the head of one list, an agent's a walk over two or three.
+        self.merged: dict[tuple[str | None, str | None], dict[str, int]] = {}
+        self.merged_sorted: dict[tuple[str | None, str | None], list[tuple[int, str]]] = {}
         self.groups: dict[Group, _Group] = {}
         self.answers: dict[tuple[object, ...], Any] = {}  # brain/store/health.py HealthAnswers
 
@@ -178,6 +184,7 @@ class HealthIndex:
                 group.unsorted()
             self.sorted_columns.clear()
             self.wanted_sorted.clear()
+            self.merged_sorted.clear()
         touched = set(sources)
         for source in sources:
             rows = rows_of(source)
@@ -249,12 +256,11 @@ class HealthIndex:
                     del askers[source]
                     if not askers:
                         del self.wanted[key][wants]
-                listed = self.wanted_sorted.get(key)
-                if listed is not None and len(askers) != was:  # kept sorted in place
-                    if was:
-                        del listed[bisect.bisect_left(listed, (-was, wants))]
-                    if askers:
-                        bisect.insort(listed, (-len(askers), wants))
+                if len(askers) != was:
+                    _resort(self.wanted_sorted.get(key), wants, was, len(askers))
+                    if not hidden:  # the merged counts (see `merged`)
+                        for merged in ((scope, svis), (None, svis), (scope, ALL), (None, ALL)):
+                            self._merge(merged, wants, len(askers) - was)
 
     def _refile(self, node_id: str, facts: Callable[[str], Facts | None]) -> None:
         old = self.notes.pop(node_id, None)
@@ -391,23 +397,27 @@ class HealthIndex:
     def most_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
         """The targets most notes want, as the caller sees it. A target's count is, over the
         source groups in view, how many notes of the group want it under any key that is
-        broken to the caller (a note may want it under two: counted once). Each key's targets
-        are kept sorted by their notes; they are walked side by side (the threshold
-        algorithm, as hubs) until `top` targets are found that no target not yet met can
-        pass: the sum of the lists' next counts bounds any such target's count."""
+        broken to the caller (a note may want it under two: counted once). An admin's is the
+        head of one merged list. An agent's: its source keys' merged lists and the lists of
+        its hidden keys (links into other agents' notes), kept sorted, are walked side by
+        side (the threshold algorithm, as hubs) until `top` targets are found that no target
+        not yet met can pass: the sum of the lists' next counts bounds any such count."""
         if top <= 0:
             return []
         scopes = ask.reach.scopes
+        if scopes is None:  # no hidden key is broken to an admin: one merged list
+            return [(t, -n) for n, t in self._sorted_merged((ask.scope, ALL))[:top]]
         groups: dict[tuple[str, Vis], list[dict[str, Counter[str]]]] = {}
-        lists: list[list[tuple[int, str]]] = []
+        lists = [self._sorted_merged((ask.scope, svis)) for svis in (None, *sorted(scopes))]
         for key, wanted in self.wanted.items():
             scope, svis, hidden = key
             if not wanted or not in_view(svis, scopes) or (ask.scope is not None and scope != ask.scope):
                 continue
-            if hidden and (scopes is None or hidden <= scopes):
+            if hidden and hidden <= scopes:
                 continue  # resolved as this caller sees it
             groups.setdefault((scope, svis), []).append(wanted)
-            lists.append(self._sorted_wanted(key))
+            if hidden:
+                lists.append(self._sorted_wanted(key))
 
         def notes_wanting(target: str) -> int:
             total = 0
@@ -437,11 +447,36 @@ class HealthIndex:
                     del best[top:]
         return [(target, -negative) for negative, target in best]
 
+    def _merge(self, key: tuple[str | None, str | None], target: str, change: int) -> None:
+        counts = self.merged.setdefault(key, {})
+        was = counts.get(target, 0)
+        if was + change:
+            counts[target] = was + change
+        else:
+            del counts[target]
+        _resort(self.merged_sorted.get(key), target, was, was + change)
+
+    def _sorted_merged(self, key: tuple[str | None, str | None]) -> list[tuple[int, str]]:
+        found = self.merged_sorted.get(key)
+        if found is None:
+            found = self.merged_sorted[key] = sorted((-n, t) for t, n in self.merged.get(key, {}).items())
+        return found
+
     def _sorted_wanted(self, key: WantedKey) -> list[tuple[int, str]]:
         found = self.wanted_sorted.get(key)
         if found is None:
             found = self.wanted_sorted[key] = sorted((-len(a), t) for t, a in self.wanted[key].items())
         return found
+
+
+def _resort(listed: list[tuple[int, str]] | None, target: str, was: int, now: int) -> None:
+    """A sorted (-count, target) list, if built, with the target's count moved from `was` to `now`."""
+    if listed is None or was == now:
+        return
+    if was:
+        del listed[bisect.bisect_left(listed, (-was, target))]
+    if now:
+        bisect.insort(listed, (-now, target))
 
 
 def _tail(keys: list[PageKey], start: int) -> Iterator[PageKey]:
