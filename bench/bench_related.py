@@ -35,6 +35,11 @@ from brain.search.related import EMBED_CHARS, top_terms
 from brain.index.text import title_of
 from brain.store.base import MemoryFilter, SearchWhere
 from brain.store.visibility import Reach
+try:  # the keyword part as related asks it (a checkout before the common-word cut has none)
+    from brain.search.related import COMMON
+    common = {"common": COMMON}
+except ImportError:
+    common = {}
 
 root, kind, uri, sample = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 if kind == "memory":
@@ -63,7 +68,7 @@ for memory in picked:
     parts["whole"].append(ms(t))
     t = time.perf_counter(); linked = linked_ids(store, memory); parts["links"].append(ms(t))
     body, _ = body_and_line(brain.root, memory)
-    where, terms = SearchWhere(reach.scopes), top_terms(memory, body)
+    where, terms = SearchWhere(reach.scopes, **common), top_terms(memory, body)
     t = time.perf_counter(); search.index.keyword_search(terms, where, 10 + len(linked) + 1)
     parts["keyword"].append(ms(t))
     if search.status().ready:
