@@ -8,7 +8,8 @@ seconds. So each store keeps, as its batches apply, what the answers are sums of
   in-degree of a note is a sum over the keys in its reach;
 * links counted by (source scope, source key, status, the private scopes the link's status
   depends on): a link into a note out of a caller's reach is broken to it (visibility.py);
-* for each missing target, the notes that want it, under the same key;
+* for each missing target, the notes that want it, under the same key, and how many, merged
+  over the keys whose status no caller sees differently (by scope and source key, or all);
 * per (scope, view key) group, the sets the lists are made of: notes nothing in their own
   view links to (`base0`; `rescued` are those of them that another private scope links to,
   few), orphans, notes without description or type, and in-degrees for the hubs.
