@@ -20,6 +20,8 @@ from brain.store.health import HealthAnswers
 from brain.store.health_counts import Facts, HealthIndex, batch_sources
 from brain.store.memory.link_table import LinkTable
 
+__all__ = ["HealthIndex", "HealthQueries"]  # the store builds its index from here
+
 
 class HealthQueries(HealthAnswers):
     """The HealthReader half of MemoryStore (brain/store/memory/store.py)."""

@@ -54,11 +54,10 @@ from brain.store.base import (
     remembers_row,
 )
 from brain.store.base import link_row as base_link_row
-from brain.store.health_counts import HealthIndex
 from brain.store.linking import entry_of
 from brain.store.memory.backlinks import MemoryBacklinks
 from brain.store.memory.bodies import Bodies
-from brain.store.memory.health import HealthQueries
+from brain.store.memory.health import HealthIndex, HealthQueries
 from brain.store.memory.image import StoreImage, image_tables
 from brain.store.memory.link_table import LinkTable
 from brain.store.memory.links import LinkIndex
@@ -479,8 +478,8 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._agents = {a.id: a for a in image.agents}
             self._entities = {e.id: e for e in image.entities}
             self._files = {f.id: f for f in image.files}
-            self._indexed = self._names_indexed = False
-            self._health.valid = False  # the image holds no counters: counted on the first question
+            # The image holds no health counters either: counted on the first question.
+            self._indexed = self._names_indexed = self._health.valid = False
 
     # ------------------------------------------------------------------ search (SearchIndex)
 
