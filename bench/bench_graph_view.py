@@ -186,7 +186,8 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for size in sizes:
                 answer = None if size <= args.real_max else json.dumps(synthetic_overview(size)).encode()
-                runs = [one_run(browser, base, answer, f"graph-view-{size}" if k == 0 else None)
+                shot = f"graph-overview-{size // 1000}k" if size % 1000 == 0 else f"graph-overview-{size}"
+                runs = [one_run(browser, base, answer, shot if k == 0 else None)
                         for k in range(args.runs)]
                 middle = sorted(runs, key=lambda r: r["settled_ms"])[len(runs) // 2]
                 report[str(size)] = {

@@ -16,8 +16,13 @@ a page of 20 of each list, what graphql/memory-health.graphql asks) timed as
   embedded store's counters were updated by the write, the changed groups' sorted forms are
   rebuilt here), admin and agent in turn,
 
-each as an admin and as an agent (its own scope and shared), p50 and p95 in ms. Writes
-bench/results/health.json with the machine's load (`uptime`) before and after each run.
+each as an admin and as an agent (its own scope and shared), p50 and p95 in ms, and how many
+times the store counted its counters from scratch (`recounts`: an edit must add none).
+Writes bench/results/health.json with the machine's load (`uptime`) before and after each run.
+
+`--code before=/path/to/old/checkout --code after=.` runs each size and store once per
+checkout, one after the other (interleaved, so the machine's load drifts hit both alike);
+`--computed-polls` bounds the uncached questions (an old Neo4j answer took seconds each).
 """
 
 from __future__ import annotations
@@ -40,8 +45,9 @@ from brain.service.brain import Brain
 from brain.service.health import health_ask, report_json
 from brain.store.visibility import EVERYTHING, Reach
 
-root, kind, uri, polls, edits, agent = (
-    Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+root, kind, uri, polls, edits, agent, computed_polls = (
+    Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6],
+    int(sys.argv[7]))
 if kind == "memory":
     from brain.store.memory.store import MemoryStore
     store = MemoryStore()
@@ -72,12 +78,14 @@ for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
     out[f"{who}.first"] = round(timed(dashboard, reach), 2)
     out[f"{who}.poll"] = pct([timed(dashboard, reach) for _ in range(polls)])
     def uncached(reach=reach):
-        if kind == "memory":
-            store._health.answers.clear()
-        else:
+        for name in ("_health", "_health_index"):  # the counters' kept answers (this code and older)
+            index = getattr(store, name, None)
+            if index is not None:
+                index.answers.clear()
+        if isinstance(getattr(store, "_health_answers", None), dict):  # Neo4j's, before the counters
             store._health_answers.clear()
         dashboard(reach)
-    out[f"{who}.computed"] = pct([timed(uncached) for _ in range(polls)])
+    out[f"{who}.computed"] = pct([timed(uncached) for _ in range(computed_polls)])
 notes = sorted((root / "memory" / agent).glob("*.md"))
 after = {"admin": [], "agent": []}
 for i in range(edits):  # each edit followed by one caller's question, admin and agent in turn
@@ -89,6 +97,8 @@ for i in range(edits):  # each edit followed by one caller's question, admin and
     after[who].append(timed(dashboard, reach))
 for who, samples in after.items():
     out[f"{who}.after_edit"] = pct(samples)
+recounts = getattr(store, "health_recounts", None)
+out["recounts"] = recounts() if recounts else None
 print(json.dumps(out))
 """
 
@@ -104,29 +114,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stores", nargs="+", default=["memory", "neo4j"], choices=("memory", "neo4j"))
     parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"))
     parser.add_argument("--polls", type=int, default=50)
-    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--edits", type=int, default=40)
+    parser.add_argument("--computed-polls", type=int, default=20)
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=PATH",
+                        help="a checkout to run (its PYTHONPATH); repeat to interleave")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/brain-bench-health"))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "health.json")
     args = parser.parse_args(argv)
+    codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     results: list[dict[str, object]] = []
     for size in args.sizes:
         root = args.workdir / f"ws-{size}"
-        info = generate(root, size)
-        agent = info.agent_names[0]
         for store in args.stores:
-            before = uptime()
-            done = subprocess.run(
-                [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.polls),
-                 str(args.edits), agent],
-                capture_output=True, text=True, check=False,
-            )
-            if done.returncode != 0:
-                print(done.stderr, file=sys.stderr)
-                return done.returncode
-            row = {"notes": size, "store": store, **json.loads(done.stdout.splitlines()[-1]),
-                   "uptime_before": before, "uptime_after": uptime()}
-            print(json.dumps(row), flush=True)
-            results.append(row)
+            for label, path in codes:
+                info = generate(root, size)  # again: the edits of the run before are undone
+                agent = info.agent_names[0]
+                env = {**os.environ, "PYTHONPATH": str(Path(path).resolve())} if path else None
+                before = uptime()
+                done = subprocess.run(
+                    [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.polls),
+                     str(args.edits), agent, str(args.computed_polls)],
+                    capture_output=True, text=True, check=False, env=env,
+                    cwd=path or None,  # `python -c` puts its directory first on sys.path
+                )
+                if done.returncode != 0:
+                    print(done.stderr, file=sys.stderr)
+                    return done.returncode
+                row = {"notes": size, "store": store, "code": label,
+                       **json.loads(done.stdout.splitlines()[-1]),
+                       "uptime_before": before, "uptime_after": uptime()}
+                print(json.dumps(row), flush=True)
+                results.append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

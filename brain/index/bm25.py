@@ -84,6 +84,9 @@ class BM25Index(BM25Search):
         # The statistics of one reach (a set of scopes), kept until the next change: see _reach.
         self._generation = 0
         self._reaches: dict[frozenset[str], tuple[int, Any, int, int]] = {}
+        # Notes added or dropped so far, and the document counts `common` searches saw (bm25_search.py).
+        self._changed = 0
+        self._hits_seen: dict[tuple[frozenset[str] | None, int], tuple[int, int]] = {}
         self._postings = 0
         self._dead_postings = 0
         self._distinct: Any = np.zeros(1024, dtype=np.int32)  # slot -> its postings (dead count)
@@ -107,6 +110,7 @@ class BM25Index(BM25Search):
         self._ids[slot] = None
         self._alive[slot] = False
         self._generation += 1
+        self._changed += 1
         self._tokens -= int(self._lengths[slot])
         self._dead_postings += int(self._distinct[slot])
 
@@ -190,6 +194,7 @@ class BM25Index(BM25Search):
 
     def _new_slots(self, notes: list[tuple[str, str, str, int]], distinct: list[int]) -> list[int]:
         self._generation += 1
+        self._changed += len(notes)
         """A live slot for each note (id, scope, type, length; its previous one, if any, dead),
         its number of distinct words beside it: the columns set a slice at a time, not five
         numpy items a note."""
@@ -369,6 +374,7 @@ class BM25Index(BM25Search):
 
     def load_image(self, image: bytes) -> None:
         self._generation += 1
+        self._hits_seen.clear()
         """Become the index `image()` gave. Its postings stay one buffer each, a term's cut
         from it on first use (LoadedPostings): a term at a time, that copy was most of a
         warm start's index load at 100,000 notes, for terms few queries ever name."""

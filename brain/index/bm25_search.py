@@ -19,6 +19,9 @@ import numpy as np
 from brain.index.held_postings import slots_of, values_of
 
 K1, B = 1.2, 0.75
+# `common` applies past this many notes in reach: below it every query is cheap, and a
+# small workspace keeps its weakest matches (a word in most of ten notes still relates two).
+COMMON_FROM = 2_000
 
 
 class BM25Search:
@@ -37,11 +40,16 @@ class BM25Search:
     _dead_postings: int
     _generation: int
     _reaches: dict[frozenset[str], tuple[int, Any, int, int]]
+    _changed: int
+    _hits_seen: dict[tuple[frozenset[str] | None, int], tuple[int, int]]
 
     def search(
-        self, terms: Sequence[str], scopes: frozenset[str] | None, type: str | None, limit: int
+        self, terms: Sequence[str], scopes: frozenset[str] | None, type: str | None, limit: int,
+        *, common: float | None = None,
     ) -> list[tuple[str, float]]:
-        """The best `limit` notes with any of `terms`, best first, equal scores in id order."""
+        """The best `limit` notes with any of `terms`, best first, equal scores in id order;
+        `common`: leave out the terms in more than that share of the notes in reach (their
+        postings are counted, not scored: SearchWhere.common)."""
         count, tokens = len(self._slot), self._tokens
         if not count or limit <= 0:
             return []
@@ -56,20 +64,27 @@ class BM25Search:
             if not count:
                 return []
         avgdl = tokens / count
+        common = common if count > COMMON_FROM else None
         norm = K1 * (1 - B) + (K1 * B / avgdl) * self._lengths[:size]  # per slot, float64
         scores = np.zeros(size)
         for word in dict.fromkeys(terms):
             term = self._terms.get(word)
             if term is None:
                 continue
+            if common is not None and self._surely_common(scopes, term, common * count):
+                continue
             docs = slots_of(self._docs[term], self._bases[term])
-            freqs = values_of(self._freqs[term]).astype(np.float64)
-            if has_dead:
-                keep = alive[docs]
-                docs, freqs = docs[keep], freqs[keep]
-            hits = len(docs)
+            keep = alive[docs] if has_dead else None
+            hits = len(docs) if keep is None else int(np.count_nonzero(keep))
+            if common is not None:
+                self._saw_hits(scopes, term, hits)
+                if hits > common * count:
+                    continue
             if not hits:
                 continue
+            freqs = values_of(self._freqs[term]).astype(np.float64)
+            if keep is not None:
+                docs, freqs = docs[keep], freqs[keep]
             idf = math.log((count - hits + 0.5) / (hits + 0.5))
             idf = idf if idf > 0 else 1e-6
             scores[docs] += idf * (K1 + 1) * freqs / (freqs + norm[docs])
@@ -90,6 +105,19 @@ class BM25Search:
         ids = self._ids
         best = sorted(zip((-ranked).tolist(), [ids[s] for s in found.tolist()], strict=True))
         return [(str(node_id), -score) for score, node_id in best[:limit]]
+
+    def _surely_common(self, scopes: frozenset[str] | None, term: int, most: float) -> bool:
+        """Whether `term` is in more than `most` notes of the reach, from a document count seen
+        before: each note added or dropped since moves it by one at most, so it answers
+        exactly while those changes are fewer than its distance from `most` (a related-notes
+        query then skips decoding the longest postings: the words of most notes)."""
+        seen = self._hits_seen.get((scopes, term))
+        return seen is not None and seen[1] - (self._changed - seen[0]) > most
+
+    def _saw_hits(self, scopes: frozenset[str] | None, term: int, hits: int) -> None:
+        if len(self._hits_seen) >= 200_000:  # many reaches times many words: start again
+            self._hits_seen.clear()
+        self._hits_seen[(scopes, term)] = (self._changed, hits)
 
     def _reach(self, scopes: frozenset[str], size: int) -> tuple[Any, int, int]:
         """The live slots of `scopes` (a mask), how many and their words: computed once per

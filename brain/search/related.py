@@ -12,7 +12,7 @@ The note itself and the notes it links are asked for beyond the page and dropped
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from brain.index.text import STOP_WORDS, index_words, matched_terms, title_of, word_counts
 from brain.model import MemoryNode
@@ -23,6 +23,11 @@ from brain.store.base import SearchWhere
 MAX_RELATED = 50
 TOP_TERMS = 16  # the note's words a keyword query asks for: enough to find its neighbours
 SHARED_TERMS = 8
+# A word in more than half the notes the reader sees says nothing of what a note is about
+# (BM25's idf is zero there) and its postings were most of the query's cost: at 10,000
+# notes of the benchmark's workload, 12 of a note's 16 top words; the keyword half leaves
+# them out (SearchWhere.common).
+COMMON = 0.5
 EMBED_CHARS = 2_000  # what the semantic query reads of the note (MiniLM reads 256 tokens anyway)
 
 
@@ -61,7 +66,7 @@ def related_notes(
         return []
     terms = top_terms(memory, body)
     skip = {memory.id, *linked}
-    where = SearchWhere(scopes)
+    where = SearchWhere(scopes, common=COMMON)
     depth = first + len(skip)  # what is dropped after the query is asked for on top of the page
     keyword = search.index.keyword_search(terms, where, depth) if terms else []
     semantic = _semantic(search, memory, body, where, depth)
@@ -82,8 +87,11 @@ def _semantic(search: SearchService, memory: MemoryNode, body: str, where: Searc
 ]:
     if not search.status().ready:
         return []
-    text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
-    vector = search.indexer.query_vector(text)
+    # The note's own vector (what search ranks it by), else its text encoded as a query.
+    vector = search.indexer.note_vector(replace(memory, body=body))
+    if vector is None:
+        text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
+        vector = search.indexer.query_vector(text)
     if vector is None:
         return []
     return [(i, s) for i, s in search.index.vector_search(vector, where, depth) if s >= SEMANTIC_FLOOR]

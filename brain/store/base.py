@@ -446,10 +446,18 @@ def _freeze(value: JSONValue) -> JSONValue:
 
 @dataclass(frozen=True, slots=True)
 class SearchWhere:
-    """Which memories a search may reach: `scopes` None is every scope (an admin)."""
+    """Which memories a search may reach: `scopes` None is every scope (an admin).
+
+    `common`: a keyword search leaves out the terms found in more than this share of the
+    notes in reach, once those are thousands (related notes' "more like this" query: BM25
+    weighs a word in half the notes or more at nothing, and those words' postings were most
+    of its cost). The embedded index applies it (brain/index/bm25_search.py COMMON_FROM);
+    Neo4j's Lucene query leaves such terms to Lucene.
+    """
 
     scopes: frozenset[str] | None = None
     type: str | None = None
+    common: float | None = None
 
 
 Ranked = list[tuple[str, float]]  # (memory id, score), best first

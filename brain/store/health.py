@@ -10,20 +10,25 @@ An agent's token sees the answer it would get if other agents' private notes did
 exist: their notes are not counted, their links neither make a note linked nor a target
 wanted, and a link into one of them is broken (and wants its target) as it sees it.
 
-Both stores implement `HealthReader` from what they keep, never a scan of every note per
-question: the embedded store from counters it keeps in step with its writes
-(brain/store/memory/health.py), Neo4j from its indexes and degree counts
-(brain/store/neo4j/health.py).
+Both stores answer from the same counters (brain/store/health_counts.py), kept in step with
+their writes, never a scan of every note per question: the embedded store feeds them from its
+tables (brain/store/memory/health.py), Neo4j from the links each of its writes replaced
+(brain/store/neo4j/health.py). `HealthAnswers` is the half they share: the four answers,
+each kept until the next write.
 """
 
 from __future__ import annotations
 
 import enum
 import heapq
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from brain.store.visibility import EVERYTHING, Reach
+
+if TYPE_CHECKING:  # the counters import this module's types
+    from brain.store.health_counts import HealthIndex
 
 MAX_TOP = 100  # hubs and most wanted: a dashboard's top list, not an export
 MAX_PAGE = 100  # the paged lists' `first` (the API's other pages are 100 too)
@@ -111,3 +116,58 @@ def total_of(rows: list[ScopeHealth]) -> ScopeHealth:
 def ranked(counts: dict[str, int], top: int) -> list[tuple[str, int]]:
     """The `top` entries with the highest counts (ties by id), zeros left out."""
     return heapq.nsmallest(top, ((k, n) for k, n in counts.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))
+
+
+MAX_ANSWERS = 256  # different questions kept between two writes (a dashboard asks a few)
+
+
+class HealthAnswers:
+    """The HealthReader both stores mix in: each answer made from the kept counters
+    (`_health_kept`, in step with the store) and kept until the next write clears them."""
+
+    def _health_guard(self) -> AbstractContextManager[Any]:
+        """The lock the store's writes hold while they change the counters."""
+        raise NotImplementedError
+
+    def _health_kept(self) -> HealthIndex:
+        """The counters, in step with the store (counted first if they were not)."""
+        raise NotImplementedError
+
+    def health_recounts(self) -> int:
+        """How many times the counters were counted from the whole store, not kept in step
+        by the writes (tests and benchmarks: a poll or an edit must not add one)."""
+        with self._health_guard():
+            return self._health_counters().counted
+
+    def _health_counters(self) -> HealthIndex:
+        """The counters as they are (in step or not)."""
+        raise NotImplementedError
+
+    def _health_answer(self, name: str, ask: HealthAsk, *extra: object) -> Any:
+        with self._health_guard():
+            index = self._health_kept()
+            key = (name, ask.cache_key(), *extra)
+            found = index.answers.get(key)
+            if found is None:
+                if len(index.answers) > MAX_ANSWERS:
+                    index.answers.clear()
+                found = index.answers[key] = getattr(index, name)(ask, *extra)
+            return found
+
+    def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
+        found: list[ScopeHealth] = self._health_answer("counts", ask)
+        return found
+
+    def health_page(
+        self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
+    ) -> list[PageKey]:
+        found: list[PageKey] = self._health_answer("page", ask, which, after, limit)
+        return found
+
+    def health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found: list[tuple[str, int]] = self._health_answer("hubs", ask, top)
+        return found
+
+    def health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found: list[tuple[str, int]] = self._health_answer("most_wanted", ask, top)
+        return found

@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.store.base import GraphStore, MemoryFilter
-from brain.store.health import HealthAsk, HealthList, HealthReader, PageKey, ScopeHealth, ranked
+from brain.store.health import (
+    HealthAnswers,
+    HealthAsk,
+    HealthList,
+    HealthReader,
+    PageKey,
+    ScopeHealth,
+    ranked,
+)
 from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
 from tests.contract.helpers import Workspace, note
@@ -184,9 +192,15 @@ def random_changes(store: GraphStore, root: Path, seed: int, steps: int) -> None
         ws.write(f"memory/{rng.choice(SCOPES)}/{rng.choice(NAMES)}.md", random_note(rng))
     brain = ws.brain(store)
     check_all(store, T0 + 30)  # counted now: every later change must keep the counts
+    assert isinstance(store, HealthAnswers)
+    counted = store.health_recounts()
     for _ in range(steps):
         edit(ws, brain, rng)
+        if rng.random() < 0.3:  # a question between edits: the sorted forms are edited in place
+            check_all(store, T0 + 10 * rng.randint(0, 20))
     check_all(store, T0 + 10 * rng.randint(0, 20))
+    # Kept in step by the writes themselves: no edit made a store count them again.
+    assert store.health_recounts() == counted
 
 
 @settings(max_examples=40, deadline=None)

@@ -12,6 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from brain.index import bm25_search
 from brain.index.bm25 import BM25Index
 from brain.index.counting import count_block
 from brain.index.held_postings import slots_of
@@ -64,6 +65,15 @@ def assert_same(index: BM25Index, notes: dict[str, Note], rng: random.Random) ->
         assert [i for i, _ in got] == [i for i, _ in expected][:limit], (terms, scopes, kind, limit)
         for (_, mine), (_, theirs) in zip(got, expected, strict=False):
             assert mine == pytest.approx(theirs, rel=1e-9, abs=1e-12)
+        # `common` (related notes' query): the same as asking only for the words in at most
+        # half the notes in reach, however many edits passed since a word was counted.
+        seen = [note for note in notes.values() if scopes is None or note[0] in scopes]
+        rare = [t for t in terms if 2 * sum(t in index_words(" ".join(n[2:])) for n in seen) <= len(seen)]
+        expected = fts5_ranking(notes, rare, scopes, kind) if rare else []
+        with pytest.MonkeyPatch.context() as patch:  # in effect past thousands of notes in reach
+            patch.setattr(bm25_search, "COMMON_FROM", 0)
+            got = index.search(terms, scopes, kind, limit, common=0.5)
+        assert [i for i, _ in got] == [i for i, _ in expected][:limit], ("common", terms, scopes)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -276,3 +286,27 @@ def test_words_numbered_past_65536_find_their_notes() -> None:
     assert found == ["memory:c", "memory:b", "memory:a"]
     assert {i for i, _ in index.search(["w3"], None, None, 10)} == {"memory:a", "memory:b"}
     assert [i for i, _ in index.search(["w69998"], None, None, 10)] == ["memory:c", "memory:a"]
+
+
+def test_a_word_counted_common_is_counted_again_once_edits_could_make_it_rare(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`common` skips a word by its document count from an earlier search only while the
+    notes changed since could not bring it to half the notes (bm25_search._surely_common)."""
+    monkeypatch.setattr(bm25_search, "COMMON_FROM", 0)
+    index = BM25Index()
+    for n in range(10):
+        index.add(f"memory:n{n}", "shared", "", f"n{n}", "", "alpha" if n < 6 else "other")
+    assert index.search(["alpha"], None, None, 10, common=0.5) == []  # in 6 of 10 notes
+    index.remove("memory:n0")
+    index.remove("memory:n1")  # now in 4 of 8: not more than half
+    found = index.search(["alpha"], None, None, 10, common=0.5)
+    assert sorted(i for i, _ in found) == [f"memory:n{n}" for n in range(2, 6)]
+
+
+def test_common_words_count_in_a_small_reach() -> None:
+    """Below COMMON_FROM notes in reach `common` changes nothing: every query is cheap there."""
+    index = BM25Index()
+    for n in range(10):
+        index.add(f"memory:n{n}", "shared", "", f"n{n}", "", "alpha" if n < 6 else "other")
+    assert index.search(["alpha"], None, None, 10, common=0.5) == index.search(["alpha"], None, None, 10)

@@ -46,7 +46,7 @@ class KeywordIndex:
     def search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
         if not terms or limit <= 0 or (where.scopes is not None and not where.scopes):
             return []
-        return self._index.search(terms, where.scopes, where.type, limit)
+        return self._index.search(terms, where.scopes, where.type, limit, common=where.common)
 
     def clear(self) -> None:
         self._index = BM25Index()

@@ -114,7 +114,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._indexed = self._names_indexed = True
             self.writes = 0
             self._keywords, self._vectors = KeywordIndex(), VectorIndex(self._memory_facts)
-            self._health = HealthIndex()  # counted on the first health query (memory/health.py)
+            self._health = HealthIndex(valid=True)  # kept from the first batch on (memory/health.py)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -123,7 +123,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
         with self._lock:
             self._ensure_indexes()
             self.writes += 1
-            health = self._health.begin(batch, self._out.get)
+            health = self._health_begin(batch)
             touched_targets: set[str] = set()
             for node_id in batch.deletes:
                 self._delete(node_id, touched_targets)
@@ -160,7 +160,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 self._order = None
                 self._keywords.apply(batch)
                 self._vectors.apply(batch)
-            self._health.finish(health, self._out.get, self._health_facts)
+            self._health_finish(health)
 
     def _relink(self, relinks: Sequence[Link], touched: set[str]) -> None:
         """Links given again in place (their ordinals kept): a link whose status alone
@@ -478,7 +478,8 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._agents = {a.id: a for a in image.agents}
             self._entities = {e.id: e for e in image.entities}
             self._files = {f.id: f for f in image.files}
-            self._indexed = self._names_indexed = False
+            # The image holds no health counters either: counted on the first question.
+            self._indexed = self._names_indexed = self._health.valid = False
 
     # ------------------------------------------------------------------ search (SearchIndex)
 

@@ -1,187 +1,171 @@
-"""Memory health on Neo4j (brain/store/health.py): the HealthReader half of Neo4jStore.
+"""Memory health on Neo4j: the shared counters (brain/store/health_counts.py) kept in step
+with every write this store makes, so a dashboard's question reads counters, not the graph.
 
-Every answer is one or two reads filtered by the caller's reach in the query, as the other
-reads are (cypher.py's `_in_reach`): a link into a note out of reach is broken to the caller
-and wants that note's name; one into an ambiguity of notes out of reach is broken too.
-In-degrees are `COUNT { }` subqueries over each note's relationship chain, and the lists
-are ordered by the id constraint's index; the counts pass over the notes in view (seconds at
-10,000 notes on a loaded machine: bench/bench_health.py).
+Each write of the graph (`_write_plan`) reads, before it commits, the links of the notes it
+touches, and after it the same notes' links and the facts of every note on either end; the
+counters then take the old links away and add the new ones: two reads of what the batch
+touched, O(change). What a question costs is then the counters' arithmetic, and at most once
+a second (`health_stamp_ttl`: a dashboard's seven questions share one) a read of the graph's
+stamp (every transaction that writes the graph sets a new one: write.py `mark_graph`, the
+generations' switch) to notice a write that was not this process's. Our own writes show in
+the next answer; another process's within that second.
 
-So answers are kept until the graph changes: every write brain makes to a shared store moves
-its change log (brain/ingest/ingester.py writes with `write_logged`; a rebuild and a clear
-start a new log), so a dashboard's poll costs one read of the log's position while nothing
-changed. A write of this process that logs nothing (a plain `write`) replaces `last_write`,
-which the cache compares too. (A foreign process writing without logging is not brain.)
+The counters are counted from the graph once (the first question of a process, one read of
+every note and link) and again whenever the graph changed behind their back: the stamp
+moved without a write of ours (a replica following the writer, another process), a
+rebuild or a first sync switched a new generation in, the store was cleared, or one of our
+writes failed half-way.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+import time
+from collections.abc import Collection, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from neo4j import Record
 
-from brain.model import name_key, unresolved_id
-from brain.store.base import LogPosition
-from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth, ranked
-from brain.store.neo4j.cypher import _in_reach
-from brain.store.visibility import PRIVATE_PREFIXES
+from brain.model import Link, MemoryNode, Node
+from brain.store.base import MemoryFilter, WriteBatch
+from brain.store.health import HealthAnswers
+from brain.store.health_counts import Facts, HealthIndex, batch_sources
+
+STAMP = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN w.graph AS graph"
+LINK_PAGE = 5_000  # sources per read when the counters are counted from the whole graph
+# A write of more notes than this is not followed: counting again on the next question
+# (notes without bodies, links by pages) costs less than reading its notes with their bodies.
+FOLLOW_MOST = 5_000
+
+# What a write read before it committed: its sources and their links then.
+Before = tuple[set[str], dict[str, list[Link]]]
 
 
-def _id_in_reach(expr: str) -> str:
-    """Reach.sees for a node id held as text (an ambiguous link's candidates)."""
-    scope = f"split(substring({expr}, size(split({expr}, ':')[0]) + 1), '/')[0]"
-    private = " OR ".join(f"{expr} STARTS WITH '{prefix}'" for prefix in PRIVATE_PREFIXES)
-    return f"($scopes IS NULL OR NOT ({private}) OR {scope} IN $scopes OR {scope} CONTAINS ':')"
+def facts_of(node: Node | None) -> Facts | None:
+    if not isinstance(node, MemoryNode):
+        return None
+    return (node.scope, node.modified_at, not node.description.strip(), not node.type)
 
 
-_NOTE = f"(m:Memory) WHERE {_in_reach('m')} AND ($scope IS NULL OR m.scope = $scope)"
-_SEEN_IN = f"COUNT {{ (s:Memory)-[:LINKS_TO]->(m) WHERE {_in_reach('s')} }}"
-_LINKED = f"EXISTS {{ (s:Memory)-[:LINKS_TO]->(m) WHERE {_in_reach('s')} }}"
-_NO_DESCRIPTION = "coalesce(trim(m.description), '') = ''"
-_NO_TYPE = "coalesce(m.type, '') = ''"
-# A link's status as the caller sees it (Reach.link).
-_SEEN_STATUS = (
-    f"CASE WHEN NOT {_in_reach('t')} THEN 'broken' "
-    f"WHEN r.status = 'ambiguous' AND any(c IN coalesce(r.candidates, []) WHERE NOT {_id_in_reach('c')}) "
-    "THEN 'broken' ELSE r.status END"
-)
+class Neo4jHealth(HealthAnswers):
+    """Mixed into Neo4jStore: uses its `_read`, `list_memories`, `links_from` and
+    `get_nodes`; Neo4jStore's `_write_plan` calls `_health_before` and `_health_after` around
+    its commits (`_health_step`), and `_health_forget` when the graph changed in a way they do not follow."""
 
-NOTE_COUNTS = f"""
-MATCH {_NOTE}
-WITH m, {_SEEN_IN} AS seen, EXISTS {{ (m)-[:LINKS_TO]->() }} AS links_out
-RETURN m.scope AS scope, count(m) AS notes,
-       sum(CASE WHEN seen = 0 AND NOT links_out THEN 1 ELSE 0 END) AS orphans,
-       sum(CASE WHEN seen = 0 AND m.modifiedAt < $cutoff THEN 1 ELSE 0 END) AS stale,
-       sum(CASE WHEN {_NO_DESCRIPTION} THEN 1 ELSE 0 END) AS without_description,
-       sum(CASE WHEN {_NO_TYPE} THEN 1 ELSE 0 END) AS without_type
-"""
-LINK_COUNTS = f"""
-MATCH {_NOTE.replace('(m:Memory)', '(m:Memory)-[r:LINKS_TO]->(t)')}
-RETURN m.scope AS scope, {_SEEN_STATUS} AS status, count(r) AS n
-"""
-_AFTER_ID = "($after IS NULL OR m.id > $after)"
-PAGES = {
-    HealthList.ORPHANS: f"""
-MATCH {_NOTE} AND {_AFTER_ID} AND NOT EXISTS {{ (m)-[:LINKS_TO]->() }} AND NOT {_LINKED}
-RETURN 0.0 AS at, m.id AS id ORDER BY id LIMIT $limit""",
-    HealthList.STALE: f"""
-MATCH {_NOTE} AND m.modifiedAt < $cutoff
-  AND ($after IS NULL OR m.modifiedAt > $at OR (m.modifiedAt = $at AND m.id > $after)) AND NOT {_LINKED}
-RETURN m.modifiedAt AS at, m.id AS id ORDER BY at, id LIMIT $limit""",
-    HealthList.WITHOUT_DESCRIPTION: f"""
-MATCH {_NOTE} AND {_AFTER_ID} AND {_NO_DESCRIPTION}
-RETURN 0.0 AS at, m.id AS id ORDER BY id LIMIT $limit""",
-    HealthList.WITHOUT_TYPE: f"""
-MATCH {_NOTE} AND {_AFTER_ID} AND {_NO_TYPE}
-RETURN 0.0 AS at, m.id AS id ORDER BY id LIMIT $limit""",
-}
-HUBS = f"""
-MATCH {_NOTE}
-WITH m, {_SEEN_IN} AS n WHERE n > 0
-RETURN m.id AS id, n ORDER BY n DESC, id LIMIT $top
-"""
-# Links that want a stored Unresolved node as the caller sees them: broken ones, and ambiguous
-# ones among notes out of reach; ranked, or (WANTED_BY) the notes that want the `$ids`.
-_WANTING = f"""
-MATCH {_NOTE.replace('(m:Memory)', '(m:Memory)-[r:LINKS_TO]->(t:Unresolved)')}
-  AND {_SEEN_STATUS} = 'broken'"""
-WANTED = _WANTING + "\nRETURN t.id AS id, count(DISTINCT m) AS n ORDER BY n DESC, id LIMIT $top"
-WANTED_BY = _WANTING + " AND t.id IN $ids\nRETURN t.id AS id, collect(DISTINCT m.id) AS sources"
-# Links into notes out of reach: to the caller, they want the name they were written with.
-WANTED_HIDDEN = f"""
-MATCH {_NOTE.replace('(m:Memory)', '(m:Memory)-[r:LINKS_TO]->(t)')} AND $scopes IS NOT NULL
-  AND NOT {_in_reach('t')}
-RETURN m.id AS source, r.target AS target
-"""
+    _health_index: HealthIndex
+    _health_lock: threading.RLock
+    _health_stamp: str | None  # the graph's stamp the counters are in step with
+    _health_writing: int  # writes of this process between their two reads
+    _health_checked: float  # when the stamp was last read (time.monotonic)
+    health_stamp_ttl = 1.0  # seconds a read of the stamp answers for
 
-
-class Neo4jHealth:
-    """Mixed into Neo4jStore: uses its `_read`, `log_position` and `last_write`."""
-
-    last_write: Counter[str]
-    _health_seen: tuple[LogPosition, Counter[str]] | None = None
-    _health_answers: dict[tuple[object, ...], Any]
+    def _init_health(self) -> None:
+        self._health_index = HealthIndex()  # counted on the first question
+        self._health_lock = threading.RLock()
+        self._health_stamp = None
+        self._health_writing = 0
+        self._health_checked = 0.0
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
 
-    def log_position(self) -> LogPosition:
+    def _stamp(self) -> str | None:
+        found = self._read(STAMP)
+        return str(found[0]["graph"]) if found and found[0]["graph"] is not None else None
+
+    def list_memories(
+        self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
+        *, bodies: bool = True,
+    ) -> list[MemoryNode]:
         raise NotImplementedError
 
-    def _answer(self, name: str, ask: HealthAsk, *extra: object) -> Any:
-        """The answer kept since the graph last changed, or a new one."""
-        now = (self.log_position(), self.last_write)
-        seen = self._health_seen
-        if seen is None or seen[0] != now[0] or seen[1] is not now[1]:
-            self._health_seen, self._health_answers = now, {}
-        key = (name, ask.cache_key(), *extra)
-        if key not in self._health_answers:
-            if len(self._health_answers) > 256:
-                self._health_answers.clear()
-            self._health_answers[key] = getattr(self, "_health_" + name)(ask, *extra)
-        return self._health_answers[key]
+    def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
+        raise NotImplementedError
 
-    def _health_read(self, query: str, ask: HealthAsk, **params: Any) -> list[Record]:
-        return self._read(query, scopes=ask.reach.scope_list(), scope=ask.scope, **params)
+    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+        raise NotImplementedError
 
-    def _health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
-        rows: dict[str, dict[str, int]] = {}
-        for r in self._health_read(NOTE_COUNTS, ask, cutoff=ask.stale_before):
-            rows[r["scope"]] = {k: int(r[k]) for k in (
-                "notes", "orphans", "stale", "without_description", "without_type")}
-        for r in self._health_read(LINK_COUNTS, ask):
-            row = rows.get(r["scope"])
-            if row is None:
-                continue
-            row["links"] = row.get("links", 0) + int(r["n"])
-            if r["status"] != "resolved":
-                key = str(r["status"]).replace("-", "_")
-                row[key] = row.get(key, 0) + int(r["n"])
-        return [ScopeHealth(scope, **row) for scope, row in sorted(rows.items())]
+    # ------------------------------------------------------------------ the write path
 
-    def _health_page(
-        self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
-    ) -> list[PageKey]:
-        at, after_id = (None, None) if after is None else after
-        found = self._health_read(
-            PAGES[which], ask, cutoff=ask.stale_before, at=at, after=after_id, limit=limit
-        )
-        return [(float(r["at"]), str(r["id"])) for r in found]
+    @contextmanager
+    def _health_step(self, batch: WriteBatch) -> Iterator[None]:
+        """Around a write's commits: the counters follow it, or are counted again if it fails."""
+        before = self._health_before(batch)
+        try:
+            yield
+        except BaseException:
+            self._health_forget()
+            raise
+        self._health_after(before)
 
-    def _health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
-        if top <= 0:
-            return []
-        return [(str(r["id"]), int(r["n"])) for r in self._health_read(HUBS, ask, top=top)]
+    def _health_before(self, batch: WriteBatch) -> Before | None:
+        """Before a write commits: the links it may replace (None: no counters to keep)."""
+        sources = batch_sources(batch)
+        with self._health_lock:
+            if not self._health_index.valid:
+                return None
+            if len(sources) > FOLLOW_MOST:
+                self._health_index.valid = False
+                return None
+            self._health_writing += 1
+        try:
+            return sources, self.links_from(sources)
+        except BaseException:
+            self._health_forget()
+            raise
 
-    def _health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
-        hidden: dict[str, set[str]] = {}
-        if ask.reach.scopes is not None:
-            for r in self._health_read(WANTED_HIDDEN, ask):
-                hidden.setdefault(unresolved_id(name_key(r["target"])), set()).add(r["source"])
-        # The query's top, and every target that links into hidden notes want too (with the
-        # notes that want it either way, counted once): no other target can pass its top.
-        counts = {str(r["id"]): int(r["n"]) for r in self._health_read(WANTED, ask, top=max(top, 0))}
-        if hidden:
-            for r in self._health_read(WANTED_BY, ask, ids=sorted(hidden)):
-                hidden[r["id"]].update(r["sources"])
-            counts.update((target, len(sources)) for target, sources in hidden.items())
-        return ranked(counts, top)
+    def _health_after(self, before: Before | None) -> None:
+        """After it committed: the counters take its old links away and add the new ones."""
+        if before is None:
+            return
+        try:
+            sources, old = before
+            new = self.links_from(sources)
+            touched = set(sources)
+            for links in (*old.values(), *new.values()):
+                touched.update(link.target_id for link in links)
+            nodes = self.get_nodes(touched)
+            stamp, checked = self._stamp(), time.monotonic()
+        except BaseException:
+            self._health_forget()
+            raise
+        with self._health_lock:
+            self._health_writing -= 1
+            index = self._health_index
+            if index.valid:
+                begun = index.begin(sources, old.__getitem__)
+                index.finish(sources, begun, new.__getitem__, lambda i: facts_of(nodes.get(i)))
+                self._health_stamp, self._health_checked = stamp, checked
 
-    def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
-        found: list[ScopeHealth] = self._answer("counts", ask)
-        return found
+    def _health_forget(self) -> None:
+        """The graph changed in a way the counters did not follow: count again when asked."""
+        with self._health_lock:
+            self._health_index.valid = False
+            self._health_writing = 0
 
-    def health_page(
-        self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
-    ) -> list[PageKey]:
-        found: list[PageKey] = self._answer("page", ask, which, after, limit)
-        return found
+    # ------------------------------------------------------------------ questions
 
-    def health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
-        found: list[tuple[str, int]] = self._answer("hubs", ask, top)
-        return found
+    def _health_guard(self) -> AbstractContextManager[Any]:
+        return self._health_lock
 
-    def health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
-        found: list[tuple[str, int]] = self._answer("wanted", ask, top)
-        return found
+    def _health_counters(self) -> HealthIndex:
+        return self._health_index
+
+    def _health_kept(self) -> HealthIndex:
+        index = self._health_index
+        now = time.monotonic()
+        if index.valid and not self._health_writing and now - self._health_checked >= self.health_stamp_ttl:
+            self._health_checked = now
+            if self._stamp() != self._health_stamp:
+                index.valid = False  # written by another process: count again
+        if not index.valid:
+            stamp, self._health_checked = self._stamp(), now
+            notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
+            ids = sorted(notes)
+            links: dict[str, list[Link]] = {}
+            for start in range(0, len(ids), LINK_PAGE):
+                links.update(self.links_from(ids[start : start + LINK_PAGE]))
+            index.build(notes, links.items(), notes.get)
+            self._health_stamp = stamp
+        return index

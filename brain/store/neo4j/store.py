@@ -111,6 +111,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
         self._live = LiveSet()
+        self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
 
     @classmethod
     def connect(
@@ -199,6 +200,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         if plan is None:
             # Too big for one transaction: a new generation, made of the whole graph if the
             # caller has it (a first sync), else of a copy of the live one with `batch` on it.
+            self._health_forget()
             self._rebuild(whole if whole is not None else batch, self.log_entry(changes),
                           copy_live=whole is None)
             return
@@ -208,7 +210,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         for transaction in plan:
             transaction.fence = self.describe()
         plan[-1].log = entry
-        with runtime_errors(self.uri), self._session() as session:
+        with self._health_step(batch), runtime_errors(self.uri), self._session() as session:
             for transaction in plan:
                 self.last_write.update(self._commit(session, run_transaction, transaction))
                 transaction.forget_rows()
@@ -220,6 +222,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
 
     def clear(self) -> None:
         self.check_writable()
+        self._health_forget()
         with runtime_errors(self.uri), self._session() as session:
             while self._commit(session, clear_some, self.clear_rows):
                 pass

@@ -1,0 +1,133 @@
+"""Related notes (issue 42 item 5: GraphQL `Memory.related`, `brain related`): what one costs.
+
+    .venv/bin/python bench/bench_related.py [--sizes 10000 100000] [--stores memory neo4j]
+        [--semantic off on] [--neo4j-uri bolt://...] [--sample 100] [--code LABEL=PATH ...]
+
+Per size, store and semantic setting, in a fresh process: a full ingest (with semantic on,
+then the wait for every note's embedding: the ONNX MiniLM encoder, cached between runs in
+BRAIN_CACHE_DIR), then `related_to` (brain.service.mentions, what every front end calls) for
+`--sample` notes spread over the workspace, each as its own agent, timed whole (p50/p95 ms)
+and by part: the note's links, the keyword query, the query's embedding, the vector query.
+The parts are timed on their own calls after the whole one, so they add up to about the
+whole. `--code` runs each case once per checkout, one after the other (before/after).
+Writes bench/results/related.json with the load average of each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from bench.bench_ingest import workspace  # noqa: E402
+
+DRIVER = r"""
+import json, os, statistics, sys, time
+from pathlib import Path
+from brain.service.brain import Brain
+from brain.service.mentions import body_and_line, linked_ids, related_to
+from brain.search.related import EMBED_CHARS, top_terms
+from brain.index.text import title_of
+from brain.store.base import MemoryFilter, SearchWhere
+from brain.store.visibility import Reach
+try:  # the keyword part as related asks it (a checkout before the common-word cut has none)
+    from brain.search.related import COMMON
+    common = {"common": COMMON}
+except ImportError:
+    common = {}
+
+root, kind, uri, sample = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+if kind == "memory":
+    from brain.store.memory.store import MemoryStore
+    store = MemoryStore()
+else:
+    from brain.store.neo4j.store import Neo4jStore
+    store = Neo4jStore.connect(uri)
+    store.clear()
+brain = Brain(root, store)
+t0 = time.perf_counter(); brain.sync(); out = {"ingest_s": round(time.perf_counter() - t0, 1)}
+search = brain.search
+if os.environ.get("BRAIN_SEMANTIC") != "off":
+    t0 = time.perf_counter()
+    search.indexer.wait(3600)
+    out["embedded_s"] = round(time.perf_counter() - t0, 1)
+out["semantic"] = search.status().state
+memories = store.list_memories(MemoryFilter(), bodies=False)
+picked = memories[:: max(1, len(memories) // sample)][:sample]
+parts = {k: [] for k in ("whole", "links", "keyword", "embed", "vector")}
+def ms(t):
+    return (time.perf_counter() - t) * 1000
+for memory in picked:
+    reach = Reach.of_agent(memory.scope)
+    t = time.perf_counter(); related_to(search, brain.root, memory, reach=reach, first=10)
+    parts["whole"].append(ms(t))
+    t = time.perf_counter(); linked = linked_ids(store, memory); parts["links"].append(ms(t))
+    body, _ = body_and_line(brain.root, memory)
+    where, terms = SearchWhere(reach.scopes, **common), top_terms(memory, body)
+    t = time.perf_counter(); search.index.keyword_search(terms, where, 10 + len(linked) + 1)
+    parts["keyword"].append(ms(t))
+    if search.status().ready:
+        text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
+        t = time.perf_counter(); vector = search.indexer.query_vector(text); parts["embed"].append(ms(t))
+        if vector is not None:
+            t = time.perf_counter(); search.index.vector_search(vector, where, 10 + len(linked) + 1)
+            parts["vector"].append(ms(t))
+def pct(v):
+    if not v:
+        return None
+    o = sorted(v)
+    return {"p50": round(statistics.median(o), 1), "p95": round(o[min(len(o) - 1, int(0.95 * len(o)))], 1)}
+out.update({k: pct(v) for k, v in parts.items()})
+out["n"] = len(picked)
+out["load"] = [round(x, 2) for x in os.getloadavg()]
+print(json.dumps(out))
+brain.close()
+"""
+
+
+def main() -> int:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--stores", nargs="+", default=["memory", "neo4j"], choices=("memory", "neo4j"))
+    parser.add_argument("--semantic", nargs="+", default=["off", "on"], choices=("off", "on"))
+    parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    parser.add_argument("--sample", type=int, default=100)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=PATH")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "related.json")
+    args = parser.parse_args()
+    codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
+    rows: list[dict[str, object]] = []
+    for size in args.sizes:
+        root = workspace(size, args.cache)
+        for store in args.stores:
+            for semantic in args.semantic:
+                for label, path in codes:
+                    env = {**os.environ, "BRAIN_SEMANTIC": "off" if semantic == "off" else "on"}
+                    if path:
+                        env["PYTHONPATH"] = str(Path(path).resolve())
+                    done = subprocess.run(
+                        [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.sample)],
+                        capture_output=True, text=True, check=False, env=env,
+                        cwd=path or None,  # `python -c` puts its directory first on sys.path
+                    )
+                    if done.returncode != 0:
+                        print(done.stderr[-3000:], file=sys.stderr)
+                        return done.returncode
+                    row = {"notes": size, "store": store, "semantic_asked": semantic, "code": label,
+                           **json.loads(done.stdout.strip().splitlines()[-1])}
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
