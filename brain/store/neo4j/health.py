@@ -7,24 +7,23 @@ In-degrees are `COUNT { }` subqueries over each note's relationship chain, and t
 are ordered by the id constraint's index; the counts pass over the notes in view (seconds at
 10,000 notes on a loaded machine: bench/bench_health.py).
 
-So answers are kept until the graph changes: every write brain makes to a shared store moves
-its change log (brain/ingest/ingester.py writes with `write_logged`; a rebuild and a clear
-start a new log), so a dashboard's poll costs one read of the log's position while nothing
-changed. A write of this process that logs nothing (a plain `write`) replaces `last_write`,
-which the cache compares too. (A foreign process writing without logging is not brain.)
+So answers are kept until the graph changes, as every read of the store is
+(brain/store/neo4j/readcache.py: a new graph token drops them; this process's own writes at
+once, anyone else's within the cache's window), and a dashboard's poll costs at most one
+read of the token while nothing changed. An answer is kept only if the graph did not change
+while it was worked out, so it is never a mix of two states.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from neo4j import Record
 
 from brain.model import name_key, unresolved_id
-from brain.store.base import LogPosition
 from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth, ranked
 from brain.store.neo4j.cypher import _in_reach
+from brain.store.neo4j.readcache import ReadCache
 from brain.store.visibility import PRIVATE_PREFIXES
 
 
@@ -97,30 +96,31 @@ RETURN m.id AS source, r.target AS target
 
 
 class Neo4jHealth:
-    """Mixed into Neo4jStore: uses its `_read`, `log_position` and `last_write`."""
+    """Mixed into Neo4jStore: uses its `_read` and its kept reads' epoch."""
 
-    last_write: Counter[str]
-    _health_seen: tuple[LogPosition, Counter[str]] | None = None
+    _reads: ReadCache
+    _health_seen: int | None = None  # the epoch of the kept reads the answers go with
     _health_answers: dict[tuple[object, ...], Any]
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
 
-    def log_position(self) -> LogPosition:
-        raise NotImplementedError
-
     def _answer(self, name: str, ask: HealthAsk, *extra: object) -> Any:
         """The answer kept since the graph last changed, or a new one."""
-        now = (self.log_position(), self.last_write)
-        seen = self._health_seen
-        if seen is None or seen[0] != now[0] or seen[1] is not now[1]:
-            self._health_seen, self._health_answers = now, {}
+        epoch = self._reads.current()
+        if epoch is None:  # nothing would tell of a change: nothing is kept
+            return getattr(self, "_health_" + name)(ask, *extra)
+        if self._health_seen != epoch:
+            self._health_seen, self._health_answers = epoch, {}
         key = (name, ask.cache_key(), *extra)
-        if key not in self._health_answers:
-            if len(self._health_answers) > 256:
-                self._health_answers.clear()
-            self._health_answers[key] = getattr(self, "_health_" + name)(ask, *extra)
-        return self._health_answers[key]
+        found = self._health_answers.get(key)
+        if found is None:
+            found = getattr(self, "_health_" + name)(ask, *extra)
+            if self._reads.epoch == epoch:  # the graph did not change while it was worked out
+                if len(self._health_answers) > 256:
+                    self._health_answers.clear()
+                self._health_answers[key] = found
+        return found
 
     def _health_read(self, query: str, ask: HealthAsk, **params: Any) -> list[Record]:
         return self._read(query, scopes=ask.reach.scope_list(), scope=ask.scope, **params)
