@@ -133,6 +133,11 @@ def main() -> None:
                 process, url = start(root, store, src, uri)
                 try:
                     runs[name].append(asyncio.run(measure(url, root, args.seconds, run)))
+                except BaseException:  # say why: the server's own last words
+                    process.terminate()
+                    last = process.communicate(timeout=120)[1][-4000:]
+                    print(f"{name}: brain serve's stderr ends:\n{last}", flush=True)
+                    raise
                 finally:
                     process.terminate()
                     process.wait(60)
