@@ -116,17 +116,24 @@ class ReadCache:
         return None if self._seen is None else self.epoch
 
     def get(self, query: str, params: dict[str, Any]) -> tuple[Key, int | None, list[Record] | None]:
-        """(key, epoch to put under, kept answer or None)."""
+        """(key, epoch to put under, kept answer or None). The token is read (at most once a
+        `window`) only to serve a kept answer: a read that finds none goes to the database
+        anyway, and its answer is as fresh as any (a note opened once costs no extra trip)."""
         key = (query, json.dumps(params, sort_keys=True, default=repr))
-        epoch = self.current()
+        with self._lock:
+            found = key in self._answers
+        if found or self._checked == float("-inf"):
+            epoch = self.current()
+        else:
+            epoch = None if self._seen is None else self.epoch
         if epoch is None:
             return key, None, None
         with self._lock:
-            found = self._answers.get(key)
-            if found is not None and self.epoch == epoch:
+            kept = self._answers.get(key)
+            if kept is not None and self.epoch == epoch:
                 self._answers.move_to_end(key)
                 self.hits += 1
-                return key, epoch, list(found[0])
+                return key, epoch, list(kept[0])
         self.misses += 1
         return key, epoch, None
 
