@@ -62,7 +62,10 @@ def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
 
 
 def start(root: Path, store: str, src: Path, uri: str) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "PYTHONPATH": str(src), "NEO4J_URI": uri, "BRAIN_RESCAN_SECONDS": "600"}
+    # No semantic search: embedding 10,000 notes in the background would load the machine
+    # (and the Neo4j store write vectors) while the documents are timed.
+    env = {**os.environ, "PYTHONPATH": str(src), "NEO4J_URI": uri, "BRAIN_RESCAN_SECONDS": "600",
+           "BRAIN_SEMANTIC": "off"}
     replace = ["--neo4j-replace"] if store == "neo4j" else []  # the graph another bench left
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", store, *replace],
@@ -119,6 +122,8 @@ def main() -> None:
     if args.base_src:
         variants["neo4j, base"] = ("neo4j", args.base_src.resolve())
     runs: dict[str, list[dict[str, list[float]]]] = {v: [] for v in variants}
+    load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"machine: {load_before}", flush=True)
     with tempfile.TemporaryDirectory(prefix="brain-bench-gql-") as scratch:
         root = Path(shutil.copytree(cached_workload(args.notes, args.cache), Path(scratch) / "ws"))
         variables.notes = sorted(  # type: ignore[attr-defined]
@@ -128,12 +133,19 @@ def main() -> None:
                 process, url = start(root, store, src, uri)
                 try:
                     runs[name].append(asyncio.run(measure(url, root, args.seconds, run)))
+                except BaseException:  # say why: the server's own last words
+                    process.terminate()
+                    last = process.communicate(timeout=120)[1][-4000:]
+                    print(f"{name}: brain serve's stderr ends:\n{last}", flush=True)
+                    raise
                 finally:
                     process.terminate()
                     process.wait(60)
                 print(f"run {run + 1}, {name} done (load {os.getloadavg()[0]:.1f})", flush=True)
+    load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"machine: {load_after}", flush=True)
     report: dict[str, Any] = {"notes": args.notes, "seconds": args.seconds, "runs": args.runs,
-                              "load": os.getloadavg(), "variants": {}}
+                              "load_before": load_before, "load_after": load_after, "variants": {}}
     print(f"{'document':<20}" + "".join(f"{v:>26}" for v in variants))
     for document in documents():
         cells = []

@@ -1,8 +1,9 @@
 """Several brain processes on one Neo4j: read throughput, replica visibility, restart time.
 
     .venv/bin/python bench/bench_replicas.py [--notes 2000] [--runs 3] [--seconds 5]
-        [--clients 2] [--warmup 30] [--changes 30] [--restart-notes 10000] [--restart-runs 3]
-        [--brain-src DIR]   # time restarts of another checkout too (e.g. the code before)
+        [--clients 2] [--warmup 30] [--rates 1 16] [--writes 30] [--replicas 2]
+        [--visibility-runs 1] [--restart-notes 10000] [--restart-runs 3]
+        [--brain-src DIR]   # visibility and restarts of another checkout too (e.g. the code before)
 
 Neo4j: BRAIN_BENCH_NEO4J_URI / BRAIN_TEST_NEO4J_URI / NEO4J_URI, else the bundled server.
 Measured (the database is replaced by the bench's workspace):
@@ -11,8 +12,10 @@ Measured (the database is replaced by the bench's workspace):
   `--read-only` replicas): `--clients` keep-alive clients per process send the
   memory-with-backlinks query for `--seconds`; total req/s and latency percentiles, median
   of `--runs`, after `--warmup` seconds untimed, the runs of the three interleaved;
-* writer-to-replica visibility: a note changed on disk `--changes` times; the time from the
-  writer's own `graphChanged` event to each replica's (and, for scale, from the file write);
+* visibility at `--rates` writes per second (1 and 16 by default): notes rewritten on disk,
+  and the time until the writer's GraphQL and each of `--replicas` replicas' GraphQL answer
+  with the new text (bench/replica_visibility.py), p50/p95; with `--brain-src`, interleaved
+  with that checkout's writer and replicas;
 * restart of `brain serve --store neo4j` on an unchanged `--restart-notes` workspace:
   process start to the ready line, and the "read in" seconds it prints; with `--brain-src`,
   the same for another checkout of brain, interleaved.
@@ -27,7 +30,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import re
 import select
 import shutil
@@ -37,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import AsyncExitStack, ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +47,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
-from bench_api import MEMORY, load, percentiles  # noqa: E402
+from bench_api import MEMORY, load  # noqa: E402
 from bench_neo4j import cached_workload, neo4j_server  # noqa: E402
-
-from tests.api.client import ws_session  # noqa: E402
+from replica_visibility import at_rate  # noqa: E402
 
 READY = re.compile(r"ready on (\S+) .* read in ([\d.]+) s")
-EVENTS = "subscription { graphChanged { kind id } }"
 
 
 def uptime() -> str:
@@ -62,7 +62,7 @@ def uptime() -> str:
 def serve(root: Path, uri: str, *extra: str, src: str | None = None) -> Iterator[tuple[str, float, float]]:
     """`brain serve` on Neo4j: (GraphQL URL, seconds from spawn to ready, its "read in")."""
     # No semantic search: embedding 10,000 notes in the background would load the machine.
-    env = {**os.environ, "NEO4J_URI": uri, "BRAIN_REPLICA_POLL_SECONDS": "0.05", "BRAIN_SEMANTIC": "off"}
+    env = {**os.environ, "NEO4J_URI": uri, "BRAIN_SEMANTIC": "off"}
     if src is not None:
         env["PYTHONPATH"] = src
     started = time.perf_counter()
@@ -123,46 +123,47 @@ def throughput(args: argparse.Namespace, root: Path, urls: list[str]) -> dict[st
     return out
 
 
-async def visibility(
-    args: argparse.Namespace, root: Path, writer: str, replicas: list[str]
-) -> dict[str, Any]:
-    notes = sorted((root / "memory").glob("*/*.md"))
-    rng = random.Random(7)
-    from_writer: list[float] = []
-    from_file: list[float] = []
-    async with AsyncExitStack() as stack:
-        streams = []
-        for url in [writer, *replicas]:
-            session = await stack.enter_async_context(ws_session(url.replace("http://", "ws://")))
-            streams.append(await session.subscribe(EVENTS))
-        await asyncio.sleep(0.5)
-        for i in range(args.changes):
-            path = rng.choice(notes)
-            rel = path.relative_to(root)
-            node_id = f"memory:{rel.parts[1]}/{path.stem}"
-            written = time.perf_counter()
-            path.write_text(path.read_text() + f"\nvisibility {i}\n")
-            seen: dict[int, float] = {}
-            await asyncio.gather(*(arrival(s, node_id, seen, n) for n, s in enumerate(streams)))
-            for index in range(1, len(streams)):
-                from_writer.append(seen[index] - seen[0])
-                from_file.append(seen[index] - written)
-            await asyncio.sleep(0.3)
-    figures = {"writer_to_replica": percentiles(from_writer), "file_to_replica": percentiles(from_file)}
-    w, f = figures["writer_to_replica"], figures["file_to_replica"]
-    print(f"visibility writer -> replica ({len(from_writer)} events): p50 {w['p50_ms']:.0f} ms, "
-          f"p95 {w['p95_ms']:.0f} ms; file written -> replica: p50 {f['p50_ms']:.0f} ms, "
-          f"p95 {f['p95_ms']:.0f} ms (the writer's watcher debounces 800 ms)", flush=True)
-    return figures
-
-
-async def arrival(stream: Any, node_id: str, seen: dict[int, float], index: int) -> None:
-    """Wait for the event about `node_id` on `stream`; note when it came."""
-    while True:
-        payload = await stream.payload(timeout=60)
-        if payload["data"]["graphChanged"]["id"] == node_id:
-            seen[index] = time.perf_counter()
-            return
+def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]:
+    """File written -> GraphQL answer on the writer and on each replica, at each of `--rates`
+    writes per second (bench/replica_visibility.py); with `--brain-src`, the same for that
+    checkout, the two interleaved `--visibility-runs` times (each run: a writer and
+    `--replicas` replicas of one checkout, every rate in turn)."""
+    sources: dict[str, str | None] = {"this": None}
+    if args.brain_src:
+        sources["other"] = str(Path(args.brain_src).resolve())
+    runs: dict[str, dict[float, list[dict[str, Any]]]] = {n: {r: [] for r in args.rates} for n in sources}
+    for run in range(args.visibility_runs):
+        for name, src in sources.items():
+            with ExitStack() as stack:
+                writer = stack.enter_context(serve(root, uri, "--neo4j-replace", src=src))[0]
+                replicas = [stack.enter_context(serve(root, uri, "--read-only", src=src))[0]
+                            for _ in range(args.replicas)]
+                time.sleep(1.0)  # let the replicas' first reads settle
+                for rate in args.rates:
+                    count = max(args.writes, int(rate * args.rate_seconds))
+                    found = asyncio.run(at_rate(root, [writer, *replicas], rate, count, seed=run))
+                    runs[name][rate].append(found)
+                    w, r = found["file_to_writer"], found["file_to_replica"]
+                    print(f"  run {run + 1} {name} {rate:g}/s: file -> writer p50 {w.get('p50_ms', 0):.0f} "
+                          f"p95 {w.get('p95_ms', 0):.0f} ms; -> replica p50 {r.get('p50_ms', 0):.0f} "
+                          f"p95 {r.get('p95_ms', 0):.0f} ms; unseen {found['unseen_after_timeout']} "
+                          f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    out: dict[str, Any] = {}
+    for name, by_rate in runs.items():
+        for rate, results in by_rate.items():
+            figures = {
+                leg: {k: round(statistics.median(r[leg][k] for r in results if r[leg]), 1)
+                      for k in ("p50_ms", "p95_ms")}
+                for leg in ("file_to_writer", "file_to_replica")
+            }
+            figures["unseen"] = sum(r["unseen_after_timeout"] for r in results)
+            out.setdefault(name, {})[f"{rate:g}/s"] = figures
+            w, r = figures["file_to_writer"], figures["file_to_replica"]
+            print(f"visibility ({name}, {rate:g} writes/s, median of {len(results)} runs): file -> writer "
+                  f"p50 {w['p50_ms']:.0f} ms p95 {w['p95_ms']:.0f} ms; file -> replica GraphQL "
+                  f"p50 {r['p50_ms']:.0f} ms p95 {r['p95_ms']:.0f} ms; "
+                  f"unseen {figures['unseen']}", flush=True)
+    return out
 
 
 def restarts(args: argparse.Namespace, uri: str, scratch: Path) -> dict[str, Any]:
@@ -202,7 +203,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--warmup", type=float, default=30.0, help="untimed reads before the throughput runs")
     parser.add_argument("--clients", type=int, default=2)
-    parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument("--rates", type=float, nargs="+", default=[1.0, 16.0], help="writes per second")
+    parser.add_argument("--writes", type=int, default=30, help="writes per rate (at least)")
+    parser.add_argument("--rate-seconds", type=float, default=4.0, help="...or this many seconds of writes")
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--visibility-runs", type=int, default=1)
     parser.add_argument("--restart-notes", type=int, default=10_000)
     parser.add_argument("--restart-runs", type=int, default=3)
     parser.add_argument("--brain-src", help="another checkout of brain to time restarts of")
@@ -214,14 +219,13 @@ def main() -> None:
     with neo4j_server() as uri, tempfile.TemporaryDirectory(prefix="brain-replicas-") as tmp:
         scratch = Path(tmp)
         root = Path(shutil.copytree(cached_workload(args.notes, args.cache), scratch / "workspace"))
-        if {"throughput", "visibility"} - set(args.skip):
+        if "throughput" not in args.skip:
             with ExitStack() as stack:
                 writer, _, _ = stack.enter_context(serve(root, uri, "--neo4j-replace"))
                 replicas = [stack.enter_context(serve(root, uri, "--read-only"))[0] for _ in range(2)]
-                if "throughput" not in args.skip:
-                    results["throughput"] = throughput(args, root, [writer, *replicas])
-                if "visibility" not in args.skip:
-                    results["visibility"] = asyncio.run(visibility(args, root, writer, replicas))
+                results["throughput"] = throughput(args, root, [writer, *replicas])
+        if "visibility" not in args.skip:
+            results["visibility"] = visibility(args, root, uri)
         if "restart" not in args.skip:
             results["restart"] = restarts(args, uri, scratch)
     results["load_after"] = uptime()

@@ -123,3 +123,22 @@ def test_a_replica_needs_a_writer_first(workspace: Workspace, neo4j_login: Login
         assert replica.stderr is not None
         stderr = replica.stderr.read()
     assert "holds no brain graph yet: start the writer first" in stderr
+
+
+async def test_a_replica_answers_a_write_on_disk_without_being_told(
+    workspace: Workspace, neo4j_login: Login
+) -> None:
+    # What a dashboard polling a replica sees: its GraphQL answer (kept between identical
+    # reads) shows a note changed on disk once the writer has applied it. Waited for with a
+    # deadline, never a fixed sleep; no subscription tells the replica anything first.
+    with ExitStack() as processes:
+        _, writer_url = processes.enter_context(serving(workspace, neo4j_login))
+        _, url = processes.enter_context(serving(workspace, neo4j_login, "--read-only"))
+        for _ in range(3):  # the same question again: answered from what the replica kept
+            assert description(url, "memory/bot/a.md") == "a"
+        workspace.write("memory/bot/a.md", note("a, changed on disk", "[[b]]"))
+        deadline = asyncio.get_running_loop().time() + 60
+        while description(url, "memory/bot/a.md") != "a, changed on disk":
+            assert asyncio.get_running_loop().time() < deadline, "the replica never showed the write"
+            await asyncio.sleep(0.01)
+        assert description(writer_url, "memory/bot/a.md") == "a, changed on disk"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, RoutingControl, Session
+from neo4j import Driver, GraphDatabase, ManagedTransaction, RoutingControl, Session
 from neo4j import NotificationDisabledClassification as Notices
 from neo4j.exceptions import ClientError, IncompleteCommit
 
@@ -62,6 +62,7 @@ from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
 from brain.store.neo4j.health import Neo4jHealth
+from brain.store.neo4j.readcache import KeptReads, ReadCache
 from brain.store.neo4j.records import (
     KIND_OF_LABEL,
     agent_from,
@@ -83,7 +84,7 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks):
+class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
@@ -112,6 +113,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
         self._live = LiveSet()
         self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
+        self._reads = ReadCache(self._graph_token)  # answers kept until the graph changes
 
     @classmethod
     def connect(
@@ -218,7 +220,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
         self.check_writable()
         with runtime_errors(self.uri), self._session() as session:
-            self._commit(session, put_vectors, rows)
+            self._commit(session, put_vectors, rows, keep_reads=True)  # no kept answer holds a vector
 
     def clear(self) -> None:
         self.check_writable()
@@ -236,11 +238,13 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
         )
 
     def _commit(
-        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
+        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True,
+        keep_reads: bool = False,
     ) -> R:
         """One managed write transaction; run again if its commit outcome was lost.
 
-        `graph`: it writes the graph (counted in `transactions`), not the change log or identity.
+        `graph`: it writes the graph (counted in `transactions`), not the change log or identity;
+        `keep_reads`: it changes no kept answer (brain/store/neo4j/readcache.py): the lease, vectors.
         """
         for attempt in range(1, self.commit_retries + 2):
             try:
@@ -254,6 +258,8 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
                 continue
             self.transactions += graph
             self._live.forget()  # it may have switched the live set: look it up again
+            if not keep_reads:
+                self._reads.drop()
             return result
         raise AssertionError("unreachable")
 
@@ -269,21 +275,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
 
     # ------------------------------------------------------------------ reads
 
-    staged_reads = False  # a staged store's reads: on the BrainStaged… labels
-
-    def _read(self, query: str, **params: Any) -> list[Record]:
-        """One read, routed to a reader; a query on brain's labels runs on the live set."""
-        with runtime_errors(self.uri):
-            varies = generation.varies(query)
-            live = generation.STAGED_PREFIX if varies and self.staged_reads else None
-            if varies and not self.staged_reads:  # (a query on no documented label runs as it is)
-                seen = self._live.fresh()  # brain/store/neo4j/generations/live.py
-                if seen is None:
-                    return self._live.read(self._driver, self.database, query, params)
-                live = seen[1]
-            return list(self._driver.execute_query(
-                generation.on(query, live), params, routing_=RoutingControl.READ, database_=self.database
-            ).records)
+    staged_reads = False  # a staged store's reads: on the BrainStaged… labels (neo4j/readcache.py)
 
     def _is_empty(self) -> bool:
         """Whether the live generation holds no node (a database brain has not written)."""
@@ -292,6 +284,7 @@ class Neo4jStore(Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jB
     def _staged_store(self) -> Neo4jStore:
         staged = StagedNeo4jStore(self._driver, self.database, self.uri)
         staged.limits, staged._bodies = self.limits, self._bodies
+        staged._reads = self._reads  # its commits (a switch among them) drop this store's answers
         return staged
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:

@@ -32,6 +32,7 @@ from brain.store.base import BodySource, LogPosition, StoreReadOnly, StoreUnavai
 from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.generations.live import LiveSet
 from brain.store.neo4j.generations.staged import LABELS
+from brain.store.neo4j.readcache import ReadCache
 from brain.store.neo4j.sharing.lease import WRITER_ID, WriterLease
 from brain.store.neo4j.sharing.revs import difference
 
@@ -73,11 +74,14 @@ MATCH (old:BrainChange) WHERE old.seq <= w.seq - $keep
 DELETE old
 """
 LOG_POSITION = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN w.logId AS logId, w.seq AS seq"
-CHANGES_AFTER = """
-MATCH (c:BrainChange) WHERE c.seq > $seq
-RETURN c.seq AS seq, c.logId AS logId, c.changes AS changes
-ORDER BY c.seq
-LIMIT $limit
+# A replica's poll, in one round trip: the log's id and end, and the entries after `$seq`
+# (of the log `$logId`; of a new log, from its start). Nothing new: one index seek.
+CHANGES_SINCE = """
+MATCH (w:BrainWorkspace {key: 'brain'})
+WITH w, CASE WHEN w.logId = $logId THEN $seq ELSE 0 END AS after
+OPTIONAL MATCH (c:BrainChange) WHERE c.seq > after AND c.logId = w.logId
+WITH w, c ORDER BY c.seq LIMIT $limit
+RETURN w.logId AS logId, w.seq AS seq, collect(c {.seq, .changes}) AS entries
 """
 # Every transaction that writes the graph sets a new `graph` token on the workspace node
 # (brain/store/neo4j/write.py). A snapshot of the ingester's state (brain/snapshot/image.py) taken
@@ -119,7 +123,8 @@ class Committer:
         raise NotImplementedError
 
     def _commit(
-        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True
+        self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True,
+        keep_reads: bool = False,
     ) -> R:
         """One managed write transaction (Neo4jStore._commit)."""
         raise NotImplementedError
@@ -136,6 +141,7 @@ class Neo4jShared(Committer):
     clear_rows = 10_000
     _bodies: BodySource | None = None  # the workspace's files, for the notes sent bare
     _live: LiveSet  # the live set of labels as last looked up (brain/store/neo4j/generations/live.py)
+    _reads: ReadCache  # the kept answers of reads (brain/store/neo4j/readcache.py)
 
     def read_bodies_from(self, source: BodySource) -> None:
         self._bodies = source
@@ -300,21 +306,22 @@ class Neo4jShared(Committer):
         return LogPosition(found[0]["logId"], int(found[0]["seq"]))
 
     def changes_after(self, position: LogPosition, limit: int = 100) -> tuple[LogPosition, list[ChangeEntry]]:
-        """The changes logged after `position`, and the position after them."""
-        end = self.log_position()
-        if end.log_id != position.log_id:
-            position = LogPosition(end.log_id, 0)  # a new log (the database was replaced)
-        if end.seq <= position.seq:
-            return position, []
+        """The changes logged after `position`, and the position after them (one round trip)."""
+        found = self._read(CHANGES_SINCE, logId=position.log_id, seq=position.seq, limit=limit)
+        if not found:
+            return LogPosition(None, 0), []  # no workspace node (yet, or any more)
+        log_id = found[0]["logId"]
+        seq = position.seq if log_id == position.log_id else 0  # a new log: the database was replaced
         entries: list[ChangeEntry] = []
-        seq = position.seq
-        for r in self._read(CHANGES_AFTER, seq=seq, limit=limit):
-            if r["logId"] != end.log_id:
-                continue
-            seq = int(r["seq"])
-            entries.extend(json.loads(r["changes"]))
-        self._live.forget()  # a switch may be among them: the next read looks the live set up
-        return LogPosition(end.log_id, seq), entries
+        for entry in found[0]["entries"]:
+            seq = int(entry["seq"])
+            entries.extend(json.loads(entry["changes"]))
+        if entries or log_id != position.log_id:
+            self._live.forget()  # a switch may be among them: the next read looks the live set up
+            # An entry commits with its batch: whoever is told of these changes next (a
+            # replica's subscribers) must get answers that show them, not kept older ones.
+            self._reads.drop()
+        return LogPosition(log_id, seq), entries
 
     # ---------------------------------------------------------------- the writer lease
 
@@ -336,7 +343,7 @@ class Neo4jShared(Committer):
 
     def _lease_commit(self, work: Callable[[ManagedTransaction, Any], Any], arg: Any) -> Any:
         with runtime_errors(self.uri), self._session() as session:
-            return self._commit(session, work, arg, graph=False)
+            return self._commit(session, work, arg, graph=False, keep_reads=True)
 
     # ---------------------------------------------------------------- helpers
 

@@ -1,0 +1,205 @@
+"""Answers of brain's graph reads on Neo4j, kept until the graph changes.
+
+A dashboard asks the same questions again and again (the agents and their counts, the link
+report, the problems, a page of memories), and on Neo4j each read is a round trip plus the
+query's own work: at 10,000 notes the agents overview took 470 ms p95 where nothing had
+changed since the last answer (issue 43). So answers are kept, and the question is only
+when they stop being true.
+
+Every transaction that writes brain's graph sets a new `graph` token on the workspace node
+(brain/store/neo4j/write.py `mark_graph`, the switch of a generation too), whoever writes it:
+this process, the writer a replica answers beside, a first sync in parts. A kept answer is
+good while the token is the one it was read under. The token is read at most once per
+`window` (one index seek), and this process's own commits drop every answer at once: a
+writer reads its own writes at once, and a replica answers at most `window` behind the
+database (its graphChanged events, from the change log, come no earlier).
+
+An answer read while the graph changed is not kept (its epoch is checked when it is put), so
+a kept answer is always one state of the graph, never a mix of two. Not kept: search (the
+indexer writes vectors without a new token, and a replica hears of none), the shared
+database's own nodes (identity, lease, change log: brain/store/neo4j/sharing/), and a
+database with no workspace node (nothing would tell of a change). Bounded by count and by
+size (docs/security.md, budgets): the least recently used answers go first.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from neo4j import Driver, Record, RoutingControl
+
+from brain.store.neo4j.errors import runtime_errors
+from brain.store.neo4j.generations import staged as generation
+from brain.store.neo4j.generations.live import LiveSet
+
+WINDOW = 0.025  # seconds a read of the graph token is trusted for
+MAX_ANSWERS = 4096
+MAX_CHARS = 64 * 1024 * 1024  # every kept answer's text, counted roughly (its strings)
+MAX_ANSWER_CHARS = 8 * 1024 * 1024  # a bigger answer is not kept (a whole-graph export)
+
+# Reads that are never kept: their answers change without a new graph token, or are the
+# token's own machinery. (Search queries are matched by what they call: a new one is covered.)
+_NEVER = ("db.index.", "embeddingHash", "BrainWorkspace", "BrainChange", "BrainLease", "BrainLive")
+
+Key = tuple[str, str]
+GRAPH_TOKEN = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN w.graph AS graph"
+
+
+def keepable(query: str) -> bool:
+    return not any(word in query for word in _NEVER)
+
+
+def _chars(value: Any, depth: int = 0) -> int:
+    """Roughly how much text `value` holds: its strings' lengths, a few levels down."""
+    if isinstance(value, str | bytes):
+        return len(value)
+    if depth > 3:
+        return 8
+    if isinstance(value, dict):
+        return sum(_chars(v, depth + 1) for v in value.values()) + 8 * len(value)
+    if isinstance(value, list | tuple | Record):
+        return sum(_chars(v, depth + 1) for v in value) + 8
+    return 8
+
+
+class ReadCache:
+    """Kept answers of one store, keyed by query and parameters, valid for one graph token."""
+
+    def __init__(
+        self,
+        token: Callable[[], str | None],
+        *,
+        window: float = WINDOW,
+        max_answers: int = MAX_ANSWERS,
+        max_chars: int = MAX_CHARS,
+        max_answer_chars: int = MAX_ANSWER_CHARS,
+    ) -> None:
+        self._token = token  # reads the graph token (a round trip)
+        self.window = window
+        self.max_answers = max_answers
+        self.max_chars = max_chars
+        self.max_answer_chars = max_answer_chars
+        self._lock = threading.Lock()
+        self._answers: OrderedDict[Key, tuple[list[Record], int]] = OrderedDict()
+        self._chars = 0
+        self._seen: str | None = None  # the token the kept answers were read under
+        self._checked = float("-inf")  # when the token was last read (monotonic)
+        self.epoch = 0  # bumped whenever the kept answers are dropped
+        self.hits = 0
+        self.misses = 0
+        self.token_reads = 0
+
+    def drop(self) -> None:
+        """The graph changed (this process committed a write): forget every answer."""
+        with self._lock:
+            self._drop_locked()
+            self._checked = float("-inf")  # and read the token again before trusting one
+
+    def current(self) -> int | None:
+        """The epoch answers may be kept under now (None: keep none), after reading the
+        graph token if the last read of it is older than `window`. Every answer kept under
+        it is read after this check, so it shows the graph as it was then or later."""
+        started = time.monotonic()
+        if started - self._checked >= self.window:
+            token = self._token()
+            self.token_reads += 1
+            with self._lock:
+                if token is None or token != self._seen:
+                    self._drop_locked()
+                    self._seen = token
+                self._checked = started
+        return None if self._seen is None else self.epoch
+
+    def get(self, query: str, params: dict[str, Any]) -> tuple[Key, int | None, list[Record] | None]:
+        """(key, epoch to put under, kept answer or None). The token is read (at most once a
+        `window`) only to serve a kept answer: a read that finds none goes to the database
+        anyway, and its answer is as fresh as any (a note opened once costs no extra trip)."""
+        key = (query, json.dumps(params, sort_keys=True, default=repr))
+        with self._lock:
+            found = key in self._answers
+        if found or self._checked == float("-inf"):
+            epoch = self.current()
+        else:
+            epoch = None if self._seen is None else self.epoch
+        if epoch is None:
+            return key, None, None
+        with self._lock:
+            kept = self._answers.get(key)
+            if kept is not None and self.epoch == epoch:
+                self._answers.move_to_end(key)
+                self.hits += 1
+                return key, epoch, list(kept[0])
+        self.misses += 1
+        return key, epoch, None
+
+    def put(self, key: Key, epoch: int | None, records: list[Record]) -> None:
+        """Keep `records`, read under `epoch`, unless the graph changed since."""
+        if epoch is None:
+            return
+        chars = sum(_chars(r) for r in records) + len(key[0]) + len(key[1])
+        if chars > self.max_answer_chars:
+            return
+        with self._lock:
+            if epoch != self.epoch:
+                return
+            old = self._answers.pop(key, None)
+            if old is not None:
+                self._chars -= old[1]
+            self._answers[key] = (list(records), chars)
+            self._chars += chars
+            while self._answers and (len(self._answers) > self.max_answers or self._chars > self.max_chars):
+                _, (_, dropped) = self._answers.popitem(last=False)
+                self._chars -= dropped
+
+    def _drop_locked(self) -> None:
+        self._answers.clear()
+        self._chars = 0
+        self.epoch += 1
+
+
+class KeptReads:
+    """Mixed into Neo4jStore first: its `_read` answers from the kept answers, else from the
+    database (`_read_database`) and keeps the answer. A staged store's reads are not kept."""
+
+    _reads: ReadCache
+    _live: LiveSet
+    _driver: Driver
+    database: str
+    uri: str
+    staged_reads: bool
+
+    def _graph_token(self) -> str | None:
+        """The token the last write of brain's graph set (None: no workspace node)."""
+        with runtime_errors(self.uri):
+            found = self._driver.execute_query(
+                GRAPH_TOKEN, routing_=RoutingControl.READ, database_=self.database)
+        return found.records[0]["graph"] if found.records else None
+
+    def _read_database(self, query: str, params: dict[str, Any]) -> list[Record]:
+        """One read, routed to a reader; a query on brain's labels runs on the live set."""
+        with runtime_errors(self.uri):
+            varies = generation.varies(query)
+            live = generation.STAGED_PREFIX if varies and self.staged_reads else None
+            if varies and not self.staged_reads:  # (a query on no documented label runs as it is)
+                seen = self._live.fresh()  # brain/store/neo4j/generations/live.py
+                if seen is None:
+                    return self._live.read(self._driver, self.database, query, params)
+                live = seen[1]
+            return list(self._driver.execute_query(
+                generation.on(query, live), params, routing_=RoutingControl.READ, database_=self.database
+            ).records)
+
+    def _read(self, query: str, **params: Any) -> list[Record]:
+        if self.staged_reads or not keepable(query):
+            return self._read_database(query, params)
+        key, epoch, kept = self._reads.get(query, params)
+        if kept is not None:
+            return kept
+        records = self._read_database(query, params)
+        self._reads.put(key, epoch, records)
+        return records
