@@ -113,11 +113,14 @@ fn patterns() -> &'static Regex {
 }
 
 /// True only when no pattern of the detector can match the text or its reassembled view (so
-/// `might_hold_secret` reduces to its base64 question). False where unsure, and on a panic.
-/// For NFKC text without format characters only (the caller checks).
+/// `might_hold_secret` reduces to its base64 question), nor `raw` if given: the text as
+/// written when `text` is what `visible` undid it to (a text with `ℹ️` or a full-width letter).
+/// False where unsure, and on a panic. `text` must be NFKC without format characters (the
+/// caller checks); `raw` may hold anything.
 #[pyfunction]
-pub fn secret_clear(text: &str) -> bool {
-    std::panic::catch_unwind(|| clear(text)).unwrap_or(false)
+#[pyo3(signature = (text, raw=None))]
+pub fn secret_clear(text: &str, raw: Option<&str>) -> bool {
+    std::panic::catch_unwind(|| clear(text) && raw.is_none_or(clear_as_written)).unwrap_or(false)
 }
 
 fn clear(text: &str) -> bool {
@@ -128,4 +131,11 @@ fn clear(text: &str) -> bool {
         Some(view) => view == text || !matches_any(&view),
         None => false,
     }
+}
+
+/// No pattern matches a text that need not be NFKC: unsure where it holds a character that
+/// Python's case-insensitive matching folds to an ASCII letter (`has_literal` looks for
+/// ASCII keywords; the patterns do not fold `İ` and `ı`).
+fn clear_as_written(raw: &str) -> bool {
+    !raw.contains(['\u{130}', '\u{131}', '\u{17f}', '\u{212a}']) && !matches_any(raw)
 }

@@ -23,7 +23,7 @@ from brain.layouts.secrets import _pattern_in_views, might_hold_secret, scan_sec
 from brain.parse.native import native
 from brain.parse.note import decode
 from brain.parse.secrets import scan
-from brain.parse.secrets.normalize import _FORMAT
+from brain.parse.secrets.normalize import _FORMAT, visible
 from brain.parse.secrets.stream import joined_view
 from tests.tool.secret_corpus import NEGATIVES, PLANTED, VALUES
 
@@ -48,6 +48,7 @@ def _python_may_match(text: str) -> bool:
 def _agree(text: str) -> None:
     assert native is not None
     if not _plain(text):
+        _agree_undisguised(text)
         return
     view = native.secret_view(text)
     if view is not None:
@@ -55,6 +56,16 @@ def _agree(text: str) -> None:
     if native.secret_clear(text):
         assert view is not None
         assert not _python_may_match(text)
+
+
+def _agree_undisguised(text: str) -> None:
+    """A text `visible` changes: cleared with its undone view only where no pattern matches
+    the text as written, the undone view, or the view reassembled from it."""
+    assert native is not None
+    undone = visible(text)[0]
+    if _plain(undone) and native.secret_clear(undone, text):
+        assert not _pattern_in_views(text, text)
+        assert not _python_may_match(undone)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +157,7 @@ PIECES = [
     "`", "**", "*", "~~", "~", "\\_", "\\-", "_", "-", "+", "/", "=", ":", "'", '"', "key", "token: ",
     "password", "Password = ", "aws_secret_access_key", "ghp_", "g h p _ ", "A 1 b 2 ", "sk-", "xoxb-",
     "://", "user:", "@", "https://", "eyJ", ".", TOKEN[:10], TOKEN[10:24], TOKEN[24:], "\u00a0", "\u2028",
-    "\u3000", "\x1c", "İ", "Zq8xW2pL9v!",
+    "\u3000", "\x1c", "İ", "Zq8xW2pL9v!", "ℹ️", "ｇｈｐ＿", "＝", "\u200b", "\u212a", "ſ", "…",
 ]
 
 
@@ -159,6 +170,8 @@ PIECES = [
 @example("password\n: " + "Zq8xW2pL9v!")
 @example("pass**word**: Zq8xW2pL9v!")
 @example("https://user:p4ss<b></b>word@host")
+@example("ℹ️ note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:])
+@example("ℹ️ paſsword: Zq8xW2pL9v!")
 def test_the_native_view_and_clearance_agree_on_generated_texts(text: str) -> None:
     _agree(text)
 
