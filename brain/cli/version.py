@@ -10,7 +10,6 @@ tokenizer). Cheap checks only (no numpy, no web server imports): editors wait fo
 from __future__ import annotations
 
 import importlib.util
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 from brain import __version__
@@ -22,6 +21,10 @@ FIX = "pip install 'brain-memory[semantic]'"
 
 
 def _dist_version(name: str) -> str:
+    # Imported here: importlib.metadata brings zipfile, email and csv, a tenth of the CPU a
+    # `brain ingest` of a few notes takes to start (issue 43), and only --version asks.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(name)
     except PackageNotFoundError:

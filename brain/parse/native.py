@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol, cast
 
-ABI = 4  # native/src/lib.rs ABI
+ABI = 5  # native/src/lib.rs ABI
 
 #: `scan_body`'s answer (native/src/body.rs): headings (text, level, line, source) and links
 #: (raw, target, label, anchor, embed, line, column), each the values of a `Heading` and a
@@ -39,6 +39,10 @@ class NativeScanners(Protocol):
     ) -> tuple[str, bytes, bytes, bytes, bytes]: ...
 
     def secret_gate(self, text: str) -> tuple[bool, list[str], bool, bool]: ...
+
+    def secret_clear(self, text: str, raw: str | None = None) -> bool: ...
+
+    def secret_view(self, text: str) -> str | None: ...
 
     def scan_body(self, body: str, first_line: int = 0) -> NativeScan | None: ...
 

@@ -10,17 +10,21 @@ mod chunks;
 mod math;
 mod mentions;
 mod secrets;
+mod secret_clear;
+mod secret_view;
 mod text;
 
 /// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
 /// module built from other sources (a stale install) rather than misreading its answers.
-const ABI: u32 = 4;
+const ABI: u32 = 5;
 
 #[pymodule]
 fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ABI", ABI)?;
     m.add_function(wrap_pyfunction!(keywords::count_block, m)?)?;
     m.add_function(wrap_pyfunction!(secrets::secret_gate, m)?)?;
+    m.add_function(wrap_pyfunction!(secret_clear::secret_clear, m)?)?;
+    m.add_function(wrap_pyfunction!(secret_view::secret_view, m)?)?;
     m.add_function(wrap_pyfunction!(body::scan_body, m)?)?;
     // New in this ABI's lifetime: brain/parse/mentions.py looks for it, a module without it is
     // still used for the rest.

@@ -71,6 +71,11 @@ fn needles() -> &'static Needles {
     })
 }
 
+/// Whether the text holds a needle or a lowered needle (brain_native's other scanners ask).
+pub(crate) fn needles_match(text: &str) -> bool {
+    needles().is_match(text)
+}
+
 /// `_LINE_BREAK_RE.sub("", text)`: every `\n` taken out with the blanks around it, and one
 /// `\` right before those blanks (`\\?[ \t]*\n[ \t]*`, leftmost matches).
 fn flat(text: &[u8]) -> Vec<u8> {
