@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from brain.model import (
     NO_HEADINGS,
+    Anchors,
     Block,
     Heading,
     Headings,
@@ -33,6 +34,7 @@ from brain.model import (
 )
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
+from brain.store.memory.packed import BLOB, NESTED_AT, pack_nested, unpack_nested
 
 # (source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line, column,
 #  candidates): `as_link(row)` is the link. `raw` is None where it is the link written the
@@ -163,8 +165,9 @@ def held_fields(
 
 
 def memory_of(row: MemoryRow) -> MemoryNode:
-    """The memory a row stands for (without its body; the store keeps that apart)."""
-    values = list(row)
+    """The memory a row stands for (without its body; the store keeps that apart): a packed
+    row's nested fields are unpacked now (brain/store/memory/packed.py)."""
+    values = unpacked(row)
     values[_PROPERTIES] = values[_PROPERTIES] or NO_PROPERTIES
     values[_HEADINGS] = Headings(Heading(*h) for h in values[_HEADINGS]) if values[_HEADINGS] else NO_HEADINGS
     values[_BLOCKS] = tuple(Block(*b) for b in values[_BLOCKS])
@@ -172,6 +175,52 @@ def memory_of(row: MemoryRow) -> MemoryNode:
     values[_TRIGGERS] = tuple(values[_TRIGGERS])
     values[KIND] = _KINDS[values[KIND]]
     return MemoryNode(*values)
+
+
+def unpacked(row: MemoryRow) -> list[Any]:
+    """The row's values with its nested fields in their slots (as `memory_row` gives them)."""
+    values = list(row)
+    if type(values[BLOB]) is bytes:
+        for at, value in zip(NESTED_AT, unpack_nested(values[BLOB]), strict=True):
+            values[at] = value
+    return values
+
+
+def packed_row(memory: MemoryNode) -> MemoryNode | MemoryRow:
+    """The memory as the store holds it: a packed row (brain/store/memory/packed.py), or the
+    node itself where a property is of a type msgpack has no form for (none that frontmatter
+    parses to: kept as a guard, a node is always a valid way to hold a memory)."""
+    row = list(memory_row(memory))
+    try:
+        row[BLOB] = pack_nested([row[at] for at in NESTED_AT])
+    except TypeError:
+        return memory
+    for at in NESTED_AT[1:]:
+        row[at] = None
+    return tuple(row)
+
+
+def nested_blob(held: MemoryNode | MemoryRow) -> bytes:
+    """What a snapshot writes of a memory's nested fields, however it is held (raises as
+    msgpack does where it cannot hold one: the snapshot is then not written)."""
+    if type(held) is tuple and type(held[BLOB]) is bytes:
+        blob: bytes = held[BLOB]
+        return blob
+    row = held if type(held) is tuple else memory_row(held)  # type: ignore[arg-type]
+    return pack_nested([row[at] for at in NESTED_AT])
+
+
+def anchors_of(held: MemoryNode | MemoryRow) -> Anchors:
+    """A memory's headings and blocks without building the memory (link resolution asks
+    this of notes nothing else reads: built, they stayed built)."""
+    if type(held) is not tuple:
+        return held.anchors  # type: ignore[union-attr]
+    values = unpacked(held)
+    headings = values[_HEADINGS]
+    return Anchors(
+        Headings(Heading(*h) for h in headings) if headings else NO_HEADINGS,
+        tuple(Block(*b) for b in values[_BLOCKS]),
+    )
 
 
 def scope_of(held: MemoryNode | MemoryRow) -> str:

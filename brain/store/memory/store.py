@@ -66,11 +66,13 @@ from brain.store.memory.rows import (
     LinkRow,
     MemoryOrder,
     MemoryRow,
+    anchors_of,
     as_link,
     facts_of,
     held_memory,
     link_row,
     memory_of,
+    packed_row,
     scope_of,
 )
 from brain.store.memory.search import KeywordIndex, VectorIndex
@@ -134,7 +136,9 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                     self._by_path.pop(old.path, None)
                 self._bodies.put(node_id, memory)
                 memory = held_memory(memory)
-                self._memories[node_id] = memory
+                # Held packed until read (brain/store/memory/packed.py): a node a note was
+                # most of a 1,000,000-note store.
+                self._memories[node_id] = packed_row(memory)
                 self._by_path[memory.path] = node_id
                 self._names.put(entry_of(memory))
             for agent in batch.agents:
@@ -236,7 +240,10 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
 
     def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
         with self._lock:
-            return {i: m.anchors for i in ids if (m := self._memory(i)) is not None}
+            # From the held rows, none built into a node: a first sync asks this of every
+            # target of an anchored link, and nothing else there reads them.
+            held = self._memories
+            return {i: anchors_of(m) for i in ids if (m := held.get(i)) is not None}
 
     # ------------------------------------------------------------------ reads
 
