@@ -110,10 +110,13 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._out = LinkTable()
             self._by_path: dict[str, str] = {}
             self._order: MemoryOrder | None = None  # built on the first listing
-            # Indexes over the above, built on first use after a snapshot's restore (_ensure_*):
+            # Indexes over the above. The names are kept as nodes are written. The links'
+            # index is built on its first use (_ensure_indexes), by numpy from the columns,
+            # and kept from then on: a first sync never reads it, and keeping it link by link
+            # was a tenth of a 100,000-note sync's CPU; a snapshot's restore waits the same way.
             self._links = LinkIndex()
             self._names = NameIndex()
-            self._indexed = self._names_indexed = True
+            self._indexed, self._names_indexed = False, True
             self.writes = 0
             self._keywords, self._vectors = KeywordIndex(), VectorIndex(self._memory_facts)
             self._health = HealthIndex()  # counted on the first health query (memory/health.py)
@@ -123,7 +126,8 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
 
     def write(self, batch: WriteBatch) -> None:
         with self._lock:
-            self._ensure_indexes()
+            self._ensure_names()
+            indexed = self._indexed  # else the link index is built from the columns when asked
             self.writes += 1
             health = self._health.begin(batch, self._out.get)
             touched_targets: set[str] = set()
@@ -152,12 +156,13 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 self._names.put(entry_of(plain))
             written: dict[str, list[LinkRow]] = {}
             for source, links in batch.links.items():
-                self._links.remove_all(source, self._out.pop(source), touched_targets)
                 rows = written[source] = list(map(link_row, links))
-                self._links.add_all(source, rows)
+                if indexed:  # (put_many replaces a source's rows in the columns)
+                    self._links.remove_all(source, self._out.pop(source), touched_targets)
+                    self._links.add_all(source, rows)
             self._out.put_many(written.items())
             self._relink(batch.relinks, touched_targets)
-            for target in touched_targets:
+            for target in touched_targets if indexed else ():
                 if target.startswith("unresolved:") and not self._links.has_incoming(target):
                     self._links.forget(target)
             if batch.memories or batch.deletes:
@@ -181,9 +186,10 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 current = changed[link.source] = self._out.get(link.source)
             if link.ordinal >= len(current):
                 continue
-            self._links.remove(current[link.ordinal], touched)
+            if self._indexed:
+                self._links.remove(current[link.ordinal], touched)
+                self._links.add(row)
             current[link.ordinal] = row
-            self._links.add(row)
         self._out.put_many((source, rows) for source, rows in changed.items() if rows)
         self._out.set_statuses(statuses)  # after: a source rewritten above is found at its new block
 
@@ -200,7 +206,9 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             del self._memories[node_id]
             self._bodies.drop(node_id)
             self._by_path.pop(node.path, None)
-            self._links.remove_all(node_id, self._out.pop(node_id), touched)
+            rows = self._out.pop(node_id)
+            if self._indexed:
+                self._links.remove_all(node_id, rows, touched)
         self._names.drop(entry_of(node).key, node_id)
 
     def _ensure_names(self) -> None:
@@ -212,9 +220,9 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._names_indexed = True
 
     def _ensure_indexes(self) -> None:
-        """Build the name and link indexes, once after a restore: a start from a snapshot is
-        ready without them, and the first write or lookup that needs them pays (under a
-        second at 100,000 notes)."""
+        """Build the name and link indexes, once after a restore or a first sync: a start
+        from a snapshot is ready without them, and the first lookup that needs them pays
+        (under a second at 100,000 notes); writes keep them from then on."""
         self._ensure_names()
         if not self._indexed:
             with gc_paused():
@@ -230,6 +238,8 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             return {k: entries for k, entries in found.items() if entries}
 
     def links_with_keys(self, keys: Collection[str]) -> list[Link]:
+        if not keys:  # a first sync's parts ask for none: the index is not built for that
+            return []
         with self._lock:
             self._ensure_indexes()
             return [
