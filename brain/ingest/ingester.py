@@ -36,6 +36,7 @@ from brain.ingest.state import (
     parsed_notes,
     share_hash,
 )
+from brain.ingest.unchanged import drop_unchanged
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
 from brain.layouts.secrets import secret_problems
@@ -309,19 +310,14 @@ class Ingester:
                 deletes.append(state.node_id)
 
         total = len(stats)
-        for done, rel in enumerate(sorted(stats), 1):
+        # A rescan's unchanged files, passed over unsorted and unclassified (ingest/unchanged.py).
+        skipped = 0 if recheck or not self.files else drop_unchanged(stats, self.files, self.overlays)
+        if progress is not None and skipped:
+            progress(skipped, total)
+        for done, rel in enumerate(sorted(stats), skipped + 1):
             st = stats.pop(rel)
             if progress is not None and (done % 256 == 0 or done == total):
                 progress(done, total)
-            known = self.files.get(rel)
-            if (known is not None and not recheck and st.refused is None and not st.is_link
-                    and known.size == st.size and known.mtime_ns == st.mtime_ns
-                    and rel not in self.overlays):
-                # A rescan's unchanged file, as below but before its role is worked out (a
-                # third of a warm start at 100,000 notes): a file in `files` is a node's
-                # (its role neither ignored nor a problem), and still its id's winner
-                # (`claim` drops one that stops being).
-                continue
             if st.refused is not None:  # whatever its place: brain did not look inside it
                 self.file_problems[rel] = unread_problem(st)
                 continue
@@ -344,6 +340,7 @@ class Ingester:
             if defined is not None and winner != rel:
                 self.file_problems[rel] = duplicate_problem(rel, defined, winner)
                 continue
+            known = self.files.get(rel)
             overlay = self.overlays.get(rel)
             unchanged = known is not None and (known.size, known.mtime_ns) == (st.size, st.mtime_ns)
             if overlay is None and unchanged and not recheck:

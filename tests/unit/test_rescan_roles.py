@@ -52,8 +52,11 @@ def test_a_rescan_works_out_no_role_of_an_unchanged_file(tmp_path: Path, asked: 
     brain = Brain(tmp_path, MemoryStore())
     brain.sync()
     asked.clear()
-    again = brain.sync()
+    told: list[tuple[int, int]] = []
+    again = brain.sync(progress=lambda done, total: told.append((done, total)))
     assert (again.read, bool(again.batch)) == (0, False)
+    assert told[-1] == (again.files, again.files)  # every file counted, skipped or not
+    assert [d for d, _ in told] == sorted(d for d, _ in told)
     assert set(asked) == {"memory/top.md"}
     write(tmp_path, "memory/bot/n3.md", "[[n1]] changed\n")
     asked.clear()
