@@ -36,6 +36,7 @@ from brain.ingest.state import (
     parsed_notes,
     share_hash,
 )
+from brain.ingest.unchanged import drop_unchanged
 from brain.layouts import LATCHAI, Layout, RuleContext
 from brain.layouts.files import SECRET_SCAN_MAX_BYTES, file_node
 from brain.layouts.secrets import secret_problems
@@ -309,7 +310,11 @@ class Ingester:
                 deletes.append(state.node_id)
 
         total = len(stats)
-        for done, rel in enumerate(sorted(stats), 1):
+        # A rescan's unchanged files, passed over unsorted and unclassified (ingest/unchanged.py).
+        skipped = 0 if recheck or not self.files else drop_unchanged(stats, self.files, self.overlays)
+        if progress is not None and skipped:
+            progress(skipped, total)
+        for done, rel in enumerate(sorted(stats), skipped + 1):
             st = stats.pop(rel)
             if progress is not None and (done % 256 == 0 or done == total):
                 progress(done, total)

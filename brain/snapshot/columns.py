@@ -17,6 +17,7 @@ a class; a column of the wrong type or length, or an index out of the table, rai
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -31,19 +32,13 @@ from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
 from brain.snapshot import rows
 from brain.store.memory.image import StoreImage
 from brain.store.memory.link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
-from brain.store.memory.rows import (
-    KIND,
-    MEMORY_FIELDS,
-    MemoryRow,
-    memory_row,
-)
+from brain.store.memory.packed import BLOB, BLOB_LEAD, NESTED_AT
+from brain.store.memory.rows import KIND, MEMORY_FIELDS, MemoryRow, nested_blob
 
 _KIND_VALUES = {k.value for k in Kind}
 # What the packed arrays assume about this machine (part of a snapshot's identity).
 LAYOUT = f"{sys.byteorder}:I{array('I').itemsize}:q{array('q').itemsize}:d{array('d').itemsize}"
-_NESTED = ("headings", "properties", "problems", "blocks", "triggers")
-_NESTED_AT = [MEMORY_FIELDS.index(name) for name in _NESTED]
-_PLAIN_AT = [i for i, name in enumerate(MEMORY_FIELDS) if name not in _NESTED and name != "body"]
+_LEAD = operator.itemgetter(0)  # a blob's first byte
 _INDEX = np.dtype(f"=u{array('I').itemsize}")  # what StringTable.column packs
 _STRING_FIELDS = ("scope", "name", "path", "description", "type", "hash", "note_kind")
 
@@ -130,10 +125,6 @@ def _field(held: Sequence[MemoryNode | MemoryRow], name: str) -> Iterator[Any]:
         yield memory[at] if type(memory) is tuple else getattr(memory, name)
 
 
-def _nested(memory: MemoryNode | MemoryRow) -> list[Any]:
-    row = memory if type(memory) is tuple else memory_row(memory)  # type: ignore[arg-type]
-    return [row[at] for at in _NESTED_AT]
-
 
 def encode(state: IngestState, image: StoreImage, chunk: int = 512) -> Iterator[Any]:
     """The payload's top-level values, in order (`decode` reads them back). Built column by
@@ -174,8 +165,8 @@ def encode(state: IngestState, image: StoreImage, chunk: int = 512) -> Iterator[
     yield rows.codec(IngestState)[0](rest)  # type: ignore[index]
     yield memories
     yield len(held)
-    for start in range(0, len(held), chunk):
-        yield [_nested(m) for m in held[start : start + chunk]]
+    for start in range(0, len(held), chunk):  # one blob a memory, as the store holds it
+        yield [nested_blob(m) for m in held[start : start + chunk]]
     yield from _chunks(image.bodies, chunk)
     yield list(links)  # the names, then one column at a time (each a few MB at most)
     yield from (column() for column in links.values())
@@ -264,12 +255,17 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
     columns[MEMORY_FIELDS.index("size")] = _array("q", memories["size"], m)
     columns[MEMORY_FIELDS.index("modified_at")] = _array("d", memories["modified_at"], m)
     columns[MEMORY_FIELDS.index("body")] = repeat("", m)
+    # Each memory's nested fields stay the blob they were written as, unpacked when the
+    # memory is first read (brain/store/memory/packed.py): decoded here they were two thirds
+    # of a warm start's objects. Checked by C loops: bytes, each a msgpack array of five (a
+    # generator over 100,000 rows was a tenth of a warm start's decode).
     nested = _unchunk(unpack)
-    # Checked by C loops (a generator over 100,000 rows was a tenth of a warm start's decode).
-    if len(nested) != m or set(map(type, nested)) - {list} or set(map(len, nested)) - {len(_NESTED)}:
+    if len(nested) != m or set(map(type, nested)) - {bytes} or (
+            set(map(_LEAD, nested)) - {BLOB_LEAD}):
         raise ValueError("nested memory fields of the wrong shape")
-    for at, values in zip(_NESTED_AT, zip(*nested, strict=True) if nested else [()] * 5, strict=True):
-        columns[at] = values
+    columns[BLOB] = nested
+    for at in NESTED_AT[1:]:
+        columns[at] = repeat(None, m)
     if not set(columns[KIND]) <= _KIND_VALUES:
         raise ValueError("a memory of unknown kind")
     held: list[MemoryNode | MemoryRow] = list(zip(*columns, strict=True)) if m else []

@@ -15,10 +15,12 @@ import sys
 import zlib
 from collections.abc import Mapping
 from dataclasses import fields, replace
+from itertools import chain
 from typing import Any, Final
 
 from brain.model import (
     NO_HEADINGS,
+    Anchors,
     Block,
     Heading,
     Headings,
@@ -33,6 +35,7 @@ from brain.model import (
 )
 from brain.resolve import NameEntry
 from brain.store.linking import entry_of
+from brain.store.memory.packed import BLOB, NESTED_AT, pack_nested, unpack_nested
 
 # (source, ordinal, target_id, status, raw, target, key, label, anchor, embed, line, column,
 #  candidates): `as_link(row)` is the link. `raw` is None where it is the link written the
@@ -163,15 +166,78 @@ def held_fields(
 
 
 def memory_of(row: MemoryRow) -> MemoryNode:
-    """The memory a row stands for (without its body; the store keeps that apart)."""
-    values = list(row)
+    """The memory a row stands for (without its body; the store keeps that apart): a packed
+    row's nested fields are unpacked now (brain/store/memory/packed.py)."""
+    values = unpacked(row)
     values[_PROPERTIES] = values[_PROPERTIES] or NO_PROPERTIES
-    values[_HEADINGS] = Headings(Heading(*h) for h in values[_HEADINGS]) if values[_HEADINGS] else NO_HEADINGS
+    headings = values[_HEADINGS]
+    if not isinstance(headings, Headings):  # a row with its nested fields apart
+        values[_HEADINGS] = Headings(Heading(*h) for h in headings) if headings else NO_HEADINGS
     values[_BLOCKS] = tuple(Block(*b) for b in values[_BLOCKS])
     values[_PROBLEMS] = tuple(problem_of(p) for p in values[_PROBLEMS])
     values[_TRIGGERS] = tuple(values[_TRIGGERS])
     values[KIND] = _KINDS[values[KIND]]
     return MemoryNode(*values)
+
+
+def unpacked(row: MemoryRow) -> list[Any]:
+    """The row's values with its nested fields in their slots (a packed row's headings as
+    `Headings`, the other nested fields as `memory_row` gives them)."""
+    values = list(row)
+    if type(values[BLOB]) is bytes:
+        for at, value in zip(NESTED_AT, unpack_nested(values[BLOB]), strict=True):
+            values[at] = value
+        flat = values[_HEADINGS]
+        if type(flat) is not list:
+            raise ValueError("a memory's headings that are not a list")
+        values[_HEADINGS] = Headings.of_flat(tuple(flat)) if flat else NO_HEADINGS
+    return values
+
+
+def packed_row(memory: MemoryNode) -> MemoryNode | MemoryRow:
+    """The memory as the store holds it: a packed row (brain/store/memory/packed.py), or the
+    node itself where a property is of a type msgpack has no form for (none that frontmatter
+    parses to: kept as a guard, a node is always a valid way to hold a memory)."""
+    row: list[Any] = [getattr(memory, name) for name in MEMORY_FIELDS]
+    try:
+        row[BLOB] = pack_nested(_nested_values(memory))
+    except TypeError:
+        return memory
+    row[_BODY] = ""
+    row[KIND] = memory.note_kind.value
+    for at in NESTED_AT[1:]:
+        row[at] = None
+    return tuple(row)
+
+
+def _nested_values(memory: MemoryNode) -> list[Any]:
+    """The five nested fields as a blob holds them: the headings as their flat values (what
+    `Headings` holds: no `Heading` is built either way), the rest as `memory_row` gives them."""
+    headings = memory.headings
+    flat = headings.flat if isinstance(headings, Headings) else tuple(chain.from_iterable(headings))
+    return [
+        list(flat), dict(memory.properties), [problem_row(p) for p in memory.problems],
+        [(b.id, b.line, b.column, b.start_line) for b in memory.blocks], list(memory.triggers),
+    ]
+
+
+def nested_blob(held: MemoryNode | MemoryRow) -> bytes:
+    """What a snapshot writes of a memory's nested fields, however it is held (raises as
+    msgpack does where it cannot hold one: the snapshot is then not written)."""
+    if type(held) is tuple and type(held[BLOB]) is bytes:
+        blob: bytes = held[BLOB]
+        return blob
+    memory = held if isinstance(held, MemoryNode) else memory_of(held)
+    return pack_nested(_nested_values(memory))
+
+
+def anchors_of(held: MemoryNode | MemoryRow) -> Anchors:
+    """A memory's headings and blocks without building the memory (link resolution asks
+    this of notes nothing else reads: built, they stayed built)."""
+    if type(held) is not tuple:
+        return held.anchors  # type: ignore[union-attr]
+    values = unpacked(held)
+    return Anchors(values[_HEADINGS], tuple(Block(*b) for b in values[_BLOCKS]))
 
 
 def scope_of(held: MemoryNode | MemoryRow) -> str:

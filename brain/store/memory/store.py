@@ -66,11 +66,13 @@ from brain.store.memory.rows import (
     LinkRow,
     MemoryOrder,
     MemoryRow,
+    anchors_of,
     as_link,
     facts_of,
     held_memory,
     link_row,
     memory_of,
+    packed_row,
     scope_of,
 )
 from brain.store.memory.search import KeywordIndex, VectorIndex
@@ -108,10 +110,13 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._out = LinkTable()
             self._by_path: dict[str, str] = {}
             self._order: MemoryOrder | None = None  # built on the first listing
-            # Indexes over the above, built on first use after a snapshot's restore (_ensure_*):
+            # Indexes over the above. The names are kept as nodes are written. The links'
+            # index is built on its first use (_ensure_indexes), by numpy from the columns,
+            # and kept from then on: a first sync never reads it, and keeping it link by link
+            # was a tenth of a 100,000-note sync's CPU; a snapshot's restore waits the same way.
             self._links = LinkIndex()
             self._names = NameIndex()
-            self._indexed = self._names_indexed = True
+            self._indexed, self._names_indexed = False, True
             self.writes = 0
             self._keywords, self._vectors = KeywordIndex(), VectorIndex(self._memory_facts)
             self._health = HealthIndex(valid=True)  # kept from the first batch on (memory/health.py)
@@ -121,7 +126,8 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
 
     def write(self, batch: WriteBatch) -> None:
         with self._lock:
-            self._ensure_indexes()
+            self._ensure_names()
+            indexed = self._indexed  # else the link index is built from the columns when asked
             self.writes += 1
             health = self._health_begin(batch)
             touched_targets: set[str] = set()
@@ -134,7 +140,9 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                     self._by_path.pop(old.path, None)
                 self._bodies.put(node_id, memory)
                 memory = held_memory(memory)
-                self._memories[node_id] = memory
+                # Held packed until read (brain/store/memory/packed.py): a node a note was
+                # most of a 1,000,000-note store.
+                self._memories[node_id] = packed_row(memory)
                 self._by_path[memory.path] = node_id
                 self._names.put(entry_of(memory))
             for agent in batch.agents:
@@ -148,12 +156,13 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 self._names.put(entry_of(plain))
             written: dict[str, list[LinkRow]] = {}
             for source, links in batch.links.items():
-                self._links.remove_all(source, self._out.pop(source), touched_targets)
                 rows = written[source] = list(map(link_row, links))
-                self._links.add_all(source, rows)
+                if indexed:  # (put_many replaces a source's rows in the columns)
+                    self._links.remove_all(source, self._out.pop(source), touched_targets)
+                    self._links.add_all(source, rows)
             self._out.put_many(written.items())
             self._relink(batch.relinks, touched_targets)
-            for target in touched_targets:
+            for target in touched_targets if indexed else ():
                 if target.startswith("unresolved:") and not self._links.has_incoming(target):
                     self._links.forget(target)
             if batch.memories or batch.deletes:
@@ -177,9 +186,10 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 current = changed[link.source] = self._out.get(link.source)
             if link.ordinal >= len(current):
                 continue
-            self._links.remove(current[link.ordinal], touched)
+            if self._indexed:
+                self._links.remove(current[link.ordinal], touched)
+                self._links.add(row)
             current[link.ordinal] = row
-            self._links.add(row)
         self._out.put_many((source, rows) for source, rows in changed.items() if rows)
         self._out.set_statuses(statuses)  # after: a source rewritten above is found at its new block
 
@@ -196,7 +206,9 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             del self._memories[node_id]
             self._bodies.drop(node_id)
             self._by_path.pop(node.path, None)
-            self._links.remove_all(node_id, self._out.pop(node_id), touched)
+            rows = self._out.pop(node_id)
+            if self._indexed:
+                self._links.remove_all(node_id, rows, touched)
         self._names.drop(entry_of(node).key, node_id)
 
     def _ensure_names(self) -> None:
@@ -208,9 +220,9 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             self._names_indexed = True
 
     def _ensure_indexes(self) -> None:
-        """Build the name and link indexes, once after a restore: a start from a snapshot is
-        ready without them, and the first write or lookup that needs them pays (under a
-        second at 100,000 notes)."""
+        """Build the name and link indexes, once after a restore or a first sync: a start
+        from a snapshot is ready without them, and the first lookup that needs them pays
+        (under a second at 100,000 notes); writes keep them from then on."""
         self._ensure_names()
         if not self._indexed:
             with gc_paused():
@@ -226,6 +238,8 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
             return {k: entries for k, entries in found.items() if entries}
 
     def links_with_keys(self, keys: Collection[str]) -> list[Link]:
+        if not keys:  # a first sync's parts ask for none: the index is not built for that
+            return []
         with self._lock:
             self._ensure_indexes()
             return [
@@ -236,7 +250,10 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
 
     def anchors(self, ids: Collection[str]) -> dict[str, Anchors]:
         with self._lock:
-            return {i: m.anchors for i in ids if (m := self._memory(i)) is not None}
+            # From the held rows, none built into a node: a first sync asks this of every
+            # target of an anchored link, and nothing else there reads them.
+            held = self._memories
+            return {i: anchors_of(m) for i in ids if (m := held.get(i)) is not None}
 
     # ------------------------------------------------------------------ reads
 
