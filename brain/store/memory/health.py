@@ -19,6 +19,7 @@ from brain.store.base import WriteBatch
 from brain.store.health import HealthAnswers
 from brain.store.health_counts import Facts, HealthIndex, batch_sources
 from brain.store.memory.link_table import LinkTable
+from brain.store.memory.rows import MemoryRow, health_facts_of
 
 __all__ = ["HealthIndex", "HealthQueries"]  # the store builds its index from here
 
@@ -28,15 +29,15 @@ class HealthQueries(HealthAnswers):
 
     _health: HealthIndex
     _lock: Any
-    _memories: Mapping[str, object]
+    _memories: Mapping[str, MemoryNode | MemoryRow]
     _out: LinkTable
 
     def _memory(self, node_id: str) -> MemoryNode | None:
         raise NotImplementedError
 
     def _health_facts(self, node_id: str) -> Facts | None:
-        m = self._memory(node_id)
-        return None if m is None else (m.scope, m.modified_at, not m.description.strip(), not m.type)
+        held = self._memories.get(node_id)
+        return None if held is None else health_facts_of(held)
 
     def _health_begin(self, batch: WriteBatch) -> tuple[set[str], set[str]] | None:
         """Under the store's lock, before the batch's tables change."""

@@ -88,6 +88,8 @@ _NAME = MEMORY_FIELDS.index("name")
 KIND = MEMORY_FIELDS.index("note_kind")
 _TYPE = MEMORY_FIELDS.index("type")
 _HASH = MEMORY_FIELDS.index("hash")
+_DESCRIPTION = MEMORY_FIELDS.index("description")
+_MODIFIED = MEMORY_FIELDS.index("modified_at")
 _HEADINGS = MEMORY_FIELDS.index("headings")
 _PROBLEMS = MEMORY_FIELDS.index("problems")
 _BLOCKS = MEMORY_FIELDS.index("blocks")
@@ -250,6 +252,17 @@ def facts_of(held: MemoryNode | MemoryRow) -> tuple[str, str, str | None]:
     if type(held) is tuple:
         return held[_HASH], held[SCOPE], held[_TYPE]
     return held.hash, held.scope, held.type  # type: ignore[union-attr]
+
+
+def health_facts_of(held: MemoryNode | MemoryRow) -> tuple[str, float, bool, bool]:
+    """(scope, modified_at, without a description, without a type) of a memory as the store
+    holds it: what memory health counts, read from a row without building the node (a health
+    count over a packed store would otherwise unpack, and keep, every memory)."""
+    if type(held) is tuple:
+        description, note_type = held[_DESCRIPTION], held[_TYPE]
+        return held[SCOPE], held[_MODIFIED], not description.strip(), not note_type
+    m: MemoryNode = held  # type: ignore[assignment]
+    return m.scope, m.modified_at, not m.description.strip(), not m.type
 
 
 class MemoryOrder:

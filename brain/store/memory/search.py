@@ -9,6 +9,7 @@ a query, no ANN index needed at this size.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -173,3 +174,27 @@ class VectorIndex:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+
+class MemorySearch:
+    """The SearchIndex half of MemoryStore (mixed in; uses its lock and the two indexes)."""
+
+    _lock: threading.RLock
+    _keywords: KeywordIndex
+    _vectors: VectorIndex
+
+    def keyword_search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
+        with self._lock:
+            return self._keywords.search(terms, where, limit)
+
+    def vector_search(self, vector: Sequence[float], where: SearchWhere, limit: int) -> Ranked:
+        with self._lock:
+            return self._vectors.search(vector, where, limit)
+
+    def put_vectors(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> None:
+        with self._lock:
+            self._vectors.put(rows)
+
+    def vector_hashes(self) -> dict[str, str]:
+        with self._lock:
+            return self._vectors.hashes()

@@ -16,7 +16,6 @@ import bisect
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
-from dataclasses import fields
 
 from brain.gcpause import gc_paused
 from brain.model import (
@@ -43,8 +42,6 @@ from brain.store.base import (
     GraphExport,
     MemoryFilter,
     NodeRow,
-    Ranked,
-    SearchWhere,
     Subgraph,
     WriteBatch,
     link_problem,
@@ -58,7 +55,6 @@ from brain.store.linking import entry_of
 from brain.store.memory.backlinks import MemoryBacklinks
 from brain.store.memory.bodies import Bodies
 from brain.store.memory.health import HealthIndex, HealthQueries
-from brain.store.memory.image import StoreImage, image_tables
 from brain.store.memory.link_table import LinkTable
 from brain.store.memory.links import LinkIndex
 from brain.store.memory.names import NameIndex
@@ -75,16 +71,16 @@ from brain.store.memory.rows import (
     packed_row,
     scope_of,
 )
-from brain.store.memory.search import KeywordIndex, VectorIndex
+from brain.store.memory.search import KeywordIndex, MemorySearch, VectorIndex
+from brain.store.memory.snapshotting import MemorySnapshotting
 from brain.store.visibility import EVERYTHING, Reach, asked_key, projected_targets, walk
 
-_IMAGE_FIELDS = {"memories", "agents", "entities", "files", "links", "deletes", "relinks", "keywords"}
 
-
-class MemoryStore(HealthQueries, MemoryBacklinks):
+class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySearch):
     """A complete GraphStore held in this process (and a HealthReader: brain/store/health.py)."""
 
     keyword_counts = True  # a big ingest's parse helpers count keywords for it (WriteBatch.keywords)
+
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._bodies = Bodies()  # each memory's body, compressed or read from its file
@@ -463,55 +459,3 @@ class MemoryStore(HealthQueries, MemoryBacklinks):
                 if edge is not None:
                     edges.add(edge)
             return GraphExport(frozenset(nodes), frozenset(edges))
-
-    # ------------------------------------------------------------------ snapshot (brain/snapshot/image.py)
-
-    def contents(self) -> StoreImage:
-        """Everything held (brain/snapshot/columns.py packs it): references to immutable
-        rows and nodes, so the lock is held only while the lists are copied."""
-        unknown = {f.name for f in fields(WriteBatch)} - _IMAGE_FIELDS
-        if unknown:  # a node kind added without a line here: refuse, never write part of the graph
-            raise TypeError(f"MemoryStore.contents does not hold WriteBatch.{', '.join(sorted(unknown))}")
-        with self._lock:
-            ids = list(self._memories)
-            return StoreImage(
-                memory_ids=ids,
-                memories=list(self._memories.values()),
-                bodies=list(map(self._bodies.held.get, ids)),
-                links=self._out.image(),
-                agents=list(self._agents.values()),
-                entities=list(self._entities.values()),
-                files=list(self._files.values()),
-                keywords=self._keywords.image(),
-            )
-
-    def restore(self, image: StoreImage) -> None:
-        """Become the graph `contents()` gave (of this store or another process's). Memories
-        stay rows and the indexes wait for their first use, so this costs a few dict builds."""
-        with self._lock:
-            self.clear()
-            self._keywords.load_image(image.keywords)
-            self._memories, self._bodies.held, self._by_path, self._out = image_tables(image)
-            self._agents = {a.id: a for a in image.agents}
-            self._entities = {e.id: e for e in image.entities}
-            self._files = {f.id: f for f in image.files}
-            # The image holds no health counters either: counted on the first question.
-            self._indexed = self._names_indexed = self._health.valid = False
-
-    # ------------------------------------------------------------------ search (SearchIndex)
-
-    def keyword_search(self, terms: Sequence[str], where: SearchWhere, limit: int) -> Ranked:
-        with self._lock:
-            return self._keywords.search(terms, where, limit)
-
-    def vector_search(self, vector: Sequence[float], where: SearchWhere, limit: int) -> Ranked:
-        with self._lock:
-            return self._vectors.search(vector, where, limit)
-
-    def put_vectors(self, rows: Sequence[tuple[str, str, Sequence[float]]]) -> None:
-        with self._lock:
-            self._vectors.put(rows)
-
-    def vector_hashes(self) -> dict[str, str]:
-        with self._lock:
-            return self._vectors.hashes()
