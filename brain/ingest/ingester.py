@@ -26,9 +26,9 @@ from brain.ingest.parse_helpers import MemoryBuilder, walk_starting
 from brain.ingest.parts import KEEP, ChangeLogger, PartWriter, StagedChanges, walk_names
 from brain.ingest.paths import stat_paths
 from brain.ingest.state import (
-    _STATE_ATTRIBUTES,
     FileState,
     IngestState,
+    KnownState,
     SyncResult,
     agent_nodes,
     defined_id,
@@ -72,7 +72,7 @@ BatchListener = Callable[[WriteBatch, dict[str, Node]], None]
 MEMORY_PART = 1024  # notes a part of a first sync into the embedded store
 
 
-class Ingester:
+class Ingester(KnownState):
     """Keeps one store equal to one workspace folder, read as `layout` says (brain.layouts)."""
 
     def __init__(
@@ -150,24 +150,6 @@ class Ingester:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _forget(self) -> None:
-        """A sync failed midway (e.g. the store went away): the store may hold part of it.
-
-        Forget what was read, so the next sync clears the store and ingests everything:
-        the same graph as if the failed sync had never started.
-        """
-        self.files.clear()
-        self.file_problems.clear()
-        self.path_problems.clear()
-        self.content_problems.clear()
-        self.scope_problems.clear()
-        self.definitions.clear()
-        self.claims.clear()
-        self._agents = {}
-        self._scopes = set()
-        self._synced = False
-        self._rebuild = True
-
     def set_overlay(self, rel: str, text: str | None) -> SyncResult:
         """Use this text for `rel` instead of the disk (an editor's unsaved buffer); None drops it."""
         if text is None:
@@ -207,29 +189,6 @@ class Ingester:
                 if self.layout.classify(rel).node_kind is Kind.DAILY_NOTE:
                     self.files[rel] = state._replace(size=-2, hash="")
         self._rule_day = today
-
-    def state(self) -> IngestState:
-        """A copy of what this ingester knows (the store holds the rest)."""
-        unknown = set(vars(self)) - _STATE_ATTRIBUTES
-        if unknown:  # new state without a line in IngestState: a snapshot would lose it
-            raise TypeError(f"IngestState does not hold Ingester.{', '.join(sorted(unknown))}")
-        files = dict(self.files)  # frozen states: shared
-        return IngestState(
-            files, dict(self.file_problems), dict(self.definitions),
-            dict(self.claims),
-            dict(self._agents), set(self._scopes),
-            dict(self.path_problems), dict(self.content_problems), dict(self.scope_problems),
-        )
-
-    def restore(self, state: IngestState) -> None:
-        """Know what `state` says, as if it had been synced (the store was restored with it):
-        the next `sync` is then a rescan that reads only what changed since."""
-        self.files, self.file_problems = state.files, state.file_problems
-        self.definitions, self.claims = state.definitions, state.claims
-        self._agents, self._scopes = state.agents, state.scopes
-        self.path_problems, self.content_problems = state.path_problems, state.content_problems
-        self.scope_problems = state.scope_problems
-        self._synced, self._rebuild = True, False
 
     # ---------------------------------------------------------------- internals
 

@@ -138,3 +138,60 @@ def share_hash(files: dict[str, FileState], memory: MemoryNode, later: list[Memo
             files[memory.path] = FileState(state.size, state.mtime_ns, memory.hash, state.node_id)
     elif later is not None:
         later.append(memory)
+
+class KnownState:
+    """What an Ingester knows besides the store, taken and given back (a snapshot's side of
+    it, brain/snapshot/image.py), and forgotten after a failed sync. Mixed into Ingester."""
+
+    files: dict[str, FileState]
+    file_problems: dict[str, Problem]
+    definitions: dict[str, AgentDefinition]
+    claims: dict[str, tuple[str, ...]]
+    _agents: dict[str, AgentNode]
+    _scopes: set[str]
+    path_problems: dict[str, tuple[Problem, ...]]
+    content_problems: dict[str, list[Problem]]
+    scope_problems: dict[str, list[Problem]]
+    _synced: bool
+    _rebuild: bool
+
+    def state(self) -> IngestState:
+        """A copy of what this ingester knows (the store holds the rest)."""
+        unknown = set(vars(self)) - _STATE_ATTRIBUTES
+        if unknown:  # new state without a line in IngestState: a snapshot would lose it
+            raise TypeError(f"IngestState does not hold Ingester.{', '.join(sorted(unknown))}")
+        files = dict(self.files)  # frozen states: shared
+        return IngestState(
+            files, dict(self.file_problems), dict(self.definitions),
+            dict(self.claims),
+            dict(self._agents), set(self._scopes),
+            dict(self.path_problems), dict(self.content_problems), dict(self.scope_problems),
+        )
+
+    def restore(self, state: IngestState) -> None:
+        """Know what `state` says, as if it had been synced (the store was restored with it):
+        the next `sync` is then a rescan that reads only what changed since."""
+        self.files, self.file_problems = state.files, state.file_problems
+        self.definitions, self.claims = state.definitions, state.claims
+        self._agents, self._scopes = state.agents, state.scopes
+        self.path_problems, self.content_problems = state.path_problems, state.content_problems
+        self.scope_problems = state.scope_problems
+        self._synced, self._rebuild = True, False
+
+    def _forget(self) -> None:
+        """A sync failed midway (e.g. the store went away): the store may hold part of it.
+
+        Forget what was read, so the next sync clears the store and ingests everything:
+        the same graph as if the failed sync had never started.
+        """
+        self.files.clear()
+        self.file_problems.clear()
+        self.path_problems.clear()
+        self.content_problems.clear()
+        self.scope_problems.clear()
+        self.definitions.clear()
+        self.claims.clear()
+        self._agents = {}
+        self._scopes = set()
+        self._synced = False
+        self._rebuild = True
