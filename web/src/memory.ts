@@ -2,14 +2,17 @@
 // rename, history, and the agent's `## Your memory` prompt block.
 import type { EditorView } from '@codemirror/view';
 import type * as EditorModule from './editor';
-import { ApiError, Forbidden, gql } from './api';
-import { clear, h, modal, toast } from './dom';
+import { Forbidden, gql } from './api';
+import { clear, h, toast } from './dom';
 import { ConsolidatePanel } from './consolidate';
 import { FindBox } from './find';
 import { nearbySection } from './nearby';
+import { renderDiff, showHistory } from './history';
+import { newMemoryDialog, removeDialog, renameDialog, type NoteHost } from './notedialogs';
 import { openPreviousVersion, renderNoteAsOf } from './noteasof';
 import type { ChangeEvent } from './live';
-import { diffHunks, diffLines, historyDiff, formatSize, memoryFileName, MEMORY_TYPES, newMemorySkeleton, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import { diffLines, formatSize, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
+import { SHARED, type FileInfo, type Scope, type WriteResult } from './memorytypes';
 import * as ops from './ops';
 import type { View } from './view';
 
@@ -17,13 +20,7 @@ import type { View } from './view';
 const { FIRST_ROWS } = ops;
 const MORE_ROWS = 400;
 
-export type FileInfo = { scope: string; file: string; name: string; path: string; type: string | null; description: string; size: number; modifiedAt: number; age: string };
-export type Scope = { scope: string; agent: string | null; memoryOff: boolean; defined: boolean; description: string; fileCount: number };
 type Loaded = { text: string; hash: string; info: FileInfo; problems: Problem[] };
-type WriteResult = { ok: boolean; path: string | null; hash: string | null; previousHash: string | null; refusal: { code: string; message: string; text: string } | null };
-type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null; beforeText: string | null; afterText: string | null };
-
-const SHARED = 'shared';
 
 let editorModule: typeof EditorModule | null = null;
 async function loadEditor(): Promise<typeof EditorModule> {
@@ -31,17 +28,17 @@ async function loadEditor(): Promise<typeof EditorModule> {
   return editorModule;
 }
 
-export class MemoryView implements View {
+export class MemoryView implements View, NoteHost {
   readonly el = h('div', { class: 'memory-view' });
   private readonly nav = h('nav', { class: 'scopes', 'aria-label': 'Memory scopes' });
   private readonly body = h('section', { class: 'scope-body', 'aria-live': 'off' });
-  private scopes: Scope[] = [];
-  private scopesLoaded: Promise<void> | null = null;
+  scopes: Scope[] = [];
+  scopesLoaded: Promise<void> | null = null;
   /** Files by scope, loaded when a scope is shown; a change in a scope drops its entry. */
-  private files = new Map<string, Promise<FileInfo[]>>();
+  readonly files = new Map<string, Promise<FileInfo[]>>();
   private entities: LinkCandidate[] | null = null;
   private route: Route & { view: 'memory' } = { view: 'memory' };
-  private open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
+  open: { scope: string; file: string; hash: string; editor: EditorView; dirty: boolean; conflict: boolean; problems: Problem[]; banner: HTMLElement; problemList: HTMLElement } | null = null;
   private filterText = '';
   /** Consolidation panels by scope: they outlive the re-renders the run's own writes cause. */
   private consolidations = new Map<string, ConsolidatePanel>();
@@ -214,7 +211,7 @@ export class MemoryView implements View {
         h('span', { class: 'spacer' }),
         filter,
         h('button', { type: 'button', class: 'consolidate', disabled: Boolean(this.consolidations.get(s.scope)?.running), onclick: consolidate, title: 'Ask the configured model to merge, fix and tidy this scope; shows the run and its report' }, 'Consolidate'),
-        h('button', { type: 'button', class: 'primary', onclick: () => this.newMemory(s) }, '+ New memory')),
+        h('button', { type: 'button', class: 'primary', onclick: () => newMemoryDialog(this, s) }, '+ New memory')),
       s.memoryOff ? h('p', { class: 'notice' }, s.defined
         ? `Agent ${s.scope}'s definition does not set memory: true: it keeps these notes but cannot read or write them. You can read or clear them here.`
         : `There is no agents/${s.scope}.md: this folder outlived its agent. You can read or clear its notes here.`) : null,
@@ -272,7 +269,7 @@ export class MemoryView implements View {
     return d.memoryFile;
   }
 
-  private closeEditor(): void {
+  closeEditor(): void {
     this.open?.editor.destroy();
     this.open = null;
   }
@@ -285,7 +282,7 @@ export class MemoryView implements View {
     }
     if (this.open && this.open.scope === scope && this.open.file === file) {
       if (line) (await loadEditor()).goToLine(this.open.editor, line);
-      if (this.route.history) void this.showHistory(this.body.querySelector<HTMLElement>('section.history')!, `memory/${scope}/${file}`);
+      if (this.route.history) void showHistory(this.body.querySelector<HTMLElement>('section.history')!, `memory/${scope}/${file}`);
       return;
     }
     this.closeEditor();
@@ -301,8 +298,8 @@ export class MemoryView implements View {
       const gone = h('section', { class: 'history', 'aria-label': 'History' });
       clear(this.body, h('p', { class: 'empty' }, `memory/${scope}/${file} does not exist (any more).`),
         h('div', { class: 'buttons' }, h('a', { class: 'button', href: routeHash({ view: 'memory', scope }) }, `Back to ${scope === SHARED ? 'Shared' : scope}`),
-          h('button', { type: 'button', onclick: () => void this.showHistory(gone, `memory/${scope}/${file}`) }, 'History')), gone);
-      if (this.route.history) void this.showHistory(gone, `memory/${scope}/${file}`);
+          h('button', { type: 'button', onclick: () => void showHistory(gone, `memory/${scope}/${file}`) }, 'History')), gone);
+      if (this.route.history) void showHistory(gone, `memory/${scope}/${file}`);
       return;
     }
     const holder = h('div', { class: 'editor' });
@@ -319,10 +316,10 @@ export class MemoryView implements View {
         h('span', { class: 'muted' }, `${formatSize(loaded.info.size)} · ${loaded.info.age}`),
         h('span', { class: 'spacer' }), status,
         save,
-        h('button', { type: 'button', onclick: () => void this.rename() }, 'Rename'),
-        h('button', { type: 'button', onclick: () => void this.showHistory(historyBox, loaded.info.path) }, 'History'),
+        h('button', { type: 'button', onclick: () => { if (this.open) void renameDialog(this, this.open); } }, 'Rename'),
+        h('button', { type: 'button', onclick: () => void showHistory(historyBox, loaded.info.path) }, 'History'),
         h('button', { type: 'button', title: 'See this note as it was at an earlier moment', onclick: () => void openPreviousVersion({ scope, file }) }, 'As of…'),
-        h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete')),
+        h('button', { type: 'button', class: 'danger', onclick: () => { if (this.open) removeDialog(this, this.open); } }, 'Delete')),
       banner, holder,
       h('section', { 'aria-label': 'Problems of this note' }, h('h2', {}, 'Problems'), problemList),
       nearbySection(loaded.info.path, (at) => { if (this.open) editorModule?.goToLine(this.open.editor, at); },
@@ -337,7 +334,7 @@ export class MemoryView implements View {
     void names.then(([own, shared]) => { if (this.open?.editor === editor) this.linkFiles = { own, shared }; }, () => {});
     this.setProblems(loaded.problems);
     if (line) goToLine(editor, line);
-    if (this.route.history) void this.showHistory(historyBox, loaded.info.path);
+    if (this.route.history) void showHistory(historyBox, loaded.info.path);
   }
 
   private setProblems(problems: Problem[]): void {
@@ -352,7 +349,7 @@ export class MemoryView implements View {
   }
 
   /** The file changed (on disk, or its links): reload it unless the person is editing. */
-  private async refreshOpen(): Promise<void> {
+  async refreshOpen(): Promise<void> {
     const o = this.open;
     if (!o) return;
     const loaded = await this.fetchFile(o.scope, o.file);
@@ -475,118 +472,4 @@ export class MemoryView implements View {
         } }, 'Take theirs (drop mine)')));
     o.banner.querySelector('button')?.focus();
   }
-
-  private newMemory(s: Scope): void {
-    const input = h('input', { id: 'new-name', type: 'text', required: true, placeholder: 'e.g. release-checklist', autocomplete: 'off' });
-    const type = h('select', { id: 'new-type' }, MEMORY_TYPES.map((t) => h('option', { value: t, selected: t === 'project' }, t)));
-    const error = h('p', { class: 'error', role: 'alert' });
-    modal(`New memory in ${s.scope === SHARED ? 'Shared' : s.scope}`, [
-      h('label', { for: 'new-name' }, 'Name'), input,
-      h('label', { for: 'new-type' }, 'Type'), type, error,
-    ], [
-      { label: 'Create', primary: true, action: async () => {
-        const name = memoryFileName(input.value);
-        if ('error' in name) { error.textContent = name.error; return true; }
-        const r = (await gql<{ memoryWrite: WriteResult }>(ops.MEMORY_WRITE, {
-          scope: s.scope, file: name.file, content: newMemorySkeleton(type.value), expectedHash: '',
-        })).memoryWrite;
-        if (!r.ok) { error.textContent = r.refusal?.message ?? 'refused'; return true; }
-        this.files.delete(s.scope);
-        location.hash = routeHash({ view: 'memory', scope: s.scope, file: name.file, line: 2 });
-        return false;
-      } },
-      { label: 'Cancel', action: () => {} },
-    ]);
-    input.focus();
-  }
-
-  private remove(): void {
-    const o = this.open;
-    if (!o) return;
-    const path = `memory/${o.scope}/${o.file}`;
-    modal('Delete this memory?', h('p', {}, `Delete ${path}? The file is removed from the workspace.`), [
-      { label: `Delete ${path}`, danger: true, primary: true, action: async () => {
-        const r = (await gql<{ memoryRemove: WriteResult }>(ops.MEMORY_REMOVE, { scope: o.scope, file: o.file, expectedHash: o.hash })).memoryRemove;
-        if (!r.ok) {
-          if (r.refusal?.code === 'CONFLICT') { toast('Not deleted: the note changed since you opened it. Review it first.', 'error'); void this.refreshOpen(); }
-          else toast(`Not deleted: ${r.refusal?.message}`, 'error');
-          return;
-        }
-        toast(`Deleted ${path}`);
-        this.closeEditor();
-        this.files.delete(o.scope);
-        location.hash = routeHash({ view: 'memory', scope: o.scope });
-      } },
-      { label: 'Cancel', action: () => {} },
-    ]);
-  }
-
-  private async rename(): Promise<void> {
-    const o = this.open;
-    if (!o) return;
-    // The scopes load after the note is shown: a Rename clicked before they are here offered
-    // no scope at all, and the move was refused with "`` is not a memory scope".
-    await this.scopesLoaded?.catch(() => {});
-    if (this.open !== o) return;
-    const targets = this.scopes.filter((s) => !s.memoryOff || s.scope === o.scope).map((s) => s.scope);
-    if (!targets.includes(o.scope)) targets.unshift(o.scope);
-    const input = h('input', { id: 'rename-name', type: 'text', value: o.file.replace(/\.md$/, ''), required: true });
-    const scope = h('select', { id: 'rename-scope' }, targets
-      .map((s) => h('option', { value: s, selected: s === o.scope }, s === SHARED ? 'Shared' : s)));
-    const error = h('p', { class: 'error', role: 'alert' });
-    modal(`Rename memory/${o.scope}/${o.file}`, [
-      h('label', { for: 'rename-name' }, 'New name'), input,
-      h('label', { for: 'rename-scope' }, 'Scope'), scope,
-      h('p', { class: 'muted' }, 'Links to the old name are not rewritten: they show up as broken in Link integrity.'), error,
-    ], [
-      { label: 'Rename', primary: true, action: async () => {
-        const name = memoryFileName(input.value);
-        if ('error' in name) { error.textContent = name.error; return true; }
-        const r = (await gql<{ memoryMove: WriteResult }>(ops.MEMORY_MOVE, {
-          scope: o.scope, file: o.file, newScope: scope.value, newFile: name.file, expectedHash: o.hash,
-        })).memoryMove;
-        if (!r.ok) { error.textContent = r.refusal?.message ?? 'refused'; return true; }
-        toast(`Renamed to ${r.path}`);
-        this.closeEditor();
-        this.files.delete(o.scope);
-        this.files.delete(scope.value);
-        location.hash = routeHash({ view: 'memory', scope: scope.value, file: name.file });
-        return false;
-      } },
-      { label: 'Cancel', action: () => {} },
-    ]);
-    input.select();
-  }
-
-  private async showHistory(into: HTMLElement, path: string): Promise<void> {
-    let records: HistoryRecord[];
-    try {
-      records = (await gql<{ memoryHistory: { records: HistoryRecord[] } }>(ops.MEMORY_HISTORY, { path })).memoryHistory.records;
-    } catch (e) {
-      if (e instanceof ApiError) { clear(into, h('p', { class: 'error' }, e.message)); return; }
-      throw e;
-    }
-    const short = (x: string | null) => (x ? x.slice(0, 8) : '∅');
-    const change = (r: HistoryRecord) => {
-      const d = historyDiff(r);
-      if (d.kind === 'same') return null;
-      if (d.kind === 'missing') return h('p', { class: 'muted' }, d.message);
-      return h('div', { role: 'region', 'aria-label': `Changes of the ${r.command} at ${r.at}` }, renderDiff(d.lines));
-    };
-    clear(into, h('h2', {}, 'History'), records.length ? h('ol', { class: 'history-list' }, records.map((r) => h('li', {},
-      h('div', { class: 'history-head' },
-        h('time', { datetime: r.at }, new Date(r.at).toLocaleString()), ' ',
-        h('strong', {}, r.command), ` by ${r.actor} via ${r.via} `,
-        h('code', {}, `${short(r.before)} → ${short(r.after)}`),
-        r.newPath ? ` → ${r.newPath}` : null),
-      change(r)))) :
-      h('p', { class: 'muted' }, 'No writes through brain are recorded for this note (edits made straight on disk are not in the history).'));
-    into.scrollIntoView({ block: 'start' });
-  }
-}
-
-export function renderDiff(lines: ReturnType<typeof diffLines>): HTMLElement {
-  return h('pre', { class: 'diff', tabindex: '0' }, diffHunks(lines).map((l) => l.op === '…'
-    ? h('span', { class: 'skip' }, `⋯ ${l.skipped} unchanged ${l.skipped === 1 ? 'line' : 'lines'}\n`)
-    : h('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'same' }, `${l.op} ${l.text}\n`)));
 }
