@@ -557,11 +557,12 @@ def test_every_refusal_code_is_in_the_table() -> None:
     # Neo4j: tests/neo4j/test_replicas.py); the layouts' verbs' own codes (path-too-long,
     # path-too-deep, not-a-folder: test_space_verbs; not-a-memory: test_mindlink_verbs),
     # history-full (tests/hostile/test_history_cap.py, on every front end), history-unwritable
-    # (tests/hostile/test_history_race.py: a history file that cannot grow).
+    # (tests/hostile/test_history_race.py: a history file that cannot grow), not-kept (a moment
+    # past the history's retention: tests/tool/test_as_of_retention.py).
     elsewhere = {
         "forbidden", "conflict", "symlink", "unsafe-folder", "not-text", "read-only",
         "path-too-long", "path-too-deep", "not-a-folder", "not-a-memory", "history-full",
-        "history-unwritable",
+        "history-unwritable", "not-kept",
     }
     assert {c.value for c in RefusalCode} - covered == elsewhere
 

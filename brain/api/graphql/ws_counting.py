@@ -24,10 +24,11 @@ from brain.api.http.metrics import operation_label
 KIND_BYTES = 64 * 1024
 
 
-def operation_kind(query: str, name: str | None) -> str:
+def operation_kind(query: object, name: object) -> str:
     """`query`, `mutation` or `subscription`: the kind of the operation a document runs
-    (`name`, else its only one); `query` when the text does not say (strawberry refuses it)."""
-    if len(query) > KIND_BYTES:
+    (`name`, else its only one); `query` when the text does not say, or is no text at all
+    (a client's `"query": null`: strawberry refuses the operation, and it is counted so)."""
+    if not isinstance(query, str) or len(query) > KIND_BYTES:
         return "query"
     try:
         document = parse(query, no_location=True)
@@ -61,8 +62,11 @@ class CountingTransportWS(BaseGraphQLTransportWSHandler[Any, Any]):
             await super().run_operation(operation)
             return
         started = time.perf_counter()
-        label = operation_label(operation.operation_name, operation.query)
-        kind = operation_kind(operation.query, operation.operation_name)
+        # What a client sent, unchecked yet (strawberry refuses a `"query": null` when it runs).
+        query, name = operation.query, operation.operation_name
+        label = operation_label(name if isinstance(name, str) else None,
+                                query if isinstance(query, str) else None)
+        kind = operation_kind(query, name)
         try:
             await super().run_operation(operation)
         finally:
