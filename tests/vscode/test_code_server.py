@@ -188,7 +188,7 @@ def test_one_notification_when_no_server_is_found(
         items = bench.page.locator(".notifications-center .notification-list-item")
         center = items.filter(has_text="no language server")
         center.locator("a.monaco-button", has_text="Copy install command").click()
-        install = "python3 -m venv .venv && .venv/bin/pip install brain"
+        install = "python3 -m venv .venv && .venv/bin/pip install brain-memory"
         clipboard = "navigator.clipboard.readText()"
         wait_for(lambda: bench.page.evaluate(clipboard) == install, 30, "the command in the clipboard")
         make_venv(workspace)

@@ -26,7 +26,7 @@ export function nearbySection(path: string, goTo: (line: number) => void, link?:
   const linkButton = (m: Mention): HTMLElement | null => {
     if (!link || m.oldStr === null || m.newStr === null) return null;
     const { oldStr, newStr } = m;
-    const button = h('button', { type: 'button', 'aria-label': `Link ${m.text} on line ${m.line}` }, 'Link');
+    const button = h('button', { type: 'button', 'aria-label': `Link ${m.text} on line ${m.line}, column ${m.column}` }, 'Link');
     button.onclick = async () => {
       button.disabled = true;
       if (await link(oldStr, newStr)) load();  // the mention is a link now: it leaves the list
