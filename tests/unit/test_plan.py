@@ -3,6 +3,7 @@ of scripts/test cannot miss a new one; and semantic search is off unless a modul
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import subprocess
 import sys
@@ -113,3 +114,16 @@ def test_a_module_fixture_starts_once_on_two_workers(tmp_path: Path) -> None:
     assert len(starts) == 1, lines
     assert len(served_on) == 1, lines
     assert sum(line.startswith("free") for line in lines) == 8
+
+
+def test_no_test_folder_is_one_pytest_passes_over(pytestconfig: pytest.Config) -> None:
+    """pytest does not go into folders named like its `norecursedirs` (`dist`, `build`, ...):
+    tests/dist, the clean-venv install test, was never collected by `make test` until it was
+    renamed tests/release."""
+    skipped = pytestconfig.getini("norecursedirs")
+    tests = Path(__file__).resolve().parents[1]
+    folders = {p.parent for p in tests.rglob("test_*.py")}
+    hidden = [f for f in folders for part in f.relative_to(tests).parts
+              if any(fnmatch.fnmatch(part, pattern) for pattern in skipped)]
+    assert len(folders) >= 10
+    assert hidden == []
