@@ -152,7 +152,7 @@ def main() -> None:
             deep_tree(live, name="b")
             bad_names(live, b"-live")
             (live / "arrived.md").write_text("---\ndescription: arrived\n---\nhi\n")
-            deadline = time.monotonic() + 90  # a new folder of bad names and a deep tree, on a busy CI machine
+            deadline = time.monotonic() + 90  # a new folder: bad names, a deep tree; a busy CI
             while time.monotonic() < deadline:
                 seen = ask(http)
                 out["live"] = seen
