@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from brain.tool.history.blobs import BlobStore
 from brain.tool.history.changes import _at, _iso, _stamp
-from brain.tool.history.log import HistoryRecord
+from brain.tool.history.log import HistoryRecord, replay
 
 
 class MomentNotKept(ValueError):
@@ -120,13 +120,7 @@ def delta_at(
             paths[record.path] = record.before
     else:
         for record in records[end:first]:
-            if record.command == "maintain" and record.path == "":
-                continue
-            if record.new_path is not None:
-                paths[record.path] = None
-                paths[record.new_path] = record.after
-            else:
-                paths[record.path] = record.after
+            replay(paths, record)
     changed_at: dict[str, float] = {}
     for path, digest in paths.items():
         last = None if digest is None else timeline.last_before(path, first)

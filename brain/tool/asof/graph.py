@@ -38,7 +38,7 @@ from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at, moment_index
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.log import History, HistoryRecord
+from brain.tool.history.log import History, HistoryRecord, replay
 from brain.workspace import FileStat
 
 # Moments held built: each is a copy of the graph's tables plus the notes changed since
@@ -191,13 +191,7 @@ class Moments:
             return self._unrecorded_found
         last: dict[str, str | None] = {}
         for record in records:
-            if record.command == "maintain" and record.path == "":
-                continue
-            if record.new_path is not None:
-                last[record.path] = None
-                last[record.new_path] = record.after
-            else:
-                last[record.path] = record.after
+            replay(last, record)
         files = base.ingester.files
         found: dict[str, str | None] = {}
         for rel, digest in last.items():

@@ -30,7 +30,7 @@ from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain, FileChanges
 from brain.tool.calls.refusal import Refusal
 from brain.tool.history.gitmatch import BATCH_SECONDS, GitMatcher
-from brain.tool.history.log import iso_time
+from brain.tool.history.log import iso_time, replay
 
 if TYPE_CHECKING:
     from brain.tool.service import MemoryService
@@ -109,11 +109,7 @@ class ExternalRecorder:
     def _against_history(self, news: FileChanges) -> list[tuple[str, str | None, str | None]]:
         last: dict[str, str | None] = {}
         for record in self.service.history.all():
-            if record.new_path is not None:
-                last[record.path] = None
-                last[record.new_path] = record.after
-            else:
-                last[record.path] = record.after
+            replay(last, record)
         out: list[tuple[str, str | None, str | None]] = []
         for rel, known in sorted(last.items()):
             now = news.now.get(rel)

@@ -251,3 +251,15 @@ def record_fields(data: Any) -> dict[str, Any]:
             raise ValueError(f"`{name}` must be {kind}, not {type(value).__name__}")
         out[name] = value
     return out
+
+
+def replay(last: dict[str, str | None], record: HistoryRecord) -> None:
+    """`record` applied forward to a map of path -> content hash (None: no file): a rename
+    empties its old path. A maintenance run's report names no file and changes nothing."""
+    if record.command == "maintain" and record.path == "":
+        return
+    if record.new_path is not None:
+        last[record.path] = None
+        last[record.new_path] = record.after
+    else:
+        last[record.path] = record.after
