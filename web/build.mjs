@@ -1,4 +1,5 @@
-// Bundles the web UI into ../brain/api/web_dist (package data `brain serve` answers at /).
+// Bundles the web UI into ../brain/api/web_dist (package data `brain serve` answers at /), or into
+// BRAIN_WEB_OUT: make dist builds into a folder of its own, never under a checkout's running server.
 // index.html names each asset with ?v=<content hash> so browsers cache builds forever and
 // never mix two. With --tests, bundles the unit tests into out/test/ for `node --test`.
 import { build } from 'esbuild';
@@ -17,7 +18,7 @@ if (process.argv.includes('--tests')) {
     define: { __LAYOUT_WORKER__: JSON.stringify('layout-worker.js') },
   });
 } else {
-  const dist = '../brain/api/web_dist';
+  const dist = process.env.BRAIN_WEB_OUT || '../brain/api/web_dist';
   rmSync(dist, { recursive: true, force: true });
   mkdirSync(`${dist}/assets`, { recursive: true });
   // The whole-workspace layout's worker: a classic script of its own (module workers are newer

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the web UI into brain/api/web_dist (what `brain serve` answers at /).
+# Builds the web UI into brain/api/web_dist (what `brain serve` answers at /), or into
+# $BRAIN_WEB_OUT when set (make dist: a staging folder, so the checkout's bundle is left alone).
 # Steps: Node >= 18 (the system's, else Node 22 from the npm registry, as lsp/vscode does),
 # npm ci from the committed lockfile (skipped when node_modules matches it), esbuild bundle.
 #   bash web/build.sh              build
@@ -54,5 +55,5 @@ if [[ "${1:-}" == "--check" ]]; then
   node --test --test-reporter=spec out/test/
 fi
 
-log "bundle -> brain/api/web_dist"
+log "bundle -> ${BRAIN_WEB_OUT:-brain/api/web_dist}"
 node build.mjs

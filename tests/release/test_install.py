@@ -29,8 +29,11 @@ from typing import Any
 import pytest
 
 from brain import __version__
+from tests.plan import one_worker_at_a_time
 
-pytestmark = pytest.mark.dist
+# One worker builds dist/ and installs it: the fixtures are session-scoped, so without the group
+# each worker holding one of these tests built its own (minutes, and two npm runs at once).
+pytestmark = [pytest.mark.dist, pytest.mark.xdist_group("dist")]
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_TOOLS = ("node", "npm", "npx", "cargo", "rustc", "maturin")
@@ -53,8 +56,9 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("npm") is None or not Path(cargo).exists():
         _needs("building dist/ needs npm and cargo (or set BRAIN_DIST to a `make dist` output)")
     out = tmp_path_factory.mktemp("dist")
-    built = subprocess.run(["bash", str(REPO / "scripts" / "dist"), str(out)],
-                           capture_output=True, text=True, timeout=3600, check=False)
+    with one_worker_at_a_time("web-build"):  # web/node_modules is shared with tests/ui's build
+        built = subprocess.run(["bash", str(REPO / "scripts" / "dist"), str(out)],
+                               capture_output=True, text=True, timeout=3600, check=False)
     assert built.returncode == 0, f"scripts/dist failed:\n{built.stdout[-3000:]}\n{built.stderr[-3000:]}"
     return out
 
