@@ -55,7 +55,7 @@ def _usage_errors() -> tuple[type[Exception], ...]:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    brain = open_brain(args)
+    brain = open_brain(args, health_ahead=False)  # it never asks memory health
     try:
         with progress_bar("ingesting") as progress:
             result = brain.sync(progress=progress)
@@ -82,7 +82,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         compared = open_check(args, settings)
         brain = compared.brain
     else:
-        brain = open_brain(args, settings)
+        brain = open_brain(args, settings, health_ahead=False)  # the report asks no health
     try:
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)

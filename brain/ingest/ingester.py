@@ -372,10 +372,11 @@ class Ingester(KnownState):
         for memory in unshared:
             share_hash(self.files, memory, None)
         del unshared
-        owners = {owner for n in notes if (owner := n.memory.owner) is not None}
         if parts is not None:
             parts.note(notes)
-            owners = parts.owners
+            owners = parts.owners  # (not worked out again from the notes: it was thrown away)
+        else:
+            owners = {owner for n in notes if (owner := n.memory.owner) is not None}
         agents, agent_deletes = self._agent_changes(owners, definitions_changed or fresh)
         if parts is not None:
             parts.finish(notes, agents, entities, deletes + agent_deletes, plain_files)

@@ -214,11 +214,16 @@ class WalkNames:
 
     def __init__(self, entries: Iterable[NameEntry]) -> None:
         self.entries: dict[str, list[NameEntry]] = {}
-        self.unconfirmed: set[NameEntry] = set()
+        # By id, not a set of entries: a lookup by a string and a tuple comparison, not the
+        # hash of a 4-field tuple (half the time of confirming each note). Ids are unique among
+        # the walk's names; a second entry of an id is a surprise from the start (its links
+        # are re-resolved: too many keys cost time, never a wrong link).
+        self.unconfirmed: dict[str, NameEntry] = {}
+        self.surprises: set[str] = set()
         for entry in entries:
             self.entries.setdefault(entry.key, []).append(entry)
-            self.unconfirmed.add(entry)
-        self.surprises: set[str] = set()
+            if self.unconfirmed.setdefault(entry.id, entry) != entry:
+                self.surprises.add(entry.key)
         # The parts' links resolve against these names, which stay the same: each target once.
         self.resolved = ResolutionMemo()
 
@@ -229,13 +234,13 @@ class WalkNames:
         for group in groups:
             for node in group:
                 entry = entry_of(node)
-                if entry in self.unconfirmed:
-                    self.unconfirmed.remove(entry)
+                if self.unconfirmed.get(entry.id) == entry:
+                    del self.unconfirmed[entry.id]
                 else:
                     self.surprises.add(entry.key)
 
     def wrong_keys(self) -> set[str]:
-        return self.surprises | {entry.key for entry in self.unconfirmed}
+        return self.surprises | {entry.key for entry in self.unconfirmed.values()}
 
 
 def walk_names(

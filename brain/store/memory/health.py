@@ -3,9 +3,10 @@ from its own tables, in step with every write.
 
 The counters are kept from the first batch on (an empty store is counted: nothing), so a
 first sync pays for them as it writes (O(links)) and a dashboard's first question finds them
-ready. A snapshot's restore keeps no counters (the image holds tables, not these): the first
-question after a warm start counts them once from the restored tables, and every write from
-then on keeps them.
+ready; a one-shot command that never asks (`brain ingest`, `brain check`) opens its store
+with `health_ahead=False` and counts none. A snapshot's restore keeps no counters (the
+image holds tables, not these): the first question after a warm start counts them once from
+the restored tables, and every write from then on keeps them.
 """
 
 from __future__ import annotations
