@@ -24,15 +24,22 @@ from tests.mcp.conftest import build_workspace
 
 ANSWER_BUDGET = 60.0  # seconds to wait for one answer: generous, the machine is shared
 CAP = 1024 * 1024  # BRAIN_MAX_BODY_BYTES's default
+IGNORE_SIGINT_THEN_EXEC = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
 
 
 class Wire:
     """A raw client: writes bytes as lines, reads the server's lines."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *, sigint_ignored: bool = False) -> None:
         env = {**os.environ, "BRAIN_STORE": "memory", "MALLOC_ARENA_MAX": "2"}
+        # What started it may have ignored SIGINT (a background job, a CI runner): an exec
+        # keeps that, so a wrapper that ignores it and execs stands for such a parent.
+        start = [sys.executable, "-c", IGNORE_SIGINT_THEN_EXEC] if sigint_ignored else [sys.executable]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "brain", "mcp", str(workspace), "--agent", "writer"],
+            [*start, "-m", "brain", "mcp", str(workspace), "--agent", "writer"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
@@ -63,8 +70,8 @@ class Wire:
 
 
 @pytest.fixture
-def wire(tmp_path: Path) -> Iterator[Wire]:
-    live = Wire(build_workspace(tmp_path / "ws"))
+def wire(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Wire]:
+    live = Wire(build_workspace(tmp_path / "ws"), sigint_ignored=getattr(request, "param", False))
     try:
         live.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -121,9 +128,14 @@ def test_a_line_that_is_not_a_message_is_answered_and_the_next_is_served(
     still_serving(wire, 10)
 
 
+@pytest.mark.parametrize("wire", [False, True], ids=["sigint-default", "sigint-ignored-by-parent"],
+                         indirect=True)
 def test_ctrl_c_stops_it_while_the_client_keeps_stdin_open(wire: Wire) -> None:
     """Its stdin is read on a daemon thread: a blocked read no longer holds the exit (with the
-    SDK's transport the process never exited until the client closed the pipe)."""
+    SDK's transport the process never exited until the client closed the pipe). And it stops
+    when what started it ignored SIGINT (brain/mcp/transports/stdio.py stop_on_ctrl_c): the
+    fresh-clone CI's runner did, its pytest-xdist workers and every `brain mcp` they started
+    inherited it, and the test waited out its 60 s."""
     still_serving(wire, 1)
     wire.proc.send_signal(signal.SIGINT)
     try:
