@@ -4,15 +4,25 @@ of scripts/test cannot miss a new one; and semantic search is off unless a modul
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from brain.search.embedding import semantic_off
-from tests.plan import SCANNER_IMPORT, reads_scanners
+from tests.conftest import URI_ENV
+from tests.plan import (
+    RECORDED,
+    SCANNER_IMPORT,
+    SECOND_SERVER_ENV,
+    neo4j_group,
+    reads_scanners,
+    split_neo4j,
+)
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -74,8 +84,75 @@ def test_a_test_of_a_module_fixture_shares_its_modules_worker(
 
 
 @pytest.mark.neo4j
-def test_a_neo4j_test_shares_the_neo4j_worker(request: pytest.FixtureRequest) -> None:
-    assert group_of(request) == "neo4j"
+def test_a_neo4j_test_shares_the_worker_of_its_server(request: pytest.FixtureRequest) -> None:
+    groups = {"neo4j-a", "neo4j-b"} if os.environ.get(SECOND_SERVER_ENV) else {"neo4j"}
+    assert group_of(request) == neo4j_group(Path(__file__))
+    assert group_of(request) in groups
+
+
+def test_two_servers_split_the_neo4j_modules_by_recorded_seconds() -> None:
+    class Item:  # what split_neo4j reads of a collected test
+        def __init__(self, path: str) -> None:
+            self.path = Path(path)
+            self.fixturenames = ["neo4j_login"]
+
+        def get_closest_marker(self, name: str) -> None:
+            return None
+
+    names = ["tests/neo4j/test_stable_labels.py", "tests/api/test_documents.py",
+             "tests/neo4j/test_faults.py", "tests/neo4j/test_schema.py", "tests/x/test_new.py"]
+    items: list[Any] = [Item(str(TESTS.parent / n)) for n in names for _ in range(3)]
+    assert set(split_neo4j(items, two_servers=False).values()) == {"neo4j"}
+    split = split_neo4j(items, two_servers=True)
+    assert set(split.values()) == {"neo4j-a", "neo4j-b"}
+    recorded = json.loads(RECORDED.read_text())
+    mean = sum(s for s, _ in recorded.values()) / sum(n for _, n in recorded.values())
+
+    def seconds(name: str) -> float:
+        took, tests = recorded.get(name, (mean, 1))
+        return float(took) / tests * 3
+
+    load = {group: sum(seconds(n) for n in names if split[str(TESTS.parent / n)] == group)
+            for group in ("neo4j-a", "neo4j-b")}
+    biggest = max(seconds(n) for n in names)
+    assert abs(load["neo4j-a"] - load["neo4j-b"]) <= biggest, load  # greedy: off by one module at most
+
+
+def test_two_neo4j_servers_are_used_by_two_workers_one_each(tmp_path: Path) -> None:
+    """As xdist schedules it: with two servers, each module's Neo4j tests get the server of
+    its group, and no server is used from two workers (they would clear each other's data)."""
+    log = tmp_path / "log"
+    (tmp_path / "conftest.py").write_text(
+        "from tests.conftest import neo4j_servers, neo4j_uri  # noqa: F401\n"
+        "from tests.plan import pytest_collection_modifyitems  # noqa: F401\n"
+    )
+    for module, tests in {"one": 6, "two": 4, "three": 3, "four": 3}.items():
+        (tmp_path / f"test_{module}.py").write_text(
+            "import os, pytest\n"
+            f"@pytest.mark.parametrize('i', range({tests}))\n"
+            "def test_on_neo4j(neo4j_uri, i):\n"
+            f"    with open({str(log)!r}, 'a') as f:\n"
+            f"        f.write(f'{module} {{neo4j_uri}} {{os.environ[\"PYTEST_XDIST_WORKER\"]}}\\n')\n"
+            f"@pytest.mark.parametrize('i', range({tests}))\n"
+            "def test_free(i):\n"
+            "    pass\n"
+        )
+    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), URI_ENV: "bolt://first:1",
+           SECOND_SERVER_ENV: "bolt://second:2"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+         "--dist", "loadgroup", "--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split() for line in log.read_text().splitlines()]
+    assert len(rows) == 16
+    uri_of = {module: {uri for m, uri, _ in rows if m == module} for module, _, _ in rows}
+    assert all(len(uris) == 1 for uris in uri_of.values()), uri_of
+    workers_of = {uri: {w for _, u, w in rows if u == uri} for _, uri, _ in rows}
+    assert set(workers_of) == {"bolt://first:1", "bolt://second:2"}
+    assert all(len(workers) == 1 for workers in workers_of.values()), workers_of
+    assert workers_of["bolt://first:1"] != workers_of["bolt://second:2"]
 
 
 def test_a_module_fixture_starts_once_on_two_workers(tmp_path: Path) -> None:
