@@ -17,6 +17,9 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   .counting). scripts/test runs
   them again with BRAIN_NATIVE=0 (the Python twins alone); the rest of the suite reaches the
   scanners only through these same functions.
+- Property tests (hypothesis): BRAIN_MAX_EXAMPLES caps every test's examples (`make check`
+  sets it: the fast loop draws a tenth of the 3,000-4,000 examples the scanner equivalence
+  tests draw in `make test`, which sets no cap).
 - Semantic search is off in tests (BRAIN_SEMANTIC=off, inherited by every `brain serve` a test
   starts) unless a module asks with `pytestmark = pytest.mark.semantic` (tests/search asks as
   a whole): loading the model and embedding the workspace was work every served test
@@ -39,6 +42,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 SCANNER_IMPORT = re.compile(
     r"^\s*(?:from brain\.(?:parse|parse\.secrets|layouts|index) import [^\n]*"
@@ -67,6 +71,7 @@ CHEAP = {"_semantic_search"}
 ROOT = Path(__file__).resolve().parent.parent
 SECOND_SERVER_ENV = "BRAIN_TEST_NEO4J_URI_B"
 RECORDED = Path(__file__).with_name("neo4j_seconds.json")
+MAX_EXAMPLES_ENV = "BRAIN_MAX_EXAMPLES"
 # A module's Neo4j group ("neo4j", or "neo4j-a" / "neo4j-b" with two servers), by module path:
 # set at collection, read by the Neo4j fixtures (tests/conftest.py) to pick the server.
 NEO4J_GROUP_OF: dict[str, str] = {}
@@ -152,7 +157,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     grouping = bool(getattr(config.option, "loadgroup", False))  # set on xdist's workers
     NEO4J_GROUP_OF.clear()
     NEO4J_GROUP_OF.update(split_neo4j(items, bool(os.environ.get(SECOND_SERVER_ENV))))
+    cap = int(os.environ.get(MAX_EXAMPLES_ENV) or 0)
     for item in items:
+        if cap > 0:
+            cap_examples(item, cap)
         if item.path.suffix == ".py" and reads_scanners(item.path):
             item.add_marker(pytest.mark.scanner)
         group = _group(item)
@@ -160,6 +168,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
         if grouping:
             _name_the_group(item)
+
+
+def cap_examples(item: pytest.Item, cap: int) -> None:
+    """At most `cap` examples for a hypothesis test: its settings, as @settings left them on
+    the test function, get the lower max_examples (hypothesis reads them when the test runs)."""
+    test = getattr(item, "obj", None)
+    held = getattr(test, "_hypothesis_internal_use_settings", None)
+    if isinstance(held, settings) and held.max_examples > cap:
+        test._hypothesis_internal_use_settings = settings(held, max_examples=cap)  # type: ignore[union-attr]
 
 
 def _name_the_group(item: pytest.Item) -> None:

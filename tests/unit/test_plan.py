@@ -16,6 +16,7 @@ import pytest
 from brain.search.embedding import semantic_off
 from tests.conftest import URI_ENV
 from tests.plan import (
+    MAX_EXAMPLES_ENV,
     RECORDED,
     SCANNER_IMPORT,
     SECOND_SERVER_ENV,
@@ -118,57 +119,25 @@ def test_two_servers_split_the_neo4j_modules_by_recorded_seconds() -> None:
     assert abs(load["neo4j-a"] - load["neo4j-b"]) <= biggest, load  # greedy: off by one module at most
 
 
-def test_two_neo4j_servers_are_used_by_two_workers_one_each(tmp_path: Path) -> None:
-    """As xdist schedules it: with two servers, each module's Neo4j tests get the server of
-    its group, and no server is used from two workers (they would clear each other's data)."""
-    log = tmp_path / "log"
-    (tmp_path / "conftest.py").write_text(
+@pytest.fixture(scope="module")
+def scheduled(tmp_path_factory: pytest.TempPathFactory) -> list[list[str]]:
+    """One run of a made-up suite as scripts/test runs it (two workers, `--dist loadgroup`,
+    two Neo4j URIs, BRAIN_MAX_EXAMPLES as `make check` sets it): what each test logged, as
+    rows `what worker detail`. One run for the three tests below: each pytest start costs."""
+    root = tmp_path_factory.mktemp("scheduled")
+    log = root / "log"
+    (root / "conftest.py").write_text(
         "from tests.conftest import neo4j_servers, neo4j_uri  # noqa: F401\n"
         "from tests.plan import pytest_collection_modifyitems  # noqa: F401\n"
     )
-    for module, tests in {"one": 6, "two": 4, "three": 3, "four": 3}.items():
-        (tmp_path / f"test_{module}.py").write_text(
-            "import os, pytest\n"
-            f"@pytest.mark.parametrize('i', range({tests}))\n"
-            "def test_on_neo4j(neo4j_uri, i):\n"
+    note = ("import os, pytest\n"
+            "from hypothesis import given, settings, strategies as st\n"
+            "def note(*what):\n"
             f"    with open({str(log)!r}, 'a') as f:\n"
-            f"        f.write(f'{module} {{neo4j_uri}} {{os.environ[\"PYTEST_XDIST_WORKER\"]}}\\n')\n"
-            f"@pytest.mark.parametrize('i', range({tests}))\n"
-            "def test_free(i):\n"
-            "    pass\n"
-        )
-    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), URI_ENV: "bolt://first:1",
-           SECOND_SERVER_ENV: "bolt://second:2"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-         "--dist", "loadgroup", "--rootdir", str(tmp_path), str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    rows = [line.split() for line in log.read_text().splitlines()]
-    assert len(rows) == 16
-    uri_of = {module: {uri for m, uri, _ in rows if m == module} for module, _, _ in rows}
-    assert all(len(uris) == 1 for uris in uri_of.values()), uri_of
-    workers_of = {uri: {w for _, u, w in rows if u == uri} for _, uri, _ in rows}
-    assert set(workers_of) == {"bolt://first:1", "bolt://second:2"}
-    assert all(len(workers) == 1 for workers in workers_of.values()), workers_of
-    assert workers_of["bolt://first:1"] != workers_of["bolt://second:2"]
-
-
-def test_a_module_fixture_starts_once_on_two_workers(tmp_path: Path) -> None:
-    """The grouping as xdist schedules it, not only the marker: a module of a module-scoped
-    fixture runs on two workers, and the fixture starts once (all its tests on one worker)."""
-    log = tmp_path / "log"
-    (tmp_path / "conftest.py").write_text(
-        "from tests.plan import pytest_collection_modifyitems  # noqa: F401\n"
-    )
-    (tmp_path / "test_grouped.py").write_text(
-        "import os, pytest\n"
-        f"LOG = {str(log)!r}\n"
-        "def note(what):\n"
-        "    with open(LOG, 'a') as f:\n"
-        "        f.write(what + ' ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
-        "@pytest.fixture(scope='module')\n"
+            "        f.write(' '.join([what[0], os.environ['PYTEST_XDIST_WORKER'], *what[1:]]) + '\\n')\n")
+    (root / "test_grouped.py").write_text(
+        note
+        + "@pytest.fixture(scope='module')\n"
         "def server():\n"
         "    note('start')\n"
         "@pytest.mark.parametrize('i', range(8))\n"
@@ -177,20 +146,62 @@ def test_a_module_fixture_starts_once_on_two_workers(tmp_path: Path) -> None:
         "@pytest.mark.parametrize('i', range(8))\n"
         "def test_free(i):\n"
         "    note('free')\n"
+        "@settings(max_examples=1000, deadline=None)\n"
+        "@given(st.integers())\n"
+        "def test_property(n):\n"
+        "    note('example')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
+    # The two Neo4j groups (8 + 4 and 6 + 5 tests) are the largest, so xdist hands them out
+    # first, one to each worker, as the real ones (about 180 tests each) are.
+    for module, tests in {"one": 8, "two": 6, "three": 5, "four": 4}.items():
+        (root / f"test_{module}.py").write_text(
+            note
+            + f"@pytest.mark.parametrize('i', range({tests}))\n"
+            "def test_on_neo4j(neo4j_uri, i):\n"
+            f"    note('neo4j', neo4j_uri, {module!r})\n"
+            f"@pytest.mark.parametrize('i', range({tests}))\n"
+            "def test_free(i):\n"
+            "    pass\n"
+        )
+    env = {**os.environ, "PYTHONPATH": str(TESTS.parent), URI_ENV: "bolt://first:1",
+           SECOND_SERVER_ENV: "bolt://second:2", MAX_EXAMPLES_ENV: "7"}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-         "--dist", "loadgroup", "--rootdir", str(tmp_path), str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+         "--dist", "loadgroup", "--rootdir", str(root), str(root)],
+        cwd=root, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    lines = log.read_text().split("\n")
-    starts = [line for line in lines if line.startswith("start")]
-    served_on = {line.split()[1] for line in lines if line.startswith("served")}
-    assert len(starts) == 1, lines
-    assert len(served_on) == 1, lines
-    assert sum(line.startswith("free") for line in lines) == 8
+    return [line.split() for line in log.read_text().splitlines()]
+
+
+def test_a_module_fixture_starts_once_on_two_workers(scheduled: list[list[str]]) -> None:
+    """The grouping as xdist schedules it, not only the marker: a module of a module-scoped
+    fixture runs on two workers, and the fixture starts once (all its tests on one worker)."""
+    starts = [row for row in scheduled if row[0] == "start"]
+    served_on = {row[1] for row in scheduled if row[0] == "served"}
+    assert len(starts) == 1, scheduled
+    assert len(served_on) == 1, scheduled
+    assert sum(row[0] == "free" for row in scheduled) == 8
+
+
+def test_two_neo4j_servers_are_used_by_two_workers_one_each(scheduled: list[list[str]]) -> None:
+    """With two servers, each module's Neo4j tests get the server of its group, and no server
+    is used from two workers (they would clear each other's data)."""
+    rows = [row[1:] for row in scheduled if row[0] == "neo4j"]  # worker, uri, module
+    assert len(rows) == 23
+    uri_of = {module: {uri for _, uri, m in rows if m == module} for _, _, module in rows}
+    assert all(len(uris) == 1 for uris in uri_of.values()), uri_of
+    workers_of = {uri: {w for w, u, _ in rows if u == uri} for _, uri, _ in rows}
+    assert set(workers_of) == {"bolt://first:1", "bolt://second:2"}
+    assert all(len(workers) == 1 for workers in workers_of.values()), workers_of
+    assert workers_of["bolt://first:1"] != workers_of["bolt://second:2"]
+
+
+def test_max_examples_caps_a_property_test(scheduled: list[list[str]]) -> None:
+    """BRAIN_MAX_EXAMPLES=7 (make check's cap, smaller): 1,000 examples asked, at most 7 run
+    (hypothesis may add an explicit or a shrinking run; none fails here)."""
+    examples = sum(row[0] == "example" for row in scheduled)
+    assert 1 <= examples <= 7, examples
 
 
 def test_no_test_folder_is_one_pytest_passes_over(pytestconfig: pytest.Config) -> None:
