@@ -71,7 +71,19 @@ class Wire:
 
 @pytest.fixture
 def wire(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Wire]:
-    live = Wire(build_workspace(tmp_path / "ws"), sigint_ignored=getattr(request, "param", False))
+    yield from _serving(tmp_path, sigint_ignored=getattr(request, "param", False))
+
+
+@pytest.fixture(scope="module")
+def shared_wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wire]:
+    """One server for the tests that only send it lines: each ends by checking the next line
+    is served, so a line that broke it fails its own test. (A start is ~1 s of CPU and more
+    under load; the peak-memory and Ctrl-C tests keep a process of their own.)"""
+    yield from _serving(tmp_path_factory.mktemp("shared"))
+
+
+def _serving(tmp_path: Path, sigint_ignored: bool = False) -> Iterator[Wire]:
+    live = Wire(build_workspace(tmp_path / "ws"), sigint_ignored=sigint_ignored)
     try:
         live.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -118,14 +130,14 @@ def test_a_line_over_the_cap_is_answered_and_never_held_whole(wire: Wire) -> Non
     (b'{"hello": "world", "id": 9}', -32600, "not a JSON-RPC 2.0 message"),
 ])
 def test_a_line_that_is_not_a_message_is_answered_and_the_next_is_served(
-    wire: Wire, line: bytes, code: int, says: str
+    shared_wire: Wire, line: bytes, code: int, says: str
 ) -> None:
-    wire.send(line)
-    answer = wire.answer()
+    shared_wire.send(line)
+    answer = shared_wire.answer()
     assert answer["error"]["code"] == code
     assert says in answer["error"]["message"]
     assert answer["id"] == (None if line == b"{nope" else 9)
-    still_serving(wire, 10)
+    still_serving(shared_wire, 10)
 
 
 @pytest.mark.parametrize("wire", [False, True], ids=["sigint-default", "sigint-ignored-by-parent"],
