@@ -14,7 +14,9 @@ Then, as a server has it (the graph synced, the history read once): for each mom
 first ask (the moment's graph built: the graph now copied, the notes changed since re-read
 from their blobs and synced) and then `--runs` asks of stats(asOf), memory(asOf) (one note
 with its links) and memories(asOf) (a page of 20), each through the service function every
-front end calls (GraphQL adds its own few ms). "25h" is a time slider's step back from "1d":
+front end calls (GraphQL adds its own few ms). Before each moment's build, one note as of it
+the way REST, MCP and `brain show` ask (`note_as_of`: the note and the names it links to,
+brain/tool/asof/note.py), its first ask and `--runs` more. "25h" is a time slider's step back from "1d":
 built from that moment. Prints p50/p95 of each, the build, the machine's load (`uptime`)
 and peak RSS.
 """
@@ -42,7 +44,8 @@ from workload import generate  # noqa: E402
 from brain.service.brain import Brain  # noqa: E402
 from brain.store.base import MemoryFilter  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
-from brain.tool.asof.service import graph_at  # noqa: E402
+from brain.tool.access import Actor  # noqa: E402
+from brain.tool.asof.service import graph_at, note_as_of  # noqa: E402
 from brain.tool.history.log import iso_time  # noqa: E402
 from brain.tool.service import MemoryService  # noqa: E402
 
@@ -133,6 +136,16 @@ def main() -> None:
         service.history.all()  # a server has read it already
         path = next(m.path for m in brain.store.list_memories(MemoryFilter(), limit=1, bodies=False))
         for moment in MOMENTS:
+            # One note as of the moment (REST, MCP, `brain show`): the note and the names it
+            # links to, no moment's graph (brain/tool/asof/note.py); its first ask, then runs.
+            t0 = time.perf_counter()
+            note_as_of(service, Actor.admin(), path, moment)
+            note_first = time.perf_counter() - t0
+
+            def note(moment: str = moment) -> None:
+                note_as_of(service, Actor.admin(), path, moment)
+
+            note_runs = timed(note, args.runs)
             t0 = time.perf_counter()
             graph = graph_at(service, moment)
             build = time.perf_counter() - t0
@@ -150,11 +163,14 @@ def main() -> None:
             def memories(moment: str = moment) -> None:
                 graph_at(service, moment).store.list_memories(MemoryFilter(), limit=21)
 
-            row = {"build_s": round(build, 2), "notes_changed_since": changed,
+            row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
+                   "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
                    "memories": timed(memories, args.runs)}
             out[moment] = row
-            print(f"as of {moment}: build {build:.2f} s ({changed} notes differ from its base); "
+            print(f"as of {moment}: one note first ask {note_first * 1000:.1f} ms, p50 "
+                  f"{note_runs['p50_ms']:.1f} p95 {note_runs['p95_ms']:.1f} ms; "
+                  f"build {build:.2f} s ({changed} notes differ from its base); "
                   + "; ".join(f"{k} p50 {row[k]['p50_ms']:.1f} ms p95 {row[k]['p95_ms']:.1f} ms"
                               for k in ("stats", "memory", "memories")))
         brain.close()
