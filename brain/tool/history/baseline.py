@@ -92,10 +92,16 @@ class Baselines:
     def keep_later(self, service: MemoryService, now: Mapping[str, str]) -> None:
         """Keep, on a thread, the baselines of the notes in `now` (path -> sha256 after a full
         sync) that no record names and whose content is not kept."""
-        thread = threading.Thread(target=self.keep, args=(service, dict(now)), name="brain-baselines",
-                                  daemon=True)
+        thread = threading.Thread(target=self._keep_logged, args=(service, dict(now)),
+                                  name="brain-baselines", daemon=True)
         self.thread = thread
         thread.start()
+
+    def _keep_logged(self, service: MemoryService, now: Mapping[str, str]) -> None:
+        try:
+            self.keep(service, now)
+        except OSError as exc:  # a first version is a help, never a failure of the sync
+            log.warning("could not keep the notes' first versions: %s", exc)
 
     def keep(self, service: MemoryService, now: Mapping[str, str]) -> int:
         """`keep_later`'s work; returns how many were kept."""
