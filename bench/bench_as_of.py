@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_as_of.py [--notes 10000] [--changes 50000] [--days 30]
                                           [--profile default|real] [--runs 20]
+                                          [--neo4j-uri bolt://127.0.0.1:7687]
 
 Writes bench/workload.py's workspace of `--notes` notes, then a history of `--changes`
 recorded changes spread evenly over `--days` days, as bench/bench_history_diff.py does (tool
@@ -41,8 +42,10 @@ sys.path.insert(0, str(HERE))
 from bench_api import peak_rss_mb, percentiles  # noqa: E402
 from workload import generate  # noqa: E402
 
+from brain.config.sections import StoreConfig  # noqa: E402
 from brain.service.brain import Brain  # noqa: E402
 from brain.store.base import MemoryFilter  # noqa: E402
+from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
 from brain.tool.asof.service import graph_at, note_as_of  # noqa: E402
@@ -117,6 +120,8 @@ def main() -> None:
     parser.add_argument("--days", type=float, default=30.0)
     parser.add_argument("--profile", choices=("default", "real"), default="default")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--neo4j-uri", help="the graph now on Neo4j (its database replaced); "
+                        "the moments are built by the same code, from the same files")
     args = parser.parse_args()
     now = time.time()
     out: dict[str, Any] = {"profile": args.profile, "notes": args.notes, "changes": args.changes}
@@ -127,7 +132,13 @@ def main() -> None:
         notes, size = build_history(root, args.changes, args.days, now)
         print(f"built {notes} notes and {args.changes} changes in {time.perf_counter() - started:.1f} s "
               f"(history log {size / args.changes:.0f} bytes a change)")
-        brain = Brain(root)
+        if args.neo4j_uri:
+            store = open_store(StoreConfig(kind="neo4j", neo4j_uri=args.neo4j_uri), replace=True)
+            store.clear()
+            brain = Brain(root, store=store)
+        else:
+            brain = Brain(root)
+        out["store"] = "neo4j" if args.neo4j_uri else "memory"
         t0 = time.perf_counter()
         brain.sync()
         print(f"first sync {time.perf_counter() - t0:.1f} s")
