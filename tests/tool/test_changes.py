@@ -218,9 +218,12 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
                     note("memory/writer/house-style.md", "tool", "agent:writer")],
         "changed": [],
     }
-    # plan.md now links to a name the rename took away
+    # plan.md now links to a name the rename took away; sources.md, unchanged, links to it and
+    # to the note the window deleted: broken by the rename and the delete (issue 44, item 4)
     assert whole["links"]["broken"] == [
         {"source": "memory/writer/plan.md", "target": "house-style", "line": 3},
+        {"source": "memory/writer/sources.md", "target": "house-style", "line": 6},
+        {"source": "memory/writer/sources.md", "target": "prefers-short-answers", "line": 6},
     ]
     assert content_hash(style) != content_hash(PLAN.encode())
     assert as_admin == whole  # GraphQL and the CLI: one function, one answer
