@@ -54,16 +54,16 @@ def keepable(query: str) -> bool:
     return not any(word in query for word in _NEVER)
 
 
-def _chars(value: Any, depth: int = 0) -> int:
+def chars(value: Any, depth: int = 0) -> int:
     """Roughly how much text `value` holds: its strings' lengths, a few levels down."""
     if isinstance(value, str | bytes):
         return len(value)
     if depth > 3:
         return 8
     if isinstance(value, dict):
-        return sum(_chars(v, depth + 1) for v in value.values()) + 8 * len(value)
+        return sum(chars(v, depth + 1) for v in value.values()) + 8 * len(value)
     if isinstance(value, list | tuple | Record):
-        return sum(_chars(v, depth + 1) for v in value) + 8
+        return sum(chars(v, depth + 1) for v in value) + 8
     return 8
 
 
@@ -141,8 +141,8 @@ class ReadCache:
         """Keep `records`, read under `epoch`, unless the graph changed since."""
         if epoch is None:
             return
-        chars = sum(_chars(r) for r in records) + len(key[0]) + len(key[1])
-        if chars > self.max_answer_chars:
+        size = sum(chars(r) for r in records) + len(key[0]) + len(key[1])
+        if size > self.max_answer_chars:
             return
         with self._lock:
             if epoch != self.epoch:
@@ -150,8 +150,8 @@ class ReadCache:
             old = self._answers.pop(key, None)
             if old is not None:
                 self._chars -= old[1]
-            self._answers[key] = (list(records), chars)
-            self._chars += chars
+            self._answers[key] = (list(records), size)
+            self._chars += size
             while self._answers and (len(self._answers) > self.max_answers or self._chars > self.max_chars):
                 _, (_, dropped) = self._answers.popitem(last=False)
                 self._chars -= dropped
