@@ -76,6 +76,7 @@ from brain.store.neo4j.records import (
 )
 from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.sharing.database import Neo4jShared
+from brain.store.neo4j.views import Neo4jViews
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
 from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
 
@@ -85,7 +86,9 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks):
+class Neo4jStore(
+    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews
+):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
