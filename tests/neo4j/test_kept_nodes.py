@@ -65,3 +65,24 @@ def test_nothing_is_kept_where_nothing_would_tell_of_a_change(make_store: StoreM
     store.get_nodes(["memory:bot/a"])
     store.get_nodes(["memory:bot/a"])
     assert store._nodes.hits == 0
+
+
+def test_backlink_pages_are_kept_built_and_follow_a_write(tmp_path: Path, make_store: StoreMaker) -> None:
+    """A kept page is not built again from its records (the entities document asks for every
+    entity's page on each request), and the caller's copy is its own."""
+    ws = Workspace(tmp_path / "ws")
+    ws.write("memory/bot/a.md", note("a", "[[b]] and [[b]]"))
+    ws.write("memory/bot/b.md", note("b"))
+    store = make_store()
+    brain = ws.brain(store)
+    store._reads.window = 3600.0
+
+    first = store.backlinks(["memory:bot/b"], 20)
+    first["memory:bot/b"].clear()  # the caller's list: the kept page stays whole
+    again = store.backlinks(["memory:bot/b"], 20)
+    assert [link.ordinal for link in again["memory:bot/b"]] == [0, 1]
+    key = next(k for k in store._reads._answers if "UNWIND $ids AS id CALL" in k[0])
+    assert list(store._reads._answers[key].built) == ["Neo4jBacklinks.backlinks.<locals>.pages"]
+
+    brain.sync([ws.write("memory/bot/a.md", note("a", "[[b]]"))])
+    assert [link.ordinal for link in store.backlinks(["memory:bot/b"], 20)["memory:bot/b"]] == [0]
