@@ -62,7 +62,8 @@ from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
 from brain.store.neo4j.health import Neo4jHealth
-from brain.store.neo4j.readcache import KeptReads, ReadCache
+from brain.store.neo4j.keptnodes import KeptNodes
+from brain.store.neo4j.readcache import KeptReads, ReadCache, chars
 from brain.store.neo4j.records import (
     KIND_OF_LABEL,
     agent_from,
@@ -75,6 +76,7 @@ from brain.store.neo4j.records import (
 )
 from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.sharing.database import Neo4jShared
+from brain.store.neo4j.views import Neo4jViews
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
 from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
 
@@ -84,7 +86,9 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks):
+class Neo4jStore(
+    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews
+):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
@@ -114,6 +118,7 @@ class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHea
         self._live = LiveSet()
         self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
         self._reads = ReadCache(self._graph_token)  # answers kept until the graph changes
+        self._nodes = KeptNodes(self._reads, self._read_nodes)  # nodes kept built, one by one
 
     @classmethod
     def connect(
@@ -313,10 +318,11 @@ class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHea
         return {r["id"]: anchors_from(r["props"]) for r in self._read(cypher.ANCHORS, ids=sorted(set(ids)))}
 
     def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
-        if not ids:
-            return {}
-        records = self._read(cypher.GET_NODES, ids=sorted(set(ids)))
-        return {r["props"]["id"]: node_from(r["label"], r["props"]) for r in records}
+        return self._nodes.get(ids, keep=not self.staged_reads) if ids else {}
+
+    def _read_nodes(self, ids: list[str]) -> dict[str, tuple[Node, int]]:  # not kept as records: keptnodes
+        records = self._read_database(cypher.GET_NODES, {"ids": ids})
+        return {r["props"]["id"]: (node_from(r["label"], r["props"]), chars(r["props"])) for r in records}
 
     def find_memory(self, scope: str, name: str) -> MemoryNode | None:
         exact = self._read(cypher.MEMORY_BY_ID, id=memory_id(scope, name))
