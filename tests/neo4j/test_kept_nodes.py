@@ -60,13 +60,6 @@ def test_a_replica_builds_the_writers_change_once_the_token_moves(
         replica.close()
 
 
-def test_nothing_is_kept_where_nothing_would_tell_of_a_change(make_store: StoreMaker) -> None:
-    store = make_store()  # no workspace node: no graph token
-    store.get_nodes(["memory:bot/a"])
-    store.get_nodes(["memory:bot/a"])
-    assert store._nodes.hits == 0
-
-
 def test_backlink_pages_are_kept_built_and_follow_a_write(tmp_path: Path, make_store: StoreMaker) -> None:
     """A kept page is not built again from its records (the entities document asks for every
     entity's page on each request), and the caller's copy is its own."""
