@@ -9,16 +9,19 @@ own notes on demand. So the server sums the graph up here, from the same reads o
 A note's cluster is where a person filed it, so it means something to them: its folder (the
 path's parent). A folder too big to say anything (a flat `memory/<agent>/` of 11,000 notes)
 is split by the first word of its notes' names (`deploy-rollback-notes` goes with `deploy-*`),
-the largest `MAX_WORDS` words each a cluster and the rest one "other" cluster of the folder.
+the largest `MAX_WORDS` words each a cluster and the rest in alphabetical runs ("other: api …
+lease") of at most `REST` notes, so no cluster is a bigger pile than a drawing of it shows.
 Names and paths only: the answer is the same on both stores and for the same files.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from brain import model
 
@@ -28,13 +31,31 @@ SPLIT_AT = 400
 MAX_WORDS = 24
 # A word shared by fewer notes than this (or than 1/200 of the folder) joins "other".
 MIN_WORD = 8
+# The other words go in alphabetical runs of at most this many notes (the page draws 1,500 of a cluster).
+REST = 1500
 OTHER = "other"
 _WORD = re.compile(r"[-_ .]+")
 
 
+class NoteLike(Protocol):
+    """What the clustering reads of a note (a `MemoryNode` is one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+
+
+N = TypeVar("N", bound=NoteLike)
+
+
 @dataclass(frozen=True, slots=True)
 class Note:
-    """What the clustering reads of a note."""
+    """A note as the clustering reads it (tests make these; the server passes `MemoryNode`s)."""
 
     id: str
     scope: str
@@ -92,10 +113,10 @@ def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def assign(notes: Sequence[Note]) -> dict[str, tuple[str, str, str, str]]:
+def assign(notes: Sequence[NoteLike]) -> dict[str, tuple[str, str, str, str]]:
     """Each note's cluster: note id -> (cluster id, scope, label, folder). Deterministic: the same
     notes give the same clusters whatever their order."""
-    groups: dict[tuple[str, str], list[Note]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[NoteLike]] = defaultdict(list)
     for n in notes:
         groups[(n.scope, folder_of(n.path))].append(n)
     out: dict[str, tuple[str, str, str, str]] = {}
@@ -108,91 +129,105 @@ def assign(notes: Sequence[Note]) -> dict[str, tuple[str, str, str, str]]:
             for n in members:
                 out[n.id] = (base, scope, label, folder)
             continue
-        words = Counter(first_word(n.name) for n in members)
+        word_of = {n.id: first_word(n.name) for n in members}
+        words = Counter(word_of.values())
         least = max(MIN_WORD, len(members) // 200)
-        ranked = sorted(
-            ((c, w) for w, c in words.items() if c >= least and w != OTHER), key=lambda cw: (-cw[0], cw[1])
-        )
-        kept = {w for _, w in ranked[:MAX_WORDS]}
+        ranked = sorted(((c, w) for w, c in words.items() if c >= least), key=lambda cw: (-cw[0], cw[1]))
+        cluster_of = {w: (f"{base}/{w}", f"{label} · {w}-*") for _, w in ranked[:MAX_WORDS]}
+        # The other words, in alphabetical runs of at most REST notes each ("other: api … lease"):
+        # a run is drawn whole when a person opens it (the page's cap), and none swamps the picture.
+        rest = sorted(w for w in words if w not in cluster_of)
+        runs: list[list[str]] = []
+        size = 0
+        for w in rest:
+            if not runs or size + words[w] > REST:
+                runs.append([])
+                size = 0
+            runs[-1].append(w)
+            size += words[w]
+        for run in runs:
+            name = run[0] if len(run) == 1 else f"{run[0]} … {run[-1]}"
+            for w in run:
+                cluster_of[w] = (f"{base}/~{run[0]}", f"{label} · {OTHER}: {name}")
         for n in members:
-            w = first_word(n.name)
-            if w in kept:
-                out[n.id] = (f"{base}/{w}", scope, f"{label} · {w}-*", folder)
-            else:
-                out[n.id] = (f"{base}/{OTHER}", scope, f"{label} · {OTHER}", folder)
+            cid, text = cluster_of[word_of[n.id]]
+            out[n.id] = (cid, scope, text, folder)
     return out
 
 
 def summarize(
-    notes: Sequence[Note], links: Mapping[str, Iterable[model.Link]], hubs: int = 3
+    notes: Sequence[NoteLike], links: Mapping[str, Iterable[model.Link]], hubs: int = 3
 ) -> ClusterSummary:
     """The clusters of `notes` and the resolved links between them. `links`: each note's links
     (as `links_from` answers). A link to an entity (workflow, chat, work item) counts as one to the
     cluster of that entity kind (`cluster:@workflow`, ...), so they show as groups too."""
     where = assign(notes)
-    clusters: dict[str, Cluster] = {}
+    clusters: list[Cluster] = []
+    index: dict[str, int] = {}
+    of_note: dict[str, int] = {}  # note id -> its cluster's index: one lookup per link
     for n in notes:
         cid, scope, label, folder = where[n.id]
-        c = clusters.get(cid)
-        if c is None:
-            c = clusters[cid] = Cluster(id=cid, scope=scope, label=label, folder=folder)
-        c.notes += 1
+        k = index.get(cid)
+        if k is None:
+            k = index[cid] = len(clusters)
+            clusters.append(Cluster(id=cid, scope=scope, label=label, folder=folder))
+        clusters[k].notes += 1
+        of_note[n.id] = k
+    entity_kinds = {k.value for k in model.ENTITY_KINDS}
+    entities: dict[str, set[str]] = defaultdict(set)
     degree: Counter[str] = Counter()
-    pairs: Counter[tuple[str, str]] = Counter()
+    pairs: Counter[tuple[int, int]] = Counter()
+    inside = [0] * len(clusters)
+    problems = [0] * len(clusters)
     wanted: set[str] = set()
-    total_links = 0
-    total_problems = 0
+    resolved = model.LinkStatus.RESOLVED
     for n in notes:
-        mine = clusters[where[n.id][0]]
-        for link in links.get(n.id, ()):
-            if link.status is not model.LinkStatus.RESOLVED:
-                mine.problems += 1
-                total_problems += 1
-                if link.target_id.startswith("unresolved:"):
-                    wanted.add(link.target_id)
-                continue
+        source = n.id
+        mine = of_note[source]
+        for link in links.get(source, ()):
             target = link.target_id
-            if target == n.id:
+            if link.status is not resolved:
+                problems[mine] += 1
+                if target.startswith("unresolved:"):
+                    wanted.add(target)
                 continue
-            other = where.get(target)
+            if target == source:
+                continue
+            other = of_note.get(target)
             if other is None:
                 kind = target.split(":", 1)[0]
-                if kind in {k.value for k in model.ENTITY_KINDS}:
-                    oid = f"cluster:@{kind}"
-                    if oid not in clusters:
-                        clusters[oid] = Cluster(
-                            id=oid, scope="", label=f"{kind}s", folder="", kind="entities"
-                        )
-                    other_cluster = clusters[oid]
-                else:
+                if kind not in entity_kinds:
                     continue  # an agent, or a note this summary does not hold: no cluster's
-            else:
-                other_cluster = clusters[other[0]]
-            total_links += 1
-            degree[n.id] += 1
+                oid = f"cluster:@{kind}"
+                other = index.get(oid)
+                if other is None:
+                    other = index[oid] = len(clusters)
+                    clusters.append(Cluster(id=oid, scope="", label=f"{kind}s", folder="", kind="entities"))
+                    inside.append(0)
+                    problems.append(0)
+                entities[oid].add(target)
+            degree[source] += 1
             degree[target] += 1
-            if other_cluster is mine:
-                mine.links += 1
-                continue
-            mine.outside += 1
-            other_cluster.outside += 1
-            key = (mine.id, other_cluster.id) if mine.id < other_cluster.id else (other_cluster.id, mine.id)
-            pairs[key] += 1
-    members: dict[str, list[Note]] = defaultdict(list)
+            if other == mine:
+                inside[mine] += 1
+            else:
+                pairs[(mine, other) if mine < other else (other, mine)] += 1
+    for k, c in enumerate(clusters):
+        c.links = inside[k]
+        c.problems = problems[k]
+        if c.kind == "entities":
+            c.notes = len(entities[c.id])
+    for (x, y), w in pairs.items():
+        clusters[x].outside += w
+        clusters[y].outside += w
+    members: list[list[NoteLike]] = [[] for _ in clusters]
     for n in notes:
-        members[where[n.id][0]].append(n)
-    entity_sizes: Counter[str] = Counter()
-    for target in degree:
-        kind = target.split(":", 1)[0]
-        if target not in where and f"cluster:@{kind}" in clusters:
-            entity_sizes[f"cluster:@{kind}"] += 1
-    for cid, size in entity_sizes.items():
-        clusters[cid].notes = size
-    for cid, ms in members.items():
-        ms.sort(key=lambda m: (-degree[m.id], m.id))
-        clusters[cid].hubs = [m.name for m in ms[:hubs]]
-    ordered = sorted(clusters.values(), key=lambda c: (-c.notes, c.id))
-    position = {c.id: i for i, c in enumerate(ordered)}
+        members[of_note[n.id]].append(n)
+    for k, ms in enumerate(members):
+        best = heapq.nsmallest(hubs, ms, key=lambda m: (-degree[m.id], m.id))
+        clusters[k].hubs = [m.name for m in best]
+    order = sorted(range(len(clusters)), key=lambda k: (-clusters[k].notes, clusters[k].id))
+    position = {k: i for i, k in enumerate(order)}
     edges = sorted(
         (
             ClusterEdge(a=min(position[x], position[y]), b=max(position[x], position[y]), links=w)
@@ -201,11 +236,11 @@ def summarize(
         key=lambda e: (e.a, e.b),
     )
     return ClusterSummary(
-        clusters=ordered,
+        clusters=[clusters[k] for k in order],
         edges=edges,
         notes=len(notes),
-        links=total_links,
-        problems=total_problems,
+        links=sum(inside) + sum(pairs.values()),
+        problems=sum(problems),
         wanted=len(wanted),
     )
 
@@ -220,7 +255,7 @@ def scope_of_cluster(cluster: str) -> str | None:
     return None
 
 
-def members_of(notes: Sequence[Note], cluster: str) -> list[Note]:
+def members_of(notes: Sequence[N], cluster: str) -> list[N]:
     """The notes of one cluster (`cluster:...`) or of one scope (`scope:<name>`), in id order."""
     if cluster.startswith("scope:"):
         scope = cluster.removeprefix("scope:")

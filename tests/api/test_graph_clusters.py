@@ -66,7 +66,7 @@ async def test_the_summary_counts_the_workspace_and_drills_down_to_a_clusters_no
             1,
         ),  # five links in; hub <-> retry-1, s -> hub; [[gone]]
         "cluster:alice/memory/alice/retry": (4, 0, 3, 0),  # retry-1 -> hub and -> s; hub -> retry-1
-        "cluster:alice/memory/alice/other": (1, 0, 0, 1),
+        "cluster:alice/memory/alice/~lone": (1, 0, 0, 1),
         "cluster:shared/memory/shared": (1, 0, 2, 0),
     }
     assert (data["problems"], data["wanted"]) == (2, 2)

@@ -88,10 +88,17 @@ def test_a_big_flat_folder_splits_by_first_word_the_rare_words_are_other(
     # The two largest words (MAX_WORDS); queue (3) is past the cap, lone (2) under MIN_WORD.
     assert {where[x] for x in names if x.startswith("deploy")} == {"deploy"}
     assert {where[x] for x in names if x.startswith("retry")} == {"retry"}
-    assert {where[x] for x in names if x.startswith(("queue", "lone", "other"))} == {"other"}
+    # The rest in alphabetical runs: "lone", "other", "queue" make one.
+    assert {where[x] for x in names if x.startswith(("queue", "lone", "other"))} == {"~lone"}
+    labels = {v[0].removeprefix("cluster:a/memory/a/"): v[2] for v in assign(notes).values()}
+    assert labels == {"deploy": "a · deploy-*", "retry": "a · retry-*", "~lone": "a · other: lone … queue"}
     # The same clusters whatever order the store lists the notes in.
     assert assign(list(reversed(notes))) == assign(notes)
-    assert len(members_of(notes, "cluster:a/memory/a/other")) == 6
+    assert len(members_of(notes, "cluster:a/memory/a/~lone")) == 6
+    # Runs hold at most REST notes: lone (2) and other (1) fill one, queue (3) its own.
+    monkeypatch.setattr(clusters, "REST", 3)
+    runs = {v[0] for v in assign(notes).values()} - {"cluster:a/memory/a/deploy", "cluster:a/memory/a/retry"}
+    assert runs == {"cluster:a/memory/a/~lone", "cluster:a/memory/a/~queue"}
     assert len(members_of(notes, "scope:a")) == len(names)
 
 

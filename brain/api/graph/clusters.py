@@ -7,8 +7,10 @@ needs of the store (the same on both stores: memories without bodies and their l
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 from typing import Annotated
+from weakref import WeakKeyDictionary
 
 import strawberry
 
@@ -19,11 +21,13 @@ from brain.api.graphql.loaders import in_thread
 from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.model import MemoryNode
 from brain.service.brain import Brain
-from brain.service.clusters import Note, members_of, scope_of_cluster, summarize
+from brain.service.clusters import members_of, scope_of_cluster, summarize
 from brain.store.base import GraphStore, MemoryFilter
 
 # A summary lists at most this many of a cluster's best-linked notes by name.
 HUB_NAMES = 3
+# Past this many notes the web UI's graph view opens with the summary (web/src/graph/clusters.ts).
+WARM_ABOVE = 5000
 
 
 @strawberry.type(
@@ -84,13 +88,34 @@ class GraphClusters:
     )
 
 
-def notes_of(memories: list[MemoryNode]) -> list[Note]:
-    return [Note(id=m.id, scope=m.scope, name=m.name, path=m.path) for m in memories]
+# Each brain's last summary and the count of changes it was made at (Brain.changes): a summary
+# of 100,000 notes reads every note and link (seconds), and a page asks for it on each visit.
+_made: WeakKeyDictionary[Brain, tuple[int, GraphClusters]] = WeakKeyDictionary()
+_making = threading.Lock()
+
+
+def clusters_of(brain: Brain) -> GraphClusters:
+    """The summary of `brain`'s graph now: made again only after the graph changed. One is made
+    at a time (a second asker waits for the first's answer rather than making it too)."""
+    with _making:
+        changes = brain.changes  # read before: a change while it is made makes the next ask redo it
+        made = _made.get(brain)
+        if made is not None and made[0] == changes:
+            return made[1]
+        answer = build_clusters(brain.store)
+        _made[brain] = (changes, answer)
+        return answer
+
+
+def warm_clusters(brain: Brain) -> None:
+    """Makes the summary in the background once the server is ready, where the graph view opens
+    with it (past WARM_ABOVE notes): its first visitor then waits for no pass over every link."""
+    if brain.store.count_memories(MemoryFilter()) > WARM_ABOVE:
+        threading.Thread(target=clusters_of, args=(brain,), name="brain-clusters", daemon=True).start()
 
 
 def build_clusters(store: GraphStore) -> GraphClusters:
-    memories = store.list_memories(MemoryFilter(), bodies=False)
-    notes = notes_of(memories)
+    notes = store.list_memories(MemoryFilter(), bodies=False)
     summary = summarize(notes, store.links_from([n.id for n in notes]), hubs=HUB_NAMES)
     agents = {a.name: a for a in store.list_agents()}
     counts: dict[str, int] = {}
@@ -138,8 +163,7 @@ def cluster_memories(store: GraphStore, cluster: str) -> list[MemoryNode] | None
     if scope is None:
         return None
     memories = store.list_memories(MemoryFilter(scope=scope), bodies=False)
-    keep = {n.id for n in members_of(notes_of(memories), cluster)}
-    return [m for m in memories if m.id in keep]
+    return members_of(memories, cluster)
 
 
 def best_linked(store: GraphStore, memories: list[MemoryNode], limit: int) -> list[MemoryNode]:
@@ -173,5 +197,4 @@ class ClustersQuery:
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> GraphClusters:
         moment: Brain | None = await moment_at(info, as_of)
-        store = (info.context.brain if moment is None else moment).store
-        return await in_thread(build_clusters, store)
+        return await in_thread(clusters_of, info.context.brain if moment is None else moment)
