@@ -6,8 +6,7 @@
 // hairball that took minutes to settle (issue 42). Pure (no DOM, no sigma): unit-tested.
 import Graph from 'graphology';
 import CLUSTER_NOTES_DOCUMENT from '../../../graphql/cluster-notes.graphql';
-import { hashColour } from './model';
-import { withAlpha } from './overviewmodel';
+import { COMMUNITY_PALETTE, SMALL_COMMUNITY, withAlpha } from './overviewmodel';
 
 export { CLUSTERS, clustersQuery } from './clusterquery';
 export const CLUSTER_NOTES = CLUSTER_NOTES_DOCUMENT;
@@ -79,12 +78,12 @@ export function clusterGraph(s: ClusterSummary, maxClusters = MAX_CLUSTERS): Clu
   };
   for (const x of s.scopes) {
     if (!x.notes) continue;
-    add(`scope:${x.scope}`, { kind: 'scope', scope: x.scope, name: x.scope, notes: x.notes, degree: x.notes, agent: x.agent, memoryOff: x.memoryOff,
+    add(`scope:${x.scope}`, { kind: 'scope', scope: x.scope, name: x.scope, notes: x.notes, degree: 0, agent: x.agent, memoryOff: x.memoryOff,
       label: `${x.scope} · ${x.notes.toLocaleString('en')} notes` }, clusterSize(x.notes, maxNotes, 8, 20), x.scope);
   }
   s.clusters.slice(0, shownClusters).forEach((c) => {
     const name = c.kind === 'entities' ? c.label : c.label.startsWith(`${c.scope} · `) ? c.label.slice(c.scope.length + 3) : c.label;
-    // `degree`: its notes, so the canvas's data-hubs (extent.ts) lists the largest clusters.
+    // `degree`: its notes, so the canvas's data-hubs (extent.ts) lists the largest clusters (scopes: 0).
     add(c.id, { kind: 'cluster', clusterKind: c.kind, scope: c.scope || null, name, notes: c.notes, degree: c.notes, problems: c.problems, hubs: c.hubs,
       label: `${name} · ${c.notes.toLocaleString('en')}` }, clusterSize(c.notes, maxNotes), c.scope || '@');
   });
@@ -113,12 +112,15 @@ export function clusterGraph(s: ClusterSummary, maxClusters = MAX_CLUSTERS): Clu
 
 const CLUSTER_LINK = '#4a5260';
 const ENTITIES = '#59a14f';
+const SHARED = '#5d6673';
 
-/** Colours, sizes and labels of a summary drawing: each scope its hue (its clusters a lighter one), links by their share. */
+/** Colours of a summary drawing: each scope one of the palette's (hex: sigma's WebGL reads no hsl()), its clusters the same, links by their share. */
 export function styleClusters(g: Graph): void {
+  const colour = new Map<string, string>();
+  g.forEachNode((_n, a) => { if (a.kind === 'scope' && a.scope !== 'shared') colour.set(String(a.scope), COMMUNITY_PALETTE[colour.size % COMMUNITY_PALETTE.length]); });
   g.forEachNode((_n, a) => {
     const scope = a.scope as string | null;
-    a.color = a.clusterKind === 'entities' ? ENTITIES : scope === 'shared' ? '#333a44' : hashColour(scope ?? '');
+    a.color = a.clusterKind === 'entities' ? ENTITIES : scope === 'shared' ? SHARED : colour.get(scope ?? '') ?? SMALL_COMMUNITY;
     a.forceLabel = a.kind === 'scope';
     a.zIndex = a.kind === 'scope' ? 2 : 1;
   });
