@@ -27,9 +27,9 @@ import { oldestShowable } from '../time/asof';
 import * as ops from '../ops';
 import type { View } from '../view';
 
-
 // A drawing this big names only its best-connected nodes (label placement looks at each one).
 const LABELLED_NODES = 3000;
+const CLUSTER_LABELLED = 300;  // of a cluster's 1,500 notes: placing thousands holds the page's thread
 // Past this many links, a running layout draws its nodes alone: each update would redraw them all.
 const EDGES_WHILE_LAYING_OUT = 5000;
 const HUBS = 8;
@@ -199,7 +199,7 @@ export class GraphView implements View {
     }
     performance.mark('overview:answered');  // bench/bench_ui.py reports where the time goes
     const c = data.columns;
-    const { g, drawn } = overviewGraph(c, LABELLED_NODES);
+    const { g, drawn } = overviewGraph(c, cluster ? CLUSTER_LABELLED : LABELLED_NODES);
     if (this.diff) markChanges(g, this.diff);
     this.overviewCut = drawn.length < data.edgeTotal
       ? ` (${data.edgeTotal} links; the ${drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
