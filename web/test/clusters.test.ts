@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterGraph, clusterSize, clusterStatus, clusterTitle, drillStatus, strongEdges, type ClusterSummary } from '../src/graph/clusters';
+import { clusterGraph, clusterSize, clusterStatus, clusterTitle, drillStatus, scopeLegend, strongEdges, styleClusters, type ClusterSummary } from '../src/graph/clusters';
 
 function summary(clusters: number, edges: [number, number, number][]): ClusterSummary {
   return {
@@ -52,4 +52,17 @@ test('sizes grow with notes as area, names and status lines say what is left out
   assert.equal(clusterTitle('cluster:alice/memory/alice/deploy', { kind: 'cluster', scope: 'alice', name: 'deploy-*' }), 'alice · deploy-*');
   assert.equal(drillStatus('alice · deploy-*', 1500, 11000), 'alice · deploy-*: the 1,500 best-linked of 11,000 notes, 9,500 more not drawn');
   assert.equal(drillStatus('x', 12, 12), 'x: 12 notes');
+});
+
+test('each scope has its own palette colour, its clusters share it, and the legend names them largest first', () => {
+  const s = summary(4, []);
+  s.scopes[1].notes = 30;
+  const d = clusterGraph(s);
+  styleClusters(d.g);
+  const colour = (id: string) => String(d.g.getNodeAttribute(id, 'color'));
+  assert.match(colour('scope:a'), /^#[0-9a-f]{6}$/);
+  assert.notEqual(colour('scope:a'), colour('scope:b'));
+  assert.equal(colour('cluster:a/memory/x/w0'), colour('scope:a'));
+  assert.equal(colour('cluster:b/memory/x/w1'), colour('scope:b'));
+  assert.deepEqual(scopeLegend(d.g).map((l) => [l.name, l.size, l.colour]), [['b', 30, colour('scope:b')], ['a', 20, colour('scope:a')]]);
 });

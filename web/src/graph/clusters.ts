@@ -153,3 +153,10 @@ export function clusterTitle(id: string, attrs: Record<string, unknown> | null):
   if (attrs?.kind === 'cluster') return attrs.scope ? `${String(attrs.scope)} · ${String(attrs.name)}` : String(attrs.name);
   return id.startsWith('scope:') ? `Scope ${id.slice(6)}` : id.replace(/^cluster:/, '');
 }
+
+/** The summary's legend: each scope's colour, name and notes (as styleClusters coloured them), the largest first. */
+export function scopeLegend(g: Graph): { community: number; colour: string; size: number; name: string }[] {
+  const out: { community: number; colour: string; size: number; name: string }[] = [];
+  g.forEachNode((_n, a) => { if (a.kind === 'scope') out.push({ community: out.length, colour: String(a.color), size: Number(a.notes), name: String(a.scope) }); });
+  return out.sort((x, y) => y.size - x.size || x.name.localeCompare(y.name));
+}

@@ -18,7 +18,7 @@ import { LayoutDriver, type Settled } from './overviewlayout';
 import { communityColours, type CommunityLegend } from './overviewmodel';
 import { routeHash, type Route } from '../logic';
 import { filterTest, localMatches, nameMatches, redrawSelection, scopesOf, styleGraph } from './look';
-import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, type ClusterSummary } from './clusters';
+import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, scopeLegend, type ClusterSummary } from './clusters';
 import { noteExtent, quietWhileDragging } from './extent';
 import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
 import type { TimeDiff } from './timediff';
@@ -383,7 +383,7 @@ export class GraphView implements View {
     this.labels.invalidate();
     if (this.mode?.kind === 'clusters') {
       styleClusters(g);
-      clear(this.legend, 'Each scope its colour; a disc’s size is its notes, a line’s width the links between two clusters.');
+      renderLegend(this.legend, scopeLegend(g), false, 'A disc’s size is its notes, a line’s width the links between two clusters.');
       this.legend.hidden = false;
       this.time.setDiff(null);
       return;
