@@ -66,3 +66,9 @@ test('each scope has its own palette colour, its clusters share it, and the lege
   assert.equal(colour('cluster:b/memory/x/w1'), colour('scope:b'));
   assert.deepEqual(scopeLegend(d.g).map((l) => [l.name, l.size, l.colour]), [['b', 30, colour('scope:b')], ['a', 20, colour('scope:a')]]);
 });
+
+test('a summary of 200,000 cluster links draws (no spread of them into Math.max)', () => {
+  const edges: [number, number, number][] = Array.from({ length: 200_000 }, (_, i) => [i % 7, 7 + (i % 13), 1 + (i % 5)]);
+  const d = clusterGraph(summary(20, edges));
+  assert.ok(d.g.size > 0);
+});

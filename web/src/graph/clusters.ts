@@ -64,7 +64,8 @@ export function clusterGraph(s: ClusterSummary, maxClusters = MAX_CLUSTERS): Clu
   const g = new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
   const shownClusters = Math.min(s.clusters.length, maxClusters);
   const kept = (i: number) => i < shownClusters;
-  const maxNotes = Math.max(1, ...s.clusters.slice(0, shownClusters).map((c) => c.notes), ...s.scopes.map((x) => x.notes));
+  // Loops, not Math.max(...xs): a spread of 100,000 values overflows the call stack.
+  const maxNotes = largest([...s.clusters.slice(0, shownClusters).map((c) => c.notes), ...s.scopes.map((x) => x.notes)]);
   const ids: string[] = [];
   const size: number[] = [];
   const group: number[] = [];
@@ -98,7 +99,7 @@ export function clusterGraph(s: ClusterSummary, maxClusters = MAX_CLUSTERS): Clu
     g.addEdge(`scope:${c.scope}`, c.id, { status: null, member: true, weight: c.notes });
     source.push(scope); target.push(me); weight.push(2);
   });
-  const maxLinks = Math.max(1, ...s.edgeLinks);
+  const maxLinks = largest(s.edgeLinks);
   for (const i of strongEdges(s, kept)) {
     const [a, b] = [s.clusters[s.edgeSources[i]].id, s.clusters[s.edgeTargets[i]].id];
     g.addEdge(a, b, { status: 'RESOLVED', weight: s.edgeLinks[i], share: s.edgeLinks[i] / maxLinks });
@@ -159,4 +160,11 @@ export function scopeLegend(g: Graph): { community: number; colour: string; size
   const out: { community: number; colour: string; size: number; name: string }[] = [];
   g.forEachNode((_n, a) => { if (a.kind === 'scope') out.push({ community: out.length, colour: String(a.color), size: Number(a.notes), name: String(a.scope) }); });
   return out.sort((x, y) => y.size - x.size || x.name.localeCompare(y.name));
+}
+
+/** The largest of `xs`, at least 1. */
+export function largest(xs: readonly number[]): number {
+  let most = 1;
+  for (const x of xs) if (x > most) most = x;
+  return most;
 }
