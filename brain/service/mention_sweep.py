@@ -36,6 +36,8 @@ class SweepNames:
 
     def __init__(self, notes: Iterable[MemoryNode], vocabulary: Vocabulary) -> None:
         self.entries: dict[str, list[Entry]] = {}
+        # squashed -> scope -> the word tuples of its names there: `named` in two lookups.
+        self.words: dict[str, dict[str, set[tuple[str, ...]]]] = {}
         self.keys: dict[str, set[str]] = {}  # scope -> its notes' name keys
         uncovered: set[str] = set()
         for m in notes:
@@ -45,6 +47,7 @@ class SweepNames:
                 if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
                     continue  # as NameIndex leaves them out
                 self.entries.setdefault(squashed, []).append((m.scope, words, m.id, m.name))
+                self.words.setdefault(squashed, {}).setdefault(m.scope, set()).add(words)
                 if not vocabulary.covers(words, squashed):
                     uncovered.add(m.scope)
         # A scope whose reach holds a name no seed looked for: its notes are read again.
@@ -66,11 +69,12 @@ class ScopeReach:
         self.scope = scope
         self._targets: dict[str, tuple[MentionTarget, ...]] = {}
 
-    def _reached(self, entry: Entry) -> bool:
-        return entry[0] == self.scope or entry[0] == SHARED_SCOPE
-
     def named(self, words: tuple[str, ...], squashed: str) -> bool:
-        return any(e[1] == words and self._reached(e) for e in self.names.entries.get(squashed, ()))
+        scopes = self.names.words.get(squashed)
+        if scopes is None:
+            return False
+        own, shared = scopes.get(self.scope), scopes.get(SHARED_SCOPE)
+        return (own is not None and words in own) or (shared is not None and words in shared)
 
     def targets(self, squashed: str) -> tuple[MentionTarget, ...]:
         found = self._targets.get(squashed)
