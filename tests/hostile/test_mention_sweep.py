@@ -46,6 +46,9 @@ def workspace(root: Path, notes: int = 120) -> Path:
     (own / "mentions-linked.md").write_text(
         "---\ndescription: Links it.\n---\nSee [[release-train]]; the release train, linked, is none.\n",
         encoding="utf-8")
+    (own / "mentions-code.md").write_text(
+        "---\ndescription: Only in code.\n---\nRun `release train` or:\n\n    release train\n",
+        encoding="utf-8")
     (own / "mentions-plain.md").write_text(
         "---\ndescription: One mention.\n---\nAsk about the release train before Friday.\n",
         encoding="utf-8")
@@ -86,7 +89,7 @@ def test_check_mentions_answers_as_reading_every_note(tmp_path: Path) -> None:
     assert got == want
     mine = [r for r in want if r[0].endswith("mentions-all.md")]
     assert [(r[1], r[2], r[3]) for r in mine] == [(4, 5, "release train")]  # the code ones are not
-    assert not [r for r in want if r[0].endswith("mentions-linked.md")]
+    assert not [r for r in want if r[0].endswith(("mentions-linked.md", "mentions-code.md"))]
     assert not any(r[4] is not None and "private-plan" in r[4] for r in want)
 
 
@@ -157,3 +160,26 @@ def test_parse_helpers_seed_as_this_process(tmp_path: Path, monkeypatch: pytest.
     assert len(results) == len(files)
     assert builder.seeds == here
     assert sum(len(seed) for _hash, seed in here.values()) > 50  # type: ignore[arg-type]
+
+
+def test_maintain_mentions_proposes_as_reading_every_note(tmp_path: Path) -> None:
+    from brain.maintain.run import maintain
+
+    root = workspace(tmp_path / "ws")
+    brain = Brain(root, MemoryStore())  # not seeded: every note read again, the reference
+    try:
+        brain.sync()
+        want = sorted((f.path, f.line, f.proposal.to_json()["arguments"]["new_str"])
+                      for f in maintain(brain, mentions=True).findings if f.code == "unlinked-mention")
+    finally:
+        brain.close()
+    env = {**os.environ, "BRAIN_SEMANTIC": "off", "PYTHONPATH": str(Path(__file__).parents[2])}
+    ran = subprocess.run([sys.executable, "-m", "brain", "maintain", str(root), "--mentions", "--format",
+                          "json"], capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert ran.returncode == 0, ran.stderr
+    got = sorted((f["path"], f["line"], f["proposal"]["arguments"]["new_str"])
+                 for f in json.loads(ran.stdout)["findings"] if f["code"] == "unlinked-mention")
+    assert got == want
+    assert [(line, "[[release-train|release train]]" in new) for path, line, new in got
+            if path.endswith("mentions-all.md")] == [(4, True)]
+    assert not [path for path, _line, _new in got if path.endswith("mentions-code.md")]
