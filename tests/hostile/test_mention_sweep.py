@@ -23,6 +23,7 @@ from brain.parse.mention_seeds import Vocabulary
 from brain.service.brain import Brain
 from brain.service.mention_sweep import sweep_mentions
 from brain.service.mentions import workspace_mentions
+from brain.store.base import GraphStore
 from brain.store.memory.store import MemoryStore
 
 Row = tuple[str, int, int, str, str | None, tuple[str, ...]]
@@ -93,10 +94,12 @@ def test_check_mentions_answers_as_reading_every_note(tmp_path: Path) -> None:
     assert not any(r[4] is not None and "private-plan" in r[4] for r in want)
 
 
-def test_seeds_hold_every_note_and_the_sweep_equals_the_reference(tmp_path: Path) -> None:
+def test_seeds_hold_every_note_and_the_sweep_equals_the_reference(store: GraphStore, tmp_path: Path) -> None:
     root = workspace(tmp_path / "ws")
-    brain = seeded_brain(root)
+    brain = Brain(root, store)  # the embedded store, then a real Neo4j
+    brain.ingester.seed_mentions = True
     try:
+        brain.sync()
         seeds = brain.ingester.mention_seeds
         assert seeds is not None
         assert len(seeds) == brain.stats().memories
