@@ -21,7 +21,7 @@ from brain.index.text import title_of
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
 from brain.model import NO_HEADINGS, Headings, JSONValue, MemoryNode, WikiLink, new_wikilink
-from brain.parse.mention_seeds import Seed, Vocabulary, seed_of
+from brain.parse.mention_seeds import ScopedVocabulary, Seed, seed_of
 from brain.parse.note import decode, parse_note
 from brain.parse.note_budget import too_large
 from brain.store.linking import NoteChange
@@ -64,7 +64,7 @@ def build_file(file: MemoryFile, rules: NoteRules | None = None) -> NoteChange |
 
 def shipped(
     files: Sequence[MemoryFile], rules: NoteRules | None, keywords: bool, bare: bool,
-    vocabulary: Vocabulary | None = None, seeds: dict[str, tuple[str, Seed]] | None = None,
+    vocabulary: ScopedVocabulary | None = None, seeds: dict[str, tuple[str, Seed]] | None = None,
 ) -> list[NoteChange | Unread]:
     """A chunk's files built as they leave their parser: with their keyword counts if
     `keywords`, and if `bare`, each note read from its file (given by path) without its body,
@@ -81,7 +81,7 @@ def shipped(
         budget = note_budget().max_bytes
         for b in built:  # a note past its budget was not read: the sweep decides it alone
             if not isinstance(b, Unread) and b[0].size <= budget:
-                seed = seed_of(b[2], b[3], vocabulary)
+                seed = seed_of(b[2], b[3], vocabulary.for_scope(b[0].scope))
                 if seed is not None:
                     seeds[b[0].id] = (b[0].hash, seed)
     return _counted(built) if keywords else [

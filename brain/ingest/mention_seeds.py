@@ -18,14 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from brain.model import Kind, MemoryNode
-from brain.parse.mention_seeds import Seed, Vocabulary
+from brain.model import SHARED_SCOPE, Kind, MemoryNode
+from brain.parse.mention_seeds import ScopedVocabulary, Seed
 from brain.workspace import FileRole
 
 
 @dataclass(slots=True)
 class MentionSeeds:
-    vocabulary: Vocabulary
+    vocabulary: ScopedVocabulary
     by_id: dict[str, tuple[str, Seed]] = field(default_factory=dict)  # id -> (hash, seed)
 
     def seed(self, memory: MemoryNode) -> Seed | None:
@@ -37,7 +37,11 @@ class MentionSeeds:
         return len(self.by_id)
 
 
-def walk_vocabulary(rels: Iterable[str], classify: Callable[[str], FileRole]) -> Vocabulary:
-    """The names of every memory note a walk found (each its file's name)."""
-    return Vocabulary(role.name for rel in rels
-                      if (role := classify(rel)).kind == "memory" and role.node_kind is Kind.MEMORY)
+def walk_vocabulary(rels: Iterable[str], classify: Callable[[str], FileRole]) -> ScopedVocabulary:
+    """The names of every memory note a walk found (each its file's name), by scope."""
+    names: dict[str, list[str]] = {}
+    for rel in rels:
+        role = classify(rel)
+        if role.kind == "memory" and role.node_kind is Kind.MEMORY:
+            names.setdefault(role.scope, []).append(role.name)
+    return ScopedVocabulary(names, SHARED_SCOPE)

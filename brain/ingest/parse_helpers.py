@@ -43,7 +43,7 @@ from typing import IO
 
 from brain.ingest.memory_files import MemoryFile, NoteRules, Unread, shipped
 from brain.ingest.worker import load_results, read_frame, write_frame
-from brain.parse.mention_seeds import Seed, Vocabulary
+from brain.parse.mention_seeds import ScopedVocabulary, Seed
 from brain.store.linking import NoteChange
 from brain.workspace import FileStat
 
@@ -91,7 +91,7 @@ class Helper:
         _widen(proc.stdout)
         return cls(proc, rules, keywords, bare)
 
-    def send_vocabulary(self, vocabulary: Vocabulary, seeds: dict[str, tuple[str, Seed]]) -> None:
+    def send_vocabulary(self, vocabulary: ScopedVocabulary, seeds: dict[str, tuple[str, Seed]]) -> None:
         """Seed the mentions of every chunk sent after this (brain.parse.mention_seeds)."""
         self.seeds = seeds
         self._inbox.put(pickle.dumps(vocabulary, protocol=pickle.HIGHEST_PROTOCOL))
@@ -177,7 +177,7 @@ class MemoryBuilder:
         self._sent: list[tuple[Helper | None, list[MemoryFile], list[NoteChange | Unread] | None, int]] = []
         self._held = 0  # chunks held unparsed (in `_sent`)
         # `seed_mentions`: the sync's names, and each note's mention seed by id (with its hash).
-        self.vocabulary: Vocabulary | None = None
+        self.vocabulary: ScopedVocabulary | None = None
         self.seeds: dict[str, tuple[str, Seed]] = {}
         # `_sent` and `_held` are changed here and by the helpers' reader threads (`_offer`).
         self._lock = threading.Lock()
@@ -186,7 +186,7 @@ class MemoryBuilder:
             # started (a quarter of a second each) by the time the first chunk is read.
             self._start()
 
-    def seed_mentions(self, vocabulary: Vocabulary) -> None:
+    def seed_mentions(self, vocabulary: ScopedVocabulary) -> None:
         """Seed each note's unlinked mentions as it is parsed, for a sweep after the sync
         (brain.parse.mention_seeds; `seeds`). Called before the first file is added: a
         chunk sent before has no seeds, and the sweep reads its notes itself."""

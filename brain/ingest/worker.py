@@ -3,7 +3,7 @@
 Started by brain.ingest.parse_helpers. On stdin: a frame with the note rules and whether to count
 each note's keywords (brain/index/postings.py), then frames that each
 hold a chunk of files, until stdin closes; on stdout, one frame of results a chunk, as soon as
-it is parsed. A frame may instead hold a sync's names (brain.parse.mention_seeds.Vocabulary):
+it is parsed. A frame may instead hold a sync's names (brain.parse.mention_seeds.ScopedVocabulary):
 from then on each chunk's answer is its results and their mention seeds by note id. A frame
 is its length (8 bytes, little-endian) and a pickle: both ends are the same brain install.
 One chunk at a time is held, so a helper's memory does not grow with the workspace.
@@ -159,7 +159,7 @@ def load_results(frame: bytes, rels: Sequence[str]) -> Any:
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
     from brain.ingest.memory_files import MemoryFile, NoteRules, shipped
-    from brain.parse.mention_seeds import Seed, Vocabulary
+    from brain.parse.mention_seeds import ScopedVocabulary, Seed
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     caches = _caches()
@@ -169,10 +169,10 @@ def main() -> int:
         return 0
     rules: NoteRules | None
     rules, keywords, bare = pickle.loads(first)
-    vocabulary: Vocabulary | None = None
+    vocabulary: ScopedVocabulary | None = None
     while (frame := read_frame(stdin)) is not None:
-        files: list[MemoryFile] | Vocabulary = pickle.loads(frame)
-        if isinstance(files, Vocabulary):  # seed the mentions of the chunks after it
+        files: list[MemoryFile] | ScopedVocabulary = pickle.loads(frame)
+        if isinstance(files, ScopedVocabulary):  # seed the mentions of the chunks after it
             vocabulary = files
             continue
         seeds: dict[str, tuple[str, Seed]] = {}

@@ -68,6 +68,29 @@ class Vocabulary:
         return self.index.named(words, squashed)
 
 
+class ScopedVocabulary:
+    """A sync's names by the scope of their notes. A note of one scope reaches its own
+    scope's names and `shared`'s (the levels of link resolution), so it is seeded with those
+    alone (`for_scope`): the names of other scopes would only add matches to test for prose
+    that no sweep reports. It crosses into the parse helpers as its names by scope."""
+
+    def __init__(self, names: dict[str, list[str]], shared: str = "shared") -> None:
+        self.names = names
+        self.shared = shared
+        self._scopes: dict[str, Vocabulary] = {}
+
+    def __reduce__(self) -> tuple[type[ScopedVocabulary], tuple[dict[str, list[str]], str]]:
+        return ScopedVocabulary, (self.names, self.shared)
+
+    def for_scope(self, scope: str) -> Vocabulary:
+        """The names a note of `scope` is seeded with: its scope's and the shared ones."""
+        found = self._scopes.get(scope)
+        if found is None:
+            own = self.names.get(scope, []) if scope != self.shared else []
+            found = self._scopes[scope] = Vocabulary([*own, *self.names.get(self.shared, [])])
+        return found
+
+
 class Reachable(Protocol):
     """The names one source may reach (a NameIndex is one): as `find_mentions` asks them."""
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from brain.ingest.mention_seeds import MentionSeeds
 from brain.model import SHARED_SCOPE, Kind, MemoryNode, name_key
-from brain.parse.mention_seeds import SeedEntry, Vocabulary, seed_survivors, seeded_mentions
+from brain.parse.mention_seeds import ScopedVocabulary, SeedEntry, seed_survivors, seeded_mentions
 from brain.parse.mentions import MAX_NAME_WORDS, MIN_NAME_CHARS, Mention, MentionTarget, name_words, squash
 from brain.service.mentions import SWEEP_BATCH, Names, names_of, note_mentions, workspace_mentions
 from brain.store.base import GraphStore, MemoryFilter
@@ -34,7 +34,7 @@ class SweepNames:
     """Every note's names by squashed name, and what `Names.index(scope)` would answer for a
     source of each scope, asked name by name (`reach`)."""
 
-    def __init__(self, notes: Iterable[MemoryNode], vocabulary: Vocabulary) -> None:
+    def __init__(self, notes: Iterable[MemoryNode], vocabulary: ScopedVocabulary) -> None:
         self.entries: dict[str, list[Entry]] = {}
         # squashed -> scope -> the word tuples of its names there: `named` in two lookups.
         self.words: dict[str, dict[str, set[tuple[str, ...]]]] = {}
@@ -48,7 +48,9 @@ class SweepNames:
                     continue  # as NameIndex leaves them out
                 self.entries.setdefault(squashed, []).append((m.scope, words, m.id, m.name))
                 self.words.setdefault(squashed, {}).setdefault(m.scope, set()).add(words)
-                if not vocabulary.covers(words, squashed):
+                # Seeded with its scope's names and the shared ones: a shared name not
+                # among the shared ones leaves every scope uncovered (below).
+                if not vocabulary.for_scope(m.scope).covers(words, squashed):
                     uncovered.add(m.scope)
         # A scope whose reach holds a name no seed looked for: its notes are read again.
         self.uncovered = set(self.keys) if SHARED_SCOPE in uncovered else uncovered
@@ -115,7 +117,7 @@ def sweep_mentions(
         for memory in batch:
             seed = seeds.seed(memory) if memory.scope not in names.uncovered else None
             survivors = None if seed is None else seed_survivors(
-                seed, seeds.vocabulary, names.reach(memory.scope))
+                seed, seeds.vocabulary.for_scope(memory.scope), names.reach(memory.scope))
             decided.append((memory, survivors))
         wanted = [m.id for m, survivors in decided if survivors is None or survivors]
         links = store.links_from(wanted) if wanted else {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,6 @@ from brain.ingest.memory_files import MemoryFile, shipped
 from brain.ingest.mention_seeds import walk_vocabulary
 from brain.ingest.parse_helpers import MemoryBuilder
 from brain.layouts import LATCHAI
-from brain.parse.mention_seeds import Vocabulary
 from brain.service.brain import Brain
 from brain.service.mention_sweep import sweep_mentions
 from brain.service.mentions import workspace_mentions
@@ -159,10 +159,10 @@ def test_parse_helpers_seed_as_this_process(tmp_path: Path, monkeypatch: pytest.
     assert builder._helpers, "no parse helper started"  # the point: seeds across the pipe
     results = builder.finish()
     here: dict[str, tuple[str, object]] = {}
-    shipped(files, None, False, False, Vocabulary(vocabulary.names), here)  # type: ignore[arg-type]
+    shipped(files, None, False, False, pickle.loads(pickle.dumps(vocabulary)), here)  # type: ignore[arg-type]
     assert len(results) == len(files)
     assert builder.seeds == here
-    assert sum(len(seed) for _hash, seed in here.values()) > 50  # type: ignore[arg-type]
+    assert sum(len(seed) for _hash, seed in here.values()) > 20  # type: ignore[arg-type]
 
 
 def test_maintain_mentions_proposes_as_reading_every_note(tmp_path: Path) -> None:
