@@ -3,9 +3,10 @@
 A sweep of unlinked mentions used to read, decode and split every note again and run the
 detector on it: half an ingest and more (bench/bench_mentions.py). The parse helpers hold
 each body already, so an ingester asked to (`Ingester.seed_mentions`, before its first
-sync) sends them the names of every note the walk found (brain.parse.mention_seeds.
-Vocabulary) and keeps what they find (`MentionSeeds`); the sweep (brain.service.
-mention_sweep) then only decides, per source, which of a note's matches it reaches.
+sync) sends them the names of every note the walk found, by scope (brain.parse.
+mention_seeds.ScopedVocabulary: a note is seeded with its scope's and the shared ones) and
+keeps what they find (`MentionSeeds`); the sweep (brain.service.mention_sweep) then only
+decides, per source, which of a note's matches it reaches.
 
 A seed is used only for the content it was made from (the note's hash): a note changed
 since, one past its budget, or one of a scope that reaches a name outside the vocabulary

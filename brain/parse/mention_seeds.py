@@ -6,7 +6,8 @@ every note is parsed (a `name:` or an alias is in a note's frontmatter), and eac
 reaches its own. So the work is cut where the names come in:
 
 - `seed_of`, in the parse helper, on the body it holds: every place whose words are one of
-  the sync's names (`Vocabulary`: the names of every note the walk found, of every scope),
+  the sync's names the note may reach (`ScopedVocabulary.for_scope`: the file names of the
+  walk's notes of its scope and of `shared`),
   with whether it is prose (not code, a link, a URL or math: `_prose_only`, the reference's
   own test), and, for prose, its line, column and text. A note with no such place is `()`.
 - `seeded_mentions`, in the ingesting process, once the names are known: the reference's
