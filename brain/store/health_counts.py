@@ -258,7 +258,10 @@ class HealthIndex:
                     for merged in ((scope, svis), (None, svis), (scope, ALL), (None, ALL)):
                         self._merge(merged, wants, len(askers) - was)
                     if self.reaches.wanted:
-                        self.reaches.wanting_changed(scope, svis, wants, len(askers) - was)
+                        self.reaches.wanting_changed(scope, svis, source, wants, len(askers) - was)
+                elif hidden and self.reaches.wanted:
+                    self.reaches.hidden_changed(scope, svis, hidden, source, wants, sign,
+                                                self._plain(source, wants))
 
     def _refile(self, node_id: str, facts: Callable[[str], Facts | None]) -> None:
         old = self.notes.pop(node_id, None)
@@ -382,32 +385,12 @@ class HealthIndex:
         scopes = ask.reach.scopes
         if scopes is None:  # no hidden key is broken to an admin: one merged list
             return [(t, -n) for n, t in self._sorted_merged((ask.scope, ALL))[:top]]
-        # Wanted under keys broken to every caller: the reach's kept sum. Besides, links
-        # into other agents' private notes (keys with hidden scopes not all in reach) make
-        # their notes want a target too, counted once with the same note's other links: few.
-        summed = self.reaches.wanted_of(ask.scope, scopes, self.merged)
-        extra: dict[str, set[str]] = {}
-        for key, wanted in self.wanted.items():
-            scope, svis, hidden = key
-            if not hidden or hidden <= scopes or not wanted or not in_view(svis, scopes) \
-                    or (ask.scope is not None and scope != ask.scope):
-                continue
-            plain = self.wanted.get((scope, svis, _NONE), {})
-            for target, askers in wanted.items():
-                already = plain.get(target, ())
-                more = [s for s in askers if s not in already]
-                if more:
-                    extra.setdefault(target, set()).update(more)
-        best = sorted((-(summed.counts.get(t, 0) + len(s)), t) for t, s in extra.items())[:top]
-        taken = 0
-        for negative, target in summed.ordered:  # the best of the rest: their sums are their counts
-            if taken >= top:
-                break
-            if target not in extra:
-                best.append((negative, target))
-                taken += 1
-        best.sort()
-        return [(target, -negative) for negative, target in best[:top]]
+        summed = self.reaches.wanted_of(ask.scope, scopes, self.merged, self.wanted, self._plain)
+        return [(target, -negative) for negative, target in summed.ordered[:top]]
+
+    def _plain(self, source: str, target: str) -> bool:
+        """Whether the note wants the target under a key broken to every caller (no hidden scope)."""
+        return source in self.wanted.get((scope_of_id(source), vis_of(source), _NONE), {}).get(target, ())
 
     def _merge(self, key: tuple[str | None, str | None], target: str, change: int) -> None:
         counts = self.merged.setdefault(key, {})

@@ -11,16 +11,19 @@ So the sums themselves are kept, per reach asked about (a dashboard's agents are
 at most MAX_REACHES, then they are summed again on their next question): built from the
 counters on the first question (a sum of two or three dicts and a sort), then changed in
 place by every link the counters add or take away, one bisect per reach whose keys hold
-the link's source. An agent's hubs are the head of its list; its most wanted the head of
-its list merged with the few targets only links into other agents' private notes make
-wanted (counted at the question: health_counts.py `most_wanted`).
+the link's source. An agent's hubs are the head of its list, and so is its most wanted:
+a target's count there is how many notes in view want it under a key broken to the agent,
+a note counted once however many of its links want the target. Links into other agents'
+private notes are such keys for this agent and not for others (at 100,000 notes, 1,700
+targets for one agent): each reach keeps, per target, its notes wanting it only under those
+(`hidden`), so the count moves exactly when a note starts or stops wanting the target.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 MAX_REACHES = 16  # reaches whose sums are kept; past it they are dropped and summed again
 
@@ -38,13 +41,19 @@ def resort(listed: list[tuple[int, str]] | None, target: str, was: int, now: int
 class Summed:
     """Counts summed over some keys, kept in step, with their (-count, id) sorted form."""
 
-    __slots__ = ("counts", "ordered")
+    __slots__ = ("counts", "hidden", "ordered")
 
-    def __init__(self, parts: Iterable[Mapping[str, int]]) -> None:
+    def __init__(self, parts: Iterable[Mapping[str, int]], hidden: Mapping[str, Counter[str]] = {},
+                 plain: Callable[[str, str], bool] | None = None) -> None:
         total: Counter[str] = Counter()
         for part in parts:
             total.update(part)
-        self.counts: dict[str, int] = dict(total)
+        # Most wanted: per target, the links of each note in view under keys with hidden
+        # scopes not all in the reach; such a note counts if it does not want it plainly too.
+        self.hidden: dict[str, Counter[str]] = dict(hidden)
+        for target, notes in self.hidden.items():
+            total[target] += sum(1 for source in notes if plain is None or not plain(source, target))
+        self.counts: dict[str, int] = {t: n for t, n in total.items() if n}
         self.ordered = sorted((-n, t) for t, n in self.counts.items())
 
     def change(self, target: str, delta: int) -> None:
@@ -81,15 +90,28 @@ class ReachSums:
             )
         return found
 
-    def wanted_of(self, scope: str | None, scopes: frozenset[str],
-                  merged: Mapping[tuple[str | None, str | None], Mapping[str, int]]) -> Summed:
+    def wanted_of(
+        self, scope: str | None, scopes: frozenset[str],
+        merged: Mapping[tuple[str | None, str | None], Mapping[str, int]],
+        wanted: Mapping[tuple[str, str | None, frozenset[str]], Mapping[str, Counter[str]]],
+        plain: Callable[[str, str], bool],
+    ) -> Summed:
+        """`merged`: notes wanting each target under keys broken to every caller, by (scope
+        or None, source key); `wanted`: each key's targets and the notes wanting them;
+        `plain(source, target)`: whether the note wants the target under a key of the first kind."""
         key = (scope, scopes)
         found = self.wanted.get(key)
         if found is None:
             if len(self.wanted) >= MAX_REACHES:
                 self.wanted.clear()
+            hidden: dict[str, Counter[str]] = {}
+            for (source_scope, svis, behind), targets in wanted.items():
+                if behind and not behind <= scopes and _sees(scope, scopes, source_scope, svis):
+                    for target, notes in targets.items():
+                        hidden.setdefault(target, Counter()).update(notes)
             found = self.wanted[key] = Summed(
-                part for svis in (None, *scopes) if (part := merged.get((scope, svis))) is not None
+                (part for svis in (None, *scopes) if (part := merged.get((scope, svis))) is not None),
+                hidden, plain,
             )
         return found
 
@@ -99,8 +121,37 @@ class ReachSums:
             if svis is None or svis in scopes:
                 summed.change(target, delta)
 
-    def wanting_changed(self, scope: str, svis: str | None, target: str, delta: int) -> None:
-        """`delta` notes of (scope, svis) now want `target` under a key broken to every caller."""
+    def wanting_changed(self, scope: str, svis: str | None, source: str, target: str, delta: int) -> None:
+        """Note `source` of (scope, svis) started (1) or stopped (-1) wanting `target` under a
+        key broken to every caller."""
         for (asked, scopes), summed in self.wanted.items():
-            if (asked is None or asked == scope) and (svis is None or svis in scopes):
+            if not _sees(asked, scopes, scope, svis):
+                continue
+            notes = summed.hidden.get(target)
+            if notes is None or not notes.get(source):  # else it wants the target anyway
                 summed.change(target, delta)
+
+    def hidden_changed(self, scope: str, svis: str | None, behind: frozenset[str], source: str,
+                       target: str, sign: int, plain: bool) -> None:
+        """A link of note `source` wanting `target` under hidden scopes `behind` was added (1)
+        or taken away (-1); `plain`: the note wants the target under a key of every caller."""
+        for (asked, scopes), summed in self.wanted.items():
+            if behind <= scopes or not _sees(asked, scopes, scope, svis):
+                continue
+            notes = summed.hidden.get(target)
+            if notes is None:
+                notes = summed.hidden[target] = Counter()
+            was = notes[source]
+            if was + sign:
+                notes[source] = was + sign
+            else:
+                del notes[source]
+                if not notes:
+                    del summed.hidden[target]
+            if not plain and (was == 0) != (was + sign == 0):
+                summed.change(target, sign)
+
+
+def _sees(asked: str | None, scopes: frozenset[str], scope: str, svis: str | None) -> bool:
+    """Whether a reach's question (about scope `asked`, or all) counts sources of (scope, svis)."""
+    return (asked is None or asked == scope) and (svis is None or svis in scopes)
