@@ -89,6 +89,30 @@ def test_a_second_process_follows_random_writes_through_the_change_log(
     assert writer.health_recounts() == 1
 
 
+def test_a_follower_reads_the_notes_a_write_changed_afresh_not_from_kept_answers(
+    make_store: StoreMaker, tmp_path: Path
+) -> None:
+    """A replica keeps the answers of its reads while the graph token it read last is fresh
+    (readcache.py). Following a write through the log must read the notes as written, even
+    right after the same reads were answered (a note view of the note edited)."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    reader = make_store(limits=Limits())
+    reader.health_stamp_ttl = 0.0
+    reader._reads.window = 3600.0  # the token trusted all along: only a drop makes it read again
+    same_as_recount(reader)
+    lonely, plan = "memory:alice/lonely", "memory:alice/plan"
+    reader.links_from({lonely})  # what a note view reads, kept
+    reader.get_nodes({lonely, plan})
+    brain.sync([ws.write("memory/alice/lonely.md", note("no longer alone", "[[plan]] [[ghost]]"))])
+    same_as_recount(reader)
+    assert reader.health_recounts() == 1
+    assert reader.health_followed == 1
+
+
 def test_a_rebuild_and_a_clear_make_the_counters_count_again(
     make_store: StoreMaker, tmp_path: Path
 ) -> None:

@@ -42,6 +42,8 @@ from brain.model import Link, LinkStatus, MemoryNode, Node
 from brain.store.base import MemoryFilter, WriteBatch
 from brain.store.health import HealthAnswers
 from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources, vis_of
+from brain.store.neo4j.generations.live import LiveSet
+from brain.store.neo4j.readcache import ReadCache
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
 # log entries after `$seq` (an index seek on BrainChange.seq; none when nothing changed).
@@ -110,6 +112,8 @@ class Neo4jHealth(HealthAnswers):
     _health_at: Position | None  # the graph the counters are in step with
     _health_writing: int  # writes of this process between their commit and their follow
     _health_checked: float  # when the position was last read (time.monotonic)
+    _reads: ReadCache  # Neo4jStore's kept answers (brain/store/neo4j/readcache.py)
+    _live: LiveSet
     health_stamp_ttl = 1.0  # seconds a read of the position answers for
     health_followed = 0  # other processes' writes followed through the change log
 
@@ -214,6 +218,7 @@ class Neo4jHealth(HealthAnswers):
         now, entries = self._where(at.seq if at is not None else sys.maxsize)
         if at is not None and now == at:
             return
+        self._health_moved()
         if at is None or now is None or now.log_id != at.log_id:
             index.valid = False  # cleared, replaced, or never in step
             return
@@ -232,6 +237,12 @@ class Neo4jHealth(HealthAnswers):
             self._health_follow(sources, now)
         self._health_at = now
         self.health_followed += 1
+
+    def _health_moved(self) -> None:
+        """The graph moved under this process: the reads that follow must not be answered
+        from what the read cache kept (it trusts its token for 25 ms), nor on an old live set."""
+        self._reads.drop()
+        self._live.forget()
 
     def _health_forget(self) -> None:
         """The graph changed in a way the counters did not follow: count again when asked."""
@@ -255,6 +266,7 @@ class Neo4jHealth(HealthAnswers):
             self._health_catch_up()
         if not index.valid:
             self._health_checked = now
+            self._health_moved()
             at = self._where(sys.maxsize)[0]  # before the reads: a write in between is followed next
             notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
             ids = sorted(notes)
