@@ -61,7 +61,7 @@ from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
-from brain.store.neo4j.health import Neo4jHealth
+from brain.store.neo4j.health import Neo4jHealth, follow_params
 from brain.store.neo4j.keptnodes import KeptNodes
 from brain.store.neo4j.readcache import KeptReads, ReadCache, chars
 from brain.store.neo4j.records import (
@@ -214,6 +214,8 @@ class Neo4jStore(
         if not plan:
             return
         entry = self.log_entry(changes)
+        if entry is not None:  # what another process's health counters follow it by
+            entry.update(follow_params(batch, len(plan)))
         for transaction in plan:
             transaction.fence = self.describe()
         plan[-1].log = entry
