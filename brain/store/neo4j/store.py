@@ -23,7 +23,6 @@ from neo4j.exceptions import ClientError, IncompleteCommit
 
 from brain import __version__
 from brain.model import (
-    SHARED_SCOPE,
     AgentNode,
     Anchors,
     EntityNode,
@@ -38,6 +37,7 @@ from brain.model import (
     is_note_id,
     memory_id,
     name_key,
+    owner_of_id,
     sorted_problems,
     unresolved_id,
 )
@@ -409,7 +409,7 @@ class Neo4jStore(
             out[node].update(
                 t["id"] if t["seen"] else unresolved_id(name_key(t["target"])) for t in r["out"]
             )
-            owner = _owner_of(node)
+            owner = owner_of_id(node)
             if owner is not None:
                 out[node].add(agent_id(owner))
         keys = {key for i in ids if (key := None if scopes is None else asked_key(i)) is not None}
@@ -484,17 +484,6 @@ class StagedNeo4jStore(Neo4jStore):
 
     def close(self) -> None:
         """Nothing: the driver is the live store's."""
-
-
-def _owner_of(node_id: str) -> str | None:
-    """The agent that REMEMBERS a note, from its id alone (as MemoryNode.owner says it)."""
-    if not is_note_id(node_id):
-        return None
-    kind, rest = node_id.split(":", 1)
-    scope = rest.split("/", 1)[0]
-    if scope == SHARED_SCOPE or ":" in scope or kind in (Kind.SKILL.value, Kind.TOOL.value):
-        return None
-    return scope
 
 
 def _run_schema(tx: ManagedTransaction, statement: str) -> None:
