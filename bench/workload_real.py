@@ -29,36 +29,19 @@ import math
 from pathlib import Path
 
 if __package__:
-    from .workload import (
-        CODE_LANGS,
-        EPOCH,
-        LINK_SENTENCES,
-        MARKER,
-        MAX_AGE,
-        PEOPLE,
-        QUALIFIERS,
-        TOPICS,
-        UNICODE_SENTENCES,
-        WorkloadInfo,
-        _Gen,
-        _Note,
-        _write,
-    )
+    from .workload import EPOCH, MARKER, MAX_AGE, WorkloadInfo, _write
+    from .workload_notes import _Gen, _Note
+    from .workload_words import CODE_LANGS, LINK_SENTENCES, PEOPLE, QUALIFIERS, TOPICS, UNICODE_SENTENCES
 else:  # run as a script from bench/ (bench_ingest.py puts it on the path)
-    from workload import (  # type: ignore[no-redef]
+    from workload import EPOCH, MARKER, MAX_AGE, WorkloadInfo, _write  # type: ignore[no-redef]
+    from workload_notes import _Gen, _Note  # type: ignore[no-redef]
+    from workload_words import (  # type: ignore[no-redef]
         CODE_LANGS,
-        EPOCH,
         LINK_SENTENCES,
-        MARKER,
-        MAX_AGE,
         PEOPLE,
         QUALIFIERS,
         TOPICS,
         UNICODE_SENTENCES,
-        WorkloadInfo,
-        _Gen,
-        _Note,
-        _write,
     )
 
 UNICODE_PREFIXES = ("café", "résumé", "東京", "naïve", "señal", "zoë", "größe", "données", "北京", "ℹ️-info")
