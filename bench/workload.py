@@ -43,9 +43,11 @@ __all__ = ["WorkloadInfo", "generate", "main"]
 
 
 if __package__:
-    from .workload_notes import MAX_BYTES, MIN_BYTES, TOPICS, _Gen
+    from . import workload_words as vocab
+    from .workload_notes import MAX_BYTES, MIN_BYTES, _Gen
 else:  # run as a script from bench/
-    from workload_notes import MAX_BYTES, MIN_BYTES, TOPICS, _Gen  # type: ignore[no-redef]
+    import workload_words as vocab  # type: ignore[no-redef]
+    from workload_notes import MAX_BYTES, MIN_BYTES, _Gen  # type: ignore[no-redef]
 
 MARKER = ".workload.json"
 PROFILES = ("default", "real")
@@ -260,14 +262,14 @@ def _csv(r: random.Random, size: int) -> bytes:
     rows = ["day,queue,jobs,p95_ms"]
     while sum(len(x) + 1 for x in rows) < size:
         rows.append(f"2026-{r.randrange(1, 13):02d}-{r.randrange(1, 29):02d},"
-                    f"{r.choice(TOPICS)},{r.randrange(10**6)},{r.randrange(5000)}")
+                    f"{r.choice(vocab.TOPICS)},{r.randrange(10**6)},{r.randrange(5000)}")
     return ("\n".join(rows) + "\n").encode()
 
 
 def _json_blob(r: random.Random, size: int) -> bytes:
     items: list[dict[str, object]] = []
     while len(json.dumps(items)) < size:
-        items.append({"topic": r.choice(TOPICS), "count": r.randrange(1000), "ok": r.random() < 0.9})
+        items.append({"topic": r.choice(vocab.TOPICS), "count": r.randrange(1000), "ok": r.random() < 0.9})
     return json.dumps(items, indent=1).encode()
 
 
@@ -278,7 +280,7 @@ def _png_like(r: random.Random, size: int) -> bytes:
 def _text(r: random.Random, size: int) -> bytes:
     words: list[str] = []
     while sum(len(w) + 1 for w in words) < size:
-        words.append(r.choice(TOPICS))
+        words.append(r.choice(vocab.TOPICS))
     return (" ".join(words) + "\n").encode()
 
 

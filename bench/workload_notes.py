@@ -13,49 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 if __package__:
-    from .workload_words import (
-        AGENT_NAMES,
-        CODE_LANGS,
-        CONDITIONS,
-        DESCRIPTIONS,
-        FEEDBACK_HOW,
-        FEEDBACK_WHY,
-        HEADINGS,
-        KINDS,
-        LINK_SENTENCES,
-        LONG_TAIL,
-        MESSAGES,
-        MISSING_KINDS,
-        PEOPLE,
-        QUALIFIERS,
-        SENTENCES,
-        TOPICS,
-        TYPES,
-        UNICODE_SENTENCES,
-        VERBS,
-    )
+    from . import workload_words as vocab
 else:  # run as a script from bench/
-    from workload_words import (  # type: ignore[no-redef]
-        AGENT_NAMES,
-        CODE_LANGS,
-        CONDITIONS,
-        DESCRIPTIONS,
-        FEEDBACK_HOW,
-        FEEDBACK_WHY,
-        HEADINGS,
-        KINDS,
-        LINK_SENTENCES,
-        LONG_TAIL,
-        MESSAGES,
-        MISSING_KINDS,
-        PEOPLE,
-        QUALIFIERS,
-        SENTENCES,
-        TOPICS,
-        TYPES,
-        UNICODE_SENTENCES,
-        VERBS,
-    )
+    import workload_words as vocab  # type: ignore[no-redef]
 
 MIN_BYTES = 1536
 MAX_BYTES = 3072
@@ -117,22 +77,22 @@ class _Gen:
 
     def _workflow_id(self, i: int) -> str:
         r = self.rng
-        return f"{r.choice(QUALIFIERS)}-{r.choice(TOPICS)}-{r.choice(('train', 'sweep', 'sync'))}"
+        return f"{r.choice(vocab.QUALIFIERS)}-{r.choice(vocab.TOPICS)}-{r.choice(('train', 'sweep', 'sync'))}"
 
     def _chat_id(self, i: int) -> str:
         r = self.rng
         month = r.randint(8, 11)
-        return f"2026-{month:02d}-{r.randint(1, 28):02d}-{r.choice(TOPICS)}-{r.choice(KINDS)}"
+        return f"2026-{month:02d}-{r.randint(1, 28):02d}-{r.choice(vocab.TOPICS)}-{r.choice(vocab.KINDS)}"
 
     def _note_name(self, used: dict[str, _Note]) -> str:
         r = self.rng
         shape = r.random()
         if shape < 0.45:
-            base = f"{r.choice(TOPICS)}-{r.choice(KINDS)}"
+            base = f"{r.choice(vocab.TOPICS)}-{r.choice(vocab.KINDS)}"
         elif shape < 0.8:
-            base = f"{r.choice(QUALIFIERS)}-{r.choice(TOPICS)}-{r.choice(KINDS)}"
+            base = f"{r.choice(vocab.QUALIFIERS)}-{r.choice(vocab.TOPICS)}-{r.choice(vocab.KINDS)}"
         else:
-            base = f"{r.choice(TOPICS)}-{r.choice(TOPICS)}-{r.choice(KINDS)}"
+            base = f"{r.choice(vocab.TOPICS)}-{r.choice(vocab.TOPICS)}-{r.choice(vocab.KINDS)}"
         name = base
         k = 2
         while name in used or name in self.taken:
@@ -164,8 +124,8 @@ class _Gen:
                 note = _Note(
                     scope=scope,
                     name=name,
-                    type=r.choice(TYPES),
-                    headings=r.sample(HEADINGS, r.randint(3, 5)),
+                    type=r.choice(vocab.TYPES),
+                    headings=r.sample(vocab.HEADINGS, r.randint(3, 5)),
                     size=r.randint(MIN_BYTES + 40, MAX_BYTES - 240),
                 )
                 used[name] = note
@@ -182,7 +142,7 @@ class _Gen:
         chosen: set[str] = set()
         misses = 0
         while len(out) < count:
-            name = f"{r.choice(QUALIFIERS)}-{r.choice(TOPICS)}-{r.choice(MISSING_KINDS)}"
+            name = f"{r.choice(vocab.QUALIFIERS)}-{r.choice(vocab.TOPICS)}-{r.choice(vocab.MISSING_KINDS)}"
             if misses >= 1000:  # the names run out (24,948 of them; a million notes wants 25,000)
                 name = f"{name}-{len(out)}"
             if name not in existing and name not in self.taken and name not in chosen:
@@ -197,54 +157,54 @@ class _Gen:
 
     def _fill(self, template: str) -> str:
         r = self.rng
-        p, p2 = r.sample(PEOPLE, 2)
-        q = r.choice(QUALIFIERS)
+        p, p2 = r.sample(vocab.PEOPLE, 2)
+        q = r.choice(vocab.QUALIFIERS)
         return template.format(
             p=p,
             p2=p2,
             P=p,
             q=q,
             Q=q.capitalize(),
-            t=r.choice(TOPICS),
-            k=r.choice(KINDS),
-            v=r.choice(VERBS),
-            c=r.choice(CONDITIONS),
+            t=r.choice(vocab.TOPICS),
+            k=r.choice(vocab.KINDS),
+            v=r.choice(vocab.VERBS),
+            c=r.choice(vocab.CONDITIONS),
         )
 
     def _sentence_pool(self, size: int) -> list[tuple[str, int]]:
         pool: list[tuple[str, int]] = []
         for i in range(size):
-            source = UNICODE_SENTENCES if i % 40 == 0 else SENTENCES
+            source = vocab.UNICODE_SENTENCES if i % 40 == 0 else vocab.SENTENCES
             s = self._fill(self.rng.choice(source))
             pool.append((s, len(s.encode("utf-8")) + 1))
         return pool
 
     def _description(self) -> str:
-        text = self._fill(self.rng.choice(DESCRIPTIONS))
+        text = self._fill(self.rng.choice(vocab.DESCRIPTIONS))
         if self.rng.random() < 0.05:
-            text += LONG_TAIL
+            text += vocab.LONG_TAIL
         return text + "."
 
     def _code_block(self) -> list[str]:
         r = self.rng
-        lang = r.choice(CODE_LANGS)
-        t = r.choice(TOPICS)
+        lang = r.choice(vocab.CODE_LANGS)
+        t = r.choice(vocab.TOPICS)
         if lang == "python":
             body = [
-                f"def {t}_{r.choice(KINDS)}(job: Job) -> None:",
+                f"def {t}_{r.choice(vocab.KINDS)}(job: Job) -> None:",
                 f"    if job.attempt > {r.randint(2, 9)}:",
                 f'        raise {t.capitalize()}Error("gave up")',
             ]
         elif lang == "yaml":
             body = [
                 f"{t}:",
-                f"  {r.choice(KINDS)}: {r.randint(1, 500)}",
-                f"  owner: {r.choice(PEOPLE)}",
+                f"  {r.choice(vocab.KINDS)}: {r.randint(1, 500)}",
+                f"  owner: {r.choice(vocab.PEOPLE)}",
             ]
         elif lang == "bash":
             body = [f"brinectl {t} status --region {r.choice(('eu-central', 'us-east'))}"]
         elif lang == "json":
-            body = [json.dumps({t: r.randint(1, 99), "kind": r.choice(KINDS)})]
+            body = [json.dumps({t: r.randint(1, 99), "kind": r.choice(vocab.KINDS)})]
         else:
             body = [f"SELECT id, {t}_at FROM jobs WHERE queue = $1 LIMIT {r.randint(10, 99)};"]
         if r.random() < 0.25:  # looks like a link, is not one
@@ -274,7 +234,7 @@ class _Gen:
                 target = prefix + target
             if r.random() < 0.15:
                 c.label += 1
-                return f"[[{target}|{r.choice(TOPICS)} {r.choice(KINDS)}]]"
+                return f"[[{target}|{r.choice(vocab.TOPICS)} {r.choice(vocab.KINDS)}]]"
             return f"[[{target}]]"
         # a memory
         own = self.scopes[note.scope]
@@ -313,7 +273,7 @@ class _Gen:
         if 0.12 < deco < 0.30:
             c.label += 1
             label = r.choice(("this note", "the rules", "background", "see here"))
-            text += f"|{label} on {r.choice(TOPICS)}"
+            text += f"|{label} on {r.choice(vocab.TOPICS)}"
         return f"[[{text}]]"
 
     # -- notes ---------------------------------------------------------------------------
@@ -324,10 +284,10 @@ class _Gen:
         heads = note.headings
         # paragraph 0 is the intro, paragraph i + 1 opens section i; each a list of sentences
         paras: list[list[str]] = [[pool[r.randrange(len(pool))][0]] for _ in range(len(heads) + 1)]
-        items = [self._fill(r.choice(SENTENCES)) for _ in range(r.randint(3, 5))]
+        items = [self._fill(r.choice(vocab.SENTENCES)) for _ in range(r.randint(3, 5))]
         for _ in range(r.randint(3, 8)):
-            sentence = r.choice(LINK_SENTENCES).format(
-                l=self._link(note), p=r.choice(PEOPLE), q=r.choice(QUALIFIERS)
+            sentence = r.choice(vocab.LINK_SENTENCES).format(
+                l=self._link(note), p=r.choice(vocab.PEOPLE), q=r.choice(vocab.QUALIFIERS)
             )
             if r.random() < 0.3:
                 items.insert(r.randrange(len(items) + 1), sentence)
@@ -345,8 +305,8 @@ class _Gen:
         ]
         if note.type == "feedback":
             blocks += [
-                f"**Why:** {self._fill(r.choice(FEEDBACK_WHY))}.",
-                f"**How to apply:** {self._fill(r.choice(FEEDBACK_HOW))}.",
+                f"**Why:** {self._fill(r.choice(vocab.FEEDBACK_WHY))}.",
+                f"**How to apply:** {self._fill(r.choice(vocab.FEEDBACK_HOW))}.",
                 "",
             ]
         blocks.append(0)
@@ -375,7 +335,7 @@ class _Gen:
         desc = self._fill("Keeps the {t} {k} in order and answers questions about the {q} {t}")
         return (
             f"---\nname: {name}\ndescription: {desc}.\nmemory: true\n---\n\n"
-            f"You are the {name} agent. {self._fill(SENTENCES[0])}\n"
+            f"You are the {name} agent. {self._fill(vocab.SENTENCES[0])}\n"
         )
 
     def workflow_file(self, i: int, wid: str) -> tuple[str, str]:
@@ -385,7 +345,7 @@ class _Gen:
             {
                 "id": f"step-{j + 1}",
                 "agent": r.choice(self.agent_names),
-                "prompt": self._fill(r.choice(SENTENCES)),
+                "prompt": self._fill(r.choice(vocab.SENTENCES)),
             }
             for j in range(r.randint(2, 5))
         ]
@@ -408,8 +368,8 @@ class _Gen:
         msgs = [
             {
                 "role": "user" if j % 2 == 0 else "assistant",
-                "author": r.choice(PEOPLE) if j % 2 == 0 else r.choice(self.agent_names),
-                "content": self._fill(r.choice(MESSAGES)),
+                "author": r.choice(vocab.PEOPLE) if j % 2 == 0 else r.choice(self.agent_names),
+                "content": self._fill(r.choice(vocab.MESSAGES)),
             }
             for j in range(r.randint(3, 7))
         ]
@@ -429,17 +389,17 @@ class _Gen:
         status = r.choice(("open", "in-progress", "done"))
         ext = ("md", "yaml", "yml", "json")[i % 4]
         if ext == "json":
-            data = {"title": title, "status": status, "assignee": r.choice(PEOPLE)}
+            data = {"title": title, "status": status, "assignee": r.choice(vocab.PEOPLE)}
             return ext, json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        head = f"title: {title}\nstatus: {status}\nassignee: {r.choice(PEOPLE)}\n"
+        head = f"title: {title}\nstatus: {status}\nassignee: {r.choice(vocab.PEOPLE)}\n"
         if ext == "md":
-            return ext, f"---\n{head}---\n\n{self._fill(r.choice(SENTENCES))}\n"
+            return ext, f"---\n{head}---\n\n{self._fill(r.choice(vocab.SENTENCES))}\n"
         return ext, head
 
 
 def _agent_names(count: int) -> list[str]:
     if count < 1:
         raise ValueError("agents must be at least 1")
-    names = list(AGENT_NAMES[:count])
+    names = list(vocab.AGENT_NAMES[:count])
     names += [f"agent-{i:03d}" for i in range(len(names) + 1, count + 1)]
     return names
