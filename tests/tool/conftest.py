@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from brain.service.brain import Brain
+from brain.tool import attach_memory_service
+from brain.tool.access import Actor
 from brain.tool.calls.tool import MemoryTool
 from brain.tool.history.log import History
 from brain.tool.service import MemoryService
@@ -77,3 +79,18 @@ def service(workspace: Path, brain: Brain, history: History) -> MemoryService:
 @pytest.fixture
 def tool(service: MemoryService) -> MemoryTool:
     return MemoryTool(service)
+
+
+class ClockedTool:
+    """An admin's memory tool over a synced brain, on a clock the test moves (`at`): each
+    write is recorded at the clock's time, so a test builds a timeline of known moments."""
+
+    def __init__(self, root: Path, brain: Brain, history: History | None = None) -> None:
+        self.at = NOW
+        self.service = MemoryService(root, brain, history=history, clock=lambda: self.at)
+        attach_memory_service(brain, self.service)
+        self.tool = MemoryTool(self.service)
+
+    def write(self, agent: str, payload: dict[str, str]) -> None:
+        result = self.tool.run(agent, payload, actor=Actor.admin())
+        assert result.ok, result.text

@@ -15,15 +15,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import re
-import select
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,45 +31,11 @@ from brain.store.base import MemoryFilter
 from brain.tool.history.log import History
 from tests.conftest import STORES
 from tests.mcp.conftest import TOKENS, build_workspace, http_session
+from tests.tool.serving import serving
 
-MCP_LINE = re.compile(r"MCP \(streamable HTTP\) at (http://127\.0\.0\.1:\d+)/mcp")
 ADMIN = {"Authorization": "Bearer admin-token"}
 WRITER = {"Authorization": "Bearer writer-token"}
 NOTES = "---\ndescription: Notes.\ntype: project\n---\n\nSee [[house-styel]] and [[plan]].\n"
-
-
-@contextmanager
-def serving(root: Path, tokens: Path, store: list[str]) -> Iterator[str]:
-    """`brain serve` as users start it (on the store under test); yields its base URL. Its log
-    goes to a file: a pipe nobody reads fills (the Neo4j driver's notices) and stops the server."""
-    log = (tokens.parent / "serve.log").open("a")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", *store],
-        stdout=subprocess.PIPE, stderr=log, text=True,
-        env={**os.environ, "BRAIN_TOKENS_FILE": str(tokens)},
-    )
-    try:
-        assert process.stdout is not None
-        base = None
-        deadline = time.monotonic() + 180
-        while base is None and time.monotonic() < deadline:
-            if select.select([process.stdout], [], [], 0.2)[0]:
-                line = process.stdout.readline()
-                if "ready on" in line:
-                    for _ in range(3):
-                        found = MCP_LINE.search(process.stdout.readline())
-                        if found:
-                            base = found.group(1)
-                            break
-            assert process.poll() is None, (tokens.parent / "serve.log").read_text()[-3000:]
-        assert base is not None, "brain serve never became ready"
-        yield base
-    finally:
-        process.terminate()
-        process.wait(30)
-        if process.stdout is not None:
-            process.stdout.close()
-        log.close()
 
 
 def iso(epoch: float) -> str:
@@ -199,7 +160,7 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
     moments = Moments(root, tmp_path / "copies")
-    with serving(root, tokens, store) as base:
+    with serving(root, tokens, *store) as base:
         put = httpx.put(f"{base}/api/memory/writer/plan.md",
                         json={"content": "# Plan\n\nsee [[missing-note]]\n"}, headers=WRITER, timeout=60)
         assert put.status_code == 201, put.text
@@ -236,7 +197,7 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
         moments.take("maintain")
     count = records(root)
     (root / "memory/writer/plan.md").write_text("# Plan\n\nsee [[missing-again]]\n", encoding="utf-8")
-    with serving(root, tokens, store) as base:
+    with serving(root, tokens, *store) as base:
         wait_until(lambda: records(root) > count, "the rescan's record of the edit made while stopped")
         moments.take("outside-stopped")
         for name, at, copy in moments.taken:

@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import re
-import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,43 +21,11 @@ import httpx
 from brain.ingest.memory_files import content_hash
 from brain.tool.history.log import History
 from tests.mcp.conftest import TOKENS, build_workspace, http_session
+from tests.tool.serving import serving
 
-MCP_LINE = re.compile(r"MCP \(streamable HTTP\) at (http://127\.0\.0\.1:\d+)/mcp")
 PLAN = "# Plan\n\nsee [[missing-note]]\n"
 PLAN_FIXED = "# Plan\n\nsee [[house-style]]\n"
 SHORT_EDIT = "---\ndescription: Maya wants short answers.\ntype: user\n---\n\nConclusion first, always.\n"
-
-
-@contextmanager
-def serving(root: Path, tokens: Path) -> Iterator[str]:
-    """`brain serve` as users start it; yields its base URL once ready."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "brain", "serve", str(root), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "BRAIN_TOKENS_FILE": str(tokens)},
-    )
-    try:
-        assert process.stdout is not None
-        base = None
-        deadline = time.monotonic() + 120
-        while base is None and time.monotonic() < deadline:
-            if select.select([process.stdout], [], [], 0.2)[0]:
-                line = process.stdout.readline()
-                if "ready on" in line:
-                    for _ in range(3):
-                        found = MCP_LINE.search(process.stdout.readline())
-                        if found:
-                            base = found.group(1)
-                            break
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-        assert base is not None, "brain serve never became ready"
-        yield base
-    finally:
-        process.terminate()
-        process.wait(30)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
 
 
 def iso(epoch: float) -> str:

@@ -18,42 +18,31 @@ from pathlib import Path
 
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.tool import attach_memory_service
 from brain.tool.access import Actor
-from brain.tool.calls.tool import MemoryTool
 from brain.tool.history.changes import _iso
 from brain.tool.history.query import memory_changes
 from brain.tool.service import MemoryService
 from tests.maintain.conftest import workspace_with
-from tests.tool.conftest import NOW
+from tests.tool.conftest import NOW, ClockedTool
 
 NOTES = "# Notes\n\nSee [[house-style]].\nLater: [[later-note]].\n"
 PRIVATE = "# Mine\n\n[[house-style]]\n"
 
 
-def _timeline(
-    tmp_path: Path, store: GraphStore | None,
-) -> tuple[Path, MemoryService, MemoryTool, list[float]]:
+def _timeline(tmp_path: Path, store: GraphStore | None) -> tuple[Path, ClockedTool]:
     root = workspace_with(tmp_path / "ws", {})
     brain = Brain(root, store=store) if store is not None else Brain(root)
     brain.sync()
-    clock = [NOW]
-    service = MemoryService(root, brain, clock=lambda: clock[0])
-    attach_memory_service(brain, service)
-    tool = MemoryTool(service)
-
-    def write(agent: str, payload: dict[str, str]) -> None:
-        result = tool.run(agent, payload, actor=Actor.admin())
-        assert result.ok, result.text
-
-    write("writer", {"command": "create", "path": "/memories/shared/house-style.md",
-                     "file_text": "# Style\n"})
-    write("writer", {"command": "create", "path": "/memories/notes.md", "file_text": NOTES})
-    write("reviewer", {"command": "create", "path": "/memories/mine.md", "file_text": PRIVATE})
-    clock[0] = NOW + 60
-    write("writer", {"command": "delete", "path": "/memories/shared/house-style.md"})
-    write("writer", {"command": "create", "path": "/memories/shared/later-note.md", "file_text": "# Later\n"})
-    return root, service, tool, clock
+    timeline = ClockedTool(root, brain)
+    timeline.write("writer", {"command": "create", "path": "/memories/shared/house-style.md",
+                              "file_text": "# Style\n"})
+    timeline.write("writer", {"command": "create", "path": "/memories/notes.md", "file_text": NOTES})
+    timeline.write("reviewer", {"command": "create", "path": "/memories/mine.md", "file_text": PRIVATE})
+    timeline.at = NOW + 60
+    timeline.write("writer", {"command": "delete", "path": "/memories/shared/house-style.md"})
+    timeline.write("writer", {"command": "create", "path": "/memories/shared/later-note.md",
+                              "file_text": "# Later\n"})
+    return root, timeline
 
 
 BROKEN = [
@@ -66,7 +55,8 @@ FIXED = [{"source": "memory/writer/notes.md", "target": "later-note", "line": 4}
 def test_a_delete_breaks_and_a_create_fixes_links_in_unchanged_notes_on_both_stores(
     tmp_path: Path, store: GraphStore,
 ) -> None:
-    _, service, tool, clock = _timeline(tmp_path, store)
+    _, timeline = _timeline(tmp_path, store)
+    service = timeline.service
     found = memory_changes(service, Actor.admin(), _iso(NOW + 50), _iso(NOW + 70))
     assert [n["path"] for n in found["notes"]["removed"]] == ["memory/shared/house-style.md"]
     assert found["links"] == {"broken": BROKEN, "fixed": FIXED}
@@ -79,11 +69,9 @@ def test_a_delete_breaks_and_a_create_fixes_links_in_unchanged_notes_on_both_sto
         {"source": "memory/writer/notes.md", "target": "later-note", "line": 4},
     ]
     # An edit after the window that drops the link does not change what the window broke.
-    clock[0] = NOW + 120
-    result = tool.run("writer", {"command": "str_replace", "path": "/memories/notes.md",
-                                 "old_str": "See [[house-style]].", "new_str": "See nothing."},
-                      actor=Actor.admin())
-    assert result.ok, result.text
+    timeline.at = NOW + 120
+    timeline.write("writer", {"command": "str_replace", "path": "/memories/notes.md",
+                              "old_str": "See [[house-style]].", "new_str": "See nothing."})
     again = memory_changes(service, Actor.admin(), _iso(NOW + 50), _iso(NOW + 70))
     assert again["links"] == {"broken": BROKEN, "fixed": FIXED}
     # --agent: only the names that agent's own changes touched.
@@ -92,9 +80,9 @@ def test_a_delete_breaks_and_a_create_fixes_links_in_unchanged_notes_on_both_sto
 
 
 def test_the_command_line_diff_walks_the_files_for_the_same_links(tmp_path: Path) -> None:
-    root, service, _, _ = _timeline(tmp_path, None)
-    assert service.brain is not None
-    service.brain.close()
+    root, timeline = _timeline(tmp_path, None)
+    assert timeline.service.brain is not None
+    timeline.service.brain.close()
     out = subprocess.run(
         [sys.executable, "-m", "brain", "diff", str(root), "--since", _iso(NOW + 50),
          "--until", _iso(NOW + 70), "--format", "json"],

@@ -16,15 +16,12 @@ from pathlib import Path
 from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.tool import attach_memory_service
 from brain.tool.access import Actor
-from brain.tool.calls.tool import MemoryTool
 from brain.tool.history.changes import _iso
 from brain.tool.history.log import History
 from brain.tool.history.query import memory_changes
-from brain.tool.service import MemoryService
 from tests.maintain.conftest import workspace_with
-from tests.tool.conftest import NOW
+from tests.tool.conftest import NOW, ClockedTool
 
 NOTES = ("# Notes\n\n[[house-style]] [[writer/review]] [[agent:writer]]\n"
          "[[reviewer/review]] [[nothing-here]] [[workflow:deploy]]\n")
@@ -42,15 +39,8 @@ def test_broken_and_fixed_links_are_the_graphs_own_on_both_stores(tmp_path: Path
     root = workspace_with(tmp_path / "ws", {})
     brain = Brain(root, store=store)
     brain.sync()
-    clock = [NOW]
-    service = MemoryService(root, brain, history=History(tmp_path / "h.jsonl"), clock=lambda: clock[0])
-    attach_memory_service(brain, service)
-    tool = MemoryTool(service)
-
-    def write(agent: str, payload: dict[str, str]) -> None:
-        result = tool.run(agent, payload, actor=Actor.admin())
-        assert result.ok, result.text
-
+    timeline = ClockedTool(root, brain, History(tmp_path / "h.jsonl"))
+    service, write = timeline.service, timeline.write
     write("writer", {"command": "create", "path": "/memories/shared/house-style.md",
                      "file_text": "# Style\n"})
     write("reviewer", {"command": "create", "path": "/memories/review.md", "file_text": "# Review\n"})
@@ -60,7 +50,7 @@ def test_broken_and_fixed_links_are_the_graphs_own_on_both_stores(tmp_path: Path
     assert broken == {(NOTES_RS, t) for t in ("writer/review", "nothing-here", "workflow:deploy")}
     assert {t for _, t in broken} == _graph_unresolved(brain, NOTES_RS)
 
-    clock[0] = NOW + 60
+    timeline.at = NOW + 60
     write("writer", {"command": "delete", "path": "/memories/shared/house-style.md"})
     write("writer", {"command": "create", "path": "/memories/review.md", "file_text": "# Mine\n"})
     write("writer", {"command": "str_replace", "path": "/memories/notes.md", "old_str": "# Notes",
@@ -74,7 +64,7 @@ def test_broken_and_fixed_links_are_the_graphs_own_on_both_stores(tmp_path: Path
     # The first window still answers as of its own moment, whatever came after.
     assert memory_changes(service, Actor.admin(), _iso(NOW - 10), _iso(NOW + 10))["links"] == first["links"]
     # A removed note's broken links go with it: it is listed as removed, its links not as fixed.
-    clock[0] = NOW + 120
+    timeline.at = NOW + 120
     write("writer", {"command": "delete", "path": "/memories/notes.md"})
     third = memory_changes(service, Actor.admin(), _iso(NOW + 110), _iso(NOW + 130))
     assert [n["path"] for n in third["notes"]["removed"]] == [NOTES_RS]
