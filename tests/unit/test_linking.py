@@ -3,99 +3,23 @@ after any sequence of syncs equals a fresh full ingest of the final files.
 
 Scenario tests run on both stores (the `store` fixture); the graph they reach is compared
 with a fresh ingest into the embedded store, so the two backends are held to the same rows.
-A Hypothesis state machine then applies random file operations to a small workspace.
+The random file operations are in tests/unit/test_linking_random.py.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
-import unittest
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
 
 from brain.ingest.ingester import SyncResult
-from brain.layouts import LayoutChoice
 from brain.model import Link, MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
-from brain.store.memory.store import MemoryStore
-from tests.layout_specs import LATCHAI as LATCHAI_SPEC
-from tests.layout_specs import SPACE as SPACE_SPEC
-from tests.layout_specs import SPECS, LayoutSpec
-
-
-class Folder:
-    """A workspace on disk whose writes get distinct, increasing modification times."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        (root / "memory").mkdir(parents=True, exist_ok=True)
-        self.clock = 1_700_000_000
-        self.unlinked: list[str] = []
-
-    def write(self, rel: str, text: str | bytes) -> str:
-        path = self.root / rel
-        if path.is_symlink():
-            path.unlink()
-        for parent in reversed(path.relative_to(self.root).parents):
-            folder = self.root / parent
-            if folder.is_symlink() and not folder.is_dir():  # a link to a file, in the way
-                folder.unlink()
-                self.unlinked.append(parent.as_posix())  # a watcher reports its deletion
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-        self.tick(rel)
-        return rel
-
-    def tick(self, rel: str) -> None:
-        self.clock += 1
-        os.utime(self.root / rel, ns=(self.clock * 10**9,) * 2, follow_symlinks=False)
-
-    def delete(self, rel: str) -> str:
-        path = self.root / rel
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        elif path.exists() or path.is_symlink():
-            path.unlink()
-        return rel
-
-    def rename(self, old: str, new: str) -> list[str]:
-        parent = (self.root / new).parent
-        if parent.is_symlink() and not parent.exists():
-            return []  # a link to a folder since deleted: there is nowhere to move the file to
-        parent.mkdir(parents=True, exist_ok=True)
-        (self.root / old).rename(self.root / new)
-        return [old, new]
-
-    def real(self, rel: str) -> str:
-        """`rel` with symlinked folders resolved: where a write through it really lands."""
-        path = self.root / rel
-        parent = os.path.relpath(os.path.realpath(path.parent), os.path.realpath(self.root))
-        return f"{parent}/{path.name}"
-
-
-def fresh_brain(root: Path, layout: LayoutChoice | None = None) -> Brain:
-    brain = Brain(root, MemoryStore(), layout)
-    brain.sync()
-    return brain
-
-
-def assert_same_as_fresh(brain: Brain) -> None:
-    fresh = fresh_brain(brain.root, brain.layout_choice)
-    assert brain.store.export() == fresh.store.export()
-    assert brain.problems() == fresh.problems()
-    assert brain.stats() == fresh.stats()
+from tests.unit.linking_folder import Folder, assert_same_as_fresh, fresh_brain
 
 
 def link(brain: Brain, source: str, ordinal: int = 0) -> Link:
@@ -347,170 +271,6 @@ def test_a_rescan_of_an_unchanged_workspace_writes_nothing(folder: Folder, brain
     again = brain.sync()
     assert (again.read, again.parsed, bool(again.batch)) == (0, 0, False)
     assert getattr(brain.store, "writes", None) == writes
-
-
-# ------------------------------------------------------------------------------ random operations
-
-NAMES = ["alpha", "Alpha", "beta", "café", "cafe\u0301", "deploy"]
-SCOPE_INDEX = st.integers(min_value=0, max_value=2)  # into the layout's three scopes
-TARGETS = [
-    *NAMES, "shared/alpha", "ann/beta", "bob/deploy", "workflow:deploy", "agent:ann", "memory:alpha",
-    "chat:beta", "work-item:gamma", "gamma", "ann", "beta.md", "ALPHA", "nothing",
-    "drafts/alpha", "/beta", "img/logo.png", "logo.png", "data.csv",  # paths (space)
-]
-ENTITY_FILES = [
-    "workflows/deploy.yaml", "workflows/deploy.json", "chats/beta.json", "work-items/gamma.md",
-    "work-items/alpha.yaml",
-]
-wikilinks = st.builds(
-    lambda target, anchor, bang: f"{bang}[[{target}{anchor}]]",
-    st.sampled_from(TARGETS),
-    st.sampled_from(["", "#Top", "#top", "#Next", "#Gone"]),
-    st.sampled_from(["", "!"]),
-)
-lines = st.one_of(
-    wikilinks,
-    st.sampled_from(["# Top", "## Next", "text", "`[[alpha]]`", "```\n[[beta]]\n```", "- [[beta]]"]),
-)
-frontmatter = st.sampled_from([
-    "", "---\ndescription: d\ntype: user\n---\n", "---\ntype: nope\n---\n", "---\ndescription: [x\n---\n",
-])
-notes = st.builds(lambda fm, body: fm + "\n".join(body) + "\n", frontmatter, st.lists(lines, max_size=5))
-odd_bytes = st.sampled_from([b"", b"\xef\xbb\xbf# Top\r\n[[alpha]]\r\n", b"\xff\xfe[[beta]]", b"a\x00b"])
-
-
-class RandomOperations(RuleBasedStateMachine):
-    """Writes, deletes, renames, symlinks and odd bytes, then an incremental or full sync.
-
-    After each sync the graph and the problems must equal a fresh ingest of the same files.
-    Incremental syncs name exactly the paths touched (and, for writes through a symlinked
-    folder, where they really landed), as a file watcher would. `spec` says where the
-    layout under test keeps things (one subclass per layout, below).
-    """
-
-    spec: LayoutSpec = LATCHAI_SPEC
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.folder = Folder(Path(tempfile.mkdtemp(prefix="brain-ops-")))
-        self.spec.prepare(self.folder.root)
-        self.brain = Brain(self.folder.root, MemoryStore(), self.spec.choice)
-        self.brain.sync()
-        self.touched: list[str] = []
-
-    def teardown(self) -> None:
-        shutil.rmtree(self.folder.root)
-
-    def _touch(self, *rels: str) -> None:
-        for rel in rels:
-            self.touched += [rel, self.folder.real(rel)]
-        self.touched += self.folder.unlinked
-        self.folder.unlinked.clear()
-
-    def _note(self, scope: int, name: str) -> str:
-        return self.spec.note(self.spec.scopes[scope], name)
-
-    @rule(scope=SCOPE_INDEX, name=st.sampled_from(NAMES), text=notes)
-    def write_note(self, scope: int, name: str, text: str) -> None:
-        rel = self._note(scope, name)
-        self.folder.write(rel, text)
-        self._touch(rel)
-
-    @rule(scope=SCOPE_INDEX, name=st.sampled_from(NAMES), raw=odd_bytes)
-    def write_bytes(self, scope: int, name: str, raw: bytes) -> None:
-        rel = self._note(scope, name)
-        self.folder.write(rel, raw)
-        self._touch(rel)
-
-    @rule(scope=SCOPE_INDEX, name=st.sampled_from(NAMES))
-    def touch_note(self, scope: int, name: str) -> None:
-        rel = self._note(scope, name)
-        if (self.folder.root / rel).is_file():
-            self.folder.tick(rel)
-            self._touch(rel)
-
-    @rule(
-        scope=SCOPE_INDEX, name=st.sampled_from(NAMES),
-        scope2=SCOPE_INDEX, name2=st.sampled_from(NAMES),
-    )
-    def rename_note(self, scope: int, name: str, scope2: int, name2: str) -> None:
-        old, new = self._note(scope, name), self._note(scope2, name2)
-        if (self.folder.root / old).exists():
-            self._touch(old, new)  # before: where `old` really is
-            self.folder.rename(old, new)
-            self._touch(new)
-
-    @rule(data=st.data())
-    def delete(self, data: st.DataObject) -> None:
-        rel = data.draw(st.sampled_from([
-            *(self.spec.note(s, n) for s in self.spec.scopes for n in NAMES), *ENTITY_FILES,
-            *self.spec.deletable,
-        ]))
-        self._touch(rel)
-        self.folder.delete(rel)
-
-    @rule(name=st.sampled_from(["ann", "bob", "deploy"]), memory=st.sampled_from(["true", "false", "'yes'"]))
-    def write_agent(self, name: str, memory: str) -> None:
-        self._touch(self.folder.write(f"agents/{name}.md", f"---\nmemory: {memory}\n---\nAgent {name}\n"))
-
-    @rule(rel=st.sampled_from(ENTITY_FILES), title=st.sampled_from(["T1", "T2"]))
-    def write_entity(self, rel: str, title: str) -> None:
-        if rel.endswith(".json"):
-            text = f'{{"title": "{title}"}}'
-        elif rel.endswith(".md"):
-            text = f"---\ntitle: {title}\n---\n"
-        else:
-            text = f"title: {title}\n"
-        self._touch(self.folder.write(rel, text))
-
-    @rule(data=st.data(), raw=st.sampled_from([b"misplaced [[alpha]]\n", b"\x89PNG\r\n\x1a\n\x00[[beta]]"]))
-    def write_misplaced(self, data: st.DataObject, raw: bytes) -> None:
-        rel = data.draw(st.sampled_from(self.spec.odd_files))
-        self._touch(self.folder.write(rel, raw))
-
-    @rule(data=st.data())
-    def make_symlink(self, data: st.DataObject) -> None:
-        link, linked = self.spec.folder_link
-        rel = data.draw(st.sampled_from([*self.spec.symlinks, link]))
-        self._touch(rel)
-        self.folder.delete(rel)
-        path = self.folder.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if rel == link:
-            target = self.folder.root / linked
-            if not target.exists():
-                target.mkdir(parents=True)
-                self._touch(linked)
-        else:
-            target = self.folder.root / "outside.md"
-            target.write_text("# Top\n[[alpha]]\n")
-        path.symlink_to(target)
-
-    @rule(full=st.booleans())
-    def sync(self, full: bool) -> None:
-        self.brain.sync(None if full else self.touched)
-        self.touched = []
-        assert_same_as_fresh(self.brain)
-
-
-def _random_operations(spec: LayoutSpec) -> type[unittest.TestCase]:
-    machine = type(f"RandomOperations_{spec.name}", (RandomOperations,), {"spec": spec})
-    case: type[unittest.TestCase] = machine.TestCase
-    case.settings = settings(  # type: ignore[attr-defined]
-        max_examples=int(os.environ.get("BRAIN_RANDOM_OPS_EXAMPLES", "250")),
-        stateful_step_count=30,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    )
-    return case
-
-
-# One state machine per layout (tests/layout_specs.py): latchai keeps its old name.
-TestRandomOperations = _random_operations(LATCHAI_SPEC)
-TestRandomOperationsSpace = _random_operations(SPACE_SPEC)
-for _spec in SPECS:
-    if _spec not in (LATCHAI_SPEC, SPACE_SPEC):  # layouts added later get theirs here
-        globals()[f"TestRandomOperations_{_spec.name}"] = _random_operations(_spec)
 
 
 def test_a_named_fifo_is_not_read(folder: Folder) -> None:
