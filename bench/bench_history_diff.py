@@ -18,6 +18,12 @@ Then `memory_changes` as the admin for the last 7 days, and for the last 24 hour
 the first diff of this process), and as an agent (its scope and shared). Prints p50/p95,
 the first run alone, history bytes per change, the machine's load (`uptime`) and peak RSS.
 
+`--stores none,memory,neo4j` (default `none`): whose graph answers the names and linkers a
+diff asks of the graph now (brain/tool/history/query.py): `none` is a MemoryService with no
+served graph (a walk of the files), `memory` and `neo4j` a served brain synced over that
+store (`--neo4j-uri`, default BRAIN_NEO4J_URI or bolt://127.0.0.1:7687). With several, each
+run is made on every store in turn (interleaved: a load that comes and goes falls on all).
+
 Where the wall time goes: each run's wall is split into this thread's CPU, its time waiting
 for a CPU (the run queue: /proc/thread-self/schedstat) and the rest (I/O, sleeping). On a
 machine shared with other work a first diff's wall of 2 s was 0.85 s of CPU and the rest
@@ -34,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,6 +49,9 @@ sys.path.insert(0, str(HERE))
 from bench_api import peak_rss_mb, percentiles  # noqa: E402
 from workload import generate  # noqa: E402
 
+from brain.service.brain import Brain  # noqa: E402
+from brain.store.memory.store import MemoryStore  # noqa: E402
+from brain.store.neo4j.store import Neo4jStore  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
 from brain.tool.history.log import iso_time  # noqa: E402
 from brain.tool.history.query import memory_changes  # noqa: E402
@@ -141,6 +151,53 @@ def _real_edit(base: bytes, texts: list[tuple[str, bytes]], i: int, version: int
     return base + ("\n" + "\n".join(added[-40:]) + "\n").encode()
 
 
+class Runs:
+    """One store's runs of one diff: wall, this process's CPU, waiting for a CPU, the rest."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+        self.cpu: list[float] = []  # this process's CPU time: what a shared, loaded machine hides
+        self.waits: list[float] = []  # seconds waiting for a CPU (run queue)
+        self.others: list[float] = []  # neither on a CPU nor waiting for one: I/O, sleeps, a server
+
+    def measure(self, run: Callable[[], dict[str, object]]) -> dict[str, object]:
+        t0, c0 = time.perf_counter(), time.process_time()
+        s0 = sched()
+        found = run()
+        s1 = sched()
+        self.seconds.append(time.perf_counter() - t0)
+        self.cpu.append(time.process_time() - c0)
+        self.waits.append(s1[1] - s0[1])
+        self.others.append(self.seconds[-1] - (s1[0] - s0[0]) - self.waits[-1])
+        return found
+
+    def line(self) -> str:
+        p = percentiles(self.seconds)
+        cpu = sorted(self.cpu)
+        return (f"first {self.seconds[0] * 1000:.0f} ms (cpu {self.cpu[0] * 1000:.0f} ms, waiting for a cpu "
+                f"{self.waits[0] * 1000:.0f} ms, other {self.others[0] * 1000:.0f} ms), "
+                f"cpu p50 {cpu[len(cpu) // 2] * 1000:.0f} ms, "
+                f"p95 {cpu[min(len(cpu) - 1, int(len(cpu) * 0.95))] * 1000:.0f} ms; "
+                f"wall p50 {p['p50_ms']:.0f} ms, p95 {p['p95_ms']:.0f} ms")
+
+
+def served(root: Path, kind: str, uri: str, now: float) -> MemoryService:
+    """The diff's service: with no served graph (`none`), or a brain synced over the store."""
+    if kind == "none":
+        service = MemoryService(root, clock=lambda: now)
+    else:
+        store = MemoryStore() if kind == "memory" else Neo4jStore.connect(uri)
+        if isinstance(store, Neo4jStore):
+            store.replace_foreign = True  # a bench database: whatever graph it held goes
+        brain = Brain(root, store=store)
+        started = time.perf_counter()
+        brain.sync()
+        print(f"{kind}: first sync of the workspace {time.perf_counter() - started:.1f} s")
+        service = MemoryService(root, brain, clock=lambda: now)
+    service.history.all()  # a server has read it already
+    return service
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -151,7 +208,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--profile", choices=("default", "real"), default="default")
     parser.add_argument("--workspace", type=Path, help="build here, or reuse what is built here")
+    parser.add_argument("--stores", default="none", help="comma-separated: none, memory, neo4j")
+    parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_NEO4J_URI", "bolt://127.0.0.1:7687"))
     args = parser.parse_args()
+    stores = [s.strip() for s in args.stores.split(",") if s.strip()]
+    unknown = set(stores) - {"none", "memory", "neo4j"}
+    if unknown or not stores:
+        parser.error(f"--stores: give none, memory and/or neo4j (not {sorted(unknown)})")
     with tempfile.TemporaryDirectory() as tmp:
         root = args.workspace or Path(tmp)
         stamp = root / ".bench-now"
@@ -170,36 +233,32 @@ def main() -> None:
                   f"{time.perf_counter() - started:.1f} s; history {size / args.changes:.0f} bytes a change "
                   f"(log and blobs), log alone {log_bytes / args.changes:.0f}, "
                   f"parsed summaries {summary_bytes / args.changes:.0f}")
-        service = MemoryService(root, clock=lambda: now)
-        service.history.all()  # a server has read it already
+        services = {kind: served(root, kind, args.neo4j_uri, now) for kind in stores}
         someone = AGENTS[0] if args.profile == "default" else sorted(
             p.name for p in (root / "memory").iterdir() if p.name != "shared")[0]
         for label, since, actor in (("7d", "7d", Actor.admin()), ("24h", "24h", Actor.admin()),
                                     (f"7d as agent {someone}", "7d", Actor.of_agent(someone))):
-            seconds: list[float] = []
-            cpu: list[float] = []  # this process's CPU time: what a shared, loaded machine hides
-            waits: list[float] = []  # seconds waiting for a CPU (run queue)
-            others: list[float] = []  # neither on a CPU nor waiting for one: I/O, sleeps
+            runs = {kind: Runs() for kind in stores}
             found: dict[str, object] = {}
             for _ in range(args.runs if actor.kind == "admin" else 3):
-                t0, c0 = time.perf_counter(), time.process_time()
-                s0 = sched()
-                found = memory_changes(service, actor, since)
-                s1 = sched()
-                seconds.append(time.perf_counter() - t0)
-                cpu.append(time.process_time() - c0)
-                waits.append(s1[1] - s0[1])
-                others.append(seconds[-1] - (s1[0] - s0[0]) - waits[-1])
+                answers = []
+                for kind, service in services.items():  # interleaved: each run on every store
+                    found = runs[kind].measure(
+                        lambda service=service, actor=actor, since=since: memory_changes(
+                            service, actor, since))
+                    answers.append(found)
+                assert all(answer == answers[0] for answer in answers), "the stores' diffs differ"
             notes = found["notes"]
             assert isinstance(notes, dict)
-            counted = {k: len(v) for k, v in notes.items()}
-            p = percentiles(seconds)
             links = found["links"]
             assert isinstance(links, dict)
-            print(f"diff {label}: first {seconds[0] * 1000:.0f} ms (cpu {cpu[0] * 1000:.0f} ms, waiting "
-                  f"for a cpu {waits[0] * 1000:.0f} ms, other {others[0] * 1000:.0f} ms), "
-                  f"cpu p50 {sorted(cpu)[len(cpu) // 2] * 1000:.0f} ms, p50 {p['p50_ms']:.0f} ms, "
-                  f"p95 {p['p95_ms']:.0f} ms; {counted}, links {({k: len(v) for k, v in links.items()})}")
+            counted = {k: len(v) for k, v in notes.items()}
+            for kind, measured in runs.items():
+                print(f"diff {label} [{kind}]: {measured.line()}; {counted}, links "
+                      f"{({k: len(v) for k, v in links.items()})}")
+        for service in services.values():
+            if service.brain is not None:
+                service.brain.close()
     print("peak RSS", f"{peak_rss_mb(os.getpid()):.0f} MB;", "load:", subprocess.run(
         ["uptime"], capture_output=True, text=True, check=False).stdout.strip(), f"(cpus {os.cpu_count()})")
 

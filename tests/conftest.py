@@ -29,6 +29,10 @@ from tests.plan import (  # noqa: F401  (hooks, by name)
     neo4j_group,
     pytest_collection_modifyitems,
 )
+from tests.repo_guard import (  # noqa: F401  (a fixture and a hook, by name)
+    _repository_untouched,
+    pytest_runtest_teardown,
+)
 from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a conftest)
     pytest_make_collect_report,
     pytest_runtest_makereport,

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -86,8 +87,11 @@ async def test_stopping_closes_open_subscriptions(workspace: Path) -> None:
     assert code == 1012  # "service restart": clients reconnect
 
 
-def test_serve_on_the_example_workspace() -> None:
-    example = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+def test_serve_on_the_example_workspace(tmp_path: Path) -> None:
+    # A copy: a served workspace gets brain's history and first versions under .brain/, and
+    # a test never writes into the repository (tests/conftest.py fails the run if it does).
+    example = shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "workspace",
+                              tmp_path / "workspace", symlinks=True)
     with brain_serve(str(example), "--port", "0") as process:
         url = wait_for_url(process)
         agents = httpx.post(url, json={"query": "{ agents { name } }"}).json()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -65,7 +66,7 @@ def test_both_stores_read_the_example_alike(store: GraphStore) -> None:
     ]
 
 
-def test_serve_answers_graphql_with_the_file_nodes() -> None:
+def test_serve_answers_graphql_with_the_file_nodes(tmp_path: Path) -> None:
     query = """{
       layout { name detected reason }
       panel: node(id: "file:researcher/images/panel.png") {
@@ -75,7 +76,10 @@ def test_serve_answers_graphql_with_the_file_nodes() -> None:
         ... on Memory { links { status target { __typename ... on File { mediaType } } } }
       }
     }"""
-    with brain_serve(str(EXAMPLE), "--port", "0") as process:
+    # A copy: a served workspace gets brain's history and first versions under .brain/, and
+    # a test never writes into the repository (tests/conftest.py fails the run if it does).
+    root = shutil.copytree(EXAMPLE, tmp_path / "space", symlinks=True)
+    with brain_serve(str(root), "--port", "0") as process:
         url = wait_for_url(process)
         health = httpx.get(url.replace("/graphql", "/healthz")).json()
         answer = httpx.post(url, json={"query": query}).json()

@@ -9,9 +9,12 @@ UI. The browser sends it with the UI's own requests (same origin); a plain API c
 an SDK, MCP) never has it, and a header or a made-up cookie is not taken.
 
 The cookie grants nothing: who may do what is still the token's alone, so a page elsewhere
-cannot use it (and SameSite keeps it off other sites' requests). The secret is made when the
-server starts: after a restart a UI left open is marked again when its page is next loaded;
-until then its edits are recorded as `tool`, never the reverse.
+cannot use it (and SameSite keeps it off other sites' requests). The key is the workspace's
+(`.brain/ui-session.key`, uikey.py), taken when the app is made: after a restart a UI left
+open still has its edits marked `ui`; a mark made with another workspace's key, or a made-up
+one, is not taken. Where the workspace cannot keep a key, one of this process is used, as
+before: after a restart its pages are marked again when reloaded, their edits `tool` until
+then, never the reverse.
 """
 
 from __future__ import annotations
@@ -19,19 +22,52 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 from collections.abc import Mapping
 from http.cookies import CookieError, SimpleCookie
+from pathlib import Path
 
 from starlette.responses import Response
 
+from brain.api.http.uikey import workspace_key
+
 UI_COOKIE = "brain-ui"
-_SECRET = secrets.token_bytes(32)  # this server process's: a mark from another is not taken
-_MARK = hmac.new(_SECRET, b"brain web UI session", hashlib.sha256).hexdigest()
+_PURPOSE = b"brain web UI session"
+
+
+def _mark_of(key: bytes) -> str:
+    return hmac.new(key, _PURPOSE, hashlib.sha256).hexdigest()
+
+
+_PROCESS_KEY = secrets.token_bytes(32)  # where no workspace is named, or it cannot keep one
+
+
+class _Key:
+    """The served workspace's mark, read (or made) on first need: a server whose UI page is
+    never asked for and that is sent no mark never writes a key."""
+
+    lock = threading.Lock()
+    root: Path | None = None
+    mark: str | None = None
+
+
+def use_workspace_key(root: Path) -> None:
+    """Sign and check the mark with `root`'s key from now on (one server serves one workspace)."""
+    with _Key.lock:
+        _Key.root, _Key.mark = Path(root), None
+
+
+def _current_mark() -> str:
+    with _Key.lock:
+        if _Key.mark is None:
+            key = workspace_key(_Key.root) if _Key.root is not None else None
+            _Key.mark = _mark_of(key if key is not None else _PROCESS_KEY)
+        return _Key.mark
 
 
 def mark_ui_session(response: Response, secure: bool) -> None:
     """Set the UI's mark on the response that serves its page."""
-    response.set_cookie(UI_COOKIE, _MARK, httponly=True, samesite="strict", secure=secure, path="/")
+    response.set_cookie(UI_COOKIE, _current_mark(), httponly=True, samesite="strict", secure=secure, path="/")
 
 
 def from_ui_session(headers: Mapping[str, str] | None) -> bool:
@@ -46,4 +82,4 @@ def from_ui_session(headers: Mapping[str, str] | None) -> bool:
     except CookieError:
         return False
     found = jar.get(UI_COOKIE)
-    return found is not None and hmac.compare_digest(found.value.encode(), _MARK.encode())
+    return found is not None and hmac.compare_digest(found.value.encode(), _current_mark().encode())

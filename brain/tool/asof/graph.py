@@ -33,6 +33,7 @@ from pathlib import Path
 from brain.ingest.ingester import Ingester, IngestState
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import Layout
+from brain.model import AgentNode, owner_of_id
 from brain.service.brain import Brain, FileChanges
 from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
@@ -52,6 +53,11 @@ _EMPTY_KEYWORDS = MemoryStore().contents().keywords
 
 
 _MOMENT_ATTRIBUTES = ("absent", "changed_at")
+
+
+def owners_of(claims: Iterable[str]) -> set[str]:
+    """The agents that own the notes of these node ids (a scope folder at t, by its notes)."""
+    return {owner for node_id in claims if (owner := owner_of_id(node_id)) is not None}
 
 
 def _nanoseconds(when: float | None) -> int:
@@ -75,6 +81,12 @@ class MomentIngester(Ingester):
                 when = self.changed_at.get(rel)
                 stats[rel] = FileStat(rel, len(data), _nanoseconds(when))
         return stats, gone
+
+    def _agent_changes(self, owners: set[str], recompute: bool) -> tuple[list[AgentNode], list[str]]:
+        """Ingester._agent_changes with the owners of every note of the moment, not only of the
+        batch's: a sync of a few files into a copy must not drop an agent whose folder is gone
+        now but whose notes were there at t (`brain check` of t's files had it)."""
+        return super()._agent_changes(owners | owners_of(self.claims), recompute)
 
     def state(self) -> IngestState:
         """Ingester.state, of the files' states only: the moment's own differences (`absent`,

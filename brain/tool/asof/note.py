@@ -7,8 +7,10 @@ its links resolve by the entries of their name keys alone (brain.resolve), and t
 by the headings of the notes they name. So this builds a small graph of that moment by the
 same code (a `MomentBrain`, a first sync through the ingester's overlays): the note as it was,
 every file that held one of its link targets' names then (each at its version then: notes
-since deleted come back, notes since created are not there), and the agents' definitions
-(the agents a link may name). Each path's version at t is found by a bisect of the records
+since deleted come back, notes since created are not there), the agents' definitions
+(the agents a link may name), and for a name a link asks for, one note then of the agent of
+that name (an agent is also the owner of its notes: with no definition and its folder gone
+now, it existed at t if one of its notes did). Each path's version at t is found by a bisect of the records
 that touched it (the history's `Timeline`), so the cost is the note's links, not the moment's
 distance or the workspace's size.
 
@@ -28,6 +30,7 @@ from weakref import WeakKeyDictionary
 from brain.ingest.note_bodies import DiskBodies
 from brain.ingest.state import defined_id
 from brain.layouts import Layout
+from brain.model import name_key, owner_of_id
 from brain.parse.note import decode, parse_note
 from brain.store.base import WriteBatch
 from brain.store.linking import key_of_id
@@ -44,14 +47,20 @@ _NOW = "now"  # a path no record touched: as it is on disk
 
 class _Keys:
     """Every path the workspace has now or the history ever named, by the name key it defines,
-    and the agents' definitions among them (kept per count of records and graph changes:
-    rebuilt after a write, a few ms at 10,000 notes)."""
+    the agents' definitions among them, and the notes by the name key of the agent that owns
+    them (kept per count of records and graph changes: rebuilt after a write, a few ms at
+    10,000 notes)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
         self._by_key: dict[str, set[str]] = {}
         self._agents: set[str] = set()
+        self._by_owner: dict[str, list[str]] = {}
+
+    def owned(self, key: str) -> list[str]:
+        """The notes (any moment's) of the agent whose name key is `key`, after `paths`."""
+        return self._by_owner.get(key, [])
 
     def paths(self, moments: Moments, records: list[HistoryRecord], keys: set[str]) -> set[str]:
         """The paths that define one of `keys` at some moment, and every agent definition."""
@@ -61,6 +70,7 @@ class _Keys:
             if stamp != self._stamp:
                 by_key: dict[str, set[str]] = {}
                 agents: set[str] = set()
+                by_owner: dict[str, list[str]] = {}
                 named = {*live.ingester.files, *(r.path for r in records),
                          *(r.new_path or "" for r in records)}
                 for rel in named:
@@ -70,9 +80,14 @@ class _Keys:
                     node_id = defined_id(role)
                     if node_id is not None:
                         by_key.setdefault(key_of_id(node_id), set()).add(rel)
+                        owner = owner_of_id(node_id)
+                        if owner is not None:
+                            by_owner.setdefault(name_key(owner), []).append(rel)
                     if role.kind == "agent":
                         agents.add(rel)
-                self._by_key, self._agents, self._stamp = by_key, agents, stamp
+                for owned in by_owner.values():
+                    owned.sort()
+                self._by_key, self._agents, self._by_owner, self._stamp = by_key, agents, by_owner, stamp
             return {rel for key in keys for rel in self._by_key.get(key, ())} | self._agents
 
 
@@ -138,6 +153,17 @@ def note_moment(moments: Moments, at: float, rel: str) -> MomentBrain:
         data = content(path)
         if data is not None:
             held[path] = data
+    # An agent is also the owner of a note (its scope folder, even with no definition and no
+    # folder left now): a link to it resolves at t when one of its notes existed then. One
+    # such note says so; its other names do not touch the note's links (they are held above).
+    for key in sorted(keys):
+        if any(path in held for path in finder.owned(key)):
+            continue
+        for path in finder.owned(key):
+            data = content(path)
+            if data is not None:
+                held[path] = data
+                break
     if missing:
         raise MomentNotKept(f"the content some notes {rel} links to had then is no longer kept "
                             "(history retention or its cap): ask for the moment as a whole to see the "
