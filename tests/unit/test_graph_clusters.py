@@ -64,8 +64,9 @@ def test_a_small_folder_is_one_cluster_and_subfolders_are_their_own() -> None:
         "memory:shared/s": "cluster:shared/memory/shared",
     }
     labels = {v[0]: v[2] for v in assign(notes).values()}
-    assert labels["cluster:alice/memory/alice"] == "alice"
-    assert labels["cluster:alice/alice/memory/ops"] == "alice · ops"
+    # A label names the folder as it is on disk: two subfolders called `ops` are told apart.
+    assert labels["cluster:alice/memory/alice"] == "alice · memory/alice/"
+    assert labels["cluster:alice/alice/memory/ops"] == "alice · alice/memory/ops/"
 
 
 def test_a_big_flat_folder_splits_by_first_word_the_rare_words_are_other(
@@ -91,7 +92,12 @@ def test_a_big_flat_folder_splits_by_first_word_the_rare_words_are_other(
     # The rest in alphabetical runs: "lone", "other", "queue" make one.
     assert {where[x] for x in names if x.startswith(("queue", "lone", "other"))} == {"~lone"}
     labels = {v[0].removeprefix("cluster:a/memory/a/"): v[2] for v in assign(notes).values()}
-    assert labels == {"deploy": "a · deploy-*", "retry": "a · retry-*", "~lone": "a · other: lone … queue"}
+    # What a person sees in the folder: the names' glob, and the run of names from first to last.
+    assert labels == {
+        "deploy": "a · memory/a/deploy-*",
+        "retry": "a · memory/a/retry-*",
+        "~lone": "a · memory/a/ names lone… to queue…",
+    }
     # The same clusters whatever order the store lists the notes in.
     assert assign(list(reversed(notes))) == assign(notes)
     assert len(members_of(notes, "cluster:a/memory/a/~lone")) == 6
