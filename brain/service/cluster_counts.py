@@ -85,6 +85,13 @@ class ClusterCounts:
         self.degree: dict[str, int] = {}
         self._tops: dict[Atom, list[tuple[int, str]]] = {}  # an atom's best-linked notes, kept
         self._splits: dict[Folder, dict[str, tuple[str, str]]] = {}  # folder_clusters, kept
+        self._resplit: set[Folder] = set()  # folders whose first words changed since
+        # The cluster each atom (or entity kind) is in, and the links between clusters summed
+        # from `pairs` through it, kept: a summary after an edit adds the pairs' changes since
+        # (`_moved`) rather than summing every pair, unless a folder split differently.
+        self._cluster: dict[Atom | str, str] | None = None
+        self._links: dict[tuple[str, str], int] = {}  # (cluster id, cluster id), the lower first
+        self._moved: list[tuple[Atom, Atom | str, int]] = []
 
     # ------------------------------------------------------------------ keeping step
 
@@ -110,7 +117,7 @@ class ClusterCounts:
         self.members.setdefault(atom, set()).add(node_id)
         self._word(atom, 1)
         for source_atom, n in self.into.get(node_id, {}).items():
-            _bump(self.pairs, (source_atom, atom), n)  # type: ignore[arg-type]
+            self._pair((source_atom, atom), n)
         self._tops.pop(atom, None)
 
     def _unfile(self, node_id: str) -> None:
@@ -124,7 +131,7 @@ class ClusterCounts:
             del self.members[atom]
         self._word(atom, -1)
         for source_atom, n in self.into.get(node_id, {}).items():
-            _bump(self.pairs, (source_atom, atom), -n)  # type: ignore[arg-type]
+            self._pair((source_atom, atom), -n)
         self._tops.pop(atom, None)
 
     def _word(self, atom: Atom, by: int) -> None:
@@ -135,7 +142,12 @@ class ClusterCounts:
             del words[atom[2]]
             if not words:
                 del self.words[folder]
-        self._splits.pop(folder, None)
+        self._resplit.add(folder)
+
+    def _pair(self, key: tuple[Atom, Atom | str], by: int) -> None:
+        _bump(self.pairs, key, by)  # type: ignore[arg-type]
+        if self._cluster is not None:
+            self._moved.append((key[0], key[1], by))
 
     def _link(self, source: str, links: Iterable[model.Link]) -> None:
         atom = self.atom_of[source]
@@ -178,11 +190,11 @@ class ClusterCounts:
                 _bump(self.degree, target, sign)  # type: ignore[arg-type]
                 there = self.atom_of.get(target)
                 if there is not None:  # a target gone since: its weight left with it (_unfile)
-                    _bump(self.pairs, (atom, there), sign)  # type: ignore[arg-type]
+                    self._pair((atom, there), sign)
                     self._tops.pop(there, None)
             else:
                 kind = target.split(":", 1)[0]
-                _bump(self.pairs, (atom, kind), sign)  # type: ignore[arg-type]
+                self._pair((atom, kind), sign)
                 was = self.entities.get(target, 0)
                 _bump(self.entities, target, sign)  # type: ignore[arg-type]
                 if (was == 0) != (was + sign == 0):  # first link to it, or its last gone
@@ -199,16 +211,52 @@ class ClusterCounts:
                 self.hubs, ((-degree.get(m, 0), m) for m in self.members[atom]))
         return found
 
+    def _clusters_of_atoms(self) -> dict[Atom | str, str]:
+        """Each atom's cluster id (and each linked entity kind's), with `_links` summed to match:
+        brought up to date with the folders split again and the pairs moved since."""
+        mapped = self._cluster
+        again = False
+        for folder in self._resplit:
+            old = self._splits.pop(folder, None)
+            words = self.words.get(folder)
+            if words is None:
+                continue
+            new = self._splits[folder] = folder_clusters(folder[0], folder[1], words)
+            if old is not None and any(new[w][0] != old[w][0] for w in new.keys() & old.keys()):
+                again = True  # a note moved between clusters: every pair is summed again
+            if mapped is not None:
+                for word, (cid, _) in new.items():
+                    mapped[(folder[0], folder[1], word)] = cid
+        self._resplit.clear()
+        for kind in self.entity_kinds:
+            if mapped is not None:
+                mapped[kind] = f"cluster:@{kind}"
+        if mapped is None or again:
+            mapped = {(f[0], f[1], w): cid
+                      for f, split in self._splits.items() for w, (cid, _) in split.items()}
+            mapped.update((kind, f"cluster:@{kind}") for kind in self.entity_kinds)
+            links: dict[tuple[str, str], int] = {}
+            for (source, target), n in self.pairs.items():
+                a, b = mapped[source], mapped[target]
+                key = (a, b) if a <= b else (b, a)
+                links[key] = links.get(key, 0) + n
+            self._links, self._cluster = links, mapped
+        else:
+            links = self._links
+            for source, target, n in self._moved:
+                a, b = mapped[source], mapped[target]
+                _bump(links, (a, b) if a <= b else (b, a), n)  # type: ignore[arg-type]
+        self._moved.clear()
+        return mapped
+
     def summary(self) -> ClusterSummary:
         """The summary `clusters.summarize` gives for the same notes and links."""
+        self._clusters_of_atoms()
         clusters: list[Cluster] = []
         index: dict[str, int] = {}
-        cluster_of: dict[Atom | str, int] = {}
         tops: list[list[tuple[int, str]]] = []
         for folder, words in self.words.items():
-            split = self._splits.get(folder)
-            if split is None:
-                split = self._splits[folder] = folder_clusters(folder[0], folder[1], words)
+            split = self._splits[folder]
             for word, n in words.items():
                 cid, label = split[word]
                 k = index.get(cid)
@@ -217,24 +265,23 @@ class ClusterCounts:
                     clusters.append(Cluster(id=cid, scope=folder[0], label=label, folder=folder[1]))
                     tops.append([])
                 atom = (folder[0], folder[1], word)
-                cluster_of[atom] = k
                 clusters[k].notes += n
                 clusters[k].problems += self.problems.get(atom, 0)
                 tops[k].extend(self._top(atom))
         for kind, n in self.entity_kinds.items():
-            cluster_of[kind] = len(clusters)
+            index[f"cluster:@{kind}"] = len(clusters)
             clusters.append(Cluster(id=f"cluster:@{kind}", scope="", label=f"{kind}s", folder="",
                                     kind="entities", notes=n))
             tops.append([])
-        between: Counter[tuple[int, int]] = Counter()
+        between: dict[tuple[int, int], int] = {}
         inside = 0
-        for (source, target), n in self.pairs.items():
-            a, b = cluster_of[source], cluster_of[target]
+        for (a, b), n in self._links.items():
             if a == b:
-                clusters[a].links += n
+                clusters[index[a]].links += n
                 inside += n
             else:
-                between[(a, b) if a < b else (b, a)] += n
+                x, y = index[a], index[b]
+                between[(x, y) if x < y else (y, x)] = n
         for k, found in enumerate(tops):
             clusters[k].hubs = [self.name_of[m] for _, m in heapq.nsmallest(self.hubs, found)]
         return ordered(clusters, between, notes=len(self.atom_of), inside=inside,

@@ -254,14 +254,15 @@ def ordered(
         clusters[x].outside += w
         clusters[y].outside += w
     order = sorted(range(len(clusters)), key=lambda k: (-clusters[k].notes, clusters[k].id))
-    position = {k: i for i, k in enumerate(order)}
-    edges = sorted(
-        (
-            ClusterEdge(a=min(position[x], position[y]), b=max(position[x], position[y]), links=w)
-            for (x, y), w in pairs.items()
-        ),
-        key=lambda e: (e.a, e.b),
-    )
+    position = [0] * len(clusters)
+    for i, k in enumerate(order):
+        position[k] = i
+    rows = []
+    for (x, y), w in pairs.items():
+        a, b = position[x], position[y]
+        rows.append((a, b, w) if a < b else (b, a, w))
+    rows.sort()
+    edges = [ClusterEdge(a=a, b=b, links=w) for a, b, w in rows]
     return ClusterSummary(
         clusters=[clusters[k] for k in order],
         edges=edges,

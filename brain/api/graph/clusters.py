@@ -93,6 +93,7 @@ class GraphClusters:
 # made from every note and link once, then each request after a write reads only what it changed.
 _keepers: WeakKeyDictionary[Brain, ClusterKeeper] = WeakKeyDictionary()
 _opening = threading.Lock()
+_typed: WeakKeyDictionary[ClusterKeeper, tuple[ClusterSummary, GraphClusters]] = WeakKeyDictionary()
 
 
 def keeper_of(brain: Brain) -> ClusterKeeper:
@@ -106,8 +107,18 @@ def keeper_of(brain: Brain) -> ClusterKeeper:
 
 
 def clusters_of(brain: Brain) -> GraphClusters:
-    """The summary of `brain`'s graph now (one is made at a time; a second asker waits for it)."""
-    return graph_clusters(keeper_of(brain).summary(), brain.store)
+    """The summary of `brain`'s graph now (one is made at a time; a second asker waits for it).
+    Its GraphQL form is made once per summary: a page's every visit asks for it."""
+    keeper = keeper_of(brain)
+    summary = keeper.summary()
+    with _opening:
+        made = _typed.get(keeper)
+        if made is not None and made[0] is summary:
+            return made[1]
+    answer = graph_clusters(summary, brain.store)
+    with _opening:
+        _typed[keeper] = (summary, answer)
+    return answer
 
 
 def warm_clusters(brain: Brain) -> None:
