@@ -9,9 +9,9 @@ own notes on demand. So the server sums the graph up here, from the same reads o
 A note's cluster is where a person filed it, so it means something to them: its folder (the
 path's parent). A folder too big to say anything (a flat `memory/<agent>/` of 11,000 notes)
 is split by the first word of its notes' names (`deploy-rollback-notes` goes with `deploy-*`),
-the largest `MAX_WORDS` words each a cluster and the rest in alphabetical runs ("names api… to
-lease…") of at most `REST` notes, so no cluster is a bigger pile than a drawing of it shows.
-Labels say the folder as it is on disk and the names' glob (`alice · memory/alice/deploy-*`).
+the largest `MAX_WORDS` words each a cluster and the rest in alphabetical runs ("api-* … lease-*")
+of at most `REST` notes, so no cluster is a bigger pile than a drawing of it shows. Labels say
+the folder as the person files it and the names' glob (`alice/deploy-*`, cluster_label).
 Names and paths only: the answer is the same on both stores and for the same files.
 
 `summarize` counts everything from a full read; a server keeps the same summary up to date
@@ -116,10 +116,16 @@ def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def folder_label(scope: str, folder: str) -> str:
-    """What a person recognizes a folder's cluster by: its scope and the folder's path as it is
-    on disk (`alice · memory/alice/projects/`), not a tail that two folders may share."""
-    return f"{scope} · {folder}/" if folder else f"{scope} · (top folder)"
+def cluster_label(scope: str, folder: str, names: str = "") -> str:
+    """What a person recognizes a cluster by: the folder as they file it, from their scope's own
+    folder on (`alice/` for memory/alice, `alice/projects/`), and the glob of the names in it
+    (`alice/deploy-*`, `alice/access-* … worker-*` for an alphabetical run); the scope named
+    first when the folder is not under it (`shared · notes/`)."""
+    here = f"/{folder}/"
+    at = here.rfind(f"/{scope}/")
+    place = here[at + 1 :] if at >= 0 else (f"{folder}/" if folder else "")
+    text = place + names
+    return text if text.startswith(f"{scope}/") else f"{scope} · {text or '(top folder)'}"
 
 
 def folder_clusters(scope: str, folder: str, words: Mapping[str, int]) -> dict[str, tuple[str, str]]:
@@ -127,17 +133,15 @@ def folder_clusters(scope: str, folder: str, words: Mapping[str, int]) -> dict[s
     word -> (cluster id, label). The same counts give the same clusters whatever their order:
     the whole-workspace summary and its incremental counters (cluster_counts.py) both use it."""
     base = f"cluster:{scope}/{folder}"
-    label = folder_label(scope, folder)
     size = sum(words.values())
     if size <= SPLIT_AT:
-        return dict.fromkeys(words, (base, label))
+        return dict.fromkeys(words, (base, cluster_label(scope, folder)))
     least = max(MIN_WORD, size // 200)
     ranked = sorted(((c, w) for w, c in words.items() if c >= least), key=lambda cw: (-cw[0], cw[1]))
-    glob = f"{folder}/" if folder else ""
-    cluster_of = {w: (f"{base}/{w}", f"{scope} · {glob}{w}-*") for _, w in ranked[:MAX_WORDS]}
+    cluster_of = {w: (f"{base}/{w}", cluster_label(scope, folder, f"{w}-*")) for _, w in ranked[:MAX_WORDS]}
     # The other words, in alphabetical runs of at most REST notes each: a run is drawn whole when
     # a person opens it (the page's cap), and none swamps the picture. Its label says what its
-    # notes are called, as the folder lists them: "names access… to worker…".
+    # notes are called, as the folder lists them: "access-* … worker-*".
     rest = sorted(w for w in words if w not in cluster_of)
     runs: list[list[str]] = []
     filled = 0
@@ -148,8 +152,8 @@ def folder_clusters(scope: str, folder: str, words: Mapping[str, int]) -> dict[s
         runs[-1].append(w)
         filled += words[w]
     for run in runs:
-        text = (f"{scope} · {glob}{run[0]}-*" if len(run) == 1
-                else f"{scope} · {glob} names {run[0]}… to {run[-1]}…")
+        names = f"{run[0]}-*" if len(run) == 1 else f"{run[0]}-* … {run[-1]}-*"
+        text = cluster_label(scope, folder, names)
         for w in run:
             cluster_of[w] = (f"{base}/~{run[0]}", text)
     return cluster_of

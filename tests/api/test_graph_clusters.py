@@ -80,7 +80,7 @@ async def test_the_summary_counts_the_workspace_and_drills_down_to_a_clusters_no
     }
     assert (data["problems"], data["wanted"]) == (2, 2)
     deploy = next(c for c in data["clusters"] if c["id"].endswith("/deploy"))
-    assert (deploy["hubs"][0], deploy["label"]) == ("deploy-hub", "alice · memory/alice/deploy-*")
+    assert (deploy["hubs"][0], deploy["label"]) == ("deploy-hub", "alice/deploy-*")
     ids = [c["id"] for c in data["clusters"]]
     edges = {
         (ids[s], ids[t]): w
