@@ -2,6 +2,11 @@
 // reader can hold: no hover look-ups while the drawing moves, and where the drawn nodes
 // are, written on the canvas for the tests and the bench.
 import type Sigma from 'sigma';
+import { drawnDiscs } from './discs';
+
+export { separateDiscs } from './discs';
+// Drawings up to this many nodes list their discs (`data-discs`): the summary's few hundred.
+const LISTED_DISCS = 1000;
 
 /**
  * No hover look-ups while the camera is dragged or gliding: each one reads a pixel back from
@@ -20,7 +25,7 @@ export function quietWhileDragging(sigma: Sigma): void {
  * The box the drawn nodes cover, in CSS pixels of the drawing, on the canvas as
  * `data-extent="left,top,right,bottom"` (tests check nothing is drawn off it or under the
  * legend), and the best-connected nodes' places, `data-hubs` = JSON [[id, kind, x, y, degree], …]
- * (tests click them; `count` of them). Not while the camera moves: it is read when the drawing is still.
+ * (tests click them; `count` of them), and a small drawing's discs (`data-discs`, discs.ts). Not while the camera moves: it is read when the drawing is still.
  */
 export function noteExtent(sigma: Sigma, canvas: HTMLElement, count: number): void {
   if (sigma.getMouseCaptor().isMoving || sigma.getCamera().isAnimated()) return;
@@ -41,4 +46,6 @@ export function noteExtent(sigma: Sigma, canvas: HTMLElement, count: number): vo
   });
   canvas.dataset.extent = Number.isFinite(left) ? [left, top, right, bottom].map((v) => v.toFixed(1)).join(',') : '';
   canvas.dataset.hubs = JSON.stringify(hubs);
+  if (sigma.getGraph().order <= LISTED_DISCS) canvas.dataset.discs = JSON.stringify(drawnDiscs(sigma));
+  else delete canvas.dataset.discs;
 }

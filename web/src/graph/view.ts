@@ -19,7 +19,7 @@ import { communityColours, type CommunityLegend } from './overviewmodel';
 import { routeHash, type Route } from '../logic';
 import { filterTest, localMatches, nameMatches, redrawSelection, scopesOf, styleGraph } from './look';
 import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, scopeLegend, type ClusterSummary } from './clusters';
-import { noteExtent, quietWhileDragging } from './extent';
+import { noteExtent, quietWhileDragging, separateDiscs } from './extent';
 import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
 import type { TimeDiff } from './timediff';
 import { formatMoment } from '../time/moments';
@@ -291,6 +291,7 @@ export class GraphView implements View {
       },
       settled: (p, info: Settled) => {
         place(p);
+        if (discs && this.graph === g && this.sigma) { this.canvas.dataset.discOverlaps = String(separateDiscs(this.sigma)); this.labels.invalidate(); this.sigma.refresh(); }
         performance.mark('overview:settled');  // bench/bench_graph_view.py: time to a settled layout
         Object.assign(this.canvas.dataset, { layout: 'settled', layoutIterations: String(info.iterations), layoutReason: info.reason, layoutMs: info.ms.toFixed(0), layoutWhere: info.where, layoutLevel: info.level });
         this.canvas.dispatchEvent(new CustomEvent('layoutsettled', { detail: info }));
