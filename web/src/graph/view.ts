@@ -30,8 +30,8 @@ import type { View } from '../view';
 // A drawing this big names only its best-connected nodes (label placement looks at each one).
 const LABELLED_NODES = 3000;
 const CLUSTER_LABELLED = 300;  // of a cluster's 1,500 notes: placing thousands holds the page's thread
-// Past this many links, a running layout draws its nodes alone: each update would redraw them all.
-const EDGES_WHILE_LAYING_OUT = 5000;
+// Past this many links a running layout draws nodes alone (edge processing was most of a cluster's frames).
+const EDGES_WHILE_LAYING_OUT = 1000;
 const HUBS = 8;
 
 export class GraphView implements View {
