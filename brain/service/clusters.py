@@ -9,9 +9,13 @@ own notes on demand. So the server sums the graph up here, from the same reads o
 A note's cluster is where a person filed it, so it means something to them: its folder (the
 path's parent). A folder too big to say anything (a flat `memory/<agent>/` of 11,000 notes)
 is split by the first word of its notes' names (`deploy-rollback-notes` goes with `deploy-*`),
-the largest `MAX_WORDS` words each a cluster and the rest in alphabetical runs ("other: api …
-lease") of at most `REST` notes, so no cluster is a bigger pile than a drawing of it shows.
+the largest `MAX_WORDS` words each a cluster and the rest in alphabetical runs ("api-* … lease-*")
+of at most `REST` notes, so no cluster is a bigger pile than a drawing of it shows. Labels say
+the folder as the person files it and the names' glob (`alice/deploy-*`, cluster_label).
 Names and paths only: the answer is the same on both stores and for the same files.
+
+`summarize` counts everything from a full read; a server keeps the same summary up to date
+from each write instead (cluster_counts.py), and `summarize` is what its tests compare with.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ MAX_WORDS = 24
 MIN_WORD = 8
 # The other words go in alphabetical runs of at most this many notes (the page draws 1,500 of a cluster).
 REST = 1500
-OTHER = "other"
 _WORD = re.compile(r"[-_ .]+")
 
 
@@ -113,6 +116,49 @@ def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
+def cluster_label(scope: str, folder: str, names: str = "") -> str:
+    """What a person recognizes a cluster by: the folder as they file it, from their scope's own
+    folder on (`alice/` for memory/alice, `alice/projects/`), and the glob of the names in it
+    (`alice/deploy-*`, `alice/access-* … worker-*` for an alphabetical run); the scope named
+    first when the folder is not under it (`shared · notes/`)."""
+    here = f"/{folder}/"
+    at = here.rfind(f"/{scope}/")
+    place = here[at + 1 :] if at >= 0 else (f"{folder}/" if folder else "")
+    text = place + names
+    return text if text.startswith(f"{scope}/") else f"{scope} · {text or '(top folder)'}"
+
+
+def folder_clusters(scope: str, folder: str, words: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+    """The clusters of one folder's notes, from how many of its notes have each first word:
+    word -> (cluster id, label). The same counts give the same clusters whatever their order:
+    the whole-workspace summary and its incremental counters (cluster_counts.py) both use it."""
+    base = f"cluster:{scope}/{folder}"
+    size = sum(words.values())
+    if size <= SPLIT_AT:
+        return dict.fromkeys(words, (base, cluster_label(scope, folder)))
+    least = max(MIN_WORD, size // 200)
+    ranked = sorted(((c, w) for w, c in words.items() if c >= least), key=lambda cw: (-cw[0], cw[1]))
+    cluster_of = {w: (f"{base}/{w}", cluster_label(scope, folder, f"{w}-*")) for _, w in ranked[:MAX_WORDS]}
+    # The other words, in alphabetical runs of at most REST notes each: a run is drawn whole when
+    # a person opens it (the page's cap), and none swamps the picture. Its label says what its
+    # notes are called, as the folder lists them: "access-* … worker-*".
+    rest = sorted(w for w in words if w not in cluster_of)
+    runs: list[list[str]] = []
+    filled = 0
+    for w in rest:
+        if not runs or filled + words[w] > REST:
+            runs.append([])
+            filled = 0
+        runs[-1].append(w)
+        filled += words[w]
+    for run in runs:
+        names = f"{run[0]}-*" if len(run) == 1 else f"{run[0]}-* … {run[-1]}-*"
+        text = cluster_label(scope, folder, names)
+        for w in run:
+            cluster_of[w] = (f"{base}/~{run[0]}", text)
+    return cluster_of
+
+
 def assign(notes: Sequence[NoteLike]) -> dict[str, tuple[str, str, str, str]]:
     """Each note's cluster: note id -> (cluster id, scope, label, folder). Deterministic: the same
     notes give the same clusters whatever their order."""
@@ -121,34 +167,8 @@ def assign(notes: Sequence[NoteLike]) -> dict[str, tuple[str, str, str, str]]:
         groups[(n.scope, folder_of(n.path))].append(n)
     out: dict[str, tuple[str, str, str, str]] = {}
     for (scope, folder), members in groups.items():
-        tail = folder.rsplit("/", 1)[-1] or scope
-        base = f"cluster:{scope}/{folder}"
-        # The folder's own name when it is the scope's; the scope and folder when it is a subfolder.
-        label = scope if tail == scope else f"{scope} · {tail}"
-        if len(members) <= SPLIT_AT:
-            for n in members:
-                out[n.id] = (base, scope, label, folder)
-            continue
         word_of = {n.id: first_word(n.name) for n in members}
-        words = Counter(word_of.values())
-        least = max(MIN_WORD, len(members) // 200)
-        ranked = sorted(((c, w) for w, c in words.items() if c >= least), key=lambda cw: (-cw[0], cw[1]))
-        cluster_of = {w: (f"{base}/{w}", f"{label} · {w}-*") for _, w in ranked[:MAX_WORDS]}
-        # The other words, in alphabetical runs of at most REST notes each ("other: api … lease"):
-        # a run is drawn whole when a person opens it (the page's cap), and none swamps the picture.
-        rest = sorted(w for w in words if w not in cluster_of)
-        runs: list[list[str]] = []
-        size = 0
-        for w in rest:
-            if not runs or size + words[w] > REST:
-                runs.append([])
-                size = 0
-            runs[-1].append(w)
-            size += words[w]
-        for run in runs:
-            name = run[0] if len(run) == 1 else f"{run[0]} … {run[-1]}"
-            for w in run:
-                cluster_of[w] = (f"{base}/~{run[0]}", f"{label} · {OTHER}: {name}")
+        cluster_of = folder_clusters(scope, folder, Counter(word_of.values()))
         for n in members:
             cid, text = cluster_of[word_of[n.id]]
             out[n.id] = (cid, scope, text, folder)
@@ -217,31 +237,43 @@ def summarize(
         c.problems = problems[k]
         if c.kind == "entities":
             c.notes = len(entities[c.id])
-    for (x, y), w in pairs.items():
-        clusters[x].outside += w
-        clusters[y].outside += w
     members: list[list[NoteLike]] = [[] for _ in clusters]
     for n in notes:
         members[of_note[n.id]].append(n)
     for k, ms in enumerate(members):
         best = heapq.nsmallest(hubs, ms, key=lambda m: (-degree[m.id], m.id))
         clusters[k].hubs = [m.name for m in best]
+    return ordered(clusters, pairs, notes=len(notes), inside=sum(inside), problems=sum(problems),
+                   wanted=len(wanted))
+
+
+def ordered(
+    clusters: list[Cluster], pairs: Mapping[tuple[int, int], int], *, notes: int, inside: int,
+    problems: int, wanted: int,
+) -> ClusterSummary:
+    """The summary of `clusters` (their notes, inside links, problems and hubs counted) and the
+    links between them (`pairs`: (x, y) with x < y, indexes into `clusters`): each cluster's
+    `outside` summed, the clusters largest first (ties by id), edges between their new places."""
+    for (x, y), w in pairs.items():
+        clusters[x].outside += w
+        clusters[y].outside += w
     order = sorted(range(len(clusters)), key=lambda k: (-clusters[k].notes, clusters[k].id))
-    position = {k: i for i, k in enumerate(order)}
-    edges = sorted(
-        (
-            ClusterEdge(a=min(position[x], position[y]), b=max(position[x], position[y]), links=w)
-            for (x, y), w in pairs.items()
-        ),
-        key=lambda e: (e.a, e.b),
-    )
+    position = [0] * len(clusters)
+    for i, k in enumerate(order):
+        position[k] = i
+    rows = []
+    for (x, y), w in pairs.items():
+        a, b = position[x], position[y]
+        rows.append((a, b, w) if a < b else (b, a, w))
+    rows.sort()
+    edges = [ClusterEdge(a=a, b=b, links=w) for a, b, w in rows]
     return ClusterSummary(
         clusters=[clusters[k] for k in order],
         edges=edges,
-        notes=len(notes),
-        links=sum(inside) + sum(pairs.values()),
-        problems=sum(problems),
-        wanted=len(wanted),
+        notes=notes,
+        links=inside + sum(pairs.values()),
+        problems=problems,
+        wanted=wanted,
     )
 
 

@@ -10,10 +10,12 @@ from typing import Any
 import httpx
 import pytest
 
+from brain.api.graph.clusters import build_clusters, keeper_of
 from brain.service import clusters
 from brain.store.base import GraphStore
 from tests.api.client import post
 from tests.api.conftest import ServerFactory
+from tests.api.live import LiveServer
 from tests.contract.helpers import Workspace, note
 
 CLUSTERS = """{ graphClusters { notes links problems wanted scopes { scope notes agent }
@@ -44,10 +46,17 @@ async def ask(url: str, query: str, **variables: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def url(serve: ServerFactory, store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def server(
+    serve: ServerFactory, store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> LiveServer:
     monkeypatch.setattr(clusters, "SPLIT_AT", 8)
     monkeypatch.setattr(clusters, "MIN_WORD", 3)
-    return serve(workspace(tmp_path / "ws"), store).graphql
+    return serve(workspace(tmp_path / "ws"), store, watch=False)
+
+
+@pytest.fixture
+def url(server: LiveServer) -> str:
+    return server.graphql
 
 
 async def test_the_summary_counts_the_workspace_and_drills_down_to_a_clusters_notes(url: str) -> None:
@@ -71,7 +80,7 @@ async def test_the_summary_counts_the_workspace_and_drills_down_to_a_clusters_no
     }
     assert (data["problems"], data["wanted"]) == (2, 2)
     deploy = next(c for c in data["clusters"] if c["id"].endswith("/deploy"))
-    assert (deploy["hubs"][0], deploy["label"]) == ("deploy-hub", "alice · deploy-*")
+    assert (deploy["hubs"][0], deploy["label"]) == ("deploy-hub", "alice/deploy-*")
     ids = [c["id"] for c in data["clusters"]]
     edges = {
         (ids[s], ids[t]): w
@@ -114,3 +123,42 @@ async def test_a_wrong_cluster_id_is_refused_in_words(url: str) -> None:
     answer = await ask(url, DRILL, cluster="cluster:@workflow", limit=10)
     assert answer["data"] is None
     assert "is not a cluster of notes: ask graphClusters" in answer["errors"][0]["message"]
+
+
+def fresh(server: LiveServer) -> dict[str, Any]:
+    """The summary counted from a full read of the store, as GraphQL would print it."""
+    made = build_clusters(server.brain.store)
+    return {
+        "notes": made.notes, "links": made.links, "problems": made.problems, "wanted": made.wanted,
+        "scopes": [{"scope": s.scope, "notes": s.notes, "agent": s.agent} for s in made.scopes],
+        "clusters": [
+            {"id": c.id, "kind": c.kind, "scope": c.scope, "label": c.label, "notes": c.notes,
+             "links": c.links, "outside": c.outside, "problems": c.problems, "hubs": c.hubs}
+            for c in made.clusters
+        ],
+        "edgeSources": made.edge_sources, "edgeTargets": made.edge_targets, "edgeLinks": made.edge_links,
+    }
+
+
+async def test_after_each_edit_the_summary_is_a_full_counts_and_reads_only_the_edit(
+    server: LiveServer,
+) -> None:
+    """Notes added, removed, relinked, a link broken and one resolved: after each, the answer is
+    the one a full read gives, and the server read only the changed notes (no second build)."""
+    ws, url = Workspace(server.brain.root), server.graphql
+    assert (await ask(url, CLUSTERS))["data"]["graphClusters"] == fresh(server)
+    keeper = keeper_of(server.brain)
+    edits = [
+        [ws.write("memory/alice/deploy-6.md", note("d", "[[deploy-hub]] [[retry-2]] [[workflow:nightly]]"))],
+        [ws.delete("memory/alice/retry-1.md")],  # hub's [[retry-1]] now broken, s loses a source
+        [ws.write("memory/alice/gone.md", note("g", "[[lone]]"))],  # hub's [[gone]] resolves
+        [ws.write("memory/shared/s.md", note("s", "[[alice/lone]] [[alice/nothing]]"))],
+        [ws.write(f"memory/alice/queue-{i}.md", note("q", "[[deploy-hub]]")) for i in range(3)],
+    ]
+    for paths in edits:
+        server.brain.sync(paths)
+        got = (await ask(url, CLUSTERS))["data"]["graphClusters"]
+        assert got == fresh(server), paths
+    assert keeper.builds == 1
+    assert keeper.updates >= len(edits)
+    assert {c["id"] for c in got["clusters"]} >= {"cluster:alice/memory/alice/queue", "cluster:@workflow"}

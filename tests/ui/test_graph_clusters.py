@@ -60,7 +60,8 @@ def settled(page: Any, level: str) -> Any:
 def cluster_label(c: dict[str, Any]) -> str:
     """What the page writes on a cluster: its name within its scope and its notes."""
     name = c["label"].removeprefix(f"{c['scope']} · ") if c["kind"] == "notes" else c["label"]
-    return f"{name} · {c['notes']:,}"
+    unit = "linked" if c["kind"] == "entities" else "note" if c["notes"] == 1 else "notes"
+    return f"{name} · {c['notes']:,} {unit}"
 
 
 def test_the_whole_workspace_opens_as_scopes_and_clusters_counted_as_graphql_says(
@@ -97,6 +98,25 @@ def test_the_whole_workspace_opens_as_scopes_and_clusters_counted_as_graphql_say
         for i, a in enumerate(boxes)
         for b in boxes[i + 1 :]
     ), "no label over another"
+    # A cluster's label is what a person finds in the workspace: the folder from their scope on,
+    # the names' glob or their alphabetical run, and how many notes; no code word ("other: a … w").
+    for c in answer["clusters"]:
+        if c["kind"] == "notes":
+            text = cluster_label(c)
+            assert text.startswith(f"{c['scope']}/"), text
+            assert text.endswith(f" · {c['notes']:,} notes") or c["notes"] == 1, text
+            assert "other:" not in text, text
+    assert any(text.endswith("-*") for c in answer["clusters"] if (text := c["label"]))
+    # No disc over another: the discs as the page draws them (sigma's own positions and sizes).
+    discs = json.loads(canvas.get_attribute("data-discs") or "[]")
+    assert len(discs) == int(canvas.get_attribute("data-nodes"))
+    overlapping = [
+        (a[0], b[0])
+        for i, a in enumerate(discs)
+        for b in discs[i + 1 :]
+        if (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2 < (a[3] + b[3] - 0.5) ** 2
+    ]
+    assert not overlapping, overlapping[:5]
     snap(page, f"graph-overview-{NOTES // 1000}k")
 
 
@@ -121,7 +141,8 @@ def test_a_click_on_a_cluster_draws_its_notes(bare_page: Any, big: BrainServer) 
     else:
         cluster = by_id[node]
         scope, total = cluster["scope"], cluster["notes"]
-        title = f"{scope} · {cluster_label(cluster).rsplit(' · ', 1)[0]}"
+        name = cluster_label(cluster).rsplit(" · ", 1)[0]
+        title = name if name.startswith(f"{scope}/") else f"{scope} · {name}"
     drill = ask(big, CLUSTER_NOTES, cluster=node)["graphOverview"]
     columns = drill["columns"]
     memories = [i for i, k in zip(columns["id"], columns["kind"], strict=True) if k == "memory"]

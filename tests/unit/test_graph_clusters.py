@@ -7,7 +7,15 @@ import pytest
 
 from brain.model import Link, LinkStatus
 from brain.service import clusters
-from brain.service.clusters import Note, assign, first_word, members_of, scope_of_cluster, summarize
+from brain.service.clusters import (
+    Note,
+    assign,
+    cluster_label,
+    first_word,
+    members_of,
+    scope_of_cluster,
+    summarize,
+)
 
 
 def n(scope: str, name: str, folder: str | None = None) -> Note:
@@ -40,6 +48,25 @@ def test_first_word(name: str, word: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("scope", "folder", "names", "label"),
+    [
+        ("alice", "memory/alice", "", "alice/"),  # the scope's own folder
+        ("alice", "memory/alice/projects/q3", "", "alice/projects/q3/"),  # a subfolder, from the scope on
+        ("alice", "memory/alice", "deploy-*", "alice/deploy-*"),  # a big folder's first word
+        ("alice", "memory/alice", "api-* … lease-*", "alice/api-* … lease-*"),  # its rarer words, a run
+        ("shared", "memory/shared", "", "shared/"),
+        ("proj:web", "notes", "", "proj:web · notes/"),  # a folder not named after the scope
+        ("alice", "", "", "alice · (top folder)"),
+        ("ops", "memory/ops/ops", "", "ops/"),  # the innermost folder of the scope's name
+    ],
+)
+def test_a_clusters_label_is_the_folder_and_names_a_person_files(
+    scope: str, folder: str, names: str, label: str
+) -> None:
+    assert cluster_label(scope, folder, names) == label
+
+
+@pytest.mark.parametrize(
     ("cluster", "scope"),
     [
         ("cluster:alice/memory/alice", "alice"),
@@ -64,8 +91,9 @@ def test_a_small_folder_is_one_cluster_and_subfolders_are_their_own() -> None:
         "memory:shared/s": "cluster:shared/memory/shared",
     }
     labels = {v[0]: v[2] for v in assign(notes).values()}
-    assert labels["cluster:alice/memory/alice"] == "alice"
-    assert labels["cluster:alice/alice/memory/ops"] == "alice · ops"
+    # A label names the folder from the scope's own on: two subfolders called `ops` are told apart.
+    assert labels["cluster:alice/memory/alice"] == "alice/"
+    assert labels["cluster:alice/alice/memory/ops"] == "alice/memory/ops/"
 
 
 def test_a_big_flat_folder_splits_by_first_word_the_rare_words_are_other(
@@ -91,7 +119,8 @@ def test_a_big_flat_folder_splits_by_first_word_the_rare_words_are_other(
     # The rest in alphabetical runs: "lone", "other", "queue" make one.
     assert {where[x] for x in names if x.startswith(("queue", "lone", "other"))} == {"~lone"}
     labels = {v[0].removeprefix("cluster:a/memory/a/"): v[2] for v in assign(notes).values()}
-    assert labels == {"deploy": "a · deploy-*", "retry": "a · retry-*", "~lone": "a · other: lone … queue"}
+    # What a person sees in the folder: the names' glob, and the run of names from first to last.
+    assert labels == {"deploy": "a/deploy-*", "retry": "a/retry-*", "~lone": "a/lone-* … queue-*"}
     # The same clusters whatever order the store lists the notes in.
     assert assign(list(reversed(notes))) == assign(notes)
     assert len(members_of(notes, "cluster:a/memory/a/~lone")) == 6

@@ -15,8 +15,15 @@ function summary(clusters: number, edges: [number, number, number][]): ClusterSu
 test('a summary draws a node per scope and cluster, each cluster tied to its scope, labelled with its notes', () => {
   const d = clusterGraph(summary(4, [[0, 1, 7], [1, 2, 1]]));
   assert.deepEqual(d.ids, ['scope:a', 'scope:b', 'cluster:a/memory/x/w0', 'cluster:b/memory/x/w1', 'cluster:a/memory/x/w2', 'cluster:b/memory/x/w3']);
-  assert.equal(d.g.getNodeAttribute('cluster:a/memory/x/w0', 'label'), 'w0-* · 100');
+  assert.equal(d.g.getNodeAttribute('cluster:a/memory/x/w0', 'label'), 'w0-* · 100 notes');
   assert.equal(d.g.getNodeAttribute('scope:a', 'label'), 'a · 20 notes');
+  // The server's label from the scope's folder on is the name as is; a scope's own folder is not its scope's disc.
+  const own = clusterGraph({ ...summary(1, []), clusters: [{ id: 'cluster:a/memory/a', kind: 'notes', scope: 'a', label: 'a/', folder: 'memory/a', notes: 1, links: 0, outside: 0, problems: 0, hubs: [] },
+    { id: 'cluster:a/memory/a/deploy', kind: 'notes', scope: 'a', label: 'a/deploy-*', folder: 'memory/a', notes: 9, links: 0, outside: 0, problems: 0, hubs: [] },
+    { id: 'cluster:@workflow', kind: 'entities', scope: '', label: 'workflows', folder: '', notes: 2, links: 0, outside: 0, problems: 0, hubs: [] }] });
+  assert.equal(own.g.getNodeAttribute('cluster:a/memory/a', 'label'), 'a/ · 1 note');
+  assert.equal(own.g.getNodeAttribute('cluster:a/memory/a/deploy', 'label'), 'a/deploy-* · 9 notes');
+  assert.equal(own.g.getNodeAttribute('cluster:@workflow', 'label'), 'workflows · 2 linked');
   assert.ok(d.g.hasEdge('scope:a', 'cluster:a/memory/x/w0') && d.g.hasEdge('scope:b', 'cluster:b/memory/x/w3'));
   assert.equal(d.g.edges('cluster:a/memory/x/w0', 'cluster:b/memory/x/w1').length, 1);
   assert.equal(d.source.length, d.g.size);  // the layout's links are the drawing's
@@ -50,6 +57,7 @@ test('sizes grow with notes as area, names and status lines say what is left out
   assert.ok(clusterSize(25, 100) < clusterSize(100, 100) / 2 + 4);
   assert.equal(clusterTitle('scope:alice', null), 'Scope alice');
   assert.equal(clusterTitle('cluster:alice/memory/alice/deploy', { kind: 'cluster', scope: 'alice', name: 'deploy-*' }), 'alice · deploy-*');
+  assert.equal(clusterTitle('cluster:alice/memory/alice/deploy', { kind: 'cluster', scope: 'alice', name: 'alice/deploy-*' }), 'alice/deploy-*');
   assert.equal(drillStatus('alice · deploy-*', 1500, 11000), 'alice · deploy-*: the 1,500 best-linked of 11,000 notes, 9,500 more not drawn');
   assert.equal(drillStatus('x', 12, 12), 'x: 12 notes');
 });

@@ -21,7 +21,8 @@ from brain.api.graphql.loaders import in_thread
 from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.model import MemoryNode
 from brain.service.brain import Brain
-from brain.service.clusters import members_of, scope_of_cluster, summarize
+from brain.service.cluster_counts import ClusterKeeper
+from brain.service.clusters import ClusterSummary, members_of, scope_of_cluster, summarize
 from brain.store.base import GraphStore, MemoryFilter
 
 # A summary lists at most this many of a cluster's best-linked notes by name.
@@ -88,39 +89,57 @@ class GraphClusters:
     )
 
 
-# Each brain's last summary and the count of changes it was made at (Brain.changes): a summary
-# of 100,000 notes reads every note and link (seconds), and a page asks for it on each visit.
-_made: WeakKeyDictionary[Brain, tuple[int, GraphClusters]] = WeakKeyDictionary()
-_making = threading.Lock()
+# Each brain's summary, kept up to date from its change events (brain/service/cluster_counts.py):
+# made from every note and link once, then each request after a write reads only what it changed.
+_keepers: WeakKeyDictionary[Brain, ClusterKeeper] = WeakKeyDictionary()
+_opening = threading.Lock()
+_typed: WeakKeyDictionary[ClusterKeeper, tuple[ClusterSummary, GraphClusters]] = WeakKeyDictionary()
+
+
+def keeper_of(brain: Brain) -> ClusterKeeper:
+    with _opening:
+        keeper = _keepers.get(brain)
+        if keeper is None:
+            keeper = _keepers[brain] = ClusterKeeper(brain.store, hubs=HUB_NAMES)
+            # Before its first read: a write during that read is applied on the next ask.
+            brain.subscribe(lambda change: keeper.changed(change.id))
+        return keeper
 
 
 def clusters_of(brain: Brain) -> GraphClusters:
-    """The summary of `brain`'s graph now: made again only after the graph changed. One is made
-    at a time (a second asker waits for the first's answer rather than making it too)."""
-    with _making:
-        changes = brain.changes  # read before: a change while it is made makes the next ask redo it
-        made = _made.get(brain)
-        if made is not None and made[0] == changes:
+    """The summary of `brain`'s graph now (one is made at a time; a second asker waits for it).
+    Its GraphQL form is made once per summary: a page's every visit asks for it."""
+    keeper = keeper_of(brain)
+    summary = keeper.summary()
+    with _opening:
+        made = _typed.get(keeper)
+        if made is not None and made[0] is summary:
             return made[1]
-        answer = build_clusters(brain.store)
-        _made[brain] = (changes, answer)
-        return answer
+    answer = graph_clusters(summary, brain.store)
+    with _opening:
+        _typed[keeper] = (summary, answer)
+    return answer
 
 
 def warm_clusters(brain: Brain) -> None:
     """Makes the summary in the background once the server is ready, where the graph view opens
     with it (past WARM_ABOVE notes): its first visitor then waits for no pass over every link."""
-    if brain.store.count_memories(MemoryFilter()) > WARM_ABOVE:
+    if sum(brain.store.memory_scopes().values()) > WARM_ABOVE:
         threading.Thread(target=clusters_of, args=(brain,), name="brain-clusters", daemon=True).start()
 
 
 def build_clusters(store: GraphStore) -> GraphClusters:
+    """The summary from a full read of `store` (what the kept one must equal)."""
     notes = store.list_memories(MemoryFilter(), bodies=False)
-    summary = summarize(notes, store.links_from([n.id for n in notes]), hubs=HUB_NAMES)
+    return graph_clusters(summarize(notes, store.links_from([n.id for n in notes]), hubs=HUB_NAMES), store)
+
+
+def graph_clusters(summary: ClusterSummary, store: GraphStore) -> GraphClusters:
     agents = {a.name: a for a in store.list_agents()}
     counts: dict[str, int] = {}
-    for n in notes:
-        counts[n.scope] = counts.get(n.scope, 0) + 1
+    for c in summary.clusters:
+        if c.kind == "notes":
+            counts[c.scope] = counts.get(c.scope, 0) + c.notes
     scopes = [
         ClusterScope(
             scope=s,

@@ -83,10 +83,11 @@ export function clusterGraph(s: ClusterSummary, maxClusters = MAX_CLUSTERS): Clu
       label: `${x.scope} · ${x.notes.toLocaleString('en')} notes` }, clusterSize(x.notes, maxNotes, 8, 20), x.scope);
   }
   s.clusters.slice(0, shownClusters).forEach((c) => {
+    // Its folder as on disk and its names' glob (`memory/alice/deploy-*`), its scope said by its colour and its scope's disc.
     const name = c.kind === 'entities' ? c.label : c.label.startsWith(`${c.scope} · `) ? c.label.slice(c.scope.length + 3) : c.label;
     // `degree`: its notes, so the canvas's data-hubs (extent.ts) lists the largest clusters (scopes: 0).
     add(c.id, { kind: 'cluster', clusterKind: c.kind, scope: c.scope || null, name, notes: c.notes, degree: c.notes, problems: c.problems, hubs: c.hubs,
-      label: `${name} · ${c.notes.toLocaleString('en')}` }, clusterSize(c.notes, maxNotes), c.scope || '@');
+      label: `${name} · ${c.notes.toLocaleString('en')} ${c.kind === 'entities' ? 'linked' : c.notes === 1 ? 'note' : 'notes'}` }, clusterSize(c.notes, maxNotes), c.scope || '@');
   });
   const source: number[] = [];
   const target: number[] = [];
@@ -151,7 +152,8 @@ export function drillStatus(label: string, drawn: number, total: number): string
 /** A cluster's name for a status line: as a summary's node (`attrs`) says, else from its id. */
 export function clusterTitle(id: string, attrs: Record<string, unknown> | null): string {
   if (attrs?.kind === 'scope') return `Scope ${String(attrs.name)}`;
-  if (attrs?.kind === 'cluster') return attrs.scope ? `${String(attrs.scope)} · ${String(attrs.name)}` : String(attrs.name);
+  // A name from the scope's folder on (`alice/deploy-*`) says its scope already.
+  if (attrs?.kind === 'cluster') return attrs.scope && !String(attrs.name).startsWith(`${String(attrs.scope)}/`) ? `${String(attrs.scope)} · ${String(attrs.name)}` : String(attrs.name);
   return id.startsWith('scope:') ? `Scope ${id.slice(6)}` : id.replace(/^cluster:/, '');
 }
 

@@ -19,7 +19,7 @@ import { communityColours, type CommunityLegend } from './overviewmodel';
 import { routeHash, type Route } from '../logic';
 import { filterTest, localMatches, nameMatches, redrawSelection, scopesOf, styleGraph } from './look';
 import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, scopeLegend, type ClusterSummary } from './clusters';
-import { noteExtent, quietWhileDragging } from './extent';
+import { noteExtent, quietWhileDragging, separateDiscs } from './extent';
 import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
 import type { TimeDiff } from './timediff';
 import { formatMoment } from '../time/moments';
@@ -30,8 +30,8 @@ import type { View } from '../view';
 // A drawing this big names only its best-connected nodes (label placement looks at each one).
 const LABELLED_NODES = 3000;
 const CLUSTER_LABELLED = 300;  // of a cluster's 1,500 notes: placing thousands holds the page's thread
-// Past this many links, a running layout draws its nodes alone: each update would redraw them all.
-const EDGES_WHILE_LAYING_OUT = 5000;
+// Past this many links a running layout draws nodes alone (edge processing was most of a cluster's frames).
+const EDGES_WHILE_LAYING_OUT = 1000;
 const HUBS = 8;
 
 export class GraphView implements View {
@@ -291,6 +291,7 @@ export class GraphView implements View {
       },
       settled: (p, info: Settled) => {
         place(p);
+        if (discs && this.graph === g && this.sigma) { this.canvas.dataset.discOverlaps = String(separateDiscs(this.sigma)); this.labels.invalidate(); this.sigma.refresh(); }
         performance.mark('overview:settled');  // bench/bench_graph_view.py: time to a settled layout
         Object.assign(this.canvas.dataset, { layout: 'settled', layoutIterations: String(info.iterations), layoutReason: info.reason, layoutMs: info.ms.toFixed(0), layoutWhere: info.where, layoutLevel: info.level });
         this.canvas.dispatchEvent(new CustomEvent('layoutsettled', { detail: info }));
