@@ -70,6 +70,7 @@ class ScopeReach:
         self.names = names
         self.scope = scope
         self._targets: dict[str, tuple[MentionTarget, ...]] = {}
+        self._deciding: dict[str, frozenset[str]] = {}
 
     def named(self, words: tuple[str, ...], squashed: str) -> bool:
         scopes = self.names.words.get(squashed)
@@ -83,6 +84,21 @@ class ScopeReach:
         if found is None:
             found = self._targets[squashed] = self._targets_of(squashed)
         return found
+
+    def names_another(self, survivors: list[SeedEntry], source_id: str) -> bool:
+        """Whether a survivor's deciding level names no note but others than the source:
+        `mention_at` drops a name whose deciding level holds the source, linked or not, so
+        a note whose every survivor is its own name reports nothing, and its links (most of
+        a sweep's cost) are not asked for."""
+        for entry in survivors:
+            deciding = self._deciding.get(entry[3])
+            if deciding is None:
+                targets = self.targets(entry[3])
+                level = min((t.level for t in targets), default=0)
+                deciding = self._deciding[entry[3]] = frozenset(t.id for t in targets if t.level == level)
+            if source_id not in deciding:
+                return True
+        return False
 
     def _targets_of(self, squashed: str) -> tuple[MentionTarget, ...]:
         """As Names._entries builds them: the own scope's at level 0, then the shared ones at
@@ -116,8 +132,11 @@ def sweep_mentions(
         decided: list[tuple[MemoryNode, list[SeedEntry] | None]] = []
         for memory in batch:
             seed = seeds.seed(memory) if memory.scope not in names.uncovered else None
+            reach = names.reach(memory.scope)
             survivors = None if seed is None else seed_survivors(
-                seed, seeds.vocabulary.for_scope(memory.scope), names.reach(memory.scope))
+                seed, seeds.vocabulary.for_scope(memory.scope), reach)
+            if survivors and not reach.names_another(survivors, memory.id):
+                survivors = []  # only its own name: nothing to report, no links to ask for
             decided.append((memory, survivors))
         wanted = [m.id for m, survivors in decided if survivors is None or survivors]
         links = store.links_from(wanted) if wanted else {}
