@@ -58,7 +58,7 @@ Listed = tuple[int, int, int, int, int, int]
 NOT_PROSE, PROSE, ASK = 0, 1, 2
 #: The Rust twin of the candidates and their prose, if the installed module has it (an older
 #: build of the same ABI lacks it: the candidates' own twin and Python's prose then).
-_native_seed: Callable[[str, str | None, str, object, bool], list[Listed]] | None = (
+_native_seed: Callable[[str, str | None, str, object, bool], list[Listed] | None] | None = (
     getattr(native, "mention_seed_candidates", None))
 
 
@@ -155,12 +155,15 @@ def _listed_native(body: str, vocabulary: Vocabulary) -> list[Listed] | None:
     """The candidates and their prose by the Rust twin (native/src/mention_prose.rs), which
     decides the prose of most in the same pass; None where it is not built (or turned off:
     BRAIN_NATIVE=0), or where lower-casing changes the body's length (`candidates` then
-    reads it word by word)."""
+    reads it word by word). The twin lower-cases the body itself where it knows Python's
+    answer for each of its characters (ASCII, Latin-1, CJK, punctuation, emoji), else it is
+    lower-cased here and sent again."""
     table = vocabulary.index.native_table()
     if _native_seed is None or table is None:
         return None
-    if body.isascii():
-        return _native_seed(body, None, "", table, vocabulary.blank_links)
+    listed = _native_seed(body, None, "", table, vocabulary.blank_links)
+    if listed is not None:
+        return listed
     lowered = body.lower()
     if len(lowered) != len(body):
         return None

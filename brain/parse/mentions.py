@@ -90,6 +90,7 @@ class Mention:
         return f"[[{self.link}]]" if self.text == self.link else f"[[{self.link}|{self.text}]]"
 
 
+@lru_cache(maxsize=65536)  # a sweep asks each note's names again as its seeds' vocabulary did
 def name_words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
 

@@ -24,7 +24,7 @@ use rustc_hash::FxHashSet;
 
 use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
 use crate::math::math_ranges;
-use crate::mentions::{words, MentionWords};
+use crate::mentions::{is_word, words, MentionWords};
 use crate::text::{has, Declined};
 
 const NOT_PROSE: u8 = 0;
@@ -36,8 +36,10 @@ type Candidate = (usize, usize, usize, usize, usize, u8);
 
 /// `seed_of`'s candidates: as `mention_candidates` on the body with its wikilinks blanked
 /// (`blank_links`: LINK_CORE_RE's matches), those spanning a line dropped, each with its
-/// state (0: not prose, 1: prose, 2: Python decides). `lowered` is `body.lower()` when the
-/// body is not ASCII (of the same length: the caller checks), None for an ASCII body.
+/// state (0: not prose, 1: prose, 2: Python decides). `lowered` is `body.lower()` (of the
+/// same length: the caller checks) and `extra_word_chars` its non-ASCII characters that `\w`
+/// matches; without them (None), the body is lower-cased here where each of its non-ASCII
+/// characters is one `known` (else None: the caller lower-cases it and asks again).
 #[pyfunction]
 #[pyo3(signature = (body, lowered, extra_word_chars, table, blank_links))]
 pub fn mention_seed_candidates(
@@ -46,33 +48,43 @@ pub fn mention_seed_candidates(
     extra_word_chars: &str,
     table: &MentionWords,
     blank_links: bool,
-) -> Vec<Candidate> {
+) -> Option<Vec<Candidate>> {
+    let mut extra: FxHashSet<char> = extra_word_chars.chars().collect();
     let owned;
-    let low = match lowered {
-        Some(l) => l,
-        None => {
+    // Lower-cased here, each character keeps its UTF-8 length: a word's byte offsets in `low`
+    // are its offsets in the body, and no character is counted but a candidate's.
+    let (low, aligned) = match lowered {
+        Some(l) => (l, false),
+        None if body.is_ascii() => {
             owned = body.to_ascii_lowercase();
-            &owned
+            (owned.as_str(), true)
+        }
+        None => {
+            owned = lower_known(body, &mut extra)?;
+            (owned.as_str(), true)
         }
     };
     let b = body.as_bytes();
-    // Byte offsets of the body's characters (and of its end): words are counted in characters.
-    let offsets: Option<Vec<usize>> =
-        (!body.is_ascii()).then(|| body.char_indices().map(|(i, _)| i).chain(std::iter::once(b.len())).collect());
-    let byte = |c: usize| offsets.as_ref().map_or(c, |o| o[c]);
-    if offsets.as_ref().is_some_and(|o| o.len() != low.chars().count() + 1) {
-        return Vec::new(); // not the same length: the caller's contract is broken, Python's then
-    }
-    let extra: FxHashSet<char> = extra_word_chars.chars().collect();
-    let mut found = words(low, &extra);
+    let mut found: Vec<(&str, usize, usize)> = if aligned {
+        word_bytes(low, &extra)
+    } else {
+        // Python's lower-casing (rare): characters are what the two have in common.
+        let offsets: Vec<usize> = body.char_indices().map(|(i, _)| i).chain(std::iter::once(b.len())).collect();
+        if offsets.len() != low.chars().count() + 1 {
+            return None; // not the same length: the caller's contract is broken, Python's then
+        }
+        words(low, &extra).into_iter().map(|(w, s, e)| (w, offsets[s], offsets[e])).collect()
+    };
     if blank_links && has(b, b"[[") {
         let links = link_cores(b);
-        found.retain(|&(_, start, _)| !within(&links, byte(start)));
+        found.retain(|&(_, start, _)| !within(&links, start));
     }
+    let ascii = body.is_ascii();
+    let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
     let mut out = Vec::new();
     let mut spans = Vec::new(); // each candidate's byte offsets in the body
     let mut key = String::new();
-    for (i, &(word, start, _)) in found.iter().enumerate() {
+    for (i, &(word, bs, _)) in found.iter().enumerate() {
         let Some(counts) = table.lengths.get(word) else { continue };
         for &n in counts {
             if i + n > found.len() {
@@ -86,18 +98,24 @@ pub fn mention_seed_candidates(
                 key.push_str(w);
             }
             if let Some(&k) = table.named.get(key.as_str()) {
-                let end = found[i + n - 1].2;
-                let (bs, be) = (byte(start), byte(end));
+                let be = found[i + n - 1].2;
                 if memchr(b'\n', &b[bs..be]).is_some() {
                     continue; // as seed_of: a name never spans lines
                 }
+                let (start, end) = if ascii {
+                    (bs, be)
+                } else {
+                    at_char += body[at_byte..bs].chars().count();
+                    at_byte = bs;
+                    (at_char, at_char + body[bs..be].chars().count())
+                };
                 out.push((i, n, start, end, k, ASK));
                 spans.push((bs, be));
             }
         }
     }
     if out.is_empty() {
-        return out;
+        return Some(out);
     }
     // A bug that panics leaves every candidate to Python: the ingest goes on.
     let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, &spans)));
@@ -106,7 +124,74 @@ pub fn mention_seed_candidates(
             candidate.5 = state;
         }
     }
+    Some(out)
+}
+
+/// `words` of `low`, in byte offsets.
+fn word_bytes<'a>(low: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut push = |at: usize, word: bool, start: &mut Option<usize>| match (word, *start) {
+        (true, None) => *start = Some(at),
+        (false, Some(s)) => {
+            out.push((&low[s..at], s, at));
+            *start = None;
+        }
+        _ => {}
+    };
+    if low.is_ascii() {
+        for (at, &c) in low.as_bytes().iter().enumerate() {
+            push(at, c.is_ascii_alphanumeric() || c == b'_', &mut start);
+        }
+    } else {
+        for (at, c) in low.char_indices() {
+            push(at, is_word(c, extra), &mut start);
+        }
+    }
+    push(low.len(), false, &mut start);
     out
+}
+
+/// `body.lower()`, the non-ASCII word characters of it added to `extra`; None if a character
+/// is not `known`.
+fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<String> {
+    let mut out = String::with_capacity(body.len());
+    for c in body.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+            continue;
+        }
+        let (lower, word) = known(c)?;
+        if word {
+            extra.insert(lower);
+        }
+        out.push(lower);
+    }
+    Some(out)
+}
+
+/// Python's `c.lower()` (one character) and whether `\w` matches it, for the non-ASCII
+/// characters notes are full of: Latin-1's letters and signs, CJK ideographs, punctuation,
+/// arrows, symbols, emoji and their variation selectors. Python's Unicode tables are the
+/// reference: tests/unit/test_native_mention_prose.py asks Python about every one of them.
+/// Any other character: None (Python lower-cases the body, as before).
+fn known(c: char) -> Option<(char, bool)> {
+    let u = c as u32;
+    let sign = Some((c, false));
+    match u {
+        0xD7 | 0xF7 => sign,
+        0xC0..=0xDE => Some((char::from_u32(u + 0x20)?, true)),
+        0xDF..=0xFF => Some((c, true)),
+        0xAA | 0xB2 | 0xB3 | 0xB5 | 0xB9 | 0xBA | 0xBC..=0xBE => Some((c, true)),
+        0xA0..=0xBF => sign,
+        0x2139 => Some((c, true)), // ℹ: a lower-case letter to Python
+        0x4E00..=0x9FFF => Some((c, true)),
+        0x2776..=0x2793 => None, // dingbat digits: numbers, so `\w`
+        0x2000..=0x206F | 0x2190..=0x23FF | 0x2500..=0x27BF | 0x2B00..=0x2BFF => sign,
+        0x3000..=0x3004 | 0x3008..=0x3011 | 0xFE00..=0xFE0F => sign,
+        0x1F300..=0x1F64F | 0x1F680..=0x1F6FF | 0x1F900..=0x1F9FF => sign,
+        _ => None,
+    }
 }
 
 /// LINK_CORE_RE `\[\[[^\[\]\n]*\]\]`'s matches (byte offsets), in order.

@@ -64,6 +64,8 @@ CASES: list[tuple[str, str, list[int]]] = [
     ("url after a dash", "—https://beta.org beta", [ASK, ASK]),
     ("math", "$beta$ and $$\nbeta\n$$ beta", [NOT_PROSE, NOT_PROSE, PROSE]),
     ("markdown link", "[beta](https://x.org) beta", [ASK, ASK]),
+    ("markdown link in a line", "see [beta](x.md) and beta", [ASK, ASK]),
+    ("image", "see ![beta](x.png) and beta", [ASK, ASK]),
     ("reference link", "[beta][r] beta", [ASK, ASK]),
     ("html", "<b>beta</b> beta", [ASK, ASK]),
     ("escape", "\\*beta beta", [ASK, ASK]),
@@ -94,6 +96,7 @@ def test_native_seed_equals_python_on_the_table(body: str, expected: list[int]) 
 @example(["```\n", "beta", "\n", "```\n", "beta"], True)
 @example(["é", "https://x.org/", "beta"], False)
 @example(["[", "beta", "](", "x", ")", " ", "beta"], True)
+@example(["beta", " ", "[", "beta", "](", ")", " ", "`", "x", "`"], True)
 @example(["1. ", "beta", "\n", "    ", "beta"], True)
 def test_native_seed_equals_python_on_random_bodies(pieces: list[str], plain: bool) -> None:
     body = "".join(pieces)
@@ -118,3 +121,26 @@ def test_native_seed_equals_python_on_benchmark_notes(tmp_path: Path, profile: s
         asked += sum(1 for entry in listed if entry[5] == ASK)
         decided += sum(1 for entry in listed if entry[5] != ASK)
     assert decided > 4 * asked  # most candidates never reach mistune
+
+
+#: The non-ASCII characters the twin lower-cases itself (native/src/mention_prose.rs `known`).
+KNOWN = [*range(0xA0, 0x100), 0x2139, *range(0x4E00, 0xA000), *range(0x2000, 0x2070), *range(0x2190, 0x2400),
+         *range(0x2500, 0x2776), *range(0x2794, 0x27C0), *range(0x2B00, 0x2C00), *range(0x3000, 0x3005),
+         *range(0x3008, 0x3012), *range(0xFE00, 0xFE10), *range(0x1F300, 0x1F650), *range(0x1F680, 0x1F700),
+         *range(0x1F900, 0x1FA00)]
+
+
+def test_native_lowers_what_python_lowers() -> None:
+    """Every character the twin lower-cases without Python, in names and bodies: Python's
+    `lower()` and `\\w` (this interpreter's Unicode tables) decide the candidates both ways."""
+    chars = [chr(u) for u in KNOWN]
+    known = set(chars)
+    upper = {c: c.upper() if c.upper() in known else c for c in chars}  # `É` as well as `é`
+    names = [f"q{c}q" for c in chars] + ["beta"]
+    vocabulary = Vocabulary(names)
+    for k in range(0, len(chars), 400):
+        batch = chars[k : k + 400]
+        body = " ".join(f"Q{upper[c]}q beta{c}beta" for c in batch)
+        listed = mention_seeds._native_seed(body, None, "", vocabulary.index.native_table(), True)
+        assert listed is not None, "a known character was refused"
+        assert seed_of(body, 1, vocabulary) == python_seed(body, vocabulary, 1), batch
