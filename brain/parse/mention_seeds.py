@@ -28,18 +28,21 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Protocol
 
 from brain.parse.mentions import (
+    ASK,
     MAX_MENTIONS,
-    NON_ASCII_RE,
+    NOT_PROSE,
+    Listed,
+    ListedTwin,
     Mention,
     MentionTarget,
     NameIndex,
-    _is_word_char,
+    _native_listed,
     _prose_only,
     candidates,
+    listed_native,
     mention_at,
     squash,
 )
-from brain.parse.native import native
 
 #: A candidate: (word index, word count, the vocabulary's number of its words, its text
 #: squashed, whether it is prose, and for prose its line, column and text as written).
@@ -52,14 +55,9 @@ LINK_CORE_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
 #: Candidates a seed holds at most: a note past it (a hostile one) is read again instead.
 SEED_MAX = 16 * MAX_MENTIONS
 
-#: A listed candidate: (word index, word count, start, end, the vocabulary's number of its
-#: words, whether it is prose: NOT_PROSE, PROSE, or ASK (`_prose_only` decides)).
-Listed = tuple[int, int, int, int, int, int]
-NOT_PROSE, PROSE, ASK = 0, 1, 2
 #: The Rust twin of the candidates and their prose, if the installed module has it (an older
 #: build of the same ABI lacks it: the candidates' own twin and Python's prose then).
-_native_seed: Callable[[str, str | None, str, object, bool], list[Listed] | None] | None = (
-    getattr(native, "mention_seed_candidates", None))
+_native_seed: ListedTwin | None = _native_listed
 
 
 class Vocabulary:
@@ -152,23 +150,9 @@ def seed_of(body: str, body_line: int, vocabulary: Vocabulary) -> Seed | None:
 
 
 def _listed_native(body: str, vocabulary: Vocabulary) -> list[Listed] | None:
-    """The candidates and their prose by the Rust twin (native/src/mention_prose.rs), which
-    decides the prose of most in the same pass; None where it is not built (or turned off:
-    BRAIN_NATIVE=0), or where lower-casing changes the body's length (`candidates` then
-    reads it word by word). The twin lower-cases the body itself where it knows Python's
-    answer for each of its characters (ASCII, Latin-1, CJK, punctuation, emoji), else it is
-    lower-cased here and sent again."""
-    table = vocabulary.index.native_table()
-    if _native_seed is None or table is None:
-        return None
-    listed = _native_seed(body, None, "", table, vocabulary.blank_links)
-    if listed is not None:
-        return listed
-    lowered = body.lower()
-    if len(lowered) != len(body):
-        return None
-    extra = "".join(c for c in set(NON_ASCII_RE.findall(lowered)) if _is_word_char(c))
-    return _native_seed(body, lowered, extra, table, vocabulary.blank_links)
+    """The candidates and their prose by the Rust twin (brain.parse.mentions.listed_native),
+    the words of wikilinks left out where no name holds a bracket."""
+    return listed_native(body, vocabulary.index, vocabulary.blank_links, _native_seed)
 
 
 def _listed_py(body: str, vocabulary: Vocabulary) -> list[Listed]:

@@ -1,6 +1,7 @@
 """The native mention seed (native/src/mention_prose.rs: the candidates and, for most, whether
 they are prose, in one pass) gives exactly the seeds of the Python reference (`seed_of` with
-the twin off: `_listed_py`, then `_prose_only` on every candidate): on a table of the places
+the twin off: `_listed_py`, then `_prose_only` on every candidate), and `find_mentions`, which
+lists its candidates with the same twin, its answer without it: on a table of the places
 where prose is decided (code spans, fenced and indented code, markdown and wikilinks, URLs,
 math, HTML, escapes, non-ASCII text), on random bodies built from those pieces, and on the
 benchmark's notes of both profiles. The table also says what the twin decides itself, so a
@@ -16,8 +17,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
-from brain.parse import mention_seeds
-from brain.parse.mention_seeds import ASK, NOT_PROSE, PROSE, Seed, Vocabulary, seed_of
+from brain.parse import mention_seeds, mentions
+from brain.parse.mention_seeds import Seed, Vocabulary, seed_of
+from brain.parse.mentions import ASK, NOT_PROSE, PROSE, Mention, MentionTarget, NameIndex, find_mentions
 
 pytestmark = pytest.mark.skipif(mention_seeds._native_seed is None,
                                 reason="the native scanner is not built with mention_seed_candidates (cargo)")
@@ -144,3 +146,35 @@ def test_native_lowers_what_python_lowers() -> None:
         listed = mention_seeds._native_seed(body, None, "", vocabulary.index.native_table(), True)
         assert listed is not None, "a known character was refused"
         assert seed_of(body, 1, vocabulary) == python_seed(body, vocabulary, 1), batch
+
+
+def _reach() -> NameIndex:
+    """A source's names: own and shared, one name on two notes (ambiguous), one linked."""
+    names = [(n, MentionTarget(f"memory:a/{n}", n, k % 2)) for k, n in enumerate(NAMES)]
+    return NameIndex([*names, ("beta", MentionTarget("memory:a/beta-2", "beta-2", 0))])
+
+
+def both_mentions(body: str) -> tuple[list[Mention], list[Mention]]:
+    """find_mentions with the twin, and with it off (Python's candidates and prose)."""
+    index = _reach()
+    native = find_mentions(body, 3, index, source_id="memory:a/self", linked={"memory:a/notes"})
+    saved, mentions._native_listed = mentions._native_listed, None
+    try:
+        python = find_mentions(body, 3, index, source_id="memory:a/self", linked={"memory:a/notes"})
+    finally:
+        mentions._native_listed = saved
+    return native, python
+
+
+@pytest.mark.parametrize("body", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_find_mentions_equal_with_the_twin_on_the_table(body: str) -> None:
+    native, python = both_mentions(body)
+    assert native == python
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=60))
+@example(["beta", " ", "[", "beta", "](", ")", " ", "`", "beta", "`", " ", "notes"])
+def test_find_mentions_equal_with_the_twin_on_random_bodies(pieces: list[str]) -> None:
+    native, python = both_mentions("".join(pieces))
+    assert native == python
