@@ -10,6 +10,8 @@ reaches its own. So the work is cut where the names come in:
   walk's notes of its scope and of `shared`),
   with whether it is prose (not code, a link, a URL or math: `_prose_only`, the reference's
   own test), and, for prose, its line, column and text. A note with no such place is `()`.
+  The Rust twin (native/src/mention_prose.rs) finds the places and decides the prose of
+  most of them in one pass; what it is not sure of goes to `_prose_only` (mistune) as before.
 - `seeded_mentions`, in the ingesting process, once the names are known: the reference's
   own choices on the seed instead of the body (the longest name a word starts that the
   source reaches, a match's words not the start of another, the caps, then who it names).
@@ -26,12 +28,18 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Protocol
 
 from brain.parse.mentions import (
+    ASK,
     MAX_MENTIONS,
+    NOT_PROSE,
+    Listed,
+    ListedTwin,
     Mention,
     MentionTarget,
     NameIndex,
+    _native_listed,
     _prose_only,
     candidates,
+    listed_native,
     mention_at,
     squash,
 )
@@ -46,6 +54,10 @@ Seed = tuple[SeedEntry, ...]
 LINK_CORE_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
 #: Candidates a seed holds at most: a note past it (a hostile one) is read again instead.
 SEED_MAX = 16 * MAX_MENTIONS
+
+#: The Rust twin of the candidates and their prose, if the installed module has it (an older
+#: build of the same ABI lacks it: the candidates' own twin and Python's prose then).
+_native_seed: ListedTwin | None = _native_listed
 
 
 class Vocabulary:
@@ -105,28 +117,29 @@ def seed_of(body: str, body_line: int, vocabulary: Vocabulary) -> Seed | None:
     index = vocabulary.index
     if not len(index):
         return ()
-    found: list[tuple[int, int, int, int, int, str]] = []
-    # Most matches are the words of the note's own links: blanked (same length, so the same
-    # offsets), they are not looked up, squashed or tested for prose. Word numbers then skip
-    # the links' words; a match's own words stay consecutive, which is all `after` needs.
-    scanned = LINK_CORE_RE.sub(_blank, body) if vocabulary.blank_links and "[[" in body else body
-    for i, n, start, end, k in candidates(scanned, index):
+    listed = _listed_native(body, vocabulary)
+    if listed is None:
+        listed = _listed_py(body, vocabulary)
+    found: list[tuple[int, int, int, int, int, str, int]] = []
+    for i, n, start, end, k, state in listed:
         span = body[start:end]
         if "\n" in span:
             continue  # as find_mentions: a name never spans lines
         squashed = squash(span)
         if squashed in index.names_of(k):
-            found.append((i, n, start, end, k, squashed))
+            found.append((i, n, start, end, k, squashed, state))
             if len(found) > SEED_MAX:
                 return None
     if not found:
         return ()
-    # Which are prose, by the reference's own test on all of them at once.
-    prose = {(s, e) for s, e, _ in _prose_only(body, [(s, e, q) for _i, _n, s, e, _k, q in found])}
+    # Which are prose: what the twin left undecided, by the reference's own test on all of
+    # them at once (all of a chunk's, as the reference reads them: see native/src/mention_prose.rs).
+    asked = [(s, e, q) for _i, _n, s, e, _k, q, state in found if state == ASK]
+    prose = {(s, e) for s, e, _ in _prose_only(body, asked)} if asked else set()
     out: list[SeedEntry] = []
     line, line_start, at = body_line, 0, 0  # lines counted once, in order (starts ascend)
-    for i, n, start, end, k, squashed in found:
-        if (start, end) not in prose:
+    for i, n, start, end, k, squashed, state in found:
+        if state == NOT_PROSE or (state == ASK and (start, end) not in prose):
             out.append((i, n, k, squashed, False, 0, 0, ""))
             continue
         line += body.count("\n", at, start)
@@ -134,6 +147,22 @@ def seed_of(body: str, body_line: int, vocabulary: Vocabulary) -> Seed | None:
         line_start = body.rfind("\n", 0, start) + 1
         out.append((i, n, k, squashed, True, line, start - line_start + 1, body[start:end]))
     return tuple(out)
+
+
+def _listed_native(body: str, vocabulary: Vocabulary) -> list[Listed] | None:
+    """The candidates and their prose by the Rust twin (brain.parse.mentions.listed_native),
+    the words of wikilinks left out where no name holds a bracket."""
+    return listed_native(body, vocabulary.index, vocabulary.blank_links, _native_seed)
+
+
+def _listed_py(body: str, vocabulary: Vocabulary) -> list[Listed]:
+    """`_listed_native` in Python, every candidate's prose left to `_prose_only`: the
+    reference of the twin, and its fallback."""
+    # Most matches are the words of the note's own links: blanked (same length, so the same
+    # offsets), they are not looked up, squashed or tested for prose. Word numbers then skip
+    # the links' words; a match's own words stay consecutive, which is all `after` needs.
+    scanned = LINK_CORE_RE.sub(_blank, body) if vocabulary.blank_links and "[[" in body else body
+    return [(i, n, start, end, k, ASK) for i, n, start, end, k in candidates(scanned, vocabulary.index)]
 
 
 def _blank(link: re.Match[str]) -> str:

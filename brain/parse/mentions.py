@@ -54,6 +54,37 @@ _native_candidates: Callable[[str, str, object], list[tuple[int, int, int, int, 
     native, "mention_candidates", lambda *_: [])
 
 
+#: The Rust twin of the candidates with their prose (native/src/mention_prose.rs), if built: a
+#: candidate (word index, word count, start, end, name number) and NOT_PROSE, PROSE or ASK
+#: (`_prose_only` decides).
+Listed = tuple[int, int, int, int, int, int]
+NOT_PROSE, PROSE, ASK = 0, 1, 2
+ListedTwin = Callable[[str, str | None, str, object, bool], list[Listed] | None]
+_native_listed: ListedTwin | None = getattr(native, "mention_seed_candidates", None)
+
+
+def listed_native(
+    body: str, index: NameIndex, blank_links: bool, twin: ListedTwin | None,
+) -> list[Listed] | None:
+    """The candidates and their prose by the Rust twin (native/src/mention_prose.rs), which
+    decides the prose of most in the same pass; None where it is not built (or turned off:
+    BRAIN_NATIVE=0), or where lower-casing changes the body's length (`candidates` then
+    reads it word by word). The twin lower-cases the body itself where it knows Python's
+    answer for each of its characters (ASCII, Latin-1, CJK, punctuation, emoji), else it is
+    lower-cased here and sent again. `blank_links`: the words of wikilinks are no candidates."""
+    table = index.native_table()
+    if twin is None or table is None:
+        return None
+    found = twin(body, None, "", table, blank_links)
+    if found is not None:
+        return found
+    lowered = body.lower()
+    if len(lowered) != len(body):
+        return None
+    extra = "".join(c for c in set(NON_ASCII_RE.findall(lowered)) if _is_word_char(c))
+    return twin(body, lowered, extra, table, blank_links)
+
+
 def native_table_available() -> bool:
     return _native_table is not None
 
@@ -90,6 +121,7 @@ class Mention:
         return f"[[{self.link}]]" if self.text == self.link else f"[[{self.link}|{self.text}]]"
 
 
+@lru_cache(maxsize=65536)  # a sweep asks each note's names again as its seeds' vocabulary did
 def name_words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
 
@@ -171,9 +203,13 @@ def find_mentions(
     source itself and of notes it already links (`linked`: target ids) are left out."""
     if not len(index):
         return []
-    found: list[tuple[int, int, str]] = []  # start, end, squashed name
+    # The Rust twin lists the candidates with, for most, whether they are prose; else all
+    # are asked of `_prose_only` (mistune), the reference.
+    listed = listed_native(body, index, False, _native_listed)
+    rows = listed if listed is not None else [(*c, ASK) for c in candidates(body, index)]
+    matched: list[tuple[int, int, str, int]] = []  # start, end, squashed name, prose state
     after = 0  # a match's words are not the start of another
-    for i, n, start, end, k in candidates(body, index):
+    for i, n, start, end, k, state in rows:
         if i < after:
             continue  # inside the last match, or a shorter try of a word that matched
         span = body[start:end]
@@ -181,13 +217,16 @@ def find_mentions(
             continue
         squashed = squash(span)
         if squashed in index.names_of(k):
-            found.append((start, end, squashed))
+            matched.append((start, end, squashed, state))
             after = i + n
-            if len(found) >= MAX_MENTIONS * 4:
+            if len(matched) >= MAX_MENTIONS * 4:
                 break
+    found = [(s, e, q) for s, e, q, _state in matched]
     if not found or not _any_reported(found, index, source_id, linked):
         return []  # e.g. only the text of its own links: no need to read the markdown
-    found = _prose_only(body, found)
+    asked = [(s, e, q) for s, e, q, state in matched if state == ASK]
+    prose = {(s, e) for s, e, _ in _prose_only(body, asked)} if asked else set()
+    found = [(s, e, q) for s, e, q, state in matched if state == PROSE or (state == ASK and (s, e) in prose)]
     out: list[Mention] = []
     for start, end, squashed in found:
         mention = _mention(body, start, end, index.targets(squashed), source_id, linked, body_line)

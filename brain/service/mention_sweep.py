@@ -16,13 +16,21 @@ reaches a name the vocabulary lacks, is read and detected as `workspace_mentions
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 from brain.ingest.mention_seeds import MentionSeeds
 from brain.model import SHARED_SCOPE, Kind, MemoryNode, name_key
-from brain.parse.mention_seeds import ScopedVocabulary, SeedEntry, seed_survivors, seeded_mentions
-from brain.parse.mentions import MAX_NAME_WORDS, MIN_NAME_CHARS, Mention, MentionTarget, name_words, squash
+from brain.parse.mention_seeds import ScopedVocabulary, SeedEntry, seed_survivors
+from brain.parse.mentions import (
+    MAX_MENTIONS,
+    MAX_NAME_WORDS,
+    MIN_NAME_CHARS,
+    Mention,
+    MentionTarget,
+    name_words,
+    squash,
+)
 from brain.service.mentions import SWEEP_BATCH, Names, names_of, note_mentions, workspace_mentions
 from brain.store.base import GraphStore, MemoryFilter
 
@@ -70,6 +78,7 @@ class ScopeReach:
         self.names = names
         self.scope = scope
         self._targets: dict[str, tuple[MentionTarget, ...]] = {}
+        self._deciding: dict[str, tuple[MentionTarget, ...]] = {}
 
     def named(self, words: tuple[str, ...], squashed: str) -> bool:
         scopes = self.names.words.get(squashed)
@@ -83,6 +92,39 @@ class ScopeReach:
         if found is None:
             found = self._targets[squashed] = self._targets_of(squashed)
         return found
+
+    def deciding(self, squashed: str) -> tuple[MentionTarget, ...]:
+        """`mention_at`'s deciding level of a name (its targets on the lowest level, by id),
+        found once a sweep: it meets the same few thousand names again and again."""
+        found = self._deciding.get(squashed)
+        if found is None:
+            targets = self.targets(squashed)
+            level = min((t.level for t in targets), default=0)
+            found = self._deciding[squashed] = tuple(
+                sorted((t for t in targets if t.level == level), key=lambda t: t.id))
+        return found
+
+    def names_another(self, survivors: list[SeedEntry], source_id: str) -> bool:
+        """Whether a survivor's deciding level names no note but others than the source:
+        `mention_at` drops a name whose deciding level holds the source, linked or not, so
+        a note whose every survivor is its own name reports nothing, and its links (most of
+        a sweep's cost) are not asked for."""
+        return any(all(t.id != source_id for t in self.deciding(entry[3])) for entry in survivors)
+
+    def mentions(self, survivors: list[SeedEntry], source_id: str, linked: Collection[str]) -> list[Mention]:
+        """`seeded_mentions`' answer (`mention_at` on each survivor), from `deciding`."""
+        out: list[Mention] = []
+        for _i, _n, _k, squashed, _prose, line, column, text in survivors:
+            deciding = self.deciding(squashed)
+            if not deciding or any(t.id == source_id or t.id in linked for t in deciding):
+                continue  # no note, the note itself, or a note it links already
+            if len(deciding) > 1:
+                out.append(Mention(line, column, text, None, None, tuple(t.id for t in deciding)))
+            else:
+                out.append(Mention(line, column, text, deciding[0].id, deciding[0].link))
+            if len(out) >= MAX_MENTIONS:
+                break
+        return out
 
     def _targets_of(self, squashed: str) -> tuple[MentionTarget, ...]:
         """As Names._entries builds them: the own scope's at level 0, then the shared ones at
@@ -116,8 +158,11 @@ def sweep_mentions(
         decided: list[tuple[MemoryNode, list[SeedEntry] | None]] = []
         for memory in batch:
             seed = seeds.seed(memory) if memory.scope not in names.uncovered else None
+            reach = names.reach(memory.scope)
             survivors = None if seed is None else seed_survivors(
-                seed, seeds.vocabulary.for_scope(memory.scope), names.reach(memory.scope))
+                seed, seeds.vocabulary.for_scope(memory.scope), reach)
+            if survivors and not reach.names_another(survivors, memory.id):
+                survivors = []  # only its own name: nothing to report, no links to ask for
             decided.append((memory, survivors))
         wanted = [m.id for m, survivors in decided if survivors is None or survivors]
         links = store.links_from(wanted) if wanted else {}
@@ -129,7 +174,6 @@ def sweep_mentions(
                 reference = reference if reference is not None else Names(store)
                 found = note_mentions(store, root, memory, names=reference, linked=linked)
             else:
-                found = seeded_mentions(survivors, names.reach(memory.scope), source_id=memory.id,
-                                        linked=linked)
+                found = names.reach(memory.scope).mentions(survivors, memory.id, linked)
             if found:
                 yield memory, found

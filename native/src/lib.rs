@@ -8,6 +8,7 @@ mod keywords;
 mod body;
 mod chunks;
 mod math;
+mod mention_prose;
 mod mentions;
 mod secrets;
 mod secret_clear;
@@ -30,5 +31,6 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // still used for the rest.
     m.add_function(wrap_pyfunction!(mentions::mention_candidates, m)?)?;
     m.add_class::<mentions::MentionWords>()?;
+    m.add_function(wrap_pyfunction!(mention_prose::mention_seed_candidates, m)?)?;
     Ok(())
 }

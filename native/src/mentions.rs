@@ -19,8 +19,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// and the words of each name (NUL-joined: `\w` never matches NUL) -> its number.
 #[pyclass(frozen, module = "brain_native")]
 pub struct MentionWords {
-    lengths: FxHashMap<String, Vec<usize>>,
-    named: FxHashMap<String, usize>,
+    pub(crate) lengths: FxHashMap<String, Vec<usize>>,
+    pub(crate) named: FxHashMap<String, usize>,
 }
 
 #[pymethods]
@@ -48,7 +48,7 @@ impl MentionWords {
 }
 
 /// `\w` on one character of the lower-cased body: ASCII by rule, the rest as Python said.
-fn is_word(c: char, extra: &FxHashSet<char>) -> bool {
+pub(crate) fn is_word(c: char, extra: &FxHashSet<char>) -> bool {
     if c.is_ascii() {
         c.is_ascii_alphanumeric() || c == '_'
     } else {
@@ -57,7 +57,7 @@ fn is_word(c: char, extra: &FxHashSet<char>) -> bool {
 }
 
 /// The words of `lowered`: (text, first character, end character).
-fn words<'a>(lowered: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize, usize)> {
+pub(crate) fn words<'a>(lowered: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize, usize)> {
     let mut out = Vec::new();
     let mut start: Option<(usize, usize)> = None; // byte, character
     let mut cp = 0;

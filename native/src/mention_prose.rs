@@ -1,0 +1,303 @@
+//! A note's mention seed in one pass: brain/parse/mention_seeds.py `seed_of`'s candidates (the
+//! text of wikilinks left out) and, for each, whether it is prose (brain/parse/mentions.py
+//! `_prose_only`), whose Python code is the reference (tests/unit/test_native_mention_prose.py
+//! holds the two equal on the table, random bodies and the benchmark's notes).
+//!
+//! The prose decision was most of a seed's cost in Python: mistune on every paragraph with
+//! code or link syntax. Here the body is cut into the same chunks (crate::chunks), and a
+//! candidate is decided where this code is sure, as crate::body decides a wikilink: in a
+//! wikilink, URL or math (never prose); in a chunk without code or link syntax (prose); in a
+//! chunk whose only code is fenced blocks and one-line code spans and that has no markdown
+//! link (prose unless in the code). Every other candidate is ASK: Python decides it with
+//! mistune, exactly as before. A body this code cannot be sure of (a non-ASCII character
+//! before a URL's scheme, where Python's `\b` decides; a non-ASCII number where its `\d`
+//! does) is ASK whole.
+//!
+//! Offsets given back are in characters, as Python counts them.
+
+use std::sync::OnceLock;
+
+use memchr::{memchr, memmem};
+use pyo3::prelude::*;
+use regex::Regex;
+use rustc_hash::FxHashSet;
+
+use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
+use crate::math::math_ranges;
+use crate::mentions::{is_word, words, MentionWords};
+use crate::text::{has, Declined};
+
+const NOT_PROSE: u8 = 0;
+const PROSE: u8 = 1;
+const ASK: u8 = 2;
+
+/// (word index, word count, first character, end character, the name's number, prose state).
+type Candidate = (usize, usize, usize, usize, usize, u8);
+
+/// `seed_of`'s candidates: as `mention_candidates` on the body with its wikilinks blanked
+/// (`blank_links`: LINK_CORE_RE's matches), those spanning a line dropped, each with its
+/// state (0: not prose, 1: prose, 2: Python decides). `lowered` is `body.lower()` (of the
+/// same length: the caller checks) and `extra_word_chars` its non-ASCII characters that `\w`
+/// matches; without them (None), the body is lower-cased here where each of its non-ASCII
+/// characters is one `known` (else None: the caller lower-cases it and asks again).
+#[pyfunction]
+#[pyo3(signature = (body, lowered, extra_word_chars, table, blank_links))]
+pub fn mention_seed_candidates(
+    body: &str,
+    lowered: Option<&str>,
+    extra_word_chars: &str,
+    table: &MentionWords,
+    blank_links: bool,
+) -> Option<Vec<Candidate>> {
+    let mut extra: FxHashSet<char> = extra_word_chars.chars().collect();
+    let owned;
+    // Lower-cased here, each character keeps its UTF-8 length: a word's byte offsets in `low`
+    // are its offsets in the body, and no character is counted but a candidate's.
+    let (low, aligned) = match lowered {
+        Some(l) => (l, false),
+        None if body.is_ascii() => {
+            owned = body.to_ascii_lowercase();
+            (owned.as_str(), true)
+        }
+        None => {
+            owned = lower_known(body, &mut extra)?;
+            (owned.as_str(), true)
+        }
+    };
+    let b = body.as_bytes();
+    let mut found: Vec<(&str, usize, usize)> = if aligned {
+        word_bytes(low, &extra)
+    } else {
+        // Python's lower-casing (rare): characters are what the two have in common.
+        let offsets: Vec<usize> = body.char_indices().map(|(i, _)| i).chain(std::iter::once(b.len())).collect();
+        if offsets.len() != low.chars().count() + 1 {
+            return None; // not the same length: the caller's contract is broken, Python's then
+        }
+        words(low, &extra).into_iter().map(|(w, s, e)| (w, offsets[s], offsets[e])).collect()
+    };
+    if blank_links && has(b, b"[[") {
+        let links = link_cores(b);
+        found.retain(|&(_, start, _)| !within(&links, start));
+    }
+    let ascii = body.is_ascii();
+    let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
+    let mut out = Vec::new();
+    let mut spans = Vec::new(); // each candidate's byte offsets in the body
+    let mut key = String::new();
+    for (i, &(word, bs, _)) in found.iter().enumerate() {
+        let Some(counts) = table.lengths.get(word) else { continue };
+        for &n in counts {
+            if i + n > found.len() {
+                continue;
+            }
+            key.clear();
+            for (j, (w, _, _)) in found[i..i + n].iter().enumerate() {
+                if j > 0 {
+                    key.push('\0');
+                }
+                key.push_str(w);
+            }
+            if let Some(&k) = table.named.get(key.as_str()) {
+                let be = found[i + n - 1].2;
+                if memchr(b'\n', &b[bs..be]).is_some() {
+                    continue; // as seed_of: a name never spans lines
+                }
+                let (start, end) = if ascii {
+                    (bs, be)
+                } else {
+                    at_char += body[at_byte..bs].chars().count();
+                    at_byte = bs;
+                    (at_char, at_char + body[bs..be].chars().count())
+                };
+                out.push((i, n, start, end, k, ASK));
+                spans.push((bs, be));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Some(out);
+    }
+    // A bug that panics leaves every candidate to Python: the ingest goes on.
+    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, &spans)));
+    if let Ok(Ok(states)) = states {
+        for (candidate, state) in out.iter_mut().zip(states) {
+            candidate.5 = state;
+        }
+    }
+    Some(out)
+}
+
+/// `words` of `low`, in byte offsets.
+fn word_bytes<'a>(low: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut push = |at: usize, word: bool, start: &mut Option<usize>| match (word, *start) {
+        (true, None) => *start = Some(at),
+        (false, Some(s)) => {
+            out.push((&low[s..at], s, at));
+            *start = None;
+        }
+        _ => {}
+    };
+    if low.is_ascii() {
+        for (at, &c) in low.as_bytes().iter().enumerate() {
+            push(at, c.is_ascii_alphanumeric() || c == b'_', &mut start);
+        }
+    } else {
+        for (at, c) in low.char_indices() {
+            push(at, is_word(c, extra), &mut start);
+        }
+    }
+    push(low.len(), false, &mut start);
+    out
+}
+
+/// `body.lower()`, the non-ASCII word characters of it added to `extra`; None if a character
+/// is not `known`.
+fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<String> {
+    let mut out = String::with_capacity(body.len());
+    for c in body.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+            continue;
+        }
+        let (lower, word) = known(c)?;
+        if word {
+            extra.insert(lower);
+        }
+        out.push(lower);
+    }
+    Some(out)
+}
+
+/// Python's `c.lower()` (one character) and whether `\w` matches it, for the non-ASCII
+/// characters notes are full of: Latin-1's letters and signs, CJK ideographs, punctuation,
+/// arrows, symbols, emoji and their variation selectors. Python's Unicode tables are the
+/// reference: tests/unit/test_native_mention_prose.py asks Python about every one of them.
+/// Any other character: None (Python lower-cases the body, as before).
+fn known(c: char) -> Option<(char, bool)> {
+    let u = c as u32;
+    let sign = Some((c, false));
+    match u {
+        0xD7 | 0xF7 => sign,
+        0xC0..=0xDE => Some((char::from_u32(u + 0x20)?, true)),
+        0xDF..=0xFF => Some((c, true)),
+        0xAA | 0xB2 | 0xB3 | 0xB5 | 0xB9 | 0xBA | 0xBC..=0xBE => Some((c, true)),
+        0xA0..=0xBF => sign,
+        0x2139 => Some((c, true)), // ℹ: a lower-case letter to Python
+        0x4E00..=0x9FFF => Some((c, true)),
+        0x2776..=0x2793 => None, // dingbat digits: numbers, so `\w`
+        0x2000..=0x206F | 0x2190..=0x23FF | 0x2500..=0x27BF | 0x2B00..=0x2BFF => sign,
+        0x3000..=0x3004 | 0x3008..=0x3011 | 0xFE00..=0xFE0F => sign,
+        0x1F300..=0x1F64F | 0x1F680..=0x1F6FF | 0x1F900..=0x1F9FF => sign,
+        _ => None,
+    }
+}
+
+/// LINK_CORE_RE `\[\[[^\[\]\n]*\]\]`'s matches (byte offsets), in order.
+fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let finder = memmem::Finder::new(b"[[");
+    let mut from = 0;
+    while let Some(k) = finder.find(&b[from..]) {
+        let at = from + k;
+        let mut end = at + 2;
+        while end < b.len() && !matches!(b[end], b'[' | b']' | b'\n') {
+            end += 1;
+        }
+        if b[end..].starts_with(b"]]") {
+            out.push((at, end + 2));
+            from = end + 2;
+        } else {
+            from = at + 1;
+        }
+    }
+    out
+}
+
+/// Whether `pos` lies in one of the sorted disjoint `spans`.
+fn within(spans: &[(usize, usize)], pos: usize) -> bool {
+    let k = spans.partition_point(|&(s, _)| s <= pos);
+    k > 0 && pos < spans[k - 1].1
+}
+
+/// `_inside`: whether [start, end) touches one of the sorted disjoint `spans`.
+fn touches(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    let k = spans.partition_point(|&(s, _)| s < end);
+    k > 0 && spans[k - 1].1 > start
+}
+
+/// URL_RE `(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+` (Python's `\S`: not `str.isspace`).
+/// Its `\b` is ASCII's here: one that a non-ASCII character decides declines the body.
+fn url_spans(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
+    static URL: OnceLock<Regex> = OnceLock::new();
+    let url = URL.get_or_init(|| {
+        Regex::new(r"(?:(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://|(?-u:\b)www\.)[^\s\x1c-\x1f]+").expect("URL pattern")
+    });
+    let b = body.as_bytes();
+    let mut out = Vec::new();
+    for m in url.find_iter(body) {
+        if m.start() > 0 && b[m.start() - 1] >= 0x80 {
+            return Err(Declined); // Python's `\w` on that character decides the `\b`
+        }
+        out.push((m.start(), m.end()));
+    }
+    Ok(out)
+}
+
+/// `_needs_ast` of body[start..end]: code hints or a reference link's `][`.
+fn needs_ast(body: &str, start: usize, end: usize) -> Result<bool, Declined> {
+    Ok(has_code_hint(body, start, end)? || has(&body.as_bytes()[start..end], b"]["))
+}
+
+/// `_prose_only` on candidates at these byte spans (ascending starts): each one's state.
+fn prose_states(body: &str, spans: &[(usize, usize)]) -> Result<Vec<u8>, Declined> {
+    let b = body.as_bytes();
+    let mut skip: Vec<Vec<(usize, usize)>> = Vec::new();
+    if has(b, b"[[") {
+        skip.push(wikilink_spans(b));
+    }
+    if has(b, b"://") || has(b, b"www.") {
+        skip.push(url_spans(body)?);
+    }
+    if memchr(b'$', b).is_some() {
+        skip.push(math_ranges(body)?);
+    }
+    let mut states: Vec<u8> =
+        spans.iter().map(|&(s, e)| if skip.iter().any(|l| touches(l, s, e)) { NOT_PROSE } else { PROSE }).collect();
+    if !needs_ast(body, 0, b.len())? {
+        return Ok(states);
+    }
+    let (chunks, fences) = body_chunks(body);
+    let mut j = 0;
+    for &(cs, ce) in &chunks {
+        let first = j;
+        while j < spans.len() && spans[j].0 < ce {
+            j += 1;
+        }
+        let mine: Vec<usize> = (first..j).filter(|&k| states[k] == PROSE).collect();
+        if mine.is_empty() || !needs_ast(body, cs, ce)? {
+            continue;
+        }
+        // A markdown link's text is no prose: where the chunk may hold one, mistune decides.
+        let chunk = &b[cs..ce];
+        let code = match fences.as_deref() {
+            Some(f) if !has(chunk, b"](") && !has(chunk, b"][") => chunk_code(body, cs, ce, f)?.map(|(c, _)| c),
+            _ => None,
+        };
+        for k in mine {
+            states[k] = match &code {
+                Some(c) if in_code(c, spans[k].0) => NOT_PROSE,
+                Some(_) => PROSE,
+                None => ASK,
+            };
+        }
+    }
+    Ok(states)
+}
+
+/// WIKILINK_SPAN_RE `!?\[\[[^\[\]\n]*\]\]`'s matches, less their `!` (a `!` is no word: a
+/// match touches the span or not alike).
+fn wikilink_spans(b: &[u8]) -> Vec<(usize, usize)> {
+    link_cores(b)
+}
