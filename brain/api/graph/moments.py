@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from brain.api.graphql.context import Info
 from brain.api.graphql.errors import UserError
 from brain.api.graphql.loaders import Loaders, in_thread
+from brain.model import Stats
 from brain.service.brain import Brain
 from brain.tool import memory_service
-from brain.tool.asof.service import graph_at
+from brain.tool.asof.service import graph_at, stats_as_of
 from brain.tool.calls.refusal import Refusal
 
 AS_OF = (
@@ -37,6 +38,18 @@ async def moment_at(info: Info, as_of: datetime | None) -> Brain | None:
         return await in_thread(graph_at, service, when.isoformat())
     except Refusal as refusal:
         raise UserError(f"asOf: {refusal.message}") from None
+
+
+async def stats_at(info: Info, as_of: datetime) -> Stats:
+    """The graph's counts at `as_of`: the counts kept after each record (brain/tool/asof/series.py),
+    without building the moment's graph."""
+    when = as_of if as_of.tzinfo is not None else as_of.replace(tzinfo=UTC)
+    service = memory_service(info.context.brain)
+    try:
+        _, found = await in_thread(stats_as_of, service, when.isoformat())
+    except Refusal as refusal:
+        raise UserError(f"asOf: {refusal.message}") from None
+    return found
 
 
 def brain_at(info: Info, moment: Brain | None) -> Brain:

@@ -17,7 +17,7 @@ from brain.api.graph.connections import (
 )
 from brain.api.graph.link_pages import PAGE, node_page
 from brain.api.graph.memory_view import memory_at
-from brain.api.graph.moments import AS_OF, moment_at
+from brain.api.graph.moments import AS_OF, moment_at, stats_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of
 from brain.api.graphql.context import Info
@@ -161,8 +161,9 @@ class GraphQuery:
     async def stats(
         self, info: Info, as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> Stats:
-        brain = await moment_at(info, as_of) or info.context.brain
-        return Stats.of(await in_thread(brain.stats))
+        if as_of is not None:  # counted without the moment's graph (brain/tool/asof/series.py)
+            return Stats.of(await stats_at(info, as_of))
+        return Stats.of(await in_thread(info.context.brain.stats))
 
     @field(
         description="The workspace's layout (latchai, space, mindlink or lab) and how it was chosen.",
