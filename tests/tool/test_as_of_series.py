@@ -17,6 +17,8 @@ served); the newest-count check left out (a file whose counts are not the graph'
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 from brain.service.brain import Brain
@@ -103,8 +105,12 @@ def _timeline(root: Path, store: GraphStore) -> Timeline:
 
 def _compare(t: Timeline) -> set[str]:
     """Every moment's kept counts against the whole moment's; which link statuses were seen."""
+    return _compare_from(t, 0)
+
+
+def _compare_from(t: Timeline, start: int) -> set[str]:
     seen: set[str] = set()
-    for at in t.moments:
+    for at in t.moments[start:]:
         when = _iso(at)
         kept = t.kept(at)
         assert kept is not None, f"the series does not cover {when}"
@@ -159,13 +165,14 @@ def test_an_untrusted_counts_file_is_ignored_and_walked_again(tmp_path: Path) ->
     path.write_text("\n".join([header, *lines[:-1], json.dumps(newest)]) + "\n")
     assert _reload(t)._counts == {}
 
-    # A line of another record (a foreign file, or the history rewritten): that line is dropped.
+    # A line of another record (a foreign file, or the history rewritten), and a torn one: the
+    # checkpoints from there on are walked again.
     middle = json.loads(lines[3])
     middle["h"] = "0" * 16
     torn = lines[5][: len(lines[5]) // 2]
     path.write_text("\n".join([header, *lines[:3], json.dumps(middle), lines[4], torn, *lines[6:]]) + "\n")
     reloaded = _reload(t)
-    assert set(reloaded._counts) == set(range(1, records + 1)) - {4, 6}
+    assert set(reloaded._counts) == {1, 2, 3}
     # ... and walked again when asked: the series is whole, and answers as the whole moment.
     series = StatsSeries(moments_of(t.service), path)
     series.ensure(wait=True)
@@ -186,3 +193,33 @@ def test_an_untrusted_counts_file_is_ignored_and_walked_again(tmp_path: Path) ->
     series = StatsSeries(moments_of(t.service), path)
     series.ensure(wait=True)
     assert series.high == records
+    path.rmdir()
+    os.mkfifo(path)  # a FIFO is never waited on: not read, and replaced by the counts' file
+    series = StatsSeries(moments_of(t.service), path)
+    series.ensure(wait=True)
+    assert series.high == records
+    assert stat.S_ISREG(path.stat().st_mode)
+    assert len(_reload(t)._counts) == records
+
+
+def test_records_written_after_the_walk_are_appended_to_the_file(tmp_path: Path) -> None:
+    """The file grows by the new records' lines, each once; the history rewritten under it
+    (retention moves every record's id) and it is walked and written whole again."""
+    t = _timeline(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    t.series().ensure(wait=True)
+    path = default_series_path(t.service.blobs.directory)
+    before = path.read_bytes()
+    t.write("writer", {"command": "create", "path": "/memories/extra.md", "file_text": "[[nowhere]]\n"})
+    assert t.kept(t.moments[-1]) == graph_at(t.service, _iso(t.moments[-1])).stats()
+    after = path.read_bytes()
+    assert after.startswith(before)
+    assert after.count(b"\n") == before.count(b"\n") + 1
+    history = t.service.history.path
+    lines = history.read_bytes().split(b"\n")
+    history.write_bytes(b"\n".join(lines[1:]))  # the oldest record dropped, as retention does
+    moments = moments_of(t.service)
+    records = moments.history.all()
+    assert t.series().stats_at(len(records), records) is None  # every tag moved
+    t.series().ensure(wait=True)
+    assert len(path.read_text().splitlines()) == len(records) + 1
+    _compare_from(t, 1)

@@ -34,11 +34,13 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from brain import safefs
 from brain.model import Stats
 from brain.service.brain import FileChanges
 from brain.store.base import WriteBatch
@@ -88,6 +90,7 @@ class StatsSeries:
         self._counts: dict[int, tuple[int, ...]] = {}  # k -> counts, k in [low, high]
         self._tags: dict[int, str] = {}
         self._loaded = False
+        self._saved = 0  # the file holds exactly the checkpoints 1.._saved (then it is appended to)
         self.thread: threading.Thread | None = None
         self.header = {"series": "asof-stats", "v": SERIES_VERSION, "layout": moments.live.layout_choice.name}
 
@@ -155,18 +158,20 @@ class StatsSeries:
         if high >= len(records):
             return
         self._walk_back(records, stop=high)
-        self._save(records)
+        self._save(appended_after=high)
 
     def _trim(self, records: Sequence[HistoryRecord]) -> None:
-        """Drop the checkpoints that no longer match their record (a history rewritten)."""
+        """Drop the checkpoints that no longer match their record (a history rewritten by
+        retention moves every later record's id, so the newest one's tag says it)."""
         with self._lock:
-            keep = 0
-            tags = self._tags
-            while keep + 1 in tags and keep + 1 <= len(records) and tags[keep + 1] == tag(records[keep]):
-                keep += 1
-            for k in [k for k in self._counts if k > keep]:
-                del self._counts[k]
-                self._tags.pop(k, None)
+            high = max(self._counts, default=0)
+            if not high or (high <= len(records) and self._tags[high] == tag(records[high - 1])):
+                return
+            for k in list(self._counts):
+                if k > len(records) or self._tags[k] != tag(records[k - 1]):
+                    del self._counts[k]
+                    del self._tags[k]
+            self._saved = 0  # the file no longer matches: written whole next time
 
     def _walk_back(self, records: Sequence[HistoryRecord], stop: int) -> None:
         """S[k] for k from len(records) down to stop+1, by a walker of the newest moment."""
@@ -226,9 +231,10 @@ class StatsSeries:
     def _load(self, records: Sequence[HistoryRecord]) -> None:
         """The file's checkpoints that match their records; nothing from a foreign or old file."""
         try:
-            with open(self.path, "rb") as fh:
+            # safefs: a FIFO or device put there is refused, never waited on.
+            with os.fdopen(safefs.open_regular(self.path, follow=False), "rb") as fh:
                 lines = fh.read().split(b"\n")
-        except OSError:
+        except (OSError, safefs.NotRegular):
             return
         try:
             header = json.loads(lines[0])
@@ -251,12 +257,21 @@ class StatsSeries:
                     or mark != tag(records[k - 1])):
                 continue
             counts[k], tags[k] = tuple(values), mark
-        top = max(counts, default=0)
+        # Only a run without holes is kept: the walk goes back from the newest moment down to
+        # the run's top (a hole, a line torn or foreign, is walked again with all above it).
+        low = top = min(counts, default=0)
+        while top + 1 in counts:
+            top += 1
+        counts = {k: v for k, v in counts.items() if k <= top}
+        tags = {k: v for k, v in tags.items() if k <= top}
         if top == len(records) and not self._newest_matches(records, counts[top]):
             log.info("%s does not count the graph now: the as-of counts are built again", self.path)
             return
         with self._lock:
             self._counts, self._tags = counts, tags
+            # The file holds exactly 1..top, each line once: later records are appended to it.
+            if low == 1 and len(lines) - 1 - (lines[-1] == b"") == top:
+                self._saved = top
 
     def _newest_matches(self, records: Sequence[HistoryRecord], counts: tuple[int, ...]) -> bool:
         """The newest checkpoint against the graph now, when nothing changed unrecorded."""
@@ -266,26 +281,38 @@ class StatsSeries:
             return True  # the graph now is not that moment: nothing to compare with
         return tuple(_counts(base.store.stats())) == counts
 
-    def _save(self, records: Sequence[HistoryRecord]) -> None:
-        """The whole series, written beside the file and renamed over it (never half written)."""
+    def _save(self, appended_after: int) -> None:
+        """The checkpoints after `appended_after` appended to the file when it holds exactly
+        those before; else the whole series written beside it and renamed over it (a reader
+        never sees it half written)."""
         with self._lock:
             rows = sorted(self._counts.items())
             tags = dict(self._tags)
-        lines = [json.dumps(self.header)]
-        lines.extend(json.dumps({"k": k, "h": tags[k], "s": list(v)}, separators=(",", ":")) for k, v in rows)
+            top = rows[-1][0] if rows else 0
+            append = self._saved > 0 and self._saved == appended_after
+        lines = [] if append else [json.dumps(self.header)]
+        lines.extend(json.dumps({"k": k, "h": tags[k], "s": list(v)}, separators=(",", ":"))
+                     for k, v in rows if not append or k > appended_after)
         data = ("\n".join(lines) + "\n").encode()
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}")
+        target = self.path if append else temporary
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-            fd = os.open(temporary, flags, 0o644)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            fd = os.open(target, flags | (os.O_APPEND if append else os.O_TRUNC), 0o644)
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO put there is never waited on
+                    raise OSError(f"{target} is not a regular file")
+                os.set_blocking(fd, True)
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
-            os.replace(temporary, self.path)
+            if not append:
+                os.replace(temporary, self.path)
+            with self._lock:
+                self._saved = top
         except OSError as exc:
             log.warning("could not keep the as-of counts in %s: %s (they are counted again next start)",
                         self.path, exc)
