@@ -194,12 +194,12 @@ class StatsSeries:
     def _newest(self, records: Sequence[HistoryRecord]) -> MomentBrain:
         """The moment with every record applied, built as graph.py builds any moment."""
         moments = self.moments
-        base, generation = moments._base_graph()
-        now = moments.clock()
-        delta = Delta(now, len(records), len(records), {}, {})
-        for rel, digest in moments._unrecorded(base, list(records), generation).items():
-            delta.paths[rel] = digest
-        walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records))
+        with moments._building:  # the base graph is built and copied by one thread at a time
+            base, generation = moments._base_graph()
+            delta = Delta(moments.clock(), len(records), len(records), {}, {})
+            for rel, digest in moments._unrecorded(base, list(records), generation).items():
+                delta.paths[rel] = digest
+            walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records))
         assert isinstance(walker.store, MemoryStore)
         walker.store._keywords = _NoKeywords()  # never searched: half a step's time was its index
         return walker
@@ -276,10 +276,11 @@ class StatsSeries:
     def _newest_matches(self, records: Sequence[HistoryRecord], counts: tuple[int, ...]) -> bool:
         """The newest checkpoint against the graph now, when nothing changed unrecorded."""
         moments = self.moments
-        base, generation = moments._base_graph()
-        if moments._unrecorded(base, list(records), generation):
-            return True  # the graph now is not that moment: nothing to compare with
-        return tuple(_counts(base.store.stats())) == counts
+        with moments._building:
+            base, generation = moments._base_graph()
+            if moments._unrecorded(base, list(records), generation):
+                return True  # the graph now is not that moment: nothing to compare with
+            return tuple(_counts(base.store.stats())) == counts
 
     def _save(self, appended_after: int) -> None:
         """The checkpoints after `appended_after` appended to the file when it holds exactly
