@@ -18,6 +18,7 @@ from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 from brain.store.visibility import Reach
 from brain.tool.access import Actor
+from brain.tool.asof.around import around_moment
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
 from brain.tool.asof.note import note_moment
@@ -86,6 +87,18 @@ def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
     if found is not None:
         return moment, found
     return moment, graph_at(service, when).stats()
+
+
+def around_as_of(service: MemoryService, rel: str, when: str) -> MomentBrain:
+    """A graph of `when` that answers for note `rel`, its links, backlinks and problems, as the
+    whole moment's does (asof/around.py); refusals as `graph_at`'s."""
+    moment = moment_time(service, when)
+    rel = rel.strip().removeprefix("./").lstrip("/")
+    try:
+        return around_moment(moments_of(service), service.parsed, moment, rel)
+    except MomentNotKept as exc:
+        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
+        raise Refusal(code, str(exc)) from None
 
 
 def _problem(p: Problem) -> dict[str, Any]:
