@@ -72,9 +72,12 @@ def test_a_note_with_its_backlinks_as_of_each_moment_is_the_whole_moments_on_bot
     assert backlinked >= 10  # the comparison covered notes that had backlinks
 
 
-QUERY = """{ memory(path: "%s", asOf: "%s") { path description type %s
-  links { text line status targetId target { ... on Memory { id } } }
-  backlinks { text line status source { id path } } problems { code line message } } }"""
+# The web UI's note-as-of page asks this (web/src/ops.ts NOTE_AS_OF), and backlinks.
+QUERY = """{ memory(path: "%s", asOf: "%s") { path scope name description type hash body %s
+  linkCount links(first: 100) {
+    text line column status targetId target { __typename ... on Memory { path } } }
+  backlinkCount backlinks { text line status source { id path } }
+  problemCount problems(first: 100) { code severity path message line column length fix target } } }"""
 
 
 def test_graphql_memory_as_of_answers_from_the_notes_neighbourhood_on_both_stores(

@@ -71,8 +71,8 @@ _NOTE: Level = (
     frozenset({"__typename", "id", "scope", "name", "path", "virtualPath", "description", "type", "body",
                "hash", "linkCount", "backlinkCount", "problemCount"}),
     {"links": _LINKS_LEVEL, "backlinks": _LINKS_LEVEL,
-     "problems": (frozenset({"__typename", "path", "line", "column", "code", "severity", "message",
-                             "fix"}), {}),
+     "problems": (frozenset({"__typename", "path", "line", "column", "length", "code", "severity",
+                             "message", "fix", "target"}), {}),
      "owner": (frozenset({"__typename", "id", "name", "description", "path", "memoryEnabled"}), {})},
 )
 
