@@ -52,7 +52,13 @@ from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
 from brain.tool.asof.series import default_series_path, series_of  # noqa: E402
-from brain.tool.asof.service import graph_at, moments_of, note_as_of, stats_as_of  # noqa: E402
+from brain.tool.asof.service import (  # noqa: E402
+    around_as_of,
+    graph_at,
+    moments_of,
+    note_as_of,
+    stats_as_of,
+)
 from brain.tool.history.log import iso_time  # noqa: E402
 from brain.tool.service import MemoryService  # noqa: E402
 
@@ -180,6 +186,20 @@ def main() -> None:
                 stats_as_of(service, moment)
 
             counted_runs = timed(counted, args.runs)
+            # GraphQL memory(path:, asOf:) with links and backlinks: the note's neighbourhood
+            # then (brain/tool/asof/around.py), first ask then runs.
+            t0 = time.perf_counter()
+            around_as_of(service, path, moment)
+            around_first = time.perf_counter() - t0
+
+            def around(moment: str = moment) -> None:
+                g = around_as_of(service, path, moment)
+                node = g.store.memory_by_path(path)
+                assert node is not None
+                g.store.links_from([node.id])
+                g.store.links_to([node.id])
+
+            around_runs = timed(around, args.runs)
             t0 = time.perf_counter()
             graph = graph_at(service, moment)
             build = time.perf_counter() - t0
@@ -199,12 +219,15 @@ def main() -> None:
 
             row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
                    "stats_as_of_first_ms": round(counted_first * 1000, 1), "stats_as_of": counted_runs,
+                   "around_first_ms": round(around_first * 1000, 1), "around": around_runs,
                    "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
                    "memories": timed(memories, args.runs)}
             out[moment] = row
             print(f"as of {moment}: stats(asOf) first ask {counted_first * 1000:.2f} ms, p50 "
-                  f"{counted_runs['p50_ms']:.2f} p95 {counted_runs['p95_ms']:.2f} ms (kept counts)")
+                  f"{counted_runs['p50_ms']:.2f} p95 {counted_runs['p95_ms']:.2f} ms (kept counts); "
+                  f"memory(asOf) with backlinks first ask {around_first * 1000:.1f} ms, p50 "
+                  f"{around_runs['p50_ms']:.1f} p95 {around_runs['p95_ms']:.1f} ms (its neighbourhood)")
             print(f"as of {moment}: one note first ask {note_first * 1000:.1f} ms, p50 "
                   f"{note_runs['p50_ms']:.1f} p95 {note_runs['p95_ms']:.1f} ms; "
                   f"build {build:.2f} s ({changed} notes differ from its base); "
