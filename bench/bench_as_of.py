@@ -11,7 +11,10 @@ over the workload's own notes: each change rewrites one note with a new last par
 links another note or a name that does not exist, so links break and heal through time.
 The files on disk are the last versions; the first version of each note is kept too.
 
-Then, as a server has it (the graph synced, the history read once): for each moment, the
+Then, as a server has it (the graph synced, the history read once), the counts after each
+record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
+for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
+first ask, then `--runs` asks); then, interleaved, the way it was answered before: the
 first ask (the moment's graph built: the graph now copied, the notes changed since re-read
 from their blobs and synced) and then `--runs` asks of stats(asOf), memory(asOf) (one note
 with its links) and memories(asOf) (a page of 20), each through the service function every
@@ -48,7 +51,14 @@ from brain.store.base import MemoryFilter  # noqa: E402
 from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
-from brain.tool.asof.service import graph_at, note_as_of  # noqa: E402
+from brain.tool.asof.series import default_series_path, series_of  # noqa: E402
+from brain.tool.asof.service import (  # noqa: E402
+    around_as_of,
+    graph_at,
+    moments_of,
+    note_as_of,
+    stats_as_of,
+)
 from brain.tool.history.log import iso_time  # noqa: E402
 from brain.tool.service import MemoryService  # noqa: E402
 
@@ -145,6 +155,16 @@ def main() -> None:
         service = MemoryService(root, brain, clock=lambda: now)
         attach_memory_service(brain, service)
         service.history.all()  # a server has read it already
+        # The counts after each record (brain/tool/asof/series.py), walked as `brain serve` does
+        # after its first sync, once for the whole history (then a record at a time).
+        series = series_of(moments_of(service))
+        t0 = time.perf_counter()
+        series.ensure(wait=True)
+        walk = time.perf_counter() - t0
+        kept = default_series_path(service.blobs.directory).stat().st_size
+        out["series_walk_s"], out["series_bytes_per_change"] = round(walk, 1), round(kept / args.changes, 1)
+        print(f"counts after each record walked in {walk:.1f} s ({walk / args.changes * 1000:.1f} ms a "
+              f"change), kept in {kept / args.changes:.0f} bytes a change")
         path = next(m.path for m in brain.store.list_memories(MemoryFilter(), limit=1, bodies=False))
         for moment in MOMENTS:
             # One note as of the moment (REST, MCP, `brain show`): the note and the names it
@@ -157,12 +177,35 @@ def main() -> None:
                 note_as_of(service, Actor.admin(), path, moment)
 
             note_runs = timed(note, args.runs)
+            # stats(asOf) as GraphQL asks it now: from the kept counts, first ask then runs.
+            t0 = time.perf_counter()
+            stats_as_of(service, moment)
+            counted_first = time.perf_counter() - t0
+
+            def counted(moment: str = moment) -> None:
+                stats_as_of(service, moment)
+
+            counted_runs = timed(counted, args.runs)
+            # GraphQL memory(path:, asOf:) with links and backlinks: the note's neighbourhood
+            # then (brain/tool/asof/around.py), first ask then runs.
+            t0 = time.perf_counter()
+            around_as_of(service, path, moment)
+            around_first = time.perf_counter() - t0
+
+            def around(moment: str = moment) -> None:
+                g = around_as_of(service, path, moment)
+                node = g.store.memory_by_path(path)
+                assert node is not None
+                g.store.links_from([node.id])
+                g.store.links_to([node.id])
+
+            around_runs = timed(around, args.runs)
             t0 = time.perf_counter()
             graph = graph_at(service, moment)
             build = time.perf_counter() - t0
             changed = len(graph.delta.paths)  # from the graph it was built from: now, or a moment
 
-            def stats(moment: str = moment) -> None:
+            def stats(moment: str = moment) -> None:  # before: the whole moment's graph counted
                 graph_at(service, moment).stats()
 
             def memory(moment: str = moment) -> None:
@@ -175,10 +218,16 @@ def main() -> None:
                 graph_at(service, moment).store.list_memories(MemoryFilter(), limit=21)
 
             row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
+                   "stats_as_of_first_ms": round(counted_first * 1000, 1), "stats_as_of": counted_runs,
+                   "around_first_ms": round(around_first * 1000, 1), "around": around_runs,
                    "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
                    "memories": timed(memories, args.runs)}
             out[moment] = row
+            print(f"as of {moment}: stats(asOf) first ask {counted_first * 1000:.2f} ms, p50 "
+                  f"{counted_runs['p50_ms']:.2f} p95 {counted_runs['p95_ms']:.2f} ms (kept counts); "
+                  f"memory(asOf) with backlinks first ask {around_first * 1000:.1f} ms, p50 "
+                  f"{around_runs['p50_ms']:.1f} p95 {around_runs['p95_ms']:.1f} ms (its neighbourhood)")
             print(f"as of {moment}: one note first ask {note_first * 1000:.1f} ms, p50 "
                   f"{note_runs['p50_ms']:.1f} p95 {note_runs['p95_ms']:.1f} ms; "
                   f"build {build:.2f} s ({changed} notes differ from its base); "

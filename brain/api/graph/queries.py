@@ -17,7 +17,7 @@ from brain.api.graph.connections import (
 )
 from brain.api.graph.link_pages import PAGE, node_page
 from brain.api.graph.memory_view import memory_at
-from brain.api.graph.moments import AS_OF, moment_at
+from brain.api.graph.moments import AS_OF, moment_at, note_moment_at, stats_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of
 from brain.api.graphql.context import Info
@@ -27,6 +27,7 @@ from brain.api.graphql.fields import field
 from brain.api.graphql.loaders import in_thread
 from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.layouts import LayoutChoice
+from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 
 # Lists that grow with the workspace are paged (docs/security.md).
@@ -58,7 +59,10 @@ class GraphQuery:
         self, info: Info, path: str | None = None, scope: str | None = None, name: str | None = None,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> Memory | None:
-        moment = await moment_at(info, as_of)
+        if as_of is not None and path is not None and scope is None and name is None:
+            moment: Brain | None = await note_moment_at(info, as_of, path)  # (moments.py)
+        else:
+            moment = await moment_at(info, as_of)
         store = (info.context.brain if moment is None else moment).store
         if path is not None and scope is None and name is None:
             clean = path.strip().removeprefix("./").lstrip("/")
@@ -161,8 +165,9 @@ class GraphQuery:
     async def stats(
         self, info: Info, as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> Stats:
-        brain = await moment_at(info, as_of) or info.context.brain
-        return Stats.of(await in_thread(brain.stats))
+        if as_of is not None:  # counted without the moment's graph (brain/tool/asof/series.py)
+            return Stats.of(await stats_at(info, as_of))
+        return Stats.of(await in_thread(info.context.brain.stats))
 
     @field(
         description="The workspace's layout (latchai, space, mindlink or lab) and how it was chosen.",

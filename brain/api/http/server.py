@@ -39,6 +39,8 @@ from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
 from brain.store.base import SharedStore, StoreUnavailable
 from brain.tool import memory_service
+from brain.tool.asof.series import CountsStarter
+from brain.tool.asof.service import moments_of
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 ANY_HOST = ("0.0.0.0", "::", "")
@@ -177,7 +179,9 @@ def _follower(brain: Brain, settings: ApiSettings) -> Watcher | ReplicaFollower:
     """What keeps the graph live: the files' watcher, or (a replica) the writer's change log."""
     if brain.read_only:
         return ReplicaFollower(brain, poll_seconds=brain.settings.serve.replica_poll_seconds)
-    memory_service(brain)  # from the first sync on, changes made outside brain go into its history
+    service = memory_service(brain)  # from the first sync on, changes made outside brain go into its history
+    # After each full sync, the counts after each record are walked (stats(asOf), asof/series.py).
+    brain.file_listeners.append(CountsStarter(lambda: moments_of(service)))
     return Watcher(brain, rescan_seconds=settings.rescan_seconds)
 
 

@@ -76,10 +76,12 @@ class MomentIngester(Ingester):
         for rel in self.absent & stats.keys():
             del stats[rel]
             gone.append(rel)
-        for rel, data in self.overlays.items():
-            if rel in stats:  # its size then, and the time of the change that wrote it (an age)
+        overlays = self.overlays  # (the fewer of the two is walked: a sync of one path among
+        for rel in [r for r in stats if r in overlays] if len(stats) < len(overlays) else overlays:
+            if rel in stats:  # thousands of overlays cost 3 ms a call walking them all)
+                # its size then, and the time of the change that wrote it (an age)
                 when = self.changed_at.get(rel)
-                stats[rel] = FileStat(rel, len(data), _nanoseconds(when))
+                stats[rel] = FileStat(rel, len(overlays[rel]), _nanoseconds(when))
         return stats, gone
 
     def _agent_changes(self, owners: set[str], recompute: bool) -> tuple[list[AgentNode], list[str]]:

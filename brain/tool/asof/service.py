@@ -13,13 +13,16 @@ import threading
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from brain.model import MemoryNode, Problem
+from brain.model import MemoryNode, Problem, Stats
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 from brain.store.visibility import Reach
 from brain.tool.access import Actor
+from brain.tool.asof.around import around_moment
+from brain.tool.asof.delta import moment_index
 from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
 from brain.tool.asof.note import note_moment
+from brain.tool.asof.series import counts_at
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.changes import BadMoment, _iso, parse_moment
 from brain.workspace import read_bytes
@@ -64,6 +67,35 @@ def graph_at(service: MemoryService, when: str) -> MomentBrain:
     moment = moment_time(service, when)
     try:
         return moments_of(service).at(moment)
+    except MomentNotKept as exc:
+        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
+        raise Refusal(code, str(exc)) from None
+
+
+def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
+    """The graph's counts at `when`: from the counts kept after each record (series.py), else
+    from the whole moment (while those are being walked); refusals as `graph_at`'s."""
+    moment = moment_time(service, when)
+    moments = moments_of(service)
+    records = moments.history.all()
+    try:
+        first = moment_index(records, moments.timeline, moment, moments.clock())
+    except MomentNotKept as exc:
+        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
+        raise Refusal(code, str(exc)) from None
+    found = counts_at(moments, first, records)
+    if found is not None:
+        return moment, found
+    return moment, graph_at(service, when).stats()
+
+
+def around_as_of(service: MemoryService, rel: str, when: str) -> MomentBrain:
+    """A graph of `when` that answers for note `rel`, its links, backlinks and problems, as the
+    whole moment's does (asof/around.py); refusals as `graph_at`'s."""
+    moment = moment_time(service, when)
+    rel = rel.strip().removeprefix("./").lstrip("/")
+    try:
+        return around_moment(moments_of(service), service.parsed, moment, rel)
     except MomentNotKept as exc:
         code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
         raise Refusal(code, str(exc)) from None
