@@ -29,7 +29,9 @@ the disk (`[[roster]]` broken); no note of an agent's held for a link to its nam
 (`[[agent:ghost]]` broken while ghost's note was there); and in the whole moment, an agent
 known only by its notes dropped when a few files are synced into a copy (graph.py's
 MomentIngester: `[[agent:ghost]]` broken from the next record on, as no fresh check of those
-files said).
+files said). The same timeline holds for a note with its backlinks (around.py, GraphQL's
+`memory(asOf:)`): before both shared brain/tool/asof/small.py, around.py held no note of an
+agent a link names, so `[[agent:ghost]]` was broken there while ghost's note existed.
 """
 
 from __future__ import annotations
@@ -42,13 +44,15 @@ from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import attach_memory_service
 from brain.tool.access import Actor
-from brain.tool.asof.service import _note, graph_at, note_as_of
+from brain.tool.asof.around import around_moment
+from brain.tool.asof.service import _note, graph_at, moments_of, note_as_of
 from brain.tool.calls.refusal import Refusal
 from brain.tool.calls.tool import MemoryTool
 from brain.tool.history.changes import _iso
 from brain.tool.service import MemoryService
 from tests.maintain.conftest import workspace_with
 from tests.tool.conftest import NOW
+from tests.tool.test_as_of_around import _view
 
 STYLE = "---\naliases: [style]\n---\n# Style\n\n## Headline\n\nFirst.\n"
 NOTES = ("# Notes\n\n[[house-style#Headline]] [[agent:writer]] [[agent:quiet]] [[shared/glossary]]\n"
@@ -165,6 +169,9 @@ def test_a_note_as_of_each_moment_is_the_whole_moments_answer_on_both_stores(
                 assert light.pop("at") == when
                 full.pop("at")
             assert light == full, f"{rel} as of {when}: {_differences(light, full)}"
+            # GraphQL's memory(asOf:) with backlinks (around.py) holds the same files and more.
+            around = around_moment(moments_of(service), service.parsed, at, rel)
+            assert _view(around, rel, actor) == _view(whole, rel, actor), f"{rel} around {when}"
             if isinstance(light, dict):
                 statuses.update(link["status"] for link in light["links"])
                 seen.update((rel, link["text"], link["status"]) for link in light["links"])

@@ -21,17 +21,12 @@ from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from brain.ingest.state import defined_id
-from brain.parse.note import decode, parse_note
 from brain.store.linking import key_of_id
-from brain.tool.asof.delta import MomentNotKept, moment_index
+from brain.tool.asof.delta import MomentNotKept
 from brain.tool.asof.graph import MomentBrain, Moments
-from brain.tool.asof.note import _KEYS, _LOCK, _built, _Keys
-from brain.tool.history.changes import _at
+from brain.tool.asof.small import Versions, link_keys, name_index
 from brain.tool.history.log import HistoryRecord
 from brain.tool.history.parsed import ParsedVersions
-from brain.workspace import read_bytes
-
-_NOW = "now"
 
 
 class _Linkers:
@@ -74,90 +69,41 @@ _LINKERS: WeakKeyDictionary[Moments, _Linkers] = WeakKeyDictionary()
 def around_moment(moments: Moments, parsed: ParsedVersions, at: float, rel: str) -> MomentBrain:
     """A graph of moment `at` that answers for note `rel`, its links and its backlinks, as the
     whole moment's graph does (MomentNotKept when a version needed is not kept)."""
-    records = moments.history.all()
-    timeline = moments.timeline
-    first = moment_index(records, timeline, at, moments.clock())
-    live = moments.live
-    if not live.ingester.synced:
-        live.sync()
-
-    def version(path: str) -> str | None:
-        last = timeline.last_before(path, first)
-        if last is not None:
-            record = records[last]
-            if record.new_path == path:
-                return record.after
-            return None if record.new_path is not None else record.after
-        later = timeline.first_from(path, first)
-        if later is None or later >= len(records):
-            return _NOW
-        record = records[later]
-        return None if record.new_path == path else record.before
-
-    missing: list[str] = []
-
-    def content(path: str) -> bytes | None:
-        digest = version(path)
-        if digest is None:
-            return None
-        if digest == _NOW:
-            found = read_bytes(live.root / path)
-            return found if isinstance(found, bytes) else None
-        data = moments.blobs.get(digest)
-        if data is None:
-            missing.append(path)
-        return data
-
-    own = content(rel)
+    then = Versions(moments, at)
+    own = then.content(rel)
     if own is None:
-        if missing:
+        if then.missing:
             raise MomentNotKept(f"the content {rel} had at that moment is no longer kept (history "
                                 "retention or its cap): ask for the moment as a whole to see the oldest "
                                 "one shown", None)
-        return _built(moments, at, first, {}, {})
+        return then.build({})
+    live = then.live
     node_id = defined_id(live.layout.classify(rel))
     name = key_of_id(node_id) if node_id is not None else None
-    text, _ = decode(own, rel)
-    keys = {live.layout.links.parse(link.target).key for link in parse_note(text, rel).links if link.target}
+    keys = link_keys(then, rel, own)
     if name is not None:
         keys.add(name)  # every note of its name then: a link to the name may be ambiguous
-    with _LOCK:
-        finder = _KEYS.setdefault(moments, _Keys())
     with _REGISTRY:
         linkers = _LINKERS.setdefault(moments, _Linkers())
-    wanted = finder.paths(moments, list(records), keys)
+    index = name_index(moments)
+    wanted = index.paths(moments, then.records, keys)
     if name is not None:
-        wanted |= linkers.paths(moments, parsed, records, name)
+        wanted |= linkers.paths(moments, parsed, then.records, name)
         now = live.store.links_with_keys([name])
         sources = live.store.get_nodes({link.source for link in now})
         wanted |= {path for node in sources.values() if (path := getattr(node, "path", None))}
-    wanted.discard(rel)
     held = {rel: own}
-    for path in sorted(wanted):
-        data = content(path)
-        if data is not None:
-            held[path] = data
-    if missing:
+    then.hold(held, wanted)
+    then.hold_agents(held, index, keys)
+    if then.missing:
         raise MomentNotKept(f"the content some notes around {rel} had then is no longer kept "
                             "(history retention or its cap): ask for the moment as a whole to see the "
                             "oldest one shown", None)
-    changed: dict[str, float] = {}
-    for path in held:
-        last = timeline.last_before(path, first)
-        if last is not None:
-            seconds = _seconds(records[last])
-            if seconds is not None:
-                changed[path] = seconds
-    return _built(moments, at, first, held, changed)
+    return then.build(held)
 
 
 _REGISTRY = threading.Lock()
 
-
-def _seconds(record: HistoryRecord) -> float | None:
-    from brain.tool.asof.delta import _seconds as seconds
-
-    return seconds(_at(record))
 
 
 __all__ = ["around_moment"]
