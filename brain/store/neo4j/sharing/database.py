@@ -351,7 +351,7 @@ class Neo4jShared(Committer):
 
     def _lease_commit(self, work: Callable[[ManagedTransaction, Any], Any], arg: Any) -> Any:
         with runtime_errors(self.uri), self._session() as session:
-            return self._commit(session, work, arg, graph=False, keep_reads=True)
+            return self._commit(session, work, arg, graph=False, keep_reads=True, keeps_live=True)
 
     # ---------------------------------------------------------------- helpers
 
