@@ -131,7 +131,7 @@ class Committer:
 
     def _commit(
         self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True,
-        keep_reads: bool = False,
+        keep_reads: bool = False, keeps_live: bool = False,
     ) -> R:
         """One managed write transaction (Neo4jStore._commit)."""
         raise NotImplementedError
