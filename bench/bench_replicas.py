@@ -128,6 +128,21 @@ def throughput(args: argparse.Namespace, root: Path, urls: list[str]) -> dict[st
     return out
 
 
+BASELINES = Path(".brain", "history", "baseline-v1.jsonl")
+
+
+def settle(root: Path, timeout: float = 900.0) -> None:
+    """Wait for the writer's first versions of every note (brain/tool/history/baseline.py): a
+    first start keeps one blob a note, each fsynced, on a thread, and the file naming them is
+    written at the end. While it ran (minutes at 10,000 notes under load), every sync's own
+    fsyncs queued behind it, and only the first checkout of an interleaved run paid it (the
+    second finds them kept in the same workspace): at load 52, 1 w/s p50 7.8 s for the checkout
+    that ran first against 3.8 s for the one that ran second."""
+    deadline = time.monotonic() + timeout
+    while not (root / BASELINES).exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]:
     """File written -> GraphQL answer on the writer and on each replica, at each of `--rates`
     writes per second (bench/replica_visibility.py); with `--brain-src`, the same for that
@@ -147,6 +162,7 @@ def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]
                 # its start-up work (its first versions of every note, the first snapshot),
                 # which a 1 s sleep did not wait for (a first run's p50 at 1 w/s was 56 s).
                 asyncio.run(at_rate(root, [writer, *replicas], 1.0, 1, seed=1000 + run, timeout=900.0))
+                settle(root)
                 for rate in args.rates:
                     count = max(args.writes, int(rate * args.rate_seconds))
                     found = asyncio.run(at_rate(root, [writer, *replicas], rate, count, seed=run))
