@@ -173,10 +173,12 @@ def neo4j_server() -> Iterator[str]:
         shutil.rmtree(state, ignore_errors=True)
 
 
-def cached_workload(size: int, cache: Path) -> Path:
-    root = cache / f"workload-{size}"
+def cached_workload(size: int, cache: Path, profile: str = "default") -> Path:
+    """The seeded workload of `size` notes and `profile` (bench/workload.py), generated once
+    into `cache` under the names bench_ingest uses."""
+    root = cache / (f"workload-{size}" if profile == "default" else f"workload-{size}-{profile}")
     if not (root / ".workload.json").exists():
-        generate(root, size)
+        generate(root, size, profile=profile)
     return root
 
 

@@ -1,7 +1,7 @@
 """The dashboard's GraphQL operations (graphql/*.graphql) on Neo4j beside the embedded store.
 
     .venv/bin/python bench/bench_neo4j_graphql.py [--notes 10000] [--seconds 3] [--runs 2]
-                                                  [--base-src DIR]
+                                                  [--base-src DIR] [--profile default|real]
 
 Each query document of graphql/ (subscriptions aside) is sent by one keep-alive client, one
 request at a time, for `--seconds`, with variables drawn at random from the workspace (a
@@ -118,6 +118,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--base-src", type=Path)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
+    parser.add_argument("--profile", choices=("default", "real"), default="default",
+                        help="the workload's shape (bench/workload.py --profile)")
     args = parser.parse_args()
     uri = next((os.environ[n] for n in ("BRAIN_BENCH_NEO4J_URI", "BRAIN_TEST_NEO4J_URI", "NEO4J_URI")
                 if os.environ.get(n)), None)
@@ -130,7 +132,8 @@ def main() -> None:
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_before}", flush=True)
     with tempfile.TemporaryDirectory(prefix="brain-bench-gql-") as scratch, ExitStack() as stack:
-        root = Path(shutil.copytree(cached_workload(args.notes, args.cache), Path(scratch) / "ws"))
+        source = cached_workload(args.notes, args.cache, args.profile)
+        root = Path(shutil.copytree(source, Path(scratch) / "ws"))
         variables.notes = sorted(  # type: ignore[attr-defined]
             p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
         for run in range(args.runs):
@@ -151,7 +154,8 @@ def main() -> None:
                 print(f"run {run + 1}, {name} done (load {os.getloadavg()[0]:.1f})", flush=True)
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_after}", flush=True)
-    report: dict[str, Any] = {"notes": args.notes, "seconds": args.seconds, "runs": args.runs,
+    report: dict[str, Any] = {"notes": args.notes, "profile": args.profile, "seconds": args.seconds,
+                              "runs": args.runs,
                               "load_before": load_before, "load_after": load_after, "variants": {}}
     print(f"{'document':<20}" + "".join(f"{v:>26}" for v in variants))
     for document in documents():

@@ -4,6 +4,7 @@
         [--clients 2] [--warmup 30] [--rates 1 16] [--writes 30] [--replicas 2]
         [--visibility-runs 1] [--restart-notes 10000] [--restart-runs 3]
         [--brain-src DIR]   # visibility and restarts of another checkout too (e.g. the code before)
+        [--profile default|real]  # the workload's shape (bench/workload.py --profile)
 
 Neo4j: BRAIN_BENCH_NEO4J_URI / BRAIN_TEST_NEO4J_URI / NEO4J_URI, else the bundled server.
 Measured (the database is replaced by the bench's workspace):
@@ -127,6 +128,21 @@ def throughput(args: argparse.Namespace, root: Path, urls: list[str]) -> dict[st
     return out
 
 
+BASELINES = Path(".brain", "history", "baseline-v1.jsonl")
+
+
+def settle(root: Path, timeout: float = 900.0) -> None:
+    """Wait for the writer's first versions of every note (brain/tool/history/baseline.py): a
+    first start keeps one blob a note, each fsynced, on a thread, and the file naming them is
+    written at the end. While it ran (minutes at 10,000 notes under load), every sync's own
+    fsyncs queued behind it, and only the first checkout of an interleaved run paid it (the
+    second finds them kept in the same workspace): at load 52, 1 w/s p50 7.8 s for the checkout
+    that ran first against 3.8 s for the one that ran second."""
+    deadline = time.monotonic() + timeout
+    while not (root / BASELINES).exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]:
     """File written -> GraphQL answer on the writer and on each replica, at each of `--rates`
     writes per second (bench/replica_visibility.py); with `--brain-src`, the same for that
@@ -142,7 +158,11 @@ def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]
                 writer = stack.enter_context(serve(root, uri, "--neo4j-replace", src=src))[0]
                 replicas = [stack.enter_context(serve(root, uri, "--read-only", src=src))[0]
                             for _ in range(args.replicas)]
-                time.sleep(1.0)  # let the replicas' first reads settle
+                # Untimed: one write seen everywhere, so the timed writes find the writer past
+                # its start-up work (its first versions of every note, the first snapshot),
+                # which a 1 s sleep did not wait for (a first run's p50 at 1 w/s was 56 s).
+                asyncio.run(at_rate(root, [writer, *replicas], 1.0, 1, seed=1000 + run, timeout=900.0))
+                settle(root)
                 for rate in args.rates:
                     count = max(args.writes, int(rate * args.rate_seconds))
                     found = asyncio.run(at_rate(root, [writer, *replicas], rate, count, seed=run))
@@ -171,7 +191,8 @@ def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]
 
 
 def restarts(args: argparse.Namespace, uri: str, scratch: Path) -> dict[str, Any]:
-    root = Path(shutil.copytree(cached_workload(args.restart_notes, args.cache), scratch / "restart"))
+    source = cached_workload(args.restart_notes, args.cache, args.profile)
+    root = Path(shutil.copytree(source, scratch / "restart"))
     sources: dict[str, str | None] = {"this": None}
     if args.brain_src:
         sources["other"] = str(Path(args.brain_src).resolve())
@@ -217,12 +238,15 @@ def main() -> None:
     parser.add_argument("--brain-src", help="another checkout of brain to time restarts of")
     parser.add_argument("--skip", nargs="*", default=[], choices=("throughput", "visibility", "restart"))
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "brain-bench-cache")
+    parser.add_argument("--profile", choices=("default", "real"), default="default",
+                        help="the workload's shape (bench/workload.py --profile)")
     args = parser.parse_args()
     results: dict[str, Any] = {"load_before": uptime()}
     print(f"machine: {results['load_before']}", flush=True)
     with neo4j_server() as uri, tempfile.TemporaryDirectory(prefix="brain-replicas-") as tmp:
         scratch = Path(tmp)
-        root = Path(shutil.copytree(cached_workload(args.notes, args.cache), scratch / "workspace"))
+        source = cached_workload(args.notes, args.cache, args.profile)
+        root = Path(shutil.copytree(source, scratch / "workspace"))
         if "throughput" not in args.skip:
             with ExitStack() as stack:
                 writer, _, _ = stack.enter_context(serve(root, uri, "--neo4j-replace"))

@@ -34,6 +34,9 @@ class Write:
     seen: dict[int, float] = field(default_factory=dict)  # server index -> when its answer showed it
 
 
+DESCRIPTION = re.compile(r"^description: .*$", re.MULTILINE)
+
+
 def _rewrite(path: Path, marker: str) -> None:
     text = path.read_text(encoding="utf-8")
     new, n = re.subn(r"^description: .*$", f"description: {marker}", text, count=1, flags=re.MULTILINE)
@@ -75,7 +78,9 @@ async def at_rate(
     seed: int = 7,
 ) -> dict[str, Any]:
     """`count` writes at `rate` per second; urls[0] is the writer, the rest its replicas."""
-    notes = sorted(p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
+    # Notes with a description line to rewrite (--profile real has notes without one).
+    notes = sorted(p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md")
+                   if DESCRIPTION.search(p.read_text(encoding="utf-8")))
     rng = random.Random(seed)
     writes: list[Write] = []
     done = asyncio.Event()

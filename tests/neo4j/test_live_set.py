@@ -47,3 +47,26 @@ def test_a_switch_is_read_at_once_by_its_writer_and_by_a_replica_that_read_the_l
     assert kinds(replica) == {"new"}
     brain.close()
     replica.close()
+
+
+def test_a_small_write_keeps_the_live_set_its_writer_looked_up_and_its_reads_see_the_write(
+    tmp_path: Path, make_store: StoreMaker
+) -> None:
+    """A change written onto the live labels cannot switch them: the writer keeps what it
+    looked up (each read of its next sync, and each GraphQL read after a write, was one round
+    trip more while every commit forgot it), and still reads its own write at once."""
+    ws = bot_workspace(tmp_path / "ws")
+    writer = make_store(limits=SMALL)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    writer._live.ttl = 3600.0
+    assert kinds(writer) == {"old"}  # looked up now
+    looked_up = writer._live.fresh()
+    assert looked_up is not None
+    rebuilds = writer.rebuilds
+    ws.write("memory/bot/n3.md", "---\ndescription: edited 3\n---\n[[n4]]\n")
+    brain.sync(["memory/bot/n3.md"])
+    assert writer.rebuilds == rebuilds  # a change of the live graph, no new generation
+    assert writer._live.fresh() == looked_up  # kept across the commit
+    assert "edited" in kinds(writer)  # its own write, read at once all the same
+    brain.close()

@@ -221,13 +221,14 @@ class Neo4jStore(
         plan[-1].log = entry
         with self._health_step(batch), runtime_errors(self.uri), self._session() as session:
             for transaction in plan:
-                self.last_write.update(self._commit(session, run_transaction, transaction))
+                self.last_write.update(self._commit(session, run_transaction, transaction, keeps_live=True))
                 transaction.forget_rows()
 
     def _write_vectors(self, rows: list[dict[str, Any]]) -> None:
         self.check_writable()
         with runtime_errors(self.uri), self._session() as session:
-            self._commit(session, put_vectors, rows, keep_reads=True)  # no kept answer holds a vector
+            # No kept answer holds a vector.
+            self._commit(session, put_vectors, rows, keep_reads=True, keeps_live=True)
 
     def clear(self) -> None:
         self.check_writable()
@@ -246,12 +247,15 @@ class Neo4jStore(
 
     def _commit(
         self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True,
-        keep_reads: bool = False,
+        keep_reads: bool = False, keeps_live: bool = False,
     ) -> R:
         """One managed write transaction; run again if its commit outcome was lost.
 
         `graph`: it writes the graph (counted in `transactions`), not the change log or identity;
-        `keep_reads`: it changes no kept answer (brain/store/neo4j/readcache.py): the lease, vectors.
+        `keep_reads`: it changes no kept answer (brain/store/neo4j/readcache.py): the lease, vectors;
+        `keeps_live`: it cannot switch the live set (a change written onto the live labels, the
+        lease, vectors), so the set looked up stays good: forgetting it after every small write
+        cost each read of the next sync, and the writer's next GraphQL reads, one more round trip.
         """
         for attempt in range(1, self.commit_retries + 2):
             try:
@@ -264,7 +268,8 @@ class Neo4jStore(
                 log.warning("commit outcome unknown; running the transaction again (%d)", attempt)
                 continue
             self.transactions += graph
-            self._live.forget()  # it may have switched the live set: look it up again
+            if not keeps_live:
+                self._live.forget()  # it may have switched the live set: look it up again
             if not keep_reads:
                 self._reads.drop()
             return result

@@ -32,7 +32,7 @@ from brain.store.neo4j.records import (
     memory_props,
 )
 from brain.store.neo4j.sharing.database import LOG_CHANGES, MARK_GRAPH
-from brain.store.neo4j.sharing.lease import fence
+from brain.store.neo4j.sharing.lease import check_fence
 from brain.store.neo4j.sharing.revs import REV, memory_rev, node_rev
 
 T = TypeVar("T")
@@ -220,11 +220,24 @@ def _units(
             yield [Statement(cypher.DELETE_NODES[label], {"ids": chunk}, len(chunk), DELETE, True)]
 
 
+# The lease's fence and the live set in one round trip (sharing/lease.py FENCE, staged.py
+# LIVE): a change's transaction paid one round trip for each before its first statement,
+# and the writer's round trips are where a write waits before a replica can read it.
+FENCED_LIVE = (
+    "OPTIONAL MATCH (l:BrainLease {key: 'writer'}) "
+    f"OPTIONAL MATCH (g:{generation.LIVE_LABEL} {{key: 'brain'}}) "
+    "RETURN l.holder AS holder, properties(l) AS props, g.labels AS labels"
+)
+
+
 def run_transaction(tx: ManagedTransaction, transaction: Transaction) -> Counter[str]:
     """The body of one managed write transaction; what it changed, by summary counter."""
     if transaction.fence:
-        fence(tx, transaction.fence)
-    live = generation.live_labels(tx)
+        record = tx.run(FENCED_LIVE).single(strict=True)
+        check_fence(record, transaction.fence)
+        live: str | None = record["labels"]
+    else:
+        live = generation.live_labels(tx)
     changed: Counter[str] = Counter()
     orphans: set[str] = set()
     for statement in transaction.statements:

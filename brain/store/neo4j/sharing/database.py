@@ -131,7 +131,7 @@ class Committer:
 
     def _commit(
         self, session: Session, work: Callable[[ManagedTransaction, A], R], arg: A, *, graph: bool = True,
-        keep_reads: bool = False,
+        keep_reads: bool = False, keeps_live: bool = False,
     ) -> R:
         """One managed write transaction (Neo4jStore._commit)."""
         raise NotImplementedError
@@ -351,7 +351,7 @@ class Neo4jShared(Committer):
 
     def _lease_commit(self, work: Callable[[ManagedTransaction, Any], Any], arg: Any) -> Any:
         with runtime_errors(self.uri), self._session() as session:
-            return self._commit(session, work, arg, graph=False, keep_reads=True)
+            return self._commit(session, work, arg, graph=False, keep_reads=True, keeps_live=True)
 
     # ---------------------------------------------------------------- helpers
 

@@ -83,7 +83,11 @@ def release(tx: ManagedTransaction, holder: str) -> None:
 
 def fence(tx: ManagedTransaction, describe: str) -> None:
     """Raise LeaseLost inside a write transaction if another writer holds the lease."""
-    record = tx.run(FENCE).single(strict=True)
+    check_fence(tx.run(FENCE).single(strict=True), describe)
+
+
+def check_fence(record: Mapping[str, Any], describe: str) -> None:
+    """Raise LeaseLost if `record` (a FENCE's `holder` and `props`) names another writer."""
     holder = record["holder"]
     if holder is not None and holder != WRITER_ID:
         raise LeaseLost(
