@@ -38,11 +38,12 @@ from typing import Any, NamedTuple
 
 from neo4j import Record
 
-from brain.model import Link, LinkStatus, MemoryNode, Node
+from brain.model import Link, MemoryNode, Node
 from brain.store.base import MemoryFilter, WriteBatch
 from brain.store.health import HealthAnswers
-from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources, vis_of
+from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources
 from brain.store.neo4j.generations.live import LiveSet
+from brain.store.neo4j.health_count import Kept, count_pages, kept_link
 from brain.store.neo4j.readcache import ReadCache
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
@@ -59,9 +60,6 @@ LINK_PAGE = 5_000  # sources per read when the counters are counted from the who
 # (notes without bodies, links by pages) costs less than reading its notes with their bodies.
 FOLLOW_MOST = 5_000
 FOLLOW_ENTRIES = 1_000  # log entries read per catch-up (the log keeps 1,000: more is a gap)
-
-# A kept link: (target id, status, the target as written if the target is private, candidates).
-Kept = tuple[str, LinkStatus, str, tuple[str, ...]]
 
 
 class Position(NamedTuple):
@@ -87,12 +85,7 @@ def follow_params(batch: WriteBatch, txns: int) -> dict[str, Any]:
 
 def kept(links: Sequence[Link]) -> tuple[Kept, ...]:
     """What the counters need of a note's links (`Row` positions 2, 3, 5, 12), small."""
-    return tuple(
-        (sys.intern(link.target_id), link.status,
-         link.target if link.status is not LinkStatus.BROKEN and vis_of(link.target_id) else "",
-         link.candidates)
-        for link in links
-    )
+    return tuple(kept_link(link.target_id, link.status, link.target, link.candidates) for link in links)
 
 
 def rows(found: tuple[Kept, ...]) -> list[Row]:
@@ -116,6 +109,7 @@ class Neo4jHealth(HealthAnswers):
     _live: LiveSet
     health_stamp_ttl = 1.0  # seconds a read of the position answers for
     health_followed = 0  # other processes' writes followed through the change log
+    health_lean_count = True  # the first count reads only what the counters need (health_count.py)
 
     def _init_health(self) -> None:
         self._health_index = HealthIndex()  # counted on the first question
@@ -126,6 +120,9 @@ class Neo4jHealth(HealthAnswers):
         self._health_checked = 0.0
 
     def _read(self, query: str, **params: Any) -> list[Record]:
+        raise NotImplementedError
+
+    def _read_database(self, query: str, params: dict[str, Any]) -> list[Record]:
         raise NotImplementedError
 
     def _where(self, seq: int = 0) -> tuple[Position | None, list[Any]]:
@@ -268,12 +265,31 @@ class Neo4jHealth(HealthAnswers):
             self._health_checked = now
             self._health_moved()
             at = self._where(sys.maxsize)[0]  # before the reads: a write in between is followed next
-            notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
-            ids = sorted(notes)
-            links: dict[str, list[Link]] = {}
-            for start in range(0, len(ids), LINK_PAGE):
-                links.update(self.links_from(ids[start : start + LINK_PAGE]))
-            index.build(notes, links.items(), notes.get)
-            self._health_rows = {source: kept(found) for source, found in links.items() if found}
+            if self.health_lean_count:
+                self._health_count_lean(index)
+            else:
+                self._health_count_plain(index)
             self._health_at = at
         return index
+
+    def _health_count_lean(self, index: HealthIndex) -> None:
+        """Counted from the fields the counters read, a page of notes per query (health_count.py)."""
+        notes: dict[str, Facts | None] = {}
+        held: dict[str, tuple[Kept, ...]] = {}
+        for note_id, facts, found in count_pages(self._read_database):
+            notes[note_id] = facts
+            if found:
+                held[note_id] = found
+        index.build(notes, ((s, rows(k)) for s, k in held.items()), notes.get)
+        self._health_rows = held
+
+    def _health_count_plain(self, index: HealthIndex) -> None:
+        """Counted from brain's plain reads (every note and link as objects): the reference
+        the lean count is tested and measured against."""
+        notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
+        ids = sorted(notes)
+        links: dict[str, list[Link]] = {}
+        for start in range(0, len(ids), LINK_PAGE):
+            links.update(self.links_from(ids[start : start + LINK_PAGE]))
+        index.build(notes, links.items(), notes.get)
+        self._health_rows = {source: kept(found) for source, found in links.items() if found}
