@@ -23,8 +23,9 @@ than FOLLOW_MOST notes. Keeping the counters in the database instead (a count no
 updated in each write's transaction) was not chosen: hubs, most wanted and the paged lists
 are sorted sets, not counts, and each write would pay for them in Cypher (docs/neo4j.md).
 
-The counters are counted from the graph once (the first question of a process: one read of
-every note and link) and again only in the cases above.
+The counters are counted from the graph once (the first question of a process) and again
+only in the cases above, from the counters' fields alone (health_count.py: a query a page of
+notes, their links gathered by the database), not from every note and link as objects.
 """
 
 from __future__ import annotations
@@ -93,6 +94,24 @@ def rows(found: tuple[Kept, ...]) -> list[Row]:
     return [(None, None, t, s, None, w, None, None, None, None, None, None, c) for t, s, w, c in found]
 
 
+def followed(writes: int, entries: Sequence[Any], now: int) -> set[str] | None:
+    """The notes the change-log `entries` say were changed from the graph's write count
+    `writes` to `now`, or None if they do not account for every write in between. The log
+    is the database's, not this process's: an entry of another shape (a foreign or garbled
+    node, a field of the wrong type, a count that does not chain) is not trusted, and the
+    counters are counted again rather than fail the question or follow the wrong notes."""
+    sources: set[str] = set()
+    for entry in entries:
+        found = entry.get("sources") if isinstance(entry, dict) else None
+        done, txns = (entry.get("writes"), entry.get("txns")) if isinstance(entry, dict) else (None, None)
+        if not isinstance(found, list) or not all(isinstance(s, str) for s in found) \
+                or type(done) is not int or type(txns) is not int or txns < 1 or done - txns != writes:
+            return None
+        writes = done
+        sources.update(found)
+    return sources if writes == now and len(sources) <= FOLLOW_MOST else None
+
+
 class Neo4jHealth(HealthAnswers):
     """Mixed into Neo4jStore: uses its `_read`, `list_memories`, `links_from` and
     `get_nodes`; Neo4jStore's `_write_plan` calls `_health_step` around its commits and
@@ -132,7 +151,10 @@ class Neo4jHealth(HealthAnswers):
             return None, []
         r = found[0]
         graph = None if r["graph"] is None else str(r["graph"])
-        return Position(graph, r["logId"], int(r["seq"] or 0), int(r["writes"])), list(r["entries"])
+        # Not brain's shape (a foreign or garbled workspace node): no count to chain from.
+        seq = r["seq"] if type(r["seq"]) is int else 0
+        writes = r["writes"] if type(r["writes"]) is int else -1
+        return Position(graph, r["logId"], seq, writes), list(r["entries"])
 
     def list_memories(
         self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
@@ -219,16 +241,9 @@ class Neo4jHealth(HealthAnswers):
         if at is None or now is None or now.log_id != at.log_id:
             index.valid = False  # cleared, replaced, or never in step
             return
-        writes, sources = at.writes, set()
-        for entry in entries:
-            if entry["sources"] is None or entry["writes"] is None or entry["txns"] is None \
-                    or int(entry["writes"]) - int(entry["txns"]) != writes:
-                index.valid = False  # a write not logged, a rebuild, or a gap in the log
-                return
-            writes = int(entry["writes"])
-            sources.update(entry["sources"])
-        if writes != now.writes or len(sources) > FOLLOW_MOST:
-            index.valid = False
+        sources = followed(at.writes, entries, now.writes)
+        if sources is None:
+            index.valid = False  # a write not logged, a rebuild, a gap or a garbled entry
             return
         if sources:
             self._health_follow(sources, now)
