@@ -96,3 +96,27 @@ def test_the_lean_count_reads_no_body_and_one_query_per_page(
     check_all(store, T0 + 50)
     assert len(seen) == 3  # 10 notes, 4 a page
     assert sum(size for _, size in seen) < 10 * 500  # a body alone is 5,500 characters
+
+
+@pytest.mark.parametrize("garble", ["c.writes = toString(c.writes)", "c.sources = 'memory:alice/plan'",
+                                    "c.txns = 0", "w.writes = 'many'"])
+def test_a_garbled_change_log_makes_a_follower_count_again_not_fail(
+    make_store: StoreMaker, tmp_path: Path, garble: str
+) -> None:
+    """The log is the database's: a follower must not trust an entry (or a workspace node) of
+    another shape. Before, a count stored as text raised out of the dashboard's question."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    reader = fresh(make_store, True)
+    check_all(reader, T0 + 100)
+    brain.sync([ws.write("memory/alice/lonely.md", note("no longer alone", "[[plan]] [[ghost]]"))])
+    writer._driver.execute_query(
+        "MATCH (w:BrainWorkspace {key: 'brain'}) MATCH (c:BrainChange) WHERE c.logId = w.logId "
+        f"WITH w, c ORDER BY c.seq DESC LIMIT 1 SET {garble}"
+    )
+    check_all(reader, T0 + 100)  # answered, and equal to the recount
+    assert reader.health_recounts() == 2
+    assert reader.health_followed == 0
