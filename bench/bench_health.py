@@ -43,8 +43,28 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from workload import generate  # noqa: E402
 
+# A new process on the database the driver wrote: its first dashboard question, admin then
+# agent (what a server started after the writer pays), and whether it counted.
+FRESH = r"""
+import json, sys, time
+from brain.service.health import health_ask, report_json
+from brain.store.neo4j.store import Neo4jStore
+from brain.store.visibility import EVERYTHING, Reach
+out = {}
+t, c = time.perf_counter(), time.process_time()
+store = Neo4jStore.connect(sys.argv[1], read_only=True)
+out["fresh.connect"] = round((time.perf_counter() - t) * 1000, 2)
+for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(sys.argv[2]))):
+    t, c = time.perf_counter(), time.process_time()
+    report_json(store, health_ask(reach, None, 30), 30, 10, 10, 20)
+    out[f"fresh.{who}.first"] = round((time.perf_counter() - t) * 1000, 2)
+    out[f"fresh.{who}.first_cpu"] = round((time.process_time() - c) * 1000, 2)
+out["fresh.recounts"] = store.health_recounts()
+print(json.dumps(out))
+"""
+
 DRIVER = r"""
-import json, statistics, sys, time
+import json, statistics, subprocess, sys, time
 from pathlib import Path
 from brain.service.brain import Brain
 from brain.service.health import health_ask, report_json
@@ -53,6 +73,7 @@ from brain.store.visibility import EVERYTHING, Reach
 root, kind, uri, polls, edits, agent, computed_polls = (
     Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6],
     int(sys.argv[7]))
+FRESH = sys.argv[8]  # the fresh process's script (bench_health.py FRESH)
 reader = None  # Neo4j: a second store on its own driver, as a replica's process holds
 if kind == "memory":
     from brain.store.memory.store import MemoryStore
@@ -72,20 +93,33 @@ if kind != "memory":
 def dashboard(reach, on=None):
     report_json(on or store, health_ask(reach, None, 30), 30, 10, 10, 20)
 
+cpu = []  # the CPU time (this process's) of each timed call, beside its wall time
+
 def timed(fn, *args):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     fn(*args)
+    cpu.append((time.process_time() - c) * 1000)
     return (time.perf_counter() - t) * 1000
 
-def pct(samples):
+def pct(samples, cpus=None):
     ordered = sorted(samples)
-    return {"p50": round(statistics.median(ordered), 2),
-            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2), "n": len(ordered)}
+    out = {"p50": round(statistics.median(ordered), 2),
+           "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2), "n": len(ordered)}
+    if cpus:
+        c = sorted(cpus)
+        out["cpu_p50"] = round(statistics.median(c), 2)
+        out["cpu_p95"] = round(c[min(len(c) - 1, int(0.95 * len(c)))], 2)
+    return out
+
+def timed_n(n, fn, *args):
+    del cpu[:]
+    walls = [timed(fn, *args) for _ in range(n)]
+    return pct(walls, list(cpu))
 
 out = {"ingest_s": round(ingest, 1)}
 for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
     out[f"{who}.first"] = round(timed(dashboard, reach), 2)
-    out[f"{who}.poll"] = pct([timed(dashboard, reach) for _ in range(polls)])
+    out[f"{who}.poll"] = timed_n(polls, dashboard, reach)
     def uncached(reach=reach):
         for name in ("_health", "_health_index"):  # the counters' kept answers (this code and older)
             index = getattr(store, name, None)
@@ -94,13 +128,23 @@ for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
         if isinstance(getattr(store, "_health_answers", None), dict):  # Neo4j's, before the counters
             store._health_answers.clear()
         dashboard(reach)
-    out[f"{who}.computed"] = pct([timed(uncached) for _ in range(computed_polls)])
+    out[f"{who}.computed"] = timed_n(computed_polls, uncached)
 if reader is not None:  # the second process: its first question counts, then it follows
     for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
         out[f"reader.{who}.first"] = round(timed(dashboard, reach, reader), 2)
-        out[f"reader.{who}.poll"] = pct([timed(dashboard, reach, reader) for _ in range(polls)])
+        out[f"reader.{who}.first_cpu"] = round(cpu[-1], 2)
+        out[f"reader.{who}.poll"] = timed_n(polls, dashboard, reach, reader)
+    if hasattr(reader, "health_lean_count"):  # the first count both ways, in new stores
+        small = sum(1 for _ in root.rglob("*.md")) <= 20_000  # the plain count: minutes at 100,000
+        for how in ("lean", "plain") if small else ("lean",):
+            other = Neo4jStore.connect(uri)
+            other.health_lean_count = how == "lean"
+            out[f"first_count.{how}"] = round(timed(dashboard, EVERYTHING, other), 2)
+            out[f"first_count.{how}_cpu"] = round(cpu[-1], 2)
+            other.close()
 notes = sorted((root / "memory" / agent).glob("*.md"))
 after = {"admin": [], "agent": [], "reader.admin": [], "reader.agent": []}
+after_cpu = {k: [] for k in after}
 for i in range(edits):  # each edit followed by one caller's question, admin and agent in turn
     path = notes[i % len(notes)]
     with path.open("a", encoding="utf-8") as f:
@@ -108,11 +152,17 @@ for i in range(edits):  # each edit followed by one caller's question, admin and
     brain.sync([str(path.relative_to(root))])
     who, reach = ("admin", EVERYTHING) if i % 2 == 0 else ("agent", Reach.of_agent(agent))
     after[who].append(timed(dashboard, reach))
+    after_cpu[who].append(cpu[-1])
     if reader is not None:
         after[f"reader.{who}"].append(timed(dashboard, reach, reader))
+        after_cpu[f"reader.{who}"].append(cpu[-1])
 for who, samples in after.items():
     if samples:
-        out[f"{who}.after_edit"] = pct(samples)
+        out[f"{who}.after_edit"] = pct(samples, after_cpu[who])
+if reader is not None:  # a process started now: its first question, as a dashboard server's
+    fresh = subprocess.run([sys.executable, "-c", FRESH, uri, agent],
+                           capture_output=True, text=True, check=True)
+    out.update(json.loads(fresh.stdout.splitlines()[-1]))
 recounts = getattr(store, "health_recounts", None)
 out["recounts"] = recounts() if recounts else None
 if reader is not None:
@@ -154,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                 before = uptime()
                 done = subprocess.run(
                     [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.polls),
-                     str(args.edits), agent, str(args.computed_polls)],
+                     str(args.edits), agent, str(args.computed_polls), FRESH],
                     capture_output=True, text=True, check=False, env=env,
                     cwd=path or None,  # `python -c` puts its directory first on sys.path
                 )

@@ -12,16 +12,23 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from brain.index.bounded import Bound, found_in
 from brain.index.held_postings import slots_of, values_of
 
 K1, B = 1.2, 0.75
 # `common` applies past this many notes in reach: below it every query is cheap, and a
 # small workspace keeps its weakest matches (a word in most of ten notes still relates two).
 COMMON_FROM = 2_000
+
+
+class _Term(NamedTuple):
+    idf: float
+    term: int
+    docs: Any  # its slots, ascending (None: not decoded yet)
 
 
 class BM25Search:
@@ -42,6 +49,7 @@ class BM25Search:
     _reaches: dict[frozenset[str], tuple[int, Any, int, int]]
     _changed: int
     _hits_seen: dict[tuple[frozenset[str] | None, int], tuple[int, int]]
+    bounded = True  # stop gathering a term's whole postings once the top cannot change (tests: False)
 
     def search(
         self, terms: Sequence[str], scopes: frozenset[str] | None, type: str | None, limit: int,
@@ -67,27 +75,46 @@ class BM25Search:
         common = common if count > COMMON_FROM else None
         norm = K1 * (1 - B) + (K1 * B / avgdl) * self._lengths[:size]  # per slot, float64
         scores = np.zeros(size)
+        asked: list[_Term] = []
         for word in dict.fromkeys(terms):
             term = self._terms.get(word)
             if term is None:
                 continue
             if common is not None and self._surely_common(scopes, term, common * count):
                 continue
-            docs = slots_of(self._docs[term], self._bases[term])
-            keep = alive[docs] if has_dead else None
-            hits = len(docs) if keep is None else int(np.count_nonzero(keep))
-            if common is not None:
-                self._saw_hits(scopes, term, hits)
-                if hits > common * count:
-                    continue
-            if not hits:
+            seen = self._hits_seen.get((scopes, term)) if common is not None else None
+            if seen is not None and seen[0] == self._changed:  # no note added or dropped since
+                hits, docs = seen[1], None  # decoded if it is added (bounded: to a few notes)
+            else:
+                docs = slots_of(self._docs[term], self._bases[term])
+                hits = len(docs) if not has_dead else int(np.count_nonzero(alive[docs]))
+                if common is not None:
+                    self._saw_hits(scopes, term, hits)
+            if (common is not None and hits > common * count) or not hits:
                 continue
-            freqs = values_of(self._freqs[term]).astype(np.float64)
-            if keep is not None:
-                docs, freqs = docs[keep], freqs[keep]
             idf = math.log((count - hits + 0.5) / (hits + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            scores[docs] += idf * (K1 + 1) * freqs / (freqs + norm[docs])
+            asked.append(_Term(idf if idf > 0 else 1e-6, term, docs))
+        # The rarest terms first (the highest idf: the most a term can add to a note is
+        # idf * (K1 + 1)); once the notes outside the `limit` best so far could not reach them
+        # with every term left, the terms left are added to the best notes alone (bounded.py).
+        asked.sort(key=lambda t: -t.idf)
+        eligible = None if type is None else self._types[:size] == self._codes.get(type, -1)
+        bound = Bound(scores, eligible, limit, [t.idf * (K1 + 1) for t in asked]) if self.bounded else None
+        for i, t in enumerate(asked):
+            freqs = values_of(self._freqs[t.term])
+            docs = t.docs if t.docs is not None else slots_of(self._docs[t.term], self._bases[t.term])
+            within = bound.within if bound is not None else None
+            if within is None:
+                f = freqs.astype(np.float64)
+                if has_dead:
+                    keep = alive[docs]
+                    docs, f = docs[keep], f[keep]
+            else:
+                docs, at = found_in(docs, within)
+                f = freqs[at].astype(np.float64)
+            scores[docs] += t.idf * (K1 + 1) * f / (f + norm[docs])
+            if bound is not None and within is None:
+                bound.after(i)
         found = np.flatnonzero(scores)
         if scopes is not None:
             allowed = [self._codes[s] for s in scopes if s in self._codes]

@@ -23,8 +23,9 @@ than FOLLOW_MOST notes. Keeping the counters in the database instead (a count no
 updated in each write's transaction) was not chosen: hubs, most wanted and the paged lists
 are sorted sets, not counts, and each write would pay for them in Cypher (docs/neo4j.md).
 
-The counters are counted from the graph once (the first question of a process: one read of
-every note and link) and again only in the cases above.
+The counters are counted from the graph once (the first question of a process) and again
+only in the cases above, from the counters' fields alone (health_count.py: a query a page of
+notes, their links gathered by the database), not from every note and link as objects.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ from typing import Any, NamedTuple
 
 from neo4j import Record
 
-from brain.model import Link, LinkStatus, MemoryNode, Node
+from brain.model import Link, MemoryNode, Node
 from brain.store.base import MemoryFilter, WriteBatch
 from brain.store.health import HealthAnswers
-from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources, vis_of
+from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources
 from brain.store.neo4j.generations.live import LiveSet
+from brain.store.neo4j.health_count import Kept, count_pages, kept_link
 from brain.store.neo4j.readcache import ReadCache
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
@@ -59,9 +61,6 @@ LINK_PAGE = 5_000  # sources per read when the counters are counted from the who
 # (notes without bodies, links by pages) costs less than reading its notes with their bodies.
 FOLLOW_MOST = 5_000
 FOLLOW_ENTRIES = 1_000  # log entries read per catch-up (the log keeps 1,000: more is a gap)
-
-# A kept link: (target id, status, the target as written if the target is private, candidates).
-Kept = tuple[str, LinkStatus, str, tuple[str, ...]]
 
 
 class Position(NamedTuple):
@@ -87,17 +86,30 @@ def follow_params(batch: WriteBatch, txns: int) -> dict[str, Any]:
 
 def kept(links: Sequence[Link]) -> tuple[Kept, ...]:
     """What the counters need of a note's links (`Row` positions 2, 3, 5, 12), small."""
-    return tuple(
-        (sys.intern(link.target_id), link.status,
-         link.target if link.status is not LinkStatus.BROKEN and vis_of(link.target_id) else "",
-         link.candidates)
-        for link in links
-    )
+    return tuple(kept_link(link.target_id, link.status, link.target, link.candidates) for link in links)
 
 
 def rows(found: tuple[Kept, ...]) -> list[Row]:
     """Kept links as the counters read a stored link (by position)."""
     return [(None, None, t, s, None, w, None, None, None, None, None, None, c) for t, s, w, c in found]
+
+
+def followed(writes: int, entries: Sequence[Any], now: int) -> set[str] | None:
+    """The notes the change-log `entries` say were changed from the graph's write count
+    `writes` to `now`, or None if they do not account for every write in between. The log
+    is the database's, not this process's: an entry of another shape (a foreign or garbled
+    node, a field of the wrong type, a count that does not chain) is not trusted, and the
+    counters are counted again rather than fail the question or follow the wrong notes."""
+    sources: set[str] = set()
+    for entry in entries:
+        found = entry.get("sources") if isinstance(entry, dict) else None
+        done, txns = (entry.get("writes"), entry.get("txns")) if isinstance(entry, dict) else (None, None)
+        if not isinstance(found, list) or not all(isinstance(s, str) for s in found) \
+                or type(done) is not int or type(txns) is not int or txns < 1 or done - txns != writes:
+            return None
+        writes = done
+        sources.update(found)
+    return sources if writes == now and len(sources) <= FOLLOW_MOST else None
 
 
 class Neo4jHealth(HealthAnswers):
@@ -116,6 +128,7 @@ class Neo4jHealth(HealthAnswers):
     _live: LiveSet
     health_stamp_ttl = 1.0  # seconds a read of the position answers for
     health_followed = 0  # other processes' writes followed through the change log
+    health_lean_count = True  # the first count reads only what the counters need (health_count.py)
 
     def _init_health(self) -> None:
         self._health_index = HealthIndex()  # counted on the first question
@@ -128,6 +141,9 @@ class Neo4jHealth(HealthAnswers):
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
 
+    def _read_database(self, query: str, params: dict[str, Any]) -> list[Record]:
+        raise NotImplementedError
+
     def _where(self, seq: int = 0) -> tuple[Position | None, list[Any]]:
         """The graph's position now, and the change-log entries after `seq`."""
         found = self._read(FOLLOW, seq=seq, limit=FOLLOW_ENTRIES)
@@ -135,7 +151,10 @@ class Neo4jHealth(HealthAnswers):
             return None, []
         r = found[0]
         graph = None if r["graph"] is None else str(r["graph"])
-        return Position(graph, r["logId"], int(r["seq"] or 0), int(r["writes"])), list(r["entries"])
+        # Not brain's shape (a foreign or garbled workspace node): no count to chain from.
+        seq = r["seq"] if type(r["seq"]) is int else 0
+        writes = r["writes"] if type(r["writes"]) is int else -1
+        return Position(graph, r["logId"], seq, writes), list(r["entries"])
 
     def list_memories(
         self, where: MemoryFilter, after: str | None = None, limit: int | None = None,
@@ -222,16 +241,9 @@ class Neo4jHealth(HealthAnswers):
         if at is None or now is None or now.log_id != at.log_id:
             index.valid = False  # cleared, replaced, or never in step
             return
-        writes, sources = at.writes, set()
-        for entry in entries:
-            if entry["sources"] is None or entry["writes"] is None or entry["txns"] is None \
-                    or int(entry["writes"]) - int(entry["txns"]) != writes:
-                index.valid = False  # a write not logged, a rebuild, or a gap in the log
-                return
-            writes = int(entry["writes"])
-            sources.update(entry["sources"])
-        if writes != now.writes or len(sources) > FOLLOW_MOST:
-            index.valid = False
+        sources = followed(at.writes, entries, now.writes)
+        if sources is None:
+            index.valid = False  # a write not logged, a rebuild, a gap or a garbled entry
             return
         if sources:
             self._health_follow(sources, now)
@@ -268,12 +280,31 @@ class Neo4jHealth(HealthAnswers):
             self._health_checked = now
             self._health_moved()
             at = self._where(sys.maxsize)[0]  # before the reads: a write in between is followed next
-            notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
-            ids = sorted(notes)
-            links: dict[str, list[Link]] = {}
-            for start in range(0, len(ids), LINK_PAGE):
-                links.update(self.links_from(ids[start : start + LINK_PAGE]))
-            index.build(notes, links.items(), notes.get)
-            self._health_rows = {source: kept(found) for source, found in links.items() if found}
+            if self.health_lean_count:
+                self._health_count_lean(index)
+            else:
+                self._health_count_plain(index)
             self._health_at = at
         return index
+
+    def _health_count_lean(self, index: HealthIndex) -> None:
+        """Counted from the fields the counters read, a page of notes per query (health_count.py)."""
+        notes: dict[str, Facts | None] = {}
+        held: dict[str, tuple[Kept, ...]] = {}
+        for note_id, facts, found in count_pages(self._read_database):
+            notes[note_id] = facts
+            if found:
+                held[note_id] = found
+        index.build(notes, ((s, rows(k)) for s, k in held.items()), notes.get)
+        self._health_rows = held
+
+    def _health_count_plain(self, index: HealthIndex) -> None:
+        """Counted from brain's plain reads (every note and link as objects): the reference
+        the lean count is tested and measured against."""
+        notes = {m.id: facts_of(m) for m in self.list_memories(MemoryFilter(), bodies=False)}
+        ids = sorted(notes)
+        links: dict[str, list[Link]] = {}
+        for start in range(0, len(ids), LINK_PAGE):
+            links.update(self.links_from(ids[start : start + LINK_PAGE]))
+        index.build(notes, links.items(), notes.get)
+        self._health_rows = {source: kept(found) for source, found in links.items() if found}
