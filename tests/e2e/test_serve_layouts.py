@@ -1,8 +1,13 @@
 """`brain serve examples/lab` (and examples/mindlink) as users run it: a real process and real
-HTTP, answering GraphQL with the layouts' node kinds (DailyNote, Skill, Tool, project notes)."""
+HTTP, answering GraphQL with the layouts' node kinds (DailyNote, Skill, Tool, project notes).
+
+Each serves a copy (with the files' times): a served workspace gets brain's history in its
+`.brain/`, and no test writes into the repository (tests/repo_guard.py)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,7 +37,8 @@ LAB_QUERY = """{
 }"""
 
 
-def ask(root: object, query: str) -> dict[str, Any]:
+def ask(example: Path, tmp_path: Path, query: str) -> dict[str, Any]:
+    root = shutil.copytree(example, tmp_path / example.name)  # copy2: the files' times too
     with brain_serve(str(root), "--port", "0") as process:
         url = wait_for_url(process)
         answer = httpx.post(url, json={"query": query}, timeout=30)
@@ -41,8 +47,8 @@ def ask(root: object, query: str) -> dict[str, Any]:
     return body["data"]  # type: ignore[no-any-return]
 
 
-def test_serve_lab_answers_with_daily_notes_skills_and_tools() -> None:
-    data = ask(LAB, LAB_QUERY)
+def test_serve_lab_answers_with_daily_notes_skills_and_tools(tmp_path: Path) -> None:
+    data = ask(LAB, tmp_path, LAB_QUERY)
     assert data["layout"] == {"name": "lab"}
     assert data["skill"] == {
         "__typename": "Skill", "id": "skill:skills/deploy", "name": "deploy",
@@ -80,8 +86,8 @@ def test_serve_lab_answers_with_daily_notes_skills_and_tools() -> None:
     ]
 
 
-def test_serve_mindlink_answers_with_entries_and_daily_notes() -> None:
-    data = ask(MINDLINK, """{
+def test_serve_mindlink_answers_with_entries_and_daily_notes(tmp_path: Path) -> None:
+    data = ask(MINDLINK, tmp_path, """{
       layout { name }
       day: node(id: "daily-note:concierge/2026-12-01") {
         __typename ... on DailyNote { date owner { name } links { targetId status } }
