@@ -24,7 +24,7 @@ use rustc_hash::FxHashSet;
 
 use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
 use crate::math::math_ranges;
-use crate::mentions::{is_word, words, MentionWords};
+use crate::mentions::{is_word, name_runs, words, MentionWords};
 use crate::text::{has, Declined};
 
 const NOT_PROSE: u8 = 0;
@@ -83,36 +83,20 @@ pub fn mention_seed_candidates(
     let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
     let mut out = Vec::new();
     let mut spans = Vec::new(); // each candidate's byte offsets in the body
-    let mut key = String::new();
-    for (i, &(word, bs, _)) in found.iter().enumerate() {
-        let Some(counts) = table.lengths.get(word) else { continue };
-        for &n in counts {
-            if i + n > found.len() {
-                continue;
-            }
-            key.clear();
-            for (j, (w, _, _)) in found[i..i + n].iter().enumerate() {
-                if j > 0 {
-                    key.push('\0');
-                }
-                key.push_str(w);
-            }
-            if let Some(&k) = table.named.get(key.as_str()) {
-                let be = found[i + n - 1].2;
-                if memchr(b'\n', &b[bs..be]).is_some() {
-                    continue; // as seed_of: a name never spans lines
-                }
-                let (start, end) = if ascii {
-                    (bs, be)
-                } else {
-                    at_char += body[at_byte..bs].chars().count();
-                    at_byte = bs;
-                    (at_char, at_char + body[bs..be].chars().count())
-                };
-                out.push((i, n, start, end, k, ASK));
-                spans.push((bs, be));
-            }
+    for (i, n, k) in name_runs(&found, table) {
+        let (bs, be) = (found[i].1, found[i + n - 1].2);
+        if memchr(b'\n', &b[bs..be]).is_some() {
+            continue; // as seed_of: a name never spans lines
         }
+        let (start, end) = if ascii {
+            (bs, be)
+        } else {
+            at_char += body[at_byte..bs].chars().count();
+            at_byte = bs;
+            (at_char, at_char + body[bs..be].chars().count())
+        };
+        out.push((i, n, start, end, k, ASK));
+        spans.push((bs, be));
     }
     if out.is_empty() {
         return Some(out);

@@ -89,9 +89,19 @@ pub fn mention_candidates(
 ) -> Vec<(usize, usize, usize, usize, usize)> {
     let extra: FxHashSet<char> = extra_word_chars.chars().collect();
     let found = words(lowered, &extra);
+    name_runs(&found, table)
+        .into_iter()
+        .map(|(i, n, k)| (i, n, found[i].1, found[i + n - 1].2, k))
+        .collect()
+}
+
+/// Each run of words that spells a name, in order: (first word's index, word count, the
+/// name's number); a word's runs come longest first. Shared by mention_candidates and the
+/// prose pass (mention_prose.rs), which differ only in what they do with a run.
+pub(crate) fn name_runs(found: &[(&str, usize, usize)], table: &MentionWords) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut key = String::new();
-    for (i, (word, start, _)) in found.iter().enumerate() {
+    for (i, (word, _, _)) in found.iter().enumerate() {
         let Some(counts) = table.lengths.get(*word) else { continue };
         for &n in counts {
             if i + n > found.len() {
@@ -105,7 +115,7 @@ pub fn mention_candidates(
                 key.push_str(w);
             }
             if let Some(&k) = table.named.get(key.as_str()) {
-                out.push((i, n, *start, found[i + n - 1].2, k));
+                out.push((i, n, k));
             }
         }
     }
