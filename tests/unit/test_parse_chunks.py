@@ -211,12 +211,12 @@ def test_a_helper_that_answers_gets_the_next_held_chunk_while_this_process_is_bu
     assert builder._helpers is not None
     helper = builder._helpers[0]
     assert (helper.sent, builder._held) == (1, 3)
-    answered = threading.Event()
-    helper.on_answer, offer = (lambda: (offer(), answered.set())), helper.on_answer  # type: ignore[misc]
+    # A count, not an Event: two answers can land between a wait and its clear (CI lost one so).
+    answered = threading.Semaphore(0)
+    helper.on_answer, offer = (lambda: (offer(), answered.release())), helper.on_answer  # type: ignore[misc]
     assert offer is not None
     for _ in range(3):  # each answer sends the next held chunk, with no add or take here
-        assert answered.wait(timeout=60)
-        answered.clear()
+        assert answered.acquire(timeout=60)
     assert (helper.sent, builder._held) == (4, 0)
     assert builder.finish() == [build_memory(*f) for f in files]
 
