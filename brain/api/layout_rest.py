@@ -184,4 +184,4 @@ def _in_http(refusal: Refusal, layout: str, agent: str) -> Refusal:
 
 def _actor(request: Request) -> Any:
     principal: Principal | None = getattr(request.state, "principal", None)
-    return actor_of(principal, "rest", request.headers)  # the web UI's mark: origin `ui`
+    return actor_of(principal, "rest", request)  # the web UI's mark: origin `ui`

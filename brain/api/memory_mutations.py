@@ -167,7 +167,7 @@ def _service(info: Info) -> MemoryService:
 
 def _actor(info: Info) -> Actor:
     # The web UI's edits are recorded with origin `ui` (brain/api/http/auth.py ui_origin).
-    return actor_of(info.context.principal, "graphql", info.context.request.headers)
+    return actor_of(info.context.principal, "graphql", info.context.request)
 
 
 async def _run(

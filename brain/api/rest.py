@@ -414,4 +414,4 @@ def _service(request: Request) -> MemoryService:
 
 def _actor(request: Request) -> Actor:
     principal: Principal | None = getattr(request.state, "principal", None)
-    return actor_of(principal, "rest", request.headers)  # the web UI's mark: origin `ui`
+    return actor_of(principal, "rest", request)  # the web UI's mark: origin `ui`

@@ -137,7 +137,7 @@ def _service(info: Info) -> MemoryService:
 
 def _actor(info: Info) -> Actor:
     # The web UI's edits are recorded with origin `ui` (brain/api/http/auth.py ui_origin).
-    return actor_of(info.context.principal, "graphql", info.context.request.headers)
+    return actor_of(info.context.principal, "graphql", info.context.request)
 
 
 def _scope_info(service: MemoryService, actor: Actor, scope: str) -> ScopeInfo | None:

@@ -81,3 +81,25 @@ def test_an_open_pages_mark_still_says_ui_after_a_restart_and_a_foreign_one_neve
     assert fresh != mark
     assert stat.S_IMODE(key.lstat().st_mode) == 0o600
     assert [origin for origin, _ in _origins(root)][-2:] == [None, "ui"]
+
+
+def test_two_apps_of_two_workspaces_in_one_process_each_keep_their_own_mark(tmp_path: Path) -> None:
+    """Each app holds its workspace's mark (`app.state.ui_mark`): with the key kept in one
+    place for the process, the app made last signed and checked for both, so the first app's
+    page got the second workspace's mark and its own edits were recorded as `tool`."""
+    from brain.api.http.auth import TokenRegistry
+    from brain.store.memory.store import MemoryStore
+    from tests.api.live import live_server
+
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
+    first, second = build_workspace(tmp_path / "first"), build_workspace(tmp_path / "second")
+    with live_server(first, MemoryStore(), tokens=TokenRegistry(tokens_file=tokens)) as one, \
+            live_server(second, MemoryStore(), tokens=TokenRegistry(tokens_file=tokens)) as two:
+        mine, theirs = _mark(one.base), _mark(two.base)
+        assert mine != theirs
+        _write(one.base, "# The first app's own page\n", mine)
+        _write(one.base, "# The second app's page\n", theirs)
+        _write(two.base, "# The second app's own page\n", theirs)
+    assert [origin for origin, _ in _origins(first)] == ["ui", None]
+    assert [origin for origin, _ in _origins(second)] == ["ui"]

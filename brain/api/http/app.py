@@ -33,7 +33,7 @@ from brain.api.http.crosssite import CrossSiteMiddleware
 from brain.api.http.metrics import RequestMetrics, attach_metrics, metrics_routes
 from brain.api.http.middleware import BearerAuthMiddleware
 from brain.api.http.requestlog import RequestLogMiddleware
-from brain.api.http.uisession import use_workspace_key
+from brain.api.http.uisession import UiMark
 from brain.api.http.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
 from brain.api.http.web import routes as web_routes
 from brain.api.layout_rest import routes as layout_routes
@@ -179,7 +179,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.services = services
-    use_workspace_key(services.brain.root)  # the UI's mark outlives a restart (uikey.py)
+    app.state.ui_mark = UiMark(services.brain.root)  # the UI's mark outlives a restart (uikey.py)
     return app
 
 

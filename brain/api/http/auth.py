@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from starlette.requests import HTTPConnection
+
 from brain import safefs
 from brain.api.http.uisession import from_ui_session
 from brain.model import SHARED_SCOPE
@@ -170,10 +172,10 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def actor_of(principal: Principal | None, via: str, headers: Mapping[str, str] | None = None) -> Actor:
+def actor_of(principal: Principal | None, via: str, request: HTTPConnection | None = None) -> Actor:
     """The memory tool's actor for a request's principal, arriving through `via` (rest, graphql).
-    `headers`: the request's, for the web UI's mark (`ui_origin`)."""
-    origin = ui_origin(headers)
+    `request`: for the web UI's mark (`ui_origin`)."""
+    origin = ui_origin(request)
     if principal is None or principal.name == "anonymous":
         return Actor("open", None, via, origin)
     if principal.agent is not None:
@@ -181,9 +183,9 @@ def actor_of(principal: Principal | None, via: str, headers: Mapping[str, str] |
     return Actor("admin", None, via, origin)
 
 
-def ui_origin(headers: Mapping[str, str] | None) -> str | None:
+def ui_origin(request: HTTPConnection | None) -> str | None:
     """"ui" when the request comes from brain's web UI, as the server itself knows it: the UI
     session's mark, a cookie the UI's page set (brain/api/http/uisession.py), not a header
     any client can send. Its edits are recorded with origin `ui` beside who signed in (the
     token's principal, which the mark cannot change)."""
-    return "ui" if from_ui_session(headers) else None
+    return "ui" if from_ui_session(request) else None

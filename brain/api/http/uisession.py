@@ -10,7 +10,7 @@ an SDK, MCP) never has it, and a header or a made-up cookie is not taken.
 
 The cookie grants nothing: who may do what is still the token's alone, so a page elsewhere
 cannot use it (and SameSite keeps it off other sites' requests). The key is the workspace's
-(`.brain/ui-session.key`, uikey.py), taken when the app is made: after a restart a UI left
+(`.brain/ui-session.key`, uikey.py), each app its own: after a restart a UI left
 open still has its edits marked `ui`; a mark made with another workspace's key, or a made-up
 one, is not taken. Where the workspace cannot keep a key, one of this process is used, as
 before: after a restart its pages are marked again when reloaded, their edits `tool` until
@@ -23,10 +23,10 @@ import hashlib
 import hmac
 import secrets
 import threading
-from collections.abc import Mapping
 from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from brain.api.http.uikey import workspace_key
@@ -42,39 +42,43 @@ def _mark_of(key: bytes) -> str:
 _PROCESS_KEY = secrets.token_bytes(32)  # where no workspace is named, or it cannot keep one
 
 
-class _Key:
-    """The served workspace's mark, read (or made) on first need: a server whose UI page is
-    never asked for and that is sent no mark never writes a key."""
+class UiMark:
+    """One served workspace's mark, read (or made) on first need: a server whose UI page is
+    never asked for and that is sent no mark never writes a key. Each app keeps its own (on
+    `app.state.ui_mark`), so two apps of two workspaces in one process never share one."""
 
-    lock = threading.Lock()
-    root: Path | None = None
-    mark: str | None = None
+    def __init__(self, root: Path | None) -> None:
+        self.root = Path(root) if root is not None else None
+        self._lock = threading.Lock()
+        self._mark: str | None = None
 
-
-def use_workspace_key(root: Path) -> None:
-    """Sign and check the mark with `root`'s key from now on (one server serves one workspace)."""
-    with _Key.lock:
-        _Key.root, _Key.mark = Path(root), None
-
-
-def _current_mark() -> str:
-    with _Key.lock:
-        if _Key.mark is None:
-            key = workspace_key(_Key.root) if _Key.root is not None else None
-            _Key.mark = _mark_of(key if key is not None else _PROCESS_KEY)
-        return _Key.mark
+    def value(self) -> str:
+        with self._lock:
+            if self._mark is None:
+                key = workspace_key(self.root) if self.root is not None else None
+                self._mark = _mark_of(key if key is not None else _PROCESS_KEY)
+            return self._mark
 
 
-def mark_ui_session(response: Response, secure: bool) -> None:
+_UNNAMED = UiMark(None)  # an app made without a workspace's mark: this process's key
+
+
+def _mark_for(connection: HTTPConnection) -> UiMark:
+    found = getattr(connection.app.state, "ui_mark", None) if "app" in connection.scope else None
+    return found if isinstance(found, UiMark) else _UNNAMED
+
+
+def mark_ui_session(response: Response, request: HTTPConnection) -> None:
     """Set the UI's mark on the response that serves its page."""
-    response.set_cookie(UI_COOKIE, _current_mark(), httponly=True, samesite="strict", secure=secure, path="/")
+    response.set_cookie(UI_COOKIE, _mark_for(request).value(), httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https", path="/")
 
 
-def from_ui_session(headers: Mapping[str, str] | None) -> bool:
-    """True when the request carries this server's UI mark (its `Cookie` header)."""
-    if headers is None:
+def from_ui_session(connection: HTTPConnection | None) -> bool:
+    """True when the request carries its server's UI mark (its `Cookie` header)."""
+    if connection is None:
         return False
-    raw = headers.get("cookie") or ""
+    raw = connection.headers.get("cookie") or ""
     if UI_COOKIE not in raw:
         return False
     try:
@@ -82,4 +86,5 @@ def from_ui_session(headers: Mapping[str, str] | None) -> bool:
     except CookieError:
         return False
     found = jar.get(UI_COOKIE)
-    return found is not None and hmac.compare_digest(found.value.encode(), _current_mark().encode())
+    mark = _mark_for(connection).value()
+    return found is not None and hmac.compare_digest(found.value.encode(), mark.encode())

@@ -92,7 +92,7 @@ async def index(request: Request) -> Response:
     else:
         response = FileResponse(page, media_type="text/html; charset=utf-8",
                                 headers={**HEADERS, "Cache-Control": "no-cache"})
-    mark_ui_session(response, secure=request.url.scheme == "https")  # its edits: origin `ui`
+    mark_ui_session(response, request)  # its edits: origin `ui`
     return response
 
 
