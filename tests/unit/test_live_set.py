@@ -3,19 +3,38 @@
 from __future__ import annotations
 
 import threading
-import time
 
+import pytest
+
+import brain.store.neo4j.generations.live as live_module
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.store import Neo4jStore
 
 
-def test_an_answer_is_trusted_until_its_ttl_from_when_the_lookup_began() -> None:
+class _Clock:
+    """The module's `time`, moved by hand: a loaded CI worker may stall longer than any TTL."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_an_answer_is_trusted_until_its_ttl_from_when_the_lookup_began(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(live_module, "time", clock)
     live = LiveSet(ttl=0.3)
     assert live.fresh() is None  # nothing looked up yet
     token = live.begin()
+    clock.now += 0.2  # the lookup took a while: the TTL counts from its beginning
     live.saw(token, "BrainStaged")
     assert live.fresh() == (token[1], "BrainStaged")
-    time.sleep(0.35)
+    clock.now += 0.09
+    assert live.fresh() == (token[1], "BrainStaged")
+    clock.now += 0.02
     assert live.fresh() is None
 
 
