@@ -1,4 +1,4 @@
-"""What `brain diff` costs (brain/tool/history/changes.py): a week's diff over a month of history.
+"""What `brain diff` costs (brain/tool/diff/changes.py): a week's diff over a month of history.
 
     .venv/bin/python bench/bench_history_diff.py [--notes 10000] [--changes 50000] [--days 30]
         [--profile default|real] [--workspace DIR]
@@ -19,7 +19,7 @@ the first diff of this process), and as an agent (its scope and shared). Prints 
 the first run alone, history bytes per change, the machine's load (`uptime`) and peak RSS.
 
 `--stores none,memory,neo4j` (default `none`): whose graph answers the names and linkers a
-diff asks of the graph now (brain/tool/history/query.py): `none` is a MemoryService with no
+diff asks of the graph now (brain/tool/diff/query.py): `none` is a MemoryService with no
 served graph (a walk of the files), `memory` and `neo4j` a served brain synced over that
 store (`--neo4j-uri`, default BRAIN_NEO4J_URI or bolt://127.0.0.1:7687). With several, each
 run is made on every store in turn (interleaved: a load that comes and goes falls on all).
@@ -53,8 +53,8 @@ from brain.service.brain import Brain  # noqa: E402
 from brain.store.memory.store import MemoryStore  # noqa: E402
 from brain.store.neo4j.store import Neo4jStore  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
+from brain.tool.diff.query import memory_changes  # noqa: E402
 from brain.tool.history.log import iso_time  # noqa: E402
-from brain.tool.history.query import memory_changes  # noqa: E402
 from brain.tool.service import MemoryService  # noqa: E402
 
 try:  # what a version parses to, kept by the writer (absent in builds before it: not written)

@@ -21,9 +21,9 @@ from brain.api.graphql.loaders import in_thread
 from brain.store.base import MemoryFilter
 from brain.tool.access import Actor
 from brain.tool.asof.service import graph_at, note_as_of
+from brain.tool.diff.changes import _iso
 from brain.tool.files.names import MD
 from brain.tool.gate import Addressing
-from brain.tool.history.changes import _iso
 from brain.tool.service import MemoryService
 
 MARKDOWN = "text/markdown; charset=utf-8"

@@ -6,7 +6,7 @@ the weekly digest a dashboard shows: GraphQL `changeDigest` and `GET /api/change
     query { changeDigest(weeks: 8) { start notesChanged byOrigin { origin count } } }
     GET /api/changes/digest?weeks=8&agent=writer
 
-Both answer the JSON of `brain diff --format json` (brain/tool/history/changes.py), computed
+Both answer the JSON of `brain diff --format json` (brain/tool/diff/changes.py), computed
 by the one service function, as far as the caller may see: an agent's token sees its own
 scope and the shared one, never another agent's notes. Behind the server's bearer auth.
 """
@@ -28,7 +28,7 @@ from brain.api.graphql.loaders import in_thread
 from brain.api.http.auth import Principal, actor_of
 from brain.tool import memory_service
 from brain.tool.calls.refusal import Refusal, RefusalCode
-from brain.tool.history.query import memory_changes, memory_digest
+from brain.tool.diff.query import memory_changes, memory_digest
 
 CHANGES = "/api/changes"
 DIGEST = "/api/changes/digest"

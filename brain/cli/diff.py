@@ -1,7 +1,7 @@
 """`brain diff WS --since TIME [--until TIME] [--agent NAME] [--format text|json]`, and
 `brain diff WS --digest [--weeks N] [--agent NAME] [--format text|json]`: thin.
 
-The command line's face of `memory_changes` and `memory_digest` (brain/tool/history/query.py):
+The command line's face of `memory_changes` and `memory_digest` (brain/tool/diff/query.py):
 run as the workspace's operator (every scope), it prints the same JSON GraphQL's `changes`
 and `GET /api/changes` answer (`changeDigest` and `GET /api/changes/digest` for the digest),
 or a short text of it.
@@ -17,7 +17,7 @@ from typing import Any
 
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal
-from brain.tool.history.changes import text_of
+from brain.tool.diff.changes import text_of
 
 
 def add_parser(sub: Any) -> None:
@@ -33,8 +33,8 @@ def add_parser(sub: Any) -> None:
 
 def run_diff(args: argparse.Namespace) -> int:
     from brain.tool.cli import open_service
-    from brain.tool.history.digest import digest_text
-    from brain.tool.history.query import memory_changes, memory_digest
+    from brain.tool.diff.digest import digest_text
+    from brain.tool.diff.query import memory_changes, memory_digest
 
     if args.digest == bool(args.since):
         print("brain diff: give --since TIME (what changed since then) or --digest (the weekly "

@@ -53,7 +53,7 @@ from brain.tool import MemoryTool, Refusal, memory_service
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import RefusalCode
 from brain.tool.calls.tool import ToolResult
-from brain.tool.history.query import memory_changes
+from brain.tool.diff.query import memory_changes
 from brain.tool.layouts.verbs import layout_verbs
 
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]

@@ -22,7 +22,7 @@ from brain.tool.access import Actor
 from brain.tool.asof.around import around_moment
 from brain.tool.asof.delta import MomentNotKept
 from brain.tool.asof.service import graph_at, moments_of
-from brain.tool.history.changes import _iso
+from brain.tool.diff.changes import _iso
 from tests.tool.test_as_of_series import _timeline
 
 PATHS = ["memory/shared/house-style.md", "memory/writer/plan.md", "memory/writer/plans.md",

@@ -48,7 +48,7 @@ from brain.tool.asof.around import around_moment
 from brain.tool.asof.service import _note, graph_at, moments_of, note_as_of
 from brain.tool.calls.refusal import Refusal
 from brain.tool.calls.tool import MemoryTool
-from brain.tool.history.changes import _iso
+from brain.tool.diff.changes import _iso
 from brain.tool.service import MemoryService
 from tests.maintain.conftest import workspace_with
 from tests.tool.conftest import NOW

@@ -29,7 +29,7 @@ from brain.tool.asof.delta import moment_index
 from brain.tool.asof.series import StatsSeries, counts_at, default_series_path, series_of
 from brain.tool.asof.service import graph_at, moments_of, stats_as_of
 from brain.tool.calls.tool import MemoryTool
-from brain.tool.history.changes import _iso
+from brain.tool.diff.changes import _iso
 from brain.tool.service import MemoryService
 from tests.maintain.conftest import workspace_with
 from tests.tool.conftest import NOW

@@ -19,8 +19,8 @@ from pathlib import Path
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool.access import Actor
-from brain.tool.history.changes import _iso
-from brain.tool.history.query import memory_changes
+from brain.tool.diff.changes import _iso
+from brain.tool.diff.query import memory_changes
 from brain.tool.service import MemoryService
 from tests.maintain.conftest import workspace_with
 from tests.tool.conftest import NOW, ClockedTool

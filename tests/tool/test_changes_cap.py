@@ -18,9 +18,9 @@ from brain.service.brain import Brain
 from brain.tool import attach_memory_service
 from brain.tool.access import Actor
 from brain.tool.calls.tool import MemoryTool
+from brain.tool.diff.query import memory_changes
 from brain.tool.history.external import NOT_KEPT_CAP
 from brain.tool.history.log import History
-from brain.tool.history.query import memory_changes
 from brain.tool.service import MemoryService
 from tests.tool.conftest import NOW
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from brain.tool.history.digest import week_starts
+from brain.tool.diff.digest import week_starts
 from tests.mcp.conftest import TOKENS, build_workspace
 from tests.tool.test_changes import serving
 

@@ -17,9 +17,9 @@ from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool.access import Actor
-from brain.tool.history.changes import _iso
+from brain.tool.diff.changes import _iso
+from brain.tool.diff.query import memory_changes
 from brain.tool.history.log import History
-from brain.tool.history.query import memory_changes
 from tests.maintain.conftest import workspace_with
 from tests.tool.conftest import NOW, ClockedTool
 

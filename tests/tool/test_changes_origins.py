@@ -18,8 +18,8 @@ import httpx
 
 from brain.api.http.uisession import UI_COOKIE
 from brain.tool.access import Actor
+from brain.tool.diff.query import memory_changes
 from brain.tool.history.log import History
-from brain.tool.history.query import memory_changes
 from tests.maintain.chat_server import calls, chat_server, final
 from tests.maintain.conftest import note, open_brain, workspace_with
 from tests.maintain.test_consolidate import FILES, run

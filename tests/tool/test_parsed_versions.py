@@ -14,8 +14,8 @@ from pathlib import Path
 
 from brain.tool.access import Actor
 from brain.tool.calls.tool import MemoryTool
+from brain.tool.diff.query import memory_changes
 from brain.tool.history.parsed import ParsedVersions, default_parsed_path, parse_version
-from brain.tool.history.query import memory_changes
 from brain.tool.service import MemoryService
 from tests.tool.conftest import NOW
 

@@ -19,7 +19,7 @@ from brain.store.visibility import Reach, as_seen
 from brain.tool.calls.refusal import Call, Refusal, RefusalCode
 from brain.tool.files.names import MD
 from brain.tool.files.paths import ROOT, PathProblem, VirtualDir, VirtualFile, parse_virtual
-from brain.tool.history.changes import text_of
+from brain.tool.diff.changes import text_of
 
 MAX_DEPTH = 3
 MAX_NODES = 200

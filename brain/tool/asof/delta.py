@@ -20,8 +20,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from brain.tool.diff.changes import _at, _iso, _stamp
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.changes import _at, _iso, _stamp
 from brain.tool.history.log import HistoryRecord, replay
 
 
@@ -170,7 +170,7 @@ def contents_at(delta: Delta, blobs: BlobStore, records: Sequence[HistoryRecord]
 
 
 def _seconds(stamp: str) -> float | None:
-    from brain.tool.history.changes import BadMoment, parse_moment
+    from brain.tool.diff.changes import BadMoment, parse_moment
 
     try:
         return parse_moment(stamp, 0.0)

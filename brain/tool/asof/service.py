@@ -24,7 +24,7 @@ from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
 from brain.tool.asof.note import note_moment
 from brain.tool.asof.series import counts_at
 from brain.tool.calls.refusal import Refusal, RefusalCode
-from brain.tool.history.changes import BadMoment, _iso, parse_moment
+from brain.tool.diff.changes import BadMoment, _iso, parse_moment
 from brain.workspace import read_bytes
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, moment_index
 from brain.tool.asof.delta import _seconds as record_seconds
 from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _nanoseconds
-from brain.tool.history.changes import _at
+from brain.tool.diff.changes import _at
 from brain.tool.history.log import HistoryRecord
 from brain.workspace import FileStat, read_bytes
 

@@ -2,7 +2,7 @@
 // inputs, and the "as of" times of a note and of the graph. Everything is UTC, as the
 // history records it and as `brain diff` prints it, so a time read here is the time an
 // operator finds in the server's log. The server parses the same two forms
-// (brain/tool/history/changes.py `parse_moment`): ISO 8601, or an age such as "7d".
+// (brain/tool/diff/changes.py `parse_moment`): ISO 8601, or an age such as "7d".
 // No DOM here: test/moments.test.ts covers it.
 
 export type Preset = { id: string; label: string; short: string };

@@ -1,5 +1,5 @@
 // The shapes of memory through time, as the API sends them: GraphQL `changes` (the JSON of
-// `brain diff --format json`, brain/tool/history/changes.py). A module of its own so the
+// `brain diff --format json`, brain/tool/diff/changes.py). A module of its own so the
 // views and the pure helpers that read them import it, and not each other.
 
 /** Where a change came from: `tool` (the memory tool: MCP, REST, GraphQL, CLI), `ui`,

@@ -27,9 +27,9 @@ from typing import Any
 
 from brain.layouts import get_layout
 from brain.layouts.base import Layout
-from brain.tool.history.backlinks import Linkers, touched_keys, unchanged_links
+from brain.tool.diff.backlinks import Linkers, touched_keys, unchanged_links
+from brain.tool.diff.linkcheck import NamesAt, names_at
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.linkcheck import NamesAt, names_at
 from brain.tool.history.log import HistoryRecord, iso_time, origin_of
 from brain.tool.history.parsed import EMPTY, Parsed, ParsedVersions, problems_of
 

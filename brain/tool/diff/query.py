@@ -1,7 +1,7 @@
 """The service side of "what changed since…": the moments, who may see what, the names now.
 
 Front ends (CLI, REST, GraphQL, MCP) pass the caller and the text of the moments; this turns
-them into `changes_between` (brain/tool/history/changes.py), filtering by the caller's scopes
+them into `changes_between` (brain/tool/diff/changes.py), filtering by the caller's scopes
 before anything is computed, and answers a bad moment with a refusal that says the fix.
 """
 
@@ -17,9 +17,9 @@ from brain.layouts.base import Layout
 from brain.model import MemoryNode
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal, RefusalCode
-from brain.tool.history.backlinks import Linkers
-from brain.tool.history.changes import BadMoment, changes_between, parse_moment
-from brain.tool.history.digest import MAX_WEEKS, weekly_digest
+from brain.tool.diff.backlinks import Linkers
+from brain.tool.diff.changes import BadMoment, changes_between, parse_moment
+from brain.tool.diff.digest import MAX_WEEKS, weekly_digest
 from brain.workspace import read_bytes
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def memory_changes(
 def memory_digest(
     service: MemoryService, actor: Actor, weeks: int = 8, agent: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The weekly digest (brain/tool/history/digest.py) of what `actor` may see."""
+    """The weekly digest (brain/tool/diff/digest.py) of what `actor` may see."""
     if not 1 <= weeks <= MAX_WEEKS:
         raise Refusal(
             RefusalCode.INVALID_ARGUMENT,
@@ -65,7 +65,7 @@ def memory_digest(
 
 
 def linkers_now(service: MemoryService) -> Linkers:
-    """The notes now that may link to given name keys (brain/tool/history/backlinks.py), with
+    """The notes now that may link to given name keys (brain/tool/diff/backlinks.py), with
     their text: the served graph's links of those keys, else the note files whose text holds
     one of the names (case-folded, as name keys are): a superset, each link judged again."""
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from brain.model import leaf_key
+from brain.tool.diff.linkcheck import NamesAt
 from brain.tool.history.blobs import BlobStore
-from brain.tool.history.linkcheck import NamesAt
 from brain.tool.history.log import HistoryRecord
 from brain.tool.history.parsed import Parsed, ParsedVersions
 

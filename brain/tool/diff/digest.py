@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from brain.tool.history.changes import _at, _stamp, changes_between
+from brain.tool.diff.changes import _at, _stamp, changes_between
 from brain.tool.history.log import HistoryRecord, origin_of
 
 MAX_WEEKS = 104  # two years of weeks: each is one diff, so the answer's cost is bounded
