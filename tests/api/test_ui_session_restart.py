@@ -1,7 +1,7 @@
 """The web UI's session mark outlives a restart of `brain serve`, and stays the workspace's.
 
-The mark (brain/api/http/uisession.py) is signed with the workspace's key, kept in
-`.brain/ui-session.key` (uikey.py). An open page holds its cookie across a restart of the
+The mark (brain/api/http/ui/session.py) is signed with the workspace's key, kept in
+`.brain/ui-session.key` (ui/key.py). An open page holds its cookie across a restart of the
 server: its edits are still recorded with origin `ui`. A cookie from another workspace's
 server, or a made-up one, is still not taken, and a key file that is not sound is replaced
 (a rotation: the old pages' mark is no longer taken). Real servers, real HTTP, real files.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import httpx
 
-from brain.api.http.uikey import KEY_BYTES, key_path
-from brain.api.http.uisession import UI_COOKIE
+from brain.api.http.ui.key import KEY_BYTES, key_path
+from brain.api.http.ui.session import UI_COOKIE
 from brain.tool.history.log import History
 from tests.mcp.conftest import TOKENS, build_workspace
 from tests.tool.test_changes import serving

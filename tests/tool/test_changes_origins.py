@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from brain.api.http.uisession import UI_COOKIE
+from brain.api.http.ui.session import UI_COOKIE
 from brain.tool.access import Actor
 from brain.tool.diff.query import memory_changes
 from brain.tool.history.log import History

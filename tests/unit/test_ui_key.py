@@ -1,4 +1,4 @@
-"""The web UI's session key file (brain/api/http/uikey.py) is trusted only as brain made it.
+"""The web UI's session key file (brain/api/http/ui/key.py) is trusted only as brain made it.
 
 Real files in tmp_path: a sound key is read back unchanged; a symlink (even to a sound key),
 a FIFO (never opened for long: O_NONBLOCK), a folder, a key readable by others or of the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.api.http.uikey import KEY_BYTES, key_path, workspace_key
+from brain.api.http.ui.key import KEY_BYTES, key_path, workspace_key
 
 
 def _sound(path: Path) -> None:
@@ -73,7 +73,7 @@ def test_an_unsound_key_file_is_refused_and_replaced(
     path = key_path(root)
     path.parent.mkdir(parents=True)
     unsound(path, tmp_path)  # type: ignore[operator]
-    with caplog.at_level(logging.WARNING, logger="brain.api.http.uikey"):
+    with caplog.at_level(logging.WARNING, logger="brain.api.http.ui.key"):
         key = workspace_key(root)
     if path.is_dir() and not path.is_symlink():  # a folder in the way: not removed, no key kept
         assert key is None
@@ -92,7 +92,7 @@ def test_a_workspace_that_cannot_keep_a_key_gives_none(
     tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
     (tmp_path / ".brain").write_text("not a folder")  # no key can be kept under it
-    with caplog.at_level(logging.WARNING, logger="brain.api.http.uikey"):
+    with caplog.at_level(logging.WARNING, logger="brain.api.http.ui.key"):
         assert workspace_key(tmp_path) is None
     assert "using a key of this process" in caplog.text
     assert (tmp_path / ".brain").read_text() == "not a folder"

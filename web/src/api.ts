@@ -51,7 +51,7 @@ export function gql<T>(query: string, variables: Record<string, unknown> = {}): 
 
 async function ask<T>(query: string, variables: Record<string, unknown>): Promise<T> {
   // The UI's edits are recorded with origin `ui` by the server itself: the session cookie its
-  // page set goes with every same-origin request (brain/api/http/uisession.py).
+  // page set goes with every same-origin request (brain/api/http/ui/session.py).
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   const t = token.get();
   if (t) headers.Authorization = `Bearer ${t}`;

@@ -42,7 +42,7 @@ from brain.api.http import jsonbody
 from brain.api.http.auth import Principal
 from brain.api.http.metrics import operation_label
 from brain.api.http.middleware import unknown_agent_message
-from brain.api.http.web import graphql_page, wants_html_page
+from brain.api.http.ui.files import graphql_page, wants_html_page
 from brain.store.visibility import EVERYTHING, Reach
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"

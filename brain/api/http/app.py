@@ -33,9 +33,9 @@ from brain.api.http.crosssite import CrossSiteMiddleware
 from brain.api.http.metrics import RequestMetrics, attach_metrics, metrics_routes
 from brain.api.http.middleware import BearerAuthMiddleware
 from brain.api.http.requestlog import RequestLogMiddleware
-from brain.api.http.uisession import UiMark
-from brain.api.http.web import OPEN_PATHS, OPEN_PREFIXES, schema_route
-from brain.api.http.web import routes as web_routes
+from brain.api.http.ui.files import OPEN_PATHS, OPEN_PREFIXES, schema_route
+from brain.api.http.ui.files import routes as web_routes
+from brain.api.http.ui.session import UiMark
 from brain.api.layout_rest import routes as layout_routes
 from brain.api.maintenance import routes as maintenance_routes
 from brain.api.rest import routes as memory_routes
@@ -179,7 +179,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.services = services
-    app.state.ui_mark = UiMark(services.brain.root)  # the UI's mark outlives a restart (uikey.py)
+    app.state.ui_mark = UiMark(services.brain.root)  # the UI's mark outlives a restart (ui/key.py)
     return app
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from starlette.requests import HTTPConnection
 
 from brain import safefs
-from brain.api.http.uisession import from_ui_session
+from brain.api.http.ui.session import from_ui_session
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 
@@ -185,7 +185,7 @@ def actor_of(principal: Principal | None, via: str, request: HTTPConnection | No
 
 def ui_origin(request: HTTPConnection | None) -> str | None:
     """"ui" when the request comes from brain's web UI, as the server itself knows it: the UI
-    session's mark, a cookie the UI's page set (brain/api/http/uisession.py), not a header
+    session's mark, a cookie the UI's page set (brain/api/http/ui/session.py), not a header
     any client can send. Its edits are recorded with origin `ui` beside who signed in (the
     token's principal, which the mark cannot change)."""
     return "ui" if from_ui_session(request) else None

@@ -1,6 +1,6 @@
 """The key that signs the web UI's session mark, kept in the workspace so it outlives a restart.
 
-The mark (uisession.py) was an HMAC of a secret made when the process started: after a
+The mark (session.py) was an HMAC of a secret made when the process started: after a
 restart an open page's edits were recorded as `tool` until it was reloaded. The key is now a
 file, `.brain/ui-session.key`: 32 random bytes, mode 0600, beside brain's history (whose
 writers are the same people). The same workspace served again takes the same key, so the
@@ -33,7 +33,7 @@ from pathlib import Path
 KEY_FILE = "ui-session.key"
 KEY_BYTES = 32
 
-logger = logging.getLogger("brain.api.http.uikey")
+logger = logging.getLogger("brain.api.http.ui.key")
 
 
 def key_path(root: Path) -> Path:

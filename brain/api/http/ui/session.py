@@ -10,7 +10,7 @@ an SDK, MCP) never has it, and a header or a made-up cookie is not taken.
 
 The cookie grants nothing: who may do what is still the token's alone, so a page elsewhere
 cannot use it (and SameSite keeps it off other sites' requests). The key is the workspace's
-(`.brain/ui-session.key`, uikey.py), each app its own: after a restart a UI left
+(`.brain/ui-session.key`, key.py), each app its own: after a restart a UI left
 open still has its edits marked `ui`; a mark made with another workspace's key, or a made-up
 one, is not taken. Where the workspace cannot keep a key, one of this process is used, as
 before: after a restart its pages are marked again when reloaded, their edits `tool` until
@@ -29,7 +29,7 @@ from pathlib import Path
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from brain.api.http.uikey import workspace_key
+from brain.api.http.ui.key import workspace_key
 
 UI_COOKIE = "brain-ui"
 _PURPOSE = b"brain web UI session"

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from brain.api.http.uisession import mark_ui_session
+from brain.api.http.ui.session import mark_ui_session
 from brain.api.web_files import web_dist
 
 ASSETS = "/assets"
