@@ -64,7 +64,7 @@ class HttpAddressing:
 
 
 ADDR = HttpAddressing()
-# Files of one scope in one listing: the page bound of every list (brain/api/graphql/limits.py).
+# Files of one scope in one listing: the page bound of every list (brain/api/graphql/limits/extensions.py).
 FILES_PAGE = 100
 
 

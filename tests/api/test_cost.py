@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from graphql import parse
 
-from brain.api.graphql.cost import (
+from brain.api.graphql.limits.cost import (
     DocumentLimits,
     Measure,
     document_errors,

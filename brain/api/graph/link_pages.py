@@ -1,7 +1,7 @@
 """Pages of a node's links, backlinks and problems: every list that grows with the workspace.
 
 A note with 450,000 links made `backlinks` answer 7 MB in 8-13 s, every time, unpaged. Each
-such field now takes `first` (default and most: the page size bound of brain/api/graphql/limits.py,
+such field now takes `first` (default and most: the page size bound of brain/api/graphql/limits/extensions.py,
 checked for every `first` argument) and `after` (the `cursor` of the last item seen), and
 its node has a count beside it (`backlinkCount`, ...) so a client knows a list goes on.
 

@@ -2,7 +2,7 @@
 block ids (a 1 MiB note may hold tens of thousands), the memory scopes, a maintenance
 report's findings.
 
-Each takes `first` (default and most: the page bound of brain/api/graphql/limits.py) and
+Each takes `first` (default and most: the page bound of brain/api/graphql/limits/extensions.py) and
 `after`, the `cursor` of the last item seen. A cursor names the item by a key of its own
 (a heading's line, a finding's path, line and code), never an offset, as every cursor of
 this API does (brain/api/graph/pagination.py), so a page boundary stays put while items come

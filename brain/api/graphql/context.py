@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 
-from brain.api.graphql.limits import Limits
+from brain.api.graphql.limits.extensions import Limits
 from brain.api.graphql.loaders import Loaders
 from brain.api.http.auth import Principal, TokenRegistry
 from brain.api.http.bodylimit import DEFAULT_MAX_BODY_BYTES

@@ -22,7 +22,7 @@ from brain.api.graph.health import HealthQuery
 from brain.api.graph.overview import OverviewQuery
 from brain.api.graph.queries import GraphQuery
 from brain.api.graphql.errors import log_error
-from brain.api.graphql.limits import Limits
+from brain.api.graphql.limits.extensions import Limits
 from brain.api.graphql.subscriptions import Subscription
 from brain.api.maintenance import MaintenanceMutation, MaintenanceQuery, MaintenanceSubscription
 from brain.api.memory_mutations import MemoryMutation, MemoryQuery

@@ -4,7 +4,7 @@ Every limit is a schema extension passed as a factory, so each request gets its 
 instance (a shared instance would leak state between concurrent requests). Tokens use
 strawberry's limiter (the parser stops counting at the limit); depth, aliases, operations,
 fragments, directives and the number of fields with every fragment expanded are measured in
-one linear pass (brain/api/graphql/cost.py, brain/api/graphql/validation.py) before the spec's rules run;
+one linear pass (cost.py, validation.py beside this) before the spec's rules run;
 argument bounds (page sizes, neighbourhood depth) are checked in one more pass that sees the
 request's variables. Parsing and validation are cached per document text (bounded), which
 is most of the cost of a small query. docs/security.md lists every limit.
@@ -37,9 +37,9 @@ from graphql import (
 from strawberry.extensions import MaskErrors, MaxTokensLimiter, ParserCache, SchemaExtension
 from strawberry.schema.schema import validate_document
 
-from brain.api.graphql.cost import DocumentLimits
 from brain.api.graphql.errors import MASKED_MESSAGE, should_mask
-from brain.api.graphql.validation import CheckedDocuments, DocumentChecks, IntrospectionPolicy
+from brain.api.graphql.limits.cost import DocumentLimits
+from brain.api.graphql.limits.validation import CheckedDocuments, DocumentChecks, IntrospectionPolicy
 
 ExtensionFactory = Callable[[], SchemaExtension]
 CACHE_SIZE = 256  # distinct documents whose parse and validation are kept (dashboards send few)

@@ -2,7 +2,7 @@
 
 The order matters: graphql-core's rules (and strawberry's own depth and alias limiters,
 which brain no longer uses) walk fragments once per spread, so a document that fans out
-through fragments must be refused by `document_errors` (brain/api/graphql/cost.py) before any of
+through fragments must be refused by `document_errors` (brain/api/graphql/limits/cost.py) before any of
 them sees it. What passes is validated in a worker thread, so even a slow validation never
 stops the event loop from answering `/healthz` and other requests. Results are cached per
 parsed document (the parser cache hands back the same object for the same text).
@@ -23,7 +23,7 @@ from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
-from brain.api.graphql.cost import DocumentLimits, document_errors, uses_introspection
+from brain.api.graphql.limits.cost import DocumentLimits, document_errors, uses_introspection
 
 AGENT_INTROSPECTION = (
     "introspection (`__schema`, `__type`) is open to admin tokens only: the schema is "
