@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from strawberry.scalars import JSON
 
-from brain.api.graph.link_pages import PAGE
-from brain.api.graph.list_pages import keyed_cursor, keyed_page
+from brain.api.graph.paging.links import PAGE
+from brain.api.graph.paging.lists import keyed_cursor, keyed_page
 from brain.api.graphql.context import Info
 from brain.api.graphql.errors import UserError
 from brain.api.graphql.fields import field, subscription

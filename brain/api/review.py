@@ -18,7 +18,7 @@ from typing import Annotated
 
 import strawberry
 
-from brain.api.graph.link_pages import PAGE
+from brain.api.graph.paging.links import PAGE
 from brain.api.graph.problems import Problem
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from brain import model
 from brain.api.graph.nodes import Memory
-from brain.api.graph.pagination import PageInfo, decode_cursor, encode_cursor
+from brain.api.graph.paging.cursors import PageInfo, decode_cursor, encode_cursor
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
 from brain.api.graphql.errors import Forbidden, UserError

@@ -1,6 +1,6 @@
 """The lists of the GraphQL API that grow with what is on disk are paged, on both stores:
 a note's headings and block ids, the memory scopes, a maintenance report's findings
-(brain/api/graph/list_pages.py). Before, each answered whole, however long (a 1 MiB note
+(brain/api/graph/paging/lists.py). Before, each answered whole, however long (a 1 MiB note
 holds tens of thousands of headings)."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import strawberry
 
 from brain import model
 from brain.api.graph.nodes import Memory
-from brain.api.graph.pagination import (
+from brain.api.graph.paging.cursors import (
     PageInfo,
     decode_cursor,
     encode_cursor,

@@ -18,7 +18,7 @@ import strawberry
 from brain import model
 from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graph.nodes import Node, Unresolved, graph_node
-from brain.api.graph.pagination import PageInfo, decode_cursor, encode_cursor, quoted
+from brain.api.graph.paging.cursors import PageInfo, decode_cursor, encode_cursor, quoted
 from brain.api.graphql.context import Info
 from brain.api.graphql.errors import UserError
 from brain.api.graphql.fields import field

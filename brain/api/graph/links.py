@@ -67,7 +67,7 @@ class Link:
 
     @field(description="Pass as `after` to get the links that follow this one.")
     def cursor(self) -> str:
-        from brain.api.graph.link_pages import link_cursor
+        from brain.api.graph.paging.links import link_cursor
 
         return link_cursor(self.record)
 

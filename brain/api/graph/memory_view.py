@@ -8,7 +8,7 @@ hides nodes: brain/store/visibility.py) and loaders that keep what they are give
 
 from __future__ import annotations
 
-from brain.api.graph.link_pages import PAGE
+from brain.api.graph.paging.links import PAGE
 from brain.api.graphql.loaders import Loaders, in_thread
 from brain.model import MemoryNode
 from brain.store.base import GraphStore

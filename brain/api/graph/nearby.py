@@ -2,7 +2,7 @@
 `Memory.related`): thin over brain.service.mentions, with the caller's reach.
 
 Mentions page by a cursor that names the mention's position (line, column), as link pages
-do (brain/api/graph/link_pages.py): a boundary stays put while the note changes elsewhere.
+do (brain/api/graph/paging/links.py): a boundary stays put while the note changes elsewhere.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
-from brain.api.graph.pagination import decode_cursor, encode_cursor
+from brain.api.graph.paging.cursors import decode_cursor, encode_cursor
 from brain.api.graphql.context import Info
 from brain.api.graphql.errors import UserError
 from brain.maintain.finders.mentions import mention_edit

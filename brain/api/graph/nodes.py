@@ -15,8 +15,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
-from brain.api.graph.link_pages import PAGE, link_after, link_page, problem_page
-from brain.api.graph.list_pages import keyed_cursor, keyed_page
+from brain.api.graph.paging.links import PAGE, link_after, link_page, problem_page
+from brain.api.graph.paging.lists import keyed_cursor, keyed_page
 from brain.api.graph.problems import Problem
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
@@ -100,7 +100,7 @@ class Memory(Node):
     moment: strawberry.Private[Brain | None] = None
 
     # Computed only when asked: a page of a hundred memories rarely wants them. Paged: a 1 MiB
-    # note may hold tens of thousands (brain/api/graph/list_pages.py).
+    # note may hold tens of thousands (brain/api/graph/paging/lists.py).
     @field(description="Its headings, in order; a page of `first` after `after` (a heading's `cursor`).")
     def headings(self, first: int = PAGE, after: str | None = None) -> list[Heading]:
         page = keyed_page(self.record.headings, _heading_key, "heading", first, after)

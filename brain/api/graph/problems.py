@@ -27,7 +27,7 @@ class Problem:
 
     @field(description="Pass as `after` to get the problems that follow this one.")
     def cursor(self) -> str:
-        from brain.api.graph.pagination import problem_cursor
+        from brain.api.graph.paging.cursors import problem_cursor
 
         return problem_cursor(self.record)
 

@@ -15,10 +15,10 @@ from brain.api.graph.connections import (
     memory_page,
     problem_page,
 )
-from brain.api.graph.link_pages import PAGE, node_page
 from brain.api.graph.memory_view import memory_at
 from brain.api.graph.moments import AS_OF, moment_at, note_moment_at, stats_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
+from brain.api.graph.paging.links import PAGE, node_page
 from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import Severity

@@ -9,7 +9,7 @@ A node's backlinks are cut into a page by the store itself (brain/store/backlink
 a page of a hub's costs the page; a note's own links are at most its link budget.
 
 A link's cursor names the link (source, line, column), never an offset, as the other cursors
-of this API do (brain/api/graph/pagination.py): a page boundary stays put while links come and go.
+of this API do (brain/api/graph/paging/cursors.py): a page boundary stays put while links come and go.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TypeVar
 
-from brain.api.graph.pagination import decode_cursor, encode_cursor, problem_after, problem_key, quoted
+from brain.api.graph.paging.cursors import decode_cursor, encode_cursor, problem_after, problem_key, quoted
 from brain.api.graphql.errors import UserError
 from brain.model import Link, Node, Problem
 

@@ -5,7 +5,7 @@ report's findings.
 Each takes `first` (default and most: the page bound of brain/api/graphql/limits/extensions.py) and
 `after`, the `cursor` of the last item seen. A cursor names the item by a key of its own
 (a heading's line, a finding's path, line and code), never an offset, as every cursor of
-this API does (brain/api/graph/pagination.py), so a page boundary stays put while items come
+this API does (brain/api/graph/paging/cursors.py), so a page boundary stays put while items come
 and go around it.
 """
 
@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from brain.api.graph.pagination import decode_cursor, encode_cursor, quoted
+from brain.api.graph.paging.cursors import decode_cursor, encode_cursor, quoted
 from brain.api.graphql.errors import UserError
 from brain.parse import safejson
 
