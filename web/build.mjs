@@ -24,7 +24,7 @@ if (process.argv.includes('--tests')) {
   // The whole-workspace layout's worker: a classic script of its own (module workers are newer
   // than the browsers targeted), named with its content hash in the URL the graph view makes.
   await build({
-    entryPoints: { 'layout-worker': 'src/graph/layoutworker.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
+    entryPoints: { 'layout-worker': 'src/graph/overview/worker.ts' }, outdir: `${dist}/assets`, bundle: true, minify: true,
     format: 'iife', target: ['chrome100', 'firefox100', 'safari15'], platform: 'browser', legalComments: 'none', logLevel: 'warning',
   });
   const workerHash = createHash('sha256').update(readFileSync(`${dist}/assets/layout-worker.js`)).digest('hex').slice(0, 12);

@@ -29,7 +29,7 @@ NOTES = int(os.environ.get("BRAIN_UI_BIG_NOTES", "6000"))
 SETTLE_MS = 180_000
 CLUSTERS = (REPO / "graphql" / "graph-clusters.graphql").read_text(encoding="utf-8")
 CLUSTER_NOTES = (REPO / "graphql" / "cluster-notes.graphql").read_text(encoding="utf-8")
-MAX_CLUSTERS = 300  # web/src/graph/clusters.ts
+MAX_CLUSTERS = 300  # web/src/graph/overview/clusters.ts
 NOTES_CAP = 1500
 
 

@@ -3,10 +3,10 @@ import './app.css';
 import { ApiError, AuthRequired, forgetPrefetched, prefetch, setAuthHandler, token } from './api';
 import { clear, h, toast } from './dom';
 import { Live, type ChangeEvent, type LiveState } from './live';
-import { MemoryView } from './memory';
+import { MemoryView } from './memory/view';
 import { parseRoute, routeHash, type Route } from './logic';
 import * as ops from './ops';
-import { clustersQuery } from './graph/clusterquery';
+import { clustersQuery } from './graph/overview/clusterquery';
 import type { View } from './view';
 
 const app = document.getElementById('app')!;
@@ -38,8 +38,8 @@ async function view(name: Route['view']): Promise<View> {
   if (!v) {
     v = name === 'memory' ? new MemoryView()
       : name === 'graph' ? new (await import('./graph/view')).GraphView()
-      : name === 'changes' ? new (await import('./changes')).ChangesView()
-      : new (await import('./problems')).ProblemsView();
+      : name === 'changes' ? new (await import('./time/changes')).ChangesView()
+      : new (await import('./integrity/problems')).ProblemsView();
     views[name] = v;
   }
   return v;

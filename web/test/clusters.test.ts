@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterGraph, clusterSize, clusterStatus, clusterTitle, drillStatus, scopeLegend, strongEdges, styleClusters, type ClusterSummary } from '../src/graph/clusters';
+import { clusterGraph, clusterSize, clusterStatus, clusterTitle, drillStatus, scopeLegend, strongEdges, styleClusters, type ClusterSummary } from '../src/graph/overview/clusters';
 
 function summary(clusters: number, edges: [number, number, number][]): ClusterSummary {
   return {

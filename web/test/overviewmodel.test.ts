@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { coarseLayout, communities, LayoutRun } from '../src/graph/layoutrun';
-import { communityColours, Convergence, COMMUNITY_PALETTE, degreeSize, edgeAlpha, importantNodes, movement, SMALL_COMMUNITY, withAlpha } from '../src/graph/overviewmodel';
+import { coarseLayout, communities, LayoutRun } from '../src/graph/overview/layoutrun';
+import { communityColours, Convergence, COMMUNITY_PALETTE, degreeSize, edgeAlpha, importantNodes, movement, SMALL_COMMUNITY, withAlpha } from '../src/graph/overview/model';
 
 /** `groups` dense groups of `size` nodes each (every node linked to the next few in its group) and one link between consecutive groups. */
 function groups(count: number, size: number): { nodes: number; source: number[]; target: number[] } {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { overlaps, pushApart } from '../src/graph/packing';
+import { overlaps, pushApart } from '../src/graph/overview/packing';
 
 // A seeded pile: what a scope's clusters looked like after ForceAtlas2 (discs over one another).
 function pile(n: number, spread: number, seed = 1): { x: Float64Array; y: Float64Array; r: Float64Array } {

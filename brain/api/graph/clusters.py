@@ -27,7 +27,7 @@ from brain.store.base import GraphStore, MemoryFilter
 
 # A summary lists at most this many of a cluster's best-linked notes by name.
 HUB_NAMES = 3
-# Past this many notes the web UI's graph view opens with the summary (web/src/graph/clusters.ts).
+# Past this many notes the web UI's graph view opens with the summary (web/src/graph/overview/clusters.ts).
 WARM_ABOVE = 5000
 
 

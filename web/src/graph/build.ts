@@ -4,7 +4,7 @@
 import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import { clusterLayout, clusterOf, drawableEdges, fanOut, typicalSpacing, type NodeAttrs } from './model';
-import { importantNodes } from './overviewmodel';
+import { importantNodes } from './overview/model';
 
 export type Columns = { id: string[]; kind: string[]; label: string[]; scope: (string | null)[]; type: (string | null)[];
   problems: number[]; memoryOff: boolean[]; degree: number[]; source: number[]; target: number[]; status: (string | null)[] };

@@ -2,9 +2,9 @@
 // reader can hold: no hover look-ups while the drawing moves, and where the drawn nodes
 // are, written on the canvas for the tests and the bench.
 import type Sigma from 'sigma';
-import { drawnDiscs } from './discs';
+import { drawnDiscs } from './overview/discs';
 
-export { separateDiscs } from './discs';
+export { separateDiscs } from './overview/discs';
 
 /**
  * No hover look-ups while the camera is dragged or gliding: each one reads a pixel back from

@@ -2,7 +2,7 @@
 // largest communities after their best-connected member (and how many they hold); the link
 // colours show when problem links are drawn.
 import { h, clear } from '../dom';
-import { SMALL_COMMUNITY, type CommunityLegend } from './overviewmodel';
+import { SMALL_COMMUNITY, type CommunityLegend } from './overview/model';
 
 /** Entries the legend lists at most; the rest are counted. */
 const SHOWN = 10;

@@ -8,7 +8,7 @@ import { gql } from '../api';
 import type { ExtraHit } from '../find';
 import * as ops from '../ops';
 import { edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './model';
-import { degreeSize, edgeAlpha, withAlpha } from './overviewmodel';
+import { degreeSize, edgeAlpha, withAlpha } from './overview/model';
 
 const FORCED_UNRESOLVED_LABELS = 40;
 const OVERVIEW_LINK = '#4a5260';

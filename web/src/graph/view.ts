@@ -13,12 +13,12 @@ import { labelOfId, showDetails } from './details';
 import { renderLegend } from './legend';
 import { groupsOf, keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './build';
 import { isProblemStatus, type ColourBy } from './model';
-import { COARSE_NODES } from './layoutrun';
-import { LayoutDriver, type Settled } from './overviewlayout';
-import { communityColours, type CommunityLegend } from './overviewmodel';
+import { COARSE_NODES } from './overview/layoutrun';
+import { LayoutDriver, type Settled } from './overview/layout';
+import { communityColours, type CommunityLegend } from './overview/model';
 import { routeHash, type Route } from '../logic';
 import { filterTest, localMatches, nameMatches, redrawSelection, scopesOf, styleGraph } from './look';
-import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, scopeLegend, type ClusterSummary } from './clusters';
+import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, scopeLegend, type ClusterSummary } from './overview/clusters';
 import { noteExtent, quietWhileDragging, separateDiscs } from './extent';
 import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
 import type { TimeDiff } from './timediff';
@@ -259,7 +259,7 @@ export class GraphView implements View {
   }
 
   /**
-   * Lays the overview out (layoutworker.ts, off this thread past a few hundred nodes): colours by
+   * Lays the overview out (overview/worker.ts, off this thread past a few hundred nodes): colours by
    * community once they are known, moves the nodes as positions come, and says when it is done:
    * `data-layout="settled"` on the canvas and a `layoutsettled` event (tests and the bench wait on it).
    */

@@ -1,10 +1,10 @@
 // The memory view's dialogs: a new note, deleting one, renaming or moving one (seeds/000
 // "Reviewing it"), each one GraphQL write with the hash the note was opened with.
-import { gql } from './api';
-import { h, modal, toast } from './dom';
-import { memoryFileName, MEMORY_TYPES, newMemorySkeleton, routeHash } from './logic';
-import * as ops from './ops';
-import { SHARED, type FileInfo, type Scope, type WriteResult } from './memorytypes';
+import { gql } from '../api';
+import { h, modal, toast } from '../dom';
+import { memoryFileName, MEMORY_TYPES, newMemorySkeleton, routeHash } from '../logic';
+import * as ops from '../ops';
+import { SHARED, type FileInfo, type Scope, type WriteResult } from './types';
 /** The note open in the editor, as a dialog needs it. */
 export type OpenNote = { scope: string; file: string; hash: string };
 /** What the dialogs ask of the memory view. */

@@ -3,12 +3,12 @@
 // banner that says so, with a way back to now, a moment picker, the note's own writes as
 // moments to jump to, and what changed since. Read-only: the past is not edited. The
 // memory view (memory.ts) hands the page here when the route names a moment.
-import { ApiError, Forbidden, gql } from './api';
-import { clear, h, toast } from './dom';
-import { diffLines, noteOfPath, problemPlace, routeHash, type Problem } from './logic';
-import * as ops from './ops';
-import { asDateTime, isOutOfHistory, justBefore, oldestShowable, previousVersionMoment, type Write } from './time/asof';
-import { formatMoment, inputToIso, momentOf, msToInput } from './time/moments';
+import { ApiError, Forbidden, gql } from '../api';
+import { clear, h, toast } from '../dom';
+import { diffLines, noteOfPath, problemPlace, routeHash, type Problem } from '../logic';
+import * as ops from '../ops';
+import { asDateTime, isOutOfHistory, justBefore, oldestShowable, previousVersionMoment, type Write } from '../time/asof';
+import { formatMoment, inputToIso, momentOf, msToInput } from '../time/moments';
 
 type LinkThen = { text: string; line: number; column: number; status: string; targetId: string; target: { __typename: string; path?: string } };
 type NoteThen = { path: string; scope: string; name: string; description: string; type: string | null; hash: string; body: string; linkCount: number; links: LinkThen[]; problemCount: number; problems: Problem[] };

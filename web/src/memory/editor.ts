@@ -7,7 +7,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
 import { EditorState } from '@codemirror/state';
 import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
-import { rankCandidates, wikilinkQuery, type LinkCandidate, type Problem } from './logic';
+import { rankCandidates, wikilinkQuery, type LinkCandidate, type Problem } from '../logic';
 
 export type EditorHooks = {
   candidates: () => LinkCandidate[];

@@ -1,7 +1,7 @@
 // How the whole-workspace picture looks and when its layout is done: colours by community,
 // size by degree, edge alpha by density, which labels matter, and the layout's convergence
 // test. Pure (no DOM, no sigma, no worker) so each rule is unit-tested; the worker
-// (layoutworker.ts) and the view (overviewlayout.ts, graph.ts) share them.
+// (worker.ts) and the view (layout.ts, ../view.ts) share them.
 
 /** Distinct colours for the largest communities (Tableau 10 and its lighter half); the rest share a grey. */
 export const COMMUNITY_PALETTE = [

@@ -1,12 +1,12 @@
 // The whole-workspace layout's work, apart from where it runs: communities (Louvain), a seed
 // (each community a disc, as clusterLayout), then ForceAtlas2 iterations (Barnes-Hut past a few
 // hundred nodes) until Convergence says the picture has stopped changing. The web worker
-// (layoutworker.ts) runs it off the page's thread; unit tests run it in node.
+// (worker.ts) runs it off the page's thread; unit tests run it in node.
 import Graph from 'graphology';
 import louvain from 'graphology-communities-louvain';
 import iterate from 'graphology-layout-forceatlas2/iterate.js';
-import { clusterLayout } from './model';
-import { Convergence, movement } from './overviewmodel';
+import { clusterLayout } from '../model';
+import { Convergence, movement } from './model';
 
 const PPN = 10;  // ForceAtlas2's matrices: 10 numbers per node, 3 per edge (graphology-layout-forceatlas2/iterate.js)
 const PPE = 3;

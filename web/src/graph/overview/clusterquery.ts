@@ -1,6 +1,6 @@
 // The whole-workspace summary's query (graphql/graph-clusters.graphql), apart from clusters.ts
 // so the first screen can ask for it (main.ts prefetches it) without loading the graph's code.
-import CLUSTERS_DOCUMENT from '../../../graphql/graph-clusters.graphql';
+import CLUSTERS_DOCUMENT from '../../../../graphql/graph-clusters.graphql';
 
 export const CLUSTERS = CLUSTERS_DOCUMENT;
 

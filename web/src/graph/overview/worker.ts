@@ -4,7 +4,7 @@
 // behind a backlog), and the final positions once settled. Built by build.mjs as its own
 // classic-script file (a same-origin worker, as the page's CSP allows).
 import { coarseLayout, COARSE_NODES, communities, LayoutRun } from './layoutrun';
-import { Convergence } from './overviewmodel';
+import { Convergence } from './model';
 
 export type LayoutRequest = { type: 'start'; nodes: number; source: Int32Array; target: Int32Array; group: Int32Array; budgetMs: number;
   weight?: Float32Array; size?: Float32Array };

@@ -1,10 +1,10 @@
 // Memory health on the Link integrity page: graphql/memory-health.graphql, one query for the
 // counts per scope, the hubs, the most wanted missing notes and the notes that need care.
 // Agents' tokens may ask it too (they see their own notes and the shared ones).
-import { gql } from './api';
-import { clear, h } from './dom';
-import { noteOfPath, routeHash } from './logic';
-import * as ops from './ops';
+import { gql } from '../api';
+import { clear, h } from '../dom';
+import { noteOfPath, routeHash } from '../logic';
+import * as ops from '../ops';
 
 type Counts = { scope: string | null; notes: number; links: number; broken: number; ambiguous: number; missingAnchor: number;
   orphans: number; stale: number; withoutDescription: number; withoutType: number };

@@ -1,8 +1,8 @@
 // A note's history (seeds/000 "Reviewing it"): every write brain recorded, with what it changed.
-import { ApiError, gql } from './api';
-import { clear, h } from './dom';
-import { diffHunks, diffLines, historyDiff } from './logic';
-import * as ops from './ops';
+import { ApiError, gql } from '../api';
+import { clear, h } from '../dom';
+import { diffHunks, diffLines, historyDiff } from '../logic';
+import * as ops from '../ops';
 
 type HistoryRecord = { id: string; at: string; actor: string; via: string; command: string; scope: string; path: string; before: string | null; after: string | null; newPath: string | null; beforeText: string | null; afterText: string | null };
 

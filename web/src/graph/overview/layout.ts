@@ -1,9 +1,9 @@
 // The whole-workspace picture's layout, run where it costs the page nothing: in a web worker
-// (layoutworker.ts) for any graph past a few hundred nodes, in place for smaller ones (a worker's
+// (worker.ts) for any graph past a few hundred nodes, in place for smaller ones (a worker's
 // start-up would cost more than their layout). Either way the same steps (layoutrun.ts) and the
 // same callbacks: communities, positions while it runs, positions once settled.
 import { communities, LayoutRun, type LayoutInput } from './layoutrun';
-import type { LayoutMessage, LayoutRequest } from './layoutworker';
+import type { LayoutMessage, LayoutRequest } from './worker';
 
 // The worker's file, with its content hash (build.mjs defines it; a new build is a new URL).
 declare const __LAYOUT_WORKER__: string;

@@ -4,10 +4,10 @@
 // mention, or the lines around it that make it unique), applied to the note as it was
 // opened and saved as Save saves (memoryWrite with the note's hash: the history keeps it,
 // and a note changed since is refused, never overwritten). Nothing changes on its own.
-import { gql } from './api';
-import { clear, h } from './dom';
-import { routeHash } from './logic';
-import * as ops from './ops';
+import { gql } from '../api';
+import { clear, h } from '../dom';
+import { routeHash } from '../logic';
+import * as ops from '../ops';
 
 type Mention = {
   line: number; column: number; text: string; targetId: string | null; candidates: string[];

@@ -2,19 +2,19 @@
 // rename, history, and the agent's `## Your memory` prompt block.
 import type { EditorView } from '@codemirror/view';
 import type * as EditorModule from './editor';
-import { Forbidden, gql } from './api';
-import { clear, h, toast } from './dom';
-import { ConsolidatePanel } from './consolidate';
-import { FindBox } from './find';
+import { Forbidden, gql } from '../api';
+import { clear, h, toast } from '../dom';
+import { ConsolidatePanel } from '../consolidate';
+import { FindBox } from '../find';
 import { nearbySection } from './nearby';
 import { renderDiff, showHistory } from './history';
-import { newMemoryDialog, removeDialog, renameDialog, type NoteHost } from './notedialogs';
-import { openPreviousVersion, renderNoteAsOf } from './noteasof';
-import type { ChangeEvent } from './live';
-import { diffLines, formatSize, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from './logic';
-import { SHARED, type FileInfo, type Scope, type WriteResult } from './memorytypes';
-import * as ops from './ops';
-import type { View } from './view';
+import { newMemoryDialog, removeDialog, renameDialog, type NoteHost } from './dialogs';
+import { openPreviousVersion, renderNoteAsOf } from './asof';
+import type { ChangeEvent } from '../live';
+import { diffLines, formatSize, noteOfPath, problemPlace, routeHash, type LinkCandidate, type Problem, type Route } from '../logic';
+import { SHARED, type FileInfo, type Scope, type WriteResult } from './types';
+import * as ops from '../ops';
+import type { View } from '../view';
 
 /** Rows of a scope's table drawn at once (ops.FIRST_ROWS); the rest follow MORE_ROWS a frame. */
 const { FIRST_ROWS } = ops;
@@ -275,7 +275,7 @@ export class MemoryView implements View, NoteHost {
   }
 
   private async openFile(scope: string, file: string, line?: number): Promise<void> {
-    if (this.route.asOf) {  // the note as it was: read-only, its own page (noteasof.ts)
+    if (this.route.asOf) {  // the note as it was: read-only, its own page (asof.ts)
       this.closeEditor();
       await renderNoteAsOf(this.body, { scope, file }, this.route.asOf, renderDiff);
       return;

@@ -5,8 +5,8 @@
 // first, and says how many more there are. At 100,000 notes the note-level drawing was a grey
 // hairball that took minutes to settle (issue 42). Pure (no DOM, no sigma): unit-tested.
 import Graph from 'graphology';
-import CLUSTER_NOTES_DOCUMENT from '../../../graphql/cluster-notes.graphql';
-import { COMMUNITY_PALETTE, SMALL_COMMUNITY, withAlpha } from './overviewmodel';
+import CLUSTER_NOTES_DOCUMENT from '../../../../graphql/cluster-notes.graphql';
+import { COMMUNITY_PALETTE, SMALL_COMMUNITY, withAlpha } from './model';
 
 export { CLUSTERS, clustersQuery } from './clusterquery';
 export const CLUSTER_NOTES = CLUSTER_NOTES_DOCUMENT;

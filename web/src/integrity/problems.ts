@@ -1,12 +1,12 @@
 // Link integrity: linkReport counts, and the problems list with filters; a click opens the
 // note at the problem's line.
-import { Forbidden, gql } from './api';
-import { clear, h } from './dom';
+import { Forbidden, gql } from '../api';
+import { clear, h } from '../dom';
 import { HealthPanel } from './health';
-import type { ChangeEvent } from './live';
-import { filterProblems, noteOfPath, problemPlace, routeHash, scopeOfPath, type Problem, type ProblemFilter, type Route } from './logic';
-import * as ops from './ops';
-import type { View } from './view';
+import type { ChangeEvent } from '../live';
+import { filterProblems, noteOfPath, problemPlace, routeHash, scopeOfPath, type Problem, type ProblemFilter, type Route } from '../logic';
+import * as ops from '../ops';
+import type { View } from '../view';
 
 type Report = { total: number; errors: number; warnings: number; byStatus: { status: string; count: number }[];
   byCode: { code: string; severity: string; count: number }[]; mostWanted: { count: number; target: { target: string } }[] };

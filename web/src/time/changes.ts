@@ -3,15 +3,15 @@
 // origin, who changed it, what the change did to links and problems, and the ways to its
 // page, its history and the note as it was. The window and the writer are in the route, so a
 // view of Tuesday's changes is a link one can send. Reading the diff is time/group.ts.
-import { ApiError, gql } from './api';
-import { clear, h } from './dom';
-import type { ChangeEvent } from './live';
-import { noteOfPath, routeHash, type Route } from './logic';
-import * as ops from './ops';
-import { countsLabel, groupChanges, isEmpty, KIND_LABEL, originLabel, whoLabel, type ChangeGroup, type NoteRow } from './time/group';
-import { checkWindow, DEFAULT_PRESET, formatMoment, inputToIso, momentOf, msToInput, PRESETS, windowLabel } from './time/moments';
-import type { ChangeSet } from './time/types';
-import type { View } from './view';
+import { ApiError, gql } from '../api';
+import { clear, h } from '../dom';
+import type { ChangeEvent } from '../live';
+import { noteOfPath, routeHash, type Route } from '../logic';
+import * as ops from '../ops';
+import { countsLabel, groupChanges, isEmpty, KIND_LABEL, originLabel, whoLabel, type ChangeGroup, type NoteRow } from './group';
+import { checkWindow, DEFAULT_PRESET, formatMoment, inputToIso, momentOf, msToInput, PRESETS, windowLabel } from './moments';
+import type { ChangeSet } from './types';
+import type { View } from '../view';
 
 type ChangesRoute = Route & { view: 'changes' };
 type ScopeRow = { scope: string; agent: string | null };
