@@ -1,5 +1,8 @@
 """No source file past 500 lines (the house rule of docs/architecture.md): a module that grows
 past it holds more than one concept and is split by concept, as brain/, tests/ and bench/ were.
+And no folder of the product's code (brain/, web/src/, native/src/) with more than a dozen
+modules side by side: past that the tree no longer shows what is in it, and a concept among
+them becomes a package of its own.
 
 Counted: the code we write by hand (Python, TypeScript, Rust, shell, Lua, JavaScript), as git
 tracks it. Not counted: generated contracts (schema/), data and docs.
@@ -51,3 +54,35 @@ def test_the_count_finds_a_long_file_and_passes_over_data(tmp_path: Path) -> Non
     (tmp_path / "data.json").write_text("1\n" * 900)
     names = ["long.py", "short.ts", "schema/brain.py", "data.json", "gone.py"]
     assert too_long(tmp_path, names) == ["long.py: 501 lines"]
+
+
+MAX_MODULES = 12
+PRODUCT_ROOTS = ("brain/", "web/src/", "native/src/")
+NOT_MODULES = ("__init__.py", "__main__.py", "lib.rs")
+
+
+def crowded(names: list[str], limit: int = MAX_MODULES) -> list[str]:
+    """`folder: N modules` for each folder of the product's code holding more than `limit`."""
+    per_folder: dict[str, int] = {}
+    for name in names:
+        folder, _, leaf = name.rpartition("/")
+        if (not name.startswith(PRODUCT_ROOTS) or not leaf.endswith((".py", ".ts", ".rs"))
+                or leaf.endswith(".d.ts") or leaf in NOT_MODULES):
+            continue
+        per_folder[folder] = per_folder.get(folder, 0) + 1
+    return [f"{folder}: {count} modules" for folder, count in sorted(per_folder.items()) if count > limit]
+
+
+def test_no_folder_holds_more_than_a_dozen_modules() -> None:
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout (an sdist): nothing to list")
+    names = [n for n in tracked(REPO) if (REPO / n).is_file()]
+    assert crowded(names) == [], "make a package of a concept among them (docs/architecture.md)"
+
+
+def test_the_folder_count_finds_a_crowded_folder_and_passes_over_the_rest() -> None:
+    thirteen = [f"brain/crowd/m{i}.py" for i in range(13)]
+    dozen = [f"web/src/views/v{i}.ts" for i in range(12)] + ["web/src/views/types.d.ts"]
+    others = [f"tests/unit/t{i}.py" for i in range(30)] + [f"brain/pkg/m{i}.py" for i in range(12)]
+    others += ["brain/pkg/__init__.py", "brain/pkg/data.json"]
+    assert crowded(thirteen + dozen + others) == ["brain/crowd: 13 modules"]
