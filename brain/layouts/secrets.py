@@ -93,6 +93,17 @@ def might_hold_secret(text: str) -> bool:
     # either view holds (across empty lines, beyond the window): those go to the full check.
     # One pass in C, where joining the pairs took a Python loop over every line.
     if native is not None:
+        # One native pass answers nearly every note (native/src/secret_prefilter.rs): no
+        # pattern can match any view, so only the base64 runs are left to ask. Where it is
+        # unsure, or in a module built before it, the two calls below.
+        prefilter = getattr(native, "secret_prefilter", None)
+        if prefilter is not None:
+            try:
+                cleared = prefilter(text)
+            except UnicodeEncodeError:
+                cleared = None  # a lone surrogate: asked below (and then in Python)
+            if cleared is not None:
+                return bool(cleared) and _decodes(cleared)
         try:
             gate, runs, invisible, plain = native.secret_gate(text)
         except UnicodeEncodeError:

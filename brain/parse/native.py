@@ -44,6 +44,9 @@ class NativeScanners(Protocol):
 
     def secret_view(self, text: str) -> str | None: ...
 
+    # Not in a module built before it (the same ABI): looked for with getattr.
+    def secret_prefilter(self, text: str) -> list[str] | None: ...
+
     def scan_body(self, body: str, first_line: int = 0) -> NativeScan | None: ...
 
 

@@ -12,6 +12,7 @@ mod mention_prose;
 mod mentions;
 mod secrets;
 mod secret_clear;
+mod secret_prefilter;
 mod secret_view;
 mod text;
 
@@ -32,5 +33,8 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mentions::mention_candidates, m)?)?;
     m.add_class::<mentions::MentionWords>()?;
     m.add_function(wrap_pyfunction!(mention_prose::mention_seed_candidates, m)?)?;
+    // New in this ABI's lifetime too: brain/layouts/secrets.py asks the two calls above where
+    // a module lacks it.
+    m.add_function(wrap_pyfunction!(secret_prefilter::secret_prefilter, m)?)?;
     Ok(())
 }

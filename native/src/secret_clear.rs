@@ -123,7 +123,7 @@ pub fn secret_clear(text: &str, raw: Option<&str>) -> bool {
     std::panic::catch_unwind(|| clear(text) && raw.is_none_or(clear_as_written)).unwrap_or(false)
 }
 
-fn clear(text: &str) -> bool {
+pub(crate) fn clear(text: &str) -> bool {
     if matches_any(text) {
         return false;
     }
@@ -136,6 +136,6 @@ fn clear(text: &str) -> bool {
 /// No pattern matches a text that need not be NFKC: unsure where it holds a character that
 /// Python's case-insensitive matching folds to an ASCII letter (`has_literal` looks for
 /// ASCII keywords; the patterns do not fold `İ` and `ı`).
-fn clear_as_written(raw: &str) -> bool {
+pub(crate) fn clear_as_written(raw: &str) -> bool {
     !raw.contains(['\u{130}', '\u{131}', '\u{17f}', '\u{212a}']) && !matches_any(raw)
 }

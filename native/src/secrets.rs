@@ -189,7 +189,7 @@ fn may_decode(run: &[u8]) -> bool {
 
 /// Each distinct maximal run of the base64 alphabet (`_BASE64_BYTES`), MIN_RUN bytes or more,
 /// that `_decode` may accept (`may_decode`), in the order first found.
-fn base64_runs(text: &str) -> Vec<&str> {
+pub(crate) fn base64_runs(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut runs: Vec<&str> = Vec::new();
     // A run of MIN_RUN bytes or more holds a byte at every place modulo MIN_RUN, so one at
@@ -224,7 +224,7 @@ fn base64_runs(text: &str) -> Vec<&str> {
 
 /// A format character the detector takes out (secret_normalize._FORMAT): invisible, it can
 /// hide a secret from a plain match.
-fn is_format(c: char) -> bool {
+pub(crate) fn is_format(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
         | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
 }
@@ -270,16 +270,23 @@ fn plainly_normalized(text: &str) -> bool {
         }
         // A byte of 0x80 or more first met here starts a character (the ones before were ASCII).
         let Some(c) = text[at..].chars().next() else { return false };
-        if !matches!(c, '\u{c0}'..='\u{ff}' | '\u{2013}' | '\u{2014}' | '\u{2018}' | '\u{2019}'
-            | '\u{201c}' | '\u{201d}' | '\u{2022}' | '\u{2190}'..='\u{2199}' | '\u{4e00}'..='\u{9fff}'
-            | '\u{ac00}'..='\u{d7a3}' | '\u{1f300}'..='\u{1f64f}' | '\u{1f680}'..='\u{1f6d7}'
-            | '\u{1f900}'..='\u{1f9ff}')
-        {
+        if !plain_char(c) {
             return false;
         }
         at += c.len_utf8();
     }
     true
+}
+
+/// A character NFKC leaves as it is wherever it stands (`plainly_normalized`): quick check
+/// Yes, combining class 0, never the second of a canonical pair. The symbols and dingbats
+/// (U+2600-U+27BF: `⚠`, `✅`) and the emoji variation selector (U+FE0F) are a tenth of real
+/// notes: each sent the text to `unicodedata.is_normalized` (issue 43).
+pub(crate) fn plain_char(c: char) -> bool {
+    matches!(c, '\u{c0}'..='\u{ff}' | '\u{2013}' | '\u{2014}' | '\u{2018}' | '\u{2019}'
+        | '\u{201c}' | '\u{201d}' | '\u{2022}' | '\u{2190}'..='\u{2199}' | '\u{2600}'..='\u{27bf}'
+        | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7a3}' | '\u{fe0f}' | '\u{1f300}'..='\u{1f64f}'
+        | '\u{1f680}'..='\u{1f6d7}' | '\u{1f900}'..='\u{1f9ff}')
 }
 
 /// (whether `flat` holds a needle, a lowered needle or a keyword before a separator; the
