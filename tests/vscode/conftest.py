@@ -1,6 +1,10 @@
-"""The real VS Code and the browser, shared by the tests in this folder: each is slow to start,
-so one of each per module. In CI (CI=true) or with BRAIN_REQUIRE_VSCODE=1 a missing chromium,
-npm or code-server fails the tests instead of skipping them."""
+"""The real VS Code and the browser, shared by the tests in this folder (tests/vscode/shared.py):
+one code-server and one Chromium for the folder, a window, a browser context and a workspace
+copy for each test. Every test here is in the xdist group "vscode" (its module's pytestmark),
+so under `-n 2` the folder runs on one worker and starts its servers once.
+
+In CI (CI=true) or with BRAIN_REQUIRE_VSCODE=1 a missing chromium, npm or code-server fails the
+tests instead of skipping them."""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .harness import CHROMIUM, CHROMIUM_ARGS, REQUIRED, code_server_entry, vsix
+from .harness import CHROMIUM, REQUIRED, CodeServer, code_server_entry, vsix
+from .shared import SharedBrowser, SharedServers
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -23,7 +28,7 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def tools() -> tuple[list[str], Path]:
     """`([node, code-server entry], the packaged .vsix)`."""
     if not Path(CHROMIUM).exists():
@@ -37,11 +42,44 @@ def tools() -> tuple[list[str], Path]:
         raise
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+@pytest.fixture(scope="package")
+def _servers(
+    tools: tuple[list[str], Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedServers]:
+    entry, package = tools
+    servers = SharedServers(entry, package, tmp_path_factory.mktemp("code-servers"))
+    try:
+        yield servers
+    finally:
+        servers.stop()
+
+
+@pytest.fixture
+def code_server(_servers: SharedServers) -> CodeServer:
+    """The shared code-server (workspace trust off), alive: started again if an earlier test
+    left it dead."""
+    return _servers.get(trust=True)
+
+
+@pytest.fixture
+def restricted_code_server(_servers: SharedServers) -> CodeServer:
+    """The shared code-server with workspace trust on: folders open in Restricted Mode."""
+    return _servers.get(trust=False)
+
+
+@pytest.fixture(scope="package")
+def _browser() -> Iterator[SharedBrowser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        shared = SharedBrowser(p)
+        try:
+            yield shared
+        finally:
+            shared.close()
+
+
+@pytest.fixture
+def browser(_browser: SharedBrowser) -> Browser:
+    """The shared Chromium, connected: launched again if an earlier test left it dead."""
+    return _browser.get()

@@ -2,9 +2,10 @@
 profile, the packaged brain extension installed offline from its .vsix, and Debian's chromium
 driven by Playwright for Python.
 
-Everything slow is cached under ~/.cache/brain-ci (code-server, Node); the profile, the
-workspace copy and the browser are per run. Nothing here downloads at test time except the
-one-off code-server install, which scripts/test runs first.
+Everything slow is cached under ~/.cache/brain-ci (code-server, Node). The tests share one
+code-server and one browser (tests/vscode/shared.py); each test has its own workspace copy
+and its own window, whose extension host and output log are its own. Nothing here downloads
+at test time except the one-off code-server install, which scripts/test runs first.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def vsix() -> Path:
     return package
 
 
-def make_venv(workspace: Path) -> Path:
+def make_venv(workspace: Path, gap: float = 0.0) -> Path:
     """`<workspace>/.venv`: a real virtual environment whose `bin/brain` runs this checkout.
 
     Installing brain and its dependencies again would take a minute; a `.pth` file lends the
@@ -111,7 +112,10 @@ def make_venv(workspace: Path) -> Path:
     )
     # pip, too, writes the script and then makes it executable; a slow disk or a busy
     # machine puts time between the two, and the extension must look again after the second.
-    time.sleep(1.0)
+    # `gap` plays that time for a test whose editor watches the venv appear; a venv made
+    # before the window opens needs none.
+    if gap > 0:
+        time.sleep(gap)
     brain.chmod(0o755)
     return venv
 
@@ -128,9 +132,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# How long code-server keeps a closed window's extension host (and its brain server) for a
+# reconnect. Its default, three hours, would keep every finished test's brain running beside
+# the next tests of a shared server; a live window on 127.0.0.1 reconnects within seconds.
+RECONNECTION_GRACE_S = 60
+# code-server answers /healthz within seconds; on a CI machine with two test workers, Neo4j and
+# browsers beside it, a start took tens of seconds.
+START_TIMEOUT_S = 180
+
+
 @dataclass
 class CodeServer:
-    """One code-server process with its own profile, serving `folder`."""
+    """One code-server process with its own profile; `folder` is the window `url` opens
+    (any other folder gets a window of its own by `url_of`)."""
 
     entry: list[str]
     home: Path
@@ -172,7 +186,7 @@ class CodeServer:
         proc = subprocess.run(
             [*self.entry, "--user-data-dir", str(self.user_data),
              "--extensions-dir", str(self.extensions), "--install-extension", str(package)],
-            capture_output=True, text=True, env=self.env(), timeout=180, check=False,
+            capture_output=True, text=True, env=self.env(), timeout=300, check=False,
         )
         if proc.returncode != 0 or "successfully installed" not in proc.stdout:
             raise RuntimeError(f"--install-extension failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
@@ -182,7 +196,7 @@ class CodeServer:
             *self.entry, "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}",
             "--user-data-dir", str(self.user_data), "--extensions-dir", str(self.extensions),
             "--disable-telemetry", "--disable-update-check", "--disable-getting-started-override",
-            "--ignore-last-opened",
+            "--ignore-last-opened", "--reconnection-grace-time", str(RECONNECTION_GRACE_S),
         ]
         if self.trust:
             args.append("--disable-workspace-trust")
@@ -190,7 +204,7 @@ class CodeServer:
         self.proc = subprocess.Popen(
             args, stdout=log, stderr=subprocess.STDOUT, env=self.env(), cwd=self.home
         )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 log = (self.home / "code-server.log").read_text()
@@ -201,7 +215,7 @@ class CodeServer:
             ):
                 return
             time.sleep(0.2)
-        raise RuntimeError("code-server did not answer on /healthz within 60 s")
+        raise RuntimeError(f"code-server did not answer on /healthz within {START_TIMEOUT_S} s")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -212,10 +226,30 @@ class CodeServer:
                 self.proc.kill()
                 self.proc.wait()
 
-    def output_log(self) -> str:
-        """The extension's `brain` output channel, as VS Code keeps it on disk."""
+    def alive(self) -> bool:
+        """Running, and answering on /healthz."""
+        if self.proc is None or self.proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=10):
+                return True
+        except OSError:
+            return False
+
+    def output_log(self, under: Path | None = None) -> str:
+        """The extension's `brain` output channel, as VS Code keeps it on disk: of every
+        window, or with `under` of the windows that named a brain root at or below `under`.
+
+        Each window has an extension host of its own, and each host its own log file; the
+        extension starts every line about a root with `[<root>]`, so a window on a test's own
+        folder is told from the windows of the tests before it (whose lines, errors included,
+        are not this test's).
+        """
         logs = sorted(self.user_data.glob("logs/**/output_logging_*/*brain.log"))
-        return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in logs)
+        texts = [p.read_text(encoding="utf-8", errors="replace") for p in logs]
+        if under is not None:
+            texts = [t for t in texts if f"[{under}]" in t or f"[{under}/" in t]
+        return "\n".join(texts)
 
 
 @contextlib.contextmanager

@@ -8,15 +8,14 @@ extension activated on `workspaceContains:brain.toml`, not on a markdown file, a
 folder with `brain.toml` as the root); completion after `[[` offers the notes of the agent's
 own tree and nothing of another agent's; a broken link typed into the note is underlined and
 listed in Problems; the output channel has no errors. One agent's folder of a space, opened on
-its own, gets the one server of the space above it. One code-server serves every case, a
-window per workspace. Screenshots land in test-artifacts/vscode/layout-<name>/.
+its own, gets the one server of the space above it. The code-server and browser of the folder
+serve every case (tests/vscode/shared.py), a fresh workspace and a window per test.
+Screenshots land in test-artifacts/vscode/layout-<name>/.
 """
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,13 +23,14 @@ import pytest
 
 from tests.lsp.conftest import write_tree
 
-from .harness import ARTIFACTS, CodeServer, make_venv, running
-from .test_code_server import open_workbench, wait_for
+from .harness import ARTIFACTS, CodeServer, make_venv
 
-pytestmark = pytest.mark.vscode
+pytestmark = [pytest.mark.vscode, pytest.mark.xdist_group("vscode")]
 
 try:
     from playwright.sync_api import Browser
+
+    from .workbench import open_workbench, wait_for
 except ImportError:  # pragma: no cover - test_code_server fails or skips first
     pytest.skip("needs playwright (pip install -e '.[test]')", allow_module_level=True)
 
@@ -96,21 +96,13 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def server(
-    tools: tuple[list[str], Path], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[CodeServer]:
-    """One code-server for every layout; each test opens its own workspace in a new window."""
-    entry, package = tools
-    base = tmp_path_factory.mktemp("layouts")
-    with running(entry, base / "code-server", base, package) as started:
-        yield started
-
-
 @pytest.mark.parametrize("layout", list(CASES))
-def test_extension_works_in_the_layout(layout: str, server: CodeServer, browser: Browser) -> None:
+def test_extension_works_in_the_layout(
+    layout: str, code_server: CodeServer, browser: Browser, tmp_path: Path
+) -> None:
+    server = code_server
     case = CASES[layout]
-    workspace = server.folder / layout
+    workspace = tmp_path / layout
     write_tree(workspace, case.files)
     assert not (workspace / "memory").exists()  # only brain.toml marks it
     make_venv(workspace)
@@ -119,12 +111,11 @@ def test_extension_works_in_the_layout(layout: str, server: CodeServer, browser:
     started = f"[{workspace}] starting brain"
     with open_workbench(browser, server, shots, folder=folder) as bench:
         # Before any note is open: activated by brain.toml, rooted at the folder holding it.
-        wait_for(lambda: started in server.output_log(), 90, f"the server to start for {workspace}")
+        wait_for(lambda: started in server.output_log(workspace), 120, f"the server to start for {workspace}")
         bench.open_file(str(Path(case.note).relative_to(case.opened)))
         bench.go_to_end()
         bench.type("\nAlso [[")
         rows = bench.suggestions()
-        time.sleep(0.5)
         bench.shot("1-completion")
         labels = [row.inner_text().split("\n")[0].strip() for row in rows.all()]
         for label in case.offered:
@@ -134,16 +125,15 @@ def test_extension_works_in_the_layout(layout: str, server: CodeServer, browser:
 
         bench.page.keyboard.press("Escape")
         bench.type("no-such-note]]")
-        bench.page.locator(".monaco-editor .squiggly-error").first.wait_for(timeout=30_000)
+        bench.page.locator(".monaco-editor .squiggly-error").first.wait_for(timeout=60_000)
         bench.page.keyboard.press("Control+Shift+M")
         problems = bench.page.locator(".markers-panel .monaco-list-row").filter(has_text="no-such-note")
-        problems.first.wait_for(timeout=15_000)
-        time.sleep(0.5)
+        problems.first.wait_for(timeout=30_000)
         bench.shot("2-problems")
         problem = problems.first.inner_text()
         assert "[[no-such-note]] points to nothing" in problem, problem
 
-    log = server.output_log()
+    log = server.output_log(workspace)  # this window's own: the other tests' windows share the server
     (shots / "output.log").write_text(log)
     own = [line for line in log.splitlines() if line.startswith(f"[{workspace}]")]
     assert sum(started in line for line in own) == 1, own  # one server, for the brain.toml folder

@@ -1,18 +1,63 @@
 """Driving the VS Code workbench in Chromium the way a user does: keyboard, quick open,
 command palette, and what is on screen (suggest widget, squiggles, Problems, hovers,
-notifications). Selectors are VS Code's own CSS classes, stable across releases."""
+notifications). Selectors are VS Code's own CSS classes, stable across releases.
+
+Waits are for what the workbench shows, with timeouts sized for a CI machine whose two cores
+also run a second test worker, Neo4j and other browsers; never a fixed sleep.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+if TYPE_CHECKING:
+    from .harness import CodeServer
 
 SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
 SQUIGGLE_ERROR = ".monaco-editor .squiggly-error"
 TOASTS = ".notifications-toasts .notification-toast"
+# Playwright's default for a wait without its own timeout is 30 s; a window's first load on a
+# loaded machine took longer (a fresh-clone run timed out in page.goto).
+DEFAULT_TIMEOUT_MS = 90_000
+
+
+@contextlib.contextmanager
+def open_workbench(browser: Browser, server: CodeServer, shots: Path, folder: Path) -> Iterator[Workbench]:
+    """A window of `server` on `folder`, in a browser context of its own (storage, clipboard
+    permission), closed at the end whatever happened in it."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    context.set_default_navigation_timeout(DEFAULT_TIMEOUT_MS * 2)
+    try:
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        page.goto(server.url_of(folder), wait_until="domcontentloaded")
+        bench = Workbench(page, shots)
+        try:
+            bench.wait_ready()
+            yield bench
+        finally:
+            with contextlib.suppress(Exception):  # a dead page must not hide the test's own error
+                bench.shot("last")
+    finally:
+        context.close()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    """Polls `predicate` (a file the editor writes, a value it sets) until true."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 class Workbench:
@@ -21,7 +66,7 @@ class Workbench:
         self.shots = shots
         shots.mkdir(parents=True, exist_ok=True)
 
-    def wait_ready(self, timeout: float = 90) -> None:
+    def wait_ready(self, timeout: float = 180) -> None:
         self.page.wait_for_selector(".monaco-workbench", timeout=timeout * 1000)
         # The explorer lists the folder once the workbench has connected to the server.
         self.page.wait_for_selector(".explorer-folders-view .monaco-list-row", timeout=timeout * 1000)
@@ -67,12 +112,12 @@ class Workbench:
             box.wait_for(state="visible")
             box.fill(relative)
             try:
-                row = self.page.locator(".quick-input-list .monaco-list-row", has_text=name).first
+                # The best match is the focused row once the list has settled on the query.
+                row = self.page.locator(".quick-input-list .monaco-list-row.focused", has_text=name).first
                 row.wait_for(timeout=30_000)
-                time.sleep(0.3)  # let the list settle on the best match
                 self.page.keyboard.press("Enter")
-                tab.wait_for(timeout=20_000)
-                editor.wait_for(timeout=20_000)
+                tab.wait_for(timeout=30_000)
+                editor.wait_for(timeout=30_000)
                 return time.monotonic()
             except PlaywrightTimeout:
                 self.page.keyboard.press("Escape")
@@ -115,7 +160,13 @@ class Workbench:
         self.command("Notifications: Show Notifications")
         center = self.page.locator(".notifications-center")
         center.wait_for(state="visible")
-        time.sleep(0.3)
-        texts = [r.inner_text() for r in center.locator(".notification-list-item").all()]
+        # The header counts what the list shows: "No New Notifications" for none, else the rows
+        # are drawn (read them once they are, not after a guessed pause).
+        title = center.locator(".notifications-center-header-title").inner_text()
+        rows = center.locator(".notification-list-item")
+        if "no new" not in title.lower():
+            rows.first.wait_for()
+        texts = [r.inner_text() for r in rows.all()]
         self.page.keyboard.press("Escape")
+        center.wait_for(state="hidden")
         return texts

@@ -1,0 +1,76 @@
+"""One code-server and one browser for all the tests of tests/vscode, where each test used to
+start its own: code-server's start and the extension's install were most of a test's time.
+
+What stays each test's own: its workspace (a fresh copy in its tmp_path), its browser context
+(cookies, storage, permissions) and its window, and with the window its own extension host,
+whose output log `CodeServer.output_log(under=...)` tells apart. A test that fails leaves the
+next one a working pair: a server or browser found dead is started again before the next test.
+
+Workspace trust is a flag of the server, not of a window, so the one test of Restricted Mode
+gets a second server, with trust on, started when that test first asks for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .harness import CHROMIUM, CHROMIUM_ARGS, CodeServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
+
+
+class SharedServers:
+    """Started on first use, one per trust setting; stopped at the end of the folder."""
+
+    def __init__(self, entry: list[str], package: Path, base: Path) -> None:
+        self.entry = entry
+        self.package = package
+        self.base = base
+        self.servers: dict[bool, CodeServer] = {}
+        self.starts = 0  # how many code-servers this session started (restarts included)
+
+    def get(self, trust: bool = True) -> CodeServer:
+        server = self.servers.get(trust)
+        if server is not None and server.alive():
+            return server
+        if server is not None:  # died during an earlier test: this test gets a new one
+            server.stop()
+        self.starts += 1
+        home = self.base / f"code-server-{'trusted' if trust else 'restricted'}-{self.starts}"
+        # The server's own folder is an empty one: every test opens its workspace by url_of.
+        (home / "no-folder").mkdir(parents=True)
+        server = CodeServer(self.entry, home, home / "no-folder", trust=trust)
+        server.install(self.package)
+        server.start()
+        self.servers[trust] = server
+        return server
+
+    def stop(self) -> None:
+        for server in self.servers.values():
+            server.stop()
+        self.servers.clear()
+
+
+class SharedBrowser:
+    """One Chromium; each test opens a context of its own (`open_workbench`)."""
+
+    def __init__(self, playwright: Playwright) -> None:
+        self.playwright = playwright
+        self.browser: Browser | None = None
+
+    def get(self) -> Browser:
+        if self.browser is None or not self.browser.is_connected():
+            if self.browser is not None:
+                with contextlib.suppress(Exception):
+                    self.browser.close()
+            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return self.browser
+
+    def close(self) -> None:
+        if self.browser is not None:
+            with contextlib.suppress(Exception):
+                self.browser.close()
+            self.browser = None
