@@ -201,14 +201,16 @@ class StatsSeries:
     def _newest(self, records: Sequence[HistoryRecord]) -> MomentBrain:
         """The moment with every record applied, built as graph.py builds any moment."""
         moments = self.moments
-        with moments._building:  # the base graph is built and copied by one thread at a time
+        # The base graph is brought up to date by one thread at a time; the copy of it is
+        # made under its own lock (graph.py), so the walker is built without holding up the
+        # moments that requests build meanwhile (nor, then, does the walk).
+        with moments._building:
             base, generation = moments._base_graph()
-            delta = Delta(moments.clock(), len(records), len(records), {}, {})
-            for rel, digest in moments._unrecorded(base, list(records), generation).items():
-                delta.paths[rel] = digest
-            moments.timeline.index_after(records, moments.clock())  # (it has seen every record)
-            walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records),
-                                   moment_scopes(moments, records, len(records)))
+            unrecorded = dict(moments._unrecorded(base, list(records), generation))
+        delta = Delta(moments.clock(), len(records), len(records), unrecorded, {})
+        moments.timeline.index_after(records, moments.clock())  # (it has seen every record)
+        walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records),
+                               moment_scopes(moments, records, len(records)))
         assert isinstance(walker.store, MemoryStore)
         walker.store._keywords = _NoKeywords()  # never searched: half a step's time was its index
         return walker
