@@ -21,8 +21,8 @@ from brain.tool.access import Actor
 from brain.tool.asof.around import around_moment
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
-from brain.tool.asof.kept import refusal
 from brain.tool.asof.note import note_moment
+from brain.tool.asof.oldest import refusal
 from brain.tool.asof.series import counts_at
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.changes import BadMoment, _iso, parse_moment
@@ -66,7 +66,7 @@ def moment_time(service: MemoryService, when: str) -> float:
 def refused(service: MemoryService, exc: MomentNotKept, moment: float) -> Refusal:
     """The refusal of a moment not shown: a future one is a bad argument; any other (before
     the history, past retention, a note's version gone) names the oldest moment that can be
-    shown, in the same words on every front end (asof/kept.py)."""
+    shown, in the same words on every front end (asof/oldest.py)."""
     if exc.future:
         return Refusal(RefusalCode.INVALID_ARGUMENT, str(exc))
     return refusal(moment, moments_of(service).history.all(), service.blobs)
