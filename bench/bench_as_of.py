@@ -14,10 +14,12 @@ The files on disk are the last versions; the first version of each note is kept 
 Then, as a server has it (the graph synced, the history read once), the counts after each
 record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
 for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
-first ask, then `--runs` asks); then, interleaved, the way it was answered before: the
+first ask, then `--runs` asks; linkReport(asOf:)'s totals and memories(asOf:) { totalCount }
+are answered the same way, brain/api/graph/counted.py); then, interleaved, the way it was answered before: the
 first ask (the moment's graph built: the graph now copied, the notes changed since re-read
 from their blobs and synced) and then `--runs` asks of stats(asOf), memory(asOf) (one note
-with its links) and memories(asOf) (a page of 20), each through the service function every
+with its links), memories(asOf) (a page of 20), linkReport(asOf) (stats and problems) and
+memories(asOf) { totalCount }, each through the service function every
 front end calls (GraphQL adds its own few ms). Before each moment's build, one note as of it
 the way REST, MCP and `brain show` ask (`note_as_of`: the note and the names it links to,
 brain/tool/asof/note.py), its first ask and `--runs` more. "25h" is a time slider's step back from "1d":
@@ -158,13 +160,15 @@ def main() -> None:
         # The counts after each record (brain/tool/asof/series.py), walked as `brain serve` does
         # after its first sync, once for the whole history (then a record at a time).
         series = series_of(moments_of(service))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         series.ensure(wait=True)
-        walk = time.perf_counter() - t0
+        walk, cpu = time.perf_counter() - t0, time.process_time() - c0
         kept = default_series_path(service.blobs.directory).stat().st_size
         out["series_walk_s"], out["series_bytes_per_change"] = round(walk, 1), round(kept / args.changes, 1)
+        out["series_cpu_ms_per_change"] = round(cpu / args.changes * 1000, 2)
         print(f"counts after each record walked in {walk:.1f} s ({walk / args.changes * 1000:.1f} ms a "
-              f"change), kept in {kept / args.changes:.0f} bytes a change")
+              f"change; CPU {cpu / args.changes * 1000:.2f} ms a change, the process's: the machine's "
+              f"load stretches the wall time, not this), kept in {kept / args.changes:.0f} bytes a change")
         path = next(m.path for m in brain.store.list_memories(MemoryFilter(), limit=1, bodies=False))
         for moment in MOMENTS:
             # One note as of the moment (REST, MCP, `brain show`): the note and the names it
@@ -217,12 +221,24 @@ def main() -> None:
             def memories(moment: str = moment) -> None:
                 graph_at(service, moment).store.list_memories(MemoryFilter(), limit=21)
 
+            # GraphQL linkReport(asOf:) and memories(asOf:) { totalCount } as answered before
+            # (the whole moment: its stats and problems; its note count); now they are the kept
+            # counts' answer (brain/api/graph/counted.py), stats_as_of above.
+            def link_report(moment: str = moment) -> None:
+                g = graph_at(service, moment)
+                g.stats()
+                g.problems()
+
+            def total(moment: str = moment) -> None:
+                graph_at(service, moment).store.count_memories(MemoryFilter())
+
             row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
                    "stats_as_of_first_ms": round(counted_first * 1000, 1), "stats_as_of": counted_runs,
                    "around_first_ms": round(around_first * 1000, 1), "around": around_runs,
                    "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
-                   "memories": timed(memories, args.runs)}
+                   "memories": timed(memories, args.runs), "link_report": timed(link_report, args.runs),
+                   "total_count": timed(total, args.runs)}
             out[moment] = row
             print(f"as of {moment}: stats(asOf) first ask {counted_first * 1000:.2f} ms, p50 "
                   f"{counted_runs['p50_ms']:.2f} p95 {counted_runs['p95_ms']:.2f} ms (kept counts); "
@@ -232,7 +248,7 @@ def main() -> None:
                   f"{note_runs['p50_ms']:.1f} p95 {note_runs['p95_ms']:.1f} ms; "
                   f"build {build:.2f} s ({changed} notes differ from its base); "
                   + "; ".join(f"{k} p50 {row[k]['p50_ms']:.1f} ms p95 {row[k]['p95_ms']:.1f} ms"
-                              for k in ("stats", "memory", "memories")))
+                              for k in ("stats", "memory", "memories", "link_report", "total_count")))
         brain.close()
     load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
     out["load"], out["peak_rss_mb"] = load, round(peak_rss_mb(os.getpid()))

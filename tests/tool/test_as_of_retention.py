@@ -4,21 +4,26 @@ and `brain show --as-of` as subprocesses."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from brain.budgets import HISTORY_WORKSPACE_ENV
 from brain.config.sections import HistoryConfig
 from brain.service.brain import Brain
 from brain.tool import memory_service
+from brain.tool.diff.changes import _iso
 from brain.tool.history.log import History
 from brain.tool.history.retention import Retention
+from tests.mcp.conftest import TOKENS, http_session
 from tests.tool.conftest import make_workspace
-from tests.tool.test_as_of import iso
+from tests.tool.serving import serving
+from tests.tool.test_as_of import WRITER, gql, iso
 
 
 def brain_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -53,8 +58,9 @@ def test_before_the_history_in_the_future_and_past_retention_are_refused(tmp_pat
     assert early.returncode == 2
     assert early.stdout == ""
     assert early.stderr.strip() == (
-        f"brain check: --as-of: the history begins at {first}: brain keeps nothing from before it, "
-        f"so it cannot show the memory at {iso(before)[:19]}Z; ask for a moment at or after {first}"
+        f"brain check: --as-of: brain cannot show the memory as it was at {iso(before)[:19]}Z: the history "
+        f"begins at {first}, and brain keeps nothing from before it. The oldest moment brain can show is "
+        f"{first}: ask for a moment at or after it"
     )
     future = brain_cli("check", str(root), "--as-of", "2999-01-01T00:00:00Z")
     assert future.returncode == 2
@@ -78,7 +84,8 @@ def test_before_the_history_in_the_future_and_past_retention_are_refused(tmp_pat
     past = brain_cli("check", str(root), "--as-of", iso(t1))
     assert past.returncode == 2
     assert "is no longer kept (history retention or its cap)" in past.stderr
-    assert past.stderr.rstrip().endswith(f"The oldest moment brain can show is {second}")
+    assert past.stderr.rstrip().endswith(f"The oldest moment brain can show is {second}: ask for a moment "
+                                         "at or after it")
     kept = brain_cli("check", str(root), "--as-of", second, "--format", "json")
     assert kept.returncode == 1, kept.stderr  # the broken [[nowhere]] of the second version
     assert "`[[nowhere]]` points to nothing" in kept.stdout
@@ -138,7 +145,57 @@ def test_past_the_history_cap_a_first_version_is_not_kept_and_the_moments_before
     monkeypatch.delenv(HISTORY_WORKSPACE_ENV)
     refused = brain_cli("check", str(root), "--as-of", iso(t1))
     assert refused.returncode == 2
-    assert refused.stderr.rstrip().endswith(f"The oldest moment brain can show is {edited}")
+    assert refused.stderr.rstrip().endswith(f"The oldest moment brain can show is {edited}: ask for a "
+                                            "moment at or after it")
     shown = brain_cli("show", str(root), "memory/writer/house-style.md", "--as-of", edited)
     assert shown.returncode == 0, shown.stderr
     assert "description: Edited." in shown.stdout
+
+
+async def test_a_moment_not_kept_is_refused_naming_the_oldest_kept_on_every_front_end(tmp_path: Path) -> None:
+    """Before the history and past retention, the whole moment and one note alike, on the CLI,
+    GraphQL, REST and MCP: the same words, naming the oldest moment that can be shown (the
+    second record's, once retention took the first version), not the history's first record.
+
+    Planted bugs, each seen to fail: the refusal naming the history's first record (the words
+    of before); one note's refusal left as note.py words it ("ask for the moment as a whole")."""
+    root = make_workspace(tmp_path / "ws")
+    before = time.time() - 60
+    t1 = write(root, "---\ndescription: One.\n---\n\nsee [[house-style]]\n")
+    write(root, "---\ndescription: Two.\n---\n\nsee [[nowhere]]\n")
+    write(root, "---\ndescription: Three.\n---\n\nsee [[house-style]]\n")
+    first, second, _ = times(root)
+    service = memory_service(Brain(root))
+    retention = Retention(service.blobs, HistoryConfig(keep_versions=1, keep_days=0), grace=0.0)
+    retention.prune(service.history.all())
+
+    def said(at: float) -> str:
+        why = (f"the history begins at {first}, and brain keeps nothing from before it" if at == before else
+               "the content some notes had then is no longer kept (history retention or its cap)")
+        return (f"brain cannot show the memory as it was at {_iso(at)}: {why}. The oldest moment brain "
+                f"can show is {second}: ask for a moment at or after it")
+
+    for at in (before, t1):
+        checked = brain_cli("check", str(root), "--as-of", iso(at))
+        assert (checked.returncode, checked.stderr) == (2, f"brain check: --as-of: {said(at)}\n")
+        shown = brain_cli("show", str(root), "memory/writer/a.md", "--as-of", iso(at))
+        assert (shown.returncode, shown.stderr) == (2, f"brain show: {said(at)}\n")
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
+    with serving(root, tokens) as base:
+        for at in (before, t1):
+            when = iso(at)
+            for query in (f'{{ stats(asOf: "{when}") {{ memories }} }}',
+                          f'{{ memories(asOf: "{when}", first: 5) {{ nodes {{ path }} }} }}',
+                          f'{{ memory(path: "memory/writer/a.md", asOf: "{when}") {{ body }} }}'):
+                answer = gql(base, query)
+                assert [e["message"] for e in answer["errors"]] == [f"asOf: {said(at)}"], query
+            got = httpx.get(f"{base}/api/memory/writer/a.md", params={"asOf": when}, headers=WRITER,
+                            timeout=60)
+            assert got.status_code == 410, got.text
+            assert got.json()["error"]["message"] == said(at)
+            async with http_session(base, "writer-token") as session:
+                for args in ({"at": when}, {"at": when, "path": "/memories/a.md"}):
+                    ok, text, _ = await session.tool("memory_as_of", args)
+                    assert not ok
+                    assert said(at) in text, text

@@ -20,6 +20,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
@@ -223,3 +224,54 @@ def test_records_written_after_the_walk_are_appended_to_the_file(tmp_path: Path)
     t.series().ensure(wait=True)
     assert len(path.read_text().splitlines()) == len(records) + 1
     _compare_from(t, 1)
+
+
+COUNTED = """{ linkReport(asOf: "%(when)s") { total byStatus { status count } %(report)s }
+  memories(asOf: "%(when)s", first: 5) { totalCount pageInfo { hasNextPage } %(page)s }
+  memoryHealth(asOf: "%(when)s") {
+    scope total { notes links broken ambiguous missingAnchor %(health)s } } }"""
+WRITER = """{ memories(asOf: "%(when)s", first: 5, filter: {scope: "writer"}) { totalCount %(page)s } }"""
+
+
+def test_graphql_counts_as_of_are_answered_from_the_kept_counts_on_both_stores(
+    tmp_path: Path, store: GraphStore,
+) -> None:
+    """`linkReport(asOf:)` asking its totals, `memories(asOf:) { totalCount }` (no filter) and
+    the admin's `memoryHealth(asOf:)` total are answered from the kept counts, no moment built
+    (brain/api/graph/counted.py), and equal the whole moment's answer (asked with a field only
+    the whole moment answers) at every moment.
+
+    Planted bug, seen to fail: the filter not looked at (writer's count answered with every
+    note's)."""
+    import httpx
+
+    from brain.tool import memory_service
+    from tests.api.live import live_server
+
+    t = _timeline(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    t.brain.close()
+    with live_server(t.root, store) as live, httpx.Client(base_url=live.base, timeout=120) as http:
+        moments = moments_of(memory_service(live.brain))
+        series_of(moments).ensure(wait=True)
+
+        def ask(query: str, when: str, report: str = "", page: str = "", health: str = "") -> Any:
+            answer = http.post("/graphql", json={"query": query % {
+                "when": when, "report": report, "page": page, "health": health}}).json()
+            assert "errors" not in answer, answer
+            found = answer["data"]
+            for name, key in (("linkReport", "errors"), ("memories", "nodes")):
+                if name in found:
+                    found[name].pop(key, None)
+            if "memoryHealth" in found:
+                found["memoryHealth"]["total"].pop("orphans", None)
+            return found
+
+        for at in t.moments:
+            when = _iso(at)
+            counted = ask(COUNTED, when)
+            assert not moments._cache, "a whole moment was built for the counts"
+            assert counted == ask(COUNTED, when, "errors", "nodes { id }", "orphans"), when
+            assert moments._cache  # (the reference: the whole moment)
+            moments._cache.clear()
+            assert ask(WRITER, when) == ask(WRITER, when, page="nodes { id }"), when
+            moments._cache.clear()

@@ -62,6 +62,7 @@ class MemoryConnection:
     page_info: PageInfo
     where: strawberry.Private[MemoryFilter]
     moment: strawberry.Private[Brain | None] = None  # the graph of an `asOf:` query
+    known_total: strawberry.Private[int | None] = None  # counted already (api/graph/counted.py)
 
     @field(description="The page's memories, without cursors.")
     def nodes(self) -> list[Memory]:
@@ -69,6 +70,8 @@ class MemoryConnection:
 
     @field(description="How many memories match the filter in all (one more query).")
     async def total_count(self, info: Info) -> int:
+        if self.known_total is not None:
+            return self.known_total
         store = (info.context.brain if self.moment is None else self.moment).store
         return await in_thread(store.count_memories, self.where)
 

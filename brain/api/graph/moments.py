@@ -93,10 +93,15 @@ def _only(selections: Sequence[Any], level: Level) -> bool:
     return True
 
 
+def asks_only(info: Info, level: Level) -> bool:
+    """The field resolved asks only what `level` allows (its leaves, and what it opens)."""
+    fields = info.selected_fields
+    return len(fields) == 1 and _only(fields[0].selections, level)
+
+
 def around_only(info: Info) -> bool:
     """The query asks of the note only what its neighbourhood then answers."""
-    fields = info.selected_fields
-    return len(fields) == 1 and _only(fields[0].selections, _NOTE)
+    return asks_only(info, _NOTE)
 
 
 async def note_moment_at(info: Info, as_of: datetime, path: str) -> Brain:

@@ -15,6 +15,7 @@ from brain.api.graph.connections import (
     memory_page,
     problem_page,
 )
+from brain.api.graph.counted import counted_link_report, counted_memories
 from brain.api.graph.memory_view import memory_at
 from brain.api.graph.moments import AS_OF, moment_at, note_moment_at, stats_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
@@ -87,6 +88,9 @@ class GraphQuery:
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> MemoryConnection:
         where = filter.to_model() if filter is not None else MemoryFilter()
+        counted = await counted_memories(info, where, first, as_of) if after is None else None
+        if counted is not None:  # how many then, from the kept counts (no moment built)
+            return counted
         return await memory_page(info, where, first, after, await moment_at(info, as_of))
 
     @field(description="Agents by id" + PAGED, permission_classes=ADMIN_ONLY)
@@ -138,6 +142,9 @@ class GraphQuery:
     async def link_report(
         self, info: Info, as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> LinkReport:
+        counted = await counted_link_report(info, as_of)
+        if counted is not None:  # the counts then, kept (no moment built)
+            return counted
         brain = await moment_at(info, as_of) or info.context.brain
         stats = await in_thread(brain.stats)
         problems = await in_thread(brain.problems)

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from brain.config.workspace import BrainConfig
 from brain.ingest.ingester import Ingester, IngestState
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import Layout
@@ -38,6 +39,7 @@ from brain.service.brain import Brain, FileChanges
 from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, MomentNotKept, Timeline, contents_at, delta_at, moment_index
+from brain.tool.asof.scopes import scope_index
 from brain.tool.history.blobs import BlobStore
 from brain.tool.history.log import History, HistoryRecord, replay
 from brain.workspace import FileStat
@@ -52,7 +54,7 @@ FRESH_DIVISOR = 4
 _EMPTY_KEYWORDS = MemoryStore().contents().keywords
 
 
-_MOMENT_ATTRIBUTES = ("absent", "changed_at")
+_MOMENT_ATTRIBUTES = ("absent", "changed_at", "scopes_then")
 
 
 def owners_of(claims: Iterable[str]) -> set[str]:
@@ -66,10 +68,15 @@ def _nanoseconds(when: float | None) -> int:
 
 class MomentIngester(Ingester):
     """An ingester whose named paths are the history's, not the disk's: `absent` paths are
-    gone whatever the disk holds, overlays hold the content of the others at t."""
+    gone whatever the disk holds, overlays hold the content of the others at t, and the agent
+    folders are those of t (`scopes_then`, asof/scopes.py), not those on disk now."""
 
     absent: frozenset[str] = frozenset()
     changed_at: dict[str, float] = {}  # noqa: RUF012 (set per instance before its sync)
+    scopes_then: frozenset[str] | None = None
+
+    def __init__(self, root: Path, store: MemoryStore, layout: Layout, config: BrainConfig) -> None:
+        super().__init__(root, store, _then_layout(layout, self), config)
 
     def _stat_paths(self, paths: Iterable[str]) -> tuple[dict[str, FileStat], list[str]]:
         stats, gone = super()._stat_paths(paths)
@@ -82,12 +89,18 @@ class MomentIngester(Ingester):
                 # its size then, and the time of the change that wrote it (an age)
                 when = self.changed_at.get(rel)
                 stats[rel] = FileStat(rel, len(overlays[rel]), _nanoseconds(when))
+        if self.scopes_then is not None:  # (super() read the disk's folders of now)
+            self._scopes = set(self.scopes_then)
         return stats, gone
 
     def _agent_changes(self, owners: set[str], recompute: bool) -> tuple[list[AgentNode], list[str]]:
-        """Ingester._agent_changes with the owners of every note of the moment, not only of the
-        batch's: a sync of a few files into a copy must not drop an agent whose folder is gone
-        now but whose notes were there at t (`brain check` of t's files had it)."""
+        """Ingester._agent_changes with the agent folders of t. Without them (a moment made
+        by hand), the owners of every note of the moment, not only of the batch's: a sync of a
+        few files into a copy must not drop an agent whose folder is gone now but whose notes
+        were there at t (`brain check` of t's files had it)."""
+        if self.scopes_then is not None:
+            self._scopes = set(self.scopes_then)
+            return super()._agent_changes(owners, recompute)
         return super()._agent_changes(owners | owners_of(self.claims), recompute)
 
     def state(self) -> IngestState:
@@ -98,6 +111,29 @@ class MomentIngester(Ingester):
             return super().state()
         finally:
             vars(self).update(own)
+
+
+def _then_layout(layout: Layout, ingester: MomentIngester) -> Layout:
+    """`layout` whose agent folders are the moment's (`ingester.scopes_then`) when it has them:
+    a first sync reads them before its walk's names are made."""
+    folders = type(layout).scope_folders
+
+    def scope_folders(self: Layout, root: Path) -> set[str]:
+        then = ingester.scopes_then
+        return set(then) if then is not None else folders(self, root)
+
+    made: Layout = type(f"Then{type(layout).__name__}", (type(layout),), {"scope_folders": scope_folders})()
+    return made
+
+
+def moment_scopes(moments: Moments, records: Sequence[HistoryRecord], first: int) -> frozenset[str]:
+    """The agent folders with the first `first` records applied (asof/scopes.py)."""
+    live = moments.live
+    ingester = live.ingester
+    # Copies made under the GIL (no lock: a write under way is not waited for; its change
+    # is recorded after it, so at any recorded moment its files are the history's).
+    files, disk, changes = list(ingester.files), set(ingester._scopes), live.changes
+    return scope_index(moments).scopes_at(live.layout, records, moments.timeline, first, files, disk, changes)
 
 
 class MomentBrain(Brain):
@@ -122,7 +158,8 @@ def _moment_layout(layout: Layout, absent: frozenset[str], held: dict[str, FileS
     return made
 
 
-def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> MomentBrain:
+def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes],
+                  scopes: frozenset[str] | None = None) -> MomentBrain:
     """The moment's graph from `base` (the graph now, or a built moment) and the files that
     differ from it: the base's copied and those files synced (few), or a first sync of the
     moment's files (many: at 10,000 notes all changed, re-linking them one by one took three
@@ -155,6 +192,7 @@ def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes]) -> Mome
     ingester.overlays.update(held)
     ingester.absent = frozenset(absent)
     ingester.changed_at = changed_at
+    ingester.scopes_then = scopes
     if fresh:
         ingester.sync()
         return brain
@@ -276,7 +314,8 @@ class Moments:
             _, index, built = near[0]
             delta = delta_at(records, self.timeline, moment, first, index)
             try:
-                return _moment_brain(built, delta, contents_at(delta, self.blobs, records))
+                return _moment_brain(built, delta, contents_at(delta, self.blobs, records),
+                                     moment_scopes(self, records, first))
             except MomentNotKept:
                 pass  # a version between the two not kept: from now, which says exactly what
         base, generation = self._base_graph()
@@ -284,7 +323,7 @@ class Moments:
         for rel, digest in self._unrecorded(base, records, generation).items():
             delta.paths.setdefault(rel, digest)
         contents = contents_at(delta, self.blobs, records)
-        return _moment_brain(base, delta, contents)
+        return _moment_brain(base, delta, contents, moment_scopes(self, records, first))
 
 
 __all__ = ["MomentBrain", "MomentNotKept", "Moments"]

@@ -47,7 +47,8 @@ from brain.store.base import WriteBatch
 from brain.store.memory.search import KeywordIndex
 from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, MomentNotKept, contents_at
-from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _moment_brain
+from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _moment_brain, moment_scopes
+from brain.tool.asof.scopes import scope_index
 from brain.tool.history.log import HistoryRecord
 
 log = logging.getLogger(__name__)
@@ -178,9 +179,15 @@ class StatsSeries:
         walker = self._newest(records)
         top = len(records)
         found: dict[int, tuple[int, ...]] = {top: tuple(_counts(walker.store.stats()))}
+        ingester = walker.ingester
+        assert isinstance(ingester, MomentIngester)
+        index, timeline, layout = scope_index(self.moments), self.moments.timeline, self.moments.live.layout
         for k in range(top, stop + 1, -1):
             record = records[k - 1]  # undone: the files as they were with k-1 records applied
             try:
+                if ingester.scopes_then is not None:  # the agent folders of k-1 records
+                    ingester.scopes_then = index.step_back(layout, records, timeline, k - 1,
+                                                           ingester.scopes_then)
                 self._undo(walker, record)
             except MomentNotKept:
                 break  # what is before is not kept: those moments are refused anyway
@@ -194,12 +201,16 @@ class StatsSeries:
     def _newest(self, records: Sequence[HistoryRecord]) -> MomentBrain:
         """The moment with every record applied, built as graph.py builds any moment."""
         moments = self.moments
-        with moments._building:  # the base graph is built and copied by one thread at a time
+        # The base graph is brought up to date by one thread at a time; the copy of it is
+        # made under its own lock (graph.py), so the walker is built without holding up the
+        # moments that requests build meanwhile (nor, then, does the walk).
+        with moments._building:
             base, generation = moments._base_graph()
-            delta = Delta(moments.clock(), len(records), len(records), {}, {})
-            for rel, digest in moments._unrecorded(base, list(records), generation).items():
-                delta.paths[rel] = digest
-            walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records))
+            unrecorded = dict(moments._unrecorded(base, list(records), generation))
+        delta = Delta(moments.clock(), len(records), len(records), unrecorded, {})
+        moments.timeline.index_after(records, moments.clock())  # (it has seen every record)
+        walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records),
+                               moment_scopes(moments, records, len(records)))
         assert isinstance(walker.store, MemoryStore)
         walker.store._keywords = _NoKeywords()  # never searched: half a step's time was its index
         return walker

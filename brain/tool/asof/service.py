@@ -22,6 +22,7 @@ from brain.tool.asof.around import around_moment
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
 from brain.tool.asof.note import note_moment
+from brain.tool.asof.oldest import refusal
 from brain.tool.asof.series import counts_at
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.diff.changes import BadMoment, _iso, parse_moment
@@ -62,14 +63,22 @@ def moment_time(service: MemoryService, when: str) -> float:
     return moment
 
 
+def refused(service: MemoryService, exc: MomentNotKept, moment: float) -> Refusal:
+    """The refusal of a moment not shown: a future one is a bad argument; any other (before
+    the history, past retention, a note's version gone) names the oldest moment that can be
+    shown, in the same words on every front end (asof/oldest.py)."""
+    if exc.future:
+        return Refusal(RefusalCode.INVALID_ARGUMENT, str(exc))
+    return refusal(moment, moments_of(service).history.all(), service.blobs)
+
+
 def graph_at(service: MemoryService, when: str) -> MomentBrain:
     """The graph at `when`, or a refusal: not a time, in the future, or outside retention."""
     moment = moment_time(service, when)
     try:
         return moments_of(service).at(moment)
     except MomentNotKept as exc:
-        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
-        raise Refusal(code, str(exc)) from None
+        raise refused(service, exc, moment) from None
 
 
 def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
@@ -81,8 +90,7 @@ def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
     try:
         first = moment_index(records, moments.timeline, moment, moments.clock())
     except MomentNotKept as exc:
-        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
-        raise Refusal(code, str(exc)) from None
+        raise refused(service, exc, moment) from None
     found = counts_at(moments, first, records)
     if found is not None:
         return moment, found
@@ -97,8 +105,7 @@ def around_as_of(service: MemoryService, rel: str, when: str) -> MomentBrain:
     try:
         return around_moment(moments_of(service), service.parsed, moment, rel)
     except MomentNotKept as exc:
-        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
-        raise Refusal(code, str(exc)) from None
+        raise refused(service, exc, moment) from None
 
 
 def _problem(p: Problem) -> dict[str, Any]:
@@ -114,8 +121,7 @@ def note_as_of(service: MemoryService, actor: Actor, rel: str, when: str) -> dic
     try:  # the note and the names it links to as they were: not the whole moment (asof/note.py)
         built = note_moment(moments_of(service), moment, rel)
     except MomentNotKept as exc:
-        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
-        raise Refusal(code, str(exc)) from None
+        raise refused(service, exc, moment) from None
     return _note(built, built.at, actor, rel, built.ingester.overlays)
 
 

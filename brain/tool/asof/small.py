@@ -31,7 +31,7 @@ from brain.store.memory.search import KeywordIndex
 from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, moment_index
 from brain.tool.asof.delta import _seconds as record_seconds
-from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _nanoseconds
+from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _nanoseconds, moment_scopes
 from brain.tool.diff.changes import _at
 from brain.tool.history.log import HistoryRecord
 from brain.workspace import FileStat, read_bytes
@@ -206,6 +206,9 @@ def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes]
     store.read_bodies_from(DiskBodies(brain.root, ingester.overlays))
     ingester.overlays.update(held)
     ingester.changed_at = changed_at
+    # The agent folders of t, not of the disk now (asof/scopes.py): a folder made since is
+    # not there, whatever of its notes this holds.
+    ingester.scopes_then = moment_scopes(moments, moments.history.all(), first)
     ingester.sync()
     return brain
 
