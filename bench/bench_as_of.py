@@ -15,7 +15,7 @@ Then, as a server has it (the graph synced, the history read once), the counts a
 record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
 for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
 first ask, then `--runs` asks; linkReport(asOf:)'s totals and memories(asOf:) { totalCount }
-are answered the same way, brain/api/graph/counted.py); then, interleaved, the way it was answered before: the
+are answered the same way, api/graph/asof/counted.py); then, interleaved, as before: the
 first ask (the moment's graph built: the graph now copied, the notes changed since re-read
 from their blobs and synced) and then `--runs` asks of stats(asOf), memory(asOf) (one note
 with its links), memories(asOf) (a page of 20), linkReport(asOf) (stats and problems) and
@@ -223,7 +223,7 @@ def main() -> None:
 
             # GraphQL linkReport(asOf:) and memories(asOf:) { totalCount } as answered before
             # (the whole moment: its stats and problems; its note count); now they are the kept
-            # counts' answer (brain/api/graph/counted.py), stats_as_of above.
+            # counts' answer (brain/api/graph/asof/counted.py), stats_as_of above.
             def link_report(moment: str = moment) -> None:
                 g = graph_at(service, moment)
                 g.stats()

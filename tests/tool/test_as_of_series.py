@@ -238,7 +238,7 @@ def test_graphql_counts_as_of_are_answered_from_the_kept_counts_on_both_stores(
 ) -> None:
     """`linkReport(asOf:)` asking its totals, `memories(asOf:) { totalCount }` (no filter) and
     the admin's `memoryHealth(asOf:)` total are answered from the kept counts, no moment built
-    (brain/api/graph/counted.py), and equal the whole moment's answer (asked with a field only
+    (brain/api/graph/asof/counted.py), and equal the whole moment's answer (asked with a field only
     the whole moment answers) at every moment.
 
     Planted bug, seen to fail: the filter not looked at (writer's count answered with every

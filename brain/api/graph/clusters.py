@@ -14,7 +14,7 @@ from weakref import WeakKeyDictionary
 
 import strawberry
 
-from brain.api.graph.moments import AS_OF, moment_at
+from brain.api.graph.asof.moments import AS_OF, moment_at
 from brain.api.graphql.context import Info
 from brain.api.graphql.fields import field
 from brain.api.graphql.loaders import in_thread

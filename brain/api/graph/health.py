@@ -16,8 +16,8 @@ from typing import Annotated
 import strawberry
 
 from brain import model
-from brain.api.graph.counted import counted_health
-from brain.api.graph.moments import AS_OF, moment_at
+from brain.api.graph.asof.counted import counted_health
+from brain.api.graph.asof.moments import AS_OF, moment_at
 from brain.api.graph.nodes import Node, Unresolved, graph_node
 from brain.api.graph.paging.cursors import PageInfo, decode_cursor, encode_cursor, quoted
 from brain.api.graphql.context import Info

@@ -96,7 +96,7 @@ class Memory(Node):
     size: int = strawberry.field(description="Bytes on disk.")
     hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
     record: strawberry.Private[model.MemoryNode]
-    # The graph of the moment an `asOf:` query asked for (brain/api/graph/moments.py); None: now.
+    # The graph of the moment an `asOf:` query asked for (brain/api/graph/asof/moments.py); None: now.
     moment: strawberry.Private[Brain | None] = None
 
     # Computed only when asked: a page of a hundred memories rarely wants them. Paged: a 1 MiB

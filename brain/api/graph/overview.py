@@ -18,8 +18,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
+from brain.api.graph.asof.moments import AS_OF, moment_at
 from brain.api.graph.clusters import best_linked, cluster_memories
-from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import LinkStatus, MemoryType
 from brain.api.graphql.errors import UserError

@@ -8,6 +8,8 @@ from typing import Annotated
 import strawberry
 
 from brain import model
+from brain.api.graph.asof.counted import counted_link_report, counted_memories
+from brain.api.graph.asof.moments import AS_OF, moment_at, note_moment_at, stats_at
 from brain.api.graph.connections import (
     MemoryConnection,
     MemoryFilterInput,
@@ -15,9 +17,7 @@ from brain.api.graph.connections import (
     memory_page,
     problem_page,
 )
-from brain.api.graph.counted import counted_link_report, counted_memories
 from brain.api.graph.memory_view import memory_at
-from brain.api.graph.moments import AS_OF, moment_at, note_moment_at, stats_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.graph.paging.links import PAGE, node_page
 from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of

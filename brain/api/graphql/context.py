@@ -74,7 +74,7 @@ class Context:
     response: Response | WebSocket | None = None
     # Set by strawberry from a WebSocket's `connection_init` payload.
     connection_params: dict[str, object] | None = None
-    # The loaders of each moment an `asOf:` field asked for (brain/api/graph/moments.py), by the
+    # The loaders of each moment an `asOf:` field asked for (brain/api/graph/asof/moments.py), by the
     # moment's graph: its nodes' fields batch and cache as the live graph's do, with the same reach.
     moment_loaders: dict[int, tuple[Brain, Loaders]] = field(default_factory=dict)
 

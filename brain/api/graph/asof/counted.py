@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from brain.api.graph.asof.moments import Level, asks_only, stats_at
 from brain.api.graph.connections import MemoryConnection
-from brain.api.graph.moments import Level, asks_only, stats_at
 from brain.api.graph.paging.cursors import PageInfo
 from brain.api.graph.reports import LinkReport
 from brain.api.graphql.context import Info
