@@ -147,14 +147,26 @@ class Brain:
                 self.metrics.sync_seconds.labels(kind).observe(time.perf_counter() - started)
             return result
 
-    def _hashes(self, paths: list[str] | None) -> dict[str, str]:
+    def _hashes(self, paths: list[str] | None, after: bool = False) -> dict[str, str]:
+        """The hashes of the files `paths` name: a named folder stands for the files under it
+        (a watcher names a folder made, moved or deleted with its notes; without this, their
+        creations and deletions reached no listener, so the history never recorded them)."""
         files = self.ingester.files
         if paths is None:
             return {rel: state.hash for rel, state in files.items() if state.hash}
-        return {rel: state.hash for rel in paths if (state := files.get(rel)) is not None and state.hash}
+        found = {rel: state.hash for rel in paths if (state := files.get(rel)) is not None and state.hash}
+        # A path that is no known file and is a folder now, or (before the sync) nothing now: a
+        # folder deleted. Its known files, by one pass over them. A new, changed or deleted
+        # file (the usual paths) costs at most one stat and no pass.
+        here = os.path.isdir if after else (lambda path: not os.path.isfile(path))
+        folders = tuple(f"{rel.rstrip('/')}/" for rel in paths if rel not in files and here(self.root / rel))
+        if folders:
+            found.update((rel, state.hash) for rel, state in files.items()
+                         if state.hash and rel.startswith(folders))
+        return found
 
     def _tell_files(self, before: dict[str, str], paths: list[str] | None, first: bool) -> None:
-        after = self._hashes(paths)
+        after = self._hashes(paths, after=True)
         changed = [
             (rel, before.get(rel), after.get(rel))
             for rel in sorted(before.keys() | after.keys()) if before.get(rel) != after.get(rel)
