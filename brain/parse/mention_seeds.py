@@ -62,12 +62,12 @@ _native_seed: ListedTwin | None = _native_listed
 
 class Vocabulary:
     """Every name a sync's notes may be mentioned by, looked up as `find_mentions` looks up
-    a scope's names (a NameIndex whose targets are the names themselves). It crosses into
+    a scope's names (a NameIndex of the names alone: `NameIndex.of_names`). It crosses into
     the parse helpers as its list of names."""
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = sorted(set(names))
-        self.index = NameIndex((n, MentionTarget(n, n, 0)) for n in self.names)
+        self.index = NameIndex.of_names(self.names)
         # A match is words and the separators between them (`squash`): it can start or end
         # inside a wikilink only if a name holds its `[[` or `]]`. With no such name, the
         # text of wikilinks (never prose) is blanked before the words are looked up.

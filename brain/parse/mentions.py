@@ -145,6 +145,29 @@ class NameIndex:
             by_name.setdefault(squashed, {})[target.id] = target
             words_of[squashed] = words
         self._targets = {k: tuple(v.values()) for k, v in by_name.items()}
+        self._count = len(self._targets)
+        self._index_words(words_of)
+
+    @classmethod
+    def of_names(cls, names: Iterable[str]) -> NameIndex:
+        """The index of names that are their own targets (a seed's vocabulary,
+        brain.parse.mention_seeds): the same words, numbers and names as
+        `NameIndex((n, MentionTarget(n, n, 0)) for n in names)`, without a target built for
+        each, which a seed never asks for (`targets` answers ()). Each parse helper builds
+        one a scope: the targets were a third of it."""
+        self = cls.__new__(cls)
+        words_of: dict[str, tuple[str, ...]] = {}
+        for name in names:
+            squashed, words = squash(name), name_words(name)
+            if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
+                continue
+            words_of[squashed] = words
+        self._targets = {}
+        self._count = len(words_of)
+        self._index_words(words_of)
+        return self
+
+    def _index_words(self, words_of: dict[str, tuple[str, ...]]) -> None:
         # First word -> the word counts of the names it starts, longest first (the longest
         # name wins); word tuple -> its names. A word costs one lookup per length, however
         # many names share its first word.
@@ -163,7 +186,7 @@ class NameIndex:
         self._native: object = None
 
     def __len__(self) -> int:
-        return len(self._targets)
+        return self._count
 
     def lengths(self, word: str) -> list[int] | None:
         return self._lengths.get(word)

@@ -6,7 +6,8 @@ name index: half an ingest and more at 10,000 notes. A sync asked to seed
 (brain/ingest/mention_seeds.py) leaves each note's matches of every name of the walk; what
 is left here is what depends on who reads: for each source, which of those names it reaches
 (its own scope, then `shared`: the levels of link resolution) and whom they name, and, only
-for a note with a match that survives that, the notes it links (one store call a batch).
+for a note with a match that survives that, the ids it links (`link_targets`: ids only, no
+Link built; one store call a batch).
 
 The names are looked up by name, not built into an index per scope (`SweepNames`): the same
 answers as `Names` (tests/hostile/test_mention_sweep.py holds the sweeps equal), at the cost
@@ -165,11 +166,11 @@ def sweep_mentions(
                 survivors = []  # only its own name: nothing to report, no links to ask for
             decided.append((memory, survivors))
         wanted = [m.id for m, survivors in decided if survivors is None or survivors]
-        links = store.links_from(wanted) if wanted else {}
+        links = store.link_targets(wanted) if wanted else {}
         for memory, survivors in decided:
             if survivors is not None and not survivors:
                 continue
-            linked = {link.target_id for link in links.get(memory.id, [])}
+            linked = links.get(memory.id, set())
             if survivors is None:
                 reference = reference if reference is not None else Names(store)
                 found = note_mentions(store, root, memory, names=reference, linked=linked)

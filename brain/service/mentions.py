@@ -204,16 +204,15 @@ def workspace_mentions(
     notes = list(memories if memories is not None else store.list_memories(MemoryFilter(), bodies=False))
     for start in range(0, len(notes), SWEEP_BATCH):
         batch = [m for m in notes[start : start + SWEEP_BATCH] if m.note_kind is Kind.MEMORY]
-        links = store.links_from([m.id for m in batch])
+        links = store.link_targets([m.id for m in batch])
         for memory in batch:
-            linked = {link.target_id for link in links.get(memory.id, [])}
-            found = note_mentions(store, root, memory, names=names, linked=linked)
+            found = note_mentions(store, root, memory, names=names, linked=links.get(memory.id, set()))
             if found:
                 yield memory, found
 
 
 def linked_ids(store: GraphStore, memory: MemoryNode) -> set[str]:
-    return {link.target_id for link in store.links_from([memory.id]).get(memory.id, [])}
+    return store.link_targets([memory.id]).get(memory.id, set())
 
 
 def related_to(

@@ -34,7 +34,7 @@ def mention_actions(
     # (a fence opened above is still open): the body up to the last line is enough.
     body_lines = note.body.split("\n")[: last_line - first_body + 1]
     body = "\n".join(body_lines)
-    linked = {link.target_id for link in ctx.store.links_from([source.id]).get(source.id, [])}
+    linked = ctx.store.link_targets([source.id]).get(source.id, set())
     names = ctx.mention_names() if ctx.mention_names is not None else Names(ctx.store)
     index = names.index(source.scope)
     out: list[Action] = []

@@ -22,7 +22,7 @@ a snapshot encodes them later, outside the lock, while writes go on.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain, compress, count, repeat
 from typing import Any
@@ -314,6 +314,28 @@ class LinkTable:
         if block is None:
             return []
         return _rows(self._columns_now(), source, *self._span(block))
+
+    def targets(self, sources: Collection[str]) -> dict[str, set[str]]:
+        """For each source, the ids its links point at: read from the target column alone,
+        no row built (a sweep of unlinked mentions asks this of every note)."""
+        out: dict[str, set[str]] = {s: set() for s in sources}
+        held = [(s, b) for s in out if (b := self._block_of.get(s)) is not None]
+        if not held:
+            return out
+        image = self._columns_now()
+        blocks = np.fromiter((b for _, b in held), np.int64, len(held))
+        starts = image.starts[blocks]
+        lengths = image.starts[blocks + 1] - starts
+        # Each block's positions, all at once: its start repeated, plus 0..n-1 within it.
+        first = np.cumsum(lengths) - lengths
+        at = np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()))
+        values = image.columns["target_id"][at].tolist()
+        strings = image.strings
+        k = 0
+        for (source, _), n in zip(held, lengths.tolist(), strict=True):
+            out[source] = {t for v in values[k : k + n] if (t := strings[v]) is not None}
+            k += n
+        return out
 
     def row(self, source: str, ordinal: int) -> LinkRow:
         """One link (its ordinal is its place among its source's links)."""

@@ -372,6 +372,10 @@ class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySear
         with self._lock:
             return {i: list(map(as_link, self._out.get(i))) for i in ids}
 
+    def link_targets(self, ids: Collection[str]) -> dict[str, set[str]]:
+        with self._lock:
+            return self._out.targets(ids)
+
     def links_to(self, ids: Collection[str]) -> dict[str, list[Link]]:
         with self._lock:
             self._ensure_indexes()

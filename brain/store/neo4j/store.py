@@ -63,6 +63,7 @@ from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
 from brain.store.neo4j.health import Neo4jHealth, follow_params
 from brain.store.neo4j.keptnodes import KeptNodes
+from brain.store.neo4j.link_targets import Neo4jLinkTargets
 from brain.store.neo4j.readcache import KeptReads, ReadCache, chars
 from brain.store.neo4j.records import (
     KIND_OF_LABEL,
@@ -87,7 +88,8 @@ DEFAULT_DATABASE = "neo4j"
 
 
 class Neo4jStore(
-    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews
+    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews,
+    Neo4jLinkTargets,
 ):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
