@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.server import BrainServer
+from tests.ui.server import BrainServer, copy_example
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example workspace for the module: its tests only read (zoom, select,
+    filter: nothing changes a file or what the server keeps), each on a page of its own."""
+    served = BrainServer(copy_example(tmp_path_factory.mktemp("labels"))).start()
+    yield served
+    served.stop()
 
 Box = tuple[str, float, float, float, float]
 
