@@ -27,6 +27,7 @@ from brain.store.memory.store import MemoryStore
 from tests.api.client import post, ws_session
 from tests.api.files import write
 from tests.api.live import LiveServer, live_server, until_subscribed
+from tests.conftest import STORES, open_neo4j
 
 REPO = Path(__file__).resolve().parents[2]
 DOCUMENTS = REPO / "graphql"
@@ -363,9 +364,55 @@ def test_document_is_valid_against_the_schema(name: str) -> None:
     assert validate(schema._schema, parse(document(name))) == []
 
 
+# The documents that change the workspace: each runs on a copy of its own. The others only
+# read, and share one served copy a store (the shared copy is checked unchanged at the end).
+WRITES = {
+    "change-digest.graphql": "writes a memory through GraphQL",
+    "graph-changed.graphql": "edits two files and waits for the event",
+}
+READS = sorted(set(CHECKS) - set(WRITES))
+
+
+def test_the_writing_documents_are_documents() -> None:
+    assert set(WRITES) <= set(CHECKS)
+
+
+def example_files(root: Path) -> dict[str, bytes]:
+    """What a served copy holds of the example (brain's own .brain folder aside)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".brain" not in p.relative_to(root).parts}
+
+
+@pytest.fixture(scope="module", params=STORES)
+def shared_example(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LiveServer, Path]]:
+    """One served copy of the example a store, for the documents that only read: the
+    example's ingest (on Neo4j several transactions, 2-7 s a test in CI) once, not once a
+    document. It fails at the end if a reading document changed a file of it."""
+    root = Path(shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("documents") / "workspace"))
+    before = example_files(root)
+    store: GraphStore = (MemoryStore() if request.param == "memory"
+                         else open_neo4j(request.getfixturevalue("neo4j_login")))
+    try:
+        with live_server(root, store, watch=False) as live:
+            yield live, root
+    finally:
+        store.close()
+    assert example_files(root) == before, "a reading document changed the shared copy"
+
+
+@pytest.mark.parametrize("name", READS)
+async def test_document_answers_on_the_example_workspace(
+    name: str, shared_example: tuple[LiveServer, Path]
+) -> None:
+    live, root = shared_example
+    await CHECKS[name](live, root)
+
+
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
-    """A copy of examples/workspace: the live check writes to it."""
+    """A copy of examples/workspace: the writing check changes it."""
     return Path(shutil.copytree(EXAMPLE, tmp_path / "workspace"))
 
 
@@ -378,8 +425,8 @@ def example_server(
         yield live
 
 
-@pytest.mark.parametrize("name", sorted(CHECKS))
-async def test_document_answers_on_the_example_workspace(
+@pytest.mark.parametrize("name", sorted(WRITES))
+async def test_writing_document_answers_on_a_copy_of_its_own(
     name: str, example_server: LiveServer, example: Path
 ) -> None:
     await CHECKS[name](example_server, example)

@@ -10,34 +10,35 @@ from typing import Any
 
 import pytest
 
-from tests.ui.server import (
-    ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    BrainServer,
-    chromium_missing,
-    copy_example,
-    ensure_built,
-)
+from tests.ui.browser import HOST
+from tests.ui.server import ARTIFACTS, BrainServer, chromium_missing, copy_example
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One Chromium per test module. Not per session: Playwright's sync API keeps an event loop
-    running in this thread while it is open, and pytest-asyncio's tests elsewhere need none."""
+@pytest.fixture
+def browser() -> Any:
+    """The worker's Chromium (tests/ui/browser.py: one for a run of browser tests, not one a
+    module); each test opens a context of its own on it (`bare_page`)."""
     missing = chromium_missing()
     if missing:
         if os.environ.get("CI") == "true":
             pytest.fail(f"the web UI tests need a browser in CI: {missing}")
         pytest.skip(missing)
-    ensure_built()
-    from playwright.sync_api import sync_playwright
+    return HOST.browser()
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a test's own teardown (its context closed), the browser closes unless the next
+    test on this worker uses one: Playwright's open event loop would stop an asyncio test."""
+    try:
+        yield
+    finally:
+        if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+            HOST.close()
+
+
+def pytest_sessionfinish() -> None:
+    HOST.close()
 
 
 @pytest.fixture

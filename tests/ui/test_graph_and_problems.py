@@ -4,13 +4,32 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.server import BrainServer
+from tests.ui.server import BrainServer, copy_example
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example workspace for the tests that only read (each on a page of its
+    own); the test that edits a file has a server of its own (`own_server`)."""
+    served = BrainServer(copy_example(tmp_path_factory.mktemp("graph"))).start()
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def own_server(workspace: Path) -> Iterator[BrainServer]:
+    """A server of this test's own copy of the example, which the test changes."""
+    served = BrainServer(workspace).start()
+    yield served
+    served.stop()
 
 
 def test_link_report_filters_and_click_through_to_the_line(page: Any, server: BrainServer) -> None:
@@ -35,7 +54,11 @@ def test_link_report_filters_and_click_through_to_the_line(page: Any, server: Br
     snap(page, "problems-click-through")
 
 
-def test_a_fixed_link_leaves_the_problems_list_live(page: Any, server: BrainServer, workspace: Path) -> None:
+def test_a_fixed_link_leaves_the_problems_list_live(
+    own_server: BrainServer, bare_page: Any, workspace: Path
+) -> None:
+    # The server first: its page closes before it stops (as the `page` fixture orders them).
+    page, server = bare_page, own_server
     page.goto(f"{server.base}/#/problems")
     expect(page.get_by_role("status").filter(has_text="problems")).to_have_text("3 of 3 problems")
     (workspace / "memory/shared/postmortem-template.md").write_text(

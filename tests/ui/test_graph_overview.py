@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.server import REPO
+from tests.ui.server import REPO, BrainServer
 
 sys.path.insert(0, str(REPO / "bench"))
 from workload import generate
@@ -26,11 +26,16 @@ from workload import generate
 SETTLE_MS = 120_000
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "workspace"
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the generated workspace for the module: its tests only read (they navigate
+    and click in the drawing; no file and nothing the server keeps changes), and generating and
+    ingesting the 600 notes again was most of each test's time. Each test has its own page."""
+    root = tmp_path_factory.mktemp("overview") / "workspace"
     generate(root, 600, agents=4, seed=7)
-    return root
+    served = BrainServer(root).start()
+    yield served
+    served.stop()
 
 
 def settled(page: Any) -> dict[str, str]:

@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.server import BrainServer
+from tests.ui.server import BrainServer, copy_example
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example workspace for the module: its tests only read (zoom, select,
+    filter: nothing changes a file or what the server keeps), each on a page of its own."""
+    served = BrainServer(copy_example(tmp_path_factory.mktemp("labels"))).start()
+    yield served
+    served.stop()
 
 Box = tuple[str, float, float, float, float]
 
@@ -72,28 +83,45 @@ def test_overview_labels_never_overlap(page: Any, server: BrainServer) -> None:
         assert meet((name, left, top, right, bottom), (name, *on)), f"{name} drawn off the drawing"
 
 
+def wheel_until(page: Any, dy: int, done: Callable[[list[Box]], bool], most: int = 12) -> list[Box]:
+    """Wheel one notch at a time until `done(labels)`, each notch after the last one's glide:
+    the labels once it has ended (`most` notches at most).
+
+    Six notches 80 ms apart zoomed by what the machine allowed: sigma drops a notch that comes
+    within a fifth of its glide (50 ms) of the last in the same direction, and a loaded machine
+    delivers the wheel events bunched. And a wait for the labels to change after the zoom,
+    against `json.dumps` of the boxes (spaces, `1.0`), never matched what the page wrote (its
+    JSON.stringify), so it never waited: the labels read could be the ones from before the zoom.
+    """
+    canvas = page.locator(".graph-canvas")
+    labels: list[Box] = []
+    for _ in range(most):
+        before = canvas.get_attribute("data-labels")
+        page.mouse.wheel(0, dy)
+        # The boxes are noted at still frames only: a change is the glide's end (a notch moves
+        # every label but one at the very centre).
+        expect(canvas).not_to_have_attribute("data-labels", before or "", timeout=15_000)
+        labels = settled_labels(page)
+        if done(labels):
+            break
+    return labels
+
+
 def test_zoomed_out_drops_labels_then_zooming_in_brings_them_back(page: Any, server: BrainServer) -> None:
     page.goto(f"{server.base}/#/graph")
     canvas = page.locator(".graph-canvas")
     expect(canvas).to_have_attribute("aria-label", re.compile(r"Whole workspace: \d+ nodes"))
-    first = drawn_labels(page)
+    first = settled_labels(page)
     box = canvas.bounding_box()
     centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.move(*centre)
-    for _ in range(6):  # zoom out: the nodes crowd together, so fewer labels fit
-        page.mouse.wheel(0, 300)
-        page.wait_for_timeout(80)
-    expect(canvas).not_to_have_attribute("data-labels", json.dumps(first))
-    out = settled_labels(page)  # the zoom glides; the labels are chosen again once it stops
+    # Zoom out: the nodes crowd together, so fewer labels fit.
+    out = wheel_until(page, 300, lambda now: len(now) < len(first))
     assert_apart(out)
     assert 0 < len(out) < len(first), (len(out), len(first))
     assert int(canvas.get_attribute("data-labels-dropped")) > 0
     snap(page, "graph-labels-zoomed-out")
-    for _ in range(10):
-        page.mouse.wheel(0, -300)
-        page.wait_for_timeout(80)
-    expect(canvas).not_to_have_attribute("data-labels", json.dumps(out))
-    back = settled_labels(page)
+    back = wheel_until(page, -300, lambda now: len(now) > len(out))
     assert_apart(back)
     assert len(back) > len(out)
 

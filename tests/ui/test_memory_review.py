@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +27,33 @@ def editor_text(page: Any, path: str) -> str:
     return str(page.get_by_role("textbox", name=f"Markdown of {path}").inner_text())
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def example_copy(tmp: Path) -> Path:
     """The example, its glossary last changed five and a half days ago (the list shows its age)."""
-    root = copy_example(tmp_path)
+    root = copy_example(tmp)
     five_days_ago = time.time() - 5.5 * 86_400
     os.utime(root / "memory/shared/glossary.md", (five_days_ago, five_days_ago))
     return root
 
 
-def test_scopes_shared_first_with_memory_off_tag_and_file_details(page: Any, server: BrainServer) -> None:
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of its own for each test that writes (through the page or on disk)."""
+    return example_copy(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example for the tests that only read (an unsaved edit stays in the
+    test's own browser context); set up before each test's page, so the page closes first."""
+    served = BrainServer(example_copy(tmp_path_factory.mktemp("review"))).start()
+    yield served
+    served.stop()
+
+
+def test_scopes_shared_first_with_memory_off_tag_and_file_details(
+    bare_page: Any, reader: BrainServer
+) -> None:
+    page, server = bare_page, reader
     page.goto(server.base + "/")
     scopes = page.get_by_role("navigation", name="Memory scopes").get_by_role("link")
     expect(scopes.first).to_have_accessible_name(re.compile(r"^Shared, 8 notes"))
@@ -84,7 +102,9 @@ def test_edit_and_save_writes_the_file_and_the_history(
     snap(page, "memory-saved-history")
 
 
-def test_wikilink_completion_and_problems_inline(page: Any, server: BrainServer) -> None:
+def test_wikilink_completion_and_problems_inline(bare_page: Any, reader: BrainServer) -> None:
+    # Types in the editor and never saves: the shared server's file is unchanged.
+    page, server = bare_page, reader
     open_note(page, server, "on-call", "incident-2026-11-03.md")
     # The broken link of this note is marked at its line, and listed under the editor.
     expect(page.locator(".cm-lintRange-error")).to_have_count(1)
