@@ -67,6 +67,9 @@ def test_a_small_write_keeps_the_live_set_its_writer_looked_up_and_its_reads_see
     ws.write("memory/bot/n3.md", "---\ndescription: edited 3\n---\n[[n4]]\n")
     brain.sync(["memory/bot/n3.md"])
     assert writer.rebuilds == rebuilds  # a change of the live graph, no new generation
-    assert writer._live.fresh() == looked_up  # kept across the commit
+    kept = writer._live.fresh()
+    assert kept is not None  # kept across the commit: not forgotten, and not looked up again
+    assert kept[1] == looked_up[1]  # the same set, as the write's own fenced read found it
+    assert kept[0] >= looked_up[0]  # (its time: the write's, not the lookup's before it)
     assert "edited" in kinds(writer)  # its own write, read at once all the same
     brain.close()

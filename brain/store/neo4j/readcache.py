@@ -12,7 +12,9 @@ this process, the writer a replica answers beside, a first sync in parts. A kept
 good while the token is the one it was read under. The token is read at most once per
 `window` (one index seek), and this process's own commits drop every answer at once: a
 writer reads its own writes at once, and a replica answers at most `window` behind the
-database (its graphChanged events, from the change log, come no earlier).
+database (its graphChanged events, from the change log, come no earlier). The token a
+writer's commit stamped is taken as read then (`wrote`): reading it back cost the next
+read a round trip, after every write.
 
 An answer read while the graph changed is not kept (its epoch is checked when it is put), so
 a kept answer is always one state of the graph, never a mix of two. Not kept: search (the
@@ -109,6 +111,15 @@ class ReadCache:
         with self._lock:
             self._drop_locked()
             self._checked = float("-inf")  # and read the token again before trusting one
+
+    def wrote(self, token: str) -> None:
+        """This process committed a write that stamped `token`: forget every answer, and take
+        `token` as read now (the commit is the newest state; a writer holds the lease, so no
+        other process writes between the commit and this). Trusted for `window`, as a read."""
+        with self._lock:
+            self._drop_locked()
+            self._seen = token
+            self._checked = time.monotonic()
 
     def current(self) -> int | None:
         """The epoch answers may be kept under now (None: keep none), after reading the

@@ -1,17 +1,18 @@
 """The content of each version the memory tool wrote, kept beside the history for its diffs.
 
 history.jsonl records only hashes; this store maps a sha256 to the bytes it hashes, so the
-history can show what each write changed. Content-addressed: one file per distinct version at
-`<dir>/<first 2 hex>/<sha256>`, written once (a temp file, fsync, rename), never rewritten,
-so equal versions share it. A version over the cap (the memory tool's file cap) is not kept,
-and a failure to keep one never fails the write it belongs to: the history then says the
-content is not available. Reads check the hash, so a damaged or planted blob is never shown.
+history can show what each write changed. Content-addressed: one file per distinct version
+at `<dir>/<first 2 hex>/<sha256>`, written once (a temp file, fsync, rename), never
+rewritten (but one a power cut left short: `put`), so equal versions share it. A version
+over the cap (the memory tool's file cap) is not kept, and a failure to keep one never fails
+the write it belongs to: the history then says the content is not available. Reads check the
+hash, so a damaged or planted blob is never shown.
 
-Retention (brain/tool/history/retention.py) deletes blobs no kept history entry needs. A writer keeps
-a blob before it appends the entry naming it, so `prune` spares blobs younger than a grace
-period; `put` of a blob that is already there refreshes its time, and both run under a lock
-file (shared for `put`, exclusive for `prune`), so a blob a writer just reused is never
-deleted under it.
+Retention (brain/tool/history/retention.py) deletes blobs no kept history entry needs. A
+writer keeps a blob before it appends the entry naming it, so `prune` spares blobs younger
+than a grace period; `put` of a blob that is already there refreshes its time, and both run
+under a lock file (shared for `put`, exclusive for `prune`), so a blob a writer just reused
+is never deleted under it.
 """
 
 from __future__ import annotations
@@ -61,8 +62,14 @@ class BlobStore:
             return None  # never a path built from anything but a hash
         return self.directory / digest[:2] / digest
 
-    def put(self, data: bytes) -> str | None:
-        """Keep `data`; its sha256, or None when it is over the cap or could not be written."""
+    def put(self, data: bytes, *, sync: bool = True) -> str | None:
+        """Keep `data`; its sha256, or None when it is over the cap or could not be written.
+
+        `sync=False`: not fsynced (the batches of outside changes and of first versions, whose
+        record or list is fsynced once for the whole batch: one fsync a note queued every
+        sync behind the disk). Only a power cut can then lose the content; what it leaves is
+        never shown (reads check the hash) and the next `put` of it writes it again (its
+        size is wrong), so the version reads as not kept until then, never as other bytes."""
         if len(data) > self.max_bytes:
             return None
         digest = hashlib.sha256(data).hexdigest()
@@ -70,16 +77,19 @@ class BlobStore:
         assert path is not None
         try:
             with self._locked(fcntl.LOCK_SH):
-                return self._write(path, digest, data)
+                return self._write(path, digest, data, sync)
         except OSError as exc:
             log.warning("could not keep a version for the history at %s: %s", path, exc)
             return None
 
-    def _write(self, path: Path, digest: str, data: bytes) -> str | None:
+    def _write(self, path: Path, digest: str, data: bytes, sync: bool = True) -> str | None:
         try:
-            # Already kept: fresh again, so a prune running now spares it.
-            os.utime(path, follow_symlinks=False)
-            return digest
+            if os.lstat(path).st_size == len(data):
+                # Already kept: fresh again, so a prune running now spares it.
+                os.utime(path, follow_symlinks=False)
+                return digest
+            # Another size: cut short by a power cut before it reached the disk (`sync=False`),
+            # or damaged: written again below (reads never show it meanwhile: the hash).
         except FileNotFoundError:
             pass
         tmp = path.with_name(f".{digest}.{secrets.token_hex(6)}.tmp")
@@ -90,7 +100,8 @@ class BlobStore:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                os.fsync(fd)
+                if sync:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
             os.replace(tmp, path)

@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain import safefs
 from brain.ingest.memory_files import content_hash
@@ -78,8 +78,15 @@ class ExternalRecorder:
             changed = self._not_yet_recorded(changed)
             via = "rescan" if news.full else "watch"
             deadline = time.monotonic() + BATCH_SECONDS  # git is asked for this batch until then
-            for rel, before, after in changed:
-                self._record(rel, before, after, via, deadline)
+            # One write and one fsync for the whole batch (History.append_many), its versions
+            # kept unsynced: two fsyncs a file, under the brain's lock, made a burst of
+            # outside writes queue behind the disk (issue 43).
+            records = [self._record(rel, before, after, via, deadline) for rel, before, after in changed]
+            try:
+                self.service.history.append_many(records)
+            except OSError as exc:  # the history cannot take them: the changes are applied all the same
+                log.warning("the history could not record the outside changes of %s: %s",
+                            ", ".join(r["path"] for r in records), exc)
 
     @contextlib.contextmanager
     def _history_lock(self) -> Iterator[None]:
@@ -119,21 +126,21 @@ class ExternalRecorder:
                 out.append((rel, known, now))
         return out
 
-    def _record(self, rel: str, before: str | None, after: str | None, via: str, deadline: float) -> None:
+    def _record(
+        self, rel: str, before: str | None, after: str | None, via: str, deadline: float,
+    ) -> dict[str, Any]:
+        """The record of one outside change (its content kept first, when the caps allow)."""
         kept = commit = None
         if after is not None:
             kept, data = self._keep(rel, after)
             if data is not None:
                 commit = self.git.commit_of(rel, data, deadline)
         command = "create" if before is None else "delete" if after is None else "put"
-        try:
-            self.service.history.append(
-                at=iso_time(self.service.clock()), actor="external", agent=None, via=via,
-                command=command, scope=self._scope(rel), path=rel, before=before, after=after,
-                origin="external", kept=kept, commit=commit,
-            )
-        except OSError as exc:  # the history cannot take it: the change is applied all the same
-            log.warning("the history could not record the outside change of %s: %s", rel, exc)
+        return {
+            "at": iso_time(self.service.clock()), "actor": "external", "agent": None, "via": via,
+            "command": command, "scope": self._scope(rel), "path": rel, "before": before,
+            "after": after, "origin": "external", "kept": kept, "commit": commit,
+        }
 
     def _keep(self, rel: str, digest: str) -> tuple[str | None, bytes | None]:
         """Keep the content seen, within the caps; else the reason it was not kept. With the
@@ -150,7 +157,8 @@ class ExternalRecorder:
         usage = self.service.history_usage()
         if len(data) > blobs.max_bytes or usage.full or usage.total + len(data) > usage.caps.workspace_bytes:
             return NOT_KEPT_CAP, data if content_hash(data) == digest else None
-        if blobs.put(data) != digest:  # changed again since the sync read it: not this version
+        # Unsynced: the batch's record is fsynced once for all of it (see __call__).
+        if blobs.put(data, sync=False) != digest:  # changed again since the sync read it: not this version
             return NOT_KEPT_GONE, None
         self.service.parsed.add(digest, data)  # parsed once now, never again by a diff
         return None, data

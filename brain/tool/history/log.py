@@ -128,10 +128,23 @@ class History:
 
     def append(self, **fields: Any) -> HistoryRecord:
         """Write one record and fsync it; returns it with its id."""
-        fields.pop("id", None)
-        probe = HistoryRecord(id=0, **fields)
-        line = json.dumps({k: v for k, v in probe.to_json().items() if k != "id"}, ensure_ascii=False)
-        data = line.encode("utf-8") + b"\n"
+        return self.append_many([fields])[0]
+
+    def append_many(self, batch: list[dict[str, Any]]) -> list[HistoryRecord]:
+        """Write the records of one batch (each `append`'s fields) in one write, then one
+        fsync; returns them with their ids. The watcher's batch of outside changes: one fsync
+        for all of them, not one each (at 16 writes/s those fsyncs queued behind the disk).
+        A crash cuts the write short at most: the lines it wrote whole read back as records,
+        a torn last line is skipped (see `_parse`), and none of the batch was acknowledged."""
+        if not batch:
+            return []
+        lines: list[bytes] = []
+        for fields in batch:
+            fields = {k: v for k, v in fields.items() if k != "id"}
+            probe = HistoryRecord(id=0, **fields)
+            line = json.dumps({k: v for k, v in probe.to_json().items() if k != "id"}, ensure_ascii=False)
+            lines.append(line.encode("utf-8") + b"\n")
+        data = b"".join(lines)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
             # O_NONBLOCK, then fstat: a FIFO or device put there is refused, never waited on.
@@ -153,7 +166,11 @@ class History:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        return HistoryRecord(id=size, **fields)
+        out: list[HistoryRecord] = []
+        for fields, encoded in zip(batch, lines, strict=True):
+            out.append(HistoryRecord(id=size, **{k: v for k, v in fields.items() if k != "id"}))
+            size += len(encoded)
+        return out
 
     def records(
         self,

@@ -6,7 +6,9 @@ throughput (bench/bench_replicas.py). So an answer is trusted for `LIVE_TTL`: a 
 time runs its query alone, in one round trip, as a query on no label does. An answer is
 forgotten at once when this process commits a write (its own switch among them) or reads
 an entry of the change log (another writer's switch is one), so neither a writer nor a
-replica that announced a switch reads the replaced set after it.
+replica that announced a switch reads the replaced set after it. A change written onto the
+live labels cannot switch them: the set its fenced read found is kept as a lookup begun
+before that transaction (brain/store/neo4j/store.py `_write_plan`).
 
 A process that did neither may start a read on the replaced set up to `LIVE_TTL` after a
 switch: the writer keeps that set whole for `Neo4jStore.switch_grace`, which covers it
