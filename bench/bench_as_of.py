@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from brain.store.base import MemoryFilter  # noqa: E402
 from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
+from brain.tool.asof.linkers import default_linkers_path, linker_index  # noqa: E402
 from brain.tool.asof.series import default_series_path, series_of  # noqa: E402
 from brain.tool.asof.service import (  # noqa: E402
     around_as_of,
@@ -130,6 +131,8 @@ def main() -> None:
     parser.add_argument("--days", type=float, default=30.0)
     parser.add_argument("--profile", choices=("default", "real"), default="default")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--around-only", action="store_true",
+                        help="only memory(asOf:) with backlinks: no counts' walk, no whole moments")
     parser.add_argument("--neo4j-uri", help="the graph now on Neo4j (its database replaced); "
                         "the moments are built by the same code, from the same files")
     args = parser.parse_args()
@@ -157,15 +160,29 @@ def main() -> None:
         service.history.all()  # a server has read it already
         # The counts after each record (brain/tool/asof/series.py), walked as `brain serve` does
         # after its first sync, once for the whole history (then a record at a time).
-        series = series_of(moments_of(service))
+        if not args.around_only:
+            series = series_of(moments_of(service))
+            t0 = time.perf_counter()
+            series.ensure(wait=True)
+            walk = time.perf_counter() - t0
+            kept = default_series_path(service.blobs.directory).stat().st_size
+            out["series_walk_s"] = round(walk, 1)
+            out["series_bytes_per_change"] = round(kept / args.changes, 1)
+            print(f"counts after each record walked in {walk:.1f} s ({walk / args.changes * 1000:.1f} ms a "
+                  f"change), kept in {kept / args.changes:.0f} bytes a change")
+        # Which paths ever linked each name (brain/tool/asof/linkers.py), built as `brain serve`
+        # does after its first scan; then read back as the next process does.
+        moments = moments_of(service)
         t0 = time.perf_counter()
-        series.ensure(wait=True)
-        walk = time.perf_counter() - t0
-        kept = default_series_path(service.blobs.directory).stat().st_size
-        out["series_walk_s"], out["series_bytes_per_change"] = round(walk, 1), round(kept / args.changes, 1)
-        print(f"counts after each record walked in {walk:.1f} s ({walk / args.changes * 1000:.1f} ms a "
-              f"change), kept in {kept / args.changes:.0f} bytes a change")
-        path = next(m.path for m in brain.store.list_memories(MemoryFilter(), limit=1, bodies=False))
+        linker_index(moments, service.parsed).ensure(wait=True)
+        built = time.perf_counter() - t0
+        kept = default_linkers_path(service.blobs.directory).stat().st_size
+        out["linkers_build_s"] = round(built, 2)
+        out["linkers_bytes_per_change"] = round(kept / args.changes, 1)
+        print(f"link index built in {built:.2f} s, kept in {kept / args.changes:.0f} bytes a change")
+        listed = [m.path for m in brain.store.list_memories(MemoryFilter(), limit=args.runs + 1,
+                                                             bodies=False)]
+        path = listed[0]
         for moment in MOMENTS:
             # One note as of the moment (REST, MCP, `brain show`): the note and the names it
             # links to, no moment's graph (brain/tool/asof/note.py); its first ask, then runs.
@@ -200,6 +217,24 @@ def main() -> None:
                 g.store.links_to([node.id])
 
             around_runs = timed(around, args.runs)
+            # ... and `--runs` other notes, each asked once (none answered before at this moment).
+            others = iter(listed[1:])
+
+            def around_other(moment: str = moment, others: Iterator[str] = others) -> None:
+                other = next(others)
+                g = around_as_of(service, other, moment)
+                node = g.store.memory_by_path(other)
+                assert node is not None
+                g.store.links_to([node.id])
+
+            around_distinct = timed(around_other, args.runs)
+            if args.around_only:
+                out[moment] = {"around_first_ms": round(around_first * 1000, 1), "around": around_runs,
+                               "around_distinct": around_distinct}
+                print(f"as of {moment}: memory(asOf) with backlinks first ask {around_first * 1000:.1f} ms, "
+                      f"p50 {around_runs['p50_ms']:.1f} p95 {around_runs['p95_ms']:.1f} ms; other notes "
+                      f"p50 {around_distinct['p50_ms']:.1f} p95 {around_distinct['p95_ms']:.1f} ms")
+                continue
             t0 = time.perf_counter()
             graph = graph_at(service, moment)
             build = time.perf_counter() - t0
@@ -217,9 +252,10 @@ def main() -> None:
             def memories(moment: str = moment) -> None:
                 graph_at(service, moment).store.list_memories(MemoryFilter(), limit=21)
 
-            row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
+            row: dict[str, Any] = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
                    "stats_as_of_first_ms": round(counted_first * 1000, 1), "stats_as_of": counted_runs,
                    "around_first_ms": round(around_first * 1000, 1), "around": around_runs,
+                   "around_distinct": around_distinct,
                    "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
                    "memories": timed(memories, args.runs)}

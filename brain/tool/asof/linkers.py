@@ -13,13 +13,14 @@ even the first ask of a server finds it built.
 Kept in `linkers-v1.jsonl` beside the blob folder: a header naming the format, the layout
 whose link rules made the name keys and the parser's summary version, then one line a
 record, `{"k": k, "h": tag, "l": {path: [keys]}}` (series.py's `tag` of record k-1; `l` the
-name keys linked by the record's versions not seen in an earlier record, left out when
-none). `.brain/` is the workspace's, so the file is untrusted, as series.py's: only the run
-of lines 1..n whose tags match the records and whose paths are the record's own is used (a
-torn line, another workspace's file, a history rewritten by retention end it; the rest is
-built again and the file rewritten); another format, layout or parser version, a FIFO or a
-folder at its path: ignored, one log line, never waited on. A line that matches its record
-but lies about its keys can only come from someone who can rewrite the history itself.
+name keys the record's versions link to that no earlier line gave their path, left out when
+none: about 40 bytes a change). `.brain/` is the workspace's, so the file is untrusted, as
+series.py's: only the run of lines 1..n whose tags match the records and whose paths are the
+record's own is used (a torn line, another workspace's file, a history rewritten by retention
+end it; the rest is built again and the file rewritten); another format, layout or parser
+version, a FIFO or a folder at its path: ignored, one log line, never waited on. A line that
+matches its record but lies about its keys can only come from someone who can rewrite the
+history itself.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from brain import safefs
 from brain.service.brain import FileChanges
 from brain.tool.asof.graph import Moments
 from brain.tool.asof.series import tag
+from brain.tool.asof.small import name_index
 from brain.tool.history.log import HistoryRecord
 from brain.tool.history.parsed import SUMMARY_VERSION, ParsedVersions, parse_version
 
@@ -98,6 +100,9 @@ class LinkerIndex:
     def _warm(self) -> None:
         try:
             self.ensure(wait=True)
+            # and the index of names every small moment reads (small.py), so the first ask
+            # does not build it either
+            name_index(self.moments).paths(self.moments, self.moments.history.all(), set())
         except Exception:  # an accelerator: memory(asOf:) builds what it lacks on its ask
             log.exception("the as-of link index could not be built; the first memory(asOf:) builds it")
 
@@ -133,10 +138,15 @@ class LinkerIndex:
                 if data is None:
                     continue  # not kept: a moment needing it is refused anyway
                 summary = parse_version(data)
-            keys = sorted({parse(target).key for target in summary.links})
-            if keys:
-                found.setdefault(path, [])
-                found[path] = sorted({*found[path], *keys})
+            # Only the keys new to this path: the index is a set of paths by key (a version
+            # mostly links what the one before it did, so a line is a few keys, not all).
+            new = set(found.get(path, ()))
+            for target in summary.links:
+                key = parse(target).key
+                if path not in self._by_key.get(key, ()):
+                    new.add(key)
+            if new:
+                found[path] = sorted(new)
         for path, keys in found.items():
             for key in keys:
                 self._by_key.setdefault(key, set()).add(path)
