@@ -20,6 +20,7 @@ from brain.ingest.state import defined_id
 from brain.store.linking import key_of_id
 from brain.tool.asof.delta import MomentNotKept
 from brain.tool.asof.graph import MomentBrain, Moments
+from brain.tool.asof.kept import kept_or_built, small_key
 from brain.tool.asof.linkers import linker_index
 from brain.tool.asof.small import Versions, link_keys, name_index
 from brain.tool.history.parsed import ParsedVersions
@@ -27,8 +28,14 @@ from brain.tool.history.parsed import ParsedVersions
 
 def around_moment(moments: Moments, parsed: ParsedVersions, at: float, rel: str) -> MomentBrain:
     """A graph of moment `at` that answers for note `rel`, its links and its backlinks, as the
-    whole moment's graph does (MomentNotKept when a version needed is not kept)."""
+    whole moment's graph does (MomentNotKept when a version needed is not kept); the same ask
+    again finds it kept (kept.py)."""
     then = Versions(moments, at)
+    key = small_key("around", moments, rel, at, then.records)
+    return kept_or_built(moments, key, lambda: _build(moments, parsed, then, rel))
+
+
+def _build(moments: Moments, parsed: ParsedVersions, then: Versions, rel: str) -> MomentBrain:
     own = then.content(rel)
     if own is None:
         if then.missing:
