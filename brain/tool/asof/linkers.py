@@ -100,9 +100,11 @@ class LinkerIndex:
     def _warm(self) -> None:
         try:
             self.ensure(wait=True)
-            # and the index of names every small moment reads (small.py), so the first ask
-            # does not build it either
-            name_index(self.moments).paths(self.moments, self.moments.history.all(), set())
+            # and what every small moment reads (small.py's names, the history's records by
+            # path), so the first ask does not build them either
+            records = self.moments.history.all()
+            name_index(self.moments).paths(self.moments, records, set())
+            self.moments.timeline.index_after(records, self.moments.clock())  # the records by path
         except Exception:  # an accelerator: memory(asOf:) builds what it lacks on its ask
             log.exception("the as-of link index could not be built; the first memory(asOf:) builds it")
 
@@ -178,11 +180,16 @@ class LinkerIndex:
         by_key: dict[str, set[str]] = {}
         done: set[tuple[str, str]] = set()
         kept: list[bytes] = []
+        body = [raw for raw in lines[1:len(records) + 1] if raw]
+        try:  # one decode for the whole file (a line at a time was most of a load)
+            decoded: list[Any] = json.loads(b"[" + b",".join(body) + b"]")
+        except ValueError:  # a torn or foreign line: each decoded alone, up to it
+            decoded = [_decode(raw) for raw in body]
         k = 0
-        for raw in lines[1:]:
+        for raw, line in zip(body, decoded, strict=True):
             if k >= len(records):
                 break
-            found = _line(raw, k + 1, records[k])
+            found = _line(line, k + 1, records[k])
             if found is None:
                 break  # torn, foreign or stale: from here on built again
             k += 1
@@ -239,12 +246,15 @@ def _encode(line: dict[str, Any]) -> bytes:
     return json.dumps(line, separators=(",", ":")).encode("ascii")
 
 
-def _line(raw: bytes, k: int, record: HistoryRecord) -> dict[str, list[str]] | None:
-    """Line k's keys by path, when it is record k's line; None when it is not."""
+def _decode(raw: bytes) -> Any:
     try:
-        line = json.loads(raw)
+        return json.loads(raw)
     except ValueError:
         return None
+
+
+def _line(line: Any, k: int, record: HistoryRecord) -> dict[str, list[str]] | None:
+    """Line k's keys by path, when it is record k's line; None when it is not."""
     if not isinstance(line, dict) or line.get("k") != k or isinstance(line.get("k"), bool):
         return None
     if line.get("h") != tag(record) or not set(line) <= {"k", "h", "l"}:
