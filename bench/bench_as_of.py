@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_as_of.py [--notes 10000] [--changes 50000] [--days 30]
                                           [--profile default|real] [--runs 20]
-                                          [--neo4j-uri bolt://127.0.0.1:7687]
+                                          [--neo4j-uri bolt://127.0.0.1:7687] [--around-only]
 
 Writes bench/workload.py's workspace of `--notes` notes, then a history of `--changes`
 recorded changes spread evenly over `--days` days, as bench/bench_history_diff.py does (tool
@@ -11,7 +11,9 @@ over the workload's own notes: each change rewrites one note with a new last par
 links another note or a name that does not exist, so links break and heal through time.
 The files on disk are the last versions; the first version of each note is kept too.
 
-Then, as a server has it (the graph synced, the history read once), the counts after each
+Then, as a server has it (the graph synced, the history read once, the index of which paths
+ever linked each name built: brain/tool/asof/linkers.py, its time and bytes a change printed),
+the counts after each
 record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
 for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
 first ask, then `--runs` asks); then, interleaved, the way it was answered before: the
@@ -21,7 +23,9 @@ with its links) and memories(asOf) (a page of 20), each through the service func
 front end calls (GraphQL adds its own few ms). Before each moment's build, one note as of it
 the way REST, MCP and `brain show` ask (`note_as_of`: the note and the names it links to,
 brain/tool/asof/note.py), its first ask and `--runs` more. "25h" is a time slider's step back from "1d":
-built from that moment. Prints p50/p95 of each, the build, the machine's load (`uptime`)
+built from that moment. memory(asOf) with backlinks is asked `--runs` times of one note (a
+repeat is kept: brain/tool/asof/kept.py) and once each of `--runs` other notes (each a build);
+`--around-only` measures only that. Prints p50/p95 of each, the build, the machine's load (`uptime`)
 and peak RSS.
 """
 
