@@ -105,6 +105,10 @@ class LinkerIndex:
             records = self.moments.history.all()
             name_index(self.moments).paths(self.moments, records, set())
             self.moments.timeline.index_after(records, self.moments.clock())  # the records by path
+            # the embedded store's links by key, built once after a first sync on their first
+            # lookup (around.py asks the graph now which notes link to the name): a key no
+            # link has
+            self.moments.live.store.links_with_keys(["\x00"])
         except Exception:  # an accelerator: memory(asOf:) builds what it lacks on its ask
             log.exception("the as-of link index could not be built; the first memory(asOf:) builds it")
 
