@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_as_of.py [--notes 10000] [--changes 50000] [--days 30]
                                           [--profile default|real] [--runs 20]
-                                          [--neo4j-uri bolt://127.0.0.1:7687]
+                                          [--neo4j-uri bolt://127.0.0.1:7687] [--around-only]
 
 Writes bench/workload.py's workspace of `--notes` notes, then a history of `--changes`
 recorded changes spread evenly over `--days` days, as bench/bench_history_diff.py does (tool
@@ -11,7 +11,9 @@ over the workload's own notes: each change rewrites one note with a new last par
 links another note or a name that does not exist, so links break and heal through time.
 The files on disk are the last versions; the first version of each note is kept too.
 
-Then, as a server has it (the graph synced, the history read once), the counts after each
+Then, as a server has it (the graph synced, the history read once, the index of which paths
+ever linked each name built: brain/tool/asof/linkers.py, its time and bytes a change printed),
+the counts after each
 record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
 for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
 first ask, then `--runs` asks; linkReport(asOf:)'s totals and memories(asOf:) { totalCount }
@@ -23,7 +25,9 @@ memories(asOf) { totalCount }, each through the service function every
 front end calls (GraphQL adds its own few ms). Before each moment's build, one note as of it
 the way REST, MCP and `brain show` ask (`note_as_of`: the note and the names it links to,
 brain/tool/asof/note.py), its first ask and `--runs` more. "25h" is a time slider's step back from "1d":
-built from that moment. Prints p50/p95 of each, the build, the machine's load (`uptime`)
+built from that moment. memory(asOf) with backlinks is asked `--runs` times of one note (a
+repeat is kept: brain/tool/asof/kept.py) and once each of `--runs` other notes (each a build);
+`--around-only` measures only that. Prints p50/p95 of each, the build, the machine's load (`uptime`)
 and peak RSS.
 """
 
@@ -37,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +57,7 @@ from brain.store.base import MemoryFilter  # noqa: E402
 from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
+from brain.tool.asof.linkers import default_linkers_path, linker_index  # noqa: E402
 from brain.tool.asof.series import default_series_path, series_of  # noqa: E402
 from brain.tool.asof.service import (  # noqa: E402
     around_as_of,
@@ -132,6 +137,8 @@ def main() -> None:
     parser.add_argument("--days", type=float, default=30.0)
     parser.add_argument("--profile", choices=("default", "real"), default="default")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--around-only", action="store_true",
+                        help="only memory(asOf:) with backlinks: no counts' walk, no whole moments")
     parser.add_argument("--neo4j-uri", help="the graph now on Neo4j (its database replaced); "
                         "the moments are built by the same code, from the same files")
     args = parser.parse_args()
@@ -159,17 +166,32 @@ def main() -> None:
         service.history.all()  # a server has read it already
         # The counts after each record (brain/tool/asof/series.py), walked as `brain serve` does
         # after its first sync, once for the whole history (then a record at a time).
-        series = series_of(moments_of(service))
-        t0, c0 = time.perf_counter(), time.process_time()
-        series.ensure(wait=True)
-        walk, cpu = time.perf_counter() - t0, time.process_time() - c0
-        kept = default_series_path(service.blobs.directory).stat().st_size
-        out["series_walk_s"], out["series_bytes_per_change"] = round(walk, 1), round(kept / args.changes, 1)
-        out["series_cpu_ms_per_change"] = round(cpu / args.changes * 1000, 2)
-        print(f"counts after each record walked in {walk:.1f} s ({walk / args.changes * 1000:.1f} ms a "
-              f"change; CPU {cpu / args.changes * 1000:.2f} ms a change, the process's: the machine's "
-              f"load stretches the wall time, not this), kept in {kept / args.changes:.0f} bytes a change")
-        path = next(m.path for m in brain.store.list_memories(MemoryFilter(), limit=1, bodies=False))
+        if not args.around_only:
+            series = series_of(moments_of(service))
+            t0, c0 = time.perf_counter(), time.process_time()
+            series.ensure(wait=True)
+            walk, cpu = time.perf_counter() - t0, time.process_time() - c0
+            kept = default_series_path(service.blobs.directory).stat().st_size
+            out["series_walk_s"] = round(walk, 1)
+            out["series_bytes_per_change"] = round(kept / args.changes, 1)
+            out["series_cpu_ms_per_change"] = round(cpu / args.changes * 1000, 2)
+            print(f"counts after each record walked in {walk:.1f} s ({walk / args.changes * 1000:.1f} ms a "
+                  f"change; CPU {cpu / args.changes * 1000:.2f} ms a change, the process's: the "
+                  f"machine's load stretches the wall time, not this), kept in "
+                  f"{kept / args.changes:.0f} bytes a change")
+        # Which paths ever linked each name (brain/tool/asof/linkers.py), built as `brain serve`
+        # does after its first scan; then read back as the next process does.
+        moments = moments_of(service)
+        t0 = time.perf_counter()
+        linker_index(moments, service.parsed).ensure(wait=True)
+        built = time.perf_counter() - t0
+        kept = default_linkers_path(service.blobs.directory).stat().st_size
+        out["linkers_build_s"] = round(built, 2)
+        out["linkers_bytes_per_change"] = round(kept / args.changes, 1)
+        print(f"link index built in {built:.2f} s, kept in {kept / args.changes:.0f} bytes a change")
+        listed = [m.path for m in brain.store.list_memories(MemoryFilter(), limit=args.runs + 1,
+                                                             bodies=False)]
+        path = listed[0]
         for moment in MOMENTS:
             # One note as of the moment (REST, MCP, `brain show`): the note and the names it
             # links to, no moment's graph (brain/tool/asof/note.py); its first ask, then runs.
@@ -183,13 +205,15 @@ def main() -> None:
             note_runs = timed(note, args.runs)
             # stats(asOf) as GraphQL asks it now: from the kept counts, first ask then runs.
             t0 = time.perf_counter()
-            stats_as_of(service, moment)
+            if not args.around_only:
+                stats_as_of(service, moment)
             counted_first = time.perf_counter() - t0
 
             def counted(moment: str = moment) -> None:
                 stats_as_of(service, moment)
 
-            counted_runs = timed(counted, args.runs)
+            # (--around-only: asked of no counts, which would start their walk on a thread)
+            counted_runs = timed(counted, args.runs) if not args.around_only else {}
             # GraphQL memory(path:, asOf:) with links and backlinks: the note's neighbourhood
             # then (brain/tool/asof/around.py), first ask then runs.
             t0 = time.perf_counter()
@@ -204,6 +228,24 @@ def main() -> None:
                 g.store.links_to([node.id])
 
             around_runs = timed(around, args.runs)
+            # ... and `--runs` other notes, each asked once (none answered before at this moment).
+            others = iter(listed[1:])
+
+            def around_other(moment: str = moment, others: Iterator[str] = others) -> None:
+                other = next(others)
+                g = around_as_of(service, other, moment)
+                node = g.store.memory_by_path(other)
+                assert node is not None
+                g.store.links_to([node.id])
+
+            around_distinct = timed(around_other, args.runs)
+            if args.around_only:
+                out[moment] = {"around_first_ms": round(around_first * 1000, 1), "around": around_runs,
+                               "around_distinct": around_distinct}
+                print(f"as of {moment}: memory(asOf) with backlinks first ask {around_first * 1000:.1f} ms, "
+                      f"p50 {around_runs['p50_ms']:.1f} p95 {around_runs['p95_ms']:.1f} ms; other notes "
+                      f"p50 {around_distinct['p50_ms']:.1f} p95 {around_distinct['p95_ms']:.1f} ms")
+                continue
             t0 = time.perf_counter()
             graph = graph_at(service, moment)
             build = time.perf_counter() - t0
@@ -232,9 +274,10 @@ def main() -> None:
             def total(moment: str = moment) -> None:
                 graph_at(service, moment).store.count_memories(MemoryFilter())
 
-            row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
+            row: dict[str, Any] = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
                    "stats_as_of_first_ms": round(counted_first * 1000, 1), "stats_as_of": counted_runs,
                    "around_first_ms": round(around_first * 1000, 1), "around": around_runs,
+                   "around_distinct": around_distinct,
                    "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
                    "memories": timed(memories, args.runs), "link_report": timed(link_report, args.runs),

@@ -39,6 +39,7 @@ from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
 from brain.store.base import SharedStore, StoreUnavailable
 from brain.tool import memory_service
+from brain.tool.asof.linkers import LinkersStarter
 from brain.tool.asof.series import CountsStarter
 from brain.tool.asof.service import moments_of
 
@@ -182,6 +183,8 @@ def _follower(brain: Brain, settings: ApiSettings) -> Watcher | ReplicaFollower:
     service = memory_service(brain)  # from the first sync on, changes made outside brain go into its history
     # After each full sync, the counts after each record are walked (stats(asOf), asof/series.py).
     brain.file_listeners.append(CountsStarter(lambda: moments_of(service)))
+    # ... and which paths ever linked each name (memory(asOf:)'s backlinks, asof/linkers.py).
+    brain.file_listeners.append(LinkersStarter(lambda: (moments_of(service), service.parsed)))
     return Watcher(brain, rescan_seconds=settings.rescan_seconds)
 
 

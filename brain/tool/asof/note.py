@@ -24,13 +24,20 @@ from __future__ import annotations
 
 from brain.tool.asof.delta import MomentNotKept
 from brain.tool.asof.graph import MomentBrain, Moments
+from brain.tool.asof.kept import kept_or_built, small_key
 from brain.tool.asof.small import Versions, link_keys, name_index
 
 
 def note_moment(moments: Moments, at: float, rel: str) -> MomentBrain:
     """A graph of moment `at` that answers for note `rel` as the whole moment's graph does
-    (MomentNotKept as graph.py's, when a version needed is not kept)."""
+    (MomentNotKept as graph.py's, when a version needed is not kept); the same ask again finds
+    it kept (kept.py)."""
     then = Versions(moments, at)
+    key = small_key("note", moments, rel, at, then.records)
+    return kept_or_built(moments, key, lambda: _build(moments, then, rel))
+
+
+def _build(moments: Moments, then: Versions, rel: str) -> MomentBrain:
     own = then.content(rel)
     if own is None and then.missing:
         raise MomentNotKept(f"the content {rel} had at that moment is no longer kept (history retention "
