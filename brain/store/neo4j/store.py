@@ -119,6 +119,7 @@ class Neo4jStore(
         self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
         self._reads = ReadCache(self._graph_token)  # answers kept until the graph changes
         self._nodes = KeptNodes(self._reads, self._read_nodes)  # nodes kept built, one by one
+        self._bare_nodes = KeptNodes(self._reads, self._read_bare_nodes)  # the same, bodies ""
 
     @classmethod
     def connect(
@@ -324,12 +325,16 @@ class Neo4jStore(
             return {}
         return {r["id"]: anchors_from(r["props"]) for r in self._read(cypher.ANCHORS, ids=sorted(set(ids)))}
 
-    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
-        return self._nodes.get(ids, keep=not self.staged_reads) if ids else {}
+    def get_nodes(self, ids: Collection[str], *, bodies: bool = True) -> dict[str, Node]:
+        kept = self._nodes if bodies else self._bare_nodes
+        return kept.get(ids, keep=not self.staged_reads) if ids else {}
 
-    def _read_nodes(self, ids: list[str]) -> dict[str, tuple[Node, int]]:  # not kept as records: keptnodes
-        records = self._read_database(cypher.GET_NODES, {"ids": ids})
+    def _read_nodes(self, ids: list[str], query: str = cypher.GET_NODES) -> dict[str, tuple[Node, int]]:
+        records = self._read_database(query, {"ids": ids})  # not kept as records: keptnodes
         return {r["props"]["id"]: (node_from(r["label"], r["props"]), chars(r["props"])) for r in records}
+
+    def _read_bare_nodes(self, ids: list[str]) -> dict[str, tuple[Node, int]]:
+        return self._read_nodes(ids, cypher.GET_NODES_NO_BODY)
 
     def find_memory(self, scope: str, name: str) -> MemoryNode | None:
         exact = self._read(cypher.MEMORY_BY_ID, id=memory_id(scope, name))
@@ -396,11 +401,11 @@ class Neo4jStore(
         return out
 
     def neighborhood(self, node_id: str, depth: int, limit: int, reach: Reach = EVERYTHING) -> Subgraph:
-        if not self.get_nodes([node_id]):
+        if not self.get_nodes([node_id], bodies=False):
             return Subgraph((), ())
         found = walk(
-            node_id, depth, limit, reach, lambda ids: self._neighbours(ids, reach), self.get_nodes,
-            self.links_from,
+            node_id, depth, limit, reach, lambda ids: self._neighbours(ids, reach),
+            lambda ids: self.get_nodes(ids, bodies=False), self.links_from,
         )
         return Subgraph(found.nodes, found.edges, found.truncated)
 
