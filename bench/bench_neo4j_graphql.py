@@ -6,8 +6,8 @@
 Each query document of graphql/ (subscriptions aside) is sent by one keep-alive client, one
 request at a time, for `--seconds`, with variables drawn at random from the workspace (a
 note's path, an agent, a page, a neighbourhood), against `brain serve` on the seeded
-`--notes` workload: the embedded store, Neo4j with this checkout, and (with `--base-src`,
-another checkout, e.g. the code before a change) Neo4j with that one; the three are
+`--notes` workload: the embedded store and Neo4j with this checkout, and (with `--base-src`,
+another checkout, e.g. the code before a change) both stores with that one; all are
 interleaved, `--runs` times, on the same Neo4j server (BRAIN_BENCH_NEO4J_URI,
 BRAIN_TEST_NEO4J_URI or NEO4J_URI). Prints each document's p50/p95 per variant (median over
 runs) and the p95 of every request pooled, and writes bench/results/neo4j-graphql.json.
@@ -88,6 +88,12 @@ def start(root: Path, store: str, src: Path, uri: str, log: IO[str]) -> tuple[su
     raise SystemExit("brain serve did not get ready in 20 minutes")
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user and system) process `pid` has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(url: str, root: Path, seconds: float, seed: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     client = KeepAliveClient(url)
@@ -126,9 +132,11 @@ def main() -> None:
     if uri is None:
         raise SystemExit("set BRAIN_BENCH_NEO4J_URI (tools/neo4j/neo4j.sh start prints one)")
     variants: dict[str, tuple[str, Path]] = {"embedded": ("memory", ROOT), "neo4j, this": ("neo4j", ROOT)}
-    if args.base_src:
+    if args.base_src:  # before and after on both stores, interleaved
+        variants["embedded, base"] = ("memory", args.base_src.resolve())
         variants["neo4j, base"] = ("neo4j", args.base_src.resolve())
     runs: dict[str, list[dict[str, list[float]]]] = {v: [] for v in variants}
+    cpu_ms: dict[str, list[float]] = {v: [] for v in variants}  # the server's CPU a request
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_before}", flush=True)
     with tempfile.TemporaryDirectory(prefix="brain-bench-gql-") as scratch, ExitStack() as stack:
@@ -141,7 +149,10 @@ def main() -> None:
                 log = stack.enter_context(tempfile.TemporaryFile("w+", prefix="brain-serve-"))
                 process, url = start(root, store, src, uri, log)
                 try:
+                    cpu = server_cpu(process.pid)
                     runs[name].append(asyncio.run(measure(url, root, args.seconds, run)))
+                    served = sum(len(samples) for samples in runs[name][-1].values())
+                    cpu_ms[name].append((server_cpu(process.pid) - cpu) * 1000 / max(served, 1))
                 except BaseException:  # say why: the server's own last words
                     process.terminate()
                     process.wait(120)
@@ -171,8 +182,10 @@ def main() -> None:
     for name in variants:
         pooled = percentiles([x for r in runs[name] for samples in r.values() for x in samples])
         report["variants"][name]["all"] = pooled
+        cpu = round(statistics.median(cpu_ms[name]), 2)
+        report["variants"][name]["server_cpu_ms_per_request"] = cpu
         print(f"every operation pooled, {name}: p50 {pooled['p50_ms']:.2f} ms p95 {pooled['p95_ms']:.2f} ms "
-              f"({pooled['n']} requests)")
+              f"({pooled['n']} requests; brain serve's CPU {cpu:.2f} ms a request, Neo4j's not counted)")
     out = HERE / "results" / "neo4j-graphql.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
