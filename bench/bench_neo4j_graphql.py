@@ -59,6 +59,8 @@ def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
         "neighborhood": {"id": "memory:" + path[len("memory/"):-3], "depth": rng.choice([1, 2]),
                          "limit": 100},
         "problems": rng.choice([{}, {"first": 20}, {"path": path}]),
+        # a click on one scope of the summary (cluster-notes asks for a cluster: it failed here)
+        "cluster-notes": {"cluster": "scope:" + scope},
     }.get(name, {})
 
 
