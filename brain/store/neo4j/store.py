@@ -33,13 +33,10 @@ from brain.model import (
     Node,
     Problem,
     Stats,
-    agent_id,
     is_note_id,
     memory_id,
     name_key,
-    owner_of_id,
     sorted_problems,
-    unresolved_id,
 )
 from brain.resolve import NameEntry
 from brain.store.base import (
@@ -47,7 +44,6 @@ from brain.store.base import (
     GraphExport,
     MemoryFilter,
     NodeRow,
-    Subgraph,
     WriteBatch,
     link_problem,
     link_row,
@@ -56,6 +52,7 @@ from brain.store.base import (
 )
 from brain.store.memory.image import StoreImage
 from brain.store.neo4j import cypher
+from brain.store.neo4j.around import Neo4jAround
 from brain.store.neo4j.backlinks import Neo4jBacklinks
 from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
 from brain.store.neo4j.generations import staged as generation
@@ -78,7 +75,7 @@ from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.sharing.database import Neo4jShared
 from brain.store.neo4j.views import Neo4jViews
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
-from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
+from brain.store.visibility import EVERYTHING, Reach
 
 log = logging.getLogger(__name__)
 A = TypeVar("A")
@@ -87,7 +84,8 @@ DEFAULT_DATABASE = "neo4j"
 
 
 class Neo4jStore(
-    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews
+    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews,
+    Neo4jAround,
 ):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
@@ -398,37 +396,6 @@ class Neo4jStore(
                 out[r["target"]].append(link_from(r["source"], r["target"], r["props"]))
         for links in out.values():
             links.sort(key=lambda link: (link.source, link.ordinal))
-        return out
-
-    def neighborhood(self, node_id: str, depth: int, limit: int, reach: Reach = EVERYTHING) -> Subgraph:
-        if not self.get_nodes([node_id], bodies=False):
-            return Subgraph((), ())
-        found = walk(
-            node_id, depth, limit, reach, lambda ids: self._neighbours(ids, reach),
-            lambda ids: self.get_nodes(ids, bodies=False), self.links_from,
-        )
-        return Subgraph(found.nodes, found.edges, found.truncated)
-
-    def _neighbours(self, ids: list[str], reach: Reach) -> dict[str, set[str]]:
-        """A BFS level's neighbours within `reach` (the query filters; brain/store/visibility.py)."""
-        out: dict[str, set[str]] = defaultdict(set)
-        scopes = reach.scope_list()
-        for r in self._read(cypher.NEIGHBOURS, ids=ids, scopes=scopes):
-            node = r["id"]
-            out[node].update(r["ids"])
-            out[node].update(
-                t["id"] if t["seen"] else unresolved_id(name_key(t["target"])) for t in r["out"]
-            )
-            owner = owner_of_id(node)
-            if owner is not None:
-                out[node].add(agent_id(owner))
-        keys = {key for i in ids if (key := None if scopes is None else asked_key(i)) is not None}
-        if keys:
-            for r in self._read(cypher.NEIGHBOURS_ASKING, keys=sorted(keys), scopes=scopes):
-                link = link_from(r["source"], r["target"], r["props"])
-                target = unresolved_id(name_key(link.target))
-                if target in ids and reach.asks_for(link, target):
-                    out[target].add(link.source)
         return out
 
     def problems(self, paths: Collection[str] | None = None, reach: Reach = EVERYTHING) -> list[Problem]:
