@@ -43,8 +43,13 @@ DOCUMENTS = ROOT / "graphql"
 
 
 def documents() -> dict[str, str]:
-    return {p.stem: p.read_text(encoding="utf-8") for p in sorted(DOCUMENTS.glob("*.graphql"))
-            if not re.search(r"^subscription\b", p.read_text(encoding="utf-8"), re.MULTILINE)}
+    found = {p.stem: p.read_text(encoding="utf-8") for p in sorted(DOCUMENTS.glob("*.graphql"))
+             if not re.search(r"^subscription\b", p.read_text(encoding="utf-8"), re.MULTILINE)}
+    only = documents.only  # type: ignore[attr-defined]
+    return {name: text for name, text in found.items() if not only or name in only}
+
+
+documents.only = ()  # type: ignore[attr-defined]  # --documents
 
 
 def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
@@ -128,7 +133,14 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--profile", choices=("default", "real"), default="default",
                         help="the workload's shape (bench/workload.py --profile)")
+    parser.add_argument("--documents", default="",
+                        help="only these documents, by name, comma-separated (e.g. entities,neighborhood)")
     args = parser.parse_args()
+    every = documents()
+    documents.only = tuple(filter(None, args.documents.split(",")))  # type: ignore[attr-defined]
+    if set(documents.only) - set(every):
+        raise SystemExit(f"--documents: no such document {sorted(set(documents.only) - set(every))}: "
+                         f"pick from {sorted(every)}")
     uri = next((os.environ[n] for n in ("BRAIN_BENCH_NEO4J_URI", "BRAIN_TEST_NEO4J_URI", "NEO4J_URI")
                 if os.environ.get(n)), None)
     if uri is None:
@@ -168,6 +180,7 @@ def main() -> None:
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_after}", flush=True)
     report: dict[str, Any] = {"notes": args.notes, "profile": args.profile, "seconds": args.seconds,
+                              "documents": list(documents()),
                               "runs": args.runs,
                               "load_before": load_before, "load_after": load_after, "variants": {}}
     print(f"{'document':<20}" + "".join(f"{v:>26}" for v in variants))
