@@ -165,7 +165,11 @@ def main() -> None:
         variables.notes = sorted(  # type: ignore[attr-defined]
             p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
         for run in range(args.runs):
-            for name, (store, src) in variants.items():  # interleaved: the same machine load
+            # Interleaved (the same machine load), and in the reverse order every other run: the
+            # first server after the copy met a cold workspace (and Neo4j just rewritten), and
+            # in one order "this" lost to "base" on documents its change never touched.
+            order = list(variants.items())
+            for name, (store, src) in order if run % 2 == 0 else reversed(order):
                 log = stack.enter_context(tempfile.TemporaryFile("w+", prefix="brain-serve-"))
                 process, url = start(root, store, src, uri, log)
                 try:
