@@ -6,8 +6,8 @@
 Each query document of graphql/ (subscriptions aside) is sent by one keep-alive client, one
 request at a time, for `--seconds`, with variables drawn at random from the workspace (a
 note's path, an agent, a page, a neighbourhood), against `brain serve` on the seeded
-`--notes` workload: the embedded store, Neo4j with this checkout, and (with `--base-src`,
-another checkout, e.g. the code before a change) Neo4j with that one; the three are
+`--notes` workload: the embedded store and Neo4j with this checkout, and (with `--base-src`,
+another checkout, e.g. the code before a change) both stores with that one; all are
 interleaved, `--runs` times, on the same Neo4j server (BRAIN_BENCH_NEO4J_URI,
 BRAIN_TEST_NEO4J_URI or NEO4J_URI). Prints each document's p50/p95 per variant (median over
 runs) and the p95 of every request pooled, and writes bench/results/neo4j-graphql.json.
@@ -43,8 +43,13 @@ DOCUMENTS = ROOT / "graphql"
 
 
 def documents() -> dict[str, str]:
-    return {p.stem: p.read_text(encoding="utf-8") for p in sorted(DOCUMENTS.glob("*.graphql"))
-            if not re.search(r"^subscription\b", p.read_text(encoding="utf-8"), re.MULTILINE)}
+    found = {p.stem: p.read_text(encoding="utf-8") for p in sorted(DOCUMENTS.glob("*.graphql"))
+             if not re.search(r"^subscription\b", p.read_text(encoding="utf-8"), re.MULTILINE)}
+    only = documents.only  # type: ignore[attr-defined]
+    return {name: text for name, text in found.items() if not only or name in only}
+
+
+documents.only = ()  # type: ignore[attr-defined]  # --documents
 
 
 def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
@@ -59,6 +64,8 @@ def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
         "neighborhood": {"id": "memory:" + path[len("memory/"):-3], "depth": rng.choice([1, 2]),
                          "limit": 100},
         "problems": rng.choice([{}, {"first": 20}, {"path": path}]),
+        # a click on one scope of the summary (cluster-notes asks for a cluster: it failed here)
+        "cluster-notes": {"cluster": "scope:" + scope},
     }.get(name, {})
 
 
@@ -88,6 +95,12 @@ def start(root: Path, store: str, src: Path, uri: str, log: IO[str]) -> tuple[su
     raise SystemExit("brain serve did not get ready in 20 minutes")
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user and system) process `pid` has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(url: str, root: Path, seconds: float, seed: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     client = KeepAliveClient(url)
@@ -95,7 +108,13 @@ async def measure(url: str, root: Path, seconds: float, seed: int) -> dict[str, 
         for name, document in documents().items():
             rng = random.Random(seed)
             for _ in range(3):  # warm-up: the connection and the server's caches
-                await client.post({"query": document, "variables": variables(name, root, rng)})
+                try:
+                    await client.post({"query": document, "variables": variables(name, root, rng)})
+                except Exception as exc:  # a cold first request may pass the 30 s limit
+                    print(f"{name}: a warm-up request failed ({str(exc)[:80]}); on a new connection",
+                          flush=True)
+                    client.close()
+                    client = KeepAliveClient(url)
             samples: list[float] = []
             stop_at = time.perf_counter() + seconds
             while time.perf_counter() < stop_at:
@@ -120,15 +139,24 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--profile", choices=("default", "real"), default="default",
                         help="the workload's shape (bench/workload.py --profile)")
+    parser.add_argument("--documents", default="",
+                        help="only these documents, by name, comma-separated (e.g. entities,neighborhood)")
     args = parser.parse_args()
+    every = documents()
+    documents.only = tuple(filter(None, args.documents.split(",")))  # type: ignore[attr-defined]
+    if set(documents.only) - set(every):
+        raise SystemExit(f"--documents: no such document {sorted(set(documents.only) - set(every))}: "
+                         f"pick from {sorted(every)}")
     uri = next((os.environ[n] for n in ("BRAIN_BENCH_NEO4J_URI", "BRAIN_TEST_NEO4J_URI", "NEO4J_URI")
                 if os.environ.get(n)), None)
     if uri is None:
         raise SystemExit("set BRAIN_BENCH_NEO4J_URI (tools/neo4j/neo4j.sh start prints one)")
     variants: dict[str, tuple[str, Path]] = {"embedded": ("memory", ROOT), "neo4j, this": ("neo4j", ROOT)}
-    if args.base_src:
+    if args.base_src:  # before and after on both stores, interleaved
+        variants["embedded, base"] = ("memory", args.base_src.resolve())
         variants["neo4j, base"] = ("neo4j", args.base_src.resolve())
     runs: dict[str, list[dict[str, list[float]]]] = {v: [] for v in variants}
+    cpu_ms: dict[str, list[float]] = {v: [] for v in variants}  # the server's CPU a request
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_before}", flush=True)
     with tempfile.TemporaryDirectory(prefix="brain-bench-gql-") as scratch, ExitStack() as stack:
@@ -137,11 +165,18 @@ def main() -> None:
         variables.notes = sorted(  # type: ignore[attr-defined]
             p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
         for run in range(args.runs):
-            for name, (store, src) in variants.items():  # interleaved: the same machine load
+            # Interleaved (the same machine load), and in the reverse order every other run: the
+            # first server after the copy met a cold workspace (and Neo4j just rewritten), and
+            # in one order "this" lost to "base" on documents its change never touched.
+            order = list(variants.items())
+            for name, (store, src) in order if run % 2 == 0 else reversed(order):
                 log = stack.enter_context(tempfile.TemporaryFile("w+", prefix="brain-serve-"))
                 process, url = start(root, store, src, uri, log)
                 try:
+                    cpu = server_cpu(process.pid)
                     runs[name].append(asyncio.run(measure(url, root, args.seconds, run)))
+                    served = sum(len(samples) for samples in runs[name][-1].values())
+                    cpu_ms[name].append((server_cpu(process.pid) - cpu) * 1000 / max(served, 1))
                 except BaseException:  # say why: the server's own last words
                     process.terminate()
                     process.wait(120)
@@ -155,6 +190,7 @@ def main() -> None:
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_after}", flush=True)
     report: dict[str, Any] = {"notes": args.notes, "profile": args.profile, "seconds": args.seconds,
+                              "documents": list(documents()),
                               "runs": args.runs,
                               "load_before": load_before, "load_after": load_after, "variants": {}}
     print(f"{'document':<20}" + "".join(f"{v:>26}" for v in variants))
@@ -171,8 +207,10 @@ def main() -> None:
     for name in variants:
         pooled = percentiles([x for r in runs[name] for samples in r.values() for x in samples])
         report["variants"][name]["all"] = pooled
+        cpu = round(statistics.median(cpu_ms[name]), 2)
+        report["variants"][name]["server_cpu_ms_per_request"] = cpu
         print(f"every operation pooled, {name}: p50 {pooled['p50_ms']:.2f} ms p95 {pooled['p95_ms']:.2f} ms "
-              f"({pooled['n']} requests)")
+              f"({pooled['n']} requests; brain serve's CPU {cpu:.2f} ms a request, Neo4j's not counted)")
     out = HERE / "results" / "neo4j-graphql.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

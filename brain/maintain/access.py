@@ -12,7 +12,7 @@ from brain.config.operator import OperatorSettings
 from brain.maintain.consolidation.run import Busy, Consolidation, NotConfigured
 from brain.maintain.finders.snapshot import scope_names
 from brain.maintain.findings import MaintenanceReport
-from brain.maintain.run import find
+from brain.maintain.report_cache import kept_report
 from brain.model import SHARED_SCOPE
 from brain.service.brain import Brain
 from brain.tool.access import Actor
@@ -47,8 +47,8 @@ def maintenance_report(brain: Brain, actor: Actor, scope: str | None) -> Mainten
             raise MaintenanceRefused(
                 "forbidden", 403, "an agent's token sees the report of one scope: pass its own or `shared`"
             )
-        return find(brain, None, config=_settings(brain).maintain)
-    return find(brain, _check_scope(brain, actor, scope), config=_settings(brain).maintain)
+        return kept_report(brain, None, _settings(brain).maintain)
+    return kept_report(brain, _check_scope(brain, actor, scope), _settings(brain).maintain)
 
 
 def start_consolidation(brain: Brain, actor: Actor, scope: object) -> Consolidation:

@@ -21,7 +21,7 @@ class MemoryView:
     links: list[Link]  # every link the note holds, in order (links_from)
     backlinks: list[Link]  # the first `first` links into it, as backlinks(first) pages them
     first: int
-    nodes: dict[str, Node]  # the nodes those links name (targets and sources) that exist
+    nodes: dict[str, Node]  # the nodes those links name (targets, sources) that exist; bodies ""
 
 
 @runtime_checkable

@@ -205,8 +205,8 @@ class ReachedGraph:
         self.store = store
         self.reach = reach
 
-    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
-        found = self.store.get_nodes([i for i in ids if self.reach.sees(i)])
+    def get_nodes(self, ids: Collection[str], *, bodies: bool = True) -> dict[str, Node]:
+        found = self.store.get_nodes([i for i in ids if self.reach.sees(i)], bodies=bodies)
         return {i: node for i in ids if self.reach.sees(i) and (node := as_seen(i, found)) is not None}
 
     def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:

@@ -78,3 +78,21 @@ def test_neighborhood_truncates_at_the_limit(store: GraphStore, workspace: Works
     assert cut.truncated
     assert [n.id for n in cut.nodes] == ["agent:bot", "memory:bot/a", "memory:bot/b"]
     assert store.neighborhood("memory:none/x", 2, 10).nodes == ()
+
+
+def test_neighborhood_at_every_depth_and_limit_as_the_embedded_store_walks_it(
+    store: GraphStore, workspace: Workspace
+) -> None:
+    """Neo4j answers a caller who sees everything with one read for all levels
+    (brain/store/neo4j/around.py): the same nodes, edges and `truncated` as the embedded
+    store's walk, at each depth it serves and at each limit (below, at and past the number
+    of nodes a level reaches: at exactly the limit the next level still says if it cut)."""
+    workspace.brain(store)
+    embedded = reference(workspace.root).store
+    starts = ["memory:bot/a", "memory:bot/b", "memory:shared/c", "agent:bot", "workflow:flow",
+              "unresolved:ghost", "memory:ghost-bot/x"]
+    for start in starts:
+        for depth in (1, 2, 3):
+            for limit in range(1, 11):
+                expected = embedded.neighborhood(start, depth, limit)
+                assert store.neighborhood(start, depth, limit) == expected, (start, depth, limit)

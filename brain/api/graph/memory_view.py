@@ -22,7 +22,8 @@ async def memory_at(loaders: Loaders, store: GraphStore, path: str) -> MemoryNod
     if view is None:
         return None
     memory = view.memory
-    loaders.nodes.prime_many({**view.nodes, memory.id: memory})
+    loaders.nodes.prime_many(view.nodes)  # notes without their bodies (as loaders.nodes reads them)
+    loaders.prime_nodes([memory])
     loaders.links_from.prime(memory.id, view.links)
     loaders.backlinks.prime((memory.id, view.first, None), view.backlinks)  # Memory.backlinks' first page
     return memory

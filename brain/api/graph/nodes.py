@@ -92,7 +92,6 @@ class Memory(Node):
     virtual_path: str = strawberry.field(description="How its agent sees it: `/memories/x.md`.")
     description: str
     type: MemoryType | None
-    body: str = strawberry.field(description="The markdown after the frontmatter.")
     size: int = strawberry.field(description="Bytes on disk.")
     hash: str = strawberry.field(description="SHA-256 of the file's bytes.")
     record: strawberry.Private[model.MemoryNode]
@@ -145,12 +144,17 @@ class Memory(Node):
             virtual_path=node.virtual_path,
             description=node.description,
             type=MemoryType.of(node.type),
-            body=node.body,
             size=node.size,
             hash=node.hash,
             record=node,
             moment=moment,
         )
+
+    # Read only when asked, a page of notes at once: the nodes a query reaches through links
+    # come without bodies (brain/api/graphql/loaders.py), and most queries show none.
+    @field(description="The markdown after the frontmatter.")
+    async def body(self, info: Info) -> str:
+        return await info.context.loaders_of(self.moment).bodies.load(self.id)
 
     @field(description="Seconds since the file was last modified (as of the query's moment).")
     def age(self) -> int:

@@ -76,7 +76,10 @@ class GraphQuery:
                 "memory() takes either `path` (e.g. path: \"memory/shared/glossary.md\") "
                 "or both `scope` and `name` (e.g. scope: \"shared\", name: \"glossary\")"
             )
-        return None if found is None else Memory.of(found, moment)
+        if found is None:
+            return None
+        info.context.loaders_of(moment).prime_nodes([found])  # it came with its body
+        return Memory.of(found, moment)
 
     @field(description="Memories in id order, filtered and paged.", permission_classes=ADMIN_ONLY)
     async def memories(

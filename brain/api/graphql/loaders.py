@@ -14,7 +14,7 @@ from typing import ParamSpec, TypeVar
 import anyio.to_thread
 from strawberry.dataloader import DataLoader
 
-from brain.model import Link, Node
+from brain.model import Link, MemoryNode, Node
 from brain.store.backlink_pages import LinkAfter
 from brain.store.base import GraphStore
 from brain.store.visibility import EVERYTHING, Reach, ReachedGraph
@@ -57,9 +57,14 @@ class Loaders:
         # whatever field leads to a node or a link (a search hit's links, their targets,
         # backlinks, problems) asks these loaders (brain/store/visibility.py).
         graph: GraphStore | ReachedGraph = store if reach.everything else ReachedGraph(store, reach)
+        # Nodes come without notes' bodies (get_nodes(bodies=False)): most fields that lead to
+        # a note (a link's source, a neighbourhood) show its id, path or name, and a body is
+        # read back from its file (embedded) or shipped (Neo4j) at a cost per note. A note's
+        # `body` asks `bodies`, which fetches only the notes whose body a query asks for.
         self.nodes: DataLoader[str, Node | None] = DataLoader(
-            _batched(graph.get_nodes, _none), cache=cache
+            _batched(lambda ids: graph.get_nodes(ids, bodies=False), _none), cache=cache
         )
+        self.bodies: DataLoader[str, str] = DataLoader(_batched(_bodies_of(graph), str), cache=cache)
         self.links_from: DataLoader[str, list[Link]] = DataLoader(
             _batched(graph.links_from, list), cache=cache
         )
@@ -76,8 +81,9 @@ class Loaders:
         )
 
     def prime_nodes(self, nodes: Sequence[Node]) -> None:
-        """Nodes a query already holds (a page of memories) need no second fetch."""
+        """Nodes a query already holds with their bodies (a page of memories) need no second fetch."""
         self.nodes.prime_many({n.id: n for n in nodes})
+        self.bodies.prime_many({n.id: n.body for n in nodes if isinstance(n, MemoryNode)})
 
     async def nodes_of(self, ids: Collection[str]) -> list[Node]:
         """The nodes that exist among `ids`, in order."""
@@ -103,6 +109,14 @@ def _pages(graph: GraphStore | ReachedGraph) -> Callable[[list[BacklinkPage]], A
         return await in_thread(fetch, keys)
 
     return load
+
+
+def _bodies_of(graph: GraphStore | ReachedGraph) -> Callable[[list[str]], dict[str, str]]:
+    def fetch(ids: list[str]) -> dict[str, str]:
+        found = graph.get_nodes(ids)
+        return {i: node.body for i, node in found.items() if isinstance(node, MemoryNode)}
+
+    return fetch
 
 
 def _none() -> None:

@@ -292,10 +292,13 @@ class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySear
             or self._links.unresolved.get(node_id)
         )
 
-    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+    def get_nodes(self, ids: Collection[str], *, bodies: bool = True) -> dict[str, Node]:
         with self._lock:
-            found = {i: self._public(self._node(i)) for i in ids}
+            found = {i: self._public(self._node(i)) if bodies else self._node(i) for i in ids}
             return {i: n for i, n in found.items() if n is not None}
+
+    def _bare_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+        return self.get_nodes(ids, bodies=False)
 
     def find_memory(self, scope: str, name: str) -> MemoryNode | None:
         with self._lock:
@@ -389,7 +392,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySear
                 return Subgraph((), ())
             def level(ids: list[str]) -> dict[str, set[str]]:
                 return {i: self._neighbours(i, reach) for i in ids}
-            found = walk(node_id, depth, limit, reach, level, self.get_nodes, self.links_from)
+            found = walk(node_id, depth, limit, reach, level, self._bare_nodes, self.links_from)
             return Subgraph(found.nodes, found.edges, found.truncated)
 
     def _neighbours(self, node_id: str, reach: Reach) -> set[str]:

@@ -253,6 +253,12 @@ GET_NODES = _union(
     f"MATCH (n:{{label}}) WHERE n.id IN $ids AND n.placeholder IS NULL "
     f"RETURN '{{label}}' AS label, {NODE_PROPS} AS props"
 )
+# The same without notes' bodies (get_nodes(bodies=False)): "" in their place, on every
+# label alike (only a note's reader looks at the key).
+GET_NODES_NO_BODY = _union(
+    "MATCH (n:{label}) WHERE n.id IN $ids AND n.placeholder IS NULL "
+    "RETURN '{label}' AS label, n {{.*, embedding: null, body: ''}} AS props"
+)
 
 NAME_ENTRIES = _union(
     "MATCH (n:{label}) WHERE n.key IN $keys RETURN n.id AS id, n.key AS key, n.scope AS scope",

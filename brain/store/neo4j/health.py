@@ -165,7 +165,7 @@ class Neo4jHealth(HealthAnswers):
     def links_from(self, ids: Collection[str]) -> dict[str, list[Link]]:
         raise NotImplementedError
 
-    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
+    def get_nodes(self, ids: Collection[str], *, bodies: bool = True) -> dict[str, Node]:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ following writes

@@ -33,13 +33,10 @@ from brain.model import (
     Node,
     Problem,
     Stats,
-    agent_id,
     is_note_id,
     memory_id,
     name_key,
-    owner_of_id,
     sorted_problems,
-    unresolved_id,
 )
 from brain.resolve import NameEntry
 from brain.store.base import (
@@ -47,7 +44,6 @@ from brain.store.base import (
     GraphExport,
     MemoryFilter,
     NodeRow,
-    Subgraph,
     WriteBatch,
     link_problem,
     link_row,
@@ -56,6 +52,7 @@ from brain.store.base import (
 )
 from brain.store.memory.image import StoreImage
 from brain.store.neo4j import cypher
+from brain.store.neo4j.around import Neo4jAround
 from brain.store.neo4j.backlinks import Neo4jBacklinks
 from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
 from brain.store.neo4j.generations import staged as generation
@@ -79,7 +76,7 @@ from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.sharing.database import Neo4jShared
 from brain.store.neo4j.views import Neo4jViews
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
-from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
+from brain.store.visibility import EVERYTHING, Reach
 
 log = logging.getLogger(__name__)
 A = TypeVar("A")
@@ -89,7 +86,7 @@ DEFAULT_DATABASE = "neo4j"
 
 class Neo4jStore(
     KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews,
-    Neo4jLinkTargets,
+    Neo4jLinkTargets, Neo4jAround,
 ):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
@@ -121,6 +118,7 @@ class Neo4jStore(
         self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
         self._reads = ReadCache(self._graph_token)  # answers kept until the graph changes
         self._nodes = KeptNodes(self._reads, self._read_nodes)  # nodes kept built, one by one
+        self._bare_nodes = KeptNodes(self._reads, self._read_bare_nodes)  # the same, bodies ""
 
     @classmethod
     def connect(
@@ -333,12 +331,16 @@ class Neo4jStore(
             return {}
         return {r["id"]: anchors_from(r["props"]) for r in self._read(cypher.ANCHORS, ids=sorted(set(ids)))}
 
-    def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
-        return self._nodes.get(ids, keep=not self.staged_reads) if ids else {}
+    def get_nodes(self, ids: Collection[str], *, bodies: bool = True) -> dict[str, Node]:
+        kept = self._nodes if bodies else self._bare_nodes
+        return kept.get(ids, keep=not self.staged_reads) if ids else {}
 
-    def _read_nodes(self, ids: list[str]) -> dict[str, tuple[Node, int]]:  # not kept as records: keptnodes
-        records = self._read_database(cypher.GET_NODES, {"ids": ids})
+    def _read_nodes(self, ids: list[str], query: str = cypher.GET_NODES) -> dict[str, tuple[Node, int]]:
+        records = self._read_database(query, {"ids": ids})  # not kept as records: keptnodes
         return {r["props"]["id"]: (node_from(r["label"], r["props"]), chars(r["props"])) for r in records}
+
+    def _read_bare_nodes(self, ids: list[str]) -> dict[str, tuple[Node, int]]:
+        return self._read_nodes(ids, cypher.GET_NODES_NO_BODY)
 
     def find_memory(self, scope: str, name: str) -> MemoryNode | None:
         exact = self._read(cypher.MEMORY_BY_ID, id=memory_id(scope, name))
@@ -402,37 +404,6 @@ class Neo4jStore(
                 out[r["target"]].append(link_from(r["source"], r["target"], r["props"]))
         for links in out.values():
             links.sort(key=lambda link: (link.source, link.ordinal))
-        return out
-
-    def neighborhood(self, node_id: str, depth: int, limit: int, reach: Reach = EVERYTHING) -> Subgraph:
-        if not self.get_nodes([node_id]):
-            return Subgraph((), ())
-        found = walk(
-            node_id, depth, limit, reach, lambda ids: self._neighbours(ids, reach), self.get_nodes,
-            self.links_from,
-        )
-        return Subgraph(found.nodes, found.edges, found.truncated)
-
-    def _neighbours(self, ids: list[str], reach: Reach) -> dict[str, set[str]]:
-        """A BFS level's neighbours within `reach` (the query filters; brain/store/visibility.py)."""
-        out: dict[str, set[str]] = defaultdict(set)
-        scopes = reach.scope_list()
-        for r in self._read(cypher.NEIGHBOURS, ids=ids, scopes=scopes):
-            node = r["id"]
-            out[node].update(r["ids"])
-            out[node].update(
-                t["id"] if t["seen"] else unresolved_id(name_key(t["target"])) for t in r["out"]
-            )
-            owner = owner_of_id(node)
-            if owner is not None:
-                out[node].add(agent_id(owner))
-        keys = {key for i in ids if (key := None if scopes is None else asked_key(i)) is not None}
-        if keys:
-            for r in self._read(cypher.NEIGHBOURS_ASKING, keys=sorted(keys), scopes=scopes):
-                link = link_from(r["source"], r["target"], r["props"])
-                target = unresolved_id(name_key(link.target))
-                if target in ids and reach.asks_for(link, target):
-                    out[target].add(link.source)
         return out
 
     def problems(self, paths: Collection[str] | None = None, reach: Reach = EVERYTHING) -> list[Problem]:

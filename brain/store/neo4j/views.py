@@ -4,7 +4,8 @@ The note, its links, the first page of its backlinks (ordered and cut as BACKLIN
 them, in the query) and the nodes at both ends, in one statement on the documented labels
 (the live set is put in by `_read`, as for every read): one round trip where the memory
 document took three levels of them. A placeholder (a node a staged first sync has not written
-yet) is no node here either, as in GET_NODES.
+yet) is no node here either, as in GET_NODES. The nodes at both ends come without notes'
+bodies, as the GraphQL loaders read nodes (get_nodes(bodies=False)); the note's own has its.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ MATCH (m:Memory {path: $path})
 RETURN m {.*, embedding: null} AS props,
        [(m)-[r:LINKS_TO]->(t) | {target: t.id, props: properties(r)}] AS links,
        [(m)-[:LINKS_TO]->(t) WHERE t.placeholder IS NULL
-         | {labels: labels(t), props: t {.*, embedding: null}}]
+         | {labels: labels(t), props: t {.*, embedding: null, body: ''}}]
          AS targets,
        COLLECT {
          MATCH (s:Memory)-[r:LINKS_TO]->(m)
          WITH s, r ORDER BY s.id, r.line, r.column LIMIT $first
-         RETURN {source: s.id, props: properties(r), labels: labels(s), node: s {.*, embedding: null}}
+         RETURN {source: s.id, props: properties(r), labels: labels(s),
+                 node: s {.*, embedding: null, body: ''}}
        } AS backlinks
 """
 

@@ -1,0 +1,174 @@
+"""Notes' bodies are read only where a query shows them, and shown the same on both stores.
+
+The dashboard's entities document names every entity's backlink sources by id and path
+(~1,650 notes at 10,000): reading each of their bodies back from its file (embedded) or
+shipping it over bolt (Neo4j) took seconds a request (issue 43). So get_nodes(bodies=False)
+gives notes with "" for a body, the GraphQL loaders and neighbourhoods read nodes that way,
+and `Memory.body` is read when a query asks for it. These tests hold both halves: the
+entities and neighbourhood documents read no body, and a body asked through any path (a
+link's source or target, a neighbourhood, a node by id, a page) is the file's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from brain.model import MemoryNode
+from brain.store.base import BodySource, GraphStore
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.store import Neo4jStore
+from tests.api.client import post
+from tests.api.live import live_server
+from tests.contract.helpers import Workspace, note, reference
+
+REPO = Path(__file__).resolve().parents[2]
+ENTITIES = (REPO / "graphql" / "entities.graphql").read_text(encoding="utf-8")
+NEIGHBORHOOD = (REPO / "graphql" / "neighborhood.graphql").read_text(encoding="utf-8")
+BODIES = {
+    "memory/bot/a.md": "A links [[b]] and [[flow]].",
+    "memory/bot/b.md": "B links [[shared/c]] and [[chat:standup]].",
+    "memory/shared/c.md": "C links [[flow]] — with ünïcode.",
+    "memory/bot/d.md": "D links [[a]].",
+}
+
+# A body through every road that leads to a note: a link's source and target, a neighbourhood's
+# nodes, a node by id, a page of memories, and an entity's backlinks.
+EVERY_ROAD = """
+query($id: ID!) {
+  memory(path: "memory/bot/a.md") {
+    body
+    links { target { ... on Memory { id body } } }
+    backlinks { source { id body } }
+  }
+  node(id: $id) { ... on Memory { body } }
+  neighborhood(id: $id, depth: 2) { nodes { id ... on Memory { body } } }
+  memories(first: 2) { nodes { id body } }
+  workflows { backlinks { source { id body } } }
+}
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    ws = Workspace(tmp_path)
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    for rel, body in BODIES.items():
+        ws.write(rel, note(rel.rsplit("/", 1)[1], body))
+    ws.write("workflows/flow.yaml", "title: Flow\n")
+    ws.write("chats/standup.md", "# Standup\n")
+    return ws
+
+
+class CountedReads:
+    """The workspace's files as the embedded store reads bodies back, counting the reads."""
+
+    def __init__(self, source: BodySource) -> None:
+        self.source = source
+        self.read_paths: list[str] = []
+
+    def on_disk(self, memory: MemoryNode) -> bool:
+        return self.source.on_disk(memory)
+
+    def read(self, memory: MemoryNode) -> str:
+        self.read_paths.append(memory.path)
+        return self.source.read(memory)
+
+
+def test_get_nodes_without_bodies_is_get_nodes_with_empty_bodies(
+    store: GraphStore, workspace: Workspace
+) -> None:
+    workspace.brain(store)
+    ids = ["memory:bot/a", "memory:bot/b", "memory:bot/d", "memory:shared/c", "agent:bot", "workflow:flow",
+           "chat:standup", "memory:bot/none"]
+    full = store.get_nodes(ids)
+    bare = store.get_nodes(ids, bodies=False)
+    assert set(bare) == set(full) == set(ids) - {"memory:bot/none"}
+    for node_id, node in full.items():
+        expected = replace(node, body="") if isinstance(node, MemoryNode) else node
+        assert bare[node_id] == expected, node_id
+    assert {n.path: n.body.strip() for n in full.values() if isinstance(n, MemoryNode)} == BODIES
+    # the same nodes on both stores, either way
+    embedded = reference(workspace.root).store
+    assert embedded.get_nodes(ids, bodies=False) == bare
+    assert embedded.get_nodes(ids) == full
+    # and a neighbourhood's notes come without bodies, on both stores alike
+    around = store.neighborhood("memory:bot/b", depth=2, limit=50)
+    assert around == embedded.neighborhood("memory:bot/b", depth=2, limit=50)
+    assert all(n.body == "" for n in around.nodes if isinstance(n, MemoryNode))
+
+
+async def test_a_body_is_the_files_whichever_road_leads_to_the_note(
+    store: GraphStore, workspace: Workspace
+) -> None:
+    answers = []
+    for each in (store, MemoryStore()):
+        with live_server(workspace.root, each, watch=False) as server:
+            async with httpx.AsyncClient(timeout=30) as client:
+                answers.append(await post(client, server.graphql, EVERY_ROAD, {"id": "memory:bot/a"}))
+    answer, embedded = answers
+    assert "errors" not in answer, answer
+    assert answer == embedded
+    data = answer["data"]
+    bodies = {rel.removeprefix("memory/").removesuffix(".md"): body for rel, body in BODIES.items()}
+
+    def body_of(node_id: str) -> str:
+        return bodies[node_id.removeprefix("memory:")]
+
+    assert data["memory"]["body"].strip() == body_of("memory:bot/a")
+    targets = [link["target"] for link in data["memory"]["links"] if "id" in link["target"]]
+    assert [t["id"] for t in targets] == ["memory:bot/b"]
+    sources = [link["source"] for link in data["memory"]["backlinks"]]
+    assert [s["id"] for s in sources] == ["memory:bot/d"]
+    assert data["node"]["body"].strip() == body_of("memory:bot/a")
+    notes = [n for n in data["neighborhood"]["nodes"] if "body" in n]
+    assert {n["id"] for n in notes} == {"memory:bot/a", "memory:bot/b", "memory:bot/d", "memory:shared/c"}
+    flow_sources = [link["source"] for w in data["workflows"] for link in w["backlinks"]]
+    assert {s["id"] for s in flow_sources} == {"memory:bot/a", "memory:shared/c"}
+    for node in [*targets, *sources, *notes, *data["memories"]["nodes"], *flow_sources]:
+        assert node["body"].strip() == body_of(node["id"]), node
+
+
+async def test_the_entities_and_neighbourhood_documents_read_no_body(
+    store: GraphStore, workspace: Workspace
+) -> None:
+    with live_server(workspace.root, store, watch=False) as server:
+        reads: CountedReads | None = None
+        if isinstance(store, MemoryStore):
+            source = store.body_source()
+            assert source is not None  # brain reads bodies back from the workspace's files
+            reads = CountedReads(source)
+            store.read_bodies_from(reads)
+        elif isinstance(store, Neo4jStore):
+            full_reads = store._nodes.misses + store._nodes.hits  # the nodes kept with bodies
+        async with httpx.AsyncClient(timeout=30) as client:
+            entities = await post(client, server.graphql, ENTITIES)
+            around = await post(client, server.graphql, NEIGHBORHOOD, {"id": "memory:bot/b", "depth": 2})
+        assert "errors" not in entities, entities
+        assert "errors" not in around, around
+        sources = {link["source"]["path"] for kind in ("workflows", "chats")
+                   for e in entities["data"][kind] for link in e["backlinks"]}
+        assert sources == {"memory/bot/a.md", "memory/bot/b.md", "memory/shared/c.md"}
+        assert {n["id"] for n in around["data"]["neighborhood"]["nodes"]} >= {
+            "memory:bot/a", "memory:bot/b", "memory:bot/d", "memory:shared/c", "agent:bot", "workflow:flow",
+        }
+        if reads is not None:
+            assert reads.read_paths == []
+            # the counting is live: a body asked for is read through it
+            assert (await _body(server.graphql, "memory:bot/b")).strip() == BODIES["memory/bot/b.md"]
+            assert reads.read_paths == ["memory/bot/b.md"]
+        elif isinstance(store, Neo4jStore):
+            assert store._nodes.misses + store._nodes.hits == full_reads
+            assert (await _body(server.graphql, "memory:bot/b")).strip() == BODIES["memory/bot/b.md"]
+            assert store._nodes.misses + store._nodes.hits > full_reads
+
+
+async def _body(url: str, node_id: str) -> str:
+    async with httpx.AsyncClient(timeout=30) as client:
+        answer = await post(client, url, "query($id: ID!) { node(id: $id) { ... on Memory { body } } }",
+                            {"id": node_id})
+    body: str = answer["data"]["node"]["body"]
+    return body
