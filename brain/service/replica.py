@@ -7,7 +7,7 @@ applied batch to a change log in the same database (brain/store/neo4j/sharing/da
 holds this workspace, then polls the log (one round trip, one index seek when nothing
 changed) and delivers each change to the replica's own `graphChanged` subscribers. Queries
 do not wait for this poll: the store keeps answers only while the graph token is unchanged,
-and reads the token at most every 25 ms (brain/store/neo4j/readcache.py), so a write on disk
+and reads the token at most every 25 ms (brain/store/neo4j/reads/readcache.py), so a write on disk
 reaches a replica's GraphQL as soon as the writer commits it, give or take 25 ms; reading
 log entries drops the kept answers before the events go out, so a subscriber that asks
 again on an event is answered with the change. The writer may restart, or the

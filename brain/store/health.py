@@ -13,7 +13,7 @@ wanted, and a link into one of them is broken (and wants its target) as it sees 
 Both stores answer from the same counters (brain/store/health_counts.py), kept in step with
 their writes, never a scan of every note per question: the embedded store feeds them from its
 tables (brain/store/memory/health.py), Neo4j from the links each of its writes replaced
-(brain/store/neo4j/health.py). `HealthAnswers` is the half they share: the four answers,
+(brain/store/neo4j/health/counters.py). `HealthAnswers` is the half they share: the four answers,
 each kept until the next write.
 """
 

@@ -24,7 +24,7 @@ An agent's hubs and most wanted are sums over the keys it sees, kept per reach t
 (brain/store/health_reach.py).
 
 The embedded store feeds it from its tables (brain/store/memory/health.py), Neo4j from the
-links each write changed, its own or another process's (brain/store/neo4j/health.py).
+links each write changed, its own or another process's (brain/store/neo4j/health/counters.py).
 """
 
 from __future__ import annotations

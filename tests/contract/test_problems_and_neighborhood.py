@@ -84,7 +84,7 @@ def test_neighborhood_at_every_depth_and_limit_as_the_embedded_store_walks_it(
     store: GraphStore, workspace: Workspace
 ) -> None:
     """Neo4j answers a caller who sees everything with one read for all levels
-    (brain/store/neo4j/around.py): the same nodes, edges and `truncated` as the embedded
+    (brain/store/neo4j/reads/around.py): the same nodes, edges and `truncated` as the embedded
     store's walk, at each depth it serves and at each limit (below, at and past the number
     of nodes a level reaches: at exactly the limit the next level still says if it cut)."""
     workspace.brain(store)

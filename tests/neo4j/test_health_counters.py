@@ -1,5 +1,5 @@
 """Memory health on Neo4j is answered from counters kept in step with this process's writes
-(brain/store/neo4j/health.py): an edit keeps them (no recount), and every change they cannot
+(brain/store/neo4j/health/counters.py): an edit keeps them (no recount), and every change they cannot
 follow makes the next question count again: another process's write, a rebuild written as
 a new generation, a clear. Each answer equals the recount from the store's plain reads
 (tests/contract/test_health.py `recount`).
@@ -16,7 +16,7 @@ import pytest
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
 from brain.store.health import HealthAsk
-from brain.store.neo4j import health as neo4j_health
+from brain.store.neo4j.health import counters as neo4j_health
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.neo4j.write import Limits
 from brain.store.visibility import EVERYTHING

@@ -1,4 +1,4 @@
-"""Memory health's first count on Neo4j (brain/store/neo4j/health_count.py): a process
+"""Memory health's first count on Neo4j (brain/store/neo4j/health/first_count.py): a process
 starting on a database another process wrote reads only the fields the counters need, a
 page of notes per query, instead of every note and link as objects. Its counters must be
 the plain count's exactly (the links it keeps too: later writes are followed by them), and
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from brain.service.brain import Brain
-from brain.store.neo4j import health_count
+from brain.store.neo4j.health import first_count as health_count
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.neo4j.write import Limits
 from tests.contract.helpers import Workspace, note

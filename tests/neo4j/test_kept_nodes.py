@@ -1,4 +1,4 @@
-"""Nodes kept built, one by one, until the graph token moves (brain/store/neo4j/keptnodes.py):
+"""Nodes kept built, one by one, until the graph token moves (brain/store/neo4j/reads/keptnodes.py):
 a fetch reads only ids it has not seen since, and a change is seen as with kept answers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Answers kept until the graph changes (brain/store/neo4j/readcache.py), on a real Neo4j.
+"""Answers kept until the graph changes (brain/store/neo4j/reads/readcache.py), on a real Neo4j.
 
 A read asked again while the graph is unchanged is answered without the database; a write
 of this process drops every kept answer at once (a writer reads its own writes), and a write

@@ -1,4 +1,4 @@
-"""The memory document on Neo4j in one read (brain/store/neo4j/views.py): the same answer as
+"""The memory document on Neo4j in one read (brain/store/neo4j/reads/views.py): the same answer as
 the embedded store's, and no further read for its links, backlinks and their nodes.
 
 Before, a random note's memory document took three rounds of reads (the note; its links, its

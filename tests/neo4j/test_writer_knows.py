@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from brain.store.base import WriteBatch
-from brain.store.neo4j.readcache import GRAPH_TOKEN
+from brain.store.neo4j.reads.readcache import GRAPH_TOKEN
 from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note
 from tests.neo4j.conftest import Login, StoreMaker, driver_for

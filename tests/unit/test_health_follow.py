@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from brain.store.neo4j.health import FOLLOW_MOST, followed
+from brain.store.neo4j.health.counters import FOLLOW_MOST, followed
 
 
 def entry(writes: Any, txns: Any = 1, sources: Any = ("memory:a/x",)) -> dict[str, Any]:

@@ -52,16 +52,17 @@ from brain.store.base import (
 )
 from brain.store.memory.image import StoreImage
 from brain.store.neo4j import cypher
-from brain.store.neo4j.around import Neo4jAround
-from brain.store.neo4j.backlinks import Neo4jBacklinks
 from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
-from brain.store.neo4j.health import Neo4jHealth, follow_params
-from brain.store.neo4j.keptnodes import KeptNodes
-from brain.store.neo4j.link_targets import Neo4jLinkTargets
-from brain.store.neo4j.readcache import KeptReads, ReadCache, chars
+from brain.store.neo4j.health.counters import Neo4jHealth, follow_params
+from brain.store.neo4j.reads.around import Neo4jAround
+from brain.store.neo4j.reads.backlinks import Neo4jBacklinks
+from brain.store.neo4j.reads.keptnodes import KeptNodes
+from brain.store.neo4j.reads.link_targets import Neo4jLinkTargets
+from brain.store.neo4j.reads.readcache import KeptReads, ReadCache, chars
+from brain.store.neo4j.reads.views import Neo4jViews
 from brain.store.neo4j.records import (
     KIND_OF_LABEL,
     agent_from,
@@ -74,7 +75,6 @@ from brain.store.neo4j.records import (
 )
 from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.sharing.database import Neo4jShared
-from brain.store.neo4j.views import Neo4jViews
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
 from brain.store.visibility import EVERYTHING, Reach
 
@@ -115,7 +115,7 @@ class Neo4jStore(
         self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
         self._live = LiveSet()
-        self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
+        self._init_health()  # memory health's counters (brain/store/neo4j/health/counters.py)
         self._reads = ReadCache(self._graph_token)  # answers kept until the graph changes
         self._nodes = KeptNodes(self._reads, self._read_nodes)  # nodes kept built, one by one
         self._bare_nodes = KeptNodes(self._reads, self._read_bare_nodes)  # the same, bodies ""
@@ -259,7 +259,7 @@ class Neo4jStore(
         """One managed write transaction; run again if its commit outcome was lost.
 
         `graph`: it writes the graph (counted in `transactions`), not the change log or identity;
-        `keep_reads`: it changes no kept answer (brain/store/neo4j/readcache.py): the lease, vectors;
+        `keep_reads`: it changes no kept answer (brain/store/neo4j/reads/readcache.py): the lease, vectors;
         `keeps_live`: it cannot switch the live set (a change written onto the live labels, the
         lease, vectors), so the set looked up stays good: forgetting it after every small write
         cost each read of the next sync, and the writer's next GraphQL reads, one more round trip.
@@ -294,7 +294,7 @@ class Neo4jStore(
 
     # ------------------------------------------------------------------ reads
 
-    staged_reads = False  # a staged store's reads: on the BrainStaged… labels (neo4j/readcache.py)
+    staged_reads = False  # a staged store's reads: on the BrainStaged… labels (neo4j/reads/readcache.py)
 
     def _is_empty(self) -> bool:
         """Whether the live generation holds no node (a database brain has not written)."""

@@ -32,7 +32,7 @@ from brain.store.base import BodySource, LogPosition, StoreReadOnly, StoreUnavai
 from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.generations.live import LiveSet
 from brain.store.neo4j.generations.staged import LABELS
-from brain.store.neo4j.readcache import ReadCache
+from brain.store.neo4j.reads.readcache import ReadCache
 from brain.store.neo4j.sharing.lease import WRITER_ID, WriterLease
 from brain.store.neo4j.sharing.revs import difference
 
@@ -65,7 +65,7 @@ REVS = "MATCH (n:Memory|Agent|Workflow|Chat|WorkItem|File) RETURN n.id AS id, n.
 # Idempotent: a batch id already logged is not logged again (a commit outcome may be lost).
 # `writes` (the graph's write count after this transaction), `txns` (the transactions of its
 # write) and `sources` (the notes whose links or facts it may change) let another process's
-# memory health counters follow the write instead of counting again (brain/store/neo4j/health.py).
+# memory health counters follow the write instead of counting again (brain/store/neo4j/health/counters.py).
 LOG_CHANGES = """
 MATCH (w:BrainWorkspace {key: 'brain'})
 OPTIONAL MATCH (done:BrainChange {batch: $batch})
@@ -148,7 +148,7 @@ class Neo4jShared(Committer):
     clear_rows = 10_000
     _bodies: BodySource | None = None  # the workspace's files, for the notes sent bare
     _live: LiveSet  # the live set of labels as last looked up (brain/store/neo4j/generations/live.py)
-    _reads: ReadCache  # the kept answers of reads (brain/store/neo4j/readcache.py)
+    _reads: ReadCache  # the kept answers of reads (brain/store/neo4j/reads/readcache.py)
 
     def read_bodies_from(self, source: BodySource) -> None:
         self._bodies = source

@@ -24,7 +24,7 @@ updated in each write's transaction) was not chosen: hubs, most wanted and the p
 are sorted sets, not counts, and each write would pay for them in Cypher (docs/neo4j.md).
 
 The counters are counted from the graph once (the first question of a process) and again
-only in the cases above, from the counters' fields alone (health_count.py: a query a page of
+only in the cases above, from the counters' fields alone (first_count.py: a query a page of
 notes, their links gathered by the database), not from every note and link as objects.
 """
 
@@ -44,8 +44,8 @@ from brain.store.base import MemoryFilter, WriteBatch
 from brain.store.health import HealthAnswers
 from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources
 from brain.store.neo4j.generations.live import LiveSet
-from brain.store.neo4j.health_count import Kept, count_pages, kept_link
-from brain.store.neo4j.readcache import ReadCache
+from brain.store.neo4j.health.first_count import Kept, count_pages, kept_link
+from brain.store.neo4j.reads.readcache import ReadCache
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
 # log entries after `$seq` (an index seek on BrainChange.seq; none when nothing changed).
@@ -124,11 +124,11 @@ class Neo4jHealth(HealthAnswers):
     _health_at: Position | None  # the graph the counters are in step with
     _health_writing: int  # writes of this process between their commit and their follow
     _health_checked: float  # when the position was last read (time.monotonic)
-    _reads: ReadCache  # Neo4jStore's kept answers (brain/store/neo4j/readcache.py)
+    _reads: ReadCache  # Neo4jStore's kept answers (brain/store/neo4j/reads/readcache.py)
     _live: LiveSet
     health_stamp_ttl = 1.0  # seconds a read of the position answers for
     health_followed = 0  # other processes' writes followed through the change log
-    health_lean_count = True  # the first count reads only what the counters need (health_count.py)
+    health_lean_count = True  # the first count reads only what the counters need (first_count.py)
 
     def _init_health(self) -> None:
         self._health_index = HealthIndex()  # counted on the first question
@@ -288,7 +288,7 @@ class Neo4jHealth(HealthAnswers):
         return index
 
     def _health_count_lean(self, index: HealthIndex) -> None:
-        """Counted from the fields the counters read, a page of notes per query (health_count.py)."""
+        """Counted from the fields the counters read, a page of notes per query (first_count.py)."""
         notes: dict[str, Facts | None] = {}
         held: dict[str, tuple[Kept, ...]] = {}
         for note_id, facts, found in count_pages(self._read_database):

@@ -2,7 +2,7 @@
 
 The counters (brain/store/health_counts.py) are counted from the whole graph once per
 process (its first question) and again when the graph changed in a way they cannot follow
-(brain/store/neo4j/health.py). They need of a note only its scope, its change time and
+(brain/store/neo4j/health/counters.py). They need of a note only its scope, its change time and
 whether it has a description and a type, and of each of its links four fields (`Kept`).
 Reading them as brain's reads do (`list_memories` and `links_from`: every property of every
 note and link, made into MemoryNode and Link objects) cost 46-67 s at 10,000 notes on a

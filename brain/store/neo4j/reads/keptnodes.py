@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 
 from brain.model import Node
-from brain.store.neo4j.readcache import ReadCache
+from brain.store.neo4j.reads.readcache import ReadCache
 
 MAX_NODES = 50_000
 MAX_CHARS = 32 * 1024 * 1024  # every kept node's text, counted roughly (its properties' strings)
