@@ -6,7 +6,7 @@ one table, and everything else is a column: numbers as packed arrays (`array.arr
 `frombytes` each), strings as indexes into the table. Loading is a handful of C-speed
 decodes and `zip`s; ids come out shared (a link's source is its memory's id, a file's hash
 its memory's hash), memories stay plain rows until read (brain/store/memory/rows.py), and
-links stay columns, each source's rows built when read (brain/store/memory/link_table.py).
+links stay columns, each source's rows built when read (brain/store/memory/links/table.py).
 
 The payload is a msgpack stream of: the string table, the ingester's file states, the rest
 of the ingester's state (brain/snapshot/rows.py, field by field), the memories, their bodies, the
@@ -31,7 +31,7 @@ from brain.ingest.state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
 from brain.snapshot import rows
 from brain.store.memory.image import StoreImage
-from brain.store.memory.link_table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
+from brain.store.memory.links.table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
 from brain.store.memory.packed import BLOB, BLOB_LEAD, NESTED_AT
 from brain.store.memory.rows import KIND, MEMORY_FIELDS, MemoryRow, nested_blob
 

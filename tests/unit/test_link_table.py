@@ -1,4 +1,4 @@
-"""The embedded store's links as columns (brain/store/memory/link_table.py): a table gives what
+"""The embedded store's links as columns (brain/store/memory/links/table.py): a table gives what
 a plain dict of rows would give after any writes, packs without changing an answer, an
 image taken before later writes keeps its moment, a restore adopts a snapshot's columns, and
 a column that does not fit is refused when the snapshot is read."""
@@ -16,9 +16,9 @@ import pytest
 from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
-from brain.store.memory import link_table as memory_link_table
-from brain.store.memory.link_table import STATUSES, LinkImage, LinkTable
-from brain.store.memory.links import SET_AFTER, LinkIndex
+from brain.store.memory.links import table as memory_link_table
+from brain.store.memory.links.index import SET_AFTER, LinkIndex
+from brain.store.memory.links.table import STATUSES, LinkImage, LinkTable
 from brain.store.memory.rows import LinkRow
 from brain.store.memory.store import MemoryStore
 from tests.contract.helpers import answers, note, reference

@@ -1,4 +1,4 @@
-"""The embedded store's link indexes (brain/store/memory/links.py) as packed numbers answer as
+"""The embedded store's link indexes (brain/store/memory/links/index.py) as packed numbers answer as
 sets of (source, ordinal) did: the same links to each target and asking for each key, in
 (source id, ordinal) order, through adds and removes of many links to one target."""
 
@@ -10,8 +10,8 @@ from array import array
 import pytest
 
 from brain.model import LinkStatus
-from brain.store.memory import links as memory_links
-from brain.store.memory.links import LinkIndex, _discard
+from brain.store.memory.links import index as memory_links
+from brain.store.memory.links.index import LinkIndex, _discard
 from brain.store.memory.rows import LinkRow
 
 

@@ -19,7 +19,7 @@ from brain.model import MemoryNode
 from brain.store.base import WriteBatch
 from brain.store.health import HealthAnswers
 from brain.store.health_counts import Facts, HealthIndex, batch_sources
-from brain.store.memory.link_table import LinkTable
+from brain.store.memory.links.table import LinkTable
 from brain.store.memory.rows import MemoryRow, health_facts_of
 
 __all__ = ["HealthIndex", "HealthQueries"]  # the store builds its index from here

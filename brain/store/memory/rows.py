@@ -4,7 +4,7 @@ At 100,000 notes the store holds 550,000 links and 100,000 memories. As objects 
 dataclass each, with its own copies of every id) they cost most of a gigabyte and seconds to
 build from a snapshot. So a link is read and written as the tuple of its fields in `Link`'s
 order (built by one C call, ids shared with the nodes they name; the store holds them as
-columns, brain/store/memory/link_table.py), and a memory loaded from a snapshot stays the row
+columns, brain/store/memory/links/table.py), and a memory loaded from a snapshot stays the row
 it was decoded as until something reads it. Both become the public `Link` and `MemoryNode`
 only on their way out of the store.
 """

@@ -12,7 +12,7 @@ from brain.store.base import WriteBatch
 from brain.store.memory.bodies import Bodies
 from brain.store.memory.health import HealthIndex
 from brain.store.memory.image import StoreImage, image_tables
-from brain.store.memory.link_table import LinkTable
+from brain.store.memory.links.table import LinkTable
 from brain.store.memory.rows import MemoryRow
 from brain.store.memory.search import KeywordIndex
 

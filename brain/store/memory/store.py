@@ -4,7 +4,7 @@ Plain dicts with the indexes the queries need: outgoing and incoming links, link
 key they ask for, names by key, memories by path. Bodies are most of a graph's bytes and few
 queries read them, so a memory is held without its body, which is read back from its file or
 kept zlib-compressed beside it (brain/store/memory/bodies.py) and put back into every node a
-query returns. Links are held as columns (brain/store/memory/link_table.py) and memories
+query returns. Links are held as columns (brain/store/memory/links/table.py) and memories
 restored from a snapshot as rows (brain/store/memory/rows.py), built into objects on their way
 out; after a restore the indexes wait for their first use. One lock makes each batch atomic
 for readers on other threads (the server answers queries while the watcher writes).
@@ -52,11 +52,11 @@ from brain.store.base import (
 )
 from brain.store.base import link_row as base_link_row
 from brain.store.linking import entry_of
-from brain.store.memory.backlinks import MemoryBacklinks
 from brain.store.memory.bodies import Bodies
 from brain.store.memory.health import HealthIndex, HealthQueries
-from brain.store.memory.link_table import LinkTable
-from brain.store.memory.links import LinkIndex
+from brain.store.memory.links.backlinks import MemoryBacklinks
+from brain.store.memory.links.index import LinkIndex
+from brain.store.memory.links.table import LinkTable
 from brain.store.memory.names import NameIndex
 from brain.store.memory.rows import (
     LinkRow,

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from brain.model import LinkStatus, UnresolvedNode
-from brain.store.memory.links import LinkIndex, refs_of
+from brain.store.memory.links.index import LinkIndex, refs_of
 from brain.store.memory.rows import LinkRow
 
 STATUSES = list(LinkStatus)

@@ -9,8 +9,8 @@ from collections.abc import Collection
 
 from brain.model import Link
 from brain.store.backlink_pages import LinkAfter, page_of_keys
-from brain.store.memory.link_table import LinkTable
-from brain.store.memory.links import LinkIndex
+from brain.store.memory.links.index import LinkIndex
+from brain.store.memory.links.table import LinkTable
 from brain.store.memory.rows import as_link
 from brain.store.visibility import EVERYTHING, Reach
 
