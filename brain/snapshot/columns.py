@@ -31,7 +31,7 @@ from brain.ingest.state import FileState, IngestState
 from brain.model import AgentNode, EntityNode, FileNode, Kind, MemoryNode
 from brain.snapshot import rows
 from brain.store.memory.image import StoreImage
-from brain.store.memory.links.table import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
+from brain.store.memory.links.image import NUMBER_COLUMNS, STRING_COLUMNS, LinkImage, strings_at
 from brain.store.memory.packed import BLOB, BLOB_LEAD, NESTED_AT
 from brain.store.memory.rows import KIND, MEMORY_FIELDS, MemoryRow, nested_blob
 

@@ -17,8 +17,9 @@ from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
 from brain.store.memory.links import table as memory_link_table
+from brain.store.memory.links.image import STATUSES, STRING_COLUMNS, LinkImage
 from brain.store.memory.links.index import SET_AFTER, LinkIndex
-from brain.store.memory.links.table import STATUSES, LinkImage, LinkTable
+from brain.store.memory.links.table import LinkTable
 from brain.store.memory.rows import LinkRow
 from brain.store.memory.store import MemoryStore
 from tests.contract.helpers import answers, note, reference
@@ -272,7 +273,7 @@ def image(**change: Any) -> LinkImage:
         "strings": [None, "memory:a/x", "t", "unresolved:t"], "sources": ["memory:a/x"],
         "counts": np.array([2]), "candidates": {1: ("t",)},
         "columns": {
-            **{name: np.array([3, 2], np.uint32) for name in memory_link_table.STRING_COLUMNS},
+            **{name: np.array([3, 2], np.uint32) for name in STRING_COLUMNS},
             "ordinal": np.array([0, 1], np.uint32), "status": np.array([1, 0], np.uint8),
             "embed": np.array([0, 1], np.uint8), "line": np.array([1, 2]), "column": np.array([0, 4]),
         },

@@ -13,7 +13,8 @@ from itertools import compress, repeat
 
 from brain.index.bm25 import KeywordImage
 from brain.model import AgentNode, EntityNode, FileNode, MemoryNode
-from brain.store.memory.links.table import LinkImage, LinkTable
+from brain.store.memory.links.image import LinkImage
+from brain.store.memory.links.table import LinkTable
 from brain.store.memory.rows import PATH, MemoryRow
 
 

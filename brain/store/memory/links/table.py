@@ -22,217 +22,34 @@ a snapshot encodes them later, outside the lock, while writes go on.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from itertools import chain, compress, count, repeat
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from itertools import chain, compress, count
 from typing import Any
 
 import numpy as np
 
 from brain.model import LinkStatus, UnresolvedNode
+from brain.store.memory.links.image import (
+    COLUMNS,
+    DTYPES,
+    RESOLVED,
+    STATUS_CODE,
+    STATUSES,
+    STRING_AT,
+    STRING_COLUMNS,
+    UINT,
+    Array,
+    LinkImage,
+    block_rows,
+)
 from brain.store.memory.links.index import LinkIndex, refs_of
 from brain.store.memory.rows import LinkRow
 
-STATUSES = list(LinkStatus)
-STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
-RESOLVED = STATUS_CODE[LinkStatus.RESOLVED]
-STRING_COLUMNS = ("target_id", "raw", "target", "key", "label", "anchor")
-_STRING_AT = (2, 4, 5, 6, 7, 8)  # each string column's field in a LinkRow
-# A line or column past 2**32 would take a note of gigabytes: 4 bytes each, not 8 (9 MB of
-# a 100,000-note store's columns).
-NUMBER_COLUMNS = {"ordinal": np.uint32, "status": np.uint8, "embed": np.uint8, "line": np.uint32,
-                  "column": np.uint32}
-COLUMNS = (*STRING_COLUMNS, *NUMBER_COLUMNS)
-_DTYPES: dict[str, Any] = {**dict.fromkeys(STRING_COLUMNS, np.uint32), **NUMBER_COLUMNS}
-_UINT = np.dtype(f"=u{array('I').itemsize}")  # what array("I") packs
 PACK_AFTER = 4096  # dead links tolerated before a pack, whatever the live count
 # And a quarter of the live count: a first sync's relinks leave 0.4 dead links a live one,
 # so at half it never packed (17 MB of dead links and repeated strings at 100,000 notes).
 DEAD_SHARE = 4
 UNRESOLVED = "unresolved:"
-
-Array = np.ndarray[Any, Any]
-
-
-@dataclass(frozen=True)
-class LinkImage:
-    """The links as columns at one moment: what a snapshot encodes and a restore adopts.
-
-    `starts[b]:starts[b + 1]` are block b's links, the links of `sources[b]`; a block whose
-    `live` is False was replaced since (None: every block is live). String columns index
-    `strings` (0 is None; a string may be there twice). Candidate lists, few, are kept by
-    link position."""
-
-    strings: Sequence[str | None]
-    sources: Sequence[str]
-    starts: Array
-    columns: Mapping[str, Array]
-    candidates: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
-    live: Array | None = None
-
-    @staticmethod
-    def empty() -> LinkImage:
-        return LinkImage([None], [], np.zeros(1, np.int64),
-                         {name: np.zeros(0, dtype) for name, dtype in _DTYPES.items()})
-
-    @staticmethod
-    def checked(strings: Sequence[str | None], sources: Sequence[str], counts: Array,
-                columns: Mapping[str, Array], candidates: Mapping[int, tuple[str, ...]]) -> LinkImage:
-        """An image of decoded columns, everything in it checked now: a bad snapshot is
-        refused when it is read, never a query's failure later."""
-        if len(counts) != len(sources):
-            raise ValueError("link counts of the wrong length")
-        if set(columns) != set(COLUMNS):
-            raise ValueError("link columns missing")
-        starts = np.zeros(len(counts) + 1, np.int64)
-        np.cumsum(counts, out=starts[1:])
-        total = int(starts[-1])
-        for values in columns.values():
-            if len(values) != total:
-                raise ValueError("link columns of the wrong length")
-        for name in STRING_COLUMNS:
-            if total and int(columns[name].max()) >= len(strings):
-                raise IndexError("a link's string index out of the table")
-        if total and int(columns["status"].max()) >= len(STATUSES):
-            raise ValueError("a link of unknown status")
-        if any(type(at) is not int or not 0 <= at < total for at in candidates):
-            raise ValueError("candidates of a link that is not there")
-        return LinkImage(strings, sources, starts, columns, candidates)
-
-    def live_blocks(self) -> Array:
-        """The live blocks' numbers, in order."""
-        blocks = np.arange(len(self.sources))
-        return blocks if self.live is None else blocks[self.live]
-
-    def live_links(self) -> Array | None:
-        """A mask of the live blocks' links (None: every link is live)."""
-        if self.live is None:
-            return None
-        return np.repeat(self.live, np.diff(self.starts))
-
-    def items(self) -> Iterator[tuple[str, list[LinkRow]]]:
-        """Each live source and its rows, in block order, built in bulk (C loops)."""
-        rows = _all_rows(self)
-        cuts, sources = self.starts.tolist(), self.sources
-        for block in self.live_blocks().tolist():
-            yield sources[block], rows[cuts[block] : cuts[block + 1]]
-
-    def live_only(self, columns: Mapping[str, Array] | None = None) -> LinkImage:
-        """The live blocks alone (the same strings); `columns`: theirs already, if given."""
-        keep = self.live_links()
-        if keep is None:
-            return self if columns is None else replace(self, columns=columns)
-        if columns is None:
-            columns = {n: v[keep] for n, v in self.columns.items()}
-        blocks = self.live_blocks()
-        counts = np.diff(self.starts)[blocks]
-        sources = [self.sources[b] for b in blocks.tolist()]
-        moved = np.cumsum(keep) - 1
-        candidates = {int(moved[at]): names for at, names in self.candidates.items() if keep[at]}
-        starts = np.zeros(len(blocks) + 1, np.int64)
-        np.cumsum(counts, out=starts[1:])
-        return LinkImage(self.strings, sources, starts, columns, candidates)
-
-    def packed(self) -> LinkImage:
-        """The live blocks alone, with a string list without repeats or strings no link uses.
-
-        Built a column at a time, the strings first: at 100,000 notes (780,000 links, 1.5
-        million strings listed) a pack built every step whole took 79 MB above the table."""
-        strings, remap = _deduplicated(self.strings, self.used_mask())
-        keep = self.live_links()
-        columns: dict[str, Array] = {}
-        for name, values in self.columns.items():
-            kept = values if keep is None else values[keep]
-            columns[name] = remap[kept] if name in STRING_COLUMNS else kept
-            del kept
-        return replace(self.live_only(columns), strings=strings)
-
-    def used_mask(self) -> Array:
-        """Whether some live link uses each string (0, None, always)."""
-        used = np.zeros(len(self.strings), bool)
-        used[0] = True
-        keep = self.live_links()
-        for name in STRING_COLUMNS:
-            used[self.columns[name] if keep is None else self.columns[name][keep]] = True
-        return used
-
-    def used_strings(self) -> Array:
-        """The indexes of the strings some live link uses, in order (0, None, always)."""
-        return np.flatnonzero(self.used_mask())
-
-    def string_array(self) -> Array:
-        table = np.empty(len(self.strings), dtype=object)
-        table[:] = self.strings  # element by element: never a 2-D array of characters
-        return table
-
-
-def _rows(image: LinkImage, source: str, start: int, end: int) -> list[LinkRow]:
-    """One block's rows, built from its slices of the columns."""
-    n = end - start
-    if not n:
-        return []
-    strings = image.strings.__getitem__
-    c = image.columns
-
-    def text(name: str) -> Iterator[Any]:
-        return map(strings, c[name][start:end].tolist())
-
-    found = image.candidates
-    candidates = [found.get(at, ()) for at in range(start, end)] if found else repeat((), n)
-    return list(zip(
-        repeat(source, n), c["ordinal"][start:end].tolist(), text("target_id"),
-        map(STATUSES.__getitem__, c["status"][start:end].tolist()), text("raw"), text("target"),
-        text("key"), text("label"), text("anchor"), map(bool, c["embed"][start:end].tolist()),
-        c["line"][start:end].tolist(), c["column"][start:end].tolist(), candidates, strict=True,
-    ))
-
-
-def _all_rows(image: LinkImage) -> list[LinkRow]:
-    """Every row of the image (dead blocks' too), each with its block's source, in bulk."""
-    counts = np.diff(image.starts).tolist()
-    sources = chain.from_iterable(map(repeat, image.sources, counts))
-    table = image.string_array()
-    c = image.columns
-
-    def text(name: str) -> list[Any]:
-        found: list[Any] = table[c[name]].tolist()
-        return found
-
-    candidates: list[tuple[str, ...]] = [()] * int(image.starts[-1])
-    for at, names in image.candidates.items():
-        candidates[at] = names
-    return list(zip(
-        sources, c["ordinal"].tolist(), text("target_id"), map(STATUSES.__getitem__, c["status"].tolist()),
-        text("raw"), text("target"), text("key"), text("label"), text("anchor"),
-        map(bool, c["embed"].tolist()), c["line"].tolist(), c["column"].tolist(), candidates,
-        strict=True,
-    ))
-
-
-def strings_at(strings: Sequence[str | None], indexes: Array) -> Iterator[str | None]:
-    """`strings[i]` for each of `indexes`, in order. The indexes become Python ints a slice
-    at a time: all at once, the 1.3 million of a 100,000-note store's string list were 47 MB
-    of a snapshot write's peak."""
-    for start in range(0, len(indexes), _SLICE):
-        yield from map(strings.__getitem__, indexes[start : start + _SLICE].tolist())
-
-
-_SLICE = 1 << 16
-
-
-def _deduplicated(strings: Sequence[str | None], used: Array) -> tuple[list[str | None], Array]:
-    """The strings `used` marks, each once (None first), and old index -> new index. C loops
-    and one dict throughout: a pack at 100,000 notes picks a million strings."""
-    picked = list(compress(strings, used.tobytes()))  # bytes: iterated as ints, in C
-    at: dict[str | None, int] = dict.fromkeys(picked, 0)
-    unique = list(at)
-    for number, string in enumerate(unique):  # 184,000 at 100,000 notes: a second dict was 10 MB
-        at[string] = number
-    codes = np.frombuffer(array("I", map(at.__getitem__, picked)), _UINT)
-    del picked, at
-    remap = np.zeros(len(strings), np.uint32)
-    remap[used] = codes
-    return unique, remap
 
 
 class _Column:
@@ -268,7 +85,7 @@ class LinkTable:
         self._strings: list[str | None] = list(image.strings)
         self._sources: list[str] = list(image.sources)
         self._starts = _Column(np.int64, image.starts)
-        self._columns = {n: _Column(_DTYPES[n], np.asarray(image.columns[n], _DTYPES[n])) for n in COLUMNS}
+        self._columns = {n: _Column(DTYPES[n], np.asarray(image.columns[n], DTYPES[n])) for n in COLUMNS}
         self._candidates: dict[int, tuple[str, ...]] = dict(image.candidates)
         self._block_of: dict[str, int] = dict(zip(self._sources, count()))
         if len(self._block_of) != len(self._sources):
@@ -313,7 +130,7 @@ class LinkTable:
         block = self._block_of.get(source)
         if block is None:
             return []
-        return _rows(self._columns_now(), source, *self._span(block))
+        return block_rows(self._columns_now(), source, *self._span(block))
 
     def targets(self, sources: Collection[str]) -> dict[str, set[str]]:
         """For each source, the ids its links point at: read from the target column alone,
@@ -342,7 +159,7 @@ class LinkTable:
         start, end = self._span(self._block_of[source])
         if not 0 <= ordinal < end - start:
             raise KeyError((source, ordinal))
-        return _rows(self._columns_now(), source, start + ordinal, start + ordinal + 1)[0]
+        return block_rows(self._columns_now(), source, start + ordinal, start + ordinal + 1)[0]
 
     def items(self) -> Iterator[tuple[str, list[LinkRow]]]:
         return self.image().items()  # a generator: it must not see later writes
@@ -367,7 +184,7 @@ class LinkTable:
         start, end = self._span(block)
         image = self._columns_now()
         bad = np.flatnonzero(image.columns["status"][start:end] != RESOLVED).tolist()
-        return [_rows(image, source, start + at, start + at + 1)[0] for at in bad]
+        return [block_rows(image, source, start + at, start + at + 1)[0] for at in bad]
 
     def unresolved_count(self) -> int:
         """The Unresolved nodes the links name (distinct targets), without the link index."""
@@ -428,7 +245,7 @@ class LinkTable:
         strings, c = self._strings, self._columns
         # Read where it is (a row built for it took longer than the rest of the relink).
         return (
-            all(strings[c[n].data[at]] == row[i] for n, i in zip(STRING_COLUMNS, _STRING_AT, strict=True))
+            all(strings[c[n].data[at]] == row[i] for n, i in zip(STRING_COLUMNS, STRING_AT, strict=True))
             and bool(c["embed"].data[at]) is row[9] and c["line"].data[at] == row[10]
             and c["column"].data[at] == row[11] and self._candidates.get(at, ()) == row[12]
         )
@@ -453,15 +270,15 @@ class LinkTable:
     def _append(self, flat: list[LinkRow], start: int) -> None:
         fields = list(zip(*flat, strict=True))
         strings = self._strings
-        found = dict.fromkeys(chain.from_iterable(fields[at] for at in _STRING_AT))
+        found = dict.fromkeys(chain.from_iterable(fields[at] for at in STRING_AT))
         found.pop(None, None)
         index: dict[str | None, int] = dict(zip(found, count(len(strings))))
         index[None] = 0
         strings.extend(found)
         n = len(flat)
         # array() of a map: half the time of np.fromiter over the same map.
-        for name, at in zip(STRING_COLUMNS, _STRING_AT, strict=True):
-            self._columns[name].extend(np.frombuffer(array("I", map(index.__getitem__, fields[at])), _UINT))
+        for name, at in zip(STRING_COLUMNS, STRING_AT, strict=True):
+            self._columns[name].extend(np.frombuffer(array("I", map(index.__getitem__, fields[at])), UINT))
         status = np.frombuffer(array("B", map(STATUS_CODE.__getitem__, fields[3])), np.uint8)
         self._columns["status"].extend(status)
         self._by_status += np.bincount(status, minlength=len(STATUSES))
