@@ -18,8 +18,10 @@ file is refused with `NotRegular`, never waited on).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -223,3 +225,32 @@ def read_regular_file(path: Path | str, *, dir_fd: int | None = None, follow: bo
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def write_kept_file(path: Path, data: bytes, *, append: bool) -> None:
+    """Write brain's own file under `.brain/` (raises OSError): `data` appended to it, or the
+    whole file written beside it and renamed over it, so a reader never sees it half written.
+    Never through a link, and a FIFO or folder put there is refused, never waited on."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    target = path if append else temporary
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(target, flags | (os.O_APPEND if append else os.O_TRUNC), 0o644)
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise NotRegular(str(target), kind_of(mode))
+            os.set_blocking(fd, True)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        if not append:
+            os.replace(temporary, path)
+    except OSError:
+        if not append:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        raise

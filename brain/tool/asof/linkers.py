@@ -25,11 +25,9 @@ history itself.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -219,30 +217,13 @@ class LinkerIndex:
         append = start > 0 and self._saved == start
         rows = self._lines[start:] if append else [json.dumps(self.header).encode(), *self._lines]
         data = b"\n".join(rows) + b"\n"
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}")
-        target = self.path if append else temporary
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-            fd = os.open(target, flags | (os.O_APPEND if append else os.O_TRUNC), 0o644)
-            try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO put there is never waited on
-                    raise OSError(f"{target} is not a regular file")
-                os.set_blocking(fd, True)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
-            if not append:
-                os.replace(temporary, self.path)
+            safefs.write_kept_file(self.path, data, append=append)
             self._saved = self._seen
         except OSError as exc:
             self._saved = 0
             log.warning("could not keep the as-of link index in %s: %s (it is built again next start)",
                         self.path, exc)
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
 
 
 def _encode(line: dict[str, Any]) -> bytes:

@@ -29,12 +29,10 @@ answered by the whole moment, as before.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
 import os
-import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -306,30 +304,13 @@ class StatsSeries:
         lines.extend(json.dumps({"k": k, "h": tags[k], "s": list(v)}, separators=(",", ":"))
                      for k, v in rows if not append or k > appended_after)
         data = ("\n".join(lines) + "\n").encode()
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}")
-        target = self.path if append else temporary
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-            fd = os.open(target, flags | (os.O_APPEND if append else os.O_TRUNC), 0o644)
-            try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO put there is never waited on
-                    raise OSError(f"{target} is not a regular file")
-                os.set_blocking(fd, True)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
-            if not append:
-                os.replace(temporary, self.path)
+            safefs.write_kept_file(self.path, data, append=append)
             with self._lock:
                 self._saved = top
         except OSError as exc:
             log.warning("could not keep the as-of counts in %s: %s (they are counted again next start)",
                         self.path, exc)
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
 
 
 # A moment newer than the series's last checkpoint (records written since it was walked) is
