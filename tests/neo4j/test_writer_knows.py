@@ -16,8 +16,6 @@ MARK_AND_LOG stamping no token (the replica's kept answer is never dropped).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,21 +26,9 @@ from brain.store.neo4j.reads.readcache import GRAPH_TOKEN
 from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.test_kept_reads import described, until
 
 pytestmark = pytest.mark.neo4j
-
-
-def until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
-
-
-def described(store: Neo4jStore, path: str) -> str | None:
-    found = store.memory_by_path(path)
-    return None if found is None else found.description
 
 
 def test_the_writer_takes_its_commits_token_and_live_set_as_read(
