@@ -62,3 +62,18 @@ def test_garbage_and_unknown_fields_are_not_fatal(tmp_path: Path) -> None:
 
 def test_a_missing_history_is_empty(tmp_path: Path) -> None:
     assert History(tmp_path / "none" / "h.jsonl").records() == []
+
+
+def test_a_history_replaced_by_a_longer_file_is_read_again(tmp_path: Path) -> None:
+    """Another file renamed over the history (a restore from backup, a hand edit) is read
+    from its start, even when it is longer than what was read: a reader that kept its
+    offset took the new file's first records as the old ones and read on from the middle."""
+    reader = History(tmp_path / "h.jsonl")
+    for n in range(3):
+        add(reader, n)
+    assert [r.path for r in reader.all()] == [f"memory/writer/n{n}.md" for n in range(3)]
+    other = History(tmp_path / "other.jsonl")
+    for n in range(10, 15):
+        add(other, n)
+    (tmp_path / "other.jsonl").replace(tmp_path / "h.jsonl")
+    assert [r.path for r in reader.all()] == [f"memory/writer/n{n}.md" for n in range(10, 15)]

@@ -101,6 +101,7 @@ class History:
         self._records: list[HistoryRecord] = []
         self._offset = 0  # how much of the file `_records` covers
         self._lines = 0
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file `_records` came from
 
     def check(self) -> None:
         """Raise HistoryUnavailable when appends cannot go to the file (it may be missing):
@@ -207,9 +208,14 @@ class History:
             try:
                 # safefs: a FIFO there blocked this open, and every reader after it, forever.
                 with os.fdopen(safefs.open_regular(self.path, follow=True), "rb") as fh:
-                    size = os.fstat(fh.fileno()).st_size
-                    if size < self._offset:  # replaced or truncated by hand: start over
+                    st = os.fstat(fh.fileno())
+                    size, file = st.st_size, (st.st_dev, st.st_ino)
+                    # Replaced (another file renamed over it, however long) or truncated by
+                    # hand: start over. A length check alone kept a longer replacement's
+                    # first records as the old ones.
+                    if size < self._offset or file != self._file:
                         self._records, self._offset, self._lines = [], 0, 0
+                        self._file = file
                     fh.seek(self._offset)
                     chunk = fh.read(size - self._offset)
             except FileNotFoundError:
