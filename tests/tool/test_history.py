@@ -77,3 +77,25 @@ def test_a_history_replaced_by_a_longer_file_is_read_again(tmp_path: Path) -> No
         add(other, n)
     (tmp_path / "other.jsonl").replace(tmp_path / "h.jsonl")
     assert [r.path for r in reader.all()] == [f"memory/writer/n{n}.md" for n in range(10, 15)]
+
+
+def test_the_as_of_timeline_knows_a_replaced_history_however_long(tmp_path: Path) -> None:
+    """The as-of timeline (brain/tool/asof/delta.py) indexes the records once; a history
+    replaced by a longer one is indexed again, not read on from where the old one ended."""
+    from brain.tool.asof.delta import Timeline
+
+    reader = History(tmp_path / "h.jsonl")
+    for n in range(3):
+        add(reader, n)
+    timeline = Timeline()
+    at_end = 1_800_000_000.0  # after every record
+    assert timeline.index_after(reader.all(), at_end) == 3
+    assert timeline.first_from("memory/writer/n1.md", 0) == 1
+    other = History(tmp_path / "other.jsonl")
+    for n in range(10, 15):
+        add(other, n)
+    (tmp_path / "other.jsonl").replace(tmp_path / "h.jsonl")
+    assert timeline.index_after(reader.all(), at_end) == 5
+    assert timeline.first_from("memory/writer/n1.md", 0) is None
+    assert timeline.first_from("memory/writer/n12.md", 0) == 2
+    assert timeline.epoch == 1

@@ -55,6 +55,7 @@ class Timeline:
         self._stamps: list[str] = []  # running maximum of the records' stamps: sorted
         self._by_path: dict[str, list[int]] = {}  # the records (indexes) that touched each path
         self._seen = 0
+        self._last: HistoryRecord | None = None  # the last record indexed, to know it again
         self.epoch = 0  # counts the times the history was replaced (its moments are others)
 
     def index_after(self, records: Sequence[HistoryRecord], at: float) -> int:
@@ -62,7 +63,9 @@ class Timeline:
         record stamped a little earlier than one before it, by another process, counts as
         after the one before it: the running maximum keeps the list sorted)."""
         with self._lock:
-            if len(records) < self._seen:  # the history was replaced: start over
+            # The history was replaced: shorter, or (however long) its record where the last
+            # one indexed stood is another. Start over.
+            if len(records) < self._seen or (self._seen and records[self._seen - 1] != self._last):
                 self._stamps, self._by_path, self._seen = [], {}, 0
                 self.epoch += 1
             top = self._stamps[-1] if self._stamps else ""
@@ -74,6 +77,7 @@ class Timeline:
                 if record.new_path is not None:
                     self._by_path.setdefault(record.new_path, []).append(index)
             self._seen = len(records)
+            self._last = records[-1] if records else None
             return bisect.bisect_right(self._stamps, _stamp(at), 0, self._seen)
 
     def first_from(self, path: str, index: int) -> int | None:
