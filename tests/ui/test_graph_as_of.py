@@ -104,7 +104,10 @@ def test_a_moment_before_the_history_draws_nothing_and_offers_the_oldest(
     wait_drawn(page, "Whole workspace:")
     page.goto(f"{timeline.server.base}/#/graph?asOf=2020-01-01T00:00:00Z")
     status = page.locator(".graph-status")
-    expect(status).to_contain_text("Could not load the graph: asOf: the history begins at")
+    expect(status).to_contain_text(
+        "Could not load the graph: asOf: brain cannot show the memory as it was at 2020-01-01T00:00:00Z: "
+        "the history begins at")
+    expect(status).to_contain_text("The oldest moment brain can show is")
     expect(page.locator(".graph-canvas")).to_have_attribute("data-nodes", "0")  # not the graph now
     status.get_by_role("link", name="Show the oldest moment it can").click()
     wait_drawn(page, "Whole workspace as of")

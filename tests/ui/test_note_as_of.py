@@ -73,7 +73,10 @@ def test_a_removed_note_and_moments_brain_cannot_show(timeline: Timeline, bare_p
     expect(gone).to_be_visible()
     # Before the history began: refused, naming the oldest moment, one click away.
     page.goto(f"{base}/#/memory/shared/glossary.md?asOf=2020-01-01T00:00:00Z")
-    expect(page.get_by_role("alert")).to_contain_text("brain cannot show this moment: the history begins at")
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text(
+        "brain cannot show the memory as it was at 2020-01-01T00:00:00Z: the history begins at")
+    expect(alert).to_contain_text("The oldest moment brain can show is")
     page.get_by_role("link", name=re.compile("^Show the oldest moment brain can show")).click()
     expect(text_then(page, "memory/shared/glossary.md")).to_contain_text(
         "Pager: the phone that wakes the on-call engineer.")

@@ -20,6 +20,10 @@ test("the server's refusal of a moment names the oldest it can show, and the UI 
   const dropped = 'asOf: the memory at 2026-12-06T08:38:47Z cannot be shown exactly: the content some notes had then is no longer kept (history retention or its cap). The oldest moment brain can show is 2026-12-06T08:38:48.062036Z';
   assert.equal(oldestShowable(dropped), '2026-12-06T08:38:48.062036Z');
   assert.equal(isOutOfHistory(dropped), true);
+  // The words every front end gives now (brain/tool/asof/oldest.py).
+  const now = 'asOf: brain cannot show the memory as it was at 2020-01-01T00:00:00Z: the history begins at 2026-12-06T19:23:50.111515Z, and brain keeps nothing from before it. The oldest moment brain can show is 2026-12-06T19:23:50.111515Z: ask for a moment at or after it';
+  assert.equal(oldestShowable(now), '2026-12-06T19:23:50.111515Z');
+  assert.equal(isOutOfHistory(now), true);
   assert.equal(oldestShowable('asOf: 2026-12-07T00:00:00Z is in the future'), null);
   assert.equal(isOutOfHistory('Memory.links(first:): 500 is out of range'), false);
 });

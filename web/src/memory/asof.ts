@@ -85,7 +85,9 @@ export async function renderNoteAsOf(body: HTMLElement, note: Note, asOf: string
     }
     if (!(e instanceof ApiError)) throw e;
     const message = e.message.replace(/^asOf: /, '');
-    fail(content, error, isOutOfHistory(message) ? `brain cannot show this moment: ${message}` : `The note could not be read: ${message}`, oldestShowable(message), at);
+    // The server's refusal says what brain cannot show and the oldest moment it can (brain/tool/asof/oldest.py).
+    const out = message.startsWith('brain cannot show') ? message : `brain cannot show this moment: ${message}`;
+    fail(content, error, isOutOfHistory(message) ? out : `The note could not be read: ${message}`, oldestShowable(message), at);
     return;
   }
   content.removeAttribute('aria-busy');
