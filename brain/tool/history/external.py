@@ -106,14 +106,32 @@ class ExternalRecorder:
             return changed
         wanted = {rel for rel, _, _ in changed}
         last: dict[str, str | None] = {}
+        replaced: dict[str, str | None] = {}  # what the path's newest record wrote over
         for record in reversed(self.service.history.all()):
-            for rel, after in ((record.path, None if record.new_path else record.after),
-                               (record.new_path, record.after)):
+            moved = record.new_path is not None
+            for rel, before, after in ((record.path, record.before, None if moved else record.after),
+                                       (record.new_path, None, record.after)):
                 if rel in wanted and rel not in last:
-                    last[rel] = after
+                    last[rel], replaced[rel] = after, before
             if len(last) == len(wanted):
                 break
-        return [c for c in changed if c[0] not in last or last[c[0]] != c[2]]
+        return [c for c in changed
+                if c[0] not in last or (last[c[0]] != c[2] and not self._overtaken(c, replaced))]
+
+    def _overtaken(self, change: tuple[str, str | None, str | None], replaced: dict[str, str | None]) -> bool:
+        """The sync read this content, then a memory-tool write (this process's or another's)
+        wrote over exactly it and recorded it as its `before`, before this got the lock: the
+        content is in the history already, and recording it now would make the newest record
+        say the file holds what it no longer does. The disk decides: still this content, it
+        is recorded (written back by hand since)."""
+        rel, _, after = change
+        if after is None or replaced.get(rel) != after:
+            return False
+        try:
+            now = content_hash(safefs.read_regular_file(self.brain.root / rel))
+        except OSError:
+            now = None
+        return now != after
 
     def _against_history(self, news: FileChanges) -> list[tuple[str, str | None, str | None]]:
         last: dict[str, str | None] = {}
