@@ -227,6 +227,15 @@ def read_regular_file(path: Path | str, *, dir_fd: int | None = None, follow: bo
         os.close(fd)
 
 
+def read_kept_lines(path: Path) -> list[bytes] | None:
+    """The lines of brain's own kept file under `.brain/` (`write_kept_file`), or None when it
+    cannot be read: missing, a link, or a FIFO or device put there (refused, never waited on)."""
+    try:
+        return read_regular_file(path).split(b"\n")
+    except OSError:  # NotRegular is one
+        return None
+
+
 def write_kept_file(path: Path, data: bytes, *, append: bool) -> None:
     """Write brain's own file under `.brain/` (raises OSError): `data` appended to it, or the
     whole file written beside it and renamed over it, so a reader never sees it half written.

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -165,11 +164,8 @@ class LinkerIndex:
         """The file's run of lines 1..n that match their records; nothing from a foreign file."""
         if self.path is None:
             return
-        try:
-            # safefs: a FIFO or device put there is refused, never waited on.
-            with os.fdopen(safefs.open_regular(self.path, follow=False), "rb") as fh:
-                lines = fh.read().split(b"\n")
-        except (OSError, safefs.NotRegular):
+        lines = safefs.read_kept_lines(self.path)
+        if lines is None:
             return
         try:
             header = json.loads(lines[0])

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -239,11 +238,8 @@ class StatsSeries:
 
     def _load(self, records: Sequence[HistoryRecord]) -> None:
         """The file's checkpoints that match their records; nothing from a foreign or old file."""
-        try:
-            # safefs: a FIFO or device put there is refused, never waited on.
-            with os.fdopen(safefs.open_regular(self.path, follow=False), "rb") as fh:
-                lines = fh.read().split(b"\n")
-        except (OSError, safefs.NotRegular):
+        lines = safefs.read_kept_lines(self.path)
+        if lines is None:
             return
         try:
             header = json.loads(lines[0])
