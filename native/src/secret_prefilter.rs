@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 
 use crate::secret_clear::{clear, clear_as_written};
 use crate::secrets::{base64_runs, is_format, plain_char};
+use crate::text::non_ascii_chars;
 
 /// Characters NFKC changes that notes hold, each with what NFKC makes of it alone (which is
 /// what `visible` puts in its place): ASCII, so the undone text is plain. Each one's NFKC
@@ -39,29 +40,13 @@ enum Shape {
 }
 
 fn shape(text: &str) -> Shape {
-    let bytes = text.as_bytes();
     let mut disguised = false;
-    let mut at = 0;
-    while at < bytes.len() {
-        if at + 8 <= bytes.len() {
-            let eight = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
-            if eight & 0x8080_8080_8080_8080 == 0 {
-                at += 8;
-                continue;
-            }
-        }
-        if bytes[at] < 0x80 {
-            at += 1;
-            continue;
-        }
-        // The bytes before were ASCII or whole characters: `at` starts a character.
-        let Some(c) = text[at..].chars().next() else { return Shape::Unsure };
+    for c in non_ascii_chars(text) {
         if is_format(c) || undone(c).is_some() {
             disguised = true;
         } else if !plain_char(c) {
             return Shape::Unsure;
         }
-        at += c.len_utf8();
     }
     if disguised { Shape::Disguised } else { Shape::Plain }
 }

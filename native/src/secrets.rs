@@ -13,7 +13,7 @@ use memchr::{memchr2, memchr3, memchr_iter};
 use pyo3::prelude::*;
 use std::sync::OnceLock;
 
-use crate::text::is_python_space;
+use crate::text::{is_python_space, non_ascii_chars};
 
 /// `_ALL_NEEDLES` (every needle of `_NEEDLES`, and `://`), matched as written.
 const NEEDLES: &[&str] = &[
@@ -254,28 +254,7 @@ fn has_format(text: &str) -> bool {
 /// Python need not ask `unicodedata.is_normalized` (a quarter of the gate's cost). Any other
 /// character answers false: Python decides.
 fn plainly_normalized(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        if at + 8 <= bytes.len() {
-            let eight = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
-            if eight & 0x8080_8080_8080_8080 == 0 {
-                at += 8;
-                continue;
-            }
-        }
-        if bytes[at] < 0x80 {
-            at += 1;
-            continue;
-        }
-        // A byte of 0x80 or more first met here starts a character (the ones before were ASCII).
-        let Some(c) = text[at..].chars().next() else { return false };
-        if !plain_char(c) {
-            return false;
-        }
-        at += c.len_utf8();
-    }
-    true
+    non_ascii_chars(text).all(plain_char)
 }
 
 /// A character NFKC leaves as it is wherever it stands (`plainly_normalized`): quick check
