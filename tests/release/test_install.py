@@ -48,8 +48,14 @@ def _needs(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A `make dist` output: BRAIN_DIST, or built here once."""
+    """A `make dist` output: BRAIN_DIST, or built here once.
+
+    scripts/test builds it beside pytest and names the file its exit status goes to
+    (BRAIN_DIST_STATUS): wait for that, and fail with the step's status if it failed."""
     given = os.environ.get("BRAIN_DIST")
+    status = os.environ.get("BRAIN_DIST_STATUS")
+    if given and status:
+        _wait_for_dist(Path(status))
     if given:
         return Path(given).resolve()
     cargo = shutil.which("cargo") or str(Path.home() / ".cargo/bin/cargo")
@@ -61,6 +67,15 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                capture_output=True, text=True, timeout=3600, check=False)
     assert built.returncode == 0, f"scripts/dist failed:\n{built.stdout[-3000:]}\n{built.stderr[-3000:]}"
     return out
+
+
+def _wait_for_dist(status: Path, timeout: float = 1800.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not status.exists():
+        assert time.monotonic() < deadline, f"make dist did not end in {timeout:.0f} s ({status})"
+        time.sleep(1)
+    rc = status.read_text(encoding="utf-8").strip()
+    assert rc == "0", f"make dist failed (exit {rc}): its output is at the end of the run's log"
 
 
 def _bare_path(venv_bin: Path) -> str:
