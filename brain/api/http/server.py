@@ -26,6 +26,7 @@ from strawberry.http.websocket_origin import normalize_allowed_origins
 from brain import logs
 from brain.api.graph.clusters import warm_clusters
 from brain.api.graphql.context import ApiSettings, Services
+from brain.api.http import switching
 from brain.api.http.app import GRAPHQL_PATH, create_app
 from brain.api.http.auth import TokenRegistry, TokensFileError
 from brain.api.http.events import ChangeHub
@@ -101,6 +102,7 @@ def serve(
 def _run(
     brain: Brain, tokens: TokenRegistry, settings: ApiSettings, sock: socket.socket, url: str
 ) -> int:
+    switching.for_serving()  # a woken thread gets the GIL sooner (brain/api/http/switching.py)
     services = Services(
         brain=brain,
         hub=ChangeHub(brain),
