@@ -97,3 +97,28 @@ def test_resolvers_asking_at_once_read_the_graph_token_once(
         assert reads.token_reads == before + 1
     finally:
         replica.close()
+
+
+def test_following_the_change_log_keeps_the_live_set_known(
+    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The log's poll reads the live set after the entries it finds: the reads that answer
+    # the subscribers next need no lookup of their own (a transaction: BEGIN, two RUNs, COMMIT).
+    ws = Workspace(tmp_path / "ws")
+    ws.write("memory/bot/a.md", note("a"))
+    brain = ws.brain(make_store())
+    replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
+    try:
+        replica._live.ttl = 3600.0  # (the test's pace is not the point: nothing switches here)
+        position = replica.log_position()
+        brain.sync([ws.write("memory/bot/a.md", note("a, changed"))])
+        position, entries = replica.changes_after(position)
+        assert [entry["id"] for entry in entries] == ["memory:bot/a"]
+        assert replica._live.fresh() is not None
+        with caplog.at_level(logging.DEBUG, logger="neo4j.io"):
+            found = replica.memory_by_path("memory/bot/a.md")
+        assert found is not None
+        assert found.description == "a, changed"
+        assert "BEGIN" not in sent(caplog), sent(caplog)
+    finally:
+        replica.close()
