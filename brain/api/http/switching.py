@@ -8,7 +8,8 @@ one note on Neo4j makes several round trips, and a GraphQL request asking for 16
 once 16 reads, each in its own thread: each wakes, then waits up to 5 ms for a thread that is
 building an answer. At 16 writes/s with pollers on the writer and on each replica, the last of
 64 writes reached a replica's GraphQL 1.8-2.3 s after the burst, 0.6-0.9 s with the interval
-lowered (issue 43 goal 4). A lower interval costs a busy thread only when another waits for the
+lowered (issue 43 goal 4, measured in its previous round; at load 28-35 the two differed by
+less than the runs: docs/neo4j.md). A lower interval costs a busy thread only when another waits for the
 lock (a switch is a few microseconds); a thread alone, such as a first sync's, is never asked.
 """
 
