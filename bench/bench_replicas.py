@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_replicas.py [--notes 2000] [--runs 3] [--seconds 5]
         [--clients 2] [--warmup 30] [--rates 1 16] [--writes 30] [--replicas 2]
-        [--visibility-runs 1] [--restart-notes 10000] [--restart-runs 3]
+        [--visibility-runs 1] [--poll 0.02] [--restart-notes 10000] [--restart-runs 3]
         [--brain-src DIR]   # visibility and restarts of another checkout too (e.g. the code before)
         [--profile default|real]  # the workload's shape (bench/workload.py --profile)
 
@@ -53,6 +53,13 @@ from bench_neo4j import cached_workload, neo4j_server  # noqa: E402
 from replica_visibility import at_rate  # noqa: E402
 
 READY = re.compile(r"ready on (\S+) .* read in ([\d.]+) s")
+PIDS: dict[str, int] = {}  # a served GraphQL URL: its process, for the CPU it used
+
+
+def cpu_seconds(url: str) -> float:
+    """User and system CPU the process serving `url` used so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{PIDS[url]}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def uptime() -> str:
@@ -87,6 +94,7 @@ def serve(root: Path, uri: str, *extra: str, src: str | None = None) -> Iterator
                 raise SystemExit(f"brain serve failed: {log.read()[-4000:]}")
         else:
             raise SystemExit("brain serve did not get ready in 15 minutes")
+        PIDS[found.group(1)] = process.pid
         yield found.group(1), time.perf_counter() - started, float(found.group(2))
     finally:
         process.terminate()
@@ -165,13 +173,21 @@ def visibility(args: argparse.Namespace, root: Path, uri: str) -> dict[str, Any]
                 settle(root)
                 for rate in args.rates:
                     count = max(args.writes, int(rate * args.rate_seconds))
-                    found = asyncio.run(at_rate(root, [writer, *replicas], rate, count, seed=run))
+                    cpu = [cpu_seconds(url) for url in (writer, *replicas)]
+                    began = time.perf_counter()
+                    found = asyncio.run(at_rate(root, [writer, *replicas], rate, count, seed=run,
+                                                poll=args.poll))
+                    wall = time.perf_counter() - began
+                    # Share of one core each used while this rate ran (the writer, then the replicas).
+                    found["cpu_share"] = [round((cpu_seconds(url) - before) / wall, 2)
+                                          for url, before in zip((writer, *replicas), cpu, strict=True)]
                     runs[name][rate].append(found)
                     w, r = found["file_to_writer"], found["file_to_replica"]
                     print(f"  run {run + 1} {name} {rate:g}/s: file -> writer p50 {w.get('p50_ms', 0):.0f} "
                           f"p95 {w.get('p95_ms', 0):.0f} ms; -> replica p50 {r.get('p50_ms', 0):.0f} "
-                          f"p95 {r.get('p95_ms', 0):.0f} ms; unseen {found['unseen_after_timeout']} "
-                          f"(load {os.getloadavg()[0]:.1f})", flush=True)
+                          f"p95 {r.get('p95_ms', 0):.0f} ms; unseen {found['unseen_after_timeout']}; "
+                          f"CPU writer, replicas {found['cpu_share']} (load {os.getloadavg()[0]:.1f})",
+                          flush=True)
     out: dict[str, Any] = {}
     for name, by_rate in runs.items():
         for rate, results in by_rate.items():
@@ -232,6 +248,8 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=30, help="writes per rate (at least)")
     parser.add_argument("--rate-seconds", type=float, default=4.0, help="...or this many seconds of writes")
     parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--poll", type=float, default=0.02,
+                        help="seconds between one poller's requests (bench/replica_visibility.py)")
     parser.add_argument("--visibility-runs", type=int, default=1)
     parser.add_argument("--restart-notes", type=int, default=10_000)
     parser.add_argument("--restart-runs", type=int, default=3)

@@ -8,6 +8,14 @@ visible yet. A write is seen on a server the moment a `memory(path)` answer carr
 marker: what a dashboard polling that server would see, independent of the subscription.
 The poll interval bounds the measuring error (20 ms by default, against a 500 ms goal); polls
 keep a fixed cadence, so a server that answers faster is not asked more often.
+
+Fair to compare checkouts (the same pollers ask both, interleaved), but heavier than a
+dashboard, which asks one document every second or so, or follows `graphChanged`: every
+server is asked 50 times a second, one request per 16 pending notes (so more requests as a
+backlog grows), and after each write every pending note's answer is read again from the
+database. On the 2 shared cores the pollers' requests (on the writer too, whose sync shares
+its process with them) are part of what is measured: `--poll` (bench_replicas) trades
+precision for less of it.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ A read of brain's labels must know the live set. Looking it up in the read's own
 transaction made every read two round trips, and cost a replica about a third of its read
 throughput (bench/bench_replicas.py). So an answer is trusted for `LIVE_TTL`: a read in that
 time runs its query alone, in one round trip, as a query on no label does. An answer is
-forgotten at once when this process commits a write (its own switch among them) or reads
-an entry of the change log (another writer's switch is one), so neither a writer nor a
-replica that announced a switch reads the replaced set after it. A change written onto the
+forgotten at once when this process commits a write (its own switch among them), and
+replaced by the set read after them when it reads entries of the change log (another
+writer's switch is one: brain/store/neo4j/sharing/database.py `changes_after`), so neither a
+writer nor a replica that announced a switch reads the replaced set after it. A change written onto the
 live labels cannot switch them: the set its fenced read found is kept as a lookup begun
 before that transaction (brain/store/neo4j/store.py `_write_plan`).
 
@@ -50,6 +51,14 @@ class LiveSet:
         with self._lock:
             if token[0] == self._epoch:
                 self._seen = (token[1], live)
+
+    def renew(self, token: tuple[int, float], live: str | None) -> None:
+        """Forget what was looked up, and keep `live`, found by a lookup begun at `token`
+        that is newer than any other: the live set a replica read with change-log entries
+        (brain/store/neo4j/sharing/database.py `changes_after`), a switch among them applied."""
+        with self._lock:
+            self._epoch += 1
+            self._seen = (token[1], live)
 
     def forget(self) -> None:
         with self._lock:

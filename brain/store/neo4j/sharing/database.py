@@ -31,7 +31,7 @@ from brain.model import JSONValue
 from brain.store.base import BodySource, LogPosition, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.generations.live import LiveSet
-from brain.store.neo4j.generations.staged import LABELS
+from brain.store.neo4j.generations.staged import LABELS, LIVE_LABEL
 from brain.store.neo4j.reads.readcache import ReadCache
 from brain.store.neo4j.sharing.lease import WRITER_ID, WriterLease
 from brain.store.neo4j.sharing.revs import difference
@@ -79,13 +79,16 @@ DELETE old
 """
 LOG_POSITION = "MATCH (w:BrainWorkspace {key: 'brain'}) RETURN w.logId AS logId, w.seq AS seq"
 # A replica's poll, in one round trip: the log's id and end, and the entries after `$seq`
-# (of the log `$logId`; of a new log, from its start). Nothing new: one index seek.
-CHANGES_SINCE = """
-MATCH (w:BrainWorkspace {key: 'brain'})
+# (of the log `$logId`; of a new log, from its start). Nothing new: one index seek. And the
+# live set, read after the entries (collect is eager): a switch among them is live in it.
+CHANGES_SINCE = f"""
+MATCH (w:BrainWorkspace {{key: 'brain'}})
 WITH w, CASE WHEN w.logId = $logId THEN $seq ELSE 0 END AS after
 OPTIONAL MATCH (c:BrainChange) WHERE c.seq > after AND c.logId = w.logId
 WITH w, c ORDER BY c.seq LIMIT $limit
-RETURN w.logId AS logId, w.seq AS seq, collect(c {.seq, .changes}) AS entries
+WITH w, collect(c {{.seq, .changes}}) AS entries
+OPTIONAL MATCH (g:{LIVE_LABEL} {{key: 'brain'}})
+RETURN w.logId AS logId, w.seq AS seq, entries, g.labels AS live
 """
 # Every transaction that writes the graph sets a new `graph` token on the workspace node
 # (brain/store/neo4j/write.py). A snapshot of the ingester's state (brain/snapshot/image.py) taken
@@ -315,6 +318,7 @@ class Neo4jShared(Committer):
 
     def changes_after(self, position: LogPosition, limit: int = 100) -> tuple[LogPosition, list[ChangeEntry]]:
         """The changes logged after `position`, and the position after them (one round trip)."""
+        lookup = self._live.begin()  # the live set comes with the entries
         found = self._read(CHANGES_SINCE, logId=position.log_id, seq=position.seq, limit=limit)
         if not found:
             return LogPosition(None, 0), []  # no workspace node (yet, or any more)
@@ -325,10 +329,15 @@ class Neo4jShared(Committer):
             seq = int(entry["seq"])
             entries.extend(json.loads(entry["changes"]))
         if entries or log_id != position.log_id:
-            self._live.forget()  # a switch may be among them: the next read looks the live set up
+            # A switch may be among them: the live set read with them replaces any looked up
+            # before (forgetting it instead made a replica's next read look it up again, in a
+            # transaction of its own, after every poll that found a write: issue 43).
+            self._live.renew(lookup, found[0]["live"])
             # An entry commits with its batch: whoever is told of these changes next (a
             # replica's subscribers) must get answers that show them, not kept older ones.
             self._reads.drop()
+        else:  # nothing new: the live set as read now, kept for LIVE_TTL as any lookup
+            self._live.saw(lookup, found[0]["live"])
         return LogPosition(log_id, seq), entries
 
     # ---------------------------------------------------------------- the writer lease
