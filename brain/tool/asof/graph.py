@@ -159,7 +159,8 @@ def _moment_layout(layout: Layout, absent: frozenset[str], held: dict[str, FileS
 
 
 def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes],
-                  scopes: frozenset[str] | None = None) -> MomentBrain:
+                  scopes: frozenset[str] | None = None, store_type: type[MemoryStore] = MemoryStore,
+                  ) -> MomentBrain:
     """The moment's graph from `base` (the graph now, or a built moment) and the files that
     differ from it: the base's copied and those files synced (few), or a first sync of the
     moment's files (many: at 10,000 notes all changed, re-linking them one by one took three
@@ -182,7 +183,7 @@ def _moment_brain(base: Brain, delta: Delta, contents: dict[str, bytes],
         stats = {rel: FileStat(rel, len(data), _nanoseconds(changed_at.get(rel)))
                  for rel, data in held.items()}
         layout = _moment_layout(layout, frozenset(absent), stats)
-    store = MemoryStore()
+    store = store_type()  # (the as-of counts' walker counts its notes' problems: asof/detail.py)
     brain = MomentBrain(base.root, store=store, layout=base.layout_choice)
     brain.at, brain.delta = delta.at, delta
     ingester = MomentIngester(base.root, store, layout, base.ingester.config)
