@@ -54,6 +54,7 @@ from workload import generate  # noqa: E402
 from brain.config.sections import StoreConfig  # noqa: E402
 from brain.service.brain import Brain  # noqa: E402
 from brain.store.base import MemoryFilter  # noqa: E402
+from brain.store.health import HealthAsk  # noqa: E402
 from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
@@ -139,6 +140,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--around-only", action="store_true",
                         help="only memory(asOf:) with backlinks: no counts' walk, no whole moments")
+    parser.add_argument("--counts-only", action="store_true",
+                        help="only the kept counts: their walk, and the queries they answer (per-scope "
+                        "health, problems by code) against the whole moment's answer")
     parser.add_argument("--neo4j-uri", help="the graph now on Neo4j (its database replaced); "
                         "the moments are built by the same code, from the same files")
     args = parser.parse_args()
@@ -179,6 +183,14 @@ def main() -> None:
                   f"change; CPU {cpu / args.changes * 1000:.2f} ms a change, the process's: the "
                   f"machine's load stretches the wall time, not this), kept in "
                   f"{kept / args.changes:.0f} bytes a change")
+        if args.counts_only:
+            out.update(counted_queries(service, args.runs))
+            brain.close()
+            load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+            out["load"], out["peak_rss_mb"] = load, round(peak_rss_mb(os.getpid()))
+            print(f"peak RSS {out['peak_rss_mb']} MB; load: {load}")
+            print(json.dumps(out))
+            return
         # Which paths ever linked each name (brain/tool/asof/linkers.py), built as `brain serve`
         # does after its first scan; then read back as the next process does.
         moments = moments_of(service)
@@ -297,6 +309,39 @@ def main() -> None:
     out["load"], out["peak_rss_mb"] = load, round(peak_rss_mb(os.getpid()))
     print(f"peak RSS {out['peak_rss_mb']} MB; load: {load} (cpus {os.cpu_count()})")
     print(json.dumps(out))
+
+
+def counted_queries(service: MemoryService, runs: int) -> dict[str, Any]:
+    """Per moment: `memoryHealth(asOf:) { scopes }` and `linkReport(asOf:) { byCode }` as the
+    code under test answers them: from the kept detail (brain/tool/asof/counted.py) when it
+    has one, else (a brain without it) from the whole moment, as GraphQL answered before. The
+    first ask's wall and CPU time, then `runs` asks."""
+    try:
+        from brain.tool.asof.counted import kept_as_of
+    except ImportError:  # the code before the kept detail
+        kept_as_of = None
+
+    def ask(moment: str) -> object:
+        if kept_as_of is not None:
+            found = kept_as_of(service, moment)
+            if found is not None:
+                return found[1].scope_rows(), dict(found[1].codes)
+        graph = graph_at(service, moment)
+        codes: dict[tuple[str, str], int] = {}
+        for p in graph.problems():
+            codes[(p.code, p.severity.value)] = codes.get((p.code, p.severity.value), 0) + 1
+        return graph.store.health_counts(HealthAsk()), codes
+
+    out: dict[str, Any] = {"kept_detail": kept_as_of is not None}
+    for moment in MOMENTS:
+        t0, c0 = time.perf_counter(), time.process_time()
+        ask(moment)
+        first, cpu = time.perf_counter() - t0, time.process_time() - c0
+        row = timed(lambda moment=moment: ask(moment), runs)
+        out[moment] = {"first_ms": round(first * 1000, 2), "first_cpu_s": round(cpu, 3), "asks": row}
+        print(f"as of {moment}: per-scope health and problems by code, first ask {first * 1000:.2f} ms "
+              f"(CPU {cpu:.3f} s), then p50 {row['p50_ms']:.2f} p95 {row['p95_ms']:.2f} ms")
+    return out
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ class _NoKeywords(KeywordIndex):
 
 
 def default_series_path(blob_dir: Path) -> Path:
-    """`.brain/history/blobs` -> `.brain/history/stats-v1.jsonl`."""
+    """`.brain/history/blobs` -> `.brain/history/stats-v2.jsonl`."""
     return blob_dir.parent / f"stats-v{SERIES_VERSION}.jsonl"
 
 
