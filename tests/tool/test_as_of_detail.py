@@ -202,3 +202,25 @@ def test_graphql_detail_as_of_is_answered_from_the_kept_counts_on_both_stores(
 def counted_scopes(found: Any) -> list[Any]:
     rows: list[Any] = found["memoryHealth"]["scopes"]
     return rows
+
+
+def test_a_held_moments_problems_are_worked_out_once_per_reach(tmp_path: Path) -> None:
+    """A built moment is never synced again, so its problems (linkReport's most wanted, the
+    problems page, `brain check --as-of`) are kept per caller's reach. Planted bug, seen to
+    fail: kept by nothing but the moment (an agent given the admin's problems)."""
+    from brain.tool.asof.service import problems_as_of
+
+    t = _detailed(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    when = _iso(t.moments[-3])  # the bad frontmatter, the ghost's note: problems of three scopes
+    admin, writer = Actor.admin(), Actor.of_agent("writer")
+    moment, everything = problems_as_of(t.service, admin, when)
+    assert moment.frozen
+    _, mine = problems_as_of(t.service, writer, when)
+    # Each the answer of the moment worked out again, without what is kept.
+    assert everything == Brain.problems(moment) != mine
+    assert mine == Brain.problems(moment, None, writer.reach)
+    assert {p.path.split("/")[1] for p in everything if p.path.startswith("memory/")} >= {"writer", "ghost"}
+    assert problems_as_of(t.service, admin, when)[1] == everything  # kept: the same again
+    assert set(moment.__dict__["_problems_kept"]) == {None, writer.reach.scopes}
+    everything.clear()  # a caller's list is its own
+    assert problems_as_of(t.service, admin, when)[1] == Brain.problems(moment)
