@@ -14,7 +14,7 @@ The files on disk are the last versions; the first version of each note is kept 
 Then, as a server has it (the graph synced, the history read once, the index of which paths
 ever linked each name built: brain/tool/asof/linkers.py, its time and bytes a change printed),
 the counts after each
-record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
+record are walked (brain/tool/asof/counts/series.py: its time and bytes a change are printed), and
 for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
 first ask, then `--runs` asks; linkReport(asOf:)'s totals and memories(asOf:) { totalCount }
 are answered the same way, api/graph/asof/counted.py); then, interleaved, as before: the
@@ -58,8 +58,8 @@ from brain.store.health import HealthAsk  # noqa: E402
 from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
+from brain.tool.asof.counts.series import default_series_path, series_of  # noqa: E402
 from brain.tool.asof.linkers import default_linkers_path, linker_index  # noqa: E402
-from brain.tool.asof.series import default_series_path, series_of  # noqa: E402
 from brain.tool.asof.service import (  # noqa: E402
     around_as_of,
     graph_at,
@@ -168,7 +168,7 @@ def main() -> None:
         service = MemoryService(root, brain, clock=lambda: now)
         attach_memory_service(brain, service)
         service.history.all()  # a server has read it already
-        # The counts after each record (brain/tool/asof/series.py), walked as `brain serve` does
+        # The counts after each record (brain/tool/asof/counts/series.py), walked as `brain serve` does
         # after its first sync, once for the whole history (then a record at a time).
         if not args.around_only:
             series = series_of(moments_of(service))
@@ -313,11 +313,11 @@ def main() -> None:
 
 def counted_queries(service: MemoryService, runs: int) -> dict[str, Any]:
     """Per moment: `memoryHealth(asOf:) { scopes }` and `linkReport(asOf:) { byCode }` as the
-    code under test answers them: from the kept detail (brain/tool/asof/counted.py) when it
+    code under test answers them: from the kept detail (brain/tool/asof/counts/counted.py) when it
     has one, else (a brain without it) from the whole moment, as GraphQL answered before. The
     first ask's wall and CPU time, then `runs` asks."""
     try:
-        from brain.tool.asof.counted import kept_as_of
+        from brain.tool.asof.counts.counted import kept_as_of
     except ImportError:  # the code before the kept detail
         kept_as_of = None
 

@@ -1,5 +1,5 @@
 """Per-scope health and problems by code as of a moment, from the kept counts' detail
-(brain/tool/asof/detail.py, series.py), equal the whole moment's (graph.py, the reference) at
+(brain/tool/asof/counts/detail.py, series.py), equal the whole moment's (graph.py, the reference) at
 every moment of a timeline, on both stores; GraphQL answers them without building the moment
 for the admin, and from the whole moment for an agent's token.
 
@@ -27,9 +27,9 @@ from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import memory_service
 from brain.tool.access import Actor
+from brain.tool.asof.counts.detail import SNAP, Detail, detail_of
+from brain.tool.asof.counts.series import default_series_path, kept_at, series_of
 from brain.tool.asof.delta import moment_index
-from brain.tool.asof.detail import SNAP, Detail, detail_of
-from brain.tool.asof.series import default_series_path, kept_at, series_of
 from brain.tool.asof.service import graph_at, moments_of
 from brain.tool.diff.changes import _iso
 from tests.api.live import live_server

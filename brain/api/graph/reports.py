@@ -97,7 +97,7 @@ class LinkReport:
 
     @classmethod
     def of_counts(cls, stats: model.Stats, codes: Mapping[tuple[str, str], int]) -> LinkReport:
-        """The report of a moment from its kept counts (brain/tool/asof/detail.py): problems by
+        """The report of a moment from its kept counts (brain/tool/asof/counts/detail.py): problems by
         (code, severity value), no list of them, so no most wanted (the caller asks no more)."""
         by_code, errors = _by_code(codes)
         return cls(total=stats.links, by_status=_by_status(stats), by_code=by_code, errors=errors,

@@ -1,8 +1,8 @@
 """`asOf` questions the kept counts answer, without the moment's graph (issue 44).
 
 A whole moment is 1 to 37 s to build at 10,000 notes (bench/bench_as_of.py); the counts kept
-after each record (brain/tool/asof/series.py, `stats(asOf:)`) and their detail (per-scope
-health rows, problems by code: brain/tool/asof/detail.py) answer in a bisect and a few merges.
+after each record (brain/tool/asof/counts/series.py, `stats(asOf:)`) and their detail (per-scope
+health rows, problems by code: brain/tool/asof/counts/detail.py) answer in a bisect and a few merges.
 So a query that asks only what those say is answered from them:
 - `linkReport(asOf:) { total byStatus { status count } byCode { code severity count } errors
   warnings }`: LinkReport.of reads exactly these from the moment's Stats and problems;
@@ -33,8 +33,8 @@ from brain.model import Stats
 from brain.store.base import MemoryFilter
 from brain.store.health import HealthAsk, ScopeHealth
 from brain.tool import memory_service
-from brain.tool.asof.counted import kept_as_of
-from brain.tool.asof.detail import Detail
+from brain.tool.asof.counts.counted import kept_as_of
+from brain.tool.asof.counts.detail import Detail
 from brain.tool.calls.refusal import Refusal
 
 _TYPENAME = frozenset({"__typename"})

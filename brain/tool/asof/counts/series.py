@@ -48,8 +48,7 @@ from brain.model import Stats
 from brain.service.brain import FileChanges
 from brain.store.base import WriteBatch
 from brain.store.memory.search import KeywordIndex
-from brain.tool.asof.delta import Delta, MomentNotKept, contents_at
-from brain.tool.asof.detail import (
+from brain.tool.asof.counts.detail import (
     SNAP,
     CountingStore,
     Detail,
@@ -60,6 +59,7 @@ from brain.tool.asof.detail import (
     merged,
     walker_detail,
 )
+from brain.tool.asof.delta import Delta, MomentNotKept, contents_at
 from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _moment_brain, moment_scopes
 from brain.tool.asof.scopes import scope_index
 from brain.tool.history.log import HistoryRecord

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from brain.model import Stats
+from brain.tool.asof.counts.detail import Detail
+from brain.tool.asof.counts.series import kept_at
 from brain.tool.asof.delta import moment_index
-from brain.tool.asof.detail import Detail
 from brain.tool.asof.graph import MomentNotKept
-from brain.tool.asof.series import kept_at
 from brain.tool.asof.service import moment_time, moments_of, refused
 
 if TYPE_CHECKING:
