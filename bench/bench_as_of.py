@@ -14,7 +14,7 @@ The files on disk are the last versions; the first version of each note is kept 
 Then, as a server has it (the graph synced, the history read once, the index of which paths
 ever linked each name built: brain/tool/asof/linkers.py, its time and bytes a change printed),
 the counts after each
-record are walked (brain/tool/asof/series.py: its time and bytes a change are printed), and
+record are walked (brain/tool/asof/counts/series.py: its time and bytes a change are printed), and
 for each moment: stats(asOf) as GraphQL answers it now (`stats_as_of`, from those counts:
 first ask, then `--runs` asks; linkReport(asOf:)'s totals and memories(asOf:) { totalCount }
 are answered the same way, api/graph/asof/counted.py); then, interleaved, as before: the
@@ -54,11 +54,12 @@ from workload import generate  # noqa: E402
 from brain.config.sections import StoreConfig  # noqa: E402
 from brain.service.brain import Brain  # noqa: E402
 from brain.store.base import MemoryFilter  # noqa: E402
+from brain.store.health import HealthAsk  # noqa: E402
 from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
 from brain.tool.access import Actor  # noqa: E402
+from brain.tool.asof.counts.series import default_series_path, series_of  # noqa: E402
 from brain.tool.asof.linkers import default_linkers_path, linker_index  # noqa: E402
-from brain.tool.asof.series import default_series_path, series_of  # noqa: E402
 from brain.tool.asof.service import (  # noqa: E402
     around_as_of,
     graph_at,
@@ -139,6 +140,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--around-only", action="store_true",
                         help="only memory(asOf:) with backlinks: no counts' walk, no whole moments")
+    parser.add_argument("--counts-only", action="store_true",
+                        help="only the kept counts: their walk, and the queries they answer (per-scope "
+                        "health, problems by code) against the whole moment's answer")
     parser.add_argument("--neo4j-uri", help="the graph now on Neo4j (its database replaced); "
                         "the moments are built by the same code, from the same files")
     args = parser.parse_args()
@@ -164,7 +168,7 @@ def main() -> None:
         service = MemoryService(root, brain, clock=lambda: now)
         attach_memory_service(brain, service)
         service.history.all()  # a server has read it already
-        # The counts after each record (brain/tool/asof/series.py), walked as `brain serve` does
+        # The counts after each record (brain/tool/asof/counts/series.py), walked as `brain serve` does
         # after its first sync, once for the whole history (then a record at a time).
         if not args.around_only:
             series = series_of(moments_of(service))
@@ -179,6 +183,14 @@ def main() -> None:
                   f"change; CPU {cpu / args.changes * 1000:.2f} ms a change, the process's: the "
                   f"machine's load stretches the wall time, not this), kept in "
                   f"{kept / args.changes:.0f} bytes a change")
+        if args.counts_only:
+            out.update(counted_queries(service, args.runs))
+            brain.close()
+            load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+            out["load"], out["peak_rss_mb"] = load, round(peak_rss_mb(os.getpid()))
+            print(f"peak RSS {out['peak_rss_mb']} MB; load: {load}")
+            print(json.dumps(out))
+            return
         # Which paths ever linked each name (brain/tool/asof/linkers.py), built as `brain serve`
         # does after its first scan; then read back as the next process does.
         moments = moments_of(service)
@@ -297,6 +309,54 @@ def main() -> None:
     out["load"], out["peak_rss_mb"] = load, round(peak_rss_mb(os.getpid()))
     print(f"peak RSS {out['peak_rss_mb']} MB; load: {load} (cpus {os.cpu_count()})")
     print(json.dumps(out))
+
+
+def counted_queries(service: MemoryService, runs: int) -> dict[str, Any]:
+    """Per moment: `memoryHealth(asOf:) { scopes }` and `linkReport(asOf:) { byCode }` as the
+    code under test answers them: from the kept detail (brain/tool/asof/counts/counted.py) when it
+    has one, else (a brain without it) from the whole moment, as GraphQL answered before. The
+    first ask's wall and CPU time, then `runs` asks."""
+    try:
+        from brain.tool.asof.counts.counted import kept_as_of
+    except ImportError:  # the code before the kept detail
+        kept_as_of = None
+
+    def ask(moment: str) -> object:
+        if kept_as_of is not None:
+            found = kept_as_of(service, moment)
+            if found is not None:
+                return found[1].scope_rows(), dict(found[1].codes)
+        graph = graph_at(service, moment)
+        codes: dict[tuple[str, str], int] = {}
+        for p in graph.problems():
+            codes[(p.code, p.severity.value)] = codes.get((p.code, p.severity.value), 0) + 1
+        return graph.store.health_counts(HealthAsk()), codes
+
+    out: dict[str, Any] = {"kept_detail": kept_as_of is not None}
+    for moment in MOMENTS:
+        t0, c0 = time.perf_counter(), time.process_time()
+        ask(moment)
+        first, cpu = time.perf_counter() - t0, time.process_time() - c0
+        row = timed(lambda moment=moment: ask(moment), runs)
+        out[moment] = {"first_ms": round(first * 1000, 2), "first_cpu_s": round(cpu, 3), "asks": row}
+        print(f"as of {moment}: per-scope health and problems by code, first ask {first * 1000:.2f} ms "
+              f"(CPU {cpu:.3f} s), then p50 {row['p50_ms']:.2f} p95 {row['p95_ms']:.2f} ms")
+        # What still needs the whole moment (a report's most wanted, a problems page): its build,
+        # then asks of the held moment (its stats and problems, as linkReport asks them).
+        t0, c0 = time.perf_counter(), time.process_time()
+        graph_at(service, moment)
+        build, build_cpu = time.perf_counter() - t0, time.process_time() - c0
+
+        def report(moment: str = moment) -> None:
+            held = graph_at(service, moment)
+            held.stats()
+            held.problems()
+
+        held = timed(report, runs)
+        out[moment].update(build_s=round(build, 2), build_cpu_s=round(build_cpu, 2), held_report=held)
+        print(f"as of {moment}: whole moment built in {build:.2f} s (CPU {build_cpu:.2f} s); then "
+              f"linkReport of the held moment p50 {held['p50_ms']:.1f} p95 {held['p95_ms']:.1f} ms")
+    return out
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The kept counts' walk back (brain/tool/asof/series.py) runs in the serving process, on a
+"""The kept counts' walk back (brain/tool/asof/counts/series.py) runs in the serving process, on a
 thread of its own: while it runs, requests are answered, as of a moment or now, reads and
 writes (issue 44: one request never blocks the others). A real server (tests/api/live.py),
 the real walk, held in the middle of its steps until the requests have been answered.
@@ -20,7 +20,7 @@ import pytest
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import memory_service
-from brain.tool.asof.series import StatsSeries, series_of
+from brain.tool.asof.counts.series import StatsSeries, series_of
 from brain.tool.asof.service import graph_at, moments_of
 from brain.tool.diff.changes import _iso
 from tests.api.live import live_server

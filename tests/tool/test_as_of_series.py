@@ -1,4 +1,4 @@
-"""stats(asOf:) from the counts kept after each record (brain/tool/asof/series.py) equals the
+"""stats(asOf:) from the counts kept after each record (brain/tool/asof/counts/series.py) equals the
 whole moment's counts (graph.py, the reference) at every moment of a timeline, on both stores.
 
 The timeline: notes linking by bare name, by scope, to an agent, to a heading a later edit
@@ -26,8 +26,8 @@ from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import attach_memory_service
 from brain.tool.access import Actor
+from brain.tool.asof.counts.series import StatsSeries, counts_at, default_series_path, series_of
 from brain.tool.asof.delta import moment_index
-from brain.tool.asof.series import StatsSeries, counts_at, default_series_path, series_of
 from brain.tool.asof.service import graph_at, moments_of, stats_as_of
 from brain.tool.calls.tool import MemoryTool
 from brain.tool.diff.changes import _iso

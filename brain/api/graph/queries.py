@@ -175,7 +175,7 @@ class GraphQuery:
     async def stats(
         self, info: Info, as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> Stats:
-        if as_of is not None:  # counted without the moment's graph (brain/tool/asof/series.py)
+        if as_of is not None:  # counted without the moment's graph (brain/tool/asof/counts/series.py)
             return Stats.of(await stats_at(info, as_of))
         return Stats.of(await in_thread(info.context.brain.stats))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import strawberry
@@ -75,19 +75,8 @@ class LinkReport:
 
     @classmethod
     def of(cls, stats: model.Stats, problems: Sequence[model.Problem]) -> LinkReport:
-        resolved = stats.links - stats.broken - stats.ambiguous - stats.missing_anchor
-        by_status = [
-            StatusCount(status=LinkStatus.RESOLVED, count=resolved),
-            StatusCount(status=LinkStatus.BROKEN, count=stats.broken),
-            StatusCount(status=LinkStatus.AMBIGUOUS, count=stats.ambiguous),
-            StatusCount(status=LinkStatus.MISSING_ANCHOR, count=stats.missing_anchor),
-        ]
-        codes = Counter((p.code, p.severity) for p in problems)
-        by_code = [
-            CodeCount(code=code, severity=Severity.of(severity), count=n)
-            for (code, severity), n in sorted(codes.items(), key=lambda kv: (-kv[1], kv[0][0]))
-        ]
-        errors = sum(1 for p in problems if p.severity is model.Severity.ERROR)
+        codes = Counter((p.code, p.severity.value) for p in problems)
+        by_code, errors = _by_code(codes)
         # A broken link's problem names its target as written; the Unresolved node it
         # waits on is keyed by that text's name key (brain.resolve.parse_target).
         wanted = Counter(
@@ -96,7 +85,7 @@ class LinkReport:
         ranked = sorted(wanted.items(), key=lambda kv: (-kv[1], kv[0]))
         return cls(
             total=stats.links,
-            by_status=by_status,
+            by_status=_by_status(stats),
             by_code=by_code,
             errors=errors,
             warnings=len(problems) - errors,
@@ -105,6 +94,32 @@ class LinkReport:
                 for key, n in ranked
             ],
         )
+
+    @classmethod
+    def of_counts(cls, stats: model.Stats, codes: Mapping[tuple[str, str], int]) -> LinkReport:
+        """The report of a moment from its kept counts (brain/tool/asof/counts/detail.py): problems by
+        (code, severity value), no list of them, so no most wanted (the caller asks no more)."""
+        by_code, errors = _by_code(codes)
+        return cls(total=stats.links, by_status=_by_status(stats), by_code=by_code, errors=errors,
+                   warnings=sum(codes.values()) - errors, wanted=[])
+
+
+def _by_status(stats: model.Stats) -> list[StatusCount]:
+    resolved = stats.links - stats.broken - stats.ambiguous - stats.missing_anchor
+    return [
+        StatusCount(status=LinkStatus.RESOLVED, count=resolved),
+        StatusCount(status=LinkStatus.BROKEN, count=stats.broken),
+        StatusCount(status=LinkStatus.AMBIGUOUS, count=stats.ambiguous),
+        StatusCount(status=LinkStatus.MISSING_ANCHOR, count=stats.missing_anchor),
+    ]
+
+
+def _by_code(codes: Mapping[tuple[str, str], int]) -> tuple[list[CodeCount], int]:
+    """Problems by code, most frequent first (ties by code, then severity), and the errors."""
+    ranked = sorted(((code, severity, n) for (code, severity), n in codes.items() if n),
+                    key=lambda c: (-c[2], c[0], c[1]))
+    by_code = [CodeCount(code=code, severity=Severity(severity), count=n) for code, severity, n in ranked]
+    return by_code, sum(n for (_, severity), n in codes.items() if severity == model.Severity.ERROR.value)
 
 
 @strawberry.type(description="An edge of a graph view, between two nodes of the same view.")

@@ -39,8 +39,8 @@ from brain.service.replica import ReplicaFollower
 from brain.service.watch import Watcher
 from brain.store.base import SharedStore, StoreUnavailable
 from brain.tool import memory_service
+from brain.tool.asof.counts.series import CountsStarter
 from brain.tool.asof.linkers import LinkersStarter
-from brain.tool.asof.series import CountsStarter
 from brain.tool.asof.service import moments_of
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")

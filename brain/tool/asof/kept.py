@@ -18,8 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from weakref import WeakKeyDictionary
 
+from brain.tool.asof.counts.series import tag
 from brain.tool.asof.graph import MomentBrain, Moments
-from brain.tool.asof.series import tag
 from brain.tool.history.log import HistoryRecord
 
 KEPT = 64

@@ -35,8 +35,8 @@ from weakref import WeakKeyDictionary
 
 from brain import safefs
 from brain.service.brain import FileChanges
+from brain.tool.asof.counts.series import tag
 from brain.tool.asof.graph import Moments
-from brain.tool.asof.series import tag
 from brain.tool.asof.small import name_index
 from brain.tool.history.log import HistoryRecord
 from brain.tool.history.parsed import SUMMARY_VERSION, ParsedVersions, parse_version

@@ -31,11 +31,10 @@ from brain.tool.history.log import HistoryRecord
 
 def scope_of(layout: Layout, rel: str) -> str | None:
     """The agent folder `rel` lies in (the layout's), else the agent that owns the note it is
-    (lab's `main` has no folder: MEMORY.md makes it); None for a file of no agent, and for a
-    top-level path (a maintenance run's report names one; lab's `main` is taken from the disk,
-    as the moment's name index does)."""
-    if "/" not in rel:
-        return None
+    (lab's `main` has no folder: its MEMORY.md at the top, or a daily log, makes it); None for
+    a file of no agent (a maintenance run's report, at the top, is skipped by the callers)."""
+    if "/" not in rel and not rel.endswith(".md"):
+        return None  # a folder's own record ("memory"), or a plain file at the top: no agent's
     found = layout.scope_folder(rel)
     if found is not None:
         name, folder = found

@@ -19,11 +19,11 @@ from brain.store.base import MemoryFilter
 from brain.store.visibility import Reach
 from brain.tool.access import Actor
 from brain.tool.asof.around import around_moment
+from brain.tool.asof.counts.series import counts_at
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
 from brain.tool.asof.note import note_moment
 from brain.tool.asof.oldest import refusal
-from brain.tool.asof.series import counts_at
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.diff.changes import BadMoment, _iso, parse_moment
 from brain.workspace import read_bytes

@@ -45,7 +45,7 @@ async def moment_at(info: Info, as_of: datetime | None) -> Brain | None:
 
 
 async def stats_at(info: Info, as_of: datetime) -> Stats:
-    """The graph's counts at `as_of`: the counts kept after each record (brain/tool/asof/series.py),
+    """The graph's counts at `as_of`: the counts kept after each record (brain/tool/asof/counts/series.py),
     without building the moment's graph."""
     when = as_of if as_of.tzinfo is not None else as_of.replace(tzinfo=UTC)
     service = memory_service(info.context.brain)

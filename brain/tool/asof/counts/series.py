@@ -16,10 +16,16 @@ it; tests/tool/test_as_of_series.py compares every checkpoint with the whole mom
 Records appended later are walked the same way from a new walker of the newest moment, back to
 the last checkpoint kept.
 
-Kept in `stats-v1.jsonl` beside the blob folder: a header naming the format and the layout
-whose rules resolved the links, then one line a record, `{"k": k, "h": tag, "s": [10 counts]}`
-where `tag` is a hash of record k-1's id, time, path and contents, about 70 bytes a change
-(the history line itself is about 300). `.brain/` is the workspace's, so untrusted: a line
+Each checkpoint also holds the moment's per-scope health rows and problems by code
+(asof/detail.py), as the entries that differ from the checkpoint before.
+
+Kept in `stats-v2.jsonl` beside the blob folder: a header naming the format and the layout
+whose rules resolved the links, then one line a record, `{"k": k, "h": tag, "s": [10 counts],
+"d": {"g": {scope: [8 counts]}, "p": {"code|severity": n}}}` where `tag` is a hash of record
+k-1's id, time, path and contents and `d` the detail's differences from line k-1 (the first
+line of the run, `"f": 1`, holds it whole), about 130 bytes a change (the history line itself
+is about 300). A `stats-v1.jsonl` (counts without detail) cannot be upgraded: it is walked
+again and removed once the v2 file is written. `.brain/` is the workspace's, so untrusted: a line
 whose tag does not match its record (a torn line, another workspace's file, a history
 rewritten by retention) ends the trusted prefix, and the rest is walked again; a header of
 another format or layout, or a newest count that is not the graph's now, and the file is
@@ -42,7 +48,17 @@ from brain.model import Stats
 from brain.service.brain import FileChanges
 from brain.store.base import WriteBatch
 from brain.store.memory.search import KeywordIndex
-from brain.store.memory.store import MemoryStore
+from brain.tool.asof.counts.detail import (
+    SNAP,
+    CountingStore,
+    Detail,
+    decoded,
+    detail_of,
+    diff,
+    encoded,
+    merged,
+    walker_detail,
+)
 from brain.tool.asof.delta import Delta, MomentNotKept, contents_at
 from brain.tool.asof.graph import MomentBrain, MomentIngester, Moments, _moment_brain, moment_scopes
 from brain.tool.asof.scopes import scope_index
@@ -50,7 +66,7 @@ from brain.tool.history.log import HistoryRecord
 
 log = logging.getLogger(__name__)
 
-SERIES_VERSION = 1
+SERIES_VERSION = 2
 _FIELDS = Stats.__dataclass_fields__.keys()
 _NFIELDS = len(_FIELDS)
 
@@ -63,7 +79,7 @@ class _NoKeywords(KeywordIndex):
 
 
 def default_series_path(blob_dir: Path) -> Path:
-    """`.brain/history/blobs` -> `.brain/history/stats-v1.jsonl`."""
+    """`.brain/history/blobs` -> `.brain/history/stats-v2.jsonl`."""
     return blob_dir.parent / f"stats-v{SERIES_VERSION}.jsonl"
 
 
@@ -87,8 +103,13 @@ class StatsSeries:
         self._walk = threading.Lock()  # one walk at a time
         self._counts: dict[int, tuple[int, ...]] = {}  # k -> counts, k in [low, high]
         self._tags: dict[int, str] = {}
+        # The detail (asof/detail.py): k -> its differences from k-1 (whole at `_low`, the run's
+        # first), and whole at `_low` and every SNAP-th k.
+        self._deltas: dict[int, Detail] = {}
+        self._snaps: dict[int, Detail] = {}
+        self._low = 0
         self._loaded = False
-        self._saved = 0  # the file holds exactly the checkpoints 1.._saved (then it is appended to)
+        self._saved = 0  # the file holds exactly the checkpoints _low.._saved (then it is appended to)
         self.thread: threading.Thread | None = None
         self.header = {"series": "asof-stats", "v": SERIES_VERSION, "layout": moments.live.layout_choice.name}
 
@@ -96,13 +117,27 @@ class StatsSeries:
 
     def stats_at(self, first: int, records: Sequence[HistoryRecord]) -> Stats | None:
         """S[first] when the series covers it (and its line still matches its record)."""
+        found = self.kept_at(first, records)
+        return None if found is None else found[0]
+
+    def kept_at(self, first: int, records: Sequence[HistoryRecord]) -> tuple[Stats, Detail] | None:
+        """S[first] and its detail when the series covers it."""
         with self._lock:
             found = self._counts.get(first)
             if found is None or not 1 <= first <= len(records):
                 return None
             if self._tags.get(first) != tag(records[first - 1]):
                 return None
-            return Stats(*found)
+            return Stats(*found), self._detail_at(first)
+
+    def _detail_at(self, k: int) -> Detail:
+        """The whole detail of checkpoint k (under the lock): the nearest whole one at or
+        below, then at most SNAP differences merged."""
+        at = max(self._low, k // SNAP * SNAP)
+        whole = self._snaps[at]
+        for i in range(at + 1, k + 1):
+            whole = merged(whole, self._deltas[i])
+        return whole
 
     def ensure(self, wait: bool = False) -> None:
         """Load what the file holds, then walk what it lacks, on a thread (or now: `wait`)."""
@@ -165,17 +200,29 @@ class StatsSeries:
             high = max(self._counts, default=0)
             if not high or (high <= len(records) and self._tags[high] == tag(records[high - 1])):
                 return
-            for k in list(self._counts):
-                if k > len(records) or self._tags[k] != tag(records[k - 1]):
-                    del self._counts[k]
-                    del self._tags[k]
+            # A difference needs the checkpoint below it: the run ends at its first mismatch.
+            cut = next(k for k in range(self._low, high + 2)
+                       if k > high or k > len(records) or self._tags[k] != tag(records[k - 1]))
+            self._drop_from(cut)
             self._saved = 0  # the file no longer matches: written whole next time
+
+    def _drop_from(self, cut: int) -> None:
+        """Every checkpoint from `cut` up forgotten (under the lock)."""
+        for table in (self._counts, self._tags, self._deltas, self._snaps):
+            for k in [k for k in table if k >= cut]:
+                del table[k]
+        if not self._counts:
+            self._low = 0
 
     def _walk_back(self, records: Sequence[HistoryRecord], stop: int) -> None:
         """S[k] for k from len(records) down to stop+1, by a walker of the newest moment."""
         walker = self._newest(records)
         top = len(records)
-        found: dict[int, tuple[int, ...]] = {top: tuple(_counts(walker.store.stats()))}
+        stats = walker.store.stats()
+        found: dict[int, tuple[int, ...]] = {top: tuple(_counts(stats))}
+        current = walker_detail(walker, stats)  # the detail with k records applied
+        deltas: dict[int, Detail] = {}
+        snaps: dict[int, Detail] = {top: current} if top % SNAP == 0 else {}
         ingester = walker.ingester
         assert isinstance(ingester, MomentIngester)
         index, timeline, layout = scope_index(self.moments), self.moments.timeline, self.moments.live.layout
@@ -188,12 +235,24 @@ class StatsSeries:
                 self._undo(walker, record)
             except MomentNotKept:
                 break  # what is before is not kept: those moments are refused anyway
-            found[k - 1] = tuple(_counts(walker.store.stats()))
-        found.pop(0, None)  # no moment has 0 records: before the history it is refused
+            stats = walker.store.stats()
+            found[k - 1] = tuple(_counts(stats))
+            before = walker_detail(walker, stats)
+            deltas[k], current = diff(current, before), before
+            if (k - 1) % SNAP == 0:
+                snaps[k - 1] = current
+        lowest = min(found)  # `current` is its detail
         with self._lock:
+            if lowest == stop + 1 and stop in self._counts:  # joined to the run kept below
+                deltas[lowest] = diff(current, self._detail_at(stop))
+            else:  # a run of its own (the one below, if any, dropped): its first is whole
+                self._drop_from(0)
+                self._low, deltas[lowest], snaps[lowest] = lowest, current, current
             for k, counts in found.items():
                 self._counts[k] = counts
                 self._tags[k] = tag(records[k - 1])
+            self._deltas.update((k, v) for k, v in deltas.items() if k >= lowest)
+            self._snaps.update(snaps)
 
     def _newest(self, records: Sequence[HistoryRecord]) -> MomentBrain:
         """The moment with every record applied, built as graph.py builds any moment."""
@@ -207,9 +266,10 @@ class StatsSeries:
         delta = Delta(moments.clock(), len(records), len(records), unrecorded, {})
         moments.timeline.index_after(records, moments.clock())  # (it has seen every record)
         walker = _moment_brain(base, delta, contents_at(delta, moments.blobs, records),
-                               moment_scopes(moments, records, len(records)))
-        assert isinstance(walker.store, MemoryStore)
+                               moment_scopes(moments, records, len(records)), store_type=CountingStore)
+        assert isinstance(walker.store, CountingStore)
         walker.store._keywords = _NoKeywords()  # never searched: half a step's time was its index
+        walker.store.count_notes()
         return walker
 
     def _undo(self, walker: MomentBrain, record: HistoryRecord) -> None:
@@ -248,44 +308,56 @@ class StatsSeries:
         if header != self.header:
             log.info("%s is of another format or layout: the as-of counts are built again", self.path)
             return
-        counts: dict[int, tuple[int, ...]] = {}
-        tags: dict[int, str] = {}
+        read: dict[int, tuple[str, tuple[int, ...], Detail, bool]] = {}
         for raw in lines[1:]:
             try:
                 line = json.loads(raw)
-                k, mark, values = line["k"], line["h"], line["s"]
-            except (ValueError, TypeError, KeyError):
+                k, mark, values, detail = line["k"], line["h"], line["s"], decoded(line["d"])
+                whole = line.get("f") == 1
+            except (ValueError, TypeError, KeyError, AttributeError):
                 continue  # torn or foreign: that checkpoint is walked again
             if (not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= len(records)
                     or not isinstance(values, list) or len(values) != _NFIELDS
                     or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)
-                    or mark != tag(records[k - 1])):
+                    or detail is None or mark != tag(records[k - 1])):
                 continue
-            counts[k], tags[k] = tuple(values), mark
-        # Only a run without holes is kept: the walk goes back from the newest moment down to
-        # the run's top (a hole, a line torn or foreign, is walked again with all above it).
-        low = top = min(counts, default=0)
-        while top + 1 in counts:
+            read[k] = (mark, tuple(values), detail, whole)
+        # Only a run without holes is kept, from a whole line up: the walk goes back from the
+        # newest moment down to the run's top (a hole, a line torn or foreign, is walked again
+        # with all above it: each line is a difference from the one below).
+        low = top = min((k for k, line in read.items() if line[3]), default=0)
+        if not low:
+            return
+        while top + 1 in read:
             top += 1
-        counts = {k: v for k, v in counts.items() if k <= top}
-        tags = {k: v for k, v in tags.items() if k <= top}
-        if top == len(records) and not self._newest_matches(records, counts[top]):
+        counts = {k: read[k][1] for k in range(low, top + 1)}
+        deltas = {k: read[k][2] for k in range(low, top + 1)}
+        whole = deltas[low]
+        snaps = {low: whole}
+        for k in range(low + 1, top + 1):
+            whole = merged(whole, deltas[k])
+            if k % SNAP == 0:
+                snaps[k] = whole
+        if top == len(records) and not self._newest_matches(records, counts[top], whole):
             log.info("%s does not count the graph now: the as-of counts are built again", self.path)
             return
         with self._lock:
-            self._counts, self._tags = counts, tags
-            # The file holds exactly 1..top, each line once: later records are appended to it.
-            if low == 1 and len(lines) - 1 - (lines[-1] == b"") == top:
+            self._counts, self._deltas, self._snaps, self._low = counts, deltas, snaps, low
+            self._tags = {k: read[k][0] for k in range(low, top + 1)}
+            # The file holds exactly low..top, each line once: later records are appended to it.
+            if len(read) == top - low + 1 and len(lines) - 1 - (lines[-1] == b"") == len(read):
                 self._saved = top
 
-    def _newest_matches(self, records: Sequence[HistoryRecord], counts: tuple[int, ...]) -> bool:
+    def _newest_matches(
+        self, records: Sequence[HistoryRecord], counts: tuple[int, ...], detail: Detail,
+    ) -> bool:
         """The newest checkpoint against the graph now, when nothing changed unrecorded."""
         moments = self.moments
         with moments._building:
             base, generation = moments._base_graph()
             if moments._unrecorded(base, list(records), generation):
                 return True  # the graph now is not that moment: nothing to compare with
-            return tuple(_counts(base.store.stats())) == counts
+            return tuple(_counts(base.store.stats())) == counts and detail_of(base) == detail
 
     def _save(self, appended_after: int) -> None:
         """The checkpoints after `appended_after` appended to the file when it holds exactly
@@ -293,12 +365,17 @@ class StatsSeries:
         never sees it half written)."""
         with self._lock:
             rows = sorted(self._counts.items())
-            tags = dict(self._tags)
+            tags, deltas, low = dict(self._tags), dict(self._deltas), self._low
             top = rows[-1][0] if rows else 0
             append = self._saved > 0 and self._saved == appended_after
         lines = [] if append else [json.dumps(self.header)]
-        lines.extend(json.dumps({"k": k, "h": tags[k], "s": list(v)}, separators=(",", ":"))
-                     for k, v in rows if not append or k > appended_after)
+        for k, v in rows:
+            if append and k <= appended_after:
+                continue
+            line: dict[str, object] = {"k": k, "h": tags[k], "s": list(v), "d": encoded(deltas[k])}
+            if k == low:
+                line["f"] = 1
+            lines.append(json.dumps(line, separators=(",", ":")))
         data = ("\n".join(lines) + "\n").encode()
         try:
             safefs.write_kept_file(self.path, data, append=append)
@@ -307,6 +384,13 @@ class StatsSeries:
         except OSError as exc:
             log.warning("could not keep the as-of counts in %s: %s (they are counted again next start)",
                         self.path, exc)
+            return
+        old = self.path.parent / "stats-v1.jsonl"  # counts without detail: replaced by this file
+        if old != self.path and old.is_file() and not old.is_symlink():
+            try:
+                old.unlink()
+            except OSError as exc:
+                log.info("could not remove the old as-of counts %s: %s", old, exc)
 
 
 # A moment newer than the series's last checkpoint (records written since it was walked) is
@@ -330,11 +414,17 @@ def series_of(moments: Moments) -> StatsSeries:
 def counts_at(moments: Moments, first: int, records: Sequence[HistoryRecord]) -> Stats | None:
     """S[first], walking the few records written since the last walk if need be; None when
     the series does not cover it yet (its walk is then started on a thread)."""
+    found = kept_at(moments, first, records)
+    return None if found is None else found[0]
+
+
+def kept_at(moments: Moments, first: int, records: Sequence[HistoryRecord]) -> tuple[Stats, Detail] | None:
+    """S[first] and its detail (asof/detail.py), as `counts_at`."""
     series = series_of(moments)
-    found = series.stats_at(first, records)
+    found = series.kept_at(first, records)
     if found is None:
         if series.loaded and len(records) - series.high <= WALK_ON_ASK and series.try_extend():
-            found = series.stats_at(first, records)
+            found = series.kept_at(first, records)
         else:
             series.ensure()
     return found
@@ -352,4 +442,4 @@ class CountsStarter:
             series_of(self.moments()).ensure()
 
 
-__all__ = ["CountsStarter", "StatsSeries", "counts_at", "default_series_path", "series_of", "tag"]
+__all__ = ["CountsStarter", "StatsSeries", "counts_at", "default_series_path", "kept_at", "series_of", "tag"]

@@ -1,0 +1,35 @@
+"""A moment's counts with their detail (per-scope health, problems by code) from the kept
+series (series.py, detail.py), for the front ends that answer a count without the moment.
+
+None while the series does not cover the moment yet (its walk is started): the caller then
+builds the whole moment, which answers the same (tests/tool/test_as_of_detail.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from brain.model import Stats
+from brain.tool.asof.counts.detail import Detail
+from brain.tool.asof.counts.series import kept_at
+from brain.tool.asof.delta import moment_index
+from brain.tool.asof.graph import MomentNotKept
+from brain.tool.asof.service import moment_time, moments_of, refused
+
+if TYPE_CHECKING:
+    from brain.tool.service import MemoryService
+
+
+def kept_as_of(service: MemoryService, when: str) -> tuple[Stats, Detail] | None:
+    """The counts and detail at `when` when kept; refusals as `graph_at`'s."""
+    moment = moment_time(service, when)
+    moments = moments_of(service)
+    records = moments.history.all()
+    try:
+        first = moment_index(records, moments.timeline, moment, moments.clock())
+    except MomentNotKept as exc:
+        raise refused(service, exc, moment) from None
+    return kept_at(moments, first, records)
+
+
+__all__ = ["kept_as_of"]

@@ -1,0 +1,226 @@
+"""Per-scope health and problems by code as of a moment, from the kept counts' detail
+(brain/tool/asof/counts/detail.py, series.py), equal the whole moment's (graph.py, the reference) at
+every moment of a timeline, on both stores; GraphQL answers them without building the moment
+for the admin, and from the whole moment for an agent's token.
+
+The timeline is test_as_of_series.py's (links broken, ambiguous, to a missing heading, a
+rename, a delete, edits outside brain) and then a note with bad frontmatter and an empty link
+that a later edit fixes, and a folder of an agent without memory (`memory-off`) whose note is
+deleted: every kind of problem a note, a file and an agent make.
+
+Planted bugs, each seen to fail: the walker's notes counted once and not as writes replace them
+(CountingStore.write as MemoryStore's: the fixed frontmatter still counted); a difference
+merged as the whole (`merged` dropping the entries a line does not name); the reach check of
+counted_health left out (the agent's answer counted as the admin's); the `f` check on load
+left out (a run read from a difference line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from brain.api.http.auth import TokenRegistry
+from brain.service.brain import Brain
+from brain.store.base import GraphStore
+from brain.tool import memory_service
+from brain.tool.access import Actor
+from brain.tool.asof.counts.detail import SNAP, Detail, detail_of
+from brain.tool.asof.counts.series import default_series_path, kept_at, series_of
+from brain.tool.asof.delta import moment_index
+from brain.tool.asof.service import graph_at, moments_of
+from brain.tool.diff.changes import _iso
+from tests.api.live import live_server
+from tests.tool.test_as_of_series import Timeline, _reload, _timeline
+
+ADMIN, WRITER = "admin-secret", "writer-secret"
+
+
+def _detailed(root: Path, store: GraphStore) -> Timeline:
+    t = _timeline(root, store)
+    t.outside("memory/writer/bad.md", "---\ndescription: [oops\n---\n\n[[]] [[plans]]\n")
+    t.outside("memory/ghost/lost.md", "# Lost\n\n[[glossary]] [[writer/plans]]\n")
+    t.write("writer", {"command": "create", "path": "/memories/shared/wanted.md", "file_text": "[[lost]]\n"})
+    t.outside("memory/writer/bad.md", "---\ndescription: fine\n---\n\n[[plans]]\n")
+    t.outside("memory/ghost/lost.md", None)
+    return t
+
+
+def _kept(t: Timeline, at: float) -> Detail:
+    moments = moments_of(t.service)
+    records = moments.history.all()
+    found = kept_at(moments, moment_index(records, moments.timeline, at, moments.clock()), records)
+    assert found is not None, f"the series does not cover {_iso(at)}"
+    return found[1]
+
+
+def test_the_detail_of_each_moment_is_the_whole_moments_on_both_stores(
+    tmp_path: Path, store: GraphStore,
+) -> None:
+    t = _detailed(tmp_path / "ws", store)
+    t.series().ensure(wait=True)
+    codes: set[str] = set()
+    for at in t.moments:
+        whole = detail_of(graph_at(t.service, _iso(at)))
+        assert _kept(t, at) == whole, _iso(at)
+        codes.update(code for code, _ in whole.codes)
+        assert {row.scope for row in whole.scope_rows()} >= {"shared"}
+    # Every kind of problem the timeline means to make was made (and is counted right).
+    assert codes >= {"broken-link", "ambiguous-link", "missing-anchor", "invalid-frontmatter",
+                     "empty-link", "memory-off"}
+    # Read back from the file by a new series (a restart): the same detail at every moment.
+    reloaded = _reload(t)
+    records = moments_of(t.service).history.all()
+    for at in t.moments:
+        first = moment_index(records, moments_of(t.service).timeline, at, moments_of(t.service).clock())
+        found = reloaded.kept_at(first, records)
+        assert found is not None
+        assert found[1] == _kept(t, at)
+
+
+def test_a_detail_far_from_its_snapshot_is_merged_right(tmp_path: Path) -> None:
+    """More than SNAP records: a moment is a whole detail kept every SNAP checkpoints and the
+    differences after it; every one equals the whole moment's."""
+    t = _timeline(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    base = len(t.service.history.all())
+    times: list[float] = []
+    for i in range(SNAP + 20):
+        t.clock[0] += 1
+        text = f"[[n{i - 1}]] [[nowhere{i % 3}]]\n" if i % 5 else "# plain\n"
+        done = t.tool.run("writer", {"command": "create", "path": f"/memories/n{i}.md", "file_text": text},
+                          actor=Actor.admin())
+        assert done.ok, done.text
+        times.append(t.clock[0] + 0.5)
+    series = t.series()
+    series.ensure(wait=True)
+    assert SNAP in series._snaps
+    assert len(series._snaps) >= 2
+    for first in (SNAP - 1, SNAP, SNAP + 1, SNAP + 19, base + SNAP + 20):
+        at = times[first - base - 1]
+        assert _kept(t, at) == detail_of(graph_at(t.service, _iso(at))), first
+
+
+def test_an_old_or_doctored_detail_is_not_trusted(tmp_path: Path) -> None:
+    t = _detailed(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    blobs = t.service.blobs.directory
+    old = blobs.parent / "stats-v1.jsonl"  # a v1 file (counts without detail): walked again, removed
+    old.write_text('{"series": "asof-stats", "v": 1, "layout": "latchai"}\n')
+    t.series().ensure(wait=True)
+    assert not old.exists()
+    path = default_series_path(blobs)
+    assert path.name == "stats-v2.jsonl"
+    records = len(t.service.history.all())
+    header, *lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["f"] == 1
+    assert all("f" not in json.loads(line) for line in lines[1:])
+    assert len(_reload(t)._counts) == records
+
+    # The newest line's detail doctored, its counts and tag intact: the graph now finds it out.
+    newest = json.loads(lines[-1])
+    newest["d"]["p"]["broken-link|error"] = 99
+    path.write_text("\n".join([header, *lines[:-1], json.dumps(newest)]) + "\n")
+    assert _reload(t)._counts == {}
+    # A detail that is not one (a row of 3 counts, a severity brain has not): that line and
+    # every one above it are walked again.
+    for bad in ({"g": {"writer": [1, 2, 3]}, "p": {}}, {"g": {}, "p": {"x|fatal": 1}},
+                {"g": {}, "p": {"broken-link|error": -1}}, [1]):
+        line = json.loads(lines[4])
+        line["d"] = bad
+        path.write_text("\n".join([header, *lines[:4], json.dumps(line), *lines[5:]]) + "\n")
+        assert set(_reload(t)._counts) == {1, 2, 3, 4}, bad
+    # The first line is not a whole one (the run's start lost): nothing is read.
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    assert _reload(t)._counts == {}
+    # ... and the series walked again answers every moment as the whole moment does.
+    series = series_of(moments_of(t.service))
+    series.ensure(wait=True)
+    for at in t.moments:
+        assert _kept(t, at) == detail_of(graph_at(t.service, _iso(at)))
+
+
+REPORT = """{ linkReport(asOf: "%(when)s") { total errors warnings byStatus { status count }
+  byCode { code severity count } %(more)s } }"""
+HEALTH = """{ memoryHealth(asOf: "%(when)s"%(scope)s) { scope
+  total { scope notes links broken ambiguous missingAnchor orphans withoutDescription withoutType }
+  scopes { scope notes links broken ambiguous missingAnchor orphans withoutDescription withoutType }
+  %(more)s } }"""
+SCOPED = """{ memories(asOf: "%(when)s", first: 3, filter: {scope: "writer"}) { totalCount %(more)s } }"""
+
+
+def test_graphql_detail_as_of_is_answered_from_the_kept_counts_on_both_stores(
+    tmp_path: Path, store: GraphStore,
+) -> None:
+    """`linkReport(asOf:) { byCode errors warnings }`, `memoryHealth(asOf:) { total scopes }`
+    (of every scope and of one) and `memories(asOf:, filter: {scope:}) { totalCount }` are
+    answered without building the moment for the admin, and equal the whole moment's answer
+    (asked with a field only it answers) at every moment; an agent's token gets the whole
+    moment's answer as it sees it (other agents' scopes are not in it)."""
+    t = _detailed(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    t.brain.close()
+    file = tmp_path / "tokens.json"
+    file.write_text(json.dumps({WRITER: "writer"}), encoding="utf-8")
+    with (live_server(t.root, store, tokens=TokenRegistry(ADMIN, file)) as live,
+          httpx.Client(base_url=live.base, timeout=120) as http):
+        moments = moments_of(memory_service(live.brain))
+        series_of(moments).ensure(wait=True)
+
+        def ask(query: str, token: str = ADMIN, **values: str) -> Any:
+            answer = http.post("/graphql", headers={"Authorization": f"Bearer {token}"},
+                               json={"query": query % values}).json()
+            assert "errors" not in answer, answer
+            found = answer["data"]
+            found.get("linkReport", {}).pop("mostWanted", None)
+            found.get("memoryHealth", {}).pop("orphans", None)
+            found.get("memories", {}).pop("nodes", None)
+            return found
+
+        seen: set[str] = set()
+        for at in t.moments:
+            when = _iso(at)
+            for query, values, more in (
+                (REPORT, {}, "mostWanted { count }"),
+                (HEALTH, {"scope": ""}, "orphans(first: 1) { totalCount }"),
+                (HEALTH, {"scope": ', scope: "writer"'}, "orphans(first: 1) { totalCount }"),
+                (SCOPED, {}, "nodes { id }"),
+            ):
+                moments._cache.clear()
+                counted = ask(query, when=when, more="", **values)
+                assert not moments._cache, f"a whole moment was built for {query[:30]}"
+                assert counted == ask(query, when=when, more=more, **values), (when, query[:30])
+                assert moments._cache  # (the reference: the whole moment)
+            seen.update(row["scope"] for row in counted_scopes(ask(HEALTH, when=when, more="", scope="")))
+            # An agent sees its notes and the shared ones: the whole moment answers it.
+            moments._cache.clear()
+            mine = ask(HEALTH, WRITER, when=when, more="", scope="")
+            assert moments._cache, "an agent's health was answered from the admin's counts"
+            assert {row["scope"] for row in counted_scopes(mine)} <= {"writer", "shared"}
+        assert {"writer", "reviewer", "shared", "ghost"} <= seen
+
+
+def counted_scopes(found: Any) -> list[Any]:
+    rows: list[Any] = found["memoryHealth"]["scopes"]
+    return rows
+
+
+def test_a_held_moments_problems_are_worked_out_once_per_reach(tmp_path: Path) -> None:
+    """A built moment is never synced again, so its problems (linkReport's most wanted, the
+    problems page, `brain check --as-of`) are kept per caller's reach. Planted bug, seen to
+    fail: kept by nothing but the moment (an agent given the admin's problems)."""
+    from brain.tool.asof.service import problems_as_of
+
+    t = _detailed(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    when = _iso(t.moments[-3])  # the bad frontmatter, the ghost's note: problems of three scopes
+    admin, writer = Actor.admin(), Actor.of_agent("writer")
+    moment, everything = problems_as_of(t.service, admin, when)
+    assert moment.frozen
+    _, mine = problems_as_of(t.service, writer, when)
+    # Each the answer of the moment worked out again, without what is kept.
+    assert everything == Brain.problems(moment) != mine
+    assert mine == Brain.problems(moment, None, writer.reach)
+    assert {p.path.split("/")[1] for p in everything if p.path.startswith("memory/")} >= {"writer", "ghost"}
+    assert problems_as_of(t.service, admin, when)[1] == everything  # kept: the same again
+    assert set(moment.__dict__["_problems_kept"]) == {None, writer.reach.scopes}
+    everything.clear()  # a caller's list is its own
+    assert problems_as_of(t.service, admin, when)[1] == Brain.problems(moment)
