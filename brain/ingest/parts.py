@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from sys import intern
+from typing import Protocol, runtime_checkable
 
 from brain.layouts.base import Layout
 from brain.model import (
@@ -53,6 +54,15 @@ KEEP = 8  # parsed chunks left with the helpers while this process reads on
 
 Listener = Callable[[WriteBatch, dict[str, Node]], None]
 ChangeLogger = Callable[[WriteBatch, dict[str, Node]], list[dict[str, object]]]  # for a shared store
+
+
+@runtime_checkable
+class PausedHealth(Protocol):
+    """A store whose health counters a first sync counts once at its end (the embedded one:
+    brain/store/memory/health.py), instead of part by part."""
+
+    def pause_health(self) -> None: ...
+    def resume_health(self) -> None: ...
 
 
 class PartWriter:
@@ -104,6 +114,8 @@ class PartWriter:
 
     def _write_part(self, notes: Sequence[NoteChange]) -> None:
         names = self.names
+        if not self.written and isinstance(self.store, PausedHealth):
+            self.store.pause_health()  # counted once by `finish`
         if names is None:
             batch = plan(self.store, notes, fresh=not self.written, rules=self.rules)
         else:
@@ -140,6 +152,8 @@ class PartWriter:
             rules=self.rules, relink_keys=relink_keys, recheck=deferred,
         )
         self.commit(batch)
+        if isinstance(self.store, PausedHealth):
+            self.store.resume_health()
 
     def _defer_anchors(self, batch: WriteBatch) -> None:
         """An anchored link to a note of a later part is missing its anchor until then."""
@@ -219,8 +233,9 @@ class WalkNames:
             self.entries.setdefault(entry.key, []).append(entry)
             self.unconfirmed.add(entry)
         self.surprises: set[str] = set()
-        # The parts' links resolve against these names, which stay the same: each target once.
-        self.resolved = ResolutionMemo()
+        # The parts' links resolve against these names, which stay the same: each target
+        # once, in a memo as big as the workspace asks.
+        self.resolved = ResolutionMemo.for_names(len(self.unconfirmed))
 
     def lookup(self, key: str) -> Sequence[NameEntry]:
         return self.entries.get(key, ())
