@@ -15,6 +15,7 @@ from brain.service.brain import Brain
 from brain.store import linking
 from brain.store.health import HealthAsk
 from brain.store.health_counts import HealthIndex
+from brain.store.memory.link_table import LinkTable
 from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
 from tests.contract.test_health import answered, recount
@@ -48,9 +49,18 @@ def test_a_first_sync_in_parts_counts_health_once_at_its_end(
         finish(self, *args)
 
     monkeypatch.setattr(HealthIndex, "finish", counting)
+    every_row: list[int] = []
+    items = LinkTable.items
+
+    def all_rows(self: LinkTable) -> Any:
+        every_row.append(1)
+        return items(self)
+
+    monkeypatch.setattr(LinkTable, "items", all_rows)  # builds every row at once
     written = in_parts(monkeypatch, size=5)
     brain = Brain(tmp_path, MemoryStore())
     brain.sync()
+    assert every_row == []  # counted one source's rows at a time
     store = brain.store
     assert isinstance(store, MemoryStore)
     assert len(written) >= 5  # written in parts
