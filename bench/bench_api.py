@@ -80,9 +80,11 @@ def workspace(notes: int, cache: Path, scratch: Path) -> Path:
 
 
 def start_server(root: Path, store: str) -> tuple[subprocess.Popen[str], str, float]:
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (lives as long as the server)
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", store],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Its log into a file: a stderr pipe nobody reads fills (64 KiB) and blocks the server.
+        stdout=subprocess.PIPE, stderr=log, text=True,
         env={**os.environ, "BRAIN_RESCAN_SECONDS": "30"},
     )
     assert process.stdout is not None
@@ -93,7 +95,8 @@ def start_server(root: Path, store: str) -> tuple[subprocess.Popen[str], str, fl
             if found:
                 return process, found.group(1), float(found.group(2))
         if process.poll() is not None:
-            raise SystemExit(f"brain serve failed: {process.stderr.read() if process.stderr else ''}")
+            log.seek(0)
+            raise SystemExit(f"brain serve failed: {log.read()[-4000:]}")
     raise SystemExit("brain serve did not get ready in 10 minutes")
 
 
@@ -130,7 +133,12 @@ class KeepAliveClient:
         length = re.search(rb"(?im)^content-length:\s*(\d+)", response)
         if length is None:
             raise SystemExit(f"a response without Content-Length: {response!r}")
-        return status, json.loads(await self.reader.readexactly(int(length.group(1))))
+        raw = await self.reader.readexactly(int(length.group(1)))
+        try:
+            return status, json.loads(raw)
+        except ValueError as error:  # say what came instead of JSON, and its head
+            raise SystemExit(f"a body that is not JSON ({error}): {response!r} {raw[:300]!r}"
+                             f" ... {raw[-300:]!r}") from None
 
     def close(self) -> None:
         if self.writer is not None:

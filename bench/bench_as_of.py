@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_as_of.py [--notes 10000] [--changes 50000] [--days 30]
                                           [--profile default|real] [--runs 20]
+                                          [--neo4j-uri bolt://127.0.0.1:7687]
 
 Writes bench/workload.py's workspace of `--notes` notes, then a history of `--changes`
 recorded changes spread evenly over `--days` days, as bench/bench_history_diff.py does (tool
@@ -14,7 +15,9 @@ Then, as a server has it (the graph synced, the history read once): for each mom
 first ask (the moment's graph built: the graph now copied, the notes changed since re-read
 from their blobs and synced) and then `--runs` asks of stats(asOf), memory(asOf) (one note
 with its links) and memories(asOf) (a page of 20), each through the service function every
-front end calls (GraphQL adds its own few ms). "25h" is a time slider's step back from "1d":
+front end calls (GraphQL adds its own few ms). Before each moment's build, one note as of it
+the way REST, MCP and `brain show` ask (`note_as_of`: the note and the names it links to,
+brain/tool/asof/note.py), its first ask and `--runs` more. "25h" is a time slider's step back from "1d":
 built from that moment. Prints p50/p95 of each, the build, the machine's load (`uptime`)
 and peak RSS.
 """
@@ -39,10 +42,13 @@ sys.path.insert(0, str(HERE))
 from bench_api import peak_rss_mb, percentiles  # noqa: E402
 from workload import generate  # noqa: E402
 
+from brain.config.sections import StoreConfig  # noqa: E402
 from brain.service.brain import Brain  # noqa: E402
 from brain.store.base import MemoryFilter  # noqa: E402
+from brain.store.open import open_store  # noqa: E402
 from brain.tool import attach_memory_service  # noqa: E402
-from brain.tool.asof.service import graph_at  # noqa: E402
+from brain.tool.access import Actor  # noqa: E402
+from brain.tool.asof.service import graph_at, note_as_of  # noqa: E402
 from brain.tool.history.log import iso_time  # noqa: E402
 from brain.tool.service import MemoryService  # noqa: E402
 
@@ -114,6 +120,8 @@ def main() -> None:
     parser.add_argument("--days", type=float, default=30.0)
     parser.add_argument("--profile", choices=("default", "real"), default="default")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--neo4j-uri", help="the graph now on Neo4j (its database replaced); "
+                        "the moments are built by the same code, from the same files")
     args = parser.parse_args()
     now = time.time()
     out: dict[str, Any] = {"profile": args.profile, "notes": args.notes, "changes": args.changes}
@@ -124,7 +132,13 @@ def main() -> None:
         notes, size = build_history(root, args.changes, args.days, now)
         print(f"built {notes} notes and {args.changes} changes in {time.perf_counter() - started:.1f} s "
               f"(history log {size / args.changes:.0f} bytes a change)")
-        brain = Brain(root)
+        if args.neo4j_uri:
+            store = open_store(StoreConfig(kind="neo4j", neo4j_uri=args.neo4j_uri), replace=True)
+            store.clear()
+            brain = Brain(root, store=store)
+        else:
+            brain = Brain(root)
+        out["store"] = "neo4j" if args.neo4j_uri else "memory"
         t0 = time.perf_counter()
         brain.sync()
         print(f"first sync {time.perf_counter() - t0:.1f} s")
@@ -133,6 +147,16 @@ def main() -> None:
         service.history.all()  # a server has read it already
         path = next(m.path for m in brain.store.list_memories(MemoryFilter(), limit=1, bodies=False))
         for moment in MOMENTS:
+            # One note as of the moment (REST, MCP, `brain show`): the note and the names it
+            # links to, no moment's graph (brain/tool/asof/note.py); its first ask, then runs.
+            t0 = time.perf_counter()
+            note_as_of(service, Actor.admin(), path, moment)
+            note_first = time.perf_counter() - t0
+
+            def note(moment: str = moment) -> None:
+                note_as_of(service, Actor.admin(), path, moment)
+
+            note_runs = timed(note, args.runs)
             t0 = time.perf_counter()
             graph = graph_at(service, moment)
             build = time.perf_counter() - t0
@@ -150,11 +174,14 @@ def main() -> None:
             def memories(moment: str = moment) -> None:
                 graph_at(service, moment).store.list_memories(MemoryFilter(), limit=21)
 
-            row = {"build_s": round(build, 2), "notes_changed_since": changed,
+            row = {"note_first_ms": round(note_first * 1000, 1), "note": note_runs,
+                   "build_s": round(build, 2), "notes_changed_since": changed,
                    "stats": timed(stats, args.runs), "memory": timed(memory, args.runs),
                    "memories": timed(memories, args.runs)}
             out[moment] = row
-            print(f"as of {moment}: build {build:.2f} s ({changed} notes differ from its base); "
+            print(f"as of {moment}: one note first ask {note_first * 1000:.1f} ms, p50 "
+                  f"{note_runs['p50_ms']:.1f} p95 {note_runs['p95_ms']:.1f} ms; "
+                  f"build {build:.2f} s ({changed} notes differ from its base); "
                   + "; ".join(f"{k} p50 {row[k]['p50_ms']:.1f} ms p95 {row[k]['p95_ms']:.1f} ms"
                               for k in ("stats", "memory", "memories")))
         brain.close()

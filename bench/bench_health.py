@@ -18,6 +18,11 @@ a page of 20 of each list, what graphql/memory-health.graphql asks) timed as
 
 each as an admin and as an agent (its own scope and shared), p50 and p95 in ms, and how many
 times the store counted its counters from scratch (`recounts`: an edit must add none).
+On Neo4j a second store on its own driver (`reader.*`: what a replica's process holds) asks
+too: its first question and polls, then after each edit the same question as the writer's
+(`reader.*.after_edit`: it follows the write through the change log, or counts again), and
+its `reader.recounts` and `reader.followed`. `--profile real` generates bench/workload.py's
+real-memory shape.
 Writes bench/results/health.json with the machine's load (`uptime`) before and after each run.
 
 `--code before=/path/to/old/checkout --code after=.` runs each size and store once per
@@ -48,6 +53,7 @@ from brain.store.visibility import EVERYTHING, Reach
 root, kind, uri, polls, edits, agent, computed_polls = (
     Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6],
     int(sys.argv[7]))
+reader = None  # Neo4j: a second store on its own driver, as a replica's process holds
 if kind == "memory":
     from brain.store.memory.store import MemoryStore
     store = MemoryStore()
@@ -59,9 +65,12 @@ brain = Brain(root, store)
 started = time.perf_counter()
 brain.sync()
 ingest = time.perf_counter() - started
+if kind != "memory":
+    reader = Neo4jStore.connect(uri)
+    reader.health_stamp_ttl = 0.0  # the position read on every question (in service: once a second)
 
-def dashboard(reach):
-    report_json(store, health_ask(reach, None, 30), 30, 10, 10, 20)
+def dashboard(reach, on=None):
+    report_json(on or store, health_ask(reach, None, 30), 30, 10, 10, 20)
 
 def timed(fn, *args):
     t = time.perf_counter()
@@ -86,8 +95,12 @@ for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
             store._health_answers.clear()
         dashboard(reach)
     out[f"{who}.computed"] = pct([timed(uncached) for _ in range(computed_polls)])
+if reader is not None:  # the second process: its first question counts, then it follows
+    for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(agent))):
+        out[f"reader.{who}.first"] = round(timed(dashboard, reach, reader), 2)
+        out[f"reader.{who}.poll"] = pct([timed(dashboard, reach, reader) for _ in range(polls)])
 notes = sorted((root / "memory" / agent).glob("*.md"))
-after = {"admin": [], "agent": []}
+after = {"admin": [], "agent": [], "reader.admin": [], "reader.agent": []}
 for i in range(edits):  # each edit followed by one caller's question, admin and agent in turn
     path = notes[i % len(notes)]
     with path.open("a", encoding="utf-8") as f:
@@ -95,10 +108,16 @@ for i in range(edits):  # each edit followed by one caller's question, admin and
     brain.sync([str(path.relative_to(root))])
     who, reach = ("admin", EVERYTHING) if i % 2 == 0 else ("agent", Reach.of_agent(agent))
     after[who].append(timed(dashboard, reach))
+    if reader is not None:
+        after[f"reader.{who}"].append(timed(dashboard, reach, reader))
 for who, samples in after.items():
-    out[f"{who}.after_edit"] = pct(samples)
+    if samples:
+        out[f"{who}.after_edit"] = pct(samples)
 recounts = getattr(store, "health_recounts", None)
 out["recounts"] = recounts() if recounts else None
+if reader is not None:
+    out["reader.recounts"] = reader.health_recounts()
+    out["reader.followed"] = getattr(reader, "health_followed", None)
 print(json.dumps(out))
 """
 
@@ -119,15 +138,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=PATH",
                         help="a checkout to run (its PYTHONPATH); repeat to interleave")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/brain-bench-health"))
+    parser.add_argument("--profile", default="default", choices=("default", "real"),
+                        help="bench/workload.py's workload shape")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "health.json")
     args = parser.parse_args(argv)
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     results: list[dict[str, object]] = []
     for size in args.sizes:
-        root = args.workdir / f"ws-{size}"
+        root = args.workdir / (f"ws-{size}" if args.profile == "default" else f"ws-{size}-{args.profile}")
         for store in args.stores:
             for label, path in codes:
-                info = generate(root, size)  # again: the edits of the run before are undone
+                info = generate(root, size, profile=args.profile)  # again: the last run's edits undone
                 agent = info.agent_names[0]
                 env = {**os.environ, "PYTHONPATH": str(Path(path).resolve())} if path else None
                 before = uptime()
@@ -140,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 if done.returncode != 0:
                     print(done.stderr, file=sys.stderr)
                     return done.returncode
-                row = {"notes": size, "store": store, "code": label,
+                row = {"notes": size, "store": store, "code": label, "profile": args.profile,
                        **json.loads(done.stdout.splitlines()[-1]),
                        "uptime_before": before, "uptime_after": uptime()}
                 print(json.dumps(row), flush=True)

@@ -17,6 +17,11 @@ Then `memory_changes` as the admin for the last 7 days, and for the last 24 hour
 `--runs` times each (the history already read once, as a server has it: the first run is
 the first diff of this process), and as an agent (its scope and shared). Prints p50/p95,
 the first run alone, history bytes per change, the machine's load (`uptime`) and peak RSS.
+
+Where the wall time goes: each run's wall is split into this thread's CPU, its time waiting
+for a CPU (the run queue: /proc/thread-self/schedstat) and the rest (I/O, sleeping). On a
+machine shared with other work a first diff's wall of 2 s was 0.85 s of CPU and the rest
+waiting in the run queue, with no I/O or subprocess in it: the load, not the diff.
 """
 
 from __future__ import annotations
@@ -48,6 +53,15 @@ except ImportError:  # pragma: no cover - an older build measured on the same wo
     ParsedVersions = None  # type: ignore[assignment,misc]
 
 AGENTS = ("ada", "bob", "cy", "dee")
+
+
+def sched() -> tuple[float, float]:
+    """This thread's CPU seconds and seconds spent waiting for a CPU (Linux; zeros elsewhere)."""
+    try:
+        on_cpu, waiting, _ = Path("/proc/thread-self/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    return int(on_cpu) / 1e9, int(waiting) / 1e9
 DAY = 86400.0
 
 
@@ -164,19 +178,26 @@ def main() -> None:
                                     (f"7d as agent {someone}", "7d", Actor.of_agent(someone))):
             seconds: list[float] = []
             cpu: list[float] = []  # this process's CPU time: what a shared, loaded machine hides
+            waits: list[float] = []  # seconds waiting for a CPU (run queue)
+            others: list[float] = []  # neither on a CPU nor waiting for one: I/O, sleeps
             found: dict[str, object] = {}
             for _ in range(args.runs if actor.kind == "admin" else 3):
                 t0, c0 = time.perf_counter(), time.process_time()
+                s0 = sched()
                 found = memory_changes(service, actor, since)
+                s1 = sched()
                 seconds.append(time.perf_counter() - t0)
                 cpu.append(time.process_time() - c0)
+                waits.append(s1[1] - s0[1])
+                others.append(seconds[-1] - (s1[0] - s0[0]) - waits[-1])
             notes = found["notes"]
             assert isinstance(notes, dict)
             counted = {k: len(v) for k, v in notes.items()}
             p = percentiles(seconds)
             links = found["links"]
             assert isinstance(links, dict)
-            print(f"diff {label}: first {seconds[0] * 1000:.0f} ms (cpu {cpu[0] * 1000:.0f} ms), "
+            print(f"diff {label}: first {seconds[0] * 1000:.0f} ms (cpu {cpu[0] * 1000:.0f} ms, waiting "
+                  f"for a cpu {waits[0] * 1000:.0f} ms, other {others[0] * 1000:.0f} ms), "
                   f"cpu p50 {sorted(cpu)[len(cpu) // 2] * 1000:.0f} ms, p50 {p['p50_ms']:.0f} ms, "
                   f"p95 {p['p95_ms']:.0f} ms; {counted}, links {({k: len(v) for k, v in links.items()})}")
     print("peak RSS", f"{peak_rss_mb(os.getpid()):.0f} MB;", "load:", subprocess.run(

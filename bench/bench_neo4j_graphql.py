@@ -28,8 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -61,7 +62,10 @@ def variables(name: str, root: Path, rng: random.Random) -> dict[str, Any]:
     }.get(name, {})
 
 
-def start(root: Path, store: str, src: Path, uri: str) -> tuple[subprocess.Popen[str], str]:
+def start(root: Path, store: str, src: Path, uri: str, log: IO[str]) -> tuple[subprocess.Popen[str], str]:
+    """`brain serve`, its stderr into `log`: a pipe nobody reads fills (64 KiB of the Neo4j
+    driver's notices did) and then blocks the server inside a request, which the client saw
+    as a 503 "ran longer than 30 s" with a text body, not JSON."""
     # No semantic search: embedding 10,000 notes in the background would load the machine
     # (and the Neo4j store write vectors) while the documents are timed.
     env = {**os.environ, "PYTHONPATH": str(src), "NEO4J_URI": uri, "BRAIN_RESCAN_SECONDS": "600",
@@ -69,7 +73,7 @@ def start(root: Path, store: str, src: Path, uri: str) -> tuple[subprocess.Popen
     replace = ["--neo4j-replace"] if store == "neo4j" else []  # the graph another bench left
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", store, *replace],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=src,
+        stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=src,
     )
     assert process.stdout is not None
     deadline = time.monotonic() + 1200
@@ -79,7 +83,8 @@ def start(root: Path, store: str, src: Path, uri: str) -> tuple[subprocess.Popen
             if found:
                 return process, found.group(1)
         if process.poll() is not None:
-            raise SystemExit(f"brain serve failed: {process.stderr.read() if process.stderr else ''}")
+            log.seek(0)
+            raise SystemExit(f"brain serve failed: {log.read()[-4000:]}")
     raise SystemExit("brain serve did not get ready in 20 minutes")
 
 
@@ -124,19 +129,21 @@ def main() -> None:
     runs: dict[str, list[dict[str, list[float]]]] = {v: [] for v in variants}
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {load_before}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="brain-bench-gql-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="brain-bench-gql-") as scratch, ExitStack() as stack:
         root = Path(shutil.copytree(cached_workload(args.notes, args.cache), Path(scratch) / "ws"))
         variables.notes = sorted(  # type: ignore[attr-defined]
             p.relative_to(root).as_posix() for p in (root / "memory").glob("*/*.md"))
         for run in range(args.runs):
             for name, (store, src) in variants.items():  # interleaved: the same machine load
-                process, url = start(root, store, src, uri)
+                log = stack.enter_context(tempfile.TemporaryFile("w+", prefix="brain-serve-"))
+                process, url = start(root, store, src, uri, log)
                 try:
                     runs[name].append(asyncio.run(measure(url, root, args.seconds, run)))
                 except BaseException:  # say why: the server's own last words
                     process.terminate()
-                    last = process.communicate(timeout=120)[1][-4000:]
-                    print(f"{name}: brain serve's stderr ends:\n{last}", flush=True)
+                    process.wait(120)
+                    log.seek(0)
+                    print(f"{name}: brain serve's stderr ends:\n{log.read()[-4000:]}", flush=True)
                     raise
                 finally:
                     process.terminate()

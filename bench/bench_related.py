@@ -7,7 +7,9 @@ Per size, store and semantic setting, in a fresh process: a full ingest (with se
 then the wait for every note's embedding: the ONNX MiniLM encoder, cached between runs in
 BRAIN_CACHE_DIR), then `related_to` (brain.service.mentions, what every front end calls) for
 `--sample` notes spread over the workspace, each as its own agent, timed whole (p50/p95 ms)
-and by part: the note's links, the keyword query, the query's embedding, the vector query.
+and by part: the note's links, the keyword query, the query's embedding, the vector query;
+`whole_cpu` is the whole's CPU time (the process's), which a loaded machine moves less.
+`--profile real` uses bench/workload.py's real-memory shape.
 The parts are timed on their own calls after the whole one, so they add up to about the
 whole. `--code` runs each case once per checkout, one after the other (before/after).
 Writes bench/results/related.json with the load average of each run.
@@ -59,13 +61,14 @@ if os.environ.get("BRAIN_SEMANTIC") != "off":
 out["semantic"] = search.status().state
 memories = store.list_memories(MemoryFilter(), bodies=False)
 picked = memories[:: max(1, len(memories) // sample)][:sample]
-parts = {k: [] for k in ("whole", "links", "keyword", "embed", "vector")}
+parts = {k: [] for k in ("whole", "whole_cpu", "links", "keyword", "embed", "vector")}
 def ms(t):
     return (time.perf_counter() - t) * 1000
 for memory in picked:
     reach = Reach.of_agent(memory.scope)
-    t = time.perf_counter(); related_to(search, brain.root, memory, reach=reach, first=10)
-    parts["whole"].append(ms(t))
+    t, c = time.perf_counter(), time.process_time()
+    related_to(search, brain.root, memory, reach=reach, first=10)
+    parts["whole"].append(ms(t)); parts["whole_cpu"].append((time.process_time() - c) * 1000)
     t = time.perf_counter(); linked = linked_ids(store, memory); parts["links"].append(ms(t))
     body, _ = body_and_line(brain.root, memory)
     where, terms = SearchWhere(reach.scopes, **common), top_terms(memory, body)
@@ -101,11 +104,13 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=PATH")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "related.json")
+    parser.add_argument("--profile", default="default", choices=("default", "real"),
+                        help="bench/workload.py's workload shape")
     args = parser.parse_args()
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     rows: list[dict[str, object]] = []
     for size in args.sizes:
-        root = workspace(size, args.cache)
+        root = workspace(size, args.cache, profile=args.profile)
         for store in args.stores:
             for semantic in args.semantic:
                 for label, path in codes:
@@ -121,6 +126,7 @@ def main() -> int:
                         print(done.stderr[-3000:], file=sys.stderr)
                         return done.returncode
                     row = {"notes": size, "store": store, "semantic_asked": semantic, "code": label,
+                           "profile": args.profile,
                            **json.loads(done.stdout.strip().splitlines()[-1])}
                     print(json.dumps(row), flush=True)
                     rows.append(row)

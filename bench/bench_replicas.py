@@ -66,9 +66,11 @@ def serve(root: Path, uri: str, *extra: str, src: str | None = None) -> Iterator
     if src is not None:
         env["PYTHONPATH"] = src
     started = time.perf_counter()
+    # Its log into a file: a stderr pipe nobody reads fills (64 KiB) and blocks the server.
+    log = tempfile.TemporaryFile("w+", prefix="brain-serve-")  # noqa: SIM115 (closed in finally)
     process = subprocess.Popen(
         [sys.executable, "-m", "brain", "serve", str(root), "--port", "0", "--store", "neo4j", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=log, text=True, env=env,
         cwd=src,  # `python -m` puts the working directory first on sys.path
     )
     try:
@@ -80,13 +82,15 @@ def serve(root: Path, uri: str, *extra: str, src: str | None = None) -> Iterator
                 if found:
                     break
             if process.poll() is not None:
-                raise SystemExit(f"brain serve failed: {process.stderr.read() if process.stderr else ''}")
+                log.seek(0)
+                raise SystemExit(f"brain serve failed: {log.read()[-4000:]}")
         else:
             raise SystemExit("brain serve did not get ready in 15 minutes")
         yield found.group(1), time.perf_counter() - started, float(found.group(2))
     finally:
         process.terminate()
         process.wait(60)
+        log.close()
 
 
 def throughput(args: argparse.Namespace, root: Path, urls: list[str]) -> dict[str, Any]:

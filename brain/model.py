@@ -116,6 +116,17 @@ def is_note_id(node_id: str) -> bool:
 _NOTE_PREFIXES = frozenset(k.value for k in NOTE_KINDS)
 
 
+def owner_of_id(node_id: str) -> str | None:
+    """The agent that REMEMBERS a note, from its id alone (as MemoryNode.owner says it)."""
+    if not is_note_id(node_id):
+        return None
+    kind, rest = node_id.split(":", 1)
+    scope = rest.split("/", 1)[0]
+    if scope == SHARED_SCOPE or ":" in scope or kind in (k.value for k in _UNOWNED_NOTE_KINDS):
+        return None
+    return scope
+
+
 def agent_id(name: str) -> str:
     return f"agent:{name}"
 

@@ -1,9 +1,11 @@
 """Shared fixtures: `store` runs a test on the embedded store and on a real Neo4j server.
 
 The Neo4j leg uses the server at BRAIN_TEST_NEO4J_URI (optionally NEO4J_USER, NEO4J_PASSWORD,
-NEO4J_DATABASE). Without it, a bundled server is started from tools/neo4j when Java and
-Maven are there, and stopped at the end of the session. Otherwise the leg is skipped with
-the reason, except in CI (CI=true), where a missing server is a failure.
+NEO4J_DATABASE), and with BRAIN_TEST_NEO4J_URI_B also a second one: tests/plan.py splits the
+Neo4j tests by module over the two, so two workers run them. Without a URI, a bundled server
+is started from tools/neo4j when Java and Maven are there, and stopped at the end of the
+session. Otherwise the leg is skipped with the reason, except in CI (CI=true), where a
+missing server is a failure.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ from brain.store.base import GraphStore
 from brain.store.memory.store import MemoryStore
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.open import StoreUnavailable
-from tests.plan import _semantic_search, pytest_collection_modifyitems  # noqa: F401  (hooks, by name)
+from tests.plan import (  # noqa: F401  (hooks, by name)
+    _semantic_search,
+    neo4j_group,
+    pytest_collection_modifyitems,
+)
 from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a conftest)
     pytest_make_collect_report,
     pytest_runtest_makereport,
@@ -32,6 +38,7 @@ from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a confte
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "tools" / "neo4j" / "neo4j.sh"
 URI_ENV = "BRAIN_TEST_NEO4J_URI"
+SECOND_URI_ENV = "BRAIN_TEST_NEO4J_URI_B"
 STORES = ["memory", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 # In CI, property tests draw the same examples every run, so a red build reads the same when
@@ -47,39 +54,86 @@ def _unavailable(reason: str) -> None:
     pytest.skip(f"no Neo4j server: {reason}")
 
 
+class Neo4jServers:
+    """The session's Neo4j servers: the first at BRAIN_TEST_NEO4J_URI (or started here from
+    tools/neo4j), the second at BRAIN_TEST_NEO4J_URI_B. tests/plan.py gives each module with
+    Neo4j tests a group ("neo4j" or "neo4j-a": the first; "neo4j-b": the second), and all the
+    tests of a group run on one worker, so no two workers share a database."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._factory = tmp_path_factory
+        self._found: dict[str, str] = {}  # server -> URI, or the reason it is not there
+        self._missing: set[str] = set()
+        self._started: list[dict[str, str]] = []
+        self.schema_set_up: set[str] = set()
+
+    def uri(self, group: str) -> str:
+        server = "b" if group == "neo4j-b" else "a"
+        if server not in self._found:
+            try:
+                self._found[server] = self._find(server)
+            except _NoServer as missing:
+                self._found[server] = str(missing)
+                self._missing.add(server)
+        if server in self._missing:  # tried once a session: a failed start is not retried
+            _unavailable(self._found[server])
+        return self._found[server]
+
+    def _find(self, server: str) -> str:
+        uri = os.environ.get(SECOND_URI_ENV if server == "b" else URI_ENV)
+        if uri:
+            return uri
+        if server == "b":
+            raise _NoServer(f"set {SECOND_URI_ENV} (tests/plan.py split the Neo4j tests over two servers)")
+        if shutil.which("java") is None or not LAUNCHER.exists():
+            raise _NoServer(f"set {URI_ENV}, or install Java 17+ and Maven to use tools/neo4j")
+        env = {**os.environ, "BRAIN_NEO4J_STATE": str(self._factory.mktemp("neo4j-server"))}
+        started = subprocess.run(
+            ["bash", str(LAUNCHER), "start"], env=env, capture_output=True, text=True, timeout=900,
+            check=False,
+        )
+        lines = started.stdout.strip().splitlines()
+        if started.returncode != 0 or not lines:
+            raise _NoServer(f"tools/neo4j/neo4j.sh start failed: {started.stderr.strip()[-2000:]}")
+        self._started.append(env)
+        return lines[-1]
+
+    def stop(self) -> None:
+        for env in self._started:
+            subprocess.run(["bash", str(LAUNCHER), "stop"], env=env, capture_output=True, timeout=120,
+                           check=False)
+
+
+class _NoServer(Exception):
+    pass
+
+
 @pytest.fixture(scope="session")
-def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The bolt URI of a Neo4j server for this test session."""
-    uri = os.environ.get(URI_ENV)
-    if uri:
-        yield uri
-        return
-    if shutil.which("java") is None or not LAUNCHER.exists():
-        _unavailable(f"set {URI_ENV}, or install Java 17+ and Maven to use tools/neo4j")
-    env = {**os.environ, "BRAIN_NEO4J_STATE": str(tmp_path_factory.mktemp("neo4j-server"))}
-    started = subprocess.run(
-        ["bash", str(LAUNCHER), "start"], env=env, capture_output=True, text=True, timeout=900,
-        check=False,
-    )
-    lines = started.stdout.strip().splitlines()
-    if started.returncode != 0 or not lines:
-        _unavailable(f"tools/neo4j/neo4j.sh start failed: {started.stderr.strip()[-2000:]}")
+def neo4j_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jServers]:
+    servers = Neo4jServers(tmp_path_factory)
     try:
-        yield lines[-1]
+        yield servers
     finally:
-        stop = ["bash", str(LAUNCHER), "stop"]
-        subprocess.run(stop, env=env, capture_output=True, timeout=120, check=False)
+        servers.stop()
 
 
-@pytest.fixture(scope="session")
-def neo4j_login(neo4j_uri: str) -> tuple[str, str | None, str | None, str]:
-    """(uri, user, password, database), with the schema set up once for the session."""
+@pytest.fixture(scope="module")
+def neo4j_uri(neo4j_servers: Neo4jServers, request: pytest.FixtureRequest) -> str:
+    """The bolt URI of the Neo4j server of this module's group (tests/plan.py)."""
+    return neo4j_servers.uri(neo4j_group(request.path))
+
+
+@pytest.fixture(scope="module")
+def neo4j_login(neo4j_servers: Neo4jServers, neo4j_uri: str) -> tuple[str, str | None, str | None, str]:
+    """(uri, user, password, database), with the schema set up once a server for the session."""
     user, password = os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD")
     database = os.environ.get("NEO4J_DATABASE") or "neo4j"
-    try:
-        Neo4jStore.connect(neo4j_uri, user, password, database).close()
-    except StoreUnavailable as exc:
-        _unavailable(str(exc))
+    if neo4j_uri not in neo4j_servers.schema_set_up:
+        try:
+            Neo4jStore.connect(neo4j_uri, user, password, database).close()
+        except StoreUnavailable as exc:
+            _unavailable(str(exc))
+        neo4j_servers.schema_set_up.add(neo4j_uri)
     return neo4j_uri, user, password, database
 
 

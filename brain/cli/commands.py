@@ -55,7 +55,7 @@ def _usage_errors() -> tuple[type[Exception], ...]:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    brain = open_brain(args)
+    brain = open_brain(args, health_ahead=False)  # it never asks memory health
     try:
         with progress_bar("ingesting") as progress:
             result = brain.sync(progress=progress)
@@ -82,8 +82,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         compared = open_check(args, settings)
         brain = compared.brain
     else:
-        brain = open_brain(args, settings)
+        brain = open_brain(args, settings, health_ahead=False)  # the report asks no health
     try:
+        # The sweep reads the seeds its parse leaves (brain/ingest/mention_seeds.py), not
+        # every note again.
+        brain.ingester.seed_mentions = bool(args.mentions) and args.as_of is None
         with progress_bar("checking") as progress:
             brain.sync(progress=progress)
         if args.as_of is not None:
@@ -107,10 +110,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 def mention_info(brain: Brain) -> list[Problem]:
     """`brain check --mentions`: every unlinked mention, at Severity.INFO with the wikilink
     that links it as its fix (none for an ambiguous name)."""
-    from brain.service.mentions import workspace_mentions
+    from brain.service.mention_sweep import sweep_mentions
 
     out: list[Problem] = []
-    for memory, found in workspace_mentions(brain.store, brain.root):
+    for memory, found in sweep_mentions(brain.store, brain.root, seeds=brain.ingester.mention_seeds):
         for m in found:
             what = ("names a note without linking it" if m.replacement else
                     "names a note without linking it; ambiguous: link one of "

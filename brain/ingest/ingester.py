@@ -22,6 +22,7 @@ from brain.config.workspace import BrainConfig
 from brain.gcpause import gc_paused
 from brain.ingest.claims import claim
 from brain.ingest.memory_files import PENDING_HASH, content_hash
+from brain.ingest.mention_seeds import MentionSeeds, walk_vocabulary
 from brain.ingest.parse_helpers import MemoryBuilder, walk_starting
 from brain.ingest.parts import KEEP, ChangeLogger, PartWriter, StagedChanges, walk_names
 from brain.ingest.paths import stat_paths
@@ -106,6 +107,10 @@ class Ingester(KnownState):
         # Told the changes of a first sync written in parts onto a staged generation once it
         # is switched in (the listeners were not told part by part: readers saw none of it).
         self.switched: Callable[[Sequence[str]], None] | None = None
+        # Set before a first sync that a mention sweep follows (`brain check --mentions`):
+        # its parse seeds each note's mentions (brain/ingest/mention_seeds.py).
+        self.seed_mentions = False
+        self.mention_seeds: MentionSeeds | None = None
         # Rules about dates (mindlink's expired-daily-note) ask what day it is (UTC).
         self.today: Callable[[], date] = lambda: datetime.now(UTC).date()
         self._rule_day: date | None = None
@@ -220,6 +225,10 @@ class Ingester(KnownState):
         context = self.rule_context()
         if to_build is None:  # a first sync of many notes starts its helpers before it reads
             to_build = self._builder(sum(rel.endswith(".md") for rel in stats) if fresh else 0)
+        seeds = None
+        if fresh and self.seed_mentions:  # before the first file goes to a parser
+            seeds = MentionSeeds(walk_vocabulary(stats, self.layout.classify))
+            to_build.seed_mentions(seeds.vocabulary)
         entities: list[EntityNode] = []
         plain_files: list[FileNode] = []
         deletes: list[str] = []
@@ -369,13 +378,17 @@ class Ingester(KnownState):
             self.files[rel] = FileState(st.size, st.mtime_ns, digest, node_id)
 
         notes.extend(parsed_notes(self.files, self.file_problems, to_build.finish(), unshared, unread))
+        if seeds is not None:
+            seeds.by_id = to_build.seeds
+            self.mention_seeds = seeds
         for memory in unshared:
             share_hash(self.files, memory, None)
         del unshared
-        owners = {owner for n in notes if (owner := n.memory.owner) is not None}
         if parts is not None:
             parts.note(notes)
-            owners = parts.owners
+            owners = parts.owners  # (not worked out again from the notes: it was thrown away)
+        else:
+            owners = {owner for n in notes if (owner := n.memory.owner) is not None}
         agents, agent_deletes = self._agent_changes(owners, definitions_changed or fresh)
         if parts is not None:
             parts.finish(notes, agents, entities, deletes + agent_deletes, plain_files)

@@ -21,6 +21,7 @@ from brain.index.text import title_of
 from brain.layouts import RuleContext, get_layout
 from brain.layouts.secrets import secret_problems
 from brain.model import NO_HEADINGS, Headings, JSONValue, MemoryNode, WikiLink, new_wikilink
+from brain.parse.mention_seeds import ScopedVocabulary, Seed, seed_of
 from brain.parse.note import decode, parse_note
 from brain.parse.note_budget import too_large
 from brain.store.linking import NoteChange
@@ -63,14 +64,26 @@ def build_file(file: MemoryFile, rules: NoteRules | None = None) -> NoteChange |
 
 def shipped(
     files: Sequence[MemoryFile], rules: NoteRules | None, keywords: bool, bare: bool,
+    vocabulary: ScopedVocabulary | None = None, seeds: dict[str, tuple[str, Seed]] | None = None,
 ) -> list[NoteChange | Unread]:
     """A chunk's files built as they leave their parser: with their keyword counts if
     `keywords`, and if `bare`, each note read from its file (given by path) without its body,
     which the store reads back from that file (brain/ingest/note_bodies.py). At 100,000 notes that
     is 400 MB of text a first sync no longer pickles, unpickles and drops. Each note is built
     that way at once: a copy without the body, then one with the counts, were a tenth of a
-    parse helper's CPU."""
+    parse helper's CPU.
+
+    Given a `vocabulary`, each note's mention seed (brain.parse.mention_seeds) goes into
+    `seeds` by note id, with its hash: found on the body in hand, which a sweep of unlinked
+    mentions would otherwise read and split again."""
     built = [_built(f, rules, bare) for f in files]
+    if vocabulary is not None and seeds is not None:
+        budget = note_budget().max_bytes
+        for b in built:  # a note past its budget was not read: the sweep decides it alone
+            if not isinstance(b, Unread) and b[0].size <= budget:
+                seed = seed_of(b[2], b[3], vocabulary.for_scope(b[0].scope))
+                if seed is not None:
+                    seeds[b[0].id] = (b[0].hash, seed)
     return _counted(built) if keywords else [
         b if isinstance(b, Unread) else NoteChange(b[0], b[1]) for b in built]
 
@@ -83,12 +96,13 @@ def build_memory(
     `rules` name the layout (default latchai): it gives the note's kind and its own rule
     problems; the `secret` rule holds in every layout.
     """
-    memory, links, _ = _note(rel, scope, name, raw, mtime, rules, bare=False)
+    memory, links, _, _ = _note(rel, scope, name, raw, mtime, rules, bare=False)
     return NoteChange(memory, links)
 
 
-#: A note as built: its memory (without its body if built bare), its links, and its body.
-Built = tuple[MemoryNode, tuple[WikiLink, ...], str]
+#: A note as built: its memory (without its body if built bare), its links, its body and the
+#: line the body starts on.
+Built = tuple[MemoryNode, tuple[WikiLink, ...], str, int]
 
 
 def _built(file: MemoryFile, rules: NoteRules | None, bare: bool) -> Built | Unread:
@@ -163,7 +177,7 @@ def _unread(
         modified_at=mtime, body="", headings=NO_HEADINGS, properties=properties,
         problems=(too_large(rel, size, note_budget()),), note_kind=role.node_kind,
     )
-    return memory, (), ""
+    return memory, (), "", 1
 
 
 def _note(
@@ -198,7 +212,7 @@ def _note(
         note_kind=role.node_kind,
         triggers=layout.note_triggers(rel, role, note),
     )
-    return memory, note.links, note.body
+    return memory, note.links, note.body, note.body_line
 
 
 _chunk = threading.local()  # the paths of the chunk whose results this thread loads
@@ -238,7 +252,7 @@ def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
     from brain.index.counting import count_block  # only where a chunk is counted
 
     notes = [b for b in built if not isinstance(b, Unread)]
-    block = count_block((title_of(m.name), m.description, body) for m, _, body in notes)
+    block = count_block((title_of(m.name), m.description, body) for m, _, body, _ in notes)
     rows = iter(range(len(notes)))  # each note's place in the block, in order
     return [
         b if isinstance(b, Unread) else NoteChange(b[0], b[1], (block, next(rows))) for b in built

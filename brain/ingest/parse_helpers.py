@@ -31,6 +31,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import fcntl
+import json
 import os
 import pickle
 import queue
@@ -43,12 +44,32 @@ from typing import IO
 
 from brain.ingest.memory_files import MemoryFile, NoteRules, Unread, shipped
 from brain.ingest.worker import load_results, read_frame, write_frame
+from brain.parse.mention_seeds import ScopedVocabulary, Seed
 from brain.store.linking import NoteChange
 from brain.workspace import FileStat
 
 PARALLEL_MIN = 2000
 CHUNK = 200
 LEAD = 3  # chunks a helper may have queued before this process parses the next one itself
+
+
+# A helper starts without `site` (-S): importing it, and the .pth files of site-packages (an
+# editable install's finder among them), was 23 ms of CPU of each helper's start (a third of
+# its interpreter's), and it needs none of it: it is given this process's import path, with
+# the folder this brain was imported from first, so it runs the same brain and libraries.
+_BOOT = (
+    "import json, runpy, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "runpy.run_module('brain.ingest.worker', run_name='__main__', alter_sys=True)"
+)
+
+
+def helper_path() -> list[str]:
+    """A helper's import path: where this brain package was found, then this process's path
+    (its site-packages included: the native scanners, msgpack)."""
+    import brain
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(brain.__file__)))
+    return [here, *(p for p in sys.path if p and p != here)]
 
 
 def helper_count() -> int:
@@ -72,6 +93,8 @@ class Helper:
         # Called on the reader thread as each chunk's results come back: its builder sends the
         # helper the next chunk at once, whatever this process is doing (writing a part).
         self.on_answer: Callable[[], None] | None = None
+        # Where the mention seeds of its chunks go, once it was sent a vocabulary.
+        self.seeds: dict[str, tuple[str, Seed]] | None = None
         self._inbox.put(pickle.dumps((rules, keywords, bare), protocol=pickle.HIGHEST_PROTOCOL))
         threading.Thread(target=self._write, daemon=True).start()
         threading.Thread(target=self._read, daemon=True).start()
@@ -80,13 +103,18 @@ class Helper:
     def start(cls, rules: NoteRules | None, keywords: bool = False, bare: bool = False) -> Helper | None:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "brain.ingest.worker"],
+                [sys.executable, "-S", "-c", _BOOT, json.dumps(helper_path())],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
         except OSError:
             return None
         _widen(proc.stdout)
         return cls(proc, rules, keywords, bare)
+
+    def send_vocabulary(self, vocabulary: ScopedVocabulary, seeds: dict[str, tuple[str, Seed]]) -> None:
+        """Seed the mentions of every chunk sent after this (brain.parse.mention_seeds)."""
+        self.seeds = seeds
+        self._inbox.put(pickle.dumps(vocabulary, protocol=pickle.HIGHEST_PROTOCOL))
 
     def send(self, files: list[MemoryFile]) -> None:
         self._rels.append([f[0] for f in files])  # before the frame goes: its results name them
@@ -133,7 +161,12 @@ class Helper:
         assert stdout is not None
         try:
             while (frame := read_frame(stdout)) is not None:
-                self._results.put(load_results(frame, self._rels.popleft()))
+                loaded = load_results(frame, self._rels.popleft())
+                if isinstance(loaded, tuple):  # a seeded chunk: (results, seeds by note id)
+                    loaded, seeds = loaded
+                    if self.seeds is not None:
+                        self.seeds.update(seeds)
+                self._results.put(loaded)
                 self.answered += 1
                 if self.on_answer is not None:
                     self.on_answer()
@@ -163,12 +196,23 @@ class MemoryBuilder:
         # with it; or None and its results (parsed here), None while it is held unparsed.
         self._sent: list[tuple[Helper | None, list[MemoryFile], list[NoteChange | Unread] | None, int]] = []
         self._held = 0  # chunks held unparsed (in `_sent`)
+        # `seed_mentions`: the sync's names, and each note's mention seed by id (with its hash).
+        self.vocabulary: ScopedVocabulary | None = None
+        self.seeds: dict[str, tuple[str, Seed]] = {}
         # `_sent` and `_held` are changed here and by the helpers' reader threads (`_offer`).
         self._lock = threading.Lock()
         if expected >= self.parallel_min:
             # A sync that will add this many: the helpers start now, so that they have
             # started (a quarter of a second each) by the time the first chunk is read.
             self._start()
+
+    def seed_mentions(self, vocabulary: ScopedVocabulary) -> None:
+        """Seed each note's unlinked mentions as it is parsed, for a sweep after the sync
+        (brain.parse.mention_seeds; `seeds`). Called before the first file is added: a
+        chunk sent before has no seeds, and the sweep reads its notes itself."""
+        self.vocabulary = vocabulary
+        for helper in self._helpers or ():
+            helper.send_vocabulary(vocabulary, self.seeds)
 
     def add(self, file: MemoryFile) -> None:
         self._pending.append(file)
@@ -246,13 +290,16 @@ class MemoryBuilder:
     def _here(self, files: list[MemoryFile]) -> list[NoteChange | Unread]:
         # Counted as a helper counts (one block a chunk): the store takes the counts wherever
         # they were made, and counts a note itself only when it came without them.
-        return shipped(files, self.rules, self.keywords, self.bare)
+        return shipped(files, self.rules, self.keywords, self.bare, self.vocabulary, self.seeds)
 
     def _start(self) -> None:
         count = helper_count()
         wanted = count - 1 if count > 1 else 0  # and this process, when the helpers are behind
         started = [Helper.start(self.rules, self.keywords, self.bare) for _ in range(wanted)]
         self._helpers = [h for h in started if h is not None]
+        if self.vocabulary is not None:
+            for helper in self._helpers:
+                helper.send_vocabulary(self.vocabulary, self.seeds)
         offer = weakref.WeakMethod(self._offer)  # a helper's thread keeps no builder alive
 
         def answered() -> None:

@@ -230,7 +230,12 @@ class WalkNames:
         # A name's one entry as it is, a list only for a name with several (as the store's
         # NameIndex does): 7.7 MB where a list a name made it 11.4 at 100,000 notes.
         self.entries: dict[str, NameEntry | list[NameEntry]] = {}
-        self.unconfirmed: set[NameEntry] = set()
+        # By id, not a set of entries: a lookup by a string and a tuple comparison, not the
+        # hash of a 4-field tuple (half the time of confirming each note). Ids are unique among
+        # the walk's names; a second entry of an id is a surprise from the start (its links
+        # are re-resolved: too many keys cost time, never a wrong link).
+        self.unconfirmed: dict[str, NameEntry] = {}
+        self.surprises: set[str] = set()
         held = self.entries
         for entry in entries:
             key = entry.key
@@ -241,8 +246,8 @@ class WalkNames:
                 found.append(entry)
             else:
                 held[key] = [found, entry]  # type: ignore[list-item]
-            self.unconfirmed.add(entry)
-        self.surprises: set[str] = set()
+            if self.unconfirmed.setdefault(entry.id, entry) != entry:
+                self.surprises.add(key)
         # The parts' links resolve against these names, which stay the same: each target
         # once, in a memo as big as the workspace asks.
         self.resolved = ResolutionMemo.for_names(len(self.unconfirmed))
@@ -257,13 +262,13 @@ class WalkNames:
         for group in groups:
             for node in group:
                 entry = entry_of(node)
-                if entry in self.unconfirmed:
-                    self.unconfirmed.remove(entry)
+                if self.unconfirmed.get(entry.id) == entry:
+                    del self.unconfirmed[entry.id]
                 else:
                     self.surprises.add(entry.key)
 
     def wrong_keys(self) -> set[str]:
-        return self.surprises | {entry.key for entry in self.unconfirmed}
+        return self.surprises | {entry.key for entry in self.unconfirmed.values()}
 
 
 def walk_names(

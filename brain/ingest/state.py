@@ -60,6 +60,9 @@ _STATE_ATTRIBUTES = {
     # Not kept: given to the constructor again, or transient (the day rules last ran).
     "root", "store", "overlays", "_synced", "_rebuild", "listeners", "layout", "config", "today",
     "_rule_day", "change_log", "switched",
+    # A first sync's mention seeds (brain/ingest/mention_seeds.py): a snapshot's load parses
+    # nothing, and its sweep reads the notes as before.
+    "seed_mentions", "mention_seeds",
 }
 
 

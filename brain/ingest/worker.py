@@ -3,9 +3,10 @@
 Started by brain.ingest.parse_helpers. On stdin: a frame with the note rules and whether to count
 each note's keywords (brain/index/postings.py), then frames that each
 hold a chunk of files, until stdin closes; on stdout, one frame of results a chunk, as soon as
-it is parsed. A frame is its length (8 bytes, little-endian) and a pickle: both ends are the
-same brain install. One chunk at a time is held, so a helper's memory does not grow with the
-workspace.
+it is parsed. A frame may instead hold a sync's names (brain.parse.mention_seeds.ScopedVocabulary):
+from then on each chunk's answer is its results and their mention seeds by note id. A frame
+is its length (8 bytes, little-endian) and a pickle: both ends are the same brain install.
+One chunk at a time is held, so a helper's memory does not grow with the workspace.
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ def load_results(frame: bytes, rels: Sequence[str]) -> Any:
 def main() -> int:
     # Imported here: the parent imports this module for the frames, not for parsing.
     from brain.ingest.memory_files import MemoryFile, NoteRules, shipped
+    from brain.parse.mention_seeds import ScopedVocabulary, Seed
 
     gc.disable()  # a short-lived process of acyclic data: collections would only cost time
     caches = _caches()
@@ -167,10 +169,16 @@ def main() -> int:
         return 0
     rules: NoteRules | None
     rules, keywords, bare = pickle.loads(first)
+    vocabulary: ScopedVocabulary | None = None
     while (frame := read_frame(stdin)) is not None:
-        files: list[MemoryFile] = pickle.loads(frame)
-        result = shipped(files, rules, keywords, bare)
-        write_frame(stdout, dump_results(result, [f[0] for f in files]))
+        files: list[MemoryFile] | ScopedVocabulary = pickle.loads(frame)
+        if isinstance(files, ScopedVocabulary):  # seed the mentions of the chunks after it
+            vocabulary = files
+            continue
+        seeds: dict[str, tuple[str, Seed]] = {}
+        result = shipped(files, rules, keywords, bare, vocabulary, seeds)
+        answer = (result, seeds) if vocabulary is not None else result
+        write_frame(stdout, dump_results(answer, [f[0] for f in files]))
         stdout.flush()
         del result
         _forget_files(caches)

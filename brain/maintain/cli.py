@@ -67,6 +67,8 @@ def run_maintain(args: argparse.Namespace) -> int:
         raise MaintainUsageError("--max-changes must be 1 or more")
     brain = open_brain(args)
     try:
+        # `--mentions` sweeps from the seeds the sync's parse leaves (brain/ingest/mention_seeds.py).
+        brain.ingester.seed_mentions = bool(args.mentions)
         with progress_bar("reading") as progress:
             brain.sync(progress=progress)
         check_scope(scope_names(brain), args.scope)

@@ -95,7 +95,7 @@ def name_words(name: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=65536)  # a sweep squashes the same few thousand names' spans again and again
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
     return SPACES_RE.sub(" ", text.strip()).casefold()
 
 
@@ -106,7 +106,7 @@ class NameIndex:
         by_name: dict[str, dict[str, MentionTarget]] = {}
         words_of: dict[str, tuple[str, ...]] = {}
         for name, target in names:
-            squashed = _squash(name)
+            squashed = squash(name)
             words = name_words(name)
             if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
                 continue
@@ -153,6 +153,15 @@ class NameIndex:
     def targets(self, squashed: str) -> tuple[MentionTarget, ...]:
         return self._targets.get(squashed, ())
 
+    def named(self, words: tuple[str, ...], squashed: str) -> bool:
+        """Whether a text of these words, squashed so, is one of the names (as
+        `find_mentions` decides a candidate: brain.parse.mention_seeds asks the same)."""
+        k = self._numbers.get(words)
+        return k is not None and squashed in self._names[k]
+
+    def words_of(self, number: int) -> tuple[str, ...]:
+        return self._words[number]
+
 
 def find_mentions(
     body: str, body_line: int, index: NameIndex, *, source_id: str,
@@ -170,7 +179,7 @@ def find_mentions(
         span = body[start:end]
         if "\n" in span:
             continue
-        squashed = _squash(span)
+        squashed = squash(span)
         if squashed in index.names_of(k):
             found.append((start, end, squashed))
             after = i + n
@@ -256,13 +265,23 @@ def _mention(
 ) -> Mention | None:
     if not targets:
         return None
+    # Counted in C for the few reported, not a match object for every line of every body.
+    line, column = body_line + body.count("\n", 0, start), start - body.rfind("\n", 0, start)
+    return mention_at(line, column, body[start:end], targets, source_id, linked)
+
+
+def mention_at(
+    line: int, column: int, text: str, targets: tuple[MentionTarget, ...], source_id: str,
+    linked: Collection[str],
+) -> Mention | None:
+    """The mention of `targets` written `text` at (line, column), or None when the deciding
+    level names the source itself or a note it links (brain.parse.mention_seeds asks too)."""
+    if not targets:
+        return None
     level = min(t.level for t in targets)
     deciding = sorted((t for t in targets if t.level == level), key=lambda t: t.id)
     if any(t.id == source_id or t.id in linked for t in deciding):
         return None  # the note itself, or a note it links already
-    # Counted in C for the few reported, not a match object for every line of every body.
-    line, column = body_line + body.count("\n", 0, start), start - body.rfind("\n", 0, start)
-    text = body[start:end]
     if len(deciding) > 1:
         return Mention(line, column, text, None, None, tuple(t.id for t in deciding))
     return Mention(line, column, text, deciding[0].id, deciding[0].link)

@@ -15,14 +15,16 @@ import enum
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from brain.index.text import MAX_QUERY_CHARS, flat_text, matched_terms, query_terms, snippet, title_of
-from brain.metrics import Metrics
 from brain.model import MEMORY_TYPES, SHARED_SCOPE, MemoryNode
 from brain.search.fusion import COVERAGE_DEPTH, fuse
 from brain.search.indexer import EmbeddingIndexer, SemanticStatus
 from brain.store.base import GraphStore, Ranked, SearchIndex, SearchWhere, WriteBatch
+
+if TYPE_CHECKING:  # prometheus_client is imported by `brain serve` alone, not by every command
+    from brain.metrics import Metrics
 
 MAX_LIMIT = 100
 MAX_DEPTH = 1_000  # candidates each ranker contributes: bounds the cost of a deep page

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.allocator import keep_big_blocks_apart
 from brain.config.messages import ConfigError
@@ -24,7 +25,6 @@ from brain.config.workspace import BrainConfig, load_config
 from brain.ingest.ingester import Ingester, Progress, SyncResult
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
-from brain.metrics import Metrics
 from brain.model import AgentNode, EntityNode, MemoryNode, Node, Problem, Severity, Stats, sorted_problems
 from brain.search.service import Embedding, SearchService, open_search
 from brain.snapshot.image import SnapshotStore
@@ -32,6 +32,9 @@ from brain.snapshot.keeper import SnapshotKeeper
 from brain.store.base import GraphStore, SharedStore, StoreReadOnly, StoreUnavailable, WriteBatch
 from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
+
+if TYPE_CHECKING:  # prometheus_client is imported by `brain serve` alone, not by every command
+    from brain.metrics import Metrics
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,13 +125,17 @@ def workspace_layout(path: Path | None) -> tuple[Path, LayoutChoice]:
     return path.resolve(), choice
 
 
-def open_brain(args: argparse.Namespace, settings: OperatorSettings | None = None) -> Brain:
+def open_brain(
+    args: argparse.Namespace, settings: OperatorSettings | None = None, *, health_ahead: bool = True,
+) -> Brain:
+    """The workspace's Brain on the operator's store. `health_ahead=False`: a one-shot command
+    that never asks memory health (brain/store/memory/store.py)."""
     from brain.service.brain import Brain
 
     root, layout = workspace_layout(args.workspace)
     if settings is None:  # before the store: a bad setting costs no connection
         settings = operator_settings(args, root)
-    store = store_of(args, settings)
+    store = store_of(args, settings, health_ahead=health_ahead)
     return Brain(root, store, layout, cache=not getattr(args, "no_cache", False), settings=settings)
 
 
@@ -160,7 +164,8 @@ def operator_settings(args: argparse.Namespace, root: Path | None) -> OperatorSe
 
 
 def store_of(
-    args: argparse.Namespace, settings: OperatorSettings, *, read_only: bool | None = None
+    args: argparse.Namespace, settings: OperatorSettings, *, read_only: bool | None = None,
+    health_ahead: bool = True,
 ) -> GraphStore:
     """The store of the operator's `[store]`, with this command line's password and modes."""
     from brain.store.open import open_store
@@ -168,5 +173,5 @@ def store_of(
     return open_store(
         settings.store, password=getattr(args, "neo4j_password", None),
         read_only=bool(getattr(args, "read_only", False)) if read_only is None else read_only,
-        replace=bool(getattr(args, "neo4j_replace", False)),
+        replace=bool(getattr(args, "neo4j_replace", False)), health_ahead=health_ahead,
     )

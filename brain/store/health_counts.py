@@ -20,9 +20,11 @@ a group's sets (the pages, the stale cutoff, the hubs) are built on the first qu
 needs them and from then on edited in place, an insert or a removal per note re-filed, so
 the first question after an edit costs what the edit changed, not a sort of the group.
 A batch of more than `REBUILD_SORTED` sources (a first sync) drops them to be sorted again.
+An agent's hubs and most wanted are sums over the keys it sees, kept per reach the same way
+(brain/store/health_reach.py).
 
 The embedded store feeds it from its tables (brain/store/memory/health.py), Neo4j from the
-links it reads before and after each write of its own (brain/store/neo4j/health.py).
+links each write changed, its own or another process's (brain/store/neo4j/health.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from typing import Any
 from brain.model import LinkStatus, name_key, unresolved_id
 from brain.store.base import WriteBatch
 from brain.store.health import HealthAsk, HealthList, PageKey, ScopeHealth
+from brain.store.health_reach import ReachSums
+from brain.store.health_reach import resort as _resort
 from brain.store.visibility import PRIVATE_PREFIXES
 
 Vis = str | None  # the private scope a node is in, or None: every caller sees it
@@ -152,16 +156,15 @@ class HealthIndex:
         self.inc: dict[str, Counter[Vis]] = {}
         # The same counts by source key: target -> links (an agent's hubs walk these, sorted).
         self.columns: dict[Vis, dict[str, int]] = {}
-        self.sorted_columns: dict[Vis, list[tuple[int, str]]] = {}
         self.links: Counter[tuple[str, Vis, LinkStatus, frozenset[str]]] = Counter()
         self.wanted: dict[WantedKey, dict[str, Counter[str]]] = {}
-        self.wanted_sorted: dict[WantedKey, list[tuple[int, str]]] = {}  # (-notes, target)
         # The notes wanting each target over the keys no caller sees broken differently (no
         # hidden scope), merged by (scope or None: every scope, source key or ALL): an admin's
         # most wanted is the head of one list, an agent's a walk over two or three.
         self.merged: dict[tuple[str | None, str | None], dict[str, int]] = {}
         self.merged_sorted: dict[tuple[str | None, str | None], list[tuple[int, str]]] = {}
         self.groups: dict[Group, _Group] = {}
+        self.reaches = ReachSums()  # agents' hubs and most wanted, summed (health_reach.py)
         self.answers: dict[tuple[object, ...], Any] = {}  # brain/store/health.py HealthAnswers
 
     # ------------------------------------------------------------------ keeping step
@@ -183,9 +186,8 @@ class HealthIndex:
         if len(sources) > REBUILD_SORTED:
             for group in self.groups.values():
                 group.unsorted()
-            self.sorted_columns.clear()
-            self.wanted_sorted.clear()
             self.merged_sorted.clear()
+            self.reaches.clear()
         touched = set(sources)
         for source in sources:
             rows = rows_of(source)
@@ -211,7 +213,6 @@ class HealthIndex:
         if not self.out[source]:
             del self.out[source]
         column = self.columns.setdefault(svis, {})
-        ordered = self.sorted_columns.get(svis)
         for row in rows:
             target_id, status = row[2], row[3]
             hidden, wants = _NONE, target_id if status is _BROKEN else None
@@ -229,12 +230,8 @@ class HealthIndex:
                 column[target_id] = was + sign
             else:
                 del column[target_id]
-            if ordered is not None:  # kept sorted in place (see the module's docstring)
-                if was:
-                    i = bisect.bisect_left(ordered, (-was, target_id))
-                    del ordered[i]
-                if was + sign:
-                    bisect.insort(ordered, (-(was + sign), target_id))
+            if self.reaches.hubs:  # agents' sums, kept sorted in place
+                self.reaches.column_changed(svis, target_id, sign)
             by = self.inc.get(target_id)
             if by is None:  # (setdefault would build a Counter per link: a tenth of a count)
                 by = self.inc[target_id] = Counter()
@@ -257,11 +254,14 @@ class HealthIndex:
                     del askers[source]
                     if not askers:
                         del self.wanted[key][wants]
-                if len(askers) != was:
-                    _resort(self.wanted_sorted.get(key), wants, was, len(askers))
-                    if not hidden:  # the merged counts (see `merged`)
-                        for merged in ((scope, svis), (None, svis), (scope, ALL), (None, ALL)):
-                            self._merge(merged, wants, len(askers) - was)
+                if len(askers) != was and not hidden:  # the merged counts (see `merged`)
+                    for merged in ((scope, svis), (None, svis), (scope, ALL), (None, ALL)):
+                        self._merge(merged, wants, len(askers) - was)
+                    if self.reaches.wanted:
+                        self.reaches.wanting_changed(scope, svis, source, wants, len(askers) - was)
+                elif hidden and self.reaches.wanted:
+                    self.reaches.hidden_changed(scope, svis, hidden, source, wants, sign,
+                                                self._plain(source, wants))
 
     def _refile(self, node_id: str, facts: Callable[[str], Facts | None]) -> None:
         old = self.notes.pop(node_id, None)
@@ -352,8 +352,8 @@ class HealthIndex:
     def hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
         """The notes by in-degree, most first. An admin's: a merge of the groups' sorted
         in-degrees (the first `top` are the answer). Another caller's in-degree of a note is a
-        sum over the source keys it sees: walk those keys' sorted counts side by side (the
-        threshold algorithm) until `top` notes are found that no note not yet met can pass."""
+        sum over the source keys it sees: the head of that sum, kept sorted for its reach
+        (brain/store/health_reach.py), passing targets that are not notes in view."""
         if top <= 0:
             return []
         scopes = ask.reach.scopes
@@ -364,89 +364,33 @@ class HealthIndex:
                     break
                 best.append((negative, node_id))
             return [(node_id, -negative) for negative, node_id in best]
-        keys = [k for k in (None, *sorted(scopes)) if self.columns.get(k)]
-        columns = [self._sorted_column(k) for k in keys]
-        at = [0] * len(columns)
-        met: set[str] = set()
-        while True:
-            live = [i for i, column in enumerate(columns) if at[i] < len(column)]
-            if not live:
+        for negative, node_id in self.reaches.hubs_of(scopes, self.columns).ordered:
+            group = self.notes.get(node_id)  # an Unresolved target, or a note out of view: passed
+            if group is None or not in_view(group[1], scopes) or ask.scope not in (None, group[0]):
+                continue
+            best.append((negative, node_id))
+            if len(best) >= top:
                 break
-            bound = sum(-columns[i][at[i]][0] for i in live)  # the most a note not yet met has
-            if len(best) >= top and -best[-1][0] > bound:
-                break
-            for i in live:
-                node_id = columns[i][at[i]][1]
-                at[i] += 1
-                if node_id in met:
-                    continue
-                met.add(node_id)
-                group = self.notes.get(node_id)
-                if group is None or not in_view(group[1], scopes) or ask.scope not in (None, group[0]):
-                    continue
-                seen = sum(n for k, n in self.inc[node_id].items() if in_view(k, scopes))
-                bisect.insort(best, (-seen, node_id))
-                del best[top:]
         return [(node_id, -negative) for negative, node_id in best]
-
-    def _sorted_column(self, key: Vis) -> list[tuple[int, str]]:
-        found = self.sorted_columns.get(key)
-        if found is None:
-            found = self.sorted_columns[key] = sorted((-n, t) for t, n in self.columns[key].items())
-        return found
 
     def most_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
         """The targets most notes want, as the caller sees it. A target's count is, over the
         source groups in view, how many notes of the group want it under any key that is
         broken to the caller (a note may want it under two: counted once). An admin's is the
-        head of one merged list. An agent's: its source keys' merged lists and the lists of
-        its hidden keys (links into other agents' notes), kept sorted, are walked side by
-        side (the threshold algorithm, as hubs) until `top` targets are found that no target
-        not yet met can pass: the sum of the lists' next counts bounds any such count."""
+        head of one merged list. An agent's: the head of its source keys' merged lists summed
+        and kept sorted for its reach (brain/store/health_reach.py), merged with the targets
+        its hidden keys (links into other agents' notes) add notes to, counted here."""
         if top <= 0:
             return []
         scopes = ask.reach.scopes
         if scopes is None:  # no hidden key is broken to an admin: one merged list
             return [(t, -n) for n, t in self._sorted_merged((ask.scope, ALL))[:top]]
-        groups: dict[tuple[str, Vis], list[dict[str, Counter[str]]]] = {}
-        lists = [self._sorted_merged((ask.scope, svis)) for svis in (None, *sorted(scopes))]
-        for key, wanted in self.wanted.items():
-            scope, svis, hidden = key
-            if not wanted or not in_view(svis, scopes) or (ask.scope is not None and scope != ask.scope):
-                continue
-            if hidden and hidden <= scopes:
-                continue  # resolved as this caller sees it
-            groups.setdefault((scope, svis), []).append(wanted)
-            if hidden:
-                lists.append(self._sorted_wanted(key))
+        summed = self.reaches.wanted_of(ask.scope, scopes, self.merged, self.wanted, self._plain)
+        return [(target, -negative) for negative, target in summed.ordered[:top]]
 
-        def notes_wanting(target: str) -> int:
-            total = 0
-            for parts in groups.values():
-                if len(parts) == 1:  # one source group's notes are nobody else's: counts add
-                    total += len(parts[0].get(target, ()))
-                else:  # the same note may want a target under two keys: count it once
-                    total += len({s for part in parts for s in part.get(target, ())})
-            return total
-
-        best: list[tuple[int, str]] = []  # (-notes, target), sorted
-        at = [0] * len(lists)
-        met: set[str] = set()
-        while True:
-            live = [i for i, listed in enumerate(lists) if at[i] < len(listed)]
-            if not live:
-                break
-            bound = sum(-lists[i][at[i]][0] for i in live)
-            if len(best) >= top and -best[-1][0] > bound:
-                break
-            for i in live:
-                target = lists[i][at[i]][1]
-                at[i] += 1
-                if target not in met:
-                    met.add(target)
-                    bisect.insort(best, (-notes_wanting(target), target))
-                    del best[top:]
-        return [(target, -negative) for negative, target in best]
+    def _plain(self, source: str, target: str) -> bool:
+        """Whether the note wants the target under a key broken to every caller (no hidden scope)."""
+        return source in self.wanted.get((scope_of_id(source), vis_of(source), _NONE), {}).get(target, ())
 
     def _merge(self, key: tuple[str | None, str | None], target: str, change: int) -> None:
         counts = self.merged.setdefault(key, {})
@@ -462,22 +406,6 @@ class HealthIndex:
         if found is None:
             found = self.merged_sorted[key] = sorted((-n, t) for t, n in self.merged.get(key, {}).items())
         return found
-
-    def _sorted_wanted(self, key: WantedKey) -> list[tuple[int, str]]:
-        found = self.wanted_sorted.get(key)
-        if found is None:
-            found = self.wanted_sorted[key] = sorted((-len(a), t) for t, a in self.wanted[key].items())
-        return found
-
-
-def _resort(listed: list[tuple[int, str]] | None, target: str, was: int, now: int) -> None:
-    """A sorted (-count, target) list, if built, with the target's count moved from `was` to `now`."""
-    if listed is None or was == now:
-        return
-    if was:
-        del listed[bisect.bisect_left(listed, (-was, target))]
-    if now:
-        bisect.insort(listed, (-now, target))
 
 
 def _tail(keys: list[PageKey], start: int) -> Iterator[PageKey]:

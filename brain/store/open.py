@@ -15,17 +15,18 @@ __all__ = ["StoreUnavailable", "describe_store", "open_store"]
 
 def open_store(
     config: StoreConfig, *, password: str | None = None, read_only: bool = False,
-    replace: bool = False, env: Mapping[str, str] | None = None,
+    replace: bool = False, env: Mapping[str, str] | None = None, health_ahead: bool = True,
 ) -> GraphStore:
     """The store of `config`; `password` (a `--neo4j-password` flag) before the variable that
-    `neo4j_password_env` names."""
+    `neo4j_password_env` names. `health_ahead=False`: a command that never asks memory health
+    (the embedded store then counts it on a first question instead of batch by batch)."""
     kind = config.kind
     if read_only and kind != "neo4j":
         raise StoreUnavailable(
             "--read-only serves a Neo4j database another brain writes: add --store neo4j (and --neo4j-uri)"
         )
     if kind == "memory":
-        return MemoryStore()
+        return MemoryStore(health_ahead=health_ahead)
     if not config.neo4j_uri:
         raise StoreUnavailable(
             "--store neo4j needs --neo4j-uri (or NEO4J_URI, or [store] neo4j_uri in the operator "

@@ -35,6 +35,7 @@ from brain.tool.files.content import check_content
 from brain.tool.files.names import MD, fold
 from brain.tool.files.requirements import Required, check_required
 from brain.tool.gate import Addressing, Gate
+from brain.tool.history.baseline import Baselines, default_baseline_path
 from brain.tool.history.blobs import BlobStore, default_blob_dir
 from brain.tool.history.cap import HistoryMeter
 from brain.tool.history.log import History, HistoryRecord
@@ -109,6 +110,8 @@ class MemoryService(HistoryKeeping):
         # Each version written, for the history's diffs (capped like a write).
         self.blobs = BlobStore(default_blob_dir(self.history.path), max_file_bytes)
         self.parsed = ParsedVersions(default_parsed_path(self.blobs.directory))
+        # The first version brain saw of each note no record names (history/baseline.py).
+        self.baselines = Baselines(default_baseline_path(self.blobs.directory))
         self._retention: Retention | None = None  # the operator's [history], on the first write
         self.meter = HistoryMeter(self.history, self.blobs)  # against BRAIN_HISTORY_*_BYTES
         # Files people put there may be bigger than the tool writes; past this, not even read.

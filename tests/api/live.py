@@ -87,7 +87,9 @@ def live_server(
     try:
         wait_for(lambda: server.started, "the server to start")
         if watch and wait_ready:
-            wait_for(lambda: _healthy(live), "the first ingest")
+            # A first ingest on Neo4j sets up the schema and writes in several transactions:
+            # 15 s ran out on a loaded CI machine (a condition wait, not a time assertion).
+            wait_for(lambda: _healthy(live), "the first ingest", timeout=60.0)
         yield live
     finally:
         server.should_exit = True

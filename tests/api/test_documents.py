@@ -227,6 +227,44 @@ async def _memory_health(live: LiveServer, root: Path) -> None:
     assert health["hubs"] == sorted(health["hubs"], key=lambda h: -h["links"])
 
 
+@checks("graph-clusters.graphql")
+async def _graph_clusters(live: LiveServer, root: Path) -> None:
+    summary = (await run(live, "graph-clusters.graphql"))["graphClusters"]
+    files = memory_files(root)
+    per_scope: dict[str, int] = {}
+    for p in files.values():
+        per_scope[p.parent.name] = per_scope.get(p.parent.name, 0) + 1
+    assert summary["notes"] == len(files)
+    assert {s["scope"]: s["notes"] for s in summary["scopes"] if s["notes"]} == per_scope
+    notes = [c for c in summary["clusters"] if c["kind"] == "notes"]
+    assert sum(c["notes"] for c in notes) == len(files)
+    # A small folder is one cluster: here one per scope.
+    assert {c["scope"]: c["notes"] for c in notes} == per_scope
+    stats = check_report(root).stats
+    assert summary["problems"] == stats.broken + stats.ambiguous + stats.missing_anchor
+    n = len(summary["clusters"])
+    assert all(0 <= a < b < n for a, b in zip(summary["edgeSources"], summary["edgeTargets"], strict=True))
+    assert sum(summary["edgeLinks"]) + sum(c["links"] for c in summary["clusters"]) == summary["links"]
+
+
+@checks("cluster-notes.graphql")
+async def _cluster_notes(live: LiveServer, root: Path) -> None:
+    summary = (await run(live, "graph-clusters.graphql"))["graphClusters"]
+    files = memory_files(root)
+    for c in summary["clusters"]:
+        if c["kind"] != "notes":
+            continue
+        drawn = (await run(live, "cluster-notes.graphql", cluster=c["id"]))["graphOverview"]
+        columns = drawn["columns"]
+        ids = sorted(i for i, k in zip(columns["id"], columns["kind"], strict=True) if k == "memory")
+        assert ids == sorted(i for i, p in files.items() if p.parent.name == c["scope"]), c["id"]
+        assert (drawn["memoryTotal"], drawn["truncated"]) == (c["notes"], False)
+    one = next(c for c in summary["clusters"] if c["kind"] == "notes" and c["notes"] > 1)
+    capped = (await run(live, "cluster-notes.graphql", cluster=one["id"], limit=1))["graphOverview"]
+    assert capped["columns"]["kind"].count("memory") == 1
+    assert (capped["memoryTotal"], capped["truncated"]) == (one["notes"], True)
+
+
 @checks("neighborhood.graphql")
 async def _neighborhood(live: LiveServer, root: Path) -> None:
     node_id = "memory:release-writer/house-style"

@@ -64,6 +64,9 @@ def variable_sets(name: str, root: Path) -> list[dict[str, Any]]:
             {"path": memories[0]},
         ],
         "link-report.graphql": [{}, {"top": 2}],
+        # A scope's notes, whole and capped (tests/api/test_graph_clusters.py drills into each
+        # cluster graphClusters names, on both stores).
+        "cluster-notes.graphql": [{"cluster": "scope:shared"}, {"cluster": "scope:on-call", "limit": 3}],
     }
     return table.get(name, [{}])
 

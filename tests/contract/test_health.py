@@ -258,3 +258,28 @@ def test_a_snapshot_start_counts_health_from_the_restored_tables(tmp_path: Path)
         ask = HealthAsk(reach, None, T0 + 1000)
         assert answered(store, ask) == recount(store, ask)
     warm.close()
+
+
+def test_a_store_without_health_ahead_counts_it_on_the_first_question(tmp_path: Path) -> None:
+    """`brain ingest` and `brain check` never ask memory health: their store counts nothing
+    as it writes (a third of a first sync's CPU), and a first question counts it once from
+    the tables, the same answers as counters kept from the first batch; later edits keep it."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    lazy, kept = MemoryStore(health_ahead=False), MemoryStore()
+    brain = ws.brain(lazy)
+    ws.brain(kept)
+    assert not lazy._health.valid
+    assert lazy.health_recounts() == 0
+    assert not lazy._health.out
+    for reach in ASKS:
+        ask = HealthAsk(reach, None, T0 + 35)
+        assert answered(lazy, ask) == answered(kept, ask) == recount(lazy, ask)
+    assert lazy.health_recounts() == 1
+    rng = random.Random(11)
+    for _ in range(10):
+        edit(ws, brain, rng)
+    for reach in ASKS:
+        ask = HealthAsk(reach, None, T0 + 1000)
+        assert answered(lazy, ask) == recount(lazy, ask)
+    assert lazy.health_recounts() == 1

@@ -24,15 +24,22 @@ from tests.mcp.conftest import build_workspace
 
 ANSWER_BUDGET = 60.0  # seconds to wait for one answer: generous, the machine is shared
 CAP = 1024 * 1024  # BRAIN_MAX_BODY_BYTES's default
+IGNORE_SIGINT_THEN_EXEC = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
 
 
 class Wire:
     """A raw client: writes bytes as lines, reads the server's lines."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *, sigint_ignored: bool = False) -> None:
         env = {**os.environ, "BRAIN_STORE": "memory", "MALLOC_ARENA_MAX": "2"}
+        # What started it may have ignored SIGINT (a background job, a CI runner): an exec
+        # keeps that, so a wrapper that ignores it and execs stands for such a parent.
+        start = [sys.executable, "-c", IGNORE_SIGINT_THEN_EXEC] if sigint_ignored else [sys.executable]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "brain", "mcp", str(workspace), "--agent", "writer"],
+            [*start, "-m", "brain", "mcp", str(workspace), "--agent", "writer"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
@@ -63,8 +70,20 @@ class Wire:
 
 
 @pytest.fixture
-def wire(tmp_path: Path) -> Iterator[Wire]:
-    live = Wire(build_workspace(tmp_path / "ws"))
+def wire(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Wire]:
+    yield from _serving(tmp_path, sigint_ignored=getattr(request, "param", False))
+
+
+@pytest.fixture(scope="module")
+def shared_wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wire]:
+    """One server for the tests that only send it lines: each ends by checking the next line
+    is served, so a line that broke it fails its own test. (A start is ~1 s of CPU and more
+    under load; the peak-memory and Ctrl-C tests keep a process of their own.)"""
+    yield from _serving(tmp_path_factory.mktemp("shared"))
+
+
+def _serving(tmp_path: Path, sigint_ignored: bool = False) -> Iterator[Wire]:
+    live = Wire(build_workspace(tmp_path / "ws"), sigint_ignored=sigint_ignored)
     try:
         live.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -111,19 +130,24 @@ def test_a_line_over_the_cap_is_answered_and_never_held_whole(wire: Wire) -> Non
     (b'{"hello": "world", "id": 9}', -32600, "not a JSON-RPC 2.0 message"),
 ])
 def test_a_line_that_is_not_a_message_is_answered_and_the_next_is_served(
-    wire: Wire, line: bytes, code: int, says: str
+    shared_wire: Wire, line: bytes, code: int, says: str
 ) -> None:
-    wire.send(line)
-    answer = wire.answer()
+    shared_wire.send(line)
+    answer = shared_wire.answer()
     assert answer["error"]["code"] == code
     assert says in answer["error"]["message"]
     assert answer["id"] == (None if line == b"{nope" else 9)
-    still_serving(wire, 10)
+    still_serving(shared_wire, 10)
 
 
+@pytest.mark.parametrize("wire", [False, True], ids=["sigint-default", "sigint-ignored-by-parent"],
+                         indirect=True)
 def test_ctrl_c_stops_it_while_the_client_keeps_stdin_open(wire: Wire) -> None:
     """Its stdin is read on a daemon thread: a blocked read no longer holds the exit (with the
-    SDK's transport the process never exited until the client closed the pipe)."""
+    SDK's transport the process never exited until the client closed the pipe). And it stops
+    when what started it ignored SIGINT (brain/mcp/transports/stdio.py stop_on_ctrl_c): the
+    fresh-clone CI's runner did, its pytest-xdist workers and every `brain mcp` they started
+    inherited it, and the test waited out its 60 s."""
     still_serving(wire, 1)
     wire.proc.send_signal(signal.SIGINT)
     try:

@@ -84,7 +84,7 @@ def workload_export(workload: Path) -> GraphExport:
     return reference_export(workload)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # the module's server (tests/plan.py)
 def baseline(workload: Path, neo4j_login: Login) -> Injector:
     """How many statements and commits an uninterrupted ingest of the workload makes."""
     counting = Injector()

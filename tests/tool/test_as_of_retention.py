@@ -9,6 +9,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from brain.budgets import HISTORY_WORKSPACE_ENV
 from brain.config.sections import HistoryConfig
 from brain.service.brain import Brain
 from brain.tool import memory_service
@@ -81,19 +84,58 @@ def test_before_the_history_in_the_future_and_past_retention_are_refused(tmp_pat
     assert "`[[nowhere]]` points to nothing" in kept.stdout
 
 
-def test_an_outside_edit_of_a_note_brain_never_kept_bounds_the_moments_before_it(tmp_path: Path) -> None:
-    """A note that was on disk before the history began and is then edited outside brain: its
-    content before the edit was never kept, so the moments before the edit are refused, naming
-    the edit's time; from the edit on, the memory is shown."""
+def _edit_a_note_from_before_the_history(tmp_path: Path, pad: int = 0) -> tuple[Path, float, str]:
+    """house-style.md (`pad` bytes longer) is on disk before the history begins; brain starts
+    (its first full sync), then the note is edited outside brain while it watches."""
     root = make_workspace(tmp_path / "ws")
+    with (root / "memory/writer/house-style.md").open("a") as fh:
+        fh.write("x" * pad)
     t1 = write(root, "---\ndescription: One.\n---\n\nsee [[house-style]]\n")
     brain = Brain(root)
-    memory_service(brain)  # records the changes made outside brain while its brain syncs
+    service = memory_service(brain)  # records the changes made outside brain while its brain syncs
     brain.sync()
+    thread = service.baselines.thread
+    assert thread is not None
+    thread.join(60)  # the first versions are kept on a thread of their own
     (root / "memory/writer/house-style.md").write_text("---\ndescription: Edited.\n---\n\nnew\n")
     brain.sync(["memory/writer/house-style.md"])
     edited = times(root)[-1]
     assert History(root / ".brain" / "history.jsonl").all()[-1].origin == "external"
+    return root, t1, edited
+
+
+def test_a_note_from_before_the_history_edited_outside_brain_is_shown_as_brain_first_saw_it(
+    tmp_path: Path,
+) -> None:
+    """Its first version was kept when brain first saw it (history/baseline.py), so the moments
+    before the edit are shown with it (issue 44, item 5), on every front end's path: the whole
+    moment (`brain check --as-of`) and one note (`brain show --as-of`); and retention keeps it.
+
+    Planted bug, seen to fail: the recorder not keeping the baselines (refused as before)."""
+    root, t1, edited = _edit_a_note_from_before_the_history(tmp_path)
+    checked = brain_cli("check", str(root), "--as-of", iso(t1))
+    assert checked.returncode in (0, 1), checked.stderr
+    shown = brain_cli("show", str(root), "memory/writer/house-style.md", "--as-of", iso(t1))
+    assert shown.returncode == 0, shown.stderr
+    assert "House style for release notes" in shown.stdout
+    assert "description: Edited." not in shown.stdout
+    service = memory_service(Brain(root))
+    service.prune_history()  # the baseline is now the record's `before`: kept while the record is
+    assert brain_cli("show", str(root), "memory/writer/house-style.md", "--as-of", iso(t1)).returncode == 0
+    shown = brain_cli("show", str(root), "memory/writer/house-style.md", "--as-of", edited)
+    assert shown.returncode == 0, shown.stderr
+    assert "description: Edited." in shown.stdout
+
+
+def test_past_the_history_cap_a_first_version_is_not_kept_and_the_moments_before_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The baselines are bounded by the history's cap: past it, a note's first version is not
+    kept (the smaller notes still are), and the moments before its outside edit are refused,
+    naming the edit's time."""
+    monkeypatch.setenv(HISTORY_WORKSPACE_ENV, "1024")  # the least cap: the write, not the note
+    root, t1, edited = _edit_a_note_from_before_the_history(tmp_path, pad=1024)
+    monkeypatch.delenv(HISTORY_WORKSPACE_ENV)
     refused = brain_cli("check", str(root), "--as-of", iso(t1))
     assert refused.returncode == 2
     assert refused.stderr.rstrip().endswith(f"The oldest moment brain can show is {edited}")

@@ -125,7 +125,12 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
     short = (root / "memory/shared/prefers-short-answers.md").read_bytes()
     start = time.time() - 1
     writer = {"Authorization": "Bearer writer-token"}
+    baselines = root / ".brain" / "history" / "baseline-v1.jsonl"
     with serving(root, tokens) as base:
+        # The first sync keeps the notes that predate the history (on a thread of its own):
+        # the outside edit below comes after, so the version before it is kept.
+        wait_until(lambda: baselines.exists() and b"prefers-short-answers.md" in baselines.read_bytes(),
+                   "the first versions of the notes that predate the history")
         url = f"{base}/api/memory/writer/plan.md"
         put = httpx.put(url, json={"content": PLAN}, headers=writer, timeout=60)
         assert put.status_code in (200, 201), put.text
@@ -176,8 +181,8 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
         ("rename", "memory/writer/house-style.md", "mcp", "tool"),
         ("delete", "memory/shared/prefers-short-answers.md", "rest", "tool"),
     ]
-    # The edit while serving: the content brain saw is kept, the version before it is not
-    # (brain never recorded it), and the diff says so instead of guessing.
+    # The edit while serving: the content brain saw is kept, and so is the version before it
+    # (the first version brain saw of a note that predates the history), so nothing is notKept.
     first = brain_diff(root, "--since", iso(start), "--until", iso(middle))
     assert first == {
         "since": iso(start), "until": iso(middle),
@@ -193,8 +198,7 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
         "links": {"broken": [{"source": "memory/writer/plan.md", "target": "missing-note", "line": 3}],
                   "fixed": []},
         "problems": {"new": [], "gone": []},
-        "notKept": [{"path": "memory/shared/prefers-short-answers.md", "side": "before",
-                     "hash": content_hash(short)}],
+        "notKept": [],
         # The window starts before the first record: said, not silently missing.
         "retention": {"oldest": records[0].at,
                       "message": f"the history begins at {records[0].at}: changes before it are not known"},
@@ -218,9 +222,12 @@ async def test_a_scripted_timeline_in_the_diff(tmp_path: Path) -> None:
                     note("memory/writer/house-style.md", "tool", "agent:writer")],
         "changed": [],
     }
-    # plan.md now links to a name the rename took away
+    # plan.md now links to a name the rename took away; sources.md, unchanged, links to it and
+    # to the note the window deleted: broken by the rename and the delete (issue 44, item 4)
     assert whole["links"]["broken"] == [
         {"source": "memory/writer/plan.md", "target": "house-style", "line": 3},
+        {"source": "memory/writer/sources.md", "target": "house-style", "line": 6},
+        {"source": "memory/writer/sources.md", "target": "prefers-short-answers", "line": 6},
     ]
     assert content_hash(style) != content_hash(PLAN.encode())
     assert as_admin == whole  # GraphQL and the CLI: one function, one answer

@@ -37,7 +37,8 @@ def test_the_weekly_digest_on_every_front_end(tmp_path: Path) -> None:
             assert done.status_code in (200, 201), done.text
 
         put("writer-token", "writer/plan.md", "# Plan\n\nsee [[nowhere]]\n")
-        put("writer-token", "writer/plan.md", "# Plan\n\nsee [[house-style]]\n", {"X-Brain-Client": "ui"})
+        ui = {"Cookie": "; ".join(f"{k}={v}" for k, v in httpx.get(f"{base}/", timeout=60).cookies.items())}
+        put("writer-token", "writer/plan.md", "# Plan\n\nsee [[house-style]]\n", ui)  # the web UI's session
         put("reviewer-token", "reviewer/review.md", "# Review\n")
 
         def graphql(token: str, query: str = DIGEST) -> Any:

@@ -3,7 +3,8 @@ consolidation run, and origin `ui` for the web UI's edits, with who signed in.
 
 Planted bugs, each seen to fail: `HistoryKeeping.record` not passing the actor's run (the
 run tests), `maintain` not giving the actor its run, `actor_of` ignoring the request's
-headers (the UI test).
+headers (the UI test), and `ui_origin` taking the old `X-Brain-Client: ui` header again (a
+plain API client's write recorded as the UI's).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from brain.api.http.uisession import UI_COOKIE
 from brain.tool.access import Actor
 from brain.tool.history.log import History
 from brain.tool.history.query import memory_changes
@@ -96,8 +98,15 @@ def test_the_web_uis_edits_are_recorded_as_ui_with_who_signed_in(tmp_path: Path)
     root = build_workspace(tmp_path / "ws")
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
-    ui = {"X-Brain-Client": "ui"}
     with serving(root, tokens) as base:
+        # The UI's page marks its session (an HttpOnly cookie its requests carry).
+        page = httpx.get(f"{base}/", timeout=60)
+        mark = page.cookies.get(UI_COOKIE)
+        assert mark
+        assert "httponly" in page.headers["set-cookie"].lower()
+        assert "samesite=strict" in page.headers["set-cookie"].lower()
+        ui = {"Cookie": f"{UI_COOKIE}={mark}"}
+
         def write(token: str, content: str, headers: dict[str, str]) -> None:
             answer = httpx.post(
                 f"{base}/graphql", json={"query": WRITE, "variables": {"content": content}},
@@ -109,6 +118,9 @@ def test_the_web_uis_edits_are_recorded_as_ui_with_who_signed_in(tmp_path: Path)
         write("admin-token", "# The admin in the UI\n", ui)
         write("writer-token", "# A script over GraphQL\n", {})
         write("writer-token", "# Claims another origin\n", {"X-Brain-Client": "external"})
+        # A plain API client cannot claim `ui`: not by the old header, nor by a made-up mark.
+        write("writer-token", "# A script says it is the UI\n", {"X-Brain-Client": "ui"})
+        write("writer-token", "# A forged mark\n", {"Cookie": f"{UI_COOKIE}={'0' * 64}"})
         put = httpx.put(f"{base}/api/memory/writer/rest.md", json={"content": "# REST\n"},
                         headers={"Authorization": "Bearer writer-token", **ui}, timeout=60)
         assert put.status_code in (200, 201), put.text
@@ -119,7 +131,9 @@ def test_the_web_uis_edits_are_recorded_as_ui_with_who_signed_in(tmp_path: Path)
         ("memory/writer/ui.md", "ui", "agent:writer", "graphql"),
         ("memory/writer/ui.md", "ui", "admin", "graphql"),
         ("memory/writer/ui.md", None, "agent:writer", "graphql"),
-        ("memory/writer/ui.md", None, "agent:writer", "graphql"),  # only `ui` is taken
+        ("memory/writer/ui.md", None, "agent:writer", "graphql"),  # no origin is taken from a client
+        ("memory/writer/ui.md", None, "agent:writer", "graphql"),  # nor `ui` from its header
+        ("memory/writer/ui.md", None, "agent:writer", "graphql"),  # nor from a forged cookie
         ("memory/writer/rest.md", "ui", "agent:writer", "rest"),
     ]
     added = changes["data"]["changes"]["notes"]["added"]

@@ -279,6 +279,9 @@ def test_hostile_urls_over_raw_http(secured: LiveServer, tmp_path: Path) -> None
     # nothing else may change, the history included.
     history = History(tmp_path / "history.jsonl")
     wait_for(lambda: any(r.path == "agents/linked.md" for r in history.all()), "the outside change's record")
+    # And the first versions a full sync keeps of the notes no record names (on a thread; the
+    # file is written once its blobs are): brain's own, before any hostile request.
+    wait_for(lambda: (tmp_path / "history" / "baseline-v1.jsonl").exists(), "the notes' first versions")
     before = snapshot(tmp_path)
     attempts = 0
     body = json.dumps({"content": "pwned"}).encode()

@@ -38,23 +38,32 @@ def test_the_changes_page_lists_exactly_the_timelines_changes_with_origin_and_wh
     expect(page.get_by_role("radio", name="7 days")).to_be_checked()  # the default window
     page.get_by_role("radio", name="24 h").check()
     expect(page).to_have_url(re.compile(r"#/changes\?since=24h$"))
-    expect(rows(page)).to_have_count(4)
+    expect(rows(page)).to_have_count(8)
+    # The calendar's delete broke the links to it in notes the window did not change: each
+    # is listed, as unchanged, with the link it lost (issue 44, item 4).
     assert row_texts(page) == [
         ["changed", GLOSSARY, "outside brain", "—"],
         ["removed", CALENDAR, "memory tool", "admin"],
+        ["unchanged", "memory/shared/team-roster.md", "—", "—"],
+        ["unchanged", "memory/changelog-bot/version-scheme.md", "—", "—"],
+        ["unchanged", "memory/code-reviewer/migration-rules.md", "—", "—"],
+        ["unchanged", "memory/on-call/alert-tuning.md", "—", "—"],
         ["added", PAGER, "memory tool", "agent on-call"],
         ["changed", REFUNDS, "memory tool", "agent support-triage"],
     ]
+    expect(rows(page).filter(has_text="team-roster.md").locator(".effects")).to_have_text(
+        "broke [[team-calendar]] (line 24)")
     groups = page.locator(".change-group h2")
-    titles = ("Shared", "on-call's memory", "support-triage's memory")
+    titles = ("Shared", "changelog-bot's memory", "code-reviewer's memory", "on-call's memory",
+              "support-triage's memory")
     expect(groups).to_have_text([re.compile(f"^{g}") for g in titles])
     pager = rows(page).filter(has_text=PAGER)
-    # The glossary was edited outside brain before brain had seen it: the version before is
-    # not in the history, and the page says so instead of comparing it with nothing.
+    # The glossary predates the history and was edited outside brain: the first version brain
+    # saw is kept, so the page compares with it (the calendar's delete broke its link) and no
+    # version is missing.
     glossary = rows(page).filter(has_text=GLOSSARY)
-    expect(glossary.locator(".effects")).to_have_text("the version before the change is not kept")
-    kept = page.get_by_role("note", name="Versions not kept")
-    expect(kept).to_contain_text("1 version of these notes is no longer in the history")
+    expect(glossary.locator(".effects")).to_have_text("broke [[team-calendar]] (line 23)")
+    expect(page.get_by_role("note", name="Versions not kept")).to_have_count(0)
     # The window reaches back before the history began: said, with when it began.
     expect(page.get_by_role("note", name="History start")).to_contain_text("brain’s history begins at")
     expect(page.get_by_role("group", name="Totals")).to_contain_text("1notes added")
@@ -82,8 +91,9 @@ def test_the_window_and_the_writer_narrow_the_list(timeline: Timeline, bare_page
     page.goto(f"{base}/#/changes?since={timeline.first}")
     expect(page.get_by_role("radio", name="Custom…")).to_be_checked()
     expect(page.get_by_label("Since (UTC)")).to_have_value(timeline.first[:16])
-    expect(rows(page)).to_have_count(3)
-    expect(rows(page).filter(has_text=GLOSSARY)).to_have_count(0)
+    # The glossary's edit is not in the window; its link to the calendar the window deleted is.
+    expect(rows(page)).to_have_count(8)
+    expect(rows(page).filter(has_text=GLOSSARY).locator("td").first).to_have_text("unchanged")
     expect(rows(page).filter(has_text=PAGER).locator("td").first).to_have_text("changed")
     as_it_was = rows(page).filter(has_text=PAGER).get_by_role("link", name=re.compile("as it was at"))
     first = re.escape(timeline.first.replace(":", "%3A"))
@@ -100,7 +110,7 @@ def test_the_window_and_the_writer_narrow_the_list(timeline: Timeline, bare_page
     expect(page.get_by_role("note")).to_have_count(0)  # all of it recorded, every version kept
     # Written by one agent: the writer filter is in the route.
     page.goto(f"{base}/#/changes?since=24h")
-    expect(rows(page)).to_have_count(4)
+    expect(rows(page)).to_have_count(8)
     page.get_by_label("Written by").select_option("support-triage")
     expect(page).to_have_url(re.compile(r"agent=support-triage"))
     expect(rows(page)).to_have_count(1)
@@ -135,8 +145,10 @@ def test_an_agents_token_sees_the_changes_of_its_own_and_the_shared_notes(
 ) -> None:
     page = signed_in(bare_page, ON_CALL)
     page.goto(f"{timeline.server.base}/#/changes?since=24h")
-    expect(rows(page)).to_have_count(3)
-    assert [r[1] for r in row_texts(page)] == [GLOSSARY, CALENDAR, PAGER]  # not support-triage's note
+    expect(rows(page)).to_have_count(5)
+    # Not support-triage's note, nor the links another agent's notes lost.
+    assert [r[1] for r in row_texts(page)] == [
+        GLOSSARY, CALENDAR, "memory/shared/team-roster.md", "memory/on-call/alert-tuning.md", PAGER]
     expect(page.get_by_label("Written by").locator("option")).to_have_text(["Anyone", "agent on-call"])
     # A note as it was reads the graph of that moment (admin-only in GraphQL): said, with its own way.
     page.goto(f"{timeline.server.base}/#/memory/on-call/pager-rotation.md?asOf={timeline.first}")
@@ -148,11 +160,11 @@ def test_a_window_that_ends_now_takes_new_changes_live(timeline: Timeline, bare_
     """Last in this module: it writes a note after the timeline's end."""
     page = signed_in(bare_page)
     page.goto(f"{timeline.server.base}/#/changes?since=24h")
-    expect(rows(page)).to_have_count(4)
+    expect(rows(page)).to_have_count(8)
     handover = "---\ndescription: Handover\ntype: project\n---\n\nLater.\n"
     put(timeline.server, ON_CALL, "memory/on-call/handover.md", handover)
-    expect(rows(page)).to_have_count(5, timeout=15_000)
+    expect(rows(page)).to_have_count(9, timeout=15_000)
     expect(rows(page).filter(has_text="memory/on-call/handover.md").locator("td").first).to_have_text("added")
     # A window with an end does not move.
     page.goto(f"{timeline.server.base}/#/changes?since={timeline.start}&until={timeline.end}")
-    expect(rows(page)).to_have_count(3)
+    expect(rows(page)).to_have_count(8)  # the timeline's notes and the links its delete broke

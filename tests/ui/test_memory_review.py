@@ -12,6 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from brain.tool.history.log import History
 from tests.ui.conftest import ConsoleErrors, snap
 from tests.ui.server import BrainServer, copy_example
 
@@ -76,6 +77,10 @@ def test_edit_and_save_writes_the_file_and_the_history(
     page.get_by_role("button", name="History").click()
     latest = page.get_by_role("region", name="History").get_by_role("listitem").first
     expect(latest).to_contain_text("put by anonymous via graphql")
+    # Recorded as the web UI's edit by the server itself: the session cookie the UI's page set
+    # went with the save (brain/api/http/uisession.py); no header of the page claims it.
+    last = History(workspace / ".brain" / "history.jsonl").all()[-1]
+    assert (last.path, last.origin) == ("memory/shared/team-calendar.md", "ui")
     snap(page, "memory-saved-history")
 
 

@@ -118,6 +118,13 @@ def timeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Timeline]:
     tokens.write_text(json.dumps(TOKENS))
     server = BrainServer(root, env={"BRAIN_TOKENS_FILE": str(tokens)}).start()
     try:
+        # The first sync keeps the notes that predate the history, on a thread of its own; the
+        # outside edit comes after, so the glossary's version before it is kept (not a race).
+        baselines = root / ".brain" / "history" / "baseline-v1.jsonl"
+        deadline = time.monotonic() + 60
+        while not (baselines.exists() and GLOSSARY.encode() in baselines.read_bytes()):
+            assert time.monotonic() < deadline, "brain kept no first version of the glossary in 60 s"
+            time.sleep(0.1)
         before = moment()
         with (root / GLOSSARY).open("a") as f:
             f.write("\nPager: the phone that wakes the on-call engineer.\n")

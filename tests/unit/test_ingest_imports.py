@@ -3,13 +3,15 @@ process is timed from start to exit against `iwe count`, and every import is CPU
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-# importlib.metadata (with zipfile and csv) is for `--version` alone.
-NOT_FOR_INGEST = {"importlib.metadata", "zipfile"}
+# importlib.metadata (with zipfile and csv) is for `--version` alone; prometheus_client (and
+# the http.server and http.client it imports) for `brain serve`'s /metrics alone.
+NOT_FOR_INGEST = {"importlib.metadata", "zipfile", "prometheus_client", "http.server"}
 
 
 def test_ingest_does_not_import_what_only_other_commands_need(tmp_path: Path) -> None:
@@ -26,3 +28,37 @@ def test_ingest_does_not_import_what_only_other_commands_need(tmp_path: Path) ->
     loaded = set(re.findall(r"^import time:.*\|\s*(\S+)$", done.stderr, re.M))
     assert "brain.ingest.ingester" in loaded  # the run did ingest
     assert not loaded & NOT_FOR_INGEST
+
+
+# Runs a command of the CLI in this process and says how its store kept memory health.
+HEALTH_DRIVER = """
+import json, sys
+from brain.store.memory import store as memory
+made = []
+init = memory.MemoryStore.__init__
+def recorded(self, *args, **kwargs):
+    init(self, *args, **kwargs)
+    made.append(self)
+memory.MemoryStore.__init__ = recorded
+from brain.cli.main import main
+code = main(sys.argv[1:])
+store = made[0]
+print(json.dumps({"code": code, "valid": store._health.valid, "sources": len(store._health.out),
+                  "links": sum(len(rows) for _, rows in store._out.items())}))
+"""
+
+
+def test_ingest_and_check_count_no_memory_health(tmp_path: Path) -> None:
+    """Neither command asks memory health: their store does not keep its counters batch by
+    batch (a third of a first sync's CPU in the ingesting process)."""
+    (tmp_path / "memory" / "alice").mkdir(parents=True)
+    (tmp_path / "memory" / "alice" / "a.md").write_text("# A\n\nSee [[b]] and [[c]].\n")
+    (tmp_path / "memory" / "alice" / "b.md").write_text("# B\n\nSee [[a]].\n")
+    for command in ("ingest", "check"):
+        done = subprocess.run([sys.executable, "-c", HEALTH_DRIVER, command, str(tmp_path), "--no-cache"],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        got = json.loads(done.stdout.strip().splitlines()[-1])
+        assert got["links"] == 3  # the graph was written
+        assert got["valid"] is False, (command, got)
+        assert got["sources"] == 0, (command, got)

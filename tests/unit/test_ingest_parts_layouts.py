@@ -16,7 +16,7 @@ from brain.ingest import ingester as ingest
 from brain.ingest import parse_helpers
 from brain.ingest.parts import PartWriter, WalkNames
 from brain.layouts import LATCHAI, SPACE
-from brain.model import Kind, Link, LinkStatus
+from brain.model import AgentNode, Kind, Link, LinkStatus
 from brain.resolve import NameEntry
 from brain.service.brain import Brain
 from brain.store import linking
@@ -222,8 +222,27 @@ def test_walk_names_tell_what_they_got_wrong() -> None:
     assert names.lookup("y") == ()
     assert list(WalkNames([memory, agent, twin]).lookup("x")) == [memory, twin]
     assert names.wrong_keys() == {"x", "ann"}  # nothing written yet
-    names.unconfirmed.discard(agent)
+    del names.unconfirmed[agent.id]
     assert names.wrong_keys() == {"x"}
+
+
+def test_walk_names_confirm_each_node_as_foreseen_and_no_other() -> None:
+    """A node written as foreseen leaves the wrong keys; one of a foreseen id written as
+    another kind, a node never foreseen, and a second name of one id stay wrong."""
+    agent = NameEntry("agent:ann", Kind.AGENT, "ann")
+    other = NameEntry("agent:bob", Kind.AGENT, "bob")
+    twice = NameEntry("agent:bob", Kind.AGENT, "robert")  # a second entry of bob's id
+    unlike = NameEntry("agent:dan", Kind.MEMORY, "dan")  # foreseen as another kind
+    names = WalkNames([agent, other, twice, unlike])
+    assert names.wrong_keys() == {"ann", "bob", "robert", "dan"}
+    names.confirm([AgentNode("dan", "", True, False, None)])
+    assert names.wrong_keys() == {"ann", "bob", "robert", "dan"}
+    names.confirm([AgentNode("ann", "", True, False, None)])
+    assert names.wrong_keys() == {"bob", "robert", "dan"}
+    names.confirm([AgentNode("bob", "", True, False, None), AgentNode("cy", "", True, False, None)])
+    assert names.wrong_keys() == {"robert", "cy", "dan"}
+    names.confirm([AgentNode("ann", "", True, False, None)])  # told twice: the second is a surprise
+    assert names.wrong_keys() == {"robert", "cy", "dan", "ann"}
 
 
 def test_walk_names_foresee_each_layouts_nodes(tmp_path: Path) -> None:
@@ -237,7 +256,7 @@ def test_walk_names_foresee_each_layouts_nodes(tmp_path: Path) -> None:
         store = brain.store
         assert isinstance(store, MemoryStore)
         held = set(store._names.every_entry())
-        wrong = foreseen.unconfirmed ^ held
+        wrong = set(foreseen.unconfirmed.values()) ^ held
         # Only space's binary `.md` is foreseen wrong: a note by its path, a File by its bytes.
         expected = {"memory:ann/blob", "file:ann/blob.md"} if spec.name == "space" else set()
         assert {entry.id for entry in wrong} == expected

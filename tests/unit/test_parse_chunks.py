@@ -124,7 +124,7 @@ def linked_notes(count: int) -> list[tuple[str, str, str, bytes, float]]:
 
 
 def one_helper_in_small_chunks(monkeypatch: pytest.MonkeyPatch, executable: str) -> None:
-    """Two parsers (a helper started as `executable -m brain.ingest.worker`, and this
+    """Two parsers (a helper started as `executable -S` running brain.ingest.worker, and this
     process), chunks of 7, helpers from 10 files on."""
     monkeypatch.setattr(parse_helpers, "PARALLEL_MIN", 10)
     monkeypatch.setattr(parse_helpers, "CHUNK", 7)

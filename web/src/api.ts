@@ -50,8 +50,9 @@ export function gql<T>(query: string, variables: Record<string, unknown> = {}): 
 }
 
 async function ask<T>(query: string, variables: Record<string, unknown>): Promise<T> {
-  // X-Brain-Client: the server records the UI's edits with origin `ui` (beside the token's who).
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Brain-Client': 'ui' };
+  // The UI's edits are recorded with origin `ui` by the server itself: the session cookie its
+  // page set goes with every same-origin request (brain/api/http/uisession.py).
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
   const t = token.get();
   if (t) headers.Authorization = `Bearer ${t}`;
   let response: Response;

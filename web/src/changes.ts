@@ -213,7 +213,7 @@ export class ChangesView implements View {
     return h('tr', { class: `k-${r.kind}` },
       h('td', {}, h('span', { class: `kind k-${r.kind}` }, KIND_LABEL[r.kind])),
       h('td', { class: 'note' }, page ? h('a', { href: page }, r.path) : h('span', { title: r.kind === 'removed' ? 'Removed: see its history' : undefined }, r.path)),
-      h('td', {}, h('span', { class: `origin o-${r.origin}` }, originLabel(r.origin))),
+      h('td', {}, r.kind === 'linked' ? h('span', { class: 'muted', title: 'Not changed in this window: a note added, removed or renamed in it changed what its links point to' }, '—') : h('span', { class: `origin o-${r.origin}` }, originLabel(r.origin))),
       h('td', {}, who ?? h('span', { class: 'muted' }, '—')),
       h('td', {}, effects.length ? h('ul', { class: 'effects' }, effects) : h('span', { class: 'muted' }, '—')),
       h('td', { class: 'actions' }, note ? [

@@ -184,7 +184,7 @@ export function noteOfId(id: string): { scope: string; file: string } | null {
  */
 export type Route =
   | { view: 'memory'; scope?: string; file?: string; line?: number; history?: boolean; asOf?: string }
-  | { view: 'graph'; node?: string; asOf?: string }
+  | { view: 'graph'; node?: string; cluster?: string; asOf?: string }
   | { view: 'problems' }
   | { view: 'changes'; since?: string; until?: string; agent?: string };
 
@@ -195,7 +195,7 @@ export function parseRoute(hash: string): Route {
   const param = (name: string) => params.get(name) || undefined;
   // A moment in time is added only when given, so routes without one read as before.
   const asOf = param('asOf');
-  if (parts[0] === 'graph') return { view: 'graph', node: param('node'), ...(asOf ? { asOf } : {}) };
+  if (parts[0] === 'graph') return { view: 'graph', node: param('node'), ...(param('cluster') ? { cluster: param('cluster') } : {}), ...(asOf ? { asOf } : {}) };
   if (parts[0] === 'problems') return { view: 'problems' };
   if (parts[0] === 'changes') return { view: 'changes', since: param('since'), until: param('until'), agent: param('agent') };
   const line = Number(params.get('line'));
@@ -216,7 +216,7 @@ function withQuery(path: string, params: Record<string, string | number | boolea
 }
 
 export function routeHash(r: Route): string {
-  if (r.view === 'graph') return withQuery('#/graph', { node: r.node, asOf: r.asOf });
+  if (r.view === 'graph') return withQuery('#/graph', { node: r.node, cluster: r.cluster, asOf: r.asOf });
   if (r.view === 'problems') return '#/problems';
   if (r.view === 'changes') return withQuery('#/changes', { since: r.since, until: r.until, agent: r.agent });
   let h = '#/memory';

@@ -6,6 +6,7 @@ import { Live, type ChangeEvent, type LiveState } from './live';
 import { MemoryView } from './memory';
 import { parseRoute, routeHash, type Route } from './logic';
 import * as ops from './ops';
+import { clustersQuery } from './graph/clusterquery';
 import type { View } from './view';
 
 const app = document.getElementById('app')!;
@@ -129,7 +130,8 @@ setAuthHandler((e) => {
  */
 function prefetchFirstScreen(r: Route): void {
   if (r.view === 'memory' && !r.file) prefetch(...ops.firstPage(r.scope ?? 'shared'));
-  else if (r.view === 'graph' && !r.node) prefetch(...ops.overview(false));
+  // The graph's first picture starts with the workspace's summary (it says whether to draw every note).
+  else if (r.view === 'graph' && !r.node && !r.cluster) prefetch(...clustersQuery(r.asOf ?? null));
 }
 
 signOut.hidden = !token.get();

@@ -113,7 +113,8 @@ export const NEIGHBORHOOD_AS_OF = `query NeighborhoodAsOf($id: ID!, $depth: Int!
 
 /** The workspace's newest recorded changes: the graph's time slider stops before each. */
 export const TIME_STEPS = 100;  // a page of memoryHistory holds at most 100
-export const RECENT_CHANGES = `query RecentChanges { memoryHistory(first: ${TIME_STEPS}) { records { at actor command path } } }`;
+/** A page of the history for the slider, newest first; `nextBefore` pages to older ones. */
+export const RECENT_CHANGES = `query RecentChanges($before: ID) { memoryHistory(first: ${TIME_STEPS}, before: $before) { records { at actor command path } nextBefore } }`;
 
 /** The history's first record (ids are byte offsets: the first is 0, the only one before 1). */
 export const HISTORY_START = `query HistoryStart { memoryHistory(first: 1, before: "1") { records { at } } }`;

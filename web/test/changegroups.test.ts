@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countsLabel, groupChanges, groupTitle, isEmpty, originLabel, scopeOf, whoLabel } from '../src/time/group';
+import { countsLabel, groupChanges, groupTitle, isEmpty, KIND_LABEL, originLabel, scopeOf, whoLabel } from '../src/time/group';
 import type { ChangeSet } from '../src/time/types';
 
 const empty = (): ChangeSet => ({
@@ -46,16 +46,20 @@ test('each note carries its origin, who, and what its change did to links and pr
   assert.deepEqual([added.kind, added.origin, added.by], ['added', 'tool', 'agent:on-call']);
   assert.deepEqual(added.broken, [{ source: 'memory/on-call/new.md', target: 'nowhere', line: 6 }]);
   assert.equal(added.newProblems.length, 1);
-  assert.deepEqual(shared.counts, { added: 0, removed: 1, changed: 1, broken: 0, fixed: 1, newProblems: 0, goneProblems: 1 });
+  assert.deepEqual(shared.counts, { added: 0, removed: 1, changed: 1, linked: 0, broken: 0, fixed: 1, newProblems: 0, goneProblems: 1 });
   assert.equal(countsLabel(shared.counts), '1 removed, 1 changed, 1 fixed, 1 gone');
   assert.equal(countsLabel(onCall.counts), '1 added, 1 link broken, 1 new problem');
 });
 
-test('a link or problem of a note the notes list misses still shows', () => {
+test('a link broken in a note the window did not change shows on a row of its own', () => {
+  // A note deleted in the window breaks the links to it in notes that stayed as they were.
   const c = empty();
+  c.notes.removed.push({ path: 'memory/shared/y.md', origin: 'tool', by: 'admin' });
   c.links.broken.push({ source: 'memory/shared/x.md', target: 'y', line: 1 });
   const [g] = groupChanges(c);
-  assert.deepEqual([g.rows[0].kind, g.rows[0].path, g.rows[0].broken.length], ['changed', 'memory/shared/x.md', 1]);
+  assert.deepEqual([g.rows[0].kind, g.rows[0].path, g.rows[0].broken.length], ['linked', 'memory/shared/x.md', 1]);
+  assert.equal(KIND_LABEL[g.rows[0].kind], 'unchanged');
+  assert.equal(countsLabel(g.counts), '1 removed, 1 unchanged with links broken or fixed, 1 link broken');
 });
 
 test('empty means no change of any kind, a lost version included', () => {

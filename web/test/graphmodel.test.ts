@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clusterLayout, clusterOf, edgeColour, fanOut, hashColour, isProblemStatus, nodeColour, nodeSize, drawableEdges, STATUS_COLOURS, typicalSpacing, type NodeAttrs } from '../src/graph/model';
+import { clusterLayout, clusterOf, edgeColour, fanOut, hashColour, hslHex, isProblemStatus, nodeColour, nodeSize, drawableEdges, STATUS_COLOURS, typicalSpacing, type NodeAttrs } from '../src/graph/model';
 
 const node = (over: Partial<NodeAttrs>): NodeAttrs => ({ kind: 'memory', label: 'x', scope: 'a', memType: null, problems: 0, memoryOff: false, ...over });
 
@@ -11,6 +11,11 @@ test('unresolved nodes stay red whatever the colouring', () => {
 test('colour by scope is stable per scope and differs between scopes', () => {
   assert.equal(nodeColour(node({ scope: 'on-call' }), 'scope'), nodeColour(node({ scope: 'on-call', label: 'y' }), 'scope'));
   assert.notEqual(hashColour('on-call'), hashColour('release-writer'));
+  // Hex, as sigma's WebGL reads colours (an hsl() string was drawn black).
+  assert.match(hashColour('on-call'), /^#[0-9a-f]{6}$/);
+  assert.equal(hslHex(0, 1, 0.5), '#ff0000');
+  assert.equal(hslHex(120, 1, 0.25), '#008000');
+  assert.equal(hslHex(240, 0.5, 0.5), '#4040bf');
 });
 
 test('colour by type, and untyped grey', () => {

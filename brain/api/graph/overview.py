@@ -18,6 +18,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from brain import model
+from brain.api.graph.clusters import best_linked, cluster_memories
 from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import LinkStatus, MemoryType
@@ -56,6 +57,10 @@ class GraphOverview:
         description="Each node's number of edges (self-links aside), counting those `edgeBudget` left out."
     )
     edge_total: int = strawberry.field(description="How many edges (self-links aside) before `edgeBudget`.")
+    memory_total: int = strawberry.field(
+        default=0,
+        description="How many memories there are (the whole graph's or the cluster's), `limit` aside.",
+    )
 
     @field(description=(
         "The same graph as parallel arrays, one JSON object: `id`, `kind`, `label`, `scope`, "
@@ -78,11 +83,22 @@ class GraphOverview:
 
 def build_overview(
     info: Info, limit: int, edge_budget: int | None = None, moment: Brain | None = None,
+    cluster: str | None = None,
 ) -> GraphOverview:
     store = (info.context.brain if moment is None else moment).store
-    memories = store.list_memories(MemoryFilter(), limit=limit + 1, bodies=False)
-    truncated = len(memories) > limit
-    memories = memories[:limit]
+    if cluster is None:
+        memories = store.list_memories(MemoryFilter(), limit=limit + 1, bodies=False)
+        truncated = len(memories) > limit
+        memories = memories[:limit]
+        total = store.count_memories(MemoryFilter()) if truncated else len(memories)
+    else:
+        # One cluster's notes (graphClusters), its best-linked `limit` if it holds more.
+        members = cluster_memories(store, cluster)
+        if members is None:
+            raise UserError(f"cluster {cluster!r} is not a cluster of notes: ask graphClusters for their ids")
+        total = len(members)
+        truncated = total > limit
+        memories = best_linked(store, members, limit)
     nodes: list[OverviewNode] = []
     index: dict[str, int] = {}
 
@@ -91,11 +107,13 @@ def build_overview(
         nodes.append(node)
         return len(nodes) - 1
 
+    scopes = {m.scope for m in memories}
     for agent in store.list_agents():
-        add(OverviewNode(id=strawberry.ID(agent.id), kind="agent", label=agent.name, scope=agent.name,
-                         type=None, problems=0, memory_off=agent.memory_off))
+        if cluster is None or agent.name in scopes:  # a cluster draws its own agent alone
+            add(OverviewNode(id=strawberry.ID(agent.id), kind="agent", label=agent.name, scope=agent.name,
+                             type=None, problems=0, memory_off=agent.memory_off))
     for kind in model.ENTITY_KINDS:
-        for entity in store.list_entities(kind):
+        for entity in store.list_entities(kind) if cluster is None else ():
             add(OverviewNode(id=strawberry.ID(entity.id), kind=kind.value, label=entity.ident,
                              scope=None, type=None, problems=0, memory_off=False))
     ids = [m.id for m in memories]  # `id` is built on each call: once per memory, not per link
@@ -135,7 +153,8 @@ def build_overview(
         status = [status[i] for i in backbone.kept]
     return GraphOverview(nodes=nodes, edge_sources=sources, edge_targets=targets,
                          edge_status=[LinkStatus.of(s) if s else None for s in status],
-                         truncated=truncated, degree=backbone.degree, edge_total=backbone.total)
+                         truncated=truncated, degree=backbone.degree, edge_total=backbone.total,
+                         memory_total=total)
 
 
 @strawberry.type
@@ -152,6 +171,10 @@ class OverviewQuery:
     async def graph_overview(
         self, info: Info, limit: int = 20_000, edge_budget: int | None = None,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+        cluster: Annotated[str | None, strawberry.argument(description=(
+            "Only the notes of this cluster or scope (an id of graphClusters, or `scope:<name>`): "
+            "its best-linked `limit` (most links in and out) when it holds more; `memoryTotal` says how many."
+        ))] = None,
     ) -> GraphOverview:
         if not 1 <= limit <= MAX_OVERVIEW_NODES:
             raise UserError(f"limit must be between 1 and {MAX_OVERVIEW_NODES:,}, not {limit}")
@@ -160,4 +183,4 @@ class OverviewQuery:
                 f"edgeBudget must be between 0 and {MAX_OVERVIEW_EDGE_BUDGET:,}, not {edge_budget}"
             )
         moment = await moment_at(info, as_of)
-        return await in_thread(build_overview, info, limit, edge_budget, moment)
+        return await in_thread(build_overview, info, limit, edge_budget, moment, cluster)

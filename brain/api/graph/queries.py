@@ -16,6 +16,7 @@ from brain.api.graph.connections import (
     problem_page,
 )
 from brain.api.graph.link_pages import PAGE, node_page
+from brain.api.graph.memory_view import memory_at
 from brain.api.graph.moments import AS_OF, moment_at
 from brain.api.graph.nodes import Agent, Chat, Memory, Node, Workflow, WorkItem, entity_of, graph_node
 from brain.api.graph.reports import LinkReport, Stats, Subgraph, subgraph_of
@@ -60,7 +61,9 @@ class GraphQuery:
         moment = await moment_at(info, as_of)
         store = (info.context.brain if moment is None else moment).store
         if path is not None and scope is None and name is None:
-            found = await in_thread(store.memory_by_path, path.strip().removeprefix("./").lstrip("/"))
+            clean = path.strip().removeprefix("./").lstrip("/")
+            found = await (in_thread(store.memory_by_path, clean) if moment is not None
+                           else memory_at(info.context.loaders, store, clean))
         elif path is None and scope is not None and name is not None:
             found = await in_thread(store.find_memory, scope, name)
         else:

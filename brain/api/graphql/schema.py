@@ -17,6 +17,7 @@ from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from brain.api.changes import ChangesQuery
+from brain.api.graph.clusters import ClustersQuery
 from brain.api.graph.health import HealthQuery
 from brain.api.graph.overview import OverviewQuery
 from brain.api.graph.queries import GraphQuery
@@ -31,7 +32,7 @@ from brain.api.search import SearchQuery
 # One part per concern; the web UI's are memory review and the graph overview.
 QUERY_PARTS: tuple[type, ...] = (
     GraphQuery, MemoryQuery, MaintenanceQuery, SearchQuery, ReviewQuery, OverviewQuery, HealthQuery,
-    ChangesQuery,
+    ChangesQuery, ClustersQuery,
 )
 MUTATION_PARTS: tuple[type, ...] = (MemoryMutation, MaintenanceMutation, ReviewMutation)
 SUBSCRIPTION_PARTS: tuple[type, ...] = (Subscription, MaintenanceSubscription)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain import safefs
+from brain.api.http.uisession import from_ui_session
 from brain.model import SHARED_SCOPE
 from brain.tool.access import Actor
 
@@ -180,14 +181,9 @@ def actor_of(principal: Principal | None, via: str, headers: Mapping[str, str] |
     return Actor("admin", None, via, origin)
 
 
-UI_HEADER = "x-brain-client"
-
-
 def ui_origin(headers: Mapping[str, str] | None) -> str | None:
-    """"ui" when the request comes from brain's web UI (web/src/api.ts sends `X-Brain-Client:
-    ui`), so its edits are recorded with origin `ui` beside who signed in (the token's
-    principal, which the header cannot change). Only that one value is taken: a client cannot
-    make up other origins (`external`, `maintain`) for the history."""
-    if headers is None:
-        return None
-    return "ui" if (headers.get(UI_HEADER) or "").strip().lower() == "ui" else None
+    """"ui" when the request comes from brain's web UI, as the server itself knows it: the UI
+    session's mark, a cookie the UI's page set (brain/api/http/uisession.py), not a header
+    any client can send. Its edits are recorded with origin `ui` beside who signed in (the
+    token's principal, which the mark cannot change)."""
+    return "ui" if from_ui_session(headers) else None

@@ -43,8 +43,9 @@ ADMIN_ONLY = (
 #: The operations of the published documents (graphql/*.graphql): dashboards send these names.
 #: tests/api/test_metrics.py checks this list against the documents.
 OPERATIONS = frozenset({
-    "AgentsOverview", "ChangeDigest", "Entities", "GraphChanged", "LinkReport", "MaintenanceReport",
-    "MemoriesPage", "Memory", "MemoryHealth", "Neighborhood", "Problems",
+    "AgentsOverview", "ChangeDigest", "ClusterNotes", "Entities", "GraphChanged", "GraphClusters",
+    "LinkReport", "MaintenanceReport", "MemoriesPage", "Memory", "MemoryHealth", "Neighborhood",
+    "Problems",
 })
 _FIRST_OPERATION = re.compile(r"\b(?:query|mutation|subscription)\s+([_A-Za-z]\w*)")
 UNMATCHED = "unmatched"  # a request no route answers (404s): one label for all of them

@@ -24,6 +24,7 @@ import uvicorn
 from strawberry.http.websocket_origin import normalize_allowed_origins
 
 from brain import logs
+from brain.api.graph.clusters import warm_clusters
 from brain.api.graphql.context import ApiSettings, Services
 from brain.api.http.app import GRAPHQL_PATH, create_app
 from brain.api.http.auth import TokenRegistry, TokensFileError
@@ -116,6 +117,7 @@ def _run(
         progress.close()
         announce_writer(brain, url.removesuffix(GRAPHQL_PATH))
         print(ready_line(brain, result, url, settings), flush=True)
+        warm_clusters(brain)  # the graph view's first picture of a big workspace, made ahead
         if logs.json_lines():  # a collector reads stderr only; a person sees stdout's line
             say(f"ready on {url}", name="ready")
 

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from brain.api.http.uisession import mark_ui_session
 from brain.api.web_files import web_dist
 
 ASSETS = "/assets"
@@ -84,11 +85,15 @@ def wants_html_page(scope_headers_accept: str, query_string: bytes, method: str)
 async def index(request: Request) -> Response:
     dist = web_dist()
     page = dist / "index.html"
+    response: Response
     if not page.is_file():
         body = NOT_BUILT % {"dist": html.escape(str(dist)), "schema": SCHEMA_PATH}
-        return HTMLResponse(body, status_code=503, headers={**HEADERS, "Retry-After": "60"})
-    return FileResponse(page, media_type="text/html; charset=utf-8",
-                        headers={**HEADERS, "Cache-Control": "no-cache"})
+        response = HTMLResponse(body, status_code=503, headers={**HEADERS, "Retry-After": "60"})
+    else:
+        response = FileResponse(page, media_type="text/html; charset=utf-8",
+                                headers={**HEADERS, "Cache-Control": "no-cache"})
+    mark_ui_session(response, secure=request.url.scheme == "https")  # its edits: origin `ui`
+    return response
 
 
 async def asset(request: Request) -> Response:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from brain.maintain.findings import Finding, Proposal, vpath
 from brain.parse.mentions import Mention
-from brain.service.mentions import workspace_mentions
+from brain.service.mention_sweep import sweep_mentions
 from brain.tool.calls.textedit import occurrences, widen_to_unique
 
 if TYPE_CHECKING:
@@ -24,7 +24,8 @@ CODE = "unlinked-mention"
 
 def unlinked_mentions(snap: Snapshot) -> Iterator[Finding]:
     notes = [m for m in snap.memories if m.path not in snap.going]
-    for memory, found in workspace_mentions(snap.brain.store, snap.brain.root, notes):
+    brain = snap.brain  # from a first sync's seeds where `brain maintain --mentions` asked for them
+    for memory, found in sweep_mentions(brain.store, brain.root, notes, brain.ingester.mention_seeds):
         seen: set[str] = set()
         text: str | None = None
         for mention in found:

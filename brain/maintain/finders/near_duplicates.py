@@ -11,13 +11,21 @@ texts have in common, their Jaccard similarity, at least `SIMILAR`. Comparing ev
 would cost a scope of 10,000 notes 50 million comparisons, so candidates come from MinHash
 signatures cut into bands (notes that agree on one band are compared); the exact similarity
 then decides. The hashes are fixed, so a run finds the same pairs every time.
+
+A dashboard asks for the maintenance report again and again, and shingling every note was
+most of it (2,000 notes: 7 of 8 s on a loaded machine, for notes that had not changed). So a
+note's shingles and signature are kept by the hash of its text, sorted in an array (4 bytes a
+shingle), bounded by their count (docs/security.md): a text seen before costs a look-up.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
@@ -35,6 +43,13 @@ _RANDOM = np.random.default_rng(20261206)  # fixed: the same signatures every ru
 _A = _RANDOM.integers(1, 1 << 31, size=BANDS * ROWS, dtype=np.uint64)
 _B = _RANDOM.integers(0, 1 << 31, size=BANDS * ROWS, dtype=np.uint64)
 _WORD = re.compile(r"\w+")
+MAX_KEPT_SHINGLES = 8 * 1024 * 1024  # of every kept text, together (32 MB as uint32)
+
+Shingled = tuple[np.ndarray, list[bytes]]  # (sorted unique shingles, signature)
+_kept: OrderedDict[bytes, Shingled] = OrderedDict()
+_kept_size = 0
+_kept_lock = threading.Lock()
+computed = 0  # texts shingled (not found kept), for tests
 
 
 def shingles(body: str) -> frozenset[int]:
@@ -48,6 +63,34 @@ def similarity(a: frozenset[int], b: frozenset[int]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+def _similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """`similarity` of two sorted arrays of unique shingles."""
+    common = np.intersect1d(a, b, assume_unique=True).size
+    union = a.size + b.size - common
+    return common / union if union else 1.0
+
+
+def shingled(body: str) -> Shingled:
+    """The text's shingles and signature, kept by the hash of the text."""
+    global _kept_size, computed
+    key = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    each = shingles(body)
+    made = (np.array(sorted(each), dtype=np.uint32), _signature(each))
+    with _kept_lock:
+        computed += 1
+        if key not in _kept:
+            _kept[key] = made
+            _kept_size += made[0].size
+            while _kept and _kept_size > MAX_KEPT_SHINGLES:
+                _kept_size -= _kept.popitem(last=False)[1][0].size
+    return made
+
+
 def _signature(shingled: frozenset[int]) -> list[bytes]:
     """The note's MinHash signature, one key a band."""
     values = np.fromiter(shingled, dtype=np.uint64, count=len(shingled))
@@ -58,10 +101,10 @@ def _signature(shingled: frozenset[int]) -> list[bytes]:
 
 def similar_pairs(notes: list[MemoryNode]) -> Iterator[tuple[MemoryNode, MemoryNode, float]]:
     """Pairs of notes whose texts share at least SIMILAR of their shingles, each pair once."""
-    shingled = [shingles(m.body) for m in notes]
+    texts = [shingled(m.body) for m in notes]
     buckets: dict[tuple[int, bytes], list[int]] = {}
-    for index, each in enumerate(shingled):
-        for band, key in enumerate(_signature(each)):
+    for index, (_, signature) in enumerate(texts):
+        for band, key in enumerate(signature):
             buckets.setdefault((band, key), []).append(index)
     seen: set[tuple[int, int]] = set()
     for members in buckets.values():
@@ -70,7 +113,7 @@ def similar_pairs(notes: list[MemoryNode]) -> Iterator[tuple[MemoryNode, MemoryN
                 if (i, j) in seen:
                     continue
                 seen.add((i, j))
-                score = similarity(shingled[i], shingled[j])
+                score = _similarity(texts[i][0], texts[j][0])
                 if score >= SIMILAR:
                     yield notes[i], notes[j], score
 

@@ -11,7 +11,9 @@ that is not a message is answered with a JSON-RPC error (brain/mcp/transports/st
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 
 import anyio
 
@@ -55,10 +57,23 @@ def run_stdio(
     return 0
 
 
+def stop_on_ctrl_c() -> None:
+    """Ctrl-C (SIGINT) stops this server even when it was started with SIGINT ignored.
+
+    A process inherits an ignored SIGINT from whatever started it (a shell's background job,
+    a supervisor, a test runner's worker), and Python then leaves it ignored: `brain mcp`
+    never stopped on Ctrl-C there and ran until its client closed the pipe. `brain serve`
+    (uvicorn) takes SIGINT whatever it inherited; so does this server, like Go's signal.Notify.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from brain.search.service import Embedding
     from brain.service.options import open_brain
 
+    stop_on_ctrl_c()
     brain = open_brain(args)
     # The same cap as an HTTP request's body ([serve] max_body_bytes, BRAIN_MAX_BODY_BYTES):
     # one message a line (brain/mcp/transports/stdio_wire.py).

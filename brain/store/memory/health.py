@@ -5,10 +5,11 @@ The counters are kept from the first batch on (an empty store is counted: nothin
 dashboard's first question finds them ready. A first sync written in parts counts them once,
 when its last part is written (`pause_health`, `resume_health`): kept part by part, every
 part took away and added again the links it relinked and re-filed every note its links
-reach (728,000 re-filings for 100,000 notes), a third of the ingesting process's CPU.
-A snapshot's restore keeps no counters (the image holds tables, not these): the first
-question after a warm start counts them once from the restored tables, and every write from
-then on keeps them.
+reach (728,000 re-filings for 100,000 notes), a third of the ingesting process's CPU. A
+one-shot command that never asks (`brain ingest`, `brain check`) opens its store with
+`health_ahead=False` and counts none. A snapshot's restore keeps no counters (the image
+holds tables, not these): the first question after a warm start counts them once from the
+restored tables, and every write from then on keeps them.
 """
 
 from __future__ import annotations

@@ -398,13 +398,15 @@ _AFTER_CURSOR = (
     "(s.id > $source OR (s.id = $source AND (r.line > $line OR (r.line = $line AND r.column > $column))))"
 )
 BACKLINKS_PAGE = (
-    "UNWIND $ids AS id CALL {\nWITH id\n"
+    # CALL (id) { }, not CALL { WITH id }: the old form is deprecated, and the server's notice
+    # of it came back with every page (the driver logs each: 4 KB of stderr a request).
+    "UNWIND $ids AS id CALL (id) {\n"
     + _union(
         "MATCH (t:{label} {{id: id}}) MATCH (s:Memory)-[r:LINKS_TO]->(t) "
         f"WHERE {_AFTER_CURSOR} AND {_in_reach('s')} "
         "RETURN s.id AS source, t.id AS target, properties(r) AS props, r.line AS line, "
         "r.column AS column ORDER BY source, line, column LIMIT $first"
-    ).replace("\nUNION ALL\n", "\nUNION ALL\nWITH id\n")
+    )
     + "\n}\nRETURN source, target, props ORDER BY target, source, line, column"
 )
 # How many links land on each node, from sources in reach.

@@ -29,13 +29,16 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
 from neo4j import Driver, Record, RoutingControl
 
 from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LiveSet
+
+T = TypeVar("T")
 
 WINDOW = 0.025  # seconds a read of the graph token is trusted for
 MAX_ANSWERS = 4096
@@ -54,17 +57,24 @@ def keepable(query: str) -> bool:
     return not any(word in query for word in _NEVER)
 
 
-def _chars(value: Any, depth: int = 0) -> int:
+def chars(value: Any, depth: int = 0) -> int:
     """Roughly how much text `value` holds: its strings' lengths, a few levels down."""
     if isinstance(value, str | bytes):
         return len(value)
     if depth > 3:
         return 8
     if isinstance(value, dict):
-        return sum(_chars(v, depth + 1) for v in value.values()) + 8 * len(value)
+        return sum(chars(v, depth + 1) for v in value.values()) + 8 * len(value)
     if isinstance(value, list | tuple | Record):
-        return sum(_chars(v, depth + 1) for v in value) + 8
+        return sum(chars(v, depth + 1) for v in value) + 8
     return 8
+
+
+@dataclass(slots=True)
+class _Kept:
+    records: list[Record]
+    size: int  # counted roughly: see chars
+    built: dict[str, Any] = field(default_factory=dict)  # what callers built of them, by builder
 
 
 class ReadCache:
@@ -85,7 +95,7 @@ class ReadCache:
         self.max_chars = max_chars
         self.max_answer_chars = max_answer_chars
         self._lock = threading.Lock()
-        self._answers: OrderedDict[Key, tuple[list[Record], int]] = OrderedDict()
+        self._answers: OrderedDict[Key, _Kept] = OrderedDict()
         self._chars = 0
         self._seen: str | None = None  # the token the kept answers were read under
         self._checked = float("-inf")  # when the token was last read (monotonic)
@@ -133,7 +143,7 @@ class ReadCache:
             if kept is not None and self.epoch == epoch:
                 self._answers.move_to_end(key)
                 self.hits += 1
-                return key, epoch, list(kept[0])
+                return key, epoch, list(kept.records)
         self.misses += 1
         return key, epoch, None
 
@@ -141,20 +151,36 @@ class ReadCache:
         """Keep `records`, read under `epoch`, unless the graph changed since."""
         if epoch is None:
             return
-        chars = sum(_chars(r) for r in records) + len(key[0]) + len(key[1])
-        if chars > self.max_answer_chars:
+        size = sum(chars(r) for r in records) + len(key[0]) + len(key[1])
+        if size > self.max_answer_chars:
             return
         with self._lock:
             if epoch != self.epoch:
                 return
             old = self._answers.pop(key, None)
             if old is not None:
-                self._chars -= old[1]
-            self._answers[key] = (list(records), chars)
-            self._chars += chars
+                self._chars -= old.size
+            self._answers[key] = _Kept(list(records), size)
+            self._chars += size
             while self._answers and (len(self._answers) > self.max_answers or self._chars > self.max_chars):
-                _, (_, dropped) = self._answers.popitem(last=False)
-                self._chars -= dropped
+                self._chars -= self._answers.popitem(last=False)[1].size
+
+    def built(self, key: Key, name: str) -> Any | None:
+        """What `name` built of the kept answer `key`, if it did since the answer was kept."""
+        with self._lock:
+            kept = self._answers.get(key)
+            return None if kept is None else kept.built.get(name)
+
+    def keep_built(self, key: Key, epoch: int | None, name: str, value: Any) -> None:
+        """Keep `value`, built of the answer `key` read under `epoch`, beside it (it goes with
+        it). Counted in the size once more: a built answer holds what its records hold."""
+        with self._lock:
+            kept = self._answers.get(key)
+            if epoch is None or epoch != self.epoch or kept is None or name in kept.built:
+                return
+            kept.built[name] = value
+            self._chars += kept.size  # now held twice, roughly
+            kept.size *= 2
 
     def _drop_locked(self) -> None:
         self._answers.clear()
@@ -193,6 +219,25 @@ class KeptReads:
             return list(self._driver.execute_query(
                 generation.on(query, live), params, routing_=RoutingControl.READ, database_=self.database
             ).records)
+
+    def _read_built(self, query: str, build: Callable[[list[Record]], T], **params: Any) -> T:
+        """`build(records)` of a read, kept beside its kept answer: a dashboard's repeated
+        question (every entity's backlinks) was built again from kept records each time."""
+        if self.staged_reads or not keepable(query):
+            return build(self._read_database(query, params))
+        key, epoch, kept = self._reads.get(query, params)
+        name = build.__qualname__
+        if kept is not None:
+            found = self._reads.built(key, name)
+            if found is not None:
+                return cast(T, found)
+            records = kept
+        else:
+            records = self._read_database(query, params)
+            self._reads.put(key, epoch, records)
+        value = build(records)
+        self._reads.keep_built(key, epoch, name, value)
+        return value
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         if self.staged_reads or not keepable(query):

@@ -23,7 +23,6 @@ from neo4j.exceptions import ClientError, IncompleteCommit
 
 from brain import __version__
 from brain.model import (
-    SHARED_SCOPE,
     AgentNode,
     Anchors,
     EntityNode,
@@ -38,6 +37,7 @@ from brain.model import (
     is_note_id,
     memory_id,
     name_key,
+    owner_of_id,
     sorted_problems,
     unresolved_id,
 )
@@ -61,8 +61,9 @@ from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
-from brain.store.neo4j.health import Neo4jHealth
-from brain.store.neo4j.readcache import KeptReads, ReadCache
+from brain.store.neo4j.health import Neo4jHealth, follow_params
+from brain.store.neo4j.keptnodes import KeptNodes
+from brain.store.neo4j.readcache import KeptReads, ReadCache, chars
 from brain.store.neo4j.records import (
     KIND_OF_LABEL,
     agent_from,
@@ -75,6 +76,7 @@ from brain.store.neo4j.records import (
 )
 from brain.store.neo4j.search import Neo4jSearch, put_vectors
 from brain.store.neo4j.sharing.database import Neo4jShared
+from brain.store.neo4j.views import Neo4jViews
 from brain.store.neo4j.write import Limits, atomic_plan, clear_some, run_transaction, transactions
 from brain.store.visibility import EVERYTHING, Reach, asked_key, walk
 
@@ -84,7 +86,9 @@ R = TypeVar("R")
 DEFAULT_DATABASE = "neo4j"
 
 
-class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks):
+class Neo4jStore(
+    KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHealth, Neo4jBacklinks, Neo4jViews
+):
     """A complete GraphStore in one database of a Neo4j 5 server.
 
     brain owns the nodes labelled Memory, Agent, Workflow, Chat, WorkItem and Unresolved in
@@ -114,6 +118,7 @@ class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHea
         self._live = LiveSet()
         self._init_health()  # memory health's counters (brain/store/neo4j/health.py)
         self._reads = ReadCache(self._graph_token)  # answers kept until the graph changes
+        self._nodes = KeptNodes(self._reads, self._read_nodes)  # nodes kept built, one by one
 
     @classmethod
     def connect(
@@ -209,6 +214,8 @@ class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHea
         if not plan:
             return
         entry = self.log_entry(changes)
+        if entry is not None:  # what another process's health counters follow it by
+            entry.update(follow_params(batch, len(plan)))
         for transaction in plan:
             transaction.fence = self.describe()
         plan[-1].log = entry
@@ -313,10 +320,11 @@ class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHea
         return {r["id"]: anchors_from(r["props"]) for r in self._read(cypher.ANCHORS, ids=sorted(set(ids)))}
 
     def get_nodes(self, ids: Collection[str]) -> dict[str, Node]:
-        if not ids:
-            return {}
-        records = self._read(cypher.GET_NODES, ids=sorted(set(ids)))
-        return {r["props"]["id"]: node_from(r["label"], r["props"]) for r in records}
+        return self._nodes.get(ids, keep=not self.staged_reads) if ids else {}
+
+    def _read_nodes(self, ids: list[str]) -> dict[str, tuple[Node, int]]:  # not kept as records: keptnodes
+        records = self._read_database(cypher.GET_NODES, {"ids": ids})
+        return {r["props"]["id"]: (node_from(r["label"], r["props"]), chars(r["props"])) for r in records}
 
     def find_memory(self, scope: str, name: str) -> MemoryNode | None:
         exact = self._read(cypher.MEMORY_BY_ID, id=memory_id(scope, name))
@@ -401,7 +409,7 @@ class Neo4jStore(KeptReads, Neo4jShared, Neo4jSearch, Neo4jGenerations, Neo4jHea
             out[node].update(
                 t["id"] if t["seen"] else unresolved_id(name_key(t["target"])) for t in r["out"]
             )
-            owner = _owner_of(node)
+            owner = owner_of_id(node)
             if owner is not None:
                 out[node].add(agent_id(owner))
         keys = {key for i in ids if (key := None if scopes is None else asked_key(i)) is not None}
@@ -476,17 +484,6 @@ class StagedNeo4jStore(Neo4jStore):
 
     def close(self) -> None:
         """Nothing: the driver is the live store's."""
-
-
-def _owner_of(node_id: str) -> str | None:
-    """The agent that REMEMBERS a note, from its id alone (as MemoryNode.owner says it)."""
-    if not is_note_id(node_id):
-        return None
-    kind, rest = node_id.split(":", 1)
-    scope = rest.split("/", 1)[0]
-    if scope == SHARED_SCOPE or ":" in scope or kind in (Kind.SKILL.value, Kind.TOOL.value):
-        return None
-    return scope
 
 
 def _run_schema(tx: ManagedTransaction, statement: str) -> None:

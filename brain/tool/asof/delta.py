@@ -76,6 +76,13 @@ class Timeline:
             self._seen = len(records)
             return bisect.bisect_right(self._stamps, _stamp(at), 0, self._seen)
 
+    def first_from(self, path: str, index: int) -> int | None:
+        """The first record at or after `index` that touched `path`, if any."""
+        with self._lock:
+            found = self._by_path.get(path, [])
+            at = bisect.bisect_left(found, index)
+            return found[at] if at < len(found) else None
+
     def last_before(self, path: str, index: int) -> int | None:
         """The last record before `index` that touched `path`, if any."""
         with self._lock:

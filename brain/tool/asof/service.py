@@ -19,6 +19,7 @@ from brain.store.base import MemoryFilter
 from brain.store.visibility import Reach
 from brain.tool.access import Actor
 from brain.tool.asof.graph import MomentBrain, MomentNotKept, Moments
+from brain.tool.asof.note import note_moment
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.history.changes import BadMoment, _iso, parse_moment
 from brain.workspace import read_bytes
@@ -76,8 +77,14 @@ def _problem(p: Problem) -> dict[str, Any]:
 def note_as_of(service: MemoryService, actor: Actor, rel: str, when: str) -> dict[str, Any]:
     """One note as it was at `when`: its text, description, type, links with their statuses
     and problems; NOT_FOUND (saying so) when it did not exist then or is out of the caller's reach."""
-    moment = graph_at(service, when)
-    return _note(moment, moment.at, actor, rel, moment.ingester.overlays)
+    moment = moment_time(service, when)
+    rel = rel.strip().removeprefix("./").lstrip("/")
+    try:  # the note and the names it links to as they were: not the whole moment (asof/note.py)
+        built = note_moment(moments_of(service), moment, rel)
+    except MomentNotKept as exc:
+        code = RefusalCode.INVALID_ARGUMENT if exc.future else RefusalCode.NOT_KEPT
+        raise Refusal(code, str(exc)) from None
+    return _note(built, built.at, actor, rel, built.ingester.overlays)
 
 
 def note_now(service: MemoryService, actor: Actor, rel: str) -> dict[str, Any]:

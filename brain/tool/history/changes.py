@@ -27,6 +27,7 @@ from typing import Any
 
 from brain.layouts import get_layout
 from brain.layouts.base import Layout
+from brain.tool.history.backlinks import Linkers, touched_keys, unchanged_links
 from brain.tool.history.blobs import BlobStore
 from brain.tool.history.linkcheck import NamesAt, names_at
 from brain.tool.history.log import HistoryRecord, iso_time, origin_of
@@ -116,11 +117,14 @@ def changes_between(
     scopes: Iterable[str] = (),
     parsed: ParsedVersions | None = None,
     name_visible: Callable[[str], bool] = lambda rel: True,
+    linkers: Linkers | None = None,
 ) -> dict[str, Any]:
     """The changes of the records in [since, until] as the diff's JSON. `names` are the
     workspace's paths now, `scopes` its scope folders, `layout` its layout (the link rules):
     what a link's target may name, at `since` and at `until`, as far as `name_visible` lets
-    the caller see. `parsed`: what versions parse to (brain/tool/history/parsed.py)."""
+    the caller see. `parsed`: what versions parse to (brain/tool/history/parsed.py).
+    `linkers`: the notes now that link to given names (backlinks.py), for the links a note
+    added or removed in the window fixed or broke in notes it did not change."""
     window = _Window()
     records = list(records)
     low, high = _stamp(since), _stamp(until)
@@ -165,9 +169,20 @@ def changes_between(
     scopes = frozenset(scopes)
     before_names = names_at(layout, filter(name_visible, at_since), scopes)
     after_names = names_at(layout, filter(name_visible, at_until), scopes)
-    links_and_problems = _links_and_problems(
-        window, blobs, parsed or ParsedVersions(None), before_names, after_names,
-    )
+    parsed = parsed or ParsedVersions(None)
+    links_and_problems = _links_and_problems(window, blobs, parsed, before_names, after_names)
+    sides = {path: (state.before, state.after) for path, state in window.paths.items()}
+    keys = touched_keys(sides) & before_names.changed_keys(after_names)
+    if linkers is not None and keys:
+        broken, fixed = unchanged_links(
+            window=sides, records=records, after_index=_first_after(records, high), keys=keys,
+            before=before_names, after=after_names, both=at_since & at_until, linkers=linkers,
+            blobs=blobs, parsed=parsed, visible=name_visible,
+        )
+        links = links_and_problems["links"]
+        for name, more in (("broken", broken), ("fixed", fixed)):
+            links[name] = sorted([*links[name], *more],
+                                 key=lambda lk: (lk["source"], lk["line"], lk["target"]))
     return {
         "since": _iso(since),
         "until": _iso(until),
@@ -218,6 +233,14 @@ def _links_and_problems(
         "problems": {"new": new_problems, "gone": gone_problems},
         "notKept": not_kept,
     }
+
+
+def _first_after(records: list[HistoryRecord], high: str) -> int:
+    """The index of the first record after the stamp `high` (records are in time order)."""
+    for index in range(len(records) - 1, -1, -1):
+        if _at(records[index]) <= high:
+            return index + 1
+    return 0
 
 
 def _link(source: str, target: str, line: int, status: str) -> dict[str, Any]:

@@ -61,6 +61,8 @@ class ExternalRecorder:
             self._own.difference_update(rels)
 
     def __call__(self, news: FileChanges) -> None:
+        if news.full:  # the notes brain sees for the first time: their first version kept
+            self.service.baselines.keep_later(self.service, news.now)
         changed = list(news.changed)
         if news.cold:
             changed = self._against_history(news)

@@ -22,6 +22,7 @@ reach it), which is why these are trusted without parsing the blob again.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -115,6 +116,10 @@ class ParsedVersions:
             except OSError as exc:  # a summary is a cache: never fails the write it follows
                 log.warning("could not keep what a version parses to in %s: %s", self.path, exc)
         return parsed
+
+    def add_content(self, data: bytes) -> Parsed:
+        """`add` of content whose sha256 is not at hand (a note's text now)."""
+        return self.add(hashlib.sha256(data).hexdigest(), data)
 
     def load(self) -> None:
         """Read what other writers appended since the last call."""

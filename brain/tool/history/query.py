@@ -7,15 +7,20 @@ before anything is computed, and answers a bad moment with a refusal that says t
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from brain import safefs
 from brain.layouts import choose_layout_leniently, get_layout
 from brain.layouts.base import Layout
+from brain.model import MemoryNode
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal, RefusalCode
+from brain.tool.history.backlinks import Linkers
 from brain.tool.history.changes import BadMoment, changes_between, parse_moment
 from brain.tool.history.digest import MAX_WEEKS, weekly_digest
+from brain.workspace import read_bytes
 
 if TYPE_CHECKING:
     from brain.tool.service import MemoryService
@@ -38,7 +43,7 @@ def memory_changes(
     return changes_between(
         service.history.all(), service.blobs, since=start, until=end, agent=agent,
         visible=actor.can_see, names=paths, layout=layout, scopes=scopes, parsed=service.parsed,
-        name_visible=lambda rel: _name_visible(actor, rel),
+        name_visible=lambda rel: _name_visible(actor, rel), linkers=linkers_now(service),
     )
 
 
@@ -55,8 +60,43 @@ def memory_digest(
     return weekly_digest(
         service.history.all(), now=service.clock(), weeks=weeks, agent=agent, visible=actor.can_see,
         blobs=service.blobs, names=paths, layout=layout, scopes=scopes, parsed=service.parsed,
-        name_visible=lambda rel: _name_visible(actor, rel),
+        name_visible=lambda rel: _name_visible(actor, rel), linkers=linkers_now(service),
     )
+
+
+def linkers_now(service: MemoryService) -> Linkers:
+    """The notes now that may link to given name keys (brain/tool/history/backlinks.py), with
+    their text: the served graph's links of those keys, else the note files whose text holds
+    one of the names (case-folded, as name keys are): a superset, each link judged again."""
+
+    def served(keys: Collection[str]) -> dict[str, bytes]:
+        assert brain is not None
+        sources = {link.source for link in brain.store.links_with_keys(keys)}
+        paths = [n.path for n in brain.store.get_nodes(sources).values() if isinstance(n, MemoryNode)]
+        return _read(service, paths)
+
+    def walked(keys: Collection[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        for rel in note_paths(service):
+            data = read_bytes(service.root / rel)
+            if not isinstance(data, bytes) or b"[[" not in data:
+                continue
+            text = unicodedata.normalize("NFC", data.decode("utf-8", errors="replace")).casefold()
+            if any(key in text for key in keys):
+                out[rel] = data
+        return out
+
+    brain = service.brain
+    return served if brain is not None and brain.ingester.synced else walked
+
+
+def _read(service: MemoryService, paths: list[str]) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for rel in paths:
+        data = read_bytes(service.root / rel)
+        if isinstance(data, bytes):
+            out[rel] = data
+    return out
 
 
 def workspace_names(service: MemoryService) -> tuple[list[str], Layout, set[str]]:

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from brain.config.operator import HistoryConfig
@@ -70,12 +70,15 @@ class Retention:
         self.grace = grace
         self._last = 0.0
         self._lock = threading.Lock()
+        # More versions to keep: the first versions of notes no record names (baseline.py).
+        self.also_keep: Callable[[], set[str]] = set
 
     def prune(self, records: Iterable[HistoryRecord], now: float | None = None) -> PruneReport:
         now = time.time() if now is None else now
         with self._lock:
             self._last = time.monotonic()
-            report = self.blobs.prune(kept_digests(records, self.policy, now), self.grace, now)
+            keep = kept_digests(records, self.policy, now) | self.also_keep()
+            report = self.blobs.prune(keep, self.grace, now)
         if report.removed:
             log.info("history retention: removed %d versions (%d bytes), kept %d",
                      report.removed, report.freed_bytes, report.kept)

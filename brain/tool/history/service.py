@@ -30,6 +30,7 @@ from brain.config.operator import load_budgets, load_settings
 from brain.ingest.memory_files import content_hash
 from brain.tool.access import Actor
 from brain.tool.calls.refusal import Refusal, RefusalCode
+from brain.tool.history.baseline import Baselines
 from brain.tool.history.blobs import BlobStore, PruneReport
 from brain.tool.history.cap import HistoryMeter, HistoryUsage
 from brain.tool.history.log import History, HistoryRecord, iso_time
@@ -52,6 +53,7 @@ class HistoryKeeping:
     history: History
     blobs: BlobStore
     parsed: ParsedVersions  # what each kept version parses to, for the diffs
+    baselines: Baselines  # the first version brain saw of each note no record names
     meter: HistoryMeter
     clock: Callable[[], float]
     _retention: Retention | None
@@ -190,6 +192,7 @@ class HistoryKeeping:
                 log.warning("history retention is paused: %s", exc)
                 return None
             self._retention = Retention(self.blobs, policy)
+            self._retention.also_keep = lambda: self.baselines.unrecorded(self.history.all())
         return self._retention
 
     def prune_history(self) -> PruneReport | None:

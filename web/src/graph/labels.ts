@@ -145,7 +145,9 @@ export class LabelPlacer {
         : all.map((b) => (b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height ? b : null));
       if (places.every((b) => b === null)) return;
       const priority = labelPriority({
-        selected: node === selected, neighbour: neighbours.has(node), agent,
+        // A summary's scope ranks with agents: its clusters mostly hold problem links, and
+        // outranked the scope they belong to.
+        selected: node === selected, neighbour: neighbours.has(node), agent: agent || attrs.kind === 'scope',
         // What changed since the moment drawn (graph/timeline.ts) is named first, as problems are.
         problem: attrs.kind === 'unresolved' || Number(attrs.problems) > 0 || Boolean(attrs.change), size: Number(attrs.size), degree: Number(attrs.degree) || 0,
       });

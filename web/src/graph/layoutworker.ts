@@ -6,7 +6,8 @@
 import { coarseLayout, COARSE_NODES, communities, LayoutRun } from './layoutrun';
 import { Convergence } from './overviewmodel';
 
-export type LayoutRequest = { type: 'start'; nodes: number; source: Int32Array; target: Int32Array; group: Int32Array; budgetMs: number };
+export type LayoutRequest = { type: 'start'; nodes: number; source: Int32Array; target: Int32Array; group: Int32Array; budgetMs: number;
+  weight?: Float32Array; size?: Float32Array };
 export type LayoutMessage =
   | { type: 'communities'; community: Int32Array; ms: number }
   | { type: 'positions'; positions: Float32Array; iterations: number }

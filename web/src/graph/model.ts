@@ -21,8 +21,18 @@ const UNTYPED = '#9aa0a6';
 export function hashColour(text: string): string {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 16777619); }
-  const hue = (h >>> 0) % 360;
-  return `hsl(${hue}, 55%, 48%)`;
+  // As #rrggbb: sigma's WebGL programs read hex and rgb(), and draw an hsl() black.
+  return hslHex((h >>> 0) % 360, 0.55, 0.48);
+}
+
+/** hsl(h, s, l) as #rrggbb. */
+export function hslHex(hue: number, s: number, l: number): string {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number) => {
+    const k = (n + hue / 30) % 12;
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1)))).toString(16).padStart(2, '0');
+  };
+  return `#${f(0)}${f(8)}${f(4)}`;
 }
 
 /** A node's colour by `by`; by community, where its community is not known, its kind's. */

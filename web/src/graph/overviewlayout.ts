@@ -26,28 +26,31 @@ export class LayoutDriver {
   private generation = 0;
 
   /** Starts laying out `input`; a layout already running is dropped (its callbacks never fire again). */
-  start(input: { nodes: number; source: Int32Array; target: Int32Array; group: Int32Array }, on: LayoutCallbacks): void {
+  start(input: { nodes: number; source: Int32Array; target: Int32Array; group: Int32Array; weight?: Float32Array; size?: Float32Array },
+    on: LayoutCallbacks, worker = false): void {
     this.stop();
     const generation = ++this.generation;
-    if (input.nodes <= IN_PLACE_NODES || typeof Worker === 'undefined') {
+    // `worker`: off the page however small (a few hundred clusters with weighted, sized discs take
+    // a few hundred iterations: more than a frame's time on the page).
+    if ((!worker && input.nodes <= IN_PLACE_NODES) || typeof Worker === 'undefined') {
       queueMicrotask(() => { if (generation === this.generation) inPlace(input, on); });
       return;
     }
-    const worker = new Worker(new URL(__LAYOUT_WORKER__, import.meta.url));
-    this.worker = worker;
-    worker.onmessage = (e: MessageEvent<LayoutMessage>) => {
+    const w = new Worker(new URL(__LAYOUT_WORKER__, import.meta.url));
+    this.worker = w;
+    w.onmessage = (e: MessageEvent<LayoutMessage>) => {
       if (generation !== this.generation) return;
       const m = e.data;
       if (m.type === 'communities') on.communities(m.community);
-      else if (m.type === 'positions') on.positions(m.positions, m.iterations, () => worker.postMessage({ type: 'drawn' }));
+      else if (m.type === 'positions') on.positions(m.positions, m.iterations, () => w.postMessage({ type: 'drawn' }));
       else {
         this.stop();
         on.settled(m.positions, { iterations: m.iterations, reason: m.reason, ms: m.ms, where: 'worker', level: m.level });
       }
     };
-    worker.onerror = (e) => { console.error(`the layout worker failed: ${e.message}`); };
+    w.onerror = (e) => { console.error(`the layout worker failed: ${e.message}`); };
     const request: LayoutRequest = { type: 'start', ...input, budgetMs: LAYOUT_BUDGET_MS };
-    worker.postMessage(request);
+    w.postMessage(request);
   }
 
   /** Ends the layout running, if any. */

@@ -62,6 +62,10 @@ export class TimeBar {
   private readonly range = h('input', { type: 'range', id: 'graph-moment', min: 0, max: 0, step: 1, value: 0 });
   private readonly output = h('output', { for: 'graph-moment', class: 'moment' }, 'now');
   private readonly now = h('button', { type: 'button', disabled: true }, 'Back to now');
+  // The history reaches back further than one page: older pages are added on demand.
+  private readonly older = h('button', { type: 'button', hidden: true }, 'Older changes');
+  private records: Recent[] = [];
+  private next: string | null = null;
   private readonly legend = h('div', { class: 'legend time-legend', 'aria-label': 'Changes since the moment', hidden: true });
   private steps: Step[] = [{ moment: null, label: 'now' }];
   private wait: ReturnType<typeof setTimeout> | undefined;
@@ -74,24 +78,52 @@ export class TimeBar {
       this.wait = setTimeout(() => this.pick(this.steps[Number(this.range.value)]?.moment ?? null), 250);
     });
     this.now.addEventListener('click', () => this.pick(null));
+    this.older.addEventListener('click', () => void this.loadOlder());
     this.el.append(
-      h('label', { for: 'graph-moment' }, 'Graph as of'), this.range, this.output, this.now, this.legend);
+      h('label', { for: 'graph-moment' }, 'Graph as of'), this.range, this.output, this.now, this.older, this.legend);
   }
 
   /** The stops for the history as it is now, the slider at `current` (null: now). */
   async show(current: string | null): Promise<void> {
-    let records: Recent[] = [];
+    this.records = [];
+    this.next = null;
     try {
-      records = (await gql<{ memoryHistory: { records: Recent[] } }>(ops.RECENT_CHANGES)).memoryHistory.records;
+      await this.page(null);
     } catch {
       // Without the history the slider only holds now and the route's moment; the graph says why.
     }
-    this.steps = timeSteps(records, current, records.length < ops.TIME_STEPS);
+    this.layout(current);
+    this.now.disabled = current === null;
+  }
+
+  /** One page of older changes (the slider stays on the moment it shows). */
+  private async loadOlder(): Promise<void> {
+    if (this.next === null) return;
+    const at = this.steps[Number(this.range.value)]?.moment ?? null;
+    this.older.disabled = true;
+    try {
+      await this.page(this.next);
+    } catch {
+      // Kept as it was; the button stays to try again.
+    }
+    this.older.disabled = false;
+    this.layout(at);
+  }
+
+  private async page(before: string | null): Promise<void> {
+    const found = (await gql<{ memoryHistory: { records: Recent[]; nextBefore: string | null } }>(ops.RECENT_CHANGES, { before })).memoryHistory;
+    this.records.push(...found.records);
+    this.next = found.nextBefore;
+  }
+
+  private layout(current: string | null): void {
+    const records = this.records;
+    this.steps = timeSteps(records, current, this.next === null);
     this.range.max = String(this.steps.length - 1);
     this.range.value = String(Math.max(0, this.steps.findIndex((s) => s.moment === current)));
     this.range.disabled = this.steps.length < 2;
     this.range.title = records.length ? `${records.length} recorded changes: each stop is the graph just before one` : 'No change is recorded yet';
-    this.now.disabled = current === null;
+    this.older.hidden = this.next === null;
     this.label();
   }
 

@@ -1,21 +1,24 @@
 // Graph explorer: find a node, its neighbourhood at a depth, expand on click, colour and
-// filters, a details panel, and the whole-workspace overview. sigma.js (WebGL) + graphology.
+// filters, a details panel, and the whole workspace: summed up as clusters past a few thousand
+// notes (clusters.ts), a cluster's or every note below. sigma.js (WebGL) + graphology.
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { NodePointProgram } from 'sigma/rendering';
 import { Forbidden, gql } from '../api';
-import { FindBox, type ExtraHit } from '../find';
+import { FindBox } from '../find';
 import { LabelPlacer } from './labels';
 import { clear, h } from '../dom';
 import type { ChangeEvent } from '../live';
 import { labelOfId, showDetails } from './details';
 import { renderLegend } from './legend';
 import { groupsOf, keepPlaces, layoutSmall, merge, newGraph, overviewGraph, type Neighborhood, type Overview } from './build';
-import { edgeColour, isProblemStatus, nodeColour, nodeSize, type ColourBy, type NodeAttrs } from './model';
+import { isProblemStatus, type ColourBy } from './model';
 import { COARSE_NODES } from './layoutrun';
 import { LayoutDriver, type Settled } from './overviewlayout';
-import { communityColours, degreeSize, edgeAlpha, withAlpha, type CommunityLegend } from './overviewmodel';
+import { communityColours, type CommunityLegend } from './overviewmodel';
 import { routeHash, type Route } from '../logic';
+import { filterTest, localMatches, nameMatches, redrawSelection, scopesOf, styleGraph } from './look';
+import { CLUSTER_EDGE_BUDGET, CLUSTER_NOTES, CLUSTER_NOTES_CAP, clusterGraph, CLUSTERS_ABOVE, clustersQuery, clusterStatus, drillStatus, styleClusters, clusterTitle, scopeLegend, type ClusterSummary } from './clusters';
 import { noteExtent, quietWhileDragging } from './extent';
 import { detailsNotice, markChanges, neighborhoodAsOf, overviewAsOf, paintChanges, TimeBar } from './timeline';
 import type { TimeDiff } from './timediff';
@@ -24,13 +27,11 @@ import { oldestShowable } from '../time/asof';
 import * as ops from '../ops';
 import type { View } from '../view';
 
-
-const FORCED_UNRESOLVED_LABELS = 40;
 // A drawing this big names only its best-connected nodes (label placement looks at each one).
 const LABELLED_NODES = 3000;
+const CLUSTER_LABELLED = 300;  // of a cluster's 1,500 notes: placing thousands holds the page's thread
 // Past this many links, a running layout draws its nodes alone: each update would redraw them all.
 const EDGES_WHILE_LAYING_OUT = 5000;
-const OVERVIEW_LINK = '#4a5260';
 const HUBS = 8;
 
 export class GraphView implements View {
@@ -45,7 +46,7 @@ export class GraphView implements View {
   private readonly find = new FindBox({
     label: 'Find a node', placeholder: 'Find notes by words or meaning…',
     onHit: (hit) => this.choose(hit.id),
-    extra: async (text) => ({ hits: [...await nameMatches(text), ...this.localMatches(text)], pick: (id) => this.choose(id) }),
+    extra: async (text) => ({ hits: [...await nameMatches(text), ...localMatches(this.graph, text)], pick: (id) => this.choose(id) }),
   });
   private readonly depth = h('select', { 'aria-label': 'Depth' }, [1, 2, 3].map((d) => h('option', { value: String(d) }, `depth ${d}`)));
   private readonly colourBy = h('select', { 'aria-label': 'Colour by' }, (['community', 'kind', 'scope', 'type'] as ColourBy[]).map((c) => h('option', { value: c }, `colour by ${c}`)));
@@ -65,7 +66,12 @@ export class GraphView implements View {
   // Big overviews draw a backbone of links by default; this draws every one (slower to draw and pan).
   private readonly allLinks = h('input', { type: 'checkbox', 'aria-label': 'Draw all links' });
   private overviewCut = '';
-  private mode: { kind: 'overview' } | { kind: 'focus'; id: string } | null = null;
+  // `clusters`: the workspace summed up (clusters.ts); `cluster` (its notes) and `overview` (all) are wide().
+  private mode: { kind: 'overview' } | { kind: 'clusters' } | { kind: 'cluster'; id: string } | { kind: 'focus'; id: string } | null = null;
+  // Over the drawing: how many notes a summary or a capped cluster leaves out.
+  private readonly more = h('p', { class: 'graph-more', role: 'note', hidden: true });
+  private readonly clusterNames = new Map<string, string>();
+  private drillTitle = '';
   private selected: string | null = null;
   private colourMode: ColourBy = 'kind';
   private problemNodes: Set<string> | null = null;
@@ -83,11 +89,11 @@ export class GraphView implements View {
         h('label', { class: 'check' }, this.problemLayer, ' problem links'),
         this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter),
       this.time.el,
-      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.status, this.canvas, this.legend), this.panel));
+      h('div', { class: 'graph-main' }, h('div', { class: 'graph-area' }, this.status, this.more, this.canvas, this.legend), this.panel));
     clear(this.panel, h('p', { class: 'muted' }, 'Find a note, or click one in the drawing, to see its details, links and backlinks.'));
     for (const s of [this.colourBy, this.agentFilter, this.typeFilter, this.statusFilter, this.problemLayer]) s.addEventListener('change', () => this.applyFilters());
     this.depth.addEventListener('change', () => { if (this.mode?.kind === 'focus') void this.focus(this.mode.id); });
-    this.allLinks.addEventListener('change', () => { if (this.mode?.kind === 'overview') void this.overview(); });
+    this.allLinks.addEventListener('change', () => { if (this.mode?.kind === 'overview') void this.overview(); else if (this.mode?.kind === 'cluster') void this.drill(this.mode.id); });
   }
 
   async show(route: Route): Promise<void> {
@@ -98,7 +104,9 @@ export class GraphView implements View {
     void this.time.show(this.asOf);
     if (route.node) {
       if (moved || this.mode?.kind !== 'focus' || this.mode.id !== route.node) await this.focus(route.node);
-    } else if (moved || !this.mode || this.mode.kind !== 'overview') {
+    } else if (route.cluster) {
+      if (moved || this.mode?.kind !== 'cluster' || this.mode.id !== route.cluster) await this.drill(route.cluster);
+    } else if (moved || !this.mode || (this.mode.kind !== 'overview' && this.mode.kind !== 'clusters')) {
       await this.overview();
     }
   }
@@ -107,7 +115,8 @@ export class GraphView implements View {
     if (!this.el.isConnected || !this.mode) return;
     const relevant = events.some((e) => e.id === '*' || this.graph.hasNode(e.id) || e.kind === 'ADDED');
     if (!relevant) return;
-    if (this.mode.kind === 'overview') void this.overview(true);
+    if (this.mode.kind === 'overview' || this.mode.kind === 'clusters') void this.overview(true);
+    else if (this.mode.kind === 'cluster') void this.drill(this.mode.id, true);
     else void this.focus(this.mode.id, true);
     void this.time.show(this.asOf);  // a new change is a new stop on the slider
     if (this.selected) void this.details(this.selected);
@@ -139,51 +148,114 @@ export class GraphView implements View {
     quietWhileDragging(this.sigma);
     this.labels.attach(this.sigma);
     this.sigma.on('afterRender', () => { if (this.sigma) noteExtent(this.sigma, this.canvas, HUBS); });
-    // In the whole workspace a click goes to the node's neighbourhood; there it expands the node.
-    this.sigma.on('clickNode', ({ node }) => { if (this.mode?.kind === 'overview') this.choose(node); else void this.select(node, true); });
+    // In the whole workspace a click goes to the node's neighbourhood (from a summary, to the
+    // cluster's notes); around a node it expands the node.
+    this.sigma.on('clickNode', ({ node }) => {
+      if (this.mode?.kind === 'clusters') { if (this.graph.getNodeAttribute(node, 'clusterKind') !== 'entities') location.hash = routeHash({ view: 'graph', cluster: node, asOf: this.asOf ?? undefined }); } else if (this.wide()) this.choose(node); else void this.select(node, true);
+    });
     this.sigma.on('enterNode', () => { this.canvas.style.cursor = 'pointer'; });
     this.sigma.on('leaveNode', () => { this.canvas.style.cursor = ''; });
   }
 
   // ------------------------------------------------------------------ data
 
+  /** The whole workspace: summed up as clusters past CLUSTERS_ABOVE notes, else every note. */
   async overview(quiet = false): Promise<void> {
-    this.mode = { kind: 'overview' };
-    this.hidden = null;
-    this.problemLayer.disabled = false;
     if (!quiet) this.status.textContent = 'Loading the whole workspace…';
-    let data: Overview;
+    let summary: ClusterSummary;
     try {
       performance.mark('overview:ask');
+      summary = (await gql<{ graphClusters: ClusterSummary }>(...clustersQuery(this.asOf))).graphClusters;
+    } catch (e) {
+      this.failed(e);
+      return;
+    }
+    if (summary.notes > CLUSTERS_ABOVE) this.drawClusters(summary);
+    else await this.everyNote(null, quiet);
+  }
+
+  /** Every note of the workspace, or of one cluster (`cluster`: its best-linked CLUSTER_NOTES_CAP). */
+  private async everyNote(cluster: string | null, quiet = false): Promise<void> {
+    this.mode = cluster ? { kind: 'cluster', id: cluster } : { kind: 'overview' };
+    this.hidden = null;
+    this.problemLayer.disabled = false;
+    if (!quiet) this.status.textContent = cluster ? 'Loading the cluster’s notes…' : 'Loading the whole workspace…';
+    let data: Overview & { memoryTotal?: number };
+    try {
       // The server picks the links drawn (every problem link and the backbone) unless all are asked for.
       const [query, variables] = ops.overview(this.allLinks.checked);
-      const past = this.asOf ? await overviewAsOf(this.asOf, variables.edgeBudget as number | null) : null;
-      data = past?.overview ?? (await gql<{ graphOverview: Overview }>(query, variables)).graphOverview;
-      this.diff = past?.diff ?? null;
+      if (cluster) {
+        data = (await gql<{ graphOverview: Overview & { memoryTotal: number } }>(CLUSTER_NOTES, { cluster, limit: CLUSTER_NOTES_CAP,
+          edgeBudget: this.allLinks.checked ? null : CLUSTER_EDGE_BUDGET, asOf: this.asOf })).graphOverview;
+        this.diff = null;  // a cluster as of a moment: its notes then, without the changes since
+      } else {
+        const past = this.asOf ? await overviewAsOf(this.asOf, variables.edgeBudget as number | null) : null;
+        data = past?.overview ?? (await gql<{ graphOverview: Overview }>(query, variables)).graphOverview;
+        this.diff = past?.diff ?? null;
+      }
     } catch (e) {
       this.failed(e);
       return;
     }
     performance.mark('overview:answered');  // bench/bench_ui.py reports where the time goes
     const c = data.columns;
-    const { g, drawn } = overviewGraph(c, LABELLED_NODES);
+    const { g, drawn } = overviewGraph(c, cluster ? CLUSTER_LABELLED : LABELLED_NODES);
     if (this.diff) markChanges(g, this.diff);
     this.overviewCut = drawn.length < data.edgeTotal
       ? ` (${data.edgeTotal} links; the ${drawn.length} drawn are every problem link and the best-connected ones: tick “all links” for the rest)`
       : '';
+    const notes = c.kind.reduce((n, k) => n + (k === 'memory' ? 1 : 0), 0);
+    const title = this.drillTitle = cluster ? drillStatus(this.clusterNames.get(cluster) ?? cluster, notes, data.memoryTotal ?? notes) : '';
+    this.showMore(cluster && notes < (data.memoryTotal ?? notes) ? title : '');
     // A live change redraws the workspace where it was (a person's bearings are worth more than
     // a fresh layout): new nodes join their neighbours; else the layout runs.
     const before = quiet && this.graph.order && this.canvas.dataset.layout === 'settled' ? this.graph : null;
     if (before) keepPlaces(g, before, c.id, drawn.map((i) => [c.source[i], c.target[i]]));
     else this.layOut(g, c.id, Int32Array.from(drawn, (i) => c.source[i]), Int32Array.from(drawn, (i) => c.target[i]), groupsOf(c.scope));
+    this.present(g);
+    this.report(data.truncated && !cluster ? ' (memories cut at the limit)' : '', this.when(cluster ? title : 'Whole workspace'));
+  }
+
+  /** One cluster's notes (a click in the summary, or `#/graph?cluster=`), named as the summary drawn named it. */
+  private async drill(cluster: string, quiet = false): Promise<void> {
+    if (this.graph.hasNode(cluster) || !this.clusterNames.has(cluster)) this.clusterNames.set(cluster, clusterTitle(cluster, this.graph.hasNode(cluster) ? this.graph.getNodeAttributes(cluster) : null));
+    await this.everyNote(cluster, quiet);
+  }
+
+  /** The summary: a node per scope and cluster, laid out in the worker, labelled all (a few hundred). */
+  private drawClusters(s: ClusterSummary): void {
+    this.mode = { kind: 'clusters' };
+    this.hidden = null;
+    this.diff = null;
+    this.problemLayer.disabled = true;  // problems are counted per cluster; a cluster's drawing shows them
+    const d = clusterGraph(s);
+    performance.mark('overview:answered');
+    this.layOut(d.g, d.ids, d.source, d.target, d.group, { weight: d.weight, size: d.size });
+    this.present(d.g);
+    this.showMore(d.hidden ? `${d.hidden} more clusters (${d.hiddenNotes.toLocaleString('en')} notes) not drawn` : '');
+    Object.assign(this.canvas.dataset, { level: 'clusters', nodes: String(d.g.order), edges: String(d.g.size) });
+    this.sigma?.setSetting('labelRenderedSizeThreshold', 0);  // a few hundred: any may be named, none over another
+    this.canvas.setAttribute('aria-label', `Whole workspace as clusters: ${d.g.order} nodes and ${d.g.size} edges`);
+    this.status.textContent = `${this.when('Whole workspace')}: ${clusterStatus(s, d)}`;
+  }
+
+  /** Styles `g`, draws it whole (the camera reset) and fills the filters from it. */
+  private present(g: Graph): void {
     this.styleAll(g);
-    performance.mark('overview:built');
+    performance.mark('overview:built');  // bench/bench_graph_view.py: first drawing
     this.setGraph(g);
     performance.mark('overview:handed');
     this.fillAgentFilter();
     this.applyFilters(false);
     this.sigma?.getCamera().animatedReset({ duration: 0 });
-    this.report(data.truncated ? ' (memories cut at the limit)' : '', this.when('Whole workspace'));
+  }
+
+  private showMore(text: string): void {
+    Object.assign(this.more, { textContent: text, hidden: !text });
+  }
+
+  private wide(): boolean {
+    return this.mode?.kind === 'overview' || this.mode?.kind === 'cluster';
   }
 
   /**
@@ -191,14 +263,16 @@ export class GraphView implements View {
    * community once they are known, moves the nodes as positions come, and says when it is done:
    * `data-layout="settled"` on the canvas and a `layoutsettled` event (tests and the bench wait on it).
    */
-  private layOut(g: Graph, ids: string[], source: Int32Array, target: Int32Array, group: Int32Array): void {
+  private layOut(g: Graph, ids: string[], source: Int32Array, target: Int32Array, group: Int32Array,
+    discs?: { weight: Float32Array; size: Float32Array }): void {
     this.canvas.dataset.layout = 'running';
+    if (!discs) this.canvas.dataset.level = this.mode?.kind === 'cluster' ? 'cluster' : 'notes';
     const place = (p: Float32Array) => {
       // Sigma's graph, in place, without events (it re-reads every node at the refresh anyway).
       ids.forEach((id, i) => { const a = g.getNodeAttributes(id); a.x = p[2 * i]; a.y = p[2 * i + 1]; });
       if (this.graph === g) { this.labels.invalidate(); this.sigma?.refresh(); }
     };
-    this.layout.start({ nodes: ids.length, source, target, group }, {
+    this.layout.start({ nodes: ids.length, source, target, group, ...discs }, {
       communities: (community) => {
         const { colours, legend } = communityColours(community, g.mapNodes((_n, a) => Number(a.degree)), g.mapNodes((_n, a) => String(a.label || _n)));
         this.communityColour = new Map(ids.map((id, i) => [id, colours[i]]));
@@ -221,12 +295,14 @@ export class GraphView implements View {
         Object.assign(this.canvas.dataset, { layout: 'settled', layoutIterations: String(info.iterations), layoutReason: info.reason, layoutMs: info.ms.toFixed(0), layoutWhere: info.where, layoutLevel: info.level });
         this.canvas.dispatchEvent(new CustomEvent('layoutsettled', { detail: info }));
       },
-    });
+    }, discs !== undefined);
   }
 
   private async focus(id: string, quiet = false): Promise<void> {
     this.layout.stop();
     delete this.canvas.dataset.layout;
+    delete this.canvas.dataset.level;
+    this.showMore('');
     this.mode = { kind: 'focus', id };
     this.hidden = null;
     this.problemLayer.disabled = true;  // a neighbourhood always draws its problems
@@ -245,11 +321,7 @@ export class GraphView implements View {
     merge(g, nb, null);
     if (this.diff) markChanges(g, this.diff);
     layoutSmall(g);
-    this.styleAll(g);
-    this.setGraph(g);
-    this.fillAgentFilter();
-    this.applyFilters(false);
-    this.sigma?.getCamera().animatedReset({ duration: 0 });
+    this.present(g);
     await this.select(id, false);
     this.report(nb.truncated ? ' (cut at 500 nodes)' : '', this.when(`Around ${labelOfId(id)}, depth ${this.depth.value}`));
   }
@@ -266,7 +338,7 @@ export class GraphView implements View {
     this.fillAgentFilter();
     this.applyFilters(false);
     this.sigma?.scheduleRefresh();
-    this.report(` (+${this.graph.order - before} from ${labelOfId(id)})`, this.mode?.kind === 'overview' ? 'Whole workspace' : 'Explored');
+    this.report(` (+${this.graph.order - before} from ${labelOfId(id)})`, this.wide() ? 'Whole workspace' : 'Explored');
   }
 
   /** The status line's subject, with the moment drawn. */
@@ -295,7 +367,7 @@ export class GraphView implements View {
     this.canvas.dataset.nodes = String(this.graph.order);
     this.canvas.dataset.edges = String(this.graph.size);
     this.canvas.setAttribute('aria-label', `${what}: ${this.graph.order} nodes and ${this.graph.size} edges`);
-    const cut = this.mode?.kind === 'overview' ? this.overviewCut : '';
+    const cut = this.wide() ? this.overviewCut : '';
     this.status.textContent = `${what}: ${this.graph.order} nodes, ${this.graph.size} edges${visible !== this.graph.order ? `, ${visible} shown by the filters` : ''}${note}${cut}`;
   }
 
@@ -309,37 +381,16 @@ export class GraphView implements View {
   private styleAll(g: Graph = this.graph): void {
     this.colourMode = this.colourBy.value as ColourBy;
     this.labels.invalidate();
-    // Unresolved targets always show their name, unless there are so many (a big overview)
-    // that their forced labels would pile up into an unreadable smear.
-    let unresolved = 0;
-    g.forEachNode((_n, a) => { if (a.kind === 'unresolved') unresolved++; });
-    const nameUnresolved = unresolved <= FORCED_UNRESOLVED_LABELS;
-    // The overview sizes by degree against its best-connected node, fades its links by their
-    // number, and colours by community (a neighbourhood keeps the colours its nodes had there).
-    const overview = this.mode?.kind === 'overview';
-    let maxDegree = 0;
-    // Against the best-connected note: an agent's degree counts each of its notes, and would make every note a dot.
-    if (overview) g.forEachNode((_n, a) => { if (a.kind !== 'agent') maxDegree = Math.max(maxDegree, Number(a.degree) || 0); });
-    const alpha = edgeAlpha(g.size);
+    if (this.mode?.kind === 'clusters') {
+      styleClusters(g);
+      renderLegend(this.legend, scopeLegend(g), false, 'A disc’s size is its notes, a line’s width the links between two clusters.');
+      this.legend.hidden = false;
+      this.time.setDiff(null);
+      return;
+    }
+    const overview = this.wide();
     const community = this.colourMode === 'community' ? this.communityColour : null;
-    g.forEachNode((node, a) => {
-      const n = a as unknown as NodeAttrs;
-      const name = String(a.name ??= a.label);  // the label as given: restyling must not add to it
-      a.color = n.kind !== 'unresolved' && community?.get(node) || nodeColour(n, this.colourMode);
-      const degree = typeof a.degree === 'number' ? a.degree : g.degree(node);
-      a.size = overview ? degreeSize(degree, maxDegree) + (n.kind === 'agent' ? 3 : 0) : nodeSize(n, degree);
-      a.label = a.quiet ? '' : n.kind === 'unresolved' ? `⚠ ${name}` : n.memoryOff ? `${name} (memory off)` : name;
-      a.forceLabel = n.kind === 'agent' || (n.kind === 'unresolved' && nameUnresolved);
-      a.zIndex = n.kind === 'unresolved' || n.problems ? 2 : 1;
-    });
-    g.forEachEdge((_e, a) => {
-      const bad = isProblemStatus(a.status as string | null);
-      // Faint links in numbers: a darker grey than a neighbourhood's, as each is mostly transparent.
-      a.color = !overview ? edgeColour(a.status as string | null)
-        : withAlpha(bad ? edgeColour(a.status as string | null) : OVERVIEW_LINK, bad ? Math.max(0.35, alpha) : alpha);
-      a.size = bad ? (overview ? 1 : 2.5) : overview ? 0.5 : 0.6;
-      a.zIndex = bad ? 2 : 0;
-    });
+    styleGraph(g, overview, this.colourMode, community);
     renderLegend(this.legend, overview && community ? this.communities : null, !overview || this.problemsShown());
     // As of a moment, the colours say what changed since (the time bar's legend), over the rest.
     if (this.diff) paintChanges(g);
@@ -348,10 +399,8 @@ export class GraphView implements View {
   }
 
   private fillAgentFilter(): void {
-    const scopes = new Set<string>();
-    this.graph.forEachNode((_n, a) => { if (a.scope && (a.kind === 'memory' || a.kind === 'agent')) scopes.add(a.scope as string); });
     const current = this.agentFilter.value;
-    clear(this.agentFilter, h('option', { value: '' }, 'all scopes'), [...scopes].sort().map((s) => h('option', { value: s, selected: s === current }, s)));
+    clear(this.agentFilter, h('option', { value: '' }, 'all scopes'), scopesOf(this.graph).map((s) => h('option', { value: s, selected: s === current }, s)));
   }
 
   private applyFilters(refresh = true): void {
@@ -374,12 +423,12 @@ export class GraphView implements View {
     } else if (this.problemNodes) {
       this.sigma?.scheduleRefresh();
     }
-    if (this.mode) this.report('', this.when(this.mode.kind === 'overview' ? 'Whole workspace' : `Around ${labelOfId(this.mode.id)}`));
+    if (this.mode && this.mode.kind !== 'clusters') this.report('', this.when(this.mode.kind === 'overview' ? 'Whole workspace' : this.mode.kind === 'cluster' ? this.drillTitle : `Around ${labelOfId(this.mode.id)}`));
   }
 
   /** Whether problem links and unresolved targets are drawn: always around a node; in the overview, on request (the layer, or a link-status filter that asks for them). */
   private problemsShown(): boolean {
-    return this.mode?.kind !== 'overview' || this.problemLayer.checked || (this.statusFilter.value !== '' && this.statusFilter.value !== 'RESOLVED');
+    return !this.wide() || this.problemLayer.checked || (this.statusFilter.value !== '' && this.statusFilter.value !== 'RESOLVED');
   }
 
   private isHidden(a: Record<string, unknown>, node: string): boolean {
@@ -394,14 +443,7 @@ export class GraphView implements View {
     const type = this.typeFilter.value;
     const problems = this.problemNodes;
     const noProblems = !this.problemsShown();
-    return (node, a) => {
-      if (noProblems && a.kind === 'unresolved' && !a.change) return true;  // what changed since a moment always shows
-      if (agent && a.kind === 'memory' && a.scope !== agent) return true;
-      if (agent && a.kind === 'agent' && a.scope !== agent) return true;
-      if (type && a.kind === 'memory' && (type === 'NONE' ? a.memType != null : a.memType !== type)) return true;
-      if (problems && !problems.has(node)) return true;
-      return false;
-    };
+    return filterTest(agent, type, problems, noProblems);
   }
 
   private reduceNode(node: string, data: Record<string, unknown>): Record<string, unknown> {
@@ -425,16 +467,6 @@ export class GraphView implements View {
 
   // ------------------------------------------------------------------ find and select
 
-  /** Agents, entities and unresolved targets in the drawing whose label matches (search finds notes). */
-  private localMatches(text: string): ExtraHit[] {
-    const q = text.toLowerCase();
-    const local: ExtraHit[] = [];
-    this.graph.forEachNode((n, a) => {
-      if (local.length < 8 && a.kind !== 'memory' && String(a.label).toLowerCase().includes(q)) local.push({ id: n, label: String(a.label), detail: String(a.kind) });
-    });
-    return local;
-  }
-
   private choose(id: string): void {
     location.hash = routeHash({ view: 'graph', node: id, asOf: this.asOf ?? undefined });
   }
@@ -448,7 +480,8 @@ export class GraphView implements View {
     const previous = this.selected;
     this.selected = id;
     if (!expand || this.mode?.kind !== 'focus') {
-      this.highlight(previous, id);
+      this.labels.invalidate();
+      if (this.sigma) redrawSelection(this.sigma, previous, id);
       await this.details(id);
       return;
     }
@@ -462,30 +495,5 @@ export class GraphView implements View {
     }
   }
 
-  /** Redraws the selection's change alone: a full refresh re-reads every node and edge. */
-  private highlight(previous: string | null, id: string): void {
-    const graph = this.sigma?.getGraph();
-    if (!this.sigma || !graph) return;
-    this.labels.invalidate();
-    const nodes = [previous, id].filter((n): n is string => n !== null && graph.hasNode(n));
-    const edges = new Set<string>();
-    for (const n of nodes) graph.forEachEdge(n, (e) => { edges.add(e); });
-    try {
-      this.sigma.refresh({ partialGraph: { nodes, edges: [...edges] }, skipIndexation: true, schedule: true });
-    } catch {
-      this.sigma.scheduleRefresh();  // not drawn yet (e.g. hidden by a filter until now)
-    }
-  }
 
 }
-
-/** Notes whose name contains what is typed so far: search ranks whole words, a type-ahead needs prefixes. */
-async function nameMatches(text: string): Promise<ExtraHit[]> {
-  const q = text.toLowerCase();
-  const d = await gql<{ memories: { nodes: { id: string; name: string; scope: string; description: string }[] } }>(ops.FIND_NAME, { text });
-  const rank = (l: string) => (l === q ? 0 : l.startsWith(q) ? 1 : 2);
-  return d.memories.nodes.filter((m) => m.name.toLowerCase().includes(q))
-    .sort((a, b) => rank(a.name.toLowerCase()) - rank(b.name.toLowerCase()))
-    .map((m) => ({ id: m.id, label: m.name, detail: `${m.scope} · name match · ${m.description}` }));
-}
-

@@ -3,8 +3,12 @@
 // to links and problems, and who or what made it. No DOM here: test/changegroups.test.ts.
 import type { ChangeKind, ChangeSet, LinkEntry, NotKept, ProblemEntry } from './types';
 
+/** A row's kind: the note's change, or `linked`: a note the window did not change whose links
+ * a note added, removed or renamed in it broke or fixed (the server lists those too). */
+export type RowKind = ChangeKind | 'linked';
+
 export type NoteRow = {
-  kind: ChangeKind;
+  kind: RowKind;
   path: string;
   origin: string;
   by: string;
@@ -21,7 +25,7 @@ export type ChangeGroup = {
   scope: string | null;
   title: string;
   rows: NoteRow[];
-  counts: Record<ChangeKind, number> & { broken: number; fixed: number; newProblems: number; goneProblems: number };
+  counts: Record<RowKind, number> & { broken: number; fixed: number; newProblems: number; goneProblems: number };
 };
 
 const SHARED = 'shared';
@@ -38,14 +42,14 @@ export function groupTitle(scope: string | null): string {
 /** Groups: shared first, then agents by name, then other files; rows by path. */
 export function groupChanges(c: ChangeSet): ChangeGroup[] {
   const rows = new Map<string, NoteRow>();
-  const add = (kind: ChangeKind, e: { path: string; origin: string; by: string }) =>
+  const add = (kind: RowKind, e: { path: string; origin: string; by: string }) =>
     rows.set(e.path, { kind, path: e.path, origin: e.origin, by: e.by, broken: [], fixed: [], newProblems: [], goneProblems: [], notKept: [] });
   c.notes.added.forEach((e) => add('added', e));
   c.notes.removed.forEach((e) => add('removed', e));
   c.notes.changed.forEach((e) => add('changed', e));
-  // Links, problems and lost versions belong to a note the window changed; should the server
-  // ever name one it did not list, it still shows (as changed, by an unknown hand).
-  const row = (path: string) => rows.get(path) ?? (add('changed', { path, origin: 'unknown', by: 'unknown' }), rows.get(path)!);
+  // Links, problems and lost versions belong to a note the window changed, or, for links, to a
+  // note it did not change whose links another note's coming or going broke or fixed.
+  const row = (path: string) => rows.get(path) ?? (add('linked', { path, origin: '', by: '' }), rows.get(path)!);
   c.links.broken.forEach((l) => row(l.source).broken.push(l));
   c.links.fixed.forEach((l) => row(l.source).fixed.push(l));
   c.problems.new.forEach((p) => row(p.path).newProblems.push(p));
@@ -56,7 +60,7 @@ export function groupChanges(c: ChangeSet): ChangeGroup[] {
     const scope = scopeOf(r.path);
     let g = groups.get(scope);
     if (!g) {
-      g = { scope, title: groupTitle(scope), rows: [], counts: { added: 0, removed: 0, changed: 0, broken: 0, fixed: 0, newProblems: 0, goneProblems: 0 } };
+      g = { scope, title: groupTitle(scope), rows: [], counts: { added: 0, removed: 0, changed: 0, linked: 0, broken: 0, fixed: 0, newProblems: 0, goneProblems: 0 } };
       groups.set(scope, g);
     }
     g.rows.push(r);
@@ -97,7 +101,7 @@ export function whoLabel(by: string): string | null {
   return agent ? `agent ${agent[1]}` : by;
 }
 
-export const KIND_LABEL: Record<ChangeKind, string> = { added: 'added', removed: 'removed', changed: 'changed' };
+export const KIND_LABEL: Record<RowKind, string> = { added: 'added', removed: 'removed', changed: 'changed', linked: 'unchanged' };
 
 /** "3 added, 1 changed" for a group's heading (only the kinds it has). */
 export function countsLabel(counts: ChangeGroup['counts']): string {
@@ -105,6 +109,7 @@ export function countsLabel(counts: ChangeGroup['counts']): string {
     counts.added && `${counts.added} added`,
     counts.removed && `${counts.removed} removed`,
     counts.changed && `${counts.changed} changed`,
+    counts.linked && `${counts.linked} unchanged with links broken or fixed`,
     counts.broken && `${counts.broken} ${counts.broken === 1 ? 'link' : 'links'} broken`,
     counts.fixed && `${counts.fixed} fixed`,
     counts.newProblems && `${counts.newProblems} new ${counts.newProblems === 1 ? 'problem' : 'problems'}`,

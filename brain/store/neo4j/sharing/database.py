@@ -63,12 +63,16 @@ SET l.url = $url
 """
 REVS = "MATCH (n:Memory|Agent|Workflow|Chat|WorkItem|File) RETURN n.id AS id, n.rev AS rev"
 # Idempotent: a batch id already logged is not logged again (a commit outcome may be lost).
+# `writes` (the graph's write count after this transaction), `txns` (the transactions of its
+# write) and `sources` (the notes whose links or facts it may change) let another process's
+# memory health counters follow the write instead of counting again (brain/store/neo4j/health.py).
 LOG_CHANGES = """
 MATCH (w:BrainWorkspace {key: 'brain'})
 OPTIONAL MATCH (done:BrainChange {batch: $batch})
 WITH w, done WHERE done IS NULL
 SET w.seq = w.seq + 1
-CREATE (:BrainChange {batch: $batch, seq: w.seq, logId: w.logId, at: $at, changes: $changes})
+CREATE (:BrainChange {batch: $batch, seq: w.seq, logId: w.logId, at: $at, changes: $changes,
+                      writes: w.writes, txns: $txns, sources: $sources})
 WITH w
 MATCH (old:BrainChange) WHERE old.seq <= w.seq - $keep
 DELETE old
@@ -87,7 +91,10 @@ RETURN w.logId AS logId, w.seq AS seq, collect(c {.seq, .changes}) AS entries
 # (brain/store/neo4j/write.py). A snapshot of the ingester's state (brain/snapshot/image.py) taken
 # beside the graph keeps the stamp; it is used on the next start only if the database still
 # holds that very stamp: another writer, a reset or a half-finished write all change it.
-MARK_GRAPH = "MATCH (w:BrainWorkspace {key: 'brain'}) SET w.graph = $graph"
+# `writes` counts those transactions: a follower of the change log knows it missed none.
+MARK_GRAPH = (
+    "MATCH (w:BrainWorkspace {key: 'brain'}) SET w.graph = $graph, w.writes = coalesce(w.writes, 0) + 1"
+)
 # Node counts by label and relationship counts come from the count store (no scan): a graph
 # changed by something that does not stamp (an older brain, a hand edit) rarely keeps them.
 GRAPH_STAMP = (
@@ -296,7 +303,8 @@ class Neo4jShared(Committer):
 
     def _log_params(self, changes: str) -> dict[str, Any]:
         """LOG_CHANGES' parameters for changes already in JSON (a JSON list)."""
-        return {"batch": uuid.uuid4().hex, "at": time.time(), "keep": self.log_keep, "changes": changes}
+        return {"batch": uuid.uuid4().hex, "at": time.time(), "keep": self.log_keep, "changes": changes,
+                "txns": None, "sources": None}  # set by a write health can follow (store.py)
 
     def log_position(self) -> LogPosition:
         """The end of the log now: a replica that starts here gets the changes from now on."""

@@ -1,0 +1,185 @@
+"""Unlinked mentions in two halves, so that a workspace sweep does not read every note again.
+
+`find_mentions` (brain.parse.mentions) needs a note's body and the names the note may reach.
+A first sync's parse helpers hold every body, but not the names: those are known only once
+every note is parsed (a `name:` or an alias is in a note's frontmatter), and each scope
+reaches its own. So the work is cut where the names come in:
+
+- `seed_of`, in the parse helper, on the body it holds: every place whose words are one of
+  the sync's names the note may reach (`ScopedVocabulary.for_scope`: the file names of the
+  walk's notes of its scope and of `shared`),
+  with whether it is prose (not code, a link, a URL or math: `_prose_only`, the reference's
+  own test), and, for prose, its line, column and text. A note with no such place is `()`.
+- `seeded_mentions`, in the ingesting process, once the names are known: the reference's
+  own choices on the seed instead of the body (the longest name a word starts that the
+  source reaches, a match's words not the start of another, the caps, then who it names).
+
+The two give exactly `find_mentions`' answer wherever the names the source reaches are all
+in the vocabulary (`Vocabulary.covers`); a caller checks that and reads the note otherwise
+(an alias whose words no file name has). tests/unit/test_mention_seeds.py holds them equal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable
+from typing import Protocol
+
+from brain.parse.mentions import (
+    MAX_MENTIONS,
+    Mention,
+    MentionTarget,
+    NameIndex,
+    _prose_only,
+    candidates,
+    mention_at,
+    squash,
+)
+
+#: A candidate: (word index, word count, the vocabulary's number of its words, its text
+#: squashed, whether it is prose, and for prose its line, column and text as written).
+SeedEntry = tuple[int, int, int, str, bool, int, int, str]
+#: What a parse helper sends back for a note: its candidates in the reference's order.
+Seed = tuple[SeedEntry, ...]
+#: WIKILINK_SPAN_RE without its `!?`: a literal start, found eight times faster (a `!` left
+#: before a blanked link is no word and no separator either).
+LINK_CORE_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
+#: Candidates a seed holds at most: a note past it (a hostile one) is read again instead.
+SEED_MAX = 16 * MAX_MENTIONS
+
+
+class Vocabulary:
+    """Every name a sync's notes may be mentioned by, looked up as `find_mentions` looks up
+    a scope's names (a NameIndex whose targets are the names themselves). It crosses into
+    the parse helpers as its list of names."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = sorted(set(names))
+        self.index = NameIndex((n, MentionTarget(n, n, 0)) for n in self.names)
+        # A match is words and the separators between them (`squash`): it can start or end
+        # inside a wikilink only if a name holds its `[[` or `]]`. With no such name, the
+        # text of wikilinks (never prose) is blanked before the words are looked up.
+        self.blank_links = not any("[" in n or "]" in n for n in self.names)
+
+    def __reduce__(self) -> tuple[type[Vocabulary], tuple[list[str]]]:
+        return Vocabulary, (self.names,)
+
+    def covers(self, words: tuple[str, ...], squashed: str) -> bool:
+        """Whether a name of these words, squashed so, was looked for in every seed."""
+        return self.index.named(words, squashed)
+
+
+class ScopedVocabulary:
+    """A sync's names by the scope of their notes. A note of one scope reaches its own
+    scope's names and `shared`'s (the levels of link resolution), so it is seeded with those
+    alone (`for_scope`): the names of other scopes would only add matches to test for prose
+    that no sweep reports. It crosses into the parse helpers as its names by scope."""
+
+    def __init__(self, names: dict[str, list[str]], shared: str = "shared") -> None:
+        self.names = names
+        self.shared = shared
+        self._scopes: dict[str, Vocabulary] = {}
+
+    def __reduce__(self) -> tuple[type[ScopedVocabulary], tuple[dict[str, list[str]], str]]:
+        return ScopedVocabulary, (self.names, self.shared)
+
+    def for_scope(self, scope: str) -> Vocabulary:
+        """The names a note of `scope` is seeded with: its scope's and the shared ones."""
+        found = self._scopes.get(scope)
+        if found is None:
+            own = self.names.get(scope, []) if scope != self.shared else []
+            found = self._scopes[scope] = Vocabulary([*own, *self.names.get(self.shared, [])])
+        return found
+
+
+class Reachable(Protocol):
+    """The names one source may reach (a NameIndex is one): as `find_mentions` asks them."""
+
+    def named(self, words: tuple[str, ...], squashed: str) -> bool: ...
+
+    def targets(self, squashed: str) -> tuple[MentionTarget, ...]: ...
+
+
+def seed_of(body: str, body_line: int, vocabulary: Vocabulary) -> Seed | None:
+    """A note's seed (the module docstring); None past SEED_MAX candidates."""
+    index = vocabulary.index
+    if not len(index):
+        return ()
+    found: list[tuple[int, int, int, int, int, str]] = []
+    # Most matches are the words of the note's own links: blanked (same length, so the same
+    # offsets), they are not looked up, squashed or tested for prose. Word numbers then skip
+    # the links' words; a match's own words stay consecutive, which is all `after` needs.
+    scanned = LINK_CORE_RE.sub(_blank, body) if vocabulary.blank_links and "[[" in body else body
+    for i, n, start, end, k in candidates(scanned, index):
+        span = body[start:end]
+        if "\n" in span:
+            continue  # as find_mentions: a name never spans lines
+        squashed = squash(span)
+        if squashed in index.names_of(k):
+            found.append((i, n, start, end, k, squashed))
+            if len(found) > SEED_MAX:
+                return None
+    if not found:
+        return ()
+    # Which are prose, by the reference's own test on all of them at once.
+    prose = {(s, e) for s, e, _ in _prose_only(body, [(s, e, q) for _i, _n, s, e, _k, q in found])}
+    out: list[SeedEntry] = []
+    line, line_start, at = body_line, 0, 0  # lines counted once, in order (starts ascend)
+    for i, n, start, end, k, squashed in found:
+        if (start, end) not in prose:
+            out.append((i, n, k, squashed, False, 0, 0, ""))
+            continue
+        line += body.count("\n", at, start)
+        at = start
+        line_start = body.rfind("\n", 0, start) + 1
+        out.append((i, n, k, squashed, True, line, start - line_start + 1, body[start:end]))
+    return tuple(out)
+
+
+def _blank(link: re.Match[str]) -> str:
+    return "\x00" * (link.end() - link.start())  # no word, no separator: nothing spans it
+
+
+def seed_survivors(seed: Seed, vocabulary: Vocabulary, names: Reachable) -> list[SeedEntry]:
+    """The seed's matches `find_mentions` keeps for a source reaching `names`, before it
+    asks whom they name: the first name of a word the source reaches, not inside the last
+    match (its prose or not), at most MAX_MENTIONS * 4, and of those the prose ones."""
+    kept: list[SeedEntry] = []
+    after = matched = 0
+    words_of = vocabulary.index.words_of
+    for entry in seed:
+        i = entry[0]
+        if i < after or not names.named(words_of(entry[2]), entry[3]):
+            continue
+        after = i + entry[1]
+        matched += 1
+        if entry[4]:
+            kept.append(entry)
+        if matched >= MAX_MENTIONS * 4:
+            break
+    return kept
+
+
+def seeded_mentions(
+    survivors: list[SeedEntry], names: Reachable, *, source_id: str, linked: Collection[str],
+) -> list[Mention]:
+    """`find_mentions`' answer from `seed_survivors`: each names whom it names."""
+    out: list[Mention] = []
+    for _i, _n, _k, squashed, _prose, line, column, text in survivors:
+        mention = mention_at(line, column, text, names.targets(squashed), source_id, linked)
+        if mention is not None:
+            out.append(mention)
+            if len(out) >= MAX_MENTIONS:
+                break
+    return out
+
+
+def mentions_from_seed(
+    seed: Seed, vocabulary: Vocabulary, names: Reachable, *, source_id: str,
+    linked: Callable[[], Collection[str]],
+) -> list[Mention]:
+    """Both steps for one note; `linked` is asked only when some match survives."""
+    survivors = seed_survivors(seed, vocabulary, names)
+    if not survivors:
+        return []
+    return seeded_mentions(survivors, names, source_id=source_id, linked=linked())
