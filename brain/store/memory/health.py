@@ -35,6 +35,7 @@ class HealthQueries(HealthAnswers):
     _lock: Any
     _memories: Mapping[str, MemoryNode | MemoryRow]
     _out: LinkTable
+    _health_resumes: bool
 
     def _memory(self, node_id: str) -> MemoryNode | None:
         raise NotImplementedError
@@ -58,6 +59,9 @@ class HealthQueries(HealthAnswers):
         """Stop keeping the counters write by write (a first sync's parts): whatever asks
         first, or `resume_health`, counts them once from the tables."""
         with self._lock:
+            # Counted again at the end only if they were kept: a store that keeps none
+            # (`health_ahead=False`, a one-shot command) counts them on a first question.
+            self._health_resumes = self._health.valid
             self._health.valid = False
 
     def resume_health(self) -> None:
@@ -65,7 +69,8 @@ class HealthQueries(HealthAnswers):
         at a time: `LinkTable.items` builds every row first (550,000 at 100,000 notes)."""
         with self._lock:
             index = self._health
-            if not index.valid:
+            if not index.valid and getattr(self, "_health_resumes", False):
+                self._health_resumes = False
                 out = self._out
                 sources = list(self._memories)
                 rows = ((s, found) for s in sources if (found := out.get(s)))
