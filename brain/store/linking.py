@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
 from brain.model import (
@@ -59,6 +60,10 @@ Named = MemoryNode | AgentNode | EntityNode | FileNode
 Known = tuple[str, str, LinkStatus, tuple[str, ...], str]
 MEMO_LIMIT = 1 << 16  # entries at least; a memo sized by its workspace (`for_names`) holds more
 MEMO_PER_NAME = 4  # entries a name of the walk (its targets out of reach and in reach, spelled several ways)
+# Entries at most, however big the workspace (about 200 bytes each with their strings): sized
+# by names alone, 1,000,000 notes allowed it four million.
+MEMO_CAP = 1 << 19
+NEAR_SCOPES = 4  # scopes whose own answers are kept: a first sync writes a scope's notes together
 ANCHORED_LIMIT = 1 << 16  # (target, anchor) pairs kept; past it those alone start over
 
 
@@ -76,12 +81,17 @@ class ResolutionMemo:
     notes (a scope's notes link across all its names, and the shared ones), where each
     answer once is about 120,000; held as before, one answer for every (scope, target) seen,
     the same memo took 53 MB more there.
+
+    Bounded all the same (`MEMO_CAP`): it is a cache, and an answer it no longer holds is
+    resolved again, the same. A scope's own answers are kept for the `NEAR_SCOPES` scopes
+    written last (the walk's order writes one scope's notes, then the next's); past its limit
+    the older half of each table goes (dicts keep their order of insertion), not all of it.
     """
 
     def __init__(self, limit: int = 0) -> None:
-        self.limit = max(limit, MEMO_LIMIT)
+        self.limit = max(MEMO_LIMIT, min(limit, MEMO_CAP))
         self.shared: dict[str, Known] = {}
-        self.near: dict[str, dict[str, Known]] = {}
+        self.near: dict[str, dict[str, Known]] = {}  # the scope written last, last
         # Each (target, anchor) found or not in a target written already: its headings stay
         # as they are through the sync (9,300 anchored links at 10,000 notes).
         self.anchored: dict[tuple[str, str], LinkStatus] = {}
@@ -89,7 +99,7 @@ class ResolutionMemo:
 
     @classmethod
     def for_names(cls, names: int) -> ResolutionMemo:
-        """A memo that holds, without starting over, what a workspace of `names` names asks."""
+        """A memo that holds what a workspace of `names` names asks, up to `MEMO_CAP`."""
         return cls(MEMO_PER_NAME * names)
 
     def clear(self) -> None:
@@ -98,13 +108,24 @@ class ResolutionMemo:
         self.anchored.clear()
         self.size = 0
 
+    def trim(self) -> None:
+        """Keep the newer half of each table."""
+        for held in (self.shared, *self.near.values()):
+            for key in list(islice(held, len(held) // 2)):
+                del held[key]
+        self.size = len(self.shared) + sum(map(len, self.near.values()))
+
     def scope(self, scope: str) -> dict[str, Known]:
-        """The targets known in `scope` (after starting over if the memo is full)."""
+        """The targets known in `scope` (after dropping the older half if the memo is full)."""
         if self.size >= self.limit:
-            self.clear()
+            self.trim()
         near = self.near.get(scope)
         if near is None:
+            if len(self.near) >= NEAR_SCOPES:  # the scope written longest ago: likely done
+                self.size -= len(self.near.pop(next(iter(self.near))))
             near = self.near[scope] = {}
+        elif next(reversed(self.near)) != scope:  # written again: last in line
+            self.near[scope] = self.near.pop(scope)
         return near
 
 

@@ -113,3 +113,36 @@ def test_each_target_is_resolved_once_where_its_answer_can_differ(
     assert len(planned) == len(set(planned)), "a target resolved twice where it resolves the same"
     assert any(scope == "*" for scope, _ in planned)  # answers shared by the scopes out of reach
     assert any(scope != "*" for scope, _ in planned)  # and a scope's own
+
+
+def test_the_memo_stays_within_its_bound_and_gives_the_same_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sized by the workspace's names alone, the memo held four entries a name: millions at
+    1,000,000 notes. However many names, it now holds at most `MEMO_CAP` answers (the older
+    half goes when full) and the own answers of `NEAR_SCOPES` scopes, and the graph is the
+    one resolving every link gives."""
+    workspace(tmp_path, count=90)
+    whole = Brain(tmp_path, MemoryStore())
+    whole.sync()
+    expected = whole.store.export()
+    monkeypatch.setattr(linking, "MEMO_LIMIT", 4)
+    monkeypatch.setattr(linking, "MEMO_CAP", 12)  # far below the four a name (90 notes)
+    monkeypatch.setattr(linking, "NEAR_SCOPES", 1)
+    held: list[tuple[int, int]] = []
+    scope = linking.ResolutionMemo.scope
+
+    def watched(self: linking.ResolutionMemo, name: str) -> dict[str, Any]:
+        near = scope(self, name)
+        held.append((len(self.shared) + sum(map(len, self.near.values())), len(self.near)))
+        return near
+
+    monkeypatch.setattr(linking.ResolutionMemo, "scope", watched)
+    in_parts(monkeypatch, size=5)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    assert brain.store.export() == expected
+    assert held, "the parts used no memo"
+    # At most the cap, plus one note's links (8) kept before the next note's look at it.
+    assert max(entries for entries, _ in held) <= 12 + 8
+    assert max(scopes for _, scopes in held) == 1
