@@ -1,6 +1,7 @@
 """Growth to 1,000,000 notes: time, peak RSS and store size of a full ingest, per size and store.
 
     .venv/bin/python bench/bench_scale.py [--sizes 10000 100000 1000000] [--stores memory neo4j]
+                                          [--profile default|real]
                                           [--neo4j-uri bolt://…] [--neo4j-state DIR]
 
 Issue 15 asks for a graph that grows linearly to 1,000,000 notes, measured on both stores.
@@ -91,10 +92,10 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def workspace(size: int, cache: Path) -> Path:
-    root = cache / f"workload-{size}"
+def workspace(size: int, cache: Path, profile: str = "default") -> Path:
+    root = cache / (f"workload-{size}" if profile == "default" else f"workload-{size}-{profile}")
     if not (root / ".workload.json").exists():
-        generate(root, size)
+        generate(root, size, profile=profile)
     return root
 
 
@@ -180,13 +181,16 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_BENCH_NEO4J_URI", ""))
     parser.add_argument("--neo4j-state", type=Path, help="the tools/neo4j state folder of the server")
+    parser.add_argument("--profile", choices=("default", "real"), default="default",
+                        help="bench/workload.py's profile (results keyed by size-profile past default)")
     args = parser.parse_args()
     if "neo4j" in args.stores and not args.neo4j_uri:
         parser.error("--stores neo4j needs --neo4j-uri (tools/neo4j/neo4j.sh start prints one)")
     out = HERE / "results" / "scale.json"
     report: dict[str, dict[str, object]] = json.loads(out.read_text()) if out.exists() else {}
     for size in args.sizes:
-        root = workspace(size, args.cache)
+        root = workspace(size, args.cache, args.profile)
+        label = str(size) if args.profile == "default" else f"{size}-{args.profile}"
         for store in args.stores:
             before = load()
             if store == "memory":
@@ -195,7 +199,7 @@ def main() -> None:
                 result = measure_neo4j(root, args.neo4j_uri, args.neo4j_state)
             entry = {**{k: round(v, 3) for k, v in result.items()}, **per_note(result),
                      "load_before": before, "load_after": load()}
-            report.setdefault(store, {})[str(size)] = entry
+            report.setdefault(store, {})[label] = entry
             print(describe(size, store, result) + f"; {before} -> {load()}", flush=True)
             out.parent.mkdir(exist_ok=True)
             out.write_text(json.dumps(report, indent=2) + "\n")

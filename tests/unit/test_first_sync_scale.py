@@ -1,0 +1,148 @@
+"""What a first sync in parts does once instead of part by part (issue 43, goal 5: 1,000,000
+notes): each link target resolved once where its answer can differ, and memory health's
+counters counted once at the end, equal to the counters kept write by write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from brain import resolve
+from brain.model import WikiLink
+from brain.service.brain import Brain
+from brain.store import linking
+from brain.store.health import HealthAsk
+from brain.store.health_counts import HealthIndex
+from brain.store.memory.links.table import LinkTable
+from brain.store.memory.store import MemoryStore
+from brain.store.visibility import EVERYTHING, Reach
+from tests.contract.test_health import answered, recount
+from tests.unit.test_ingest_parts import workspace
+from tests.unit.test_ingest_parts_layouts import in_parts
+
+ASKS = [EVERYTHING, Reach.of_agent("alpha"), Reach.of_agent("beta")]
+
+
+def health(store: MemoryStore) -> list[dict[str, object]]:
+    return [answered(store, HealthAsk(reach, scope, 2e9)) for reach in ASKS for scope in (None, "shared")]
+
+
+def test_a_first_sync_in_parts_counts_health_once_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kept part by part, each part took away and added again every link it relinked and
+    re-filed every note its links reach; now the parts write without counting, the last one
+    counts once, and the counters are those a recount gives (and those of one batch)."""
+    workspace(tmp_path)
+    whole = Brain(tmp_path, MemoryStore())
+    whole.sync()
+    assert isinstance(whole.store, MemoryStore)
+    expected = health(whole.store)
+
+    kept: list[int] = []
+    finish = HealthIndex.finish
+
+    def counting(self: HealthIndex, *args: Any) -> None:
+        kept.append(1)
+        finish(self, *args)
+
+    monkeypatch.setattr(HealthIndex, "finish", counting)
+    every_row: list[int] = []
+    items = LinkTable.items
+
+    def all_rows(self: LinkTable) -> Any:
+        every_row.append(1)
+        return items(self)
+
+    monkeypatch.setattr(LinkTable, "items", all_rows)  # builds every row at once
+    written = in_parts(monkeypatch, size=5)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    assert every_row == []  # counted one source's rows at a time
+    store = brain.store
+    assert isinstance(store, MemoryStore)
+    assert len(written) >= 5  # written in parts
+    assert kept == []  # no part kept the counters write by write
+    assert store.health_recounts() == 1  # counted once, as the sync ended
+    assert health(store) == expected
+    for reach in ASKS:
+        ask = HealthAsk(reach, None, 2e9)
+        assert answered(store, ask) == recount(store, ask)
+    assert store.health_recounts() == 1  # the questions found them ready
+
+    # From then on every write keeps them again (a rescan after an edit).
+    path = tmp_path / "memory" / "alpha" / "note-000.md"
+    path.write_text("# Part 0\n[[note-001]] [[ghost]]\n", encoding="utf-8")
+    brain.sync(["memory/alpha/note-000.md"])
+    assert kept  # kept by the write
+    for reach in ASKS:
+        ask = HealthAsk(reach, None, 2e9)
+        assert answered(store, ask) == recount(store, ask)
+    assert store.health_recounts() == 1
+
+
+def test_each_target_is_resolved_once_where_its_answer_can_differ(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The memo is sized by the workspace's names, so it never starts over: each target is
+    resolved once for all the scopes that hold no entry of its name, and once in each scope
+    that holds one (a fixed memo too small for the workspace resolved them again and again)."""
+    workspace(tmp_path, count=90)
+    whole = Brain(tmp_path, MemoryStore())
+    whole.sync()
+    expected = whole.store.export()
+    monkeypatch.setattr(linking, "MEMO_LIMIT", 8)  # the floor: far below what 90 notes ask
+    calls: list[tuple[str, str]] = []
+
+    def counted(link: WikiLink, source: str, scope: str, *args: Any, **kwargs: Any) -> resolve.Resolution:
+        names = args[0]
+        key = resolve.parse_target(link.target).key
+        reach = any(e.scope == scope for e in names(key))
+        if not link.raw:  # the memo's (a link as written has its text; relinks are planned apart)
+            calls.append((scope if reach else "*", link.target))
+        return resolve.resolve_link(link, source, scope, *args, **kwargs)
+
+    monkeypatch.setattr(linking, "resolve_link", counted)
+    in_parts(monkeypatch, size=5)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    assert brain.store.export() == expected
+    planned = calls
+    assert len(planned) == len(set(planned)), "a target resolved twice where it resolves the same"
+    assert any(scope == "*" for scope, _ in planned)  # answers shared by the scopes out of reach
+    assert any(scope != "*" for scope, _ in planned)  # and a scope's own
+
+
+def test_the_memo_stays_within_its_bound_and_gives_the_same_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sized by the workspace's names alone, the memo held four entries a name: millions at
+    1,000,000 notes. However many names, it now holds at most `MEMO_CAP` answers (the older
+    half goes when full) and the own answers of `NEAR_SCOPES` scopes, and the graph is the
+    one resolving every link gives."""
+    workspace(tmp_path, count=90)
+    whole = Brain(tmp_path, MemoryStore())
+    whole.sync()
+    expected = whole.store.export()
+    monkeypatch.setattr(linking, "MEMO_LIMIT", 4)
+    monkeypatch.setattr(linking, "MEMO_CAP", 12)  # far below the four a name (90 notes)
+    monkeypatch.setattr(linking, "NEAR_SCOPES", 1)
+    held: list[tuple[int, int]] = []
+    scope = linking.ResolutionMemo.scope
+
+    def watched(self: linking.ResolutionMemo, name: str) -> dict[str, Any]:
+        near = scope(self, name)
+        held.append((len(self.shared) + sum(map(len, self.near.values())), len(self.near)))
+        return near
+
+    monkeypatch.setattr(linking.ResolutionMemo, "scope", watched)
+    in_parts(monkeypatch, size=5)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    assert brain.store.export() == expected
+    assert held, "the parts used no memo"
+    # At most the cap, plus one note's links (8) kept before the next note's look at it.
+    assert max(entries for entries, _ in held) <= 12 + 8
+    assert max(scopes for _, scopes in held) == 1
