@@ -1,14 +1,20 @@
-"""Where a cold first sync's memory goes, phase by phase (issue 43, goal 5).
+"""Where a cold first sync's CPU and memory go, phase by phase (issue 43, goal 5).
 
     PYTHONPATH=$PWD .venv/bin/python bench/scale_phases.py /tmp/brain-bench/workload-100000
+    .venv/bin/python bench/bench_scale.py --sizes 1000000 --phases   # the same, inside bench_scale
 
-`bench_scale.py` reports a run's peak RSS only; at 1,000,000 notes that peak moved by a
-gigabyte between two versions of the code and nothing said in which phase. This runs one
-cold sync and the snapshot's write (`Brain(cache=True)`: set BRAIN_SNAPSHOT_DIR to an empty
-folder) with the RSS sampled every 20 ms from /proc/self/status, and prints, as JSON, the
-peak of each phase (the parts, the last part, the one count of memory health where the store
-has `resume_health`, `stats`, the snapshot's write) with each phase's start (wall seconds,
-CPU seconds, RSS), and the link memo's tables as the last part drops them.
+`bench_scale.py` alone reports a run's peak RSS only; at 1,000,000 notes that peak moved by a
+gigabyte between two versions of the code and nothing said in which phase. `install` wraps the
+steps of a cold sync and of the snapshot's write, samples the RSS every 20 ms from
+/proc/self/status, and `report` gives, per phase, the ingesting process's CPU seconds, wall
+seconds, peak RSS and RSS when it was last left. The phases: `open` (the Brain), `walk` (the
+walk's stats and names, the helpers' start), `link plan` (resolving each part's links:
+`brain.ingest.parts.plan`), `store write` (each part's commit: the tables, the keyword index,
+and on main the health counters part by part), `health count` (the one count at a first
+sync's end, where the store has `resume_health`), `parse` (the rest of the sync: reading the
+files, sending them to the parse helpers and loading their notes; the helpers' own CPU is
+`helper_cpu_s`), `stats`, `snapshot write`. Works on any checkout (a phase it lacks is
+absent), so main and a branch are measured by the same wrappers.
 """
 
 from __future__ import annotations
@@ -22,16 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import brain.ingest.parts as parts
-import brain.store.linking as linking
-from brain.service.brain import Brain
-from brain.store.memory.store import MemoryStore
-
 STARTED = time.perf_counter()
-phase = ["start"]
-peaks: dict[str, float] = {}
-marks: list[tuple[float, float, str, float]] = []
-memo: list[dict[str, int]] = []
 
 
 def rss_mb() -> float:
@@ -41,72 +38,135 @@ def rss_mb() -> float:
     return 0.0
 
 
-def mark(name: str) -> None:
-    marks.append((round(time.perf_counter() - STARTED, 1), round(time.process_time(), 1), name,
-                  round(rss_mb())))
-    phase[0] = name
+class Phases:
+    """The current phase (a stack: a wrapped step inside another is its own phase) and what
+    each phase cost so far."""
+
+    def __init__(self) -> None:
+        self.stack = ["open"]
+        self.since = (time.perf_counter(), time.process_time())
+        self.cpu: dict[str, float] = {}
+        self.wall: dict[str, float] = {}
+        self.peak: dict[str, float] = {}
+        self.left: dict[str, float] = {}
+        self.order: list[str] = ["open"]
+        self.memo: list[dict[str, int]] = []
+
+    def _charge(self) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        at = self.stack[-1]
+        self.wall[at] = self.wall.get(at, 0.0) + wall - self.since[0]
+        self.cpu[at] = self.cpu.get(at, 0.0) + cpu - self.since[1]
+        self.since = (wall, cpu)
+
+    def enter(self, name: str) -> None:
+        self._charge()
+        self.stack.append(name)
+        if name not in self.order:
+            self.order.append(name)
+
+    def leave(self) -> None:
+        self._charge()
+        self.left[self.stack.pop()] = rss_mb()
+
+    def switch(self, name: str) -> None:
+        """The phase outside every wrapped step (`parse` once the sync has begun)."""
+        self._charge()
+        self.stack[0] = name
+        if name not in self.order:
+            self.order.append(name)
+
+    def sample(self) -> None:
+        while True:
+            now, at = rss_mb(), self.stack[-1]
+            if now > self.peak.get(at, 0.0):
+                self.peak[at] = now
+            time.sleep(0.02)
+
+    def wrap(self, owner: Any, name: str, label: str) -> None:
+        method: Callable[..., Any] | None = getattr(owner, name, None)
+        if method is None:
+            return  # this checkout lacks the step
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            self.enter(label)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.leave()
+
+        setattr(owner, name, wrapped)
+
+    def report(self) -> dict[str, Any]:
+        self._charge()
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        helpers = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return {
+            "phases": [{
+                "phase": p, "cpu_s": round(self.cpu.get(p, 0.0), 1),
+                "wall_s": round(self.wall.get(p, 0.0), 1),
+                "peak_mb": round(self.peak.get(p, 0.0)), "left_mb": round(self.left.get(p, 0.0)),
+            } for p in self.order],
+            "high_water_mb": own.ru_maxrss // 1024, "cpu_s": round(own.ru_utime + own.ru_stime, 1),
+            "helper_cpu_s": round(helpers.ru_utime + helpers.ru_stime, 1), "memo": self.memo[-1:],
+        }
 
 
-def sample() -> None:
-    while True:
-        now, at = rss_mb(), phase[0]
-        if now > peaks.get(at, 0.0):
-            peaks[at] = now
-        time.sleep(0.02)
+def install() -> Phases:
+    """Wrap a cold sync's steps (import before the Brain is made) and start the sampler."""
+    import brain.ingest.ingester as ingester
+    import brain.ingest.parts as parts
+    import brain.store.linking as linking
+    from brain.service.brain import Brain
+    from brain.store.memory.store import MemoryStore
 
+    phases = Phases()
+    threading.Thread(target=phases.sample, daemon=True).start()
+    phases.wrap(ingester, "walk_starting", "walk")
+    phases.wrap(parts, "plan", "link plan")
+    phases.wrap(parts.PartWriter, "commit", "store write")
+    phases.wrap(MemoryStore, "resume_health", "health count")
+    phases.wrap(Brain, "stats", "stats")
+    phases.wrap(Brain, "close", "snapshot write")
+    sync = Brain.sync
 
-def timed(owner: Any, name: str, label: str) -> None:
-    method: Callable[..., Any] = getattr(owner, name)
-
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        mark(label)
+    def synced(self: Any, *args: Any, **kwargs: Any) -> Any:
+        phases.switch("parse")
         try:
-            return method(*args, **kwargs)
+            return sync(self, *args, **kwargs)
         finally:
-            mark("after " + label)
+            phases.switch("after sync")
 
-    setattr(owner, name, wrapped)
+    Brain.sync = synced  # type: ignore[method-assign]
+    memo = getattr(linking, "ResolutionMemo", None)
+    if memo is not None and hasattr(memo, "clear"):
+        clear = memo.clear
+
+        def cleared(self: Any) -> None:
+            sizes = {k: len(v) for k, v in vars(self).items() if isinstance(v, dict)}
+            near = getattr(self, "near", None)
+            if isinstance(near, dict):
+                sizes["near_answers"] = sum(len(d) for d in near.values())
+            phases.memo.append(sizes)
+            clear(self)
+
+        memo.clear = cleared
+    return phases
 
 
 def main() -> None:
+    """One cold sync and the snapshot's write (`Brain(cache=True)`: set BRAIN_SNAPSHOT_DIR to
+    an empty folder), the phases printed as JSON."""
     root = Path(sys.argv[1])
-    threading.Thread(target=sample, daemon=True).start()
-    write_part = parts.PartWriter._write_part
+    phases = install()
+    from brain.service.brain import Brain
 
-    def first_part(self: parts.PartWriter, notes: Any) -> None:
-        if phase[0] == "sync":
-            mark("parts")
-        write_part(self, notes)
-
-    parts.PartWriter._write_part = first_part  # type: ignore[method-assign]
-    timed(parts.PartWriter, "finish", "last part")
-    if hasattr(MemoryStore, "resume_health"):
-        timed(MemoryStore, "resume_health", "health count")
-    timed(Brain, "stats", "stats")
-    timed(Brain, "close", "snapshot write")
-    clear = linking.ResolutionMemo.clear
-
-    def cleared(self: linking.ResolutionMemo) -> None:
-        sizes = {k: len(v) for k, v in vars(self).items() if isinstance(v, dict)}
-        sizes["near_answers"] = sum(len(d) for d in self.near.values())
-        memo.append(sizes)
-        clear(self)
-
-    linking.ResolutionMemo.clear = cleared  # type: ignore[method-assign]
-    mark("open")
     brain = Brain(root, cache=True)
-    mark("sync")
     brain.sync()
     brain.stats()
     brain.close()
-    mark("end")
     time.sleep(0.05)
-    own, helpers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(json.dumps({
-        "marks": marks, "peak_mb": {k: round(v) for k, v in peaks.items()},
-        "high_water_mb": own.ru_maxrss // 1024, "cpu_s": round(own.ru_utime + own.ru_stime, 1),
-        "helper_cpu_s": round(helpers.ru_utime + helpers.ru_stime, 1), "memo": memo[-1:],
-    }, indent=1))
+    print(json.dumps(phases.report(), indent=1))
 
 
 if __name__ == "__main__":
