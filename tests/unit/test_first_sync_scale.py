@@ -4,6 +4,7 @@ counters counted once at the end, equal to the counters kept write by write."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,9 @@ from brain import resolve
 from brain.model import WikiLink
 from brain.service.brain import Brain
 from brain.store import linking
+from brain.store.base import MemoryFilter
 from brain.store.health import HealthAsk
-from brain.store.health_counts import HealthIndex
+from brain.store.health_counts import HealthIndex, vis_of
 from brain.store.memory.links.table import LinkTable
 from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
@@ -146,3 +148,49 @@ def test_the_memo_stays_within_its_bound_and_gives_the_same_graph(
     # At most the cap, plus one note's links (8) kept before the next note's look at it.
     assert max(entries for entries, _ in held) <= 12 + 8
     assert max(scopes for _, scopes in held) == 1
+
+
+def test_incoming_links_of_a_notes_own_view_are_held_as_one_number(tmp_path: Path) -> None:
+    """The counters hold a note's incoming links as one int where every source has the
+    note's own view key (most notes: 860 MB of Counters at 1,000,000 notes), a Counter only
+    where keys mix; the form is canonical, so a link from another view added and taken away
+    leaves the int again, and every answer is a recount's throughout."""
+    workspace(tmp_path)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    store = brain.store
+    assert isinstance(store, MemoryStore)
+    index = store._health
+    assert index.valid
+    counted = store.health_recounts()
+    held = index.inc
+    assert any(type(by) is int for by in held.values())
+    for target, by in held.items():  # canonical: a Counter only where keys mix
+        assert type(by) is int or set(by) != {vis_of(target)}, target
+    target, stem = next((m.id, Path(m.path).stem) for m in store.list_memories(MemoryFilter())
+                        if vis_of(m.id) == "alpha" and type(held.get(m.id)) is int)
+    own = held.get(target)
+    assert type(own) is int
+    assert own > 0
+
+    def same_as_recount() -> None:
+        for reach in ASKS:
+            for scope in (None, "alpha", "shared"):
+                ask = HealthAsk(reach, scope, 2e9)
+                assert answered(store, ask) == recount(store, ask)
+
+    same_as_recount()
+    pointer = tmp_path / "memory" / "shared" / "pointer.md"
+    pointer.write_text(f"# Pointer\n[[alpha/{stem}]]\n", encoding="utf-8")
+    brain.sync(["memory/shared/pointer.md"])
+    mixed = held.get(target)
+    assert isinstance(mixed, Counter)
+    assert mixed["alpha"] == own  # the note's own view's, and one from the pointer's
+    assert sum(mixed.values()) == own + 1
+    same_as_recount()
+    pointer.write_text("# Pointer\nno link now\n", encoding="utf-8")
+    brain.sync(["memory/shared/pointer.md"])
+    assert held.get(target) == own
+    assert type(held.get(target)) is int
+    same_as_recount()
+    assert store.health_recounts() == counted  # kept write by write, never counted again
