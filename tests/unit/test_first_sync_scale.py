@@ -194,3 +194,49 @@ def test_incoming_links_of_a_notes_own_view_are_held_as_one_number(tmp_path: Pat
     assert type(held.get(target)) is int
     same_as_recount()
     assert store.health_recounts() == counted  # kept write by write, never counted again
+
+
+def test_a_target_one_note_wants_once_is_held_as_that_notes_id(tmp_path: Path) -> None:
+    """The notes wanting a missing or hidden target: the one note's id where one note wants
+    it once (most targets), a Counter otherwise; canonical, so a second note wanting it and
+    then not again leaves the id, and most wanted and every other answer are a recount's."""
+    workspace(tmp_path)
+    brain = Brain(tmp_path, MemoryStore())
+    brain.sync()
+    store = brain.store
+    assert isinstance(store, MemoryStore)
+    index = store._health
+    for part in index.wanted.values():  # canonical
+        for askers in part.values():
+            assert type(askers) is str or len(askers) > 1 or set(askers.values()) != {1}
+
+    def ghost() -> dict[str, object]:
+        return {t: a for part in index.wanted.values() for t, a in part.items() if "ghost-z" in t}
+
+    def same_as_recount() -> None:
+        for reach in ASKS:
+            for scope in (None, "alpha"):
+                ask = HealthAsk(reach, scope, 2e9)
+                assert answered(store, ask) == recount(store, ask)
+
+    first, second = (tmp_path / "memory" / "alpha" / f"{n}.md" for n in ("wants-1", "wants-2"))
+    first.write_text("# One\n[[ghost-z]]\n", encoding="utf-8")
+    brain.sync(["memory/alpha/wants-1.md"])
+    (target, askers), = ghost().items()
+    assert type(askers) is str
+    assert askers.endswith("wants-1")
+    same_as_recount()
+    second.write_text("# Two\n[[ghost-z]]\n", encoding="utf-8")
+    brain.sync(["memory/alpha/wants-2.md"])
+    both = ghost()[target]
+    assert isinstance(both, Counter)
+    assert sorted(both.values()) == [1, 1]
+    same_as_recount()
+    second.write_text("# Two\nno more\n", encoding="utf-8")
+    brain.sync(["memory/alpha/wants-2.md"])
+    assert ghost() == {target: askers}
+    same_as_recount()
+    first.write_text("# One\nno more\n", encoding="utf-8")
+    brain.sync(["memory/alpha/wants-1.md"])
+    assert ghost() == {}
+    same_as_recount()
