@@ -1,6 +1,7 @@
 """Growth to 1,000,000 notes: time, peak RSS and store size of a full ingest, per size and store.
 
     .venv/bin/python bench/bench_scale.py [--sizes 10000 100000 1000000] [--stores memory neo4j]
+                                          [--profile default|real]
                                           [--neo4j-uri bolt://…] [--neo4j-state DIR]
 
 Issue 15 asks for a graph that grows linearly to 1,000,000 notes, measured on both stores.
@@ -42,11 +43,16 @@ from workload import generate  # noqa: E402
 # The helpers' peak RSS is read from /proc (bench_ingest.HELPER_WATCH): RUSAGE_CHILDREN of a
 # vfork+exec child starts at the parent's size, so it named the parent's, not the helper's.
 DRIVER = HELPER_WATCH + """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from pathlib import Path
 from brain.service.brain import Brain
 
 root, kind, uri = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+phases_out = os.environ.get("BRAIN_BENCH_PHASES")
+if phases_out:  # bench/scale_phases.py: CPU and RSS by phase, the same wrappers on any checkout
+    sys.path.insert(0, os.environ["BRAIN_BENCH_DIR"])
+    import scale_phases
+    phases = scale_phases.install()
 if kind == "memory":
     brain = Brain(root, cache=True)
 else:
@@ -58,6 +64,8 @@ t0 = time.perf_counter(); result = brain.sync(); t1 = time.perf_counter()
 stats = brain.stats()
 mid = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 brain.close(); t2 = time.perf_counter()
+if phases_out:
+    Path(phases_out).write_text(json.dumps(phases.report()))
 own, helpers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({
     "ingest_s": t1 - t0, "close_s": t2 - t1, "files": result.files, "parsed": result.parsed,
@@ -91,10 +99,10 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def workspace(size: int, cache: Path) -> Path:
-    root = cache / f"workload-{size}"
+def workspace(size: int, cache: Path, profile: str = "default") -> Path:
+    root = cache / (f"workload-{size}" if profile == "default" else f"workload-{size}-{profile}")
     if not (root / ".workload.json").exists():
-        generate(root, size)
+        generate(root, size, profile=profile)
     return root
 
 
@@ -122,13 +130,28 @@ def run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     return result
 
 
-def measure_memory(root: Path) -> dict[str, float]:
+def measure_memory(root: Path, phases: bool = False) -> tuple[dict[str, float], dict[str, object]]:
+    """The cold run's figures and, with `phases`, its phase table (bench/scale_phases.py)."""
     with tempfile.TemporaryDirectory(prefix="brain-scale-") as snapshots:
         env = {**os.environ, "BRAIN_SNAPSHOT_DIR": snapshots}
+        table = Path(snapshots) / "phases.json"
+        if phases:
+            env.update(BRAIN_BENCH_PHASES=str(table), BRAIN_BENCH_DIR=str(HERE))
         result = run([sys.executable, "-c", DRIVER, str(root), "memory", ""], env)
+        found: dict[str, object] = json.loads(table.read_text()) if phases else {}
+        table.unlink(missing_ok=True)
         result["store_mb"] = folder_bytes(Path(snapshots)) / 1e6
+        env.pop("BRAIN_BENCH_PHASES", None)
         result.update(run([sys.executable, "-c", WARM, str(root)], env))
-    return result
+    return result, found
+
+
+def describe_phases(found: dict[str, object]) -> str:
+    rows = found.get("phases", [])
+    assert isinstance(rows, list)
+    return "\n".join(
+        f"    {r['phase']:<15} CPU {r['cpu_s']:>7.1f} s  wall {r['wall_s']:>7.1f} s  "
+        f"peak {r['peak_mb']:>6} MB  left at {r['left_mb']:>6} MB" for r in rows)
 
 
 def measure_neo4j(root: Path, uri: str, state: Path | None) -> dict[str, float]:
@@ -180,23 +203,34 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brain-bench"))
     parser.add_argument("--neo4j-uri", default=os.environ.get("BRAIN_BENCH_NEO4J_URI", ""))
     parser.add_argument("--neo4j-state", type=Path, help="the tools/neo4j state folder of the server")
+    parser.add_argument("--profile", choices=("default", "real"), default="default",
+                        help="bench/workload.py's profile (results keyed by size-profile past default)")
+    parser.add_argument("--phases", action="store_true",
+                        help="the embedded store's cold run by phase: CPU and RSS (bench/scale_phases.py)")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.json")
     args = parser.parse_args()
     if "neo4j" in args.stores and not args.neo4j_uri:
         parser.error("--stores neo4j needs --neo4j-uri (tools/neo4j/neo4j.sh start prints one)")
-    out = HERE / "results" / "scale.json"
+    out = args.out
     report: dict[str, dict[str, object]] = json.loads(out.read_text()) if out.exists() else {}
     for size in args.sizes:
-        root = workspace(size, args.cache)
+        root = workspace(size, args.cache, args.profile)
+        label = str(size) if args.profile == "default" else f"{size}-{args.profile}"
         for store in args.stores:
             before = load()
+            found: dict[str, object] = {}
             if store == "memory":
-                result = measure_memory(root)
+                result, found = measure_memory(root, args.phases)
             else:
                 result = measure_neo4j(root, args.neo4j_uri, args.neo4j_state)
             entry = {**{k: round(v, 3) for k, v in result.items()}, **per_note(result),
                      "load_before": before, "load_after": load()}
-            report.setdefault(store, {})[str(size)] = entry
+            if found:
+                entry["phases"] = found
+            report.setdefault(store, {})[label] = entry
             print(describe(size, store, result) + f"; {before} -> {load()}", flush=True)
+            if found:
+                print(describe_phases(found), flush=True)
             out.parent.mkdir(exist_ok=True)
             out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")

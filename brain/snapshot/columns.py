@@ -22,7 +22,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, islice, repeat
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,11 @@ _KIND_VALUES = {k.value for k in Kind}
 LAYOUT = f"{sys.byteorder}:I{array('I').itemsize}:q{array('q').itemsize}:d{array('d').itemsize}"
 _LEAD = operator.itemgetter(0)  # a blob's first byte
 _INDEX = np.dtype(f"=u{array('I').itemsize}")  # what StringTable.column packs
-_STRING_FIELDS = ("scope", "name", "path", "description", "type", "hash", "note_kind")
+_STRING_FIELDS = ("scope", "name", "path", "type", "hash", "note_kind")
+# A memory's description is its own (nothing else holds the same text): written as it is, not
+# through the string table, whose dict of every distinct string (an entry and an int object
+# each, about 70 bytes) was most of a write's memory above the graph (490 MB at 1,000,000).
+_OWN_FIELDS = ("description",)
 
 
 class StringTable:
@@ -62,6 +66,14 @@ class StringTable:
 
     def strings(self) -> list[str | None]:
         return list(self.index)
+
+    def chunks(self, size: int) -> Iterator[Any]:
+        """The table as `_chunks` writes a list, read from the dict (no list of it all: 48 MB
+        at 1,000,000 notes, beside the dict)."""
+        yield len(self.index)
+        keys = iter(self.index)
+        while part := list(islice(keys, size)):
+            yield part
 
 
 def _ints(code: str, values: Iterable[int]) -> bytes:
@@ -159,11 +171,15 @@ def encode(state: IngestState, image: StoreImage, chunk: int = 512) -> Iterator[
         rows.codec(list[EntityNode])[0](image.entities),  # type: ignore[index]
         rows.codec(list[FileNode])[0](image.files),  # type: ignore[index]
     ]
-    yield from _chunks(table.strings(), chunk * 16)
+    yield from table.chunks(chunk * 16)
     del table
     yield ingest
     yield rows.codec(IngestState)[0](rest)  # type: ignore[index]
     yield memories
+    for name in _OWN_FIELDS:
+        yield len(held)
+        for start in range(0, len(held), chunk * 16):
+            yield list(_field(held[start : start + chunk * 16], name))
     yield len(held)
     for start in range(0, len(held), chunk):  # one blob a memory, as the store holds it
         yield [nested_blob(m) for m in held[start : start + chunk]]
@@ -254,6 +270,11 @@ def decode_deferred(unpack: Callable[[], Any]) -> tuple[IngestState, StoreImage,
         columns[MEMORY_FIELDS.index(name)] = look.column(memories[name], m)
     columns[MEMORY_FIELDS.index("size")] = _array("q", memories["size"], m)
     columns[MEMORY_FIELDS.index("modified_at")] = _array("d", memories["modified_at"], m)
+    for name in _OWN_FIELDS:
+        own = _unchunk(unpack)
+        if len(own) != m or set(map(type, own)) - {str}:
+            raise ValueError(f"memory {name}s of the wrong length or type")
+        columns[MEMORY_FIELDS.index(name)] = own
     columns[MEMORY_FIELDS.index("body")] = repeat("", m)
     # Each memory's nested fields stay the blob they were written as, unpacked when the
     # memory is first read (brain/store/memory/packed.py): decoded here they were two thirds

@@ -46,7 +46,9 @@ from brain.store.memory.image import StoreImage
 
 log = logging.getLogger("brain.snapshot.image")
 
-FORMAT = 3  # 3: a memory's nested fields one msgpack blob each (brain/store/memory/packed.py)
+# 3: a memory's nested fields one msgpack blob each (brain/store/memory/packed.py); 4: its
+# description written as it is, not through the string table (brain/snapshot/columns.py)
+FORMAT = 4
 MAGIC = b"brain-snapshot\n"
 MAX_HEADER = 1 << 16
 CONFIG_FILES = ("brain.toml",)  # what in a workspace changes how files are parsed

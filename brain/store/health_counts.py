@@ -48,6 +48,7 @@ Group = tuple[str, Vis]  # (scope, view key) of notes
 Facts = tuple[str, float, bool, bool]  # a note's (scope, modified_at, no description, no type)
 Scopes = frozenset[str] | None  # a reach's scopes (None: everything)
 WantedKey = tuple[str, Vis, frozenset[str]]  # a wanting link's (source scope, source key, hidden)
+Askers = Counter[str] | str  # the notes wanting a target: one note wanting it once is its id
 # A stored link as both stores hold it: brain.model.Link or the embedded store's LinkRow,
 # read by position (2: target id, 3: status, 5: target as written, 12: candidates).
 Row = tuple[Any, ...]
@@ -153,11 +154,19 @@ class HealthIndex:
         self.counted = 0  # times counted from the whole store (tests and benchmarks read it)
         self.notes: dict[str, Group] = {}
         self.out: dict[str, int] = {}
-        self.inc: dict[str, Counter[Vis]] = {}
+        # A note's incoming links by source key; a plain int where every source has the
+        # note's own key (`vis_of` of the note: its agent's notes link to it, or, for a shared
+        # note, shared notes), most notes: a Counter a note was about 200 bytes of a first
+        # sync's count of 880 a note (brain/store/memory/health.py; 860 MB at 1,000,000).
+        self.inc: dict[str, Counter[Vis] | int] = {}
+        # Each (scope, view key) once: a tuple a note in `notes` was 56 bytes more.
+        self.group_keys: dict[Group, Group] = {}
         # The same counts by source key: target -> links (an agent's hubs walk these, sorted).
         self.columns: dict[Vis, dict[str, int]] = {}
         self.links: Counter[tuple[str, Vis, LinkStatus, frozenset[str]]] = Counter()
-        self.wanted: dict[WantedKey, dict[str, Counter[str]]] = {}
+        # Each key's wanted targets and the notes wanting them: the one note's id where one
+        # note wants it once (most), else a Counter (`_want`; about 170 bytes a note less).
+        self.wanted: dict[WantedKey, dict[str, Askers]] = {}
         # The notes wanting each target over the keys no caller sees broken differently (no
         # hidden scope), merged by (scope or None: every scope, source key or ALL): an admin's
         # most wanted is the head of one list, an agent's a walk over two or three.
@@ -232,36 +241,54 @@ class HealthIndex:
                 del column[target_id]
             if self.reaches.hubs:  # agents' sums, kept sorted in place
                 self.reaches.column_changed(svis, target_id, sign)
-            by = self.inc.get(target_id)
-            if by is None:  # (setdefault would build a Counter per link: a tenth of a count)
-                by = self.inc[target_id] = Counter()
-            by[svis] += sign
-            if not by[svis]:
-                del by[svis]
-                if not by:
-                    del self.inc[target_id]
+            self._count_in(target_id, svis, sign)
             if wants is not None:
                 key = (scope, svis, hidden)
                 part = self.wanted.get(key)
                 if part is None:
                     part = self.wanted[key] = {}
-                askers = part.get(wants)
-                if askers is None:
-                    askers = part[wants] = Counter()
-                was = len(askers)
-                askers[source] += sign
-                if not askers[source]:
-                    del askers[source]
-                    if not askers:
-                        del self.wanted[key][wants]
-                if len(askers) != was and not hidden:  # the merged counts (see `merged`)
+                was, now = _want(part, wants, source, sign)
+                if now != was and not hidden:  # the merged counts (see `merged`)
                     for merged in ((scope, svis), (None, svis), (scope, ALL), (None, ALL)):
-                        self._merge(merged, wants, len(askers) - was)
+                        self._merge(merged, wants, now - was)
                     if self.reaches.wanted:
-                        self.reaches.wanting_changed(scope, svis, source, wants, len(askers) - was)
+                        self.reaches.wanting_changed(scope, svis, source, wants, now - was)
                 elif hidden and self.reaches.wanted:
                     self.reaches.hidden_changed(scope, svis, hidden, source, wants, sign,
                                                 self._plain(source, wants))
+
+    def _count_in(self, target_id: str, svis: Vis, sign: int) -> None:
+        """One link into `target_id` from a source of key `svis`, added or taken away. The
+        held form is canonical (an int exactly when only the note's own key counts), so
+        counting once and counting write by write hold the same."""
+        inc = self.inc
+        by = inc.get(target_id)
+        own = vis_of(target_id)
+        if svis == own and (by is None or type(by) is int):
+            left = (by or 0) + sign
+            if left:
+                inc[target_id] = left
+            else:
+                del inc[target_id]
+            return
+        if by is None:
+            by = inc[target_id] = Counter()
+        elif type(by) is int:
+            by = inc[target_id] = Counter({own: by})
+        assert not isinstance(by, int)
+        by[svis] += sign
+        if not by[svis]:
+            del by[svis]
+            if not by:
+                del inc[target_id]
+            elif len(by) == 1 and own in by:
+                inc[target_id] = by[own]
+
+    def _incoming(self, node_id: str) -> Counter[Vis] | dict[Vis, int]:
+        by = self.inc.get(node_id)
+        if by is None:
+            return {}
+        return {vis_of(node_id): by} if type(by) is int else by  # type: ignore[return-value]
 
     def _refile(self, node_id: str, facts: Callable[[str], Facts | None]) -> None:
         old = self.notes.pop(node_id, None)
@@ -272,10 +299,11 @@ class HealthIndex:
             return
         scope, modified, no_desc, no_type = found
         vis = vis_of(node_id)
-        key = self.notes[node_id] = (scope, vis)
+        key = (scope, vis)
+        key = self.notes[node_id] = self.group_keys.setdefault(key, key)
         group = self.groups.get(key) or self.groups.setdefault(key, _Group())
         group.notes += 1
-        by = self.inc.get(node_id) or Counter()
+        by = self._incoming(node_id)
         if by.get(None, 0) + (by.get(vis, 0) if vis is not None else 0) == 0:
             group.base0[node_id] = modified
             group.add(node_id, "stale", (modified, node_id))
@@ -390,7 +418,8 @@ class HealthIndex:
 
     def _plain(self, source: str, target: str) -> bool:
         """Whether the note wants the target under a key broken to every caller (no hidden scope)."""
-        return source in self.wanted.get((scope_of_id(source), vis_of(source), _NONE), {}).get(target, ())
+        found = self.wanted.get((scope_of_id(source), vis_of(source), _NONE), {}).get(target)
+        return found == source if type(found) is str else found is not None and source in found
 
     def _merge(self, key: tuple[str | None, str | None], target: str, change: int) -> None:
         counts = self.merged.setdefault(key, {})
@@ -406,6 +435,34 @@ class HealthIndex:
         if found is None:
             found = self.merged_sorted[key] = sorted((-n, t) for t, n in self.merged.get(key, {}).items())
         return found
+
+
+def _want(part: dict[str, Askers], wants: str, source: str, sign: int) -> tuple[int, int]:
+    """Note `source` wants `wants` once more (`sign` 1) or once less (-1); how many notes
+    wanted it before and after. Canonical: a str exactly where one note wants it once."""
+    askers = part.get(wants)
+    if type(askers) is str:
+        if askers == source and sign < 0:
+            del part[wants]
+            return 1, 0
+        askers = part[wants] = Counter({askers: 1})
+    elif askers is None:
+        if sign > 0:
+            part[wants] = source
+            return 0, 1
+        askers = part[wants] = Counter()
+    assert isinstance(askers, Counter)
+    was = len(askers)
+    askers[source] += sign
+    if not askers[source]:
+        del askers[source]
+        if not askers:
+            del part[wants]
+    if len(askers) == 1:
+        (only, times), = askers.items()
+        if times == 1:
+            part[wants] = only
+    return was, len(askers)
 
 
 def _tail(keys: list[PageKey], start: int) -> Iterator[PageKey]:

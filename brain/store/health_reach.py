@@ -93,7 +93,7 @@ class ReachSums:
     def wanted_of(
         self, scope: str | None, scopes: frozenset[str],
         merged: Mapping[tuple[str | None, str | None], Mapping[str, int]],
-        wanted: Mapping[tuple[str, str | None, frozenset[str]], Mapping[str, Counter[str]]],
+        wanted: Mapping[tuple[str, str | None, frozenset[str]], Mapping[str, Counter[str] | str]],
         plain: Callable[[str, str], bool],
     ) -> Summed:
         """`merged`: notes wanting each target under keys broken to every caller, by (scope
@@ -107,8 +107,12 @@ class ReachSums:
             hidden: dict[str, Counter[str]] = {}
             for (source_scope, svis, behind), targets in wanted.items():
                 if behind and not behind <= scopes and _sees(scope, scopes, source_scope, svis):
-                    for target, notes in targets.items():
-                        hidden.setdefault(target, Counter()).update(notes)
+                    for target, notes in targets.items():  # an id: that note, once
+                        counted = hidden.setdefault(target, Counter())
+                        if type(notes) is str:
+                            counted[notes] += 1
+                        else:
+                            counted.update(notes)
             found = self.wanted[key] = Summed(
                 (part for svis in (None, *scopes) if (part := merged.get((scope, svis))) is not None),
                 hidden, plain,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
 from brain.model import (
@@ -57,46 +58,74 @@ Named = MemoryNode | AgentNode | EntityNode | FileNode
 #: target (interned), its target id, status, candidates, and name key. Its anchor, if any, is
 #: checked apart: only that depends on the target's text.
 Known = tuple[str, str, LinkStatus, tuple[str, ...], str]
-MEMO_LIMIT = 1 << 16  # entries; a full memo starts over (about 8 MB at most)
+MEMO_LIMIT = 1 << 16  # entries at least; a memo sized by its workspace (`for_names`) holds more
+MEMO_PER_NAME = 4  # entries a name of the walk (its targets out of reach and in reach, spelled several ways)
+# Entries at most, however big the workspace (about 200 bytes each with their strings): sized
+# by names alone, 1,000,000 notes allowed it four million.
+MEMO_CAP = 1 << 19
+NEAR_SCOPES = 4  # scopes whose own answers are kept: a first sync writes a scope's notes together
+ANCHORED_LIMIT = 1 << 16  # (target, anchor) pairs kept; past it those alone start over
 
 
 class ResolutionMemo:
     """Where link targets resolve, kept across the plans of a first sync's parts: they all
     resolve against the walk's names (brain/ingest/parts.py), so each target once.
 
-    A layout's rules only compare entries' scopes with the source's (brain.resolve.LinkRules):
-    a target resolves the same from every scope that holds no entry of its name, and `shared`
-    keeps those once for all such scopes. `near` keeps what each target written in a scope
-    came to, so a target seen before in that scope costs one dict lookup. At 10,000 notes
-    the 55,000 links with a target are 24,100 first sightings of a target in a scope, and
-    14,100 resolutions.
+    Keyed by what decides the answer. A layout's rules only compare entries' scopes with the
+    source's (brain.resolve.LinkRules): a target resolves the same from every scope that
+    holds no entry of its name, so `shared` keeps that answer once for all those scopes, and
+    `near` keeps a scope's own answer only for the targets with an entry in that scope. A
+    target seen before costs one or two dict lookups and a look at its name's entries (most
+    have one). Its size follows the workspace's names (`for_names`): a memo of 65,536 entries
+    that started over when full resolved 324,000 targets for the 550,740 links of 100,000
+    notes (a scope's notes link across all its names, and the shared ones), where each
+    answer once is about 120,000; held as before, one answer for every (scope, target) seen,
+    the same memo took 53 MB more there.
+
+    Bounded all the same (`MEMO_CAP`): it is a cache, and an answer it no longer holds is
+    resolved again, the same. A scope's own answers are kept for the `NEAR_SCOPES` scopes
+    written last (the walk's order writes one scope's notes, then the next's); past its limit
+    the older half of each table goes (dicts keep their order of insertion), not all of it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 0) -> None:
+        self.limit = max(MEMO_LIMIT, min(limit, MEMO_CAP))
         self.shared: dict[str, Known] = {}
-        self.near: dict[str, dict[str, Known]] = {}
-        # Each target's key and the scopes of the entries of that name, for its first
-        # sighting in each other scope.
-        self.named: dict[str, tuple[str, frozenset[str | None]]] = {}
+        self.near: dict[str, dict[str, Known]] = {}  # the scope written last, last
         # Each (target, anchor) found or not in a target written already: its headings stay
         # as they are through the sync (9,300 anchored links at 10,000 notes).
         self.anchored: dict[tuple[str, str], LinkStatus] = {}
         self.size = 0
 
+    @classmethod
+    def for_names(cls, names: int) -> ResolutionMemo:
+        """A memo that holds what a workspace of `names` names asks, up to `MEMO_CAP`."""
+        return cls(MEMO_PER_NAME * names)
+
     def clear(self) -> None:
         self.shared.clear()
         self.near.clear()
-        self.named.clear()
         self.anchored.clear()
         self.size = 0
 
+    def trim(self) -> None:
+        """Keep the newer half of each table."""
+        for held in (self.shared, *self.near.values()):
+            for key in list(islice(held, len(held) // 2)):
+                del held[key]
+        self.size = len(self.shared) + sum(map(len, self.near.values()))
+
     def scope(self, scope: str) -> dict[str, Known]:
-        """The targets known in `scope` (after starting over if the memo is full)."""
-        if self.size >= MEMO_LIMIT:
-            self.clear()
+        """The targets known in `scope` (after dropping the older half if the memo is full)."""
+        if self.size >= self.limit:
+            self.trim()
         near = self.near.get(scope)
         if near is None:
+            if len(self.near) >= NEAR_SCOPES:  # the scope written longest ago: likely done
+                self.size -= len(self.near.pop(next(iter(self.near))))
             near = self.near[scope] = {}
+        elif next(reversed(self.near)) != scope:  # written again: last in line
+            self.near[scope] = self.near.pop(scope)
         return near
 
 
@@ -235,8 +264,7 @@ def _remembered(
             if not target:  # `[[#Heading]]`: its own note's heading
                 out.append(_stored(source, scope, ordinal, wiki, names, headings, rules))
                 continue
-            known = near[target] = _resolved(source, scope, target, names, rules, memo)
-            memo.size += 1
+            known = _resolved(source, scope, target, names, rules, memo)
         target, target_id, status, candidates, key = known
         anchor = wiki.anchor
         if anchor is not None and status is LinkStatus.RESOLVED:
@@ -253,8 +281,9 @@ def _anchored(target_id: str, anchor: str, headings: _AnchorIndex, memo: Resolut
     if status is None:
         status = anchor_status(target_id, anchor, headings.lookup)
         if headings.lookup(target_id) is not None:  # not a target written later
+            if len(memo.anchored) >= ANCHORED_LIMIT:
+                memo.anchored.clear()
             memo.anchored[target_id, anchor] = status
-            memo.size += 1
     return status
 
 
@@ -262,25 +291,27 @@ def _resolved(
     source: str, scope: str, target: str, names: NameLookup, rules: LinkRules,
     memo: ResolutionMemo,
 ) -> Known:
-    named = memo.named.get(target)
-    if named is None:
-        key = intern(rules.parse(target).key)
-        named = memo.named[target] = (key, frozenset(e.scope for e in names(key)))
-        memo.size += 1
-    key, scopes = named
-    reach = scope in scopes
-    if not reach:
-        known = memo.shared.get(target)
-        if known is not None:
-            return known
+    """A target not known yet in `scope`: its answer for every scope out of its reach if
+    it has one and this scope is one of them, else resolved and kept where it applies."""
+    known = memo.shared.get(target)
+    key = known[4] if known is not None else intern(rules.parse(target).key)
+    reach = False
+    for entry in names(key):  # most names have one entry (a loop: `any` over a generator
+        if entry.scope == scope:  # was a tenth of a sync's resolving)
+            reach = True
+            break
+    if known is not None and not reach:
+        return known
     # Without its anchor: `anchor_status` checks that per link.
     resolution = resolve_link(WikiLink("", target, None, None, False, 0, 0), source, scope,
                               names, _no_anchors, rules)
     target = intern(target)
     known = (target, intern(resolution.target_id), resolution.status, resolution.candidates, key)
-    if not reach:
+    if reach:
+        memo.near[scope][target] = known
+    else:
         memo.shared[target] = known
-        memo.size += 1
+    memo.size += 1
     return known
 
 

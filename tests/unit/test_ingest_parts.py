@@ -152,6 +152,7 @@ def test_parts_resolve_each_target_once_and_give_the_same_graph(
     workspace(tmp_path)
     whole = graph(tmp_path)
     monkeypatch.setattr(linking, "MEMO_LIMIT", limit)
+    monkeypatch.setattr(linking, "MEMO_PER_NAME", 0)  # not sized by the workspace
     resolved: list[str] = []
 
     def counted(link: WikiLink, *args: Any, **kwargs: Any) -> resolve.Resolution:

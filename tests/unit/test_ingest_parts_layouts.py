@@ -216,9 +216,11 @@ def test_parts_no_longer_reresolve_what_the_paths_tell(
 def test_walk_names_tell_what_they_got_wrong() -> None:
     memory = NameEntry("memory:ann/x", Kind.MEMORY, "x", "ann")
     agent = NameEntry("agent:ann", Kind.AGENT, "ann")
+    twin = NameEntry("memory:bob/x", Kind.MEMORY, "x", "bob")
     names = WalkNames([memory, agent])
-    assert names.lookup("x") == [memory]
+    assert list(names.lookup("x")) == [memory]  # one entry: held as it is
     assert names.lookup("y") == ()
+    assert list(WalkNames([memory, agent, twin]).lookup("x")) == [memory, twin]
     assert names.wrong_keys() == {"x", "ann"}  # nothing written yet
     del names.unconfirmed[agent.id]
     assert names.wrong_keys() == {"x"}
