@@ -40,7 +40,6 @@ from brain.model import (
     FileNode,
     Kind,
     Link,
-    LinkStatus,
     Node,
     agent_id,
     leaf_key,
@@ -125,7 +124,8 @@ class PartWriter:
             batch.relinks += self._found_anchors(notes)
         self.commit(batch)
         if names is not None:
-            self._defer_anchors(batch)
+            missing, names.resolved.missing = names.resolved.missing, []
+            self._defer_anchors(missing)
 
     def finish(
         self, notes: Sequence[NoteChange], agents: Sequence[AgentNode],
@@ -155,12 +155,9 @@ class PartWriter:
         if isinstance(self.store, PausedHealth):
             self.store.resume_health()
 
-    def _defer_anchors(self, batch: WriteBatch) -> None:
-        """An anchored link to a note of a later part is missing its anchor until then."""
-        missing = [
-            link for links in batch.links.values() for link in links
-            if link.status is LinkStatus.MISSING_ANCHOR
-        ]
+    def _defer_anchors(self, missing: Sequence[Link]) -> None:
+        """An anchored link to a note of a later part is missing its anchor until then
+        (`missing`: a part's links whose anchor was not found, as its plan found them)."""
         if missing:
             held = self.store.anchors({link.target_id for link in missing})
             for link in missing:

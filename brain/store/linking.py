@@ -96,6 +96,10 @@ class ResolutionMemo:
         # as they are through the sync (9,300 anchored links at 10,000 notes).
         self.anchored: dict[tuple[str, str], LinkStatus] = {}
         self.size = 0
+        # The links planned with this memo whose anchor was not found, as they are planned
+        # (not emptied with the memo: its user takes them): a part defers those to a target
+        # not written yet (brain/ingest/parts.py) without a scan of all its links.
+        self.missing: list[Link] = []
 
     @classmethod
     def for_names(cls, names: int) -> ResolutionMemo:
@@ -262,13 +266,24 @@ def _remembered(
         known = near.get(target)
         if known is None:
             if not target:  # `[[#Heading]]`: its own note's heading
-                out.append(_stored(source, scope, ordinal, wiki, names, headings, rules))
+                link = _stored(source, scope, ordinal, wiki, names, headings, rules)
+                if link.status is LinkStatus.MISSING_ANCHOR:
+                    memo.missing.append(link)
+                out.append(link)
                 continue
             known = _resolved(source, scope, target, names, rules, memo)
         target, target_id, status, candidates, key = known
         anchor = wiki.anchor
         if anchor is not None and status is LinkStatus.RESOLVED:
             status = _anchored(target_id, anchor, headings, memo)
+            if status is LinkStatus.MISSING_ANCHOR:
+                link = new_link((
+                    source, ordinal, target_id, status, wiki.raw, target, key, wiki.label, anchor,
+                    wiki.embed, wiki.line, wiki.column, candidates,
+                ))
+                memo.missing.append(link)
+                out.append(link)
+                continue
         out.append(new_link((
             source, ordinal, target_id, status, wiki.raw, target, key, wiki.label, anchor,
             wiki.embed, wiki.line, wiki.column, candidates,

@@ -165,3 +165,19 @@ def test_heading_keeps_its_written_form_only_where_it_differs() -> None:
 def test_block_model_round_trip() -> None:
     (block,) = parse_note("text ^b-1\n").blocks
     assert block == Block("b-1", 1, 6, 1)
+
+
+def test_a_stores_headings_are_searched_as_a_tuple_of_them_is() -> None:
+    """A one-name anchor is matched on a store's flat `Headings` without building each
+    Heading (brain/parse/spans/anchors.py): by its text and by its source as written, the
+    first match in order, the same answers as a plain sequence of headings gives."""
+    from brain.model import Heading, Headings
+    from brain.parse.spans.anchors import find_heading
+
+    plain = [Heading("Intro", 1, 1, ""), Heading("Shown", 2, 3, "Written [[x|as]] this"),
+             Heading("Part", 2, 5, ""), Heading("part", 3, 7, "")]
+    held = Headings(plain)
+    for name in ("intro", "Shown", "Written [[x|as]] this", "Written as this", "part", "nowhere"):
+        assert find_heading(held, (name,)) == find_heading(plain, (name,)), name
+    assert find_heading(held, ("Written [[x|as]] this",)) == plain[1]  # by its source alone
+    assert find_heading(held, ("part",)) == plain[2]  # the first of two

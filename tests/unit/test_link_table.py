@@ -328,3 +328,35 @@ def test_the_indexes_built_from_the_columns_are_the_rows_indexes(source: Brain) 
         assert built == expected
         assert list(built) == list(expected)
     assert answers(from_columns) == answers(source.store)
+
+
+def test_links_put_as_links_are_held_as_their_rows() -> None:
+    """A first sync's write hands the table its `Link`s (`put_many(links=True)`: the text
+    kept only where it is not written the plain way, worked out column by column); the
+    table holds exactly what the rows `link_row` makes would give it."""
+    from brain.model import Link
+    from brain.store.memory.rows import link_row
+
+    rng = random.Random(43)
+    written: list[tuple[str, list[Link]]] = []
+    for s in range(40):
+        links = []
+        for ordinal in range(rng.randrange(6)):
+            target = rng.choice(["a", "B c", "x/y", "é", ""])
+            anchor = rng.choice([None, "H", "^b", ""])
+            label = rng.choice([None, "L", ""])
+            embed = rng.random() < 0.2
+            plain = ("![[" if embed else "[[") + target + ("" if anchor is None else "#" + anchor) \
+                + ("" if label is None else "|" + label) + "]]"
+            raw = rng.choice([plain, plain, f"[[ {target} ]]", plain.replace("|", "\\|")])
+            links.append(Link(f"memory:a/s{s}", ordinal, f"memory:a/{target}", rng.choice(STATUSES),
+                              raw, target, target.lower(), label, anchor, embed, ordinal + 1, 3,
+                              ("memory:b/x",) if ordinal == 2 else ()))
+        written.append((f"memory:a/s{s}", links))
+    by_rows, by_links = LinkTable(), LinkTable()
+    by_rows.put_many((source, [link_row(link) for link in links]) for source, links in written)
+    by_links.put_many(written, links=True)
+    assert dict(by_links.items()) == dict(by_rows.items())
+    assert any(row[4] is not None for _, rows in by_links.items() for row in rows)  # kept texts
+    assert any(row[4] is None for _, rows in by_links.items() for row in rows)  # plain ones
+    assert by_links.counts() == by_rows.counts()

@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from brain.model import Anchors, Block, Heading
+from brain.model import Anchors, Block, Heading, Headings
 
 # Obsidian's `stripHeading`: what heading comparison ignores.
 STRIP_RE = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\\r\n]")
@@ -134,6 +134,18 @@ def find_heading(headings: Sequence[Heading], path: Sequence[str]) -> Heading | 
     if not path:
         return None
     keys = [match_key(part) for part in path]
+    if len(keys) == 1:
+        # One name (nearly every anchor): matched on the headings' texts and sources alone
+        # and only the one found built. Read by index, a store's `Headings` built a Heading
+        # at each, a sixth of a first sync's link plan at 10,000 notes (issue 43).
+        flat = headings.flat if isinstance(headings, Headings) else None
+        pairs = (zip(flat[0::4], flat[3::4], strict=True) if flat is not None
+                 else ((h.text, h.source) for h in headings))
+        key = keys[0]
+        for at, (text, source) in enumerate(pairs):
+            if key in _keys(text, source):
+                return headings[at]
+        return None
     return _find(headings, 0, len(headings), keys)
 
 

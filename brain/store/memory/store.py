@@ -155,13 +155,16 @@ class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySear
             for plain in batch.files:
                 self._files[plain.id] = plain
                 self._names.put(entry_of(plain))
-            written: dict[str, list[LinkRow]] = {}
-            for source, links in batch.links.items():
-                rows = written[source] = list(map(link_row, links))
-                if indexed:  # (put_many replaces a source's rows in the columns)
+            if indexed:
+                written: dict[str, list[LinkRow]] = {}
+                for source, links in batch.links.items():
+                    rows = written[source] = list(map(link_row, links))
+                    # (put_many replaces a source's rows in the columns)
                     self._links.remove_all(source, self._out.pop(source), touched_targets)
                     self._links.add_all(source, rows)
-            self._out.put_many(written.items())
+                self._out.put_many(written.items())
+            else:  # nothing but the columns takes them: no row built a link (a first sync's)
+                self._out.put_many(batch.links.items(), links=True)
             self._relink(batch.relinks, touched_targets)
             for target in touched_targets if indexed else ():
                 if target.startswith("unresolved:") and not self._links.has_incoming(target):

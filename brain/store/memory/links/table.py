@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from brain.model import LinkStatus, UnresolvedNode
+from brain.model import Link, LinkStatus, UnresolvedNode
 from brain.store.memory.links.image import (
     COLUMNS,
     DTYPES,
@@ -43,7 +43,7 @@ from brain.store.memory.links.image import (
     block_rows,
 )
 from brain.store.memory.links.index import LinkIndex, refs_of
-from brain.store.memory.rows import LinkRow
+from brain.store.memory.rows import RAW, LinkRow, kept_raws
 
 PACK_AFTER = 4096  # dead links tolerated before a pack, whatever the live count
 # And a quarter of the live count: a first sync's relinks leave 0.4 dead links a live one,
@@ -213,18 +213,22 @@ class LinkTable:
             self._pack_if_due()
         return rows
 
-    def put_many(self, written: Iterable[tuple[str, Sequence[LinkRow]]]) -> None:
+    def put_many(
+        self, written: Iterable[tuple[str, Sequence[LinkRow] | Sequence[Link]]], links: bool = False,
+    ) -> None:
         """Each source's links become the rows given (in ordinal order): one block each,
-        appended in one go."""
+        appended in one go. `links`: they are `Link`s, not rows (their text as written,
+        kept only where it is not the plain way: `kept_raws`), turned into columns without
+        a row built for each (a first sync's write: `MemoryStore.write`)."""
         written = list(written)
         for source, _ in written:
             block = self._block_of.pop(source, None)
             if block is not None:
                 self._forget(block)
-        flat = [row for _, rows in written for row in rows]
+        flat: list[LinkRow | Link] = [row for _, rows in written for row in rows]
         start = self._starts.data[self._starts.size - 1].item()
         if flat:
-            self._append(flat, start)
+            self._append(flat, start, links)
         ends = np.cumsum([len(rows) for _, rows in written], dtype=np.int64) + start
         self._starts.extend(ends)
         first = len(self._sources)
@@ -259,16 +263,21 @@ class LinkTable:
             return
         column = self._columns["status"]
         data = column.data.copy()
-        at = np.fromiter((self._span(self._block_of[source])[0] + ordinal for source, ordinal, _ in changed),
-                         np.int64, len(changed))
+        # Each block's start gathered at once (one numpy read a link was most of this).
+        block_of = self._block_of
+        blocks = np.fromiter((block_of[source] for source, _, _ in changed), np.int64, len(changed))
+        ordinals = np.fromiter((ordinal for _, ordinal, _ in changed), np.int64, len(changed))
+        at = self._starts.data[blocks] + ordinals
         codes = np.fromiter((STATUS_CODE[status] for *_, status in changed), np.uint8, len(changed))
         self._by_status -= np.bincount(data[at], minlength=len(STATUSES))
         data[at] = codes
         self._by_status += np.bincount(codes, minlength=len(STATUSES))
         column.data = data
 
-    def _append(self, flat: list[LinkRow], start: int) -> None:
+    def _append(self, flat: Sequence[LinkRow | Link], start: int, links: bool = False) -> None:
         fields = list(zip(*flat, strict=True))
+        if links:  # a Link's field at RAW is its text: kept where it is not the plain way
+            fields[RAW] = kept_raws(fields[RAW], fields[5], fields[8], fields[7], fields[9])
         strings = self._strings
         found = dict.fromkeys(chain.from_iterable(fields[at] for at in STRING_AT))
         found.pop(None, None)
