@@ -76,7 +76,8 @@ def shipped(
 
     Given a `vocabulary`, each note's mention seed (brain.parse.mention_seeds) goes into
     `seeds` by note id, with its hash: found on the body in hand, which a sweep of unlinked
-    mentions would otherwise read and split again."""
+    mentions would otherwise read and split again, and on the words the keyword count cuts
+    out of it (brain.index.seeded_counting: one scan of the body for both)."""
     built = [_built(f, rules, bare) for f in files]
     if vocabulary is not None and seeds is not None:
         return _seeded(built, vocabulary, seeds, keywords)
