@@ -29,7 +29,8 @@ from brain.store.memory.rows import PATH, held_fields, held_values
 from brain.workspace import read_bytes
 
 if TYPE_CHECKING:  # numpy is not imported for a type
-    from brain.index.postings import KeywordRow
+    from brain.index.postings import KeywordRow, PostingsBlock
+    from brain.parse.mentions import Listed
 
 
 def content_hash(raw: bytes) -> str:
@@ -75,15 +76,11 @@ def shipped(
 
     Given a `vocabulary`, each note's mention seed (brain.parse.mention_seeds) goes into
     `seeds` by note id, with its hash: found on the body in hand, which a sweep of unlinked
-    mentions would otherwise read and split again."""
+    mentions would otherwise read and split again, and on the words the keyword count cuts
+    out of it (brain.index.seeded_counting: one scan of the body for both)."""
     built = [_built(f, rules, bare) for f in files]
     if vocabulary is not None and seeds is not None:
-        budget = note_budget().max_bytes
-        for b in built:  # a note past its budget was not read: the sweep decides it alone
-            if not isinstance(b, Unread) and b[0].size <= budget:
-                seed = seed_of(b[2], b[3], vocabulary.for_scope(b[0].scope))
-                if seed is not None:
-                    seeds[b[0].id] = (b[0].hash, seed)
+        return _seeded(built, vocabulary, seeds, keywords)
     return _counted(built) if keywords else [
         b if isinstance(b, Unread) else NoteChange(b[0], b[1]) for b in built]
 
@@ -248,11 +245,43 @@ def note_change(memory: MemoryNode, flat: tuple[Any, ...], keywords: KeywordRow 
 _LINK_FIELDS = len(WikiLink._fields)
 
 
-def _counted(built: Sequence[Built | Unread]) -> list[NoteChange | Unread]:
-    from brain.index.counting import count_block  # only where a chunk is counted
+def _seeded(
+    built: Sequence[Built | Unread], vocabulary: ScopedVocabulary, seeds: dict[str, tuple[str, Seed]],
+    keywords: bool,
+) -> list[NoteChange | Unread]:
+    """`shipped`'s answer with each note's mention seed put into `seeds`; counted, the
+    words of a body are found once for both (brain.index.seeded_counting)."""
+    from brain.index.seeded_counting import count_and_seed  # only where a chunk is seeded
 
     notes = [b for b in built if not isinstance(b, Unread)]
-    block = count_block((title_of(m.name), m.description, body) for m, _, body, _ in notes)
+    budget = note_budget().max_bytes  # a note past its budget was not read: the sweep decides it alone
+    vocabularies = [vocabulary.for_scope(m.scope) if m.size <= budget else None for m, _, _, _ in notes]
+    block = None
+    listed: list[list[Listed] | None] = [None] * len(notes)
+    if keywords:
+        block, listed = count_and_seed([_row(b) for b in notes], vocabularies)
+    for b, words, found in zip(notes, vocabularies, listed, strict=True):
+        if words is not None:
+            seed = seed_of(b[2], b[3], words, found)
+            if seed is not None:
+                seeds[b[0].id] = (b[0].hash, seed)
+    return _counted(built, block) if keywords else [
+        b if isinstance(b, Unread) else NoteChange(b[0], b[1]) for b in built]
+
+
+def _row(built: Built) -> tuple[str, str, str]:
+    """A note's texts as the keyword count takes them: name words, description, body."""
+    return title_of(built[0].name), built[0].description, built[2]
+
+
+def _counted(
+    built: Sequence[Built | Unread], block: PostingsBlock | None = None,
+) -> list[NoteChange | Unread]:
+    notes = [b for b in built if not isinstance(b, Unread)]
+    if block is None:
+        from brain.index.counting import count_block  # only where a chunk is counted
+
+        block = count_block(_row(b) for b in notes)
     rows = iter(range(len(notes)))  # each note's place in the block, in order
     return [
         b if isinstance(b, Unread) else NoteChange(b[0], b[1], (block, next(rows))) for b in built

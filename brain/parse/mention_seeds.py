@@ -112,12 +112,17 @@ class Reachable(Protocol):
     def targets(self, squashed: str) -> tuple[MentionTarget, ...]: ...
 
 
-def seed_of(body: str, body_line: int, vocabulary: Vocabulary) -> Seed | None:
-    """A note's seed (the module docstring); None past SEED_MAX candidates."""
+def seed_of(
+    body: str, body_line: int, vocabulary: Vocabulary, listed: list[Listed] | None = None,
+) -> Seed | None:
+    """A note's seed (the module docstring); None past SEED_MAX candidates. `listed`: the
+    body's candidates as `_listed_native` finds them, where a scan shared with the keyword
+    count found them already (brain.index.seeded_counting)."""
     index = vocabulary.index
     if not len(index):
         return ()
-    listed = _listed_native(body, vocabulary)
+    if listed is None:
+        listed = _listed_native(body, vocabulary)
     if listed is None:
         listed = _listed_py(body, vocabulary)
     found: list[tuple[int, int, int, int, int, str, int]] = []

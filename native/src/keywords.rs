@@ -10,7 +10,10 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::mention_prose::{lower_known, seed_from_words, Candidate};
+use crate::mentions::{MentionWords, NO_NAME};
 
 const WEIGHTS: [u32; 3] = [4, 2, 1]; // name, description, body (postings.py NAME_WEIGHT...)
 const MAX_FREQ: u32 = 65_535;
@@ -235,9 +238,26 @@ pub fn count_block<'py>(
         .unwrap_or_else(|_| Err(pyo3::exceptions::PyValueError::new_err("the native count panicked")))
 }
 
-type Block<'py> = (String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
+pub(crate) type Block<'py> = (String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
 
 fn counted<'py>(py: Python<'py>, texts: &[String], split_slow: &Bound<'py, PyAny>) -> PyResult<Block<'py>> {
+    Ok(counted_seeded(py, texts, split_slow, &[])?.0)
+}
+
+/// A note's mention seeding where the count finds its body's words (crate::seeded_count):
+/// the names it may reach and whether the words of wikilinks are left out.
+pub(crate) type Seeding<'a> = Option<(&'a MentionWords, bool)>;
+
+/// `counted`, and for each note `seeding` names (by place) whose body is ASCII, its mention
+/// seed candidates (crate::mention_prose::seed_from_words) from the same scan of the body:
+/// the words the count cuts out are the words the names are looked for in. Any other note's
+/// entry is None (its seed is found on its own, as before).
+pub(crate) fn counted_seeded<'py>(
+    py: Python<'py>,
+    texts: &[String],
+    split_slow: &Bound<'py, PyAny>,
+    seeding: &[Seeding<'_>],
+) -> PyResult<(Block<'py>, Vec<Option<Vec<Candidate>>>)> {
     // The pieces with a non-ASCII character, in text order, split by Python.
     let mut slow: Vec<&str> = Vec::new();
     for text in texts {
@@ -248,38 +268,34 @@ fn counted<'py>(py: Python<'py>, texts: &[String], split_slow: &Bound<'py, PyAny
         });
     }
     let split: Vec<Vec<String>> = if slow.is_empty() { Vec::new() } else { split_slow.call1((slow,))?.extract()? };
-    let mut split = split.into_iter();
-    let mut vocabulary = Vocabulary::new();
+    let mut tally = Tally {
+        vocabulary: Vocabulary::new(),
+        note: Counts { sums: Vec::new(), note: Vec::new(), order: Vec::new(), length: 0, current: 0 },
+        split: split.into_iter(),
+        lowered: Vec::with_capacity(64),
+        failed: None,
+        starts: Vec::new(),
+    };
     let (mut terms, mut freqs, mut sizes, mut lengths) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut lowered = Vec::with_capacity(64);
-    let mut failed = None;
-    let mut note = Counts { sums: Vec::new(), note: Vec::new(), order: Vec::new(), length: 0, current: 0 };
+    let mut seeds: Vec<Option<Vec<Candidate>>> = vec![None; texts.len() / 3];
     for (index, note_texts) in texts.chunks(3).enumerate() {
-        note.start(index as u32);
-        for (text, weight) in note_texts.iter().zip(WEIGHTS) {
-            let bytes = text.as_bytes();
-            pieces(bytes, |a, b, ascii| {
-                if ascii && b - a <= 16 {
-                    note.add(vocabulary.short_id(packed_lowered(&bytes[a..b]), b - a), weight);
-                } else if ascii {
-                    lowered.clear();
-                    lowered.extend(bytes[a..b].iter().map(u8::to_ascii_lowercase));
-                    note.add(vocabulary.id(&lowered), weight);
-                } else if is_latin_word(&bytes[a..b]) {
-                    latin_lowered(&bytes[a..b], &mut lowered);
-                    note.add(vocabulary.id(&lowered), weight);
-                } else {
-                    match split.next() {
-                        Some(words) => {
-                            for word in words {
-                                note.add(vocabulary.id(word.as_bytes()), weight);
-                            }
-                        }
-                        None => failed = Some("split_slow gave fewer lists than pieces"),
+        tally.note.start(index as u32);
+        let seed = seeding.get(index).copied().flatten();
+        for (at, (text, weight)) in note_texts.iter().zip(WEIGHTS).enumerate() {
+            if at == 2 {
+                if let Some((table, blank_links)) = seed {
+                    if let Some(found) = seeded_body(text, table, blank_links, &mut tally, weight) {
+                        seeds[index] = Some(found);
+                        continue;
                     }
                 }
+            }
+            let bytes = text.as_bytes();
+            pieces(bytes, |a, b, ascii| {
+                tally.piece(&bytes[a..b], ascii, weight);
             });
         }
+        let note = &tally.note;
         for id in &note.order {
             terms.extend_from_slice(&(*id as i32).to_le_bytes());
             freqs.extend_from_slice(&(note.sums[*id as usize].min(MAX_FREQ) as u16).to_le_bytes());
@@ -287,10 +303,136 @@ fn counted<'py>(py: Python<'py>, texts: &[String], split_slow: &Bound<'py, PyAny
         sizes.extend_from_slice(&(note.order.len() as i32).to_le_bytes());
         lengths.extend_from_slice(&(note.length as i32).to_le_bytes());
     }
-    if let Some(why) = failed.or(if split.next().is_some() { Some("split_slow gave more lists than pieces") } else { None }) {
+    let more = tally.split.next().is_some();
+    if let Some(why) = tally.failed.or(if more { Some("split_slow gave more lists than pieces") } else { None }) {
         return Err(pyo3::exceptions::PyValueError::new_err(why));
     }
-    let words = String::from_utf8(vocabulary.words)
+    let words = String::from_utf8(tally.vocabulary.words)
         .map_err(|_| pyo3::exceptions::PyValueError::new_err("a word is not UTF-8"))?;
-    Ok((words, PyBytes::new(py, &terms), PyBytes::new(py, &freqs), PyBytes::new(py, &sizes), PyBytes::new(py, &lengths)))
+    let block = (words, PyBytes::new(py, &terms), PyBytes::new(py, &freqs), PyBytes::new(py, &sizes), PyBytes::new(py, &lengths));
+    Ok((block, seeds))
+}
+
+/// What counting a chunk holds: its words, the note's counts, Python's split of the pieces
+/// with a non-ASCII character (in order), a buffer, and what went wrong.
+struct Tally {
+    vocabulary: Vocabulary,
+    note: Counts,
+    split: std::vec::IntoIter<Vec<String>>,
+    lowered: Vec<u8>,
+    failed: Option<&'static str>,
+    /// By word id: whether the word starts a name of the table last asked (its address,
+    /// 0: none yet): a chunk's words repeat, and a table serves all of a scope's notes.
+    starts: Vec<(usize, u8)>,
+}
+
+impl Tally {
+    /// Count one piece of word bytes (`pieces`): a word, or the words Python split it into.
+    /// An ASCII piece's id (its one word's, lower-cased).
+    fn piece(&mut self, piece: &[u8], ascii: bool, weight: u32) -> Option<u32> {
+        if ascii && piece.len() <= 16 {
+            let id = self.vocabulary.short_id(packed_lowered(piece), piece.len());
+            self.note.add(id, weight);
+            return Some(id);
+        } else if ascii {
+            self.lowered.clear();
+            self.lowered.extend(piece.iter().map(u8::to_ascii_lowercase));
+            let id = self.vocabulary.id(&self.lowered);
+            self.note.add(id, weight);
+            return Some(id);
+        } else if is_latin_word(piece) {
+            latin_lowered(piece, &mut self.lowered);
+            let id = self.vocabulary.id(&self.lowered);
+            self.note.add(id, weight);
+        } else {
+            match self.split.next() {
+                Some(words) => {
+                    for word in words {
+                        let id = self.vocabulary.id(word.as_bytes());
+                        self.note.add(id, weight);
+                    }
+                }
+                None => self.failed = Some("split_slow gave fewer lists than pieces"),
+            }
+        }
+        None
+    }
+
+    /// Whether the word of id `id` (`word`, lower-cased) starts a name of `table`.
+    fn starts(&mut self, id: u32, word: &str, table: &MentionWords) -> u8 {
+        let at = table as *const MentionWords as usize;
+        let slot = id as usize;
+        if slot >= self.starts.len() {
+            self.starts.resize(slot + 1, (0, NO_NAME));
+        }
+        if self.starts[slot].0 != at {
+            self.starts[slot] = (at, u8::from(table.lengths.contains_key(word)));
+        }
+        self.starts[slot].1
+    }
+}
+
+/// The one scan of a body: counted as `pieces` and `Tally::piece` count it (the same words,
+/// ids and order), and its words as the mention scan cuts them (`\w+` on the body lower-cased:
+/// crate::mention_prose `word_bytes`), looked up among `table`'s names. None, with nothing
+/// counted, where the mention scan would not lower-case the body itself (a character it does
+/// not know: crate::mention_prose `lower_known`).
+fn seeded_body(text: &str, table: &MentionWords, blank_links: bool, tally: &mut Tally, weight: u32) -> Option<Vec<Candidate>> {
+    let mut extra: FxHashSet<char> = FxHashSet::default();
+    let low = if text.is_ascii() { text.to_ascii_lowercase() } else { lower_known(text, &mut extra)? };
+    // Lower-casing keeps each character's UTF-8 length and whether its bytes are ASCII, so the
+    // pieces of `low` are the text's, at the same offsets.
+    let (orig, b) = (text.as_bytes(), low.as_bytes());
+    let n = b.len();
+    let mut words = Vec::with_capacity(n / 6); // a word and its separator: ~6 bytes
+    // Of each word, whether it starts a name, where it is one ASCII piece (known by its id);
+    // else 1: looked up by name_runs.
+    let mut starts = Vec::with_capacity(n / 6);
+    let mut last: (usize, usize, u32) = (usize::MAX, 0, 0); // the last ASCII piece, its id
+    let mut piece: Option<usize> = None; // the index's piece (letters, digits, non-ASCII)
+    let mut ascii = true;
+    let mut word: Option<usize> = None; // the mention scan's word (`\w`)
+    let mut at = 0;
+    while at <= n {
+        let (len, in_piece, in_word) = if at == n {
+            (1, false, false)
+        } else if b[at] < 0x80 {
+            let c = b[at];
+            (1, c.is_ascii_alphanumeric(), c.is_ascii_alphanumeric() || c == b'_')
+        } else {
+            let ch = low[at..].chars().next().expect("a character starts here");
+            (ch.len_utf8(), true, extra.contains(&ch))
+        };
+        match (in_piece, piece) {
+            (true, None) => {
+                piece = Some(at);
+                ascii = b[at] < 0x80;
+            }
+            (true, Some(_)) => ascii &= b[at] < 0x80,
+            (false, Some(start)) => {
+                if ascii {
+                    // Lowered already: the same word.
+                    if let Some(id) = tally.piece(&b[start..at], true, weight) {
+                        last = (start, at, id);
+                    }
+                } else {
+                    tally.piece(&orig[start..at], false, weight);
+                }
+                piece = None;
+            }
+            (false, None) => {}
+        }
+        match (in_word, word) {
+            (true, None) => word = Some(at),
+            (false, Some(start)) => {
+                let text = &low[start..at];
+                words.push((text, start, at));
+                starts.push(if last.0 == start && last.1 == at { tally.starts(last.2, text, table) } else { 1 });
+                word = None;
+            }
+            _ => {}
+        }
+        at += len;
+    }
+    Some(seed_from_words(text, words, Some(starts), table, blank_links))
 }

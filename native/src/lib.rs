@@ -14,6 +14,7 @@ mod secrets;
 mod secret_clear;
 mod secret_prefilter;
 mod secret_view;
+mod seeded_count;
 mod text;
 
 /// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
@@ -36,5 +37,8 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // New in this ABI's lifetime too: brain/layouts/secrets.py asks the two calls above where
     // a module lacks it.
     m.add_function(wrap_pyfunction!(secret_prefilter::secret_prefilter, m)?)?;
+    // New in this ABI's lifetime too: brain/index/seeded_counting.py scans twice where a
+    // module lacks it.
+    m.add_function(wrap_pyfunction!(seeded_count::count_block_seeded, m)?)?;
     Ok(())
 }

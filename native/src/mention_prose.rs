@@ -24,7 +24,7 @@ use rustc_hash::FxHashSet;
 
 use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
 use crate::math::math_ranges;
-use crate::mentions::{is_word, name_runs, words, MentionWords};
+use crate::mentions::{is_word, name_runs_known, words, MentionWords};
 use crate::text::{has, Declined};
 
 const NOT_PROSE: u8 = 0;
@@ -32,7 +32,7 @@ const PROSE: u8 = 1;
 const ASK: u8 = 2;
 
 /// (word index, word count, first character, end character, the name's number, prose state).
-type Candidate = (usize, usize, usize, usize, usize, u8);
+pub(crate) type Candidate = (usize, usize, usize, usize, usize, u8);
 
 /// `seed_of`'s candidates: as `mention_candidates` on the body with its wikilinks blanked
 /// (`blank_links`: LINK_CORE_RE's matches), those spanning a line dropped, each with its
@@ -65,7 +65,7 @@ pub fn mention_seed_candidates(
         }
     };
     let b = body.as_bytes();
-    let mut found: Vec<(&str, usize, usize)> = if aligned {
+    let found: Vec<(&str, usize, usize)> = if aligned {
         word_bytes(low, &extra)
     } else {
         // Python's lower-casing (rare): characters are what the two have in common.
@@ -75,23 +75,46 @@ pub fn mention_seed_candidates(
         }
         words(low, &extra).into_iter().map(|(w, s, e)| (w, offsets[s], offsets[e])).collect()
     };
+    Some(seed_from_words(body, found, None, table, blank_links))
+}
+
+/// `mention_seed_candidates`' answer from the body's words (lower-cased, byte offsets in the
+/// body, in order): the part shared with the one-scan count (crate::seeded_count), which
+/// finds the words while it counts them.
+pub(crate) fn seed_from_words(
+    body: &str,
+    mut found: Vec<(&str, usize, usize)>,
+    mut starts: Option<Vec<u8>>,
+    table: &MentionWords,
+    blank_links: bool,
+) -> Vec<Candidate> {
+    let b = body.as_bytes();
     if blank_links && has(b, b"[[") {
         // Words and links both ascend: one walk down the links, not a search a word (a
         // binary search for each of a body's words was a fifth of the scan).
         let links = link_cores(b);
         let mut k = 0;
-        found.retain(|&(_, start, _)| {
-            while k < links.len() && links[k].1 <= start {
-                k += 1;
-            }
-            !(k < links.len() && links[k].0 <= start)
-        });
+        let kept: Vec<bool> = found
+            .iter()
+            .map(|&(_, start, _)| {
+                while k < links.len() && links[k].1 <= start {
+                    k += 1;
+                }
+                !(k < links.len() && links[k].0 <= start)
+            })
+            .collect();
+        let mut keep = kept.iter();
+        found.retain(|_| *keep.next().expect("one a word"));
+        if let Some(s) = starts.as_mut() {
+            let mut keep = kept.iter();
+            s.retain(|_| *keep.next().expect("one a word"));
+        }
     }
     let ascii = body.is_ascii();
     let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
     let mut out = Vec::new();
     let mut spans = Vec::new(); // each candidate's byte offsets in the body
-    for (i, n, k) in name_runs(&found, table) {
+    for (i, n, k) in name_runs_known(&found, table, starts.as_deref()) {
         let (bs, be) = (found[i].1, found[i + n - 1].2);
         if memchr(b'\n', &b[bs..be]).is_some() {
             continue; // as seed_of: a name never spans lines
@@ -107,7 +130,7 @@ pub fn mention_seed_candidates(
         spans.push((bs, be));
     }
     if out.is_empty() {
-        return Some(out);
+        return out;
     }
     // A bug that panics leaves every candidate to Python: the ingest goes on.
     let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, &spans)));
@@ -116,7 +139,7 @@ pub fn mention_seed_candidates(
             candidate.5 = state;
         }
     }
-    Some(out)
+    out
 }
 
 /// `words` of `low`, in byte offsets.
@@ -158,7 +181,7 @@ fn word_bytes<'a>(low: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize,
 
 /// `body.lower()`, the non-ASCII word characters of it added to `extra`; None if a character
 /// is not `known`.
-fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<String> {
+pub(crate) fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<String> {
     let mut out = String::with_capacity(body.len());
     for c in body.chars() {
         if c.is_ascii() {

@@ -47,6 +47,9 @@ impl MentionWords {
     }
 }
 
+/// A word `name_runs_known` is told starts no name.
+pub(crate) const NO_NAME: u8 = 0;
+
 /// `\w` on one character of the lower-cased body: ASCII by rule, the rest as Python said.
 pub(crate) fn is_word(c: char, extra: &FxHashSet<char>) -> bool {
     if c.is_ascii() {
@@ -99,9 +102,23 @@ pub fn mention_candidates(
 /// name's number); a word's runs come longest first. Shared by mention_candidates and the
 /// prose pass (mention_prose.rs), which differ only in what they do with a run.
 pub(crate) fn name_runs(found: &[(&str, usize, usize)], table: &MentionWords) -> Vec<(usize, usize, usize)> {
+    name_runs_known(found, table, None)
+}
+
+/// `name_runs`, where `starts` (one a word, if given) already says of some words that they
+/// start no name (`NO_NAME`): those are not looked up (crate::keywords' one scan knows it of
+/// most words from their count's id).
+pub(crate) fn name_runs_known(
+    found: &[(&str, usize, usize)],
+    table: &MentionWords,
+    starts: Option<&[u8]>,
+) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut key = String::new();
     for (i, (word, _, _)) in found.iter().enumerate() {
+        if starts.is_some_and(|s| s[i] == NO_NAME) {
+            continue;
+        }
         let Some(counts) = table.lengths.get(*word) else { continue };
         for &n in counts {
             if i + n > found.len() {

@@ -1,0 +1,121 @@
+"""The one word scan of a body shared by the keyword count and the mention seed
+(native/src/seeded_count.rs, brain/index/seeded_counting.py) gives exactly what the two scans
+apart give: the chunk's `PostingsBlock` of `count_block`, and for each body the candidates of
+`mention_seed_candidates` (hence the same `seed_of`): on a table of bodies (code spans,
+fences, wikilinks and markdown links, URLs, `_` inside words, words past 16 bytes, Latin-1,
+CJK, dashes, emoji, a character the twin does not lower-case itself, frontmatter-like text),
+on random bodies built from their pieces, and on the benchmark's notes of both profiles. The
+table also says which bodies the one scan takes, so a scan that gave every body back to the
+two scans (correct, and no cheaper) fails too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.workload import generate
+from brain.index import seeded_counting
+from brain.index.counting import count_block
+from brain.index.seeded_counting import count_and_seed
+from brain.parse import mention_seeds
+from brain.parse.mention_seeds import Vocabulary, seed_of
+
+pytestmark = pytest.mark.skipif(seeded_counting._twin is None,
+                                reason="the native scanner is not built with count_block_seeded (cargo)")
+
+NAMES = ["deploy guide", "beta", "release plan", "x_y", "snake_case_name", "été plan", "naïve", "東京 region",
+         "notes", "averyveryverylongword plan", "[[odd]] name"]
+VOCABULARY = Vocabulary(NAMES)
+PLAIN = Vocabulary([n for n in NAMES if "[" not in n])  # blanks its wikilinks' words
+
+# (case, body, whether the one scan takes it: False where the twin would lower-case it in Python)
+CASES: list[tuple[str, str, bool]] = [
+    ("plain", "see the deploy guide and beta", True),
+    ("code span", "run `beta` then beta", True),
+    ("fenced", "beta\n\n```\nbeta deploy guide\n```\n\nbeta", True),
+    ("wikilink", "[[beta]] and [[x|beta]] beta [[deploy guide#x]] deploy guide", True),
+    ("markdown link", "[beta](https://x.org/beta) and [deploy guide][ref] beta", True),
+    ("url", "https://beta.org/deploy_guide and www.beta.com beta", True),
+    ("underscores", "x_y and x y and snake_case_name, snake case name, __beta__ _beta", True),
+    ("long words", "averyveryverylongword plan; AVERYVERYVERYLONGWORD PLAN; averyveryverylongwords", True),
+    ("latin-1", "Été plan, été  plan, naïve NAÏVE naïveté José Zoë", True),
+    ("cjk", "東京 region and 東京region", True),
+    ("dash and emoji", "beta—deploy guide 🚀 beta… “release plan”", True),
+    ("math", "$beta$ and $$release plan$$ beta", True),
+    ("frontmatter-like", "---\nname: beta\ndescription: deploy guide\n---\nbeta", True),
+    ("dotted i", "İstanbul beta and K beta", False),
+    ("arabic digit", "beta ١ release plan", False),
+    ("empty", "", True),
+    ("no words", "--- ... ***", True),
+]
+
+
+def apart(rows: list[tuple[str, str, str]], vocabulary: Vocabulary) -> list[object]:
+    """Each body's candidates as the twin finds them on its own scan."""
+    return [mention_seeds._listed_native(body, vocabulary) for _n, _d, body in rows]
+
+
+def check(bodies: list[str], vocabulary: Vocabulary) -> list[bool]:
+    """The one scan against the two on one chunk; which bodies the one scan took."""
+    rows = [(f"note {i}", "a description of beta", body) for i, body in enumerate(bodies)]
+    block, listed = count_and_seed(rows, [vocabulary] * len(rows))
+    assert block == count_block(rows)
+    for body, found, alone in zip(bodies, listed, apart(rows, vocabulary), strict=True):
+        if found is not None:
+            assert found == alone, body
+        assert seed_of(body, 3, vocabulary, found) == seed_of(body, 3, vocabulary), body
+    return [found is not None for found in listed]
+
+
+@pytest.mark.parametrize(("case", "body", "shared"), CASES, ids=[c[0] for c in CASES])
+def test_one_scan_equals_two_on_the_table(case: str, body: str, shared: bool) -> None:
+    for vocabulary in (PLAIN, VOCABULARY):
+        assert check([body], vocabulary) == [shared], case
+
+
+def test_one_scan_on_a_chunk_of_the_table() -> None:
+    """The chunk's word ids are numbered across its notes: the whole table as one chunk, with
+    notes not seeded between them (a vocabulary of None: counted only)."""
+    rows = [(case, "desc", body) for case, body, _ in CASES]
+    vocabularies = [PLAIN if i % 3 else None for i in range(len(rows))]
+    block, listed = count_and_seed(rows, vocabularies)
+    assert block == count_block(rows)
+    assert [i for i, found in enumerate(listed) if found is not None] == [
+        i for i, (_c, _b, shared) in enumerate(CASES) if shared and i % 3]
+
+
+PIECES = [
+    "beta", "Beta", "deploy", "guide", "release", "plan", "x", "_", "y", "snake", "case", "name", "été",
+    "ÉTÉ", "naïve", "東京", "region", "notes", "averyveryverylongword", " ", "  ", "-", "\n", "\n\n", ",",
+    "[[", "]]", "|", "`", "```\n", "$", "[", "](", ")", "][", "https://x.org/", "www.", "é", "—",
+    "🚀", "İ", "١", "José", "×", "ß", "---",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=40), min_size=1, max_size=4), st.booleans())
+def test_one_scan_equals_two_on_random_bodies(bodies: list[list[str]], plain: bool) -> None:
+    check(["".join(pieces) for pieces in bodies], PLAIN if plain else VOCABULARY)
+
+
+@pytest.mark.parametrize("profile", ["default", "real"])
+def test_one_scan_equals_two_on_benchmark_notes(tmp_path: Path, profile: str) -> None:
+    generate(tmp_path / "ws", 300, profile=profile)
+    paths = sorted((tmp_path / "ws" / "memory").rglob("*.md"))
+    notes = [(p.stem, p.read_text(encoding="utf-8")) for p in paths]
+    vocabulary = Vocabulary(name for name, _ in notes)
+    taken = check([body for _, body in notes], vocabulary)
+    assert sum(taken) > 0.9 * len(taken)  # the one scan is the common case, not the exception
+
+
+def test_without_the_twin_the_two_scans_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An install without the twin (an older build, BRAIN_NATIVE=0): counted as before, every
+    seed found on its own."""
+    monkeypatch.setattr(seeded_counting, "_twin", None)
+    rows = [("n", "d", body) for _c, body, _s in CASES]
+    block, listed = count_and_seed(rows, [VOCABULARY] * len(rows))
+    assert block == count_block(rows)
+    assert listed == [None] * len(rows)
