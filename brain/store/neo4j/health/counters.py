@@ -416,9 +416,10 @@ class Neo4jHealth(Committer, HealthAnswers):
             tag = tally.tag_of(r)
             if tag == now:
                 break
-            # A tally of this graph a few writes behind: the writer stores the next one within
-            # its delay (`health_tally_delay`); worth a short wait against a whole count.
-            behind = (tag[:2] == now[:2] and tag[3] == tally.VERSION
+            # A tally of this log a few writes behind (each write stamps a new graph id): the
+            # writer stores the next within its delay (`health_tally_delay`); worth a short
+            # wait against a whole count.
+            behind = (tag[1] == now[1] and tag[3] == tally.VERSION
                       and type(tag[2]) is int and tag[2] < now[2])
             if not behind or time.monotonic() >= waited:
                 return None  # none stored, stored for another graph or write, or not this version's
