@@ -154,6 +154,7 @@ class Neo4jHealth(Committer, HealthAnswers):
         self._health_writing = 0
         self._health_checked = 0.0
         self._tally_kept = None
+        self._tally_checked = 0.0  # when the tally's tag was last read (time.monotonic)
         self._tally_timer: threading.Timer | None = None
 
     def _read(self, query: str, **params: Any) -> list[Record]:
@@ -404,7 +405,10 @@ class Neo4jHealth(Committer, HealthAnswers):
         """The counts from the tally if its tag is the graph's position now, else None."""
         if ask.stale_before % 60:
             return None
-        waited = time.monotonic() + self.health_tally_wait
+        kept_tally, now_at = self._tally_kept, time.monotonic()
+        if kept_tally is not None and now_at - self._tally_checked < self.health_stamp_ttl:
+            return tally.counts(kept_tally[1], ask)  # read under a second ago (as the counters' position)
+        waited = now_at + self.health_tally_wait
         while True:
             found = self._read_database(tally.READ_TAG, {"payload": False, "most": 0})
             if not found:
@@ -431,4 +435,5 @@ class Neo4jHealth(Committer, HealthAnswers):
             if parsed is None:
                 return None  # garbled, or moved between the two reads: the counters count
             kept_tally = self._tally_kept = (now, parsed)
+        self._tally_checked = time.monotonic()
         return tally.counts(kept_tally[1], ask)
