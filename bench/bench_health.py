@@ -54,6 +54,20 @@ out = {}
 t, c = time.perf_counter(), time.process_time()
 store = Neo4jStore.connect(sys.argv[1], read_only=True)
 out["fresh.connect"] = round((time.perf_counter() - t) * 1000, 2)
+# Its counts first (what `memoryHealth { scopes total }` asks): from the writer's tally in the
+# database when it matches the graph (brain/store/neo4j/health/tally.py), else counted.
+for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(sys.argv[2]))):
+    walls, cpus = [], []
+    for _ in range(20):
+        t, c = time.perf_counter(), time.process_time()
+        store.health_counts(health_ask(reach, None, 30))
+        walls.append(round((time.perf_counter() - t) * 1000, 2))
+        cpus.append(round((time.process_time() - c) * 1000, 2))
+    out[f"fresh.{who}.counts_first"], out[f"fresh.{who}.counts_first_cpu"] = walls[0], cpus[0]
+    rest = sorted(walls[1:])
+    out[f"fresh.{who}.counts_poll"] = {"p50": rest[len(rest) // 2], "p95": rest[int(0.95 * len(rest))],
+                                       "cpu_p50": sorted(cpus[1:])[len(rest) // 2]}
+out["fresh.tallied"] = getattr(store, "health_tallied", None)
 for who, reach in (("admin", EVERYTHING), ("agent", Reach.of_agent(sys.argv[2]))):
     t, c = time.perf_counter(), time.process_time()
     report_json(store, health_ask(reach, None, 30), 30, 10, 10, 20)
@@ -160,6 +174,7 @@ for who, samples in after.items():
     if samples:
         out[f"{who}.after_edit"] = pct(samples, after_cpu[who])
 if reader is not None:  # a process started now: its first question, as a dashboard server's
+    getattr(store, "_health_tally_settle", lambda: None)()  # a tally waiting its second: stored
     fresh = subprocess.run([sys.executable, "-c", FRESH, uri, agent],
                            capture_output=True, text=True, check=True)
     out.update(json.loads(fresh.stdout.splitlines()[-1]))
@@ -174,6 +189,44 @@ print(json.dumps(out))
 
 def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+
+
+WRITER_FIRST = r"""
+import json, sys, time
+from brain.service.health import health_ask, report_json
+from brain.store.neo4j.store import Neo4jStore
+from brain.store.visibility import EVERYTHING
+store = Neo4jStore.connect(sys.argv[1])
+t, c = time.perf_counter(), time.process_time()
+report_json(store, health_ask(EVERYTHING, None, 30), 30, 10, 10, 20)
+out = {"writer.admin.first": round((time.perf_counter() - t) * 1000, 2),
+       "writer.admin.first_cpu": round((time.process_time() - c) * 1000, 2),
+       "writer.recounts": store.health_recounts()}
+store.close()
+print(json.dumps(out))
+"""
+
+
+def existing(args: argparse.Namespace) -> int:
+    """The first questions of processes on a graph already written (a 100,000-note ingest
+    takes most of an hour on a loaded machine: written once, measured here)."""
+    agent = args.agent
+    rows = []
+    row: dict[str, object] = {"notes": args.sizes[0], "store": "neo4j", "mode": "existing",
+                              "uptime_before": uptime()}
+    done = subprocess.run([sys.executable, "-c", WRITER_FIRST, args.neo4j_uri],
+                          capture_output=True, text=True, check=True)
+    row.update(json.loads(done.stdout.splitlines()[-1]))
+    for i in range(args.existing):
+        fresh = subprocess.run([sys.executable, "-c", FRESH, args.neo4j_uri, agent],
+                               capture_output=True, text=True, check=True)
+        row[f"run{i}"] = json.loads(fresh.stdout.splitlines()[-1])
+    row["uptime_after"] = uptime()
+    print(json.dumps(row), flush=True)
+    rows.append(row)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,7 +244,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="default", choices=("default", "real"),
                         help="bench/workload.py's workload shape")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "health.json")
+    parser.add_argument("--agent", default="release-writer", help="the agent of --existing")
+    parser.add_argument("--existing", type=int, metavar="N", default=0,
+                        help="Neo4j only: on the graph already at --neo4j-uri (no ingest, no edit), "
+                             "a writable process's first dashboard (it counts and stores the tally), "
+                             "then N fresh processes' (FRESH); --sizes names the size for the row")
     args = parser.parse_args(argv)
+    if args.existing:
+        return existing(args)
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     results: list[dict[str, object]] = []
     for size in args.sizes:

@@ -12,6 +12,7 @@ and by part: the note's links, the keyword query, the query's embedding, the vec
 `--profile real` uses bench/workload.py's real-memory shape.
 The parts are timed on their own calls after the whole one, so they add up to about the
 whole. `--code` runs each case once per checkout, one after the other (before/after).
+`--existing ROOT` measures on a Neo4j database that already holds the workspace at ROOT.
 Writes bench/results/related.json with the load average of each run.
 """
 
@@ -50,9 +51,13 @@ if kind == "memory":
 else:
     from brain.store.neo4j.store import Neo4jStore
     store = Neo4jStore.connect(uri)
-    store.clear()
+    if os.environ.get("BENCH_EXISTING") != "1":
+        store.clear()
 brain = Brain(root, store)
-t0 = time.perf_counter(); brain.sync(); out = {"ingest_s": round(time.perf_counter() - t0, 1)}
+if os.environ.get("BENCH_EXISTING") == "1" and kind != "memory":  # the graph --root was written to
+    out = {"ingest_s": None}
+else:
+    t0 = time.perf_counter(); brain.sync(); out = {"ingest_s": round(time.perf_counter() - t0, 1)}
 search = brain.search
 if os.environ.get("BRAIN_SEMANTIC") != "off":
     t0 = time.perf_counter()
@@ -106,15 +111,19 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "related.json")
     parser.add_argument("--profile", default="default", choices=("default", "real"),
                         help="bench/workload.py's workload shape")
+    parser.add_argument("--existing", type=Path, metavar="ROOT",
+                        help="Neo4j: the workspace at ROOT is already in the database at --neo4j-uri "
+                             "(no ingest: a 100,000-note one takes most of an hour on a loaded machine)")
     args = parser.parse_args()
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     rows: list[dict[str, object]] = []
     for size in args.sizes:
-        root = workspace(size, args.cache, profile=args.profile)
+        root = args.existing or workspace(size, args.cache, profile=args.profile)
         for store in args.stores:
             for semantic in args.semantic:
                 for label, path in codes:
-                    env = {**os.environ, "BRAIN_SEMANTIC": "off" if semantic == "off" else "on"}
+                    env = {**os.environ, "BRAIN_SEMANTIC": "off" if semantic == "off" else "on",
+                           "BENCH_EXISTING": "1" if args.existing else "0"}
                     if path:
                         env["PYTHONPATH"] = str(Path(path).resolve())
                     done = subprocess.run(

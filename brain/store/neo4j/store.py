@@ -185,6 +185,7 @@ class Neo4jStore(
             session.run(cypher.AWAIT_INDEXES, {"seconds": 300}).consume()
 
     def close(self) -> None:
+        self._health_tally_settle()  # (brain/store/neo4j/health/tally.py)
         self.release_lease()
         self._driver.close()
 

@@ -19,9 +19,10 @@ account for every write since (their counts chain with no gap), the counters fol
 they follow their own writes (`health_followed` counts those); else they are counted again:
 a write without a log entry (a bare `write`), a rebuild or a first sync switched in as a new
 generation, a cleared or replaced database, entries past the log's end, or a write of more
-than FOLLOW_MOST notes. Keeping the counters in the database instead (a count node per scope
-updated in each write's transaction) was not chosen: hubs, most wanted and the paged lists
-are sorted sets, not counts, and each write would pay for them in Cypher (docs/neo4j.md).
+than FOLLOW_MOST notes. The counters themselves stay in the process: hubs, most wanted and
+the paged lists are sorted sets, not counts (docs/neo4j.md). What a process just started can
+answer without them, the counts per scope, it reads from the tally the writer keeps in the
+database (tally.py), stored after each write it follows and after it counts.
 
 The counters are counted from the graph once (the first question of a process) and again
 only in the cases above, from the counters' fields alone (first_count.py: a query a page of
@@ -30,6 +31,7 @@ notes, their links gathered by the database), not from every note and link as ob
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -41,11 +43,15 @@ from neo4j import Record
 
 from brain.model import Link, MemoryNode, Node
 from brain.store.base import MemoryFilter, WriteBatch
-from brain.store.health import HealthAnswers
+from brain.store.health import HealthAnswers, HealthAsk, ScopeHealth
 from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources
 from brain.store.neo4j.generations.live import LiveSet
+from brain.store.neo4j.health import tally
 from brain.store.neo4j.health.first_count import Kept, count_pages, kept_link
 from brain.store.neo4j.reads.readcache import ReadCache
+from brain.store.neo4j.sharing.database import Committer
+
+log = logging.getLogger(__name__)
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
 # log entries after `$seq` (an index seek on BrainChange.seq; none when nothing changed).
@@ -112,7 +118,7 @@ def followed(writes: int, entries: Sequence[Any], now: int) -> set[str] | None:
     return sources if writes == now and len(sources) <= FOLLOW_MOST else None
 
 
-class Neo4jHealth(HealthAnswers):
+class Neo4jHealth(Committer, HealthAnswers):
     """Mixed into Neo4jStore: uses its `_read`, `list_memories`, `links_from` and
     `get_nodes`; Neo4jStore's `_write_plan` calls `_health_step` around its commits and
     logs `follow_params` with its change-log entry, and `_health_forget` when the graph
@@ -129,6 +135,16 @@ class Neo4jHealth(HealthAnswers):
     health_stamp_ttl = 1.0  # seconds a read of the position answers for
     health_followed = 0  # other processes' writes followed through the change log
     health_lean_count = True  # the first count reads only what the counters need (first_count.py)
+    health_keep_tally = True  # the writer stores the counts' tally for other processes (tally.py)
+    health_tallied = 0  # count questions answered from the database's tally (tests, benchmarks)
+    # Seconds a followed write's tally waits for the writes after it: one store for a burst
+    # (making one costs ~45 ms of CPU at 10,000 notes, bench/results/health_tally.json).
+    health_tally_delay = 1.0
+    # Seconds a process without counters waits for a tally a few writes behind to catch up,
+    # before it counts instead (a dashboard polling right after the writer's write).
+    health_tally_wait = 2.0
+    read_only: bool
+    _tally_kept: tuple[object, tally.Tally] | None  # the tally read last, by its tag
 
     def _init_health(self) -> None:
         self._health_index = HealthIndex()  # counted on the first question
@@ -137,6 +153,9 @@ class Neo4jHealth(HealthAnswers):
         self._health_at = None
         self._health_writing = 0
         self._health_checked = 0.0
+        self._tally_kept = None
+        self._tally_checked = 0.0  # when the tally's tag was last read (time.monotonic)
+        self._tally_timer: threading.Timer | None = None
 
     def _read(self, query: str, **params: Any) -> list[Record]:
         raise NotImplementedError
@@ -202,6 +221,7 @@ class Neo4jHealth(HealthAnswers):
         """The counters take the kept links of `sources` away and add their links now, and
         re-file every note on either end; then they are in step with `at` (None: the
         position read after the links, for a write of this process)."""
+        from_write = at is None
         try:
             new = self.links_from(sources)
             touched = set(sources)
@@ -228,6 +248,8 @@ class Neo4jHealth(HealthAnswers):
                 else:
                     held.pop(source, None)
             self._health_at, self._health_checked = at, checked
+        if from_write:
+            self._health_tally_due()
 
     def _health_catch_up(self) -> None:
         """Follow the writes made since the counters' position by other processes (the
@@ -285,6 +307,7 @@ class Neo4jHealth(HealthAnswers):
             else:
                 self._health_count_plain(index)
             self._health_at = at
+            self._health_write_tally(self._health_tally_payload(0))
         return index
 
     def _health_count_lean(self, index: HealthIndex) -> None:
@@ -308,3 +331,109 @@ class Neo4jHealth(HealthAnswers):
             links.update(self.links_from(ids[start : start + LINK_PAGE]))
         index.build(notes, links.items(), notes.get)
         self._health_rows = {source: kept(found) for source, found in links.items() if found}
+
+    # ------------------------------------------------------------------ the tally (tally.py)
+
+    def _health_tally_payload(self, writing: int) -> dict[str, Any] | None:
+        """Under the lock: the tally of the counters and the position they are in step with,
+        if this process stores one and no other write of its own is between commit and follow."""
+        at = self._health_at
+        if (self.read_only or not self.health_keep_tally or not self._health_index.valid
+                or self._health_writing != writing or at is None or at.log_id is None or at.writes < 0):
+            return None
+        payload = tally.tally_of(self._health_index)
+        if len(payload) > tally.MOST_CHARS:
+            return None  # (readers count, as with none stored)
+        return {"graph": at.graph, "logId": at.log_id, "writes": at.writes, "version": tally.VERSION,
+                "payload": payload}
+
+    def _health_tally_due(self) -> None:
+        """After a write this process followed: store the tally now (no delay) or once the
+        writes of the next `health_tally_delay` seconds are followed too."""
+        if self.read_only or not self.health_keep_tally:
+            return
+        if self.health_tally_delay <= 0:
+            with self._health_lock:
+                payload = self._health_tally_payload(1)  # (this write is still counted as writing)
+            self._health_write_tally(payload)
+            return
+        with self._health_lock:
+            if self._tally_timer is not None:
+                return
+            timer = self._tally_timer = threading.Timer(self.health_tally_delay, self._health_tally_flush)
+            timer.daemon = True
+        timer.start()
+
+    def _health_tally_flush(self) -> None:
+        with self._health_lock:
+            self._tally_timer = None
+            payload = self._health_tally_payload(0)  # None while a write is between commit and follow
+        try:
+            self._health_write_tally(payload)
+        except Exception as error:  # readers count without it; the next write stores it
+            log.warning("memory health's tally not stored: %s", error)
+
+    def _health_tally_settle(self) -> None:
+        """Before the driver closes: a tally still waiting is stored now."""
+        with self._health_lock:
+            timer, self._tally_timer = self._tally_timer, None
+        if timer is not None:
+            timer.cancel()
+            self._health_tally_flush()
+
+    def _health_write_tally(self, params: dict[str, Any] | None) -> None:
+        """Store the tally. A tally stored late or out of order carries the position it was
+        made at: a reader finds it does not match the graph's and counts, never trusts it."""
+        if params is None:
+            return
+        with self._session() as session:
+            self._commit(session, tally.write_tally, params, graph=False, keep_reads=True, keeps_live=True)
+
+    def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
+        """Counts from the database's tally while this process's counters are not counted
+        (a process that just started): one small read instead of counting the graph."""
+        # Not under the counters' lock: another question may hold it for a whole count, and
+        # this answer needs none of the counters (`valid` read racily: either answer is exact).
+        if not self._health_index.valid:
+            found = self._health_from_tally(ask)
+            if found is not None:
+                self.health_tallied += 1
+                return found
+        return super().health_counts(ask)
+
+    def _health_from_tally(self, ask: HealthAsk) -> list[ScopeHealth] | None:
+        """The counts from the tally if its tag is the graph's position now, else None."""
+        if ask.stale_before % 60:
+            return None
+        kept_tally, now_at = self._tally_kept, time.monotonic()
+        if kept_tally is not None and now_at - self._tally_checked < self.health_stamp_ttl:
+            return tally.counts(kept_tally[1], ask)  # read under a second ago (as the counters' position)
+        waited = now_at + self.health_tally_wait
+        while True:
+            found = self._read_database(tally.READ_TAG, {"payload": False, "most": 0})
+            if not found:
+                return None
+            r = found[0]
+            now = (None if r["graph"] is None else str(r["graph"]), r["logId"], r["writes"], tally.VERSION)
+            if type(r["writes"]) is not int or r["logId"] is None:
+                return None
+            tag = tally.tag_of(r)
+            if tag == now:
+                break
+            # A tally of this log a few writes behind (each write stamps a new graph id): the
+            # writer stores the next within its delay (`health_tally_delay`); worth a short
+            # wait against a whole count.
+            behind = (tag[1] == now[1] and tag[3] == tally.VERSION
+                      and type(tag[2]) is int and tag[2] < now[2])
+            if not behind or time.monotonic() >= waited:
+                return None  # none stored, stored for another graph or write, or not this version's
+            time.sleep(0.05)
+        kept_tally = self._tally_kept
+        if kept_tally is None or kept_tally[0] != now:
+            again = self._read_database(tally.READ_TAG, {"payload": True, "most": tally.MOST_CHARS})
+            parsed = tally.parse(again[0]["payload"]) if again and tally.tag_of(again[0]) == now else None
+            if parsed is None:
+                return None  # garbled, or moved between the two reads: the counters count
+            kept_tally = self._tally_kept = (now, parsed)
+        self._tally_checked = time.monotonic()
+        return tally.counts(kept_tally[1], ask)

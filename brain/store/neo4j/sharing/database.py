@@ -107,7 +107,7 @@ GRAPH_STAMP = (
     + ", COUNT { MATCH ()-[:LINKS_TO]->() }, COUNT { MATCH ()-[:REMEMBERS]->() }] AS counts"
 )
 CLEAR_SHARED = """
-MATCH (n:BrainWorkspace|BrainChange|BrainLease|BrainStaging|BrainLive)
+MATCH (n:BrainWorkspace|BrainChange|BrainLease|BrainStaging|BrainLive|BrainHealthTally)
 WITH n LIMIT $limit
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -1,0 +1,207 @@
+"""Memory health's counts kept in the database (brain/store/neo4j/health/tally.py): a process
+that starts answers a dashboard's counts from the writer's tally, without counting the
+graph, and the answer equals a recount from the store's plain reads, as an admin and each
+agent, per scope and overall, at several stale cutoffs. Whenever the tally does not match
+the graph (a write it was not stored after, a rebuild switched in, a cleared database) or is
+not brain's (foreign, garbled, another version), it is ignored and the process counts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from brain.service.brain import Brain
+from brain.store.base import WriteBatch
+from brain.store.health import HealthAsk
+from brain.store.neo4j.health import tally
+from brain.store.neo4j.store import Neo4jStore
+from brain.store.neo4j.write import Limits
+from tests.contract.helpers import Workspace, note
+from tests.contract.test_health import ASKS, SCOPES, T0, edit, known, recount
+from tests.neo4j.conftest import StoreMaker
+
+pytestmark = pytest.mark.neo4j
+
+# Cutoffs on a minute (as the service asks, service/health.py `health_ask`) around the
+# workspace's clock (a file written every 10 s from T0): before, among and after the notes.
+CUTOFFS = [(T0 // 60 + k) * 60 for k in (-1, 0, 1, 2, 4, 9)]
+TAG = ("MATCH (h:BrainHealthTally {key: 'brain'}) "
+       "RETURN h.graph AS g, h.logId AS l, h.writes AS w, h.payload AS p")
+
+
+def fresh(make_store: StoreMaker) -> Neo4jStore:
+    """A process started now on the database (a replica: it stores nothing)."""
+    store = make_store(limits=Limits())
+    store.read_only = True
+    return store
+
+
+def counts_equal_a_recount(store: Neo4jStore, cutoffs: list[int] = CUTOFFS) -> None:
+    for reach in ASKS:
+        for scope in (None, *SCOPES):
+            for cutoff in cutoffs:
+                ask = HealthAsk(reach, scope, cutoff)
+                assert store.health_counts(ask) == recount(store, ask)["counts"], ask
+
+
+def answered_from_the_tally(make_store: StoreMaker) -> Neo4jStore:
+    store = fresh(make_store)
+    counts_equal_a_recount(store)
+    assert store.health_recounts() == 0  # no count: every answer was the tally's
+    assert store.health_tallied == len(ASKS) * (1 + len(SCOPES)) * len(CUTOFFS)
+    return store
+
+
+def counted_not_tallied(make_store: StoreMaker) -> None:
+    store = fresh(make_store)
+    counts_equal_a_recount(store, CUTOFFS[:2])
+    assert store.health_tallied == 0
+    assert store.health_recounts() == 1
+
+
+def put_tally(store: Neo4jStore, **fields: object) -> None:
+    """Overwrite the tally's node as another program (or a damaged one) would."""
+    found = store._read_database(TAG, {})[0]
+    params = {"g": found["g"], "l": found["l"], "w": found["w"], "p": found["p"], "v": tally.VERSION,
+              **fields}
+    store._write_query(
+        "MATCH (h:BrainHealthTally {key: 'brain'}) SET h.graph = $g, h.logId = $l, h.writes = $w, "
+        "h.payload = $p, h.version = $v", **params)
+
+
+def test_a_fresh_process_answers_counts_from_the_tally_after_random_edits(
+    make_store: StoreMaker, tmp_path: Path
+) -> None:
+    ws = Workspace(tmp_path)
+    known(ws)
+    ws.write("memory/shared/plan.md", note("", "[[plan]] [[alice/secret]] [[todo#Nope]]", ""))
+    for scope in SCOPES:
+        ws.write(f"memory/{scope}/dup.md", note("dup", "[[plan]] [[dup]]"))
+    writer = make_store(limits=Limits())
+    writer.health_tally_delay = 0.0  # stored after each write (in service: once for a second's writes)
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    counted_not_tallied(make_store)  # the writer has not counted: no tally yet
+    writer.health_counts(HealthAsk(stale_before=CUTOFFS[0]))  # its first question counts, stores
+    answered_from_the_tally(make_store)
+    rng = random.Random(11)
+    for step in range(14):
+        edit(ws, brain, rng)  # the writer follows its write and stores the tally again
+        if step % 3 == 0:
+            answered_from_the_tally(make_store)
+    assert writer.health_recounts() == 1
+    # A cutoff not on a minute is the counters' to answer (the tally keeps minutes).
+    odd = fresh(make_store)
+    ask = HealthAsk(stale_before=T0 + 25)
+    assert odd.health_counts(ask) == recount(odd, ask)["counts"]
+    assert (odd.health_tallied, odd.health_recounts()) == (0, 1)
+
+
+def test_a_burst_of_writes_stores_one_tally_after_them_and_close_stores_a_waiting_one(
+    make_store: StoreMaker, tmp_path: Path
+) -> None:
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    writer.health_tally_delay = 5.0
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    writer.health_counts(HealthAsk())
+    for n in range(3):
+        brain.sync([ws.write(f"memory/alice/n{n}.md", note(f"n{n}", "[[plan]] [[ghost]]"))])
+    # A process asking now finds the tally behind the graph: it waits for the writer's next
+    # (at most `health_tally_delay` away) rather than count.
+    waiting = fresh(make_store)
+    waiting.health_tally_wait = 60.0
+    counts_equal_a_recount(waiting)
+    assert (waiting.health_recounts(), writer._tally_timer) == (0, None)
+    answered_from_the_tally(make_store)
+    writer.health_tally_delay = 3600.0
+    brain.sync([ws.write("memory/bob/late.md", note("late", "[[alice/plan]]"))])
+    counted_not_tallied(make_store)  # within the delay: the tally stored is of before the write
+    writer.close()  # a writer that stops stores the tally it was waiting to store
+    answered_from_the_tally(make_store)
+
+
+def test_a_tally_that_does_not_match_the_graph_is_ignored(make_store: StoreMaker, tmp_path: Path) -> None:
+    """A write the tally was not stored after (another process's bare write), a rebuild
+    switched in as a new generation, a cleared database: the fresh process counts."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    writer.health_counts(HealthAsk())
+    answered_from_the_tally(make_store)
+    # Another process's write, without the writer's counters following it.
+    make_store(limits=Limits()).write(WriteBatch(deletes=["memory:bob/b2"]))
+    counted_not_tallied(make_store)
+    writer.health_counts(HealthAsk())  # the writer counts again (its log shows a bare write)
+    answered_from_the_tally(make_store)
+    # A rebuild: the batch past `atomic_rows` is written as a new generation.
+    rebuilds = writer.rebuilds
+    writer.limits = replace(writer.limits, atomic_rows=1)
+    for name in ("plan", "todo", "lonely"):
+        ws.write(f"memory/alice/{name}.md", note(name, "[[secret]] [[faq]]"))
+    brain.sync()
+    assert writer.rebuilds == rebuilds + 1
+    counted_not_tallied(make_store)
+    writer.limits = Limits()
+    writer.health_counts(HealthAsk())
+    answered_from_the_tally(make_store)
+    # A cleared database: the tally goes with it, and a new graph has none until counted.
+    writer.clear()
+    assert not writer._read_database(TAG, {})
+    assert fresh(make_store).health_counts(HealthAsk()) == []
+    Brain(ws.root, writer).sync()
+    counted_not_tallied(make_store)
+
+
+@pytest.mark.parametrize("damage", [
+    {"p": "{not json"},
+    {"p": None},
+    {"p": 42},
+    {"v": tally.VERSION + 1},
+    {"v": "1"},
+    {"w": -5},
+    {"w": "7"},
+    {"l": "another log"},
+    {"g": "another graph"},
+    {"p": json.dumps({"v": tally.VERSION, "groups": [["alice", None, -1, 0, 0, 0, [], [], [], []]],
+                      "links": []})},
+    {"p": json.dumps({"v": tally.VERSION, "groups": [["alice", None, 1, 0, 0, 0, [], [5, 3], [1, 2], []]],
+                      "links": []})},
+    {"p": json.dumps({"v": tally.VERSION, "groups": [], "links": [["alice", None, "nope", [], 1]]})},
+    {"p": json.dumps({"v": tally.VERSION, "groups": [[1, 2, 3]], "links": []})},
+    {"p": json.dumps([1, 2])},
+    {"p": "[" * 100_000},
+], ids=lambda d: ",".join(f"{k}={str(v)[:24]}" for k, v in d.items()))
+def test_a_foreign_or_garbled_tally_is_ignored_and_counted(
+    make_store: StoreMaker, tmp_path: Path, damage: dict[str, object]
+) -> None:
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    Brain(ws.root, writer).sync()
+    writer.health_counts(HealthAsk())
+    put_tally(writer, **damage)
+    counted_not_tallied(make_store)
+
+
+def test_the_tally_is_under_no_documented_label(make_store: StoreMaker, tmp_path: Path) -> None:
+    """Issue 42 item 1: a hand-written query on the documented labels never meets it."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    Brain(ws.root, writer).sync()
+    writer.health_counts(HealthAsk())
+    labels = writer._read_database("MATCH (h:BrainHealthTally) RETURN labels(h) AS l", {})
+    assert [r["l"] for r in labels] == [["BrainHealthTally"]]
+    found = writer._read_database("MATCH (n) WHERE NOT any(l IN labels(n) WHERE l STARTS WITH 'Brain') "
+                                  "AND n.payload IS NOT NULL RETURN count(n) AS n", {})
+    assert found[0]["n"] == 0
