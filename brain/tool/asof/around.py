@@ -16,14 +16,17 @@ every note at every moment of a timeline, on both stores.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from brain.ingest.state import defined_id
+from brain.resolve import Target
 from brain.store.linking import key_of_id
 from brain.tool.asof.delta import MomentNotKept
 from brain.tool.asof.graph import MomentBrain, Moments
 from brain.tool.asof.kept import kept_or_built, small_key
 from brain.tool.asof.linkers import linker_index
-from brain.tool.asof.small import Versions, link_keys, name_index
-from brain.tool.history.parsed import ParsedVersions
+from brain.tool.asof.small import NOW, Versions, link_keys, name_index
+from brain.tool.history.parsed import ParsedVersions, parse_version
 
 
 def around_moment(moments: Moments, parsed: ParsedVersions, at: float, rel: str) -> MomentBrain:
@@ -50,20 +53,48 @@ def _build(moments: Moments, parsed: ParsedVersions, then: Versions, rel: str) -
     if name is not None:
         keys.add(name)  # every note of its name then: a link to the name may be ambiguous
     index = name_index(moments)
-    wanted = index.paths(moments, then.records, keys)
+    definers = index.paths(moments, then.records, keys)
+    chosen: dict[str, bytes] = {}
     if name is not None:
-        wanted |= linker_index(moments, parsed).paths(then.records, name)
+        linkers = linker_index(moments, parsed).paths(then.records, name)
         now = live.store.links_with_keys([name])
-        sources = live.store.get_nodes({link.source for link in now})
-        wanted |= {path for node in sources.values() if (path := getattr(node, "path", None))}
+        # only their paths: a note's body read back from its file is not wanted here
+        sources = live.store.get_nodes({link.source for link in now}, bodies=False)
+        linkers |= {path for node in sources.values() if (path := getattr(node, "path", None))}
+        linking = live.layout.links.parse
+        for path in sorted(linkers - definers - {rel}):
+            if (data := _linking_then(then, parsed, path, name, linking)) is not None:
+                chosen[path] = data
+    then.hold(chosen, definers - {rel})
     held = {rel: own}
-    then.hold(held, wanted)
+    for path in sorted(chosen):  # (in the order they were held in before: the note, then by path)
+        held[path] = chosen[path]
     then.hold_agents(held, index, keys)
     if then.missing:
         raise MomentNotKept(f"the content some notes around {rel} had then is no longer kept "
                             "(history retention or its cap): ask for the moment as a whole to see the "
                             "oldest one shown", None)
     return then.build(held)
+
+
+def _linking_then(then: Versions, parsed: ParsedVersions, path: str, name: str,
+                  linking: Callable[[str], Target]) -> bytes | None:
+    """The content of `path` at t if it linked to the name key `name` then, else None.
+
+    A path some version of which once linked the name (or that links it now) mostly did not
+    at t: a note's links come and go with its edits. Held anyway, each was a note ingested
+    whole (its every link resolved, its body stored) for no backlink: about a third of a first
+    ask's files at 10,000 notes and 50,000 changes. Its version's links say, as they said to
+    the link index (its kept summary, else one parse). Still read first: a version no longer
+    kept refuses the moment, as the whole moment's graph does."""
+    data = then.content(path)
+    if data is None:
+        return None
+    digest = then.version(path)
+    if digest is None or digest == NOW:
+        return data  # as it is on disk now: the graph now says it links the name
+    summary = parsed.get(digest) or parse_version(data)
+    return data if any(linking(target).key == name for target in summary.links) else None
 
 
 __all__ = ["around_moment"]
