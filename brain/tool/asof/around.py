@@ -16,9 +16,9 @@ every note at every moment of a timeline, on both stores.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from brain.ingest.state import defined_id
+from brain.ingest.state import FileState, defined_id
 from brain.resolve import Target
 from brain.store.linking import key_of_id
 from brain.tool.asof.delta import MomentNotKept
@@ -60,10 +60,13 @@ def _build(moments: Moments, parsed: ParsedVersions, then: Versions, rel: str) -
         now = live.store.links_with_keys([name])
         # only their paths: a note's body read back from its file is not wanted here
         sources = live.store.get_nodes({link.source for link in now}, bodies=False)
-        linkers |= {path for node in sources.values() if (path := getattr(node, "path", None))}
+        linking_now = {path for node in sources.values() if (path := getattr(node, "path", None))}
+        linkers |= linking_now
         linking = live.layout.links.parse
+        files = live.ingester.files
         for path in sorted(linkers - definers - {rel}):
-            if (data := _linking_then(then, parsed, path, name, linking)) is not None:
+            data = _linking_then(then, parsed, path, name, linking, files, path in linking_now)
+            if data is not None:
                 chosen[path] = data
     then.hold(chosen, definers - {rel})
     held = {rel: own}
@@ -78,21 +81,26 @@ def _build(moments: Moments, parsed: ParsedVersions, then: Versions, rel: str) -
 
 
 def _linking_then(then: Versions, parsed: ParsedVersions, path: str, name: str,
-                  linking: Callable[[str], Target]) -> bytes | None:
+                  linking: Callable[[str], Target], files: Mapping[str, FileState],
+                  links_now: bool) -> bytes | None:
     """The content of `path` at t if it linked to the name key `name` then, else None.
 
-    A path some version of which once linked the name (or that links it now) mostly did not
+    A path some version of which once linked the name (or that links it now) need not have
     at t: a note's links come and go with its edits. Held anyway, each was a note ingested
-    whole (its every link resolved, its body stored) for no backlink: about a third of a first
-    ask's files at 10,000 notes and 50,000 changes. Its version's links say, as they said to
-    the link index (its kept summary, else one parse). Still read first: a version no longer
-    kept refuses the moment, as the whole moment's graph does."""
+    whole (its every link resolved, its body stored) for no backlink. Which links its version
+    then holds: the graph now's, when the file now is that very version (its sha256 is the
+    blob's; `links_now`: it links the name now), else its kept summary, else one parse (as the
+    link index read it). Still read first: a version no longer kept refuses the moment, as the
+    whole moment's graph does."""
     data = then.content(path)
     if data is None:
         return None
     digest = then.version(path)
     if digest is None or digest == NOW:
         return data  # as it is on disk now: the graph now says it links the name
+    state = files.get(path)
+    if state is not None and state.hash == digest:
+        return data if links_now else None
     summary = parsed.get(digest) or parse_version(data)
     return data if any(linking(target).key == name for target in summary.links) else None
 
