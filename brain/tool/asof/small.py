@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from brain.ingest.note_bodies import DiskBodies
+from brain.budgets import note_budget
 from brain.ingest.state import defined_id
 from brain.layouts import Layout
-from brain.model import name_key, owner_of_id
-from brain.parse.note import decode, parse_note
+from brain.model import MemoryNode, name_key, owner_of_id
+from brain.parse.note import body_of, decode, parse_note
 from brain.store.base import WriteBatch
 from brain.store.linking import key_of_id
 from brain.store.memory.search import KeywordIndex
@@ -211,8 +211,8 @@ def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes]
     ingester = MomentIngester(live.root, store, _only(live.layout, stats), live.ingester.config)
     ingester.today = live.ingester.today
     brain.ingester = ingester
-    store.read_bodies_from(DiskBodies(brain.root, ingester.overlays))
     ingester.overlays.update(held)
+    store.read_bodies_from(_HeldBodies(ingester.overlays))
     ingester.changed_at = changed_at
     # The agent folders of t, not of the disk now (asof/scopes.py): a folder made since is
     # not there, whatever of its notes this holds.
@@ -220,6 +220,25 @@ def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes]
                                          first)
     ingester.sync()
     return brain
+
+
+class _HeldBodies:
+    """The bodies of a small moment's notes, read back from the versions it holds: every note
+    of it is one (an overlay), so the store keeps a mark for each body instead of its
+    compressed copy (a zlib pass of every note held, on every first ask; most are never
+    shown). What it gives is what `DiskBodies` gives for a file with those bytes."""
+
+    def __init__(self, held: Mapping[str, bytes]) -> None:
+        self.held = held
+
+    def on_disk(self, memory: MemoryNode) -> bool:
+        return memory.path in self.held
+
+    def read(self, memory: MemoryNode) -> str:
+        raw = self.held.get(memory.path)
+        if raw is None or memory.size > note_budget().max_bytes:
+            return ""  # (a note past its budget has no body, as DiskBodies says)
+        return body_of(raw, memory.path)
 
 
 def _only(layout: Layout, held: dict[str, FileStat]) -> Layout:
