@@ -8,8 +8,9 @@ carried a link of that key. They come from an index of what each kept version li
 kept beside the history and brought up to date as records come (linkers.py), plus the notes
 of the graph now that hold such a link (the store's links by key: a file no record names is
 as it is now at every t). The small graph adds
-each candidate at its version then and every file that defined this note's name then (an
-ambiguous name resolves to neither note). A link's status still comes from the linker, by
+each candidate that linked the name at its version then (one may have linked it only in another
+version: `_linking_then`), and every file that defined this note's name then (an ambiguous
+name resolves to neither note). A link's status still comes from the linker, by
 today's rules: tests/tool/test_as_of_around.py compares the answer with the whole moment's for
 every note at every moment of a timeline, on both stores.
 """
