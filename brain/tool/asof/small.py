@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from brain.ingest.note_bodies import DiskBodies
+from brain.budgets import note_budget
 from brain.ingest.state import defined_id
 from brain.layouts import Layout
-from brain.model import name_key, owner_of_id
-from brain.parse.note import decode, parse_note
+from brain.model import MemoryNode, name_key, owner_of_id
+from brain.parse.note import body_of, decode, parse_note
 from brain.store.base import WriteBatch
 from brain.store.linking import key_of_id
 from brain.store.memory.search import KeywordIndex
@@ -37,7 +37,7 @@ from brain.tool.diff.changes import _at
 from brain.tool.history.log import HistoryRecord
 from brain.workspace import FileStat, read_bytes
 
-_NOW = "now"  # a path no record touched: as it is on disk
+NOW = "now"  # a path no record touched: as it is on disk
 
 
 class Versions:
@@ -54,7 +54,7 @@ class Versions:
         self.missing: list[str] = []
 
     def version(self, path: str) -> str | None:
-        """The path's sha256 at t, None when absent then, _NOW when no record names it."""
+        """The path's sha256 at t, None when absent then, NOW when no record names it."""
         records, first = self.records, self.first
         last = self.timeline.last_before(path, first)
         if last is not None:
@@ -64,7 +64,7 @@ class Versions:
             return None if record.new_path is not None else record.after
         later = self.timeline.first_from(path, first)
         if later is None or later >= len(records):  # (the timeline may have seen newer records)
-            return _NOW
+            return NOW
         record = records[later]
         return None if record.new_path == path else record.before
 
@@ -73,7 +73,7 @@ class Versions:
         digest = self.version(path)
         if digest is None:
             return None
-        if digest == _NOW:
+        if digest == NOW:
             found = read_bytes(self.live.root / path)
             return found if isinstance(found, bytes) else None
         data = self.moments.blobs.get(digest)
@@ -110,7 +110,7 @@ class Versions:
         return changed
 
     def build(self, held: dict[str, bytes]) -> MomentBrain:
-        return small_moment(self.moments, self.at, self.first, held, self.changed_at(held))
+        return small_moment(self.moments, self.at, self.first, held, self.changed_at(held), self.records)
 
 
 def link_keys(moment: Versions, rel: str, data: bytes) -> set[str]:
@@ -196,8 +196,10 @@ class _SmallStore(MemoryStore):
 
 
 def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes],
-                 changed_at: dict[str, float]) -> MomentBrain:
-    """The graph of exactly `held` (path -> content at `at`), by a first sync as of `at`."""
+                 changed_at: dict[str, float], records: Sequence[HistoryRecord] | None = None) -> MomentBrain:
+    """The graph of exactly `held` (path -> content at `at`), by a first sync as of `at`
+    (`records`: the history as `first` counts it, when the caller has read it already; each
+    read is a copy of every record, 2 ms at 50,000)."""
     live = moments.live
     stats = {rel: FileStat(rel, len(data), _nanoseconds(changed_at.get(rel))) for rel, data in held.items()}
     # Memory health's counters are not kept batch by batch: a small moment is asked about a
@@ -209,14 +211,34 @@ def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes]
     ingester = MomentIngester(live.root, store, _only(live.layout, stats), live.ingester.config)
     ingester.today = live.ingester.today
     brain.ingester = ingester
-    store.read_bodies_from(DiskBodies(brain.root, ingester.overlays))
     ingester.overlays.update(held)
+    store.read_bodies_from(_HeldBodies(ingester.overlays))
     ingester.changed_at = changed_at
     # The agent folders of t, not of the disk now (asof/scopes.py): a folder made since is
     # not there, whatever of its notes this holds.
-    ingester.scopes_then = moment_scopes(moments, moments.history.all(), first)
+    ingester.scopes_then = moment_scopes(moments, moments.history.all() if records is None else records,
+                                         first)
     ingester.sync()
     return brain
+
+
+class _HeldBodies:
+    """The bodies of a small moment's notes, read back from the versions it holds: every note
+    of it is one (an overlay), so the store keeps a mark for each body instead of its
+    compressed copy (a zlib pass of every note held, on every first ask; most are never
+    shown). What it gives is what `DiskBodies` gives for a file with those bytes."""
+
+    def __init__(self, held: Mapping[str, bytes]) -> None:
+        self.held = held
+
+    def on_disk(self, memory: MemoryNode) -> bool:
+        return memory.path in self.held
+
+    def read(self, memory: MemoryNode) -> str:
+        raw = self.held.get(memory.path)
+        if raw is None or memory.size > note_budget().max_bytes:
+            return ""  # (a note past its budget has no body, as DiskBodies says)
+        return body_of(raw, memory.path)
 
 
 def _only(layout: Layout, held: dict[str, FileStat]) -> Layout:
