@@ -39,6 +39,8 @@ from neo4j import Driver, Record, RoutingControl
 from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LiveSet
+from brain.store.request_look import MAX_SECONDS as LOOK_SECONDS
+from brain.store.request_look import Look, current_look
 
 T = TypeVar("T")
 
@@ -97,6 +99,7 @@ class ReadCache:
         self.max_chars = max_chars
         self.max_answer_chars = max_answer_chars
         self._lock = threading.Lock()
+        self._token_lock = threading.Lock()  # one read of the token at a time
         self._answers: OrderedDict[Key, _Kept] = OrderedDict()
         self._chars = 0
         self._seen: str | None = None  # the token the kept answers were read under
@@ -126,15 +129,34 @@ class ReadCache:
         graph token if the last read of it is older than `window`. Every answer kept under
         it is read after this check, so it shows the graph as it was then or later."""
         started = time.monotonic()
-        if started - self._checked >= self.window:
-            token = self._token()
-            self.token_reads += 1
-            with self._lock:
-                if token is None or token != self._seen:
-                    self._drop_locked()
-                    self._seen = token
-                self._checked = started
+        look = current_look()  # one look a request (brain/store/request_look.py)
+        if not self._trusted(look, started):
+            # One reader at a time: the reads a request runs side by side (the entities
+            # document's three lists) waited on one token read, not each its own.
+            with self._token_lock:
+                if not self._trusted(look, started):
+                    token = self._token()
+                    self.token_reads += 1
+                    with self._lock:
+                        if token is None or token != self._seen:
+                            self._drop_locked()
+                            self._seen = token
+                        self._checked = started
+                if look is not None:  # the state this request reads is no older than that check
+                    look.seen[id(self)] = (self.epoch, self._checked)
+        elif look is not None:
+            look.seen[id(self)] = (self.epoch, self._checked)
         return None if self._seen is None else self.epoch
+
+    def _trusted(self, look: Look | None, started: float) -> bool:
+        """Whether the last read of the token serves a read begun at `started`: this
+        request looked already (and nothing was dropped since), or it is within `window`."""
+        if self._checked == float("-inf"):
+            return False
+        seen = look.seen.get(id(self)) if look is not None else None
+        if seen is not None and seen[0] == self.epoch and started - seen[1] < LOOK_SECONDS:
+            return True
+        return started - self._checked < self.window
 
     def get(self, query: str, params: dict[str, Any]) -> tuple[Key, int | None, list[Record] | None]:
         """(key, epoch to put under, kept answer or None). The token is read (at most once a
