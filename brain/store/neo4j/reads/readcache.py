@@ -10,11 +10,12 @@ Every transaction that writes brain's graph sets a new `graph` token on the work
 (brain/store/neo4j/write.py `mark_graph`, the switch of a generation too), whoever writes it:
 this process, the writer a replica answers beside, a first sync in parts. A kept answer is
 good while the token is the one it was read under. The token is read at most once per
-`window` (one index seek), and this process's own commits drop every answer at once: a
-writer reads its own writes at once, and a replica answers at most `window` behind the
-database (its graphChanged events, from the change log, come no earlier). The token a
-writer's commit stamped is taken as read then (`wrote`): reading it back cost the next
-read a round trip, after every write.
+`window` (one index seek; once a GraphQL request, however long, up to 1 s:
+brain/store/request_look.py; one reader of it at a time), and this process's own commits
+drop every answer at once: a writer reads its own writes at once, and a replica answers at
+most `window` (a request: its one look) behind the database (its graphChanged events, from
+the change log, come no earlier). The token a writer's commit stamped is taken as read then
+(`wrote`): reading it back cost the next read a round trip, after every write.
 
 An answer read while the graph changed is not kept (its epoch is checked when it is put), so
 a kept answer is always one state of the graph, never a mix of two. Not kept: search (the
