@@ -81,9 +81,12 @@ async def memory_page(
 ) -> MemoryConnection:
     after_id = decode_cursor("memory", after) if after else None
     store = (info.context.brain if moment is None else moment).store
-    rows = await in_thread(store.list_memories, where, after_id, first + 1)
+    # Without bodies: a table of memories shows none, and at 10,000 notes a page of a hundred
+    # bodies was most of what Neo4j shipped for the dashboard's memories page (issue 43). A
+    # `body` asked on the page is read for the page at once (Memory.body, the bodies loader).
+    rows = await in_thread(store.list_memories, where, after_id, first + 1, bodies=False)
     page = rows[:first]
-    info.context.loaders_of(moment).prime_nodes(page)
+    info.context.loaders_of(moment).prime_nodes(page, bodies=False)
     edges = [MemoryEdge(cursor=encode_cursor("memory", m.id), node=Memory.of(m, moment)) for m in page]
     return MemoryConnection(
         edges=edges,

@@ -18,6 +18,7 @@ from brain import model
 from brain.api.graph.paging.links import PAGE, link_after, link_page, problem_page
 from brain.api.graph.paging.lists import keyed_cursor, keyed_page
 from brain.api.graph.problems import Problem
+from brain.api.graph.selection import asks_below
 from brain.api.graphql.context import Info
 from brain.api.graphql.enums import MemoryType
 from brain.api.graphql.fields import field
@@ -47,8 +48,14 @@ async def _links_into(
     from brain.api.graph.links import Link
 
     cursor = None if after is None else link_after(after)
-    found = await info.context.loaders_of(moment).backlinks.load((node_id, max(0, first), cursor))
-    return [Link.of(link, moment) for link in found]
+    loaders = info.context.loaders_of(moment)
+    found = await loaders.backlinks.load((node_id, max(0, first), cursor))
+    if not (found and asks_below(info, "source")):
+        return [Link.of(link, moment) for link in found]
+    # Every source at once (one load, batched with the other lists' of this level), handed to
+    # each link, so that `Link.source` answers without an await per link (brain/api/graph/selection.py).
+    sources = await loaders.nodes.load_many([link.source for link in found])
+    return [Link.of(link, moment, source) for link, source in zip(found, sources, strict=True)]
 
 
 async def _links_into_count(info: Info, node_id: str, moment: Brain | None = None) -> int:

@@ -80,10 +80,12 @@ class Loaders:
             _batched(store.memory_type_counts, dict), cache=cache
         )
 
-    def prime_nodes(self, nodes: Sequence[Node]) -> None:
-        """Nodes a query already holds with their bodies (a page of memories) need no second fetch."""
+    def prime_nodes(self, nodes: Sequence[Node], *, bodies: bool = True) -> None:
+        """Nodes a query already holds (a page of memories, a note by path) need no second
+        fetch; their bodies too if they came with them (`bodies`), else `body` reads them."""
         self.nodes.prime_many({n.id: n for n in nodes})
-        self.bodies.prime_many({n.id: n.body for n in nodes if isinstance(n, MemoryNode)})
+        if bodies:
+            self.bodies.prime_many({n.id: n.body for n in nodes if isinstance(n, MemoryNode)})
 
     async def nodes_of(self, ids: Collection[str]) -> list[Node]:
         """The nodes that exist among `ids`, in order."""

@@ -43,6 +43,7 @@ from brain.api.http.auth import Principal
 from brain.api.http.metrics import operation_label
 from brain.api.http.middleware import unknown_agent_message
 from brain.api.http.ui.files import graphql_page, wants_html_page
+from brain.store.request_look import one_look
 from brain.store.visibility import EVERYTHING, Reach
 
 NOT_READY = "brain is still reading the workspace: retry when /healthz says ready"
@@ -120,7 +121,8 @@ class BrainGraphQL(GraphQL[Context, None]):
         allowed = OperationType.from_http(request_adapter.method) - {OperationType.SUBSCRIPTION}
         seconds = self.services.settings.request_timeout
         try:
-            with anyio.fail_after(seconds):
+            # One look at the graph's version for the whole request (brain/store/request_look.py).
+            with anyio.fail_after(seconds), one_look():
                 return await self.schema.execute(
                     request_data.query,
                     root_value=root_value,

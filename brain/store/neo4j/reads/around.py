@@ -95,20 +95,28 @@ class Neo4jAround:
         raise NotImplementedError
 
     def neighborhood(self, node_id: str, depth: int, limit: int, reach: Reach = EVERYTHING) -> Subgraph:
-        if not self.get_nodes([node_id], bodies=False):
-            return Subgraph((), ())
         if reach.everything and 0 < depth <= MAX_DEPTH:
+            # No read first to see that the node exists: the walk's read of its nodes always
+            # holds the start, and tells (one round trip less a neighbourhood, issue 43).
             around = self._around(node_id, depth, limit)
 
             def neighbours(ids: list[str]) -> Mapping[str, set[str]]:
                 return around
         else:
+            if not self.get_nodes([node_id], bodies=False):
+                return Subgraph((), ())
+
             def neighbours(ids: list[str]) -> Mapping[str, set[str]]:
                 return self._neighbours(ids, reach)
-        found = walk(
-            node_id, depth, limit, reach, neighbours, lambda ids: self.get_nodes(ids, bodies=False),
-            self.links_from,
-        )
+        stored: dict[str, Node] = {}
+
+        def nodes(ids: list[str]) -> Mapping[str, Node]:
+            stored.update(self.get_nodes(ids, bodies=False))
+            return stored
+
+        found = walk(node_id, depth, limit, reach, neighbours, nodes, self.links_from)
+        if node_id not in stored:  # no such node (the walk read it among the others)
+            return Subgraph((), ())
         return Subgraph(found.nodes, found.edges, found.truncated)
 
     def _around(self, node_id: str, depth: int, limit: int) -> dict[str, set[str]]:

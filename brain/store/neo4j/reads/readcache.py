@@ -10,11 +10,12 @@ Every transaction that writes brain's graph sets a new `graph` token on the work
 (brain/store/neo4j/write.py `mark_graph`, the switch of a generation too), whoever writes it:
 this process, the writer a replica answers beside, a first sync in parts. A kept answer is
 good while the token is the one it was read under. The token is read at most once per
-`window` (one index seek), and this process's own commits drop every answer at once: a
-writer reads its own writes at once, and a replica answers at most `window` behind the
-database (its graphChanged events, from the change log, come no earlier). The token a
-writer's commit stamped is taken as read then (`wrote`): reading it back cost the next
-read a round trip, after every write.
+`window` (one index seek; once a GraphQL request, however long, up to 1 s:
+brain/store/request_look.py; one reader of it at a time), and this process's own commits
+drop every answer at once: a writer reads its own writes at once, and a replica answers at
+most `window` (a request: its one look) behind the database (its graphChanged events, from
+the change log, come no earlier). The token a writer's commit stamped is taken as read then
+(`wrote`): reading it back cost the next read a round trip, after every write.
 
 An answer read while the graph changed is not kept (its epoch is checked when it is put), so
 a kept answer is always one state of the graph, never a mix of two. Not kept: search (the
@@ -40,6 +41,8 @@ from brain.store.neo4j.errors import runtime_errors
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LiveSet
 from brain.store.neo4j.reads import autocommit
+from brain.store.request_look import MAX_SECONDS as LOOK_SECONDS
+from brain.store.request_look import Look, current_look
 
 T = TypeVar("T")
 
@@ -98,7 +101,7 @@ class ReadCache:
         self.max_chars = max_chars
         self.max_answer_chars = max_answer_chars
         self._lock = threading.Lock()
-        self._reading = threading.Lock()  # held while the graph token is read
+        self._token_lock = threading.Lock()  # one read of the token at a time
         self._answers: OrderedDict[Key, _Kept] = OrderedDict()
         self._chars = 0
         self._seen: str | None = None  # the token the kept answers were read under
@@ -127,15 +130,13 @@ class ReadCache:
         """The epoch answers may be kept under now (None: keep none), after reading the
         graph token if the last read of it is older than `window`. Every answer kept under
         it is read after this check, so it shows the graph as it was then or later."""
-        arrived = time.monotonic()
-        if arrived - self._checked >= self.window:
-            # One read of the token at a time: a GraphQL request's resolvers ask at once (16
-            # aliases, 16 worker threads), and each read the token itself: a quarter of a
-            # replica's time at 16 writes/s (issue 43). One that waited finds it read by the
-            # thread before it, begun less than `window` before it arrived: as good as its own.
-            with self._reading:
-                started = time.monotonic()
-                if arrived - self._checked >= self.window:
+        started = time.monotonic()
+        look = current_look()  # one look a request (brain/store/request_look.py)
+        if not self._trusted(look, started):
+            # One reader at a time: the reads a request runs side by side (the entities
+            # document's three lists) waited on one token read, not each its own.
+            with self._token_lock:
+                if not self._trusted(look, started):
                     token = self._token()
                     self.token_reads += 1
                     with self._lock:
@@ -143,7 +144,21 @@ class ReadCache:
                             self._drop_locked()
                             self._seen = token
                         self._checked = started
+                if look is not None:  # the state this request reads is no older than that check
+                    look.seen[id(self)] = (self.epoch, self._checked)
+        elif look is not None:
+            look.seen[id(self)] = (self.epoch, self._checked)
         return None if self._seen is None else self.epoch
+
+    def _trusted(self, look: Look | None, started: float) -> bool:
+        """Whether the last read of the token serves a read begun at `started`: this
+        request looked already (and nothing was dropped since), or it is within `window`."""
+        if self._checked == float("-inf"):
+            return False
+        seen = look.seen.get(id(self)) if look is not None else None
+        if seen is not None and seen[0] == self.epoch and started - seen[1] < LOOK_SECONDS:
+            return True
+        return started - self._checked < self.window
 
     def get(self, query: str, params: dict[str, Any]) -> tuple[Key, int | None, list[Record] | None]:
         """(key, epoch to put under, kept answer or None). The token is read (at most once a

@@ -1,0 +1,108 @@
+"""How many Cypher statements each dashboard document sends to Neo4j, so none creeps back.
+
+Every read on Neo4j is a round trip plus the driver's session and transaction around it:
+issue 43 measured the dashboard's documents at 10,000 notes (bench/profile_neo4j_graphql.py)
+and cut each to the reads it needs (the memory document in one read, a neighbourhood in
+two and its nodes' links, a page of memories without bodies...). This test counts, at the
+driver (brain/store/neo4j/counting.py), the statements of each document asked cold (every
+kept answer dropped first), on brain's graph only: the graph token and the live set are
+read at most once a window (brain/store/neo4j/reads/readcache.py, generations/live.py),
+whichever request comes first, and are counted apart (at most one of each a request). The
+answers are the embedded store's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from brain.store.memory.store import MemoryStore
+from brain.store.neo4j.counting import RoundTrips
+from brain.store.neo4j.reads.readcache import GRAPH_TOKEN
+from brain.store.neo4j.store import Neo4jStore
+from tests.api.live import live_server
+from tests.contract.helpers import Workspace, note
+
+GRAPHQL = Path(__file__).resolve().parents[2] / "graphql"
+
+# document: (variables, the most statements on brain's graph it may send, asked cold)
+BUDGET: dict[str, tuple[dict[str, Any], int]] = {
+    "memories-page": ({"first": 5}, 3),  # the page, its count, the owners
+    "memories-page ": ({"filter": {"scope": "bot"}, "first": 3}, 3),
+    "memory": ({"path": "memory/bot/hub.md"}, 2),  # the note's view; its owner
+    "neighborhood": ({"id": "memory:bot/hub", "depth": 2, "limit": 100}, 3),  # walk, nodes, links
+    "neighborhood ": ({"id": "memory:no/such", "depth": 1, "limit": 100}, 2),  # walk, nodes
+    # the three lists, each one's backlinks and sources (the lists end in different threads,
+    # so their loaders batch apart); warm, all are kept answers: only the token is read
+    "entities": ({}, 8),
+}
+META = ("BrainWorkspace", "BrainLive", "BrainLease")  # the token, the live set, the lease
+
+
+def workspace(root: Path) -> Workspace:
+    ws = Workspace(root)
+    ws.write("agents/bot.md", "---\nmemory: true\n---\n")
+    ws.write("workflows/ship.md", "---\ntitle: Ship it\n---\n")
+    ws.write("chats/standup.md", "# Standup\n")
+    ws.write("work-items/w1.md", "# W1\n")
+    ws.write("memory/bot/hub.md", note("the hub", "[[a1]] [[workflow:ship]] [[nowhere]] [[agent:bot]]"))
+    for n in range(1, 7):
+        ws.write(f"memory/bot/a{n}.md", note(f"a{n}", "[[hub]] [[chat:standup]] [[work-item:w1]]"))
+    ws.write("memory/shared/z.md", note("z", "see [[bot/hub]] and [[workflow:ship]]"))
+    return ws
+
+
+def answers(store: Any, root: Path, trips: RoundTrips | None) -> dict[str, tuple[Any, list[str], int]]:
+    """Each document's answer, the statements it sent on the graph, and its reads of the token."""
+    out: dict[str, tuple[Any, list[str], int]] = {}
+    with live_server(root, store, watch=False) as live, httpx.Client(timeout=60) as http:
+        for name, (variables, _) in BUDGET.items():
+            document = (GRAPHQL / f"{name.strip()}.graphql").read_text(encoding="utf-8")
+            tries = []
+            # Twice, the fewer counted: a background reader of the change log may drop the kept
+            # answers during one (the writer's first entries), and the request then rightly
+            # reads again what it had read.
+            for _ in range(2):
+                if isinstance(store, Neo4jStore):
+                    store._reads.drop()  # cold: no kept answer, no kept node
+                if trips is not None:
+                    trips.reset()
+                body = http.post(live.graphql, json={"query": document, "variables": variables}).json()
+                assert "errors" not in body, (name, body)
+                sent = list(trips.sent) if trips is not None else []
+                graph = [q for q in sent if not any(word in q for word in META)]
+                tries.append((without_age(body["data"]), graph, sum(q == GRAPH_TOKEN for q in sent)))
+            assert tries[0][0] == tries[1][0]
+            out[name] = min(tries, key=lambda t: (len(t[1]), t[2]))
+    return out
+
+
+def without_age(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_age(v) for k, v in value.items() if k != "age"}
+    if isinstance(value, list):
+        return [without_age(v) for v in value]
+    return value
+
+
+def test_each_dashboard_document_reads_within_its_budget(tmp_path: Path, neo4j_store: Neo4jStore) -> None:
+    root = tmp_path / "ws"
+    workspace(root)
+    expected = answers(MemoryStore(), root, None)
+    trips = RoundTrips.around(neo4j_store)
+    # Every read of the token stale at once, as in a request that outlasts the window on a
+    # loaded machine: only the request's one look (brain/store/request_look.py) keeps it to one.
+    neo4j_store._reads.window = 0.0
+    got = answers(neo4j_store, root, trips)
+    counts = {name: (len(graph), token) for name, (_, graph, token) in got.items()}
+    for name, (variables, budget) in BUDGET.items():
+        assert got[name][0] == expected[name][0], name
+        graph, token = got[name][1], got[name][2]
+        assert len(graph) <= budget, f"{name} {variables}: budget {budget}: {counts}\n" + "\n".join(graph)
+        # cold, the request reads the token once, however long it runs (one look a request)
+        assert token <= 1, f"{name}: {token} reads of the graph token: {counts}"
+    # the cases are what they say
+    assert got["neighborhood "][0] == {"neighborhood": None}
+    assert len(got["neighborhood"][0]["neighborhood"]["nodes"]) > 8
