@@ -26,6 +26,7 @@ from brain.tool.asof.note import note_moment
 from brain.tool.asof.oldest import refusal
 from brain.tool.calls.refusal import Refusal, RefusalCode
 from brain.tool.diff.changes import BadMoment, _iso, parse_moment
+from brain.tool.history.log import HistoryRecord
 from brain.workspace import read_bytes
 
 if TYPE_CHECKING:
@@ -81,9 +82,9 @@ def graph_at(service: MemoryService, when: str) -> MomentBrain:
         raise refused(service, exc, moment) from None
 
 
-def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
-    """The graph's counts at `when`: from the counts kept after each record (series.py), else
-    from the whole moment (while those are being walked); refusals as `graph_at`'s."""
+def records_at(service: MemoryService, when: str) -> tuple[float, Moments, list[HistoryRecord], int]:
+    """(the moment, the moments, the history's records, the index of the first record after
+    the moment): what the kept counts are looked up by; refusals as `graph_at`'s."""
     moment = moment_time(service, when)
     moments = moments_of(service)
     records = moments.history.all()
@@ -91,6 +92,13 @@ def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
         first = moment_index(records, moments.timeline, moment, moments.clock())
     except MomentNotKept as exc:
         raise refused(service, exc, moment) from None
+    return moment, moments, records, first
+
+
+def stats_as_of(service: MemoryService, when: str) -> tuple[float, Stats]:
+    """The graph's counts at `when`: from the counts kept after each record (series.py), else
+    from the whole moment (while those are being walked); refusals as `graph_at`'s."""
+    moment, moments, records, first = records_at(service, when)
     found = counts_at(moments, first, records)
     if found is not None:
         return moment, found

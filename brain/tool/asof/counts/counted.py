@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING
 from brain.model import Stats
 from brain.tool.asof.counts.detail import Detail
 from brain.tool.asof.counts.series import kept_at
-from brain.tool.asof.delta import moment_index
-from brain.tool.asof.graph import MomentNotKept
-from brain.tool.asof.service import moment_time, moments_of, refused
+from brain.tool.asof.service import records_at
 
 if TYPE_CHECKING:
     from brain.tool.service import MemoryService
@@ -22,13 +20,7 @@ if TYPE_CHECKING:
 
 def kept_as_of(service: MemoryService, when: str) -> tuple[Stats, Detail] | None:
     """The counts and detail at `when` when kept; refusals as `graph_at`'s."""
-    moment = moment_time(service, when)
-    moments = moments_of(service)
-    records = moments.history.all()
-    try:
-        first = moment_index(records, moments.timeline, moment, moments.clock())
-    except MomentNotKept as exc:
-        raise refused(service, exc, moment) from None
+    _moment, moments, records, first = records_at(service, when)
     return kept_at(moments, first, records)
 
 
