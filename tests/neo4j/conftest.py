@@ -47,6 +47,7 @@ def driver_for(login: Login, uri: str | None = None, retry_seconds: float = 5.0)
 
 
 StoreMaker = Callable[..., Neo4jStore]
+ReplicaOpener = Callable[[], Neo4jStore]
 
 
 @pytest.fixture
@@ -70,6 +71,22 @@ def make_store(neo4j_login: Login) -> Iterator[StoreMaker]:
     yield make
     for store in made:
         store.close()
+
+
+@pytest.fixture
+def open_replica(neo4j_login: Login) -> Iterator[ReplicaOpener]:
+    """`open_replica()`: a read-only store on the test's database, as a replica process opens
+    it (its own driver); each is closed after the test."""
+    opened: list[Neo4jStore] = []
+
+    def open_one() -> Neo4jStore:
+        replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
+        opened.append(replica)
+        return replica
+
+    yield open_one
+    for replica in opened:
+        replica.close()
 
 
 @pytest.fixture(scope="session")

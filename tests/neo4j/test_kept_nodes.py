@@ -8,7 +8,7 @@ from pathlib import Path
 from brain.model import MemoryNode
 from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note
-from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.conftest import ReplicaOpener, StoreMaker
 from tests.neo4j.test_kept_reads import until
 
 
@@ -43,21 +43,18 @@ def test_a_fetch_reads_only_what_it_has_not_built(tmp_path: Path, make_store: St
 
 
 def test_a_replica_builds_the_writers_change_once_the_token_moves(
-    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+    tmp_path: Path, make_store: StoreMaker, open_replica: ReplicaOpener
 ) -> None:
     ws = Workspace(tmp_path / "ws")
     ws.write("memory/bot/a.md", note("a"))
     brain = ws.brain(make_store())
-    replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
-    try:
-        assert description(replica, "memory:bot/a") == "a"
-        assert description(replica, "memory:bot/a") == "a"
-        assert replica._nodes.hits >= 1
-        brain.sync([ws.write("memory/bot/a.md", note("a, edited by the writer"))])
-        until(lambda: description(replica, "memory:bot/a") == "a, edited by the writer",
-              "the replica's node to follow the writer")
-    finally:
-        replica.close()
+    replica = open_replica()
+    assert description(replica, "memory:bot/a") == "a"
+    assert description(replica, "memory:bot/a") == "a"
+    assert replica._nodes.hits >= 1
+    brain.sync([ws.write("memory/bot/a.md", note("a, edited by the writer"))])
+    until(lambda: description(replica, "memory:bot/a") == "a, edited by the writer",
+          "the replica's node to follow the writer")
 
 
 def test_backlink_pages_are_kept_built_and_follow_a_write(tmp_path: Path, make_store: StoreMaker) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note
-from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.conftest import ReplicaOpener, StoreMaker
 
 pytestmark = pytest.mark.neo4j
 
@@ -61,28 +61,25 @@ def test_a_writer_reads_its_own_writes_and_keeps_answers_between(
 
 
 def test_a_replica_sees_the_writers_write_once_the_graph_token_moves(
-    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+    tmp_path: Path, make_store: StoreMaker, open_replica: ReplicaOpener
 ) -> None:
     ws = Workspace(tmp_path / "ws")
     ws.write("memory/bot/a.md", note("a", "[[b]]"))
     ws.write("memory/bot/b.md", note("b"))
     brain = ws.brain(make_store())
-    replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
-    try:
-        assert described(replica, "memory/bot/b.md") == "b"
-        links = replica.links_from(["memory:bot/a"])
-        assert described(replica, "memory/bot/b.md") == "b"  # kept
-        hits = replica._reads.hits
+    replica = open_replica()
+    assert described(replica, "memory/bot/b.md") == "b"
+    links = replica.links_from(["memory:bot/a"])
+    assert described(replica, "memory/bot/b.md") == "b"  # kept
+    hits = replica._reads.hits
 
-        brain.sync([ws.write("memory/bot/b.md", note("b, edited by the writer"))])
-        brain.sync([ws.write("memory/bot/a.md", note("a", "[[c]]"))])
-        until(lambda: described(replica, "memory/bot/b.md") == "b, edited by the writer",
-              "the replica's answer to follow the writer")
-        assert replica.links_from(["memory:bot/a"]) != links
-        assert [link.target for link in replica.links_from(["memory:bot/a"])["memory:bot/a"]] == ["c"]
-        assert replica._reads.hits >= hits
-    finally:
-        replica.close()
+    brain.sync([ws.write("memory/bot/b.md", note("b, edited by the writer"))])
+    brain.sync([ws.write("memory/bot/a.md", note("a", "[[c]]"))])
+    until(lambda: described(replica, "memory/bot/b.md") == "b, edited by the writer",
+          "the replica's answer to follow the writer")
+    assert replica.links_from(["memory:bot/a"]) != links
+    assert [link.target for link in replica.links_from(["memory:bot/a"])["memory:bot/a"]] == ["c"]
+    assert replica._reads.hits >= hits
 
 
 def test_nothing_is_kept_where_nothing_would_tell_of_a_change(make_store: StoreMaker) -> None:
@@ -96,22 +93,19 @@ def test_nothing_is_kept_where_nothing_would_tell_of_a_change(make_store: StoreM
 
 
 def test_a_replica_told_of_a_change_answers_with_it(
-    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+    tmp_path: Path, make_store: StoreMaker, open_replica: ReplicaOpener
 ) -> None:
     # The change log commits with its batch: once a replica has read an entry (and tells its
     # subscribers), its answers show the change, whatever the token's window says.
     ws = Workspace(tmp_path / "ws")
     ws.write("memory/bot/a.md", note("a"))
     brain = ws.brain(make_store())
-    replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
-    try:
-        replica._reads.window = 3600.0  # only the change log may tell it of the write
-        position = replica.log_position()
-        assert described(replica, "memory/bot/a.md") == "a"
-        brain.sync([ws.write("memory/bot/a.md", note("a, changed"))])
-        assert described(replica, "memory/bot/a.md") == "a"  # kept: nothing told it yet
-        position, entries = replica.changes_after(position)
-        assert [entry["id"] for entry in entries] == ["memory:bot/a"]
-        assert described(replica, "memory/bot/a.md") == "a, changed"
-    finally:
-        replica.close()
+    replica = open_replica()
+    replica._reads.window = 3600.0  # only the change log may tell it of the write
+    position = replica.log_position()
+    assert described(replica, "memory/bot/a.md") == "a"
+    brain.sync([ws.write("memory/bot/a.md", note("a, changed"))])
+    assert described(replica, "memory/bot/a.md") == "a"  # kept: nothing told it yet
+    position, entries = replica.changes_after(position)
+    assert [entry["id"] for entry in entries] == ["memory:bot/a"]
+    assert described(replica, "memory/bot/a.md") == "a, changed"

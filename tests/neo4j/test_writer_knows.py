@@ -23,9 +23,8 @@ import pytest
 
 from brain.store.base import WriteBatch
 from brain.store.neo4j.reads.readcache import GRAPH_TOKEN
-from brain.store.neo4j.store import Neo4jStore
 from tests.contract.helpers import Workspace, note
-from tests.neo4j.conftest import Login, StoreMaker, driver_for
+from tests.neo4j.conftest import ReplicaOpener, StoreMaker
 from tests.neo4j.test_kept_reads import described, until
 
 pytestmark = pytest.mark.neo4j
@@ -72,21 +71,18 @@ def test_a_write_alone_leaves_the_live_set_known(tmp_path: Path, make_store: Sto
 
 
 def test_a_replica_follows_the_one_statement_stamp_and_log(
-    tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
+    tmp_path: Path, make_store: StoreMaker, open_replica: ReplicaOpener
 ) -> None:
     ws = Workspace(tmp_path / "ws")
     ws.write("memory/bot/a.md", note("a"))
     brain = ws.brain(make_store())
-    replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
-    try:
-        position = replica.log_position()
-        assert described(replica, "memory/bot/a.md") == "a"
-        for n in range(3):
-            brain.sync([ws.write("memory/bot/a.md", note(f"a{n}"))])
-            until(lambda n=n: described(replica, "memory/bot/a.md") == f"a{n}",  # type: ignore[misc]
-                  "the replica's answer to move with the stamp")
-        position, entries = replica.changes_after(position, 100)
-        assert [e["id"] for e in entries] == ["memory:bot/a"] * 3
-        assert {e["kind"] for e in entries} == {"changed"}
-    finally:
-        replica.close()
+    replica = open_replica()
+    position = replica.log_position()
+    assert described(replica, "memory/bot/a.md") == "a"
+    for n in range(3):
+        brain.sync([ws.write("memory/bot/a.md", note(f"a{n}"))])
+        until(lambda n=n: described(replica, "memory/bot/a.md") == f"a{n}",  # type: ignore[misc]
+              "the replica's answer to move with the stamp")
+    position, entries = replica.changes_after(position, 100)
+    assert [e["id"] for e in entries] == ["memory:bot/a"] * 3
+    assert {e["kind"] for e in entries} == {"changed"}
