@@ -20,6 +20,7 @@ from brain.store.memory.store import MemoryStore
 from brain.store.neo4j.store import Neo4jStore
 from tests.api.client import post
 from tests.api.live import LiveServer, live_server
+from tests.contract.helpers import without_age
 
 REPO = Path(__file__).resolve().parents[2]
 DOCUMENTS = REPO / "graphql"
@@ -34,14 +35,6 @@ def queries() -> list[str]:
         p.name for p in DOCUMENTS.glob("*.graphql")
         if not re.search(r"^subscription\b", p.read_text(encoding="utf-8"), re.MULTILINE)
     )
-
-
-def without_age(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: without_age(v) for k, v in value.items() if k != "age"}
-    if isinstance(value, list):
-        return [without_age(v) for v in value]
-    return value
 
 
 def variable_sets(name: str, root: Path) -> list[dict[str, Any]]:

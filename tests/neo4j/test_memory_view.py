@@ -14,7 +14,7 @@ import httpx
 from brain.store.memory.store import MemoryStore
 from brain.store.neo4j.store import Neo4jStore
 from tests.api.live import live_server
-from tests.contract.helpers import Workspace, note
+from tests.contract.helpers import Workspace, note, without_age
 
 DOCUMENT = (Path(__file__).resolve().parents[2] / "graphql" / "memory.graphql").read_text(encoding="utf-8")
 PAGED = """query($path: String, $after: String) { memory(path: $path) {
@@ -50,14 +50,6 @@ def answers(store: Any, root: Path, reads: list[int]) -> list[Any]:
             out.append(ask(DOCUMENT, {"path": path}))
         out.append(ask(PAGED, {"path": "memory/bot/hub.md"}))
     return out
-
-
-def without_age(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: without_age(v) for k, v in value.items() if k != "age"}
-    if isinstance(value, list):
-        return [without_age(v) for v in value]
-    return value
 
 
 def test_one_read_the_same_answer(tmp_path: Path, neo4j_store: Neo4jStore) -> None:

@@ -25,7 +25,7 @@ from brain.store.neo4j.reads.readcache import GRAPH_TOKEN
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.request_look import MAX_SECONDS as LOOK_SECONDS
 from tests.api.live import live_server
-from tests.contract.helpers import Workspace, note
+from tests.contract.helpers import Workspace, note, without_age
 
 GRAPHQL = Path(__file__).resolve().parents[2] / "graphql"
 
@@ -94,14 +94,6 @@ def answers(store: Any, root: Path, trips: RoundTrips | None) -> dict[str, tuple
             assert clean, f"{name}: the kept answers were dropped during each of {len(tries)} tries"
             out[name] = min(clean, key=lambda t: (len(t[1]), t[2] - t[3]))
     return out
-
-
-def without_age(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: without_age(v) for k, v in value.items() if k != "age"}
-    if isinstance(value, list):
-        return [without_age(v) for v in value]
-    return value
 
 
 def test_each_dashboard_document_reads_within_its_budget(tmp_path: Path, neo4j_store: Neo4jStore) -> None:
