@@ -48,8 +48,7 @@ QUESTIONS: dict[str, tuple[str, bool]] = {
     "health_scope": ("{ memoryHealth(asOf: \"%(when)s\", scope: \"shared\") { total { " + ROW + " } } }",
                      True),
     "health_lists": ("{ memoryHealth(asOf: \"%(when)s\") { mostWanted(first: 10) { notes } "
-                     "hubs(first: 10) { links } orphans(first: 20) { totalCount nodes { id } } "
-                     "stale(first: 20) { totalCount } } }", True),
+                     "hubs(first: 10) { links } orphans(first: 20) { totalCount nodes { id } } } }", True),
     "memory_note": ("{ memory(path: \"%(path)s\", asOf: \"%(when)s\") { path description "
                     "links { status targetId } problems { code } } }", False),
     "stats": ("{ stats(asOf: \"%(when)s\") { memories links broken } }", False),
@@ -86,9 +85,13 @@ class Server:
 
     def ask(self, query: str, token: str) -> tuple[float, float, Any]:
         c0, t0 = cpu_of(self.proc.pid), time.perf_counter()
-        answer = self.http.post("/graphql", headers={"Authorization": f"Bearer {token}"},
-                                json={"query": query}).json()
+        response = self.http.post("/graphql", headers={"Authorization": f"Bearer {token}"},
+                                  json={"query": query})
         wall, cpu = time.perf_counter() - t0, cpu_of(self.proc.pid) - c0
+        try:
+            answer = response.json()
+        except ValueError:
+            raise SystemExit(f"{self.name}: {response.status_code} {response.text[:300]!r}") from None
         if "errors" in answer:
             raise SystemExit(f"{self.name}: {answer['errors']} for {query}")
         return wall, cpu, answer["data"]
@@ -150,7 +153,10 @@ def main() -> None:
         try:
             for server in servers:
                 took = server.wait(args.changes)
-                print(f"{server.name}: served and counts walked in {took:.0f} s", flush=True)
+                kept = (server.root / ".brain/history/stats-v2.jsonl").stat().st_size
+                out[f"{server.name}_series_bytes_per_change"] = round(kept / args.changes, 1)
+                print(f"{server.name}: served and counts walked in {took:.0f} s (after the one before); "
+                      f"kept counts {kept / args.changes:.0f} bytes a change", flush=True)
             results: dict[str, Any] = {}
             pairs = [(name, who, token) for name in names
                      for who, token in (("admin", ADMIN), ("agent", f"tok-{agent}"))
