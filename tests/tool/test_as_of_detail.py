@@ -35,7 +35,7 @@ from brain.tool.diff.changes import _iso
 from tests.api.live import live_server
 from tests.tool.test_as_of_series import Timeline, _reload, _timeline
 
-ADMIN, WRITER = "admin-secret", "writer-secret"
+ADMIN, WRITER, REVIEWER, QUIET = "admin-secret", "writer-secret", "reviewer-secret", "quiet-secret"
 
 
 def _detailed(root: Path, store: GraphStore) -> Timeline:
@@ -154,13 +154,13 @@ def test_graphql_detail_as_of_is_answered_from_the_kept_counts_on_both_stores(
 ) -> None:
     """`linkReport(asOf:) { byCode errors warnings }`, `memoryHealth(asOf:) { total scopes }`
     (of every scope and of one) and `memories(asOf:, filter: {scope:}) { totalCount }` are
-    answered without building the moment for the admin, and equal the whole moment's answer
-    (asked with a field only it answers) at every moment; an agent's token gets the whole
-    moment's answer as it sees it (other agents' scopes are not in it)."""
+    answered without building the moment, for the admin and for an agent's token (as it sees
+    them: other agents' scopes are not in it), and equal the whole moment's answer (asked with
+    a field only it answers) at every moment, and before the first record."""
     t = _detailed(tmp_path / "ws", Brain(tmp_path / "ws").store)
     t.brain.close()
     file = tmp_path / "tokens.json"
-    file.write_text(json.dumps({WRITER: "writer"}), encoding="utf-8")
+    file.write_text(json.dumps({WRITER: "writer", REVIEWER: "reviewer", QUIET: "quiet"}), encoding="utf-8")
     with (live_server(t.root, store, tokens=TokenRegistry(ADMIN, file)) as live,
           httpx.Client(base_url=live.base, timeout=120) as http):
         moments = moments_of(memory_service(live.brain))
@@ -191,12 +191,37 @@ def test_graphql_detail_as_of_is_answered_from_the_kept_counts_on_both_stores(
                 assert counted == ask(query, when=when, more=more, **values), (when, query[:30])
                 assert moments._cache  # (the reference: the whole moment)
             seen.update(row["scope"] for row in counted_scopes(ask(HEALTH, when=when, more="", scope="")))
-            # An agent sees its notes and the shared ones: the whole moment answers it.
-            moments._cache.clear()
-            mine = ask(HEALTH, WRITER, when=when, more="", scope="")
-            assert moments._cache, "an agent's health was answered from the admin's counts"
-            assert {row["scope"] for row in counted_scopes(mine)} <= {"writer", "shared"}
+            # An agent sees its notes and the shared ones (another's links into its notes are
+            # broken to it): its counts are kept too (asof/counts/agents.py), the same as the
+            # whole moment's; so are those of an agent with no notes then.
+            for token in (WRITER, REVIEWER, QUIET):
+                for values in ({"scope": ""}, {"scope": ', scope: "shared"'}):
+                    moments._cache.clear()
+                    mine = ask(HEALTH, token, when=when, more="", **values)
+                    assert not moments._cache, f"a whole moment was built for {token}'s health"
+                    assert mine == ask(HEALTH, token, when=when, more="orphans(first: 1) { totalCount }",
+                                       **values), (when, token)
+                    assert moments._cache
+                    assert {row["scope"] for row in counted_scopes(mine)} <= {token.split("-")[0], "shared"}
         assert {"writer", "reviewer", "shared", "ghost"} <= seen
+        # Before the series's first kept line (its first checkpoints forgotten, as when their
+        # versions were not kept): the whole moment answers, the same; before the history, the
+        # same refusal.
+        series = series_of(moments)
+        with series._lock:
+            for k in range(1, 4):
+                del series._counts[k]
+        for token in (ADMIN, WRITER, REVIEWER):
+            moments._cache.clear()
+            assert ask(HEALTH, token, when=_iso(t.moments[1]), more="", scope="") == ask(
+                HEALTH, token, when=_iso(t.moments[1]), more="orphans(first: 1) { totalCount }", scope="")
+            assert moments._cache
+            early = _iso(t.moments[0] - 6)
+            refusals = [http.post("/graphql", headers={"Authorization": f"Bearer {token}"}, json={
+                "query": HEALTH % {"when": early, "more": more, "scope": ""}}).json()["errors"]
+                for more in ("", "orphans(first: 1) { totalCount }")]
+            assert refusals[0] == refusals[1]
+            assert "history begins" in refusals[0][0]["message"]
 
 
 def counted_scopes(found: Any) -> list[Any]:

@@ -8,12 +8,13 @@ So a query that asks only what those say is answered from them:
   warnings }`: LinkReport.of reads exactly these from the moment's Stats and problems;
 - `memories(asOf:) { totalCount }` with no filter, or a `scope` filter alone: the moment's
   notes, of every scope or of that one;
-- `memoryHealth(asOf:) { total {...} scopes {...} }`, of one scope or all, asked with the
-  admin's reach and without `stale`: every note and every link is in view, so these are the
-  moment's health rows as the whole moment's store counts them.
+- `memoryHealth(asOf:) { total {...} scopes {...} }`, of one scope or all, without `stale`:
+  the moment's health rows as the whole moment's store counts them, the admin's or, for an
+  agent's token (which sees other agents' links as broken), the admin's plus that agent's
+  kept difference (brain/tool/asof/counts/agents.py).
 Anything more (a report's most wanted; a page of notes; the health lists and `stale`, which
-depends on each question's `staleDays`; an agent's reach, which sees other agents' links as
-broken) still needs the whole moment; so does a moment whose detail is not walked yet.
+depends on each question's `staleDays`) still needs the whole moment; so does a moment whose
+detail is not walked yet, or one with more agents than the detail keeps.
 tests/tool/test_as_of_series.py and tests/tool/test_as_of_detail.py compare both answers at
 every moment of a timeline.
 """
@@ -89,15 +90,16 @@ async def counted_memories(
 
 
 async def counted_health(info: Info, ask: HealthAsk, as_of: datetime | None) -> list[ScopeHealth] | None:
-    """`memoryHealth(asOf:)`'s counts of the admin's reach from the kept counts, when the
-    query asks no more of them: the total of every scope from the moment's Stats (one row:
-    the total of the rows is the row), else each scope's row from the detail."""
-    if as_of is None or ask.reach.scopes is not None:
+    """`memoryHealth(asOf:)`'s counts from the kept counts, when the
+    query asks no more of them: the admin's total of every scope from the moment's Stats (one
+    row: the total of the rows is the row), else each scope's row from the detail, as the
+    caller sees it (None: not kept, the whole moment answers)."""
+    if as_of is None:
         return None
-    if ask.scope is None and asks_only(info, _HEALTH_TOTAL):
+    if ask.reach.scopes is None and ask.scope is None and asks_only(info, _HEALTH_TOTAL):
         stats = await stats_at(info, as_of)
         return [ScopeHealth("", notes=stats.memories, links=stats.links, broken=stats.broken,
                             ambiguous=stats.ambiguous, missing_anchor=stats.missing_anchor)]
     if not asks_only(info, _HEALTH) or (found := await _kept(info, as_of)) is None:
         return None
-    return found[1].scope_rows(ask.scope)
+    return found[1].reach_rows(ask.reach, ask.scope)

@@ -14,6 +14,9 @@ problems are its link counts by status (one `error` per link not resolved, store
 `link_problem`); a note's own problems are counted as the store's writes replace the note
 (`CountingStore`), the files' problems (ingester) and the agents without memory as they stand.
 tests/tool/test_as_of_detail.py compares every checkpoint with the whole moment's answer.
+
+Beside the admin's rows, each agent's (and a token's of no agent) as their difference from
+the admin's (asof/counts/agents.py), so an agent's `memoryHealth(asOf:)` is a lookup too.
 """
 
 from __future__ import annotations
@@ -21,22 +24,23 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from brain.model import Severity, Stats
 from brain.service.brain import Brain
 from brain.store.base import MemoryFilter, WriteBatch, memory_off_problem
 from brain.store.health import HealthAsk, ScopeHealth
 from brain.store.memory.store import MemoryStore
+from brain.store.visibility import Reach
+from brain.tool.asof.counts.agents import ROW_FIELDS, AgentKey, Row, caller_differences, caller_rows, row_of
 
-ROW_FIELDS = ("notes", "links", "broken", "ambiguous", "missing_anchor", "orphans",
-              "without_description", "without_type")
 _NROW = len(ROW_FIELDS)
 _ZERO_ROW = (0,) * _NROW
 _SEVERITIES = frozenset(s.value for s in Severity)
 SNAP = 256  # a full detail kept every this many checkpoints (a moment is at most this many merges)
 
 Code = tuple[str, str]  # (problem code, severity value)
+K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +50,20 @@ class Detail:
 
     rows: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     codes: Mapping[Code, int] = field(default_factory=dict)
+    # (caller, scope) -> that caller's row less the admin's (asof/counts/agents.py), signed.
+    agents: Mapping[AgentKey, tuple[int, ...]] = field(default_factory=dict)
 
     def scope_rows(self, scope: str | None = None) -> list[ScopeHealth]:
         """The rows as `health_counts(HealthAsk(scope=scope))` of the admin gives them."""
         return [ScopeHealth(name, **dict(zip(ROW_FIELDS, row, strict=True)))
                 for name, row in sorted(self.rows.items()) if scope is None or name == scope]
+
+    def reach_rows(self, reach: Reach, scope: str | None = None) -> list[ScopeHealth] | None:
+        """The rows as `health_counts(HealthAsk(reach, scope))` gives them (agents.py), or None
+        when the moment does not keep that caller's."""
+        if reach.scopes is None:
+            return self.scope_rows(scope)
+        return caller_rows(self.rows, self.agents, reach, scope)
 
 
 def diff(new: Detail, old: Detail) -> Detail:
@@ -59,34 +72,45 @@ def diff(new: Detail, old: Detail) -> Detail:
     rows.update((k, _ZERO_ROW) for k in old.rows.keys() - new.rows.keys())
     codes = {k: v for k, v in new.codes.items() if old.codes.get(k) != v}
     codes.update((k, 0) for k in old.codes.keys() - new.codes.keys())
-    return Detail(rows, codes)
+    agents = {k: v for k, v in new.agents.items() if old.agents.get(k) != v}
+    agents.update((k, _ZERO_ROW) for k in old.agents.keys() - new.agents.keys())
+    return Detail(rows, codes, agents)
 
 
 def merged(whole: Detail, delta: Detail) -> Detail:
     """`whole` with a checkpoint's differences applied."""
-    rows, codes = dict(whole.rows), dict(whole.codes)
-    for k, v in delta.rows.items():
-        if v == _ZERO_ROW:
-            rows.pop(k, None)
-        else:
-            rows[k] = v
+    rows, agents = _applied(whole.rows, delta.rows), _applied(whole.agents, delta.agents)
+    codes = dict(whole.codes)
     for c, n in delta.codes.items():
         if n:
             codes[c] = n
         else:
             codes.pop(c, None)
-    return Detail(rows, codes)
+    return Detail(rows, codes, agents)
+
+
+def _applied(whole: Mapping[K, Row], changes: Mapping[K, Row]) -> dict[K, Row]:
+    table = dict(whole)
+    for k, v in changes.items():
+        if v == _ZERO_ROW:
+            table.pop(k, None)
+        else:
+            table[k] = v
+    return table
 
 
 def encoded(delta: Detail) -> dict[str, Any]:
     return {"g": {k: list(v) for k, v in sorted(delta.rows.items())},
-            "p": {f"{code}|{severity}": n for (code, severity), n in sorted(delta.codes.items())}}
+            "p": {f"{code}|{severity}": n for (code, severity), n in sorted(delta.codes.items())},
+            "a": [[caller, scope, list(v)] for (caller, scope), v in sorted(delta.agents.items())]}
 
 
 def decoded(raw: object) -> Detail | None:
     """A line's detail, or None when it is not one (the file is untrusted: `.brain/` is the
-    workspace's): rows of 8 counts, codes `code|severity` of a known severity, counts >= 0."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("g"), dict) or not isinstance(raw.get("p"), dict):
+    workspace's): rows of 8 counts, codes `code|severity` of a known severity, counts >= 0;
+    callers' differences `[caller, scope, [8 signed counts]]`."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("g"), dict) or not isinstance(raw.get("p"), dict) \
+            or not isinstance(raw.get("a"), list):
         return None
     rows: dict[str, tuple[int, ...]] = {}
     for scope, row in raw["g"].items():
@@ -99,7 +123,14 @@ def decoded(raw: object) -> Detail | None:
         if not code or severity not in _SEVERITIES or not _count(n):
             return None
         codes[(code, severity)] = n
-    return Detail(rows, codes)
+    agents: dict[AgentKey, tuple[int, ...]] = {}
+    for entry in raw["a"]:
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
+                and isinstance(entry[1], str) and isinstance(entry[2], list) and len(entry[2]) == _NROW
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in entry[2])):
+            return None
+        agents[(entry[0], entry[1])] = tuple(entry[2])
+    return Detail(rows, codes, agents)
 
 
 def _count(value: object) -> bool:
@@ -108,14 +139,14 @@ def _count(value: object) -> bool:
 
 def _rows(store: Any) -> dict[str, tuple[int, ...]]:
     """The admin's health rows of every scope, less `stale` (a question's own cutoff)."""
-    return {row.scope: tuple(getattr(row, f) for f in ROW_FIELDS)
-            for row in store.health_counts(HealthAsk()) if row.notes}
+    return {row.scope: row_of(row) for row in store.health_counts(HealthAsk()) if row.notes}
 
 
 def detail_of(brain: Brain) -> Detail:
     """The reference: the detail of a whole graph, from its problems as `brain check` has them."""
     codes = Counter((p.code, p.severity.value) for p in brain.problems())
-    return Detail(_rows(brain.store), dict(codes))
+    rows = _rows(brain.store)
+    return Detail(rows, dict(codes), caller_differences(brain.store, rows))
 
 
 class CountingStore(MemoryStore):
@@ -159,7 +190,8 @@ def walker_detail(walker: Brain, stats: Stats) -> Detail:
     for code, n in (("broken-link", stats.broken), ("ambiguous-link", stats.ambiguous),
                     ("missing-anchor", stats.missing_anchor)):
         codes[(code, error)] += n
-    return Detail(_rows(store), {k: n for k, n in codes.items() if n})
+    rows = _rows(store)
+    return Detail(rows, {k: n for k, n in codes.items() if n}, caller_differences(store, rows))
 
 
 __all__ = ["ROW_FIELDS", "SNAP", "CountingStore", "Detail", "decoded", "detail_of", "diff", "encoded",

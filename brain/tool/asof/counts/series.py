@@ -21,7 +21,8 @@ Each checkpoint also holds the moment's per-scope health rows and problems by co
 
 Kept in `stats-v2.jsonl` beside the blob folder: a header naming the format and the layout
 whose rules resolved the links, then one line a record, `{"k": k, "h": tag, "s": [10 counts],
-"d": {"g": {scope: [8 counts]}, "p": {"code|severity": n}}}` where `tag` is a hash of record
+"d": {"g": {scope: [8 counts]}, "p": {"code|severity": n}, "a": [[caller, scope, [8 counts]]]}}`
+where `tag` is a hash of record
 k-1's id, time, path and contents and `d` the detail's differences from line k-1 (the first
 line of the run, `"f": 1`, holds it whole), about 130 bytes a change (the history line itself
 is about 300). A `stats-v1.jsonl` (counts without detail) cannot be upgraded: it is walked
