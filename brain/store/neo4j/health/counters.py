@@ -35,23 +35,24 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from neo4j import Record
 
 from brain.model import Link, MemoryNode, Node
 from brain.store.base import MemoryFilter, WriteBatch
-from brain.store.health import HealthAnswers, HealthAsk, ScopeHealth
+from brain.store.health import HealthAnswers, HealthAsk, HealthList, PageKey, ScopeHealth
 from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources
 from brain.store.neo4j.generations.live import LiveSet
-from brain.store.neo4j.health import tally
+from brain.store.neo4j.health import tally, tally_answers
 from brain.store.neo4j.health.first_count import Kept, count_pages, kept_link
 from brain.store.neo4j.reads.readcache import ReadCache
 from brain.store.neo4j.sharing.database import Committer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
 # log entries after `$seq` (an index seek on BrainChange.seq; none when nothing changed).
@@ -392,22 +393,42 @@ class Neo4jHealth(Committer, HealthAnswers):
     def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
         """Counts from the database's tally while this process's counters are not counted
         (a process that just started): one small read instead of counting the graph."""
+        found = self._health_tallied(ask, lambda kept: tally.counts(kept, ask))
+        return super().health_counts(ask) if found is None else found
+
+    def health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found = self._health_tallied(ask, lambda kept: tally_answers.hubs(kept.answers, ask, top))
+        return super().health_hubs(ask, top) if found is None else found
+
+    def health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found = self._health_tallied(ask, lambda kept: tally_answers.wanted(kept.answers, ask, top))
+        return super().health_wanted(ask, top) if found is None else found
+
+    def health_page(
+        self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
+    ) -> list[PageKey]:
+        found = self._health_tallied(
+            ask, lambda kept: tally_answers.page(kept.answers, ask, which, after, limit))
+        return super().health_page(ask, which, after, limit) if found is None else found
+
+    def _health_tallied(self, ask: HealthAsk, answer: Callable[[tally.Tally], T | None]) -> T | None:
+        """The answer from the tally while this process's counters are not counted, if the
+        tally matches the graph and settles the question; else None (the counters answer)."""
         # Not under the counters' lock: another question may hold it for a whole count, and
         # this answer needs none of the counters (`valid` read racily: either answer is exact).
-        if not self._health_index.valid:
-            found = self._health_from_tally(ask)
-            if found is not None:
-                self.health_tallied += 1
-                return found
-        return super().health_counts(ask)
-
-    def _health_from_tally(self, ask: HealthAsk) -> list[ScopeHealth] | None:
-        """The counts from the tally if its tag is the graph's position now, else None."""
-        if ask.stale_before % 60:
+        if self._health_index.valid:
             return None
+        kept = self._health_from_tally()
+        found = None if kept is None else answer(kept)
+        if found is not None:
+            self.health_tallied += 1
+        return found
+
+    def _health_from_tally(self) -> tally.Tally | None:
+        """The tally if its tag is the graph's position now, else None."""
         kept_tally, now_at = self._tally_kept, time.monotonic()
         if kept_tally is not None and now_at - self._tally_checked < self.health_stamp_ttl:
-            return tally.counts(kept_tally[1], ask)  # read under a second ago (as the counters' position)
+            return kept_tally[1]  # read under a second ago (as the counters' position)
         waited = now_at + self.health_tally_wait
         while True:
             found = self._read_database(tally.READ_TAG, {"payload": False, "most": 0})
@@ -436,4 +457,4 @@ class Neo4jHealth(Committer, HealthAnswers):
                 return None  # garbled, or moved between the two reads: the counters count
             kept_tally = self._tally_kept = (now, parsed)
         self._tally_checked = time.monotonic()
-        return tally.counts(kept_tally[1], ask)
+        return kept_tally[1]
