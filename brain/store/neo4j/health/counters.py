@@ -21,8 +21,10 @@ a write without a log entry (a bare `write`), a rebuild or a first sync switched
 generation, a cleared or replaced database, entries past the log's end, or a write of more
 than FOLLOW_MOST notes. The counters themselves stay in the process: hubs, most wanted and
 the paged lists are sorted sets, not counts (docs/neo4j.md). What a process just started can
-answer without them, the counts per scope, it reads from the tally the writer keeps in the
-database (tally.py), stored after each write it follows and after it counts.
+answer without them, the counts per scope and, for the callers a dashboard has (an admin,
+each agent), the hubs, most wanted and the lists' heads, it reads from the tally the writer
+keeps in the database (tally.py, tally_answers.py), stored after each write it follows and
+after it counts.
 
 The counters are counted from the graph once (the first question of a process) and again
 only in the cases above, from the counters' fields alone (first_count.py: a query a page of

@@ -20,6 +20,8 @@ The node is the database's, so it is untrusted input: a foreign or garbled one (
 version, a field of the wrong type, a tag that does not match) is ignored, never an error.
 Change times are kept by the minute (the service asks with a cutoff on a minute, service/
 health.py `health_ask`); a question with another cutoff is answered by the counters.
+Version 2 adds the answers a count is not enough for (hubs, most wanted, the lists' heads:
+tally_answers.py), so a whole dashboard is answered without counting.
 """
 
 from __future__ import annotations
