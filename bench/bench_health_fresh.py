@@ -75,6 +75,15 @@ store.close()  # a tally still waiting is stored
 """
 
 
+CLEAR = r"""
+import sys
+from brain.store.neo4j.store import Neo4jStore
+store = Neo4jStore.connect(sys.argv[1])
+store.clear()
+store.close()
+"""
+
+
 def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
@@ -112,9 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for size in args.sizes:
         root = args.workdir / f"ws-{size}-{args.profile}"
-        agent = args.agent if args.existing else generate(root, size, profile=args.profile).agent_names[0]
+        kept = root / ".workload.json"  # a workload already written (the same seed) is reused
+        if args.existing:
+            agent = args.agent
+        elif kept.exists() and json.loads(kept.read_text())["notes"] == size:
+            agent = json.loads(kept.read_text())["agent_names"][0]
+        else:
+            agent = generate(root, size, profile=args.profile).agent_names[0]
         row: dict[str, object] = {"notes": size, "profile": args.profile, "uptime_before": uptime()}
         if not args.existing:
+            run(codes[0][1], ["-c", CLEAR, args.neo4j_uri])
             ingest = ["-m", "brain", "ingest", str(root), "--store", "neo4j", "--neo4j-uri", args.neo4j_uri]
             run(codes[0][1], ingest)
         run(codes[-1][1], ["-c", WRITER, args.neo4j_uri])  # counts once and stores the tally
