@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -88,7 +89,7 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
-def pct(values: list[float]) -> dict[str, float]:
+def pct(values: list[Any]) -> dict[str, float]:
     ordered = sorted(values)
     return {"p50": round(statistics.median(ordered), 2),
             "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2)}
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             ingest = ["-m", "brain", "ingest", str(root), "--store", "neo4j", "--neo4j-uri", args.neo4j_uri]
             run(codes[0][1], ingest)
         run(codes[-1][1], ["-c", WRITER, args.neo4j_uri])  # counts once and stores the tally
-        found: dict[str, list[dict[str, object]]] = {label: [] for label, _ in codes}
+        found: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in codes}
         for _ in range(args.runs):
             for label, path in codes:  # interleaved
                 found[label].append(json.loads(run(path, ["-c", FRESH, args.neo4j_uri, agent, str(args.warm)])
@@ -144,12 +145,12 @@ def main(argv: list[str] | None = None) -> int:
                                           "tallied": [r["tallied"] for r in runs]}
             for key in runs[0]:
                 if key.startswith("first."):
-                    summary[key] = {"wall": pct([r[key][0] for r in runs]),  # type: ignore[index]
-                                    "cpu": pct([r[key][1] for r in runs])}  # type: ignore[index]
+                    summary[key] = {"wall": pct([r[key][0] for r in runs]),
+                                    "cpu": pct([r[key][1] for r in runs])}
                 elif key.startswith("warm."):
-                    every = [s for r in runs for s in r[key]]  # type: ignore[attr-defined]
+                    every = [s for r in runs for s in r[key]]
                     summary[key] = {"wall": pct([s[0] for s in every]), "cpu": pct([s[1] for s in every])}
-            firsts = [sum(v[0] for k, v in r.items() if k.startswith("first.")) for r in runs]  # type: ignore[misc]
+            firsts = [sum(v[0] for k, v in r.items() if k.startswith("first.")) for r in runs]
             summary["first_dashboard_total_wall"] = pct(firsts)
             row[label] = summary
         row["uptime_after"] = uptime()

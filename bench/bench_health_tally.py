@@ -92,6 +92,10 @@ def one(size: int, uri: str | None, repeat: int) -> dict[str, object]:
     out["build"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
     payload, wall, cpu = timed(tally.tally_of, index)
     out["tally_of"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
+    # Again on the same counters: what each later tally costs (the first builds the sorted
+    # forms and, from version 2, the agents' sums the answers read; writes keep them in step).
+    _, wall, cpu = timed(tally.tally_of, index)
+    out["tally_of_again"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
     out["payload_chars"] = len(payload)
     parsed, wall, cpu = timed(tally.parse, payload)
     out["parse"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from brain.model import SHARED_SCOPE
 from brain.store.health import MAX_PAGE, MAX_TOP, HealthAsk, HealthList, PageKey
 from brain.store.health_counts import HealthIndex, Scopes
 from brain.store.health_reach import MAX_REACHES
-from brain.store.visibility import SHARED_SCOPE, Reach
+from brain.store.visibility import Reach
 
 PAGE = MAX_PAGE + 1  # the service asks a page and one more (service/health.py `page_of`)
 # Agents' reaches stored: the writer keeps each one's sums (health_reach.py), leaving room
@@ -97,7 +98,7 @@ def answers_of(index: HealthIndex) -> dict[str, Any]:
     def ranked(found: Iterable[tuple[str, int]]) -> list[int]:
         return [x for node_id, n in found for x in (at(node_id), n)]
 
-    entries = []
+    entries: list[list[Any]] = []
     every = sorted({scope for (scope, _), g in index.groups.items() if g.notes})
     for scopes in reaches_of(vis):
         in_view = {scope for (scope, gvis), g in index.groups.items()
