@@ -9,7 +9,9 @@ tally's worst case; 5 links a note, a tenth broken; change times over 100 days),
 timed: `build` (the counters from rows in memory: the least any count from the graph
 costs, the server's part and the reads not included), `tally_of` (the writer's work for
 each tally it stores), the payload's size, `parse` and `counts` (a fresh process's, as an
-admin and an agent, checked equal to the counters'). With `--neo4j-uri` (a server whose
+admin and an agent, checked equal to the counters'), and from version 2 on the hubs, most
+wanted and a page of each list from the tally (tally_answers.py), checked the same way.
+With `--neo4j-uri` (a server whose
 database may be written: the tally node alone is written, then deleted) also the
 database's part: the writer's store of the tally, and a fresh process's read of the tag
 and of the payload, p50/p95 of `--repeat` each. CPU and wall in ms; `uptime` before and
@@ -90,6 +92,10 @@ def one(size: int, uri: str | None, repeat: int) -> dict[str, object]:
     out["build"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
     payload, wall, cpu = timed(tally.tally_of, index)
     out["tally_of"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
+    # Again on the same counters: what each later tally costs (the first builds the sorted
+    # forms and, from version 2, the agents' sums the answers read; writes keep them in step).
+    _, wall, cpu = timed(tally.tally_of, index)
+    out["tally_of_again"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
     out["payload_chars"] = len(payload)
     parsed, wall, cpu = timed(tally.parse, payload)
     out["parse"] = {"wall": round(wall, 1), "cpu": round(cpu, 1)}
@@ -99,9 +105,33 @@ def one(size: int, uri: str | None, repeat: int) -> dict[str, object]:
         found, wall, cpu = timed(tally.counts, parsed, ask)
         assert found == index.counts(ask), who  # the tally answers as the counters do
         out[f"{who}.counts"] = {"wall": round(wall, 2), "cpu": round(cpu, 2)}
+        if getattr(parsed, "answers", None) is not None:  # version 2 (tally_answers.py)
+            out.update(answers(parsed, index, ask, who))
     if uri:
         out.update(on_neo4j(uri, payload, repeat))
     out["uptime_after"] = uptime()
+    return out
+
+
+def answers(parsed: Any, index: HealthIndex, ask: HealthAsk, who: str) -> dict[str, object]:
+    """Hubs, most wanted and a page of each list from the tally (a dashboard's: top 10, 21
+    keys), each checked equal to the counters', and the time of each."""
+    from brain.store.health import HealthList
+    from brain.store.neo4j.health import tally_answers
+
+    out: dict[str, object] = {}
+    asked: list[tuple[str, Any, Any]] = [
+        ("hubs", lambda: tally_answers.hubs(parsed.answers, ask, 10), lambda: index.hubs(ask, 10)),
+        ("wanted", lambda: tally_answers.wanted(parsed.answers, ask, 10), lambda: index.most_wanted(ask, 10)),
+    ]
+    for which in HealthList:
+        asked.append((which.value, lambda w=which: tally_answers.page(parsed.answers, ask, w, None, 21),
+                      lambda w=which: index.page(ask, w, None, 21)))
+    for name, from_tally, from_counters in asked:
+        found, wall, cpu = timed(from_tally)
+        assert found is not None, (who, name)  # the dashboard's questions are always answered
+        assert found == from_counters(), (who, name)
+        out[f"{who}.{name}"] = {"wall": round(wall, 2), "cpu": round(cpu, 2)}
     return out
 
 

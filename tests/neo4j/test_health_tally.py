@@ -1,7 +1,8 @@
-"""Memory health's counts kept in the database (brain/store/neo4j/health/tally.py): a process
-that starts answers a dashboard's counts from the writer's tally, without counting the
-graph, and the answer equals a recount from the store's plain reads, as an admin and each
-agent, per scope and overall, at several stale cutoffs. Whenever the tally does not match
+"""Memory health kept in the database (brain/store/neo4j/health/tally.py, tally_answers.py): a
+process that starts answers a dashboard's counts, hubs, most wanted and lists from the
+writer's tally, without counting the graph, and the answer equals a recount from the store's
+plain reads and the embedded store's, as an admin and each agent, per scope and overall, at
+several stale cutoffs. Whenever the tally does not match
 the graph (a write it was not stored after, a rebuild switched in, a cleared database) or is
 not brain's (foreign, garbled, another version), it is ignored and the process counts.
 """
@@ -17,12 +18,13 @@ import pytest
 
 from brain.service.brain import Brain
 from brain.store.base import WriteBatch
-from brain.store.health import HealthAsk
+from brain.store.health import MAX_TOP, HealthAsk
+from brain.store.memory.store import MemoryStore
 from brain.store.neo4j.health import tally
 from brain.store.neo4j.store import Neo4jStore
 from brain.store.neo4j.write import Limits
 from tests.contract.helpers import Workspace, note
-from tests.contract.test_health import ASKS, SCOPES, T0, edit, known, recount
+from tests.contract.test_health import ASKS, SCOPES, T0, answered, edit, known, recount
 from tests.neo4j.conftest import StoreMaker
 
 pytestmark = pytest.mark.neo4j
@@ -49,12 +51,32 @@ def counts_equal_a_recount(store: Neo4jStore, cutoffs: list[int] = CUTOFFS) -> N
                 assert store.health_counts(ask) == recount(store, ask)["counts"], ask
 
 
-def answered_from_the_tally(make_store: StoreMaker) -> Neo4jStore:
+def answered_from_the_tally(make_store: StoreMaker, ws: Workspace | None = None) -> Neo4jStore:
     store = fresh(make_store)
     counts_equal_a_recount(store)
     assert store.health_recounts() == 0  # no count: every answer was the tally's
     assert store.health_tallied == len(ASKS) * (1 + len(SCOPES)) * len(CUTOFFS)
+    every_answer_from_the_tally(make_store, ws)
     return store
+
+
+def every_answer_from_the_tally(make_store: StoreMaker, ws: Workspace | None) -> None:
+    """Hubs, most wanted and every list (walked page by page) too, in another fresh process:
+    equal to a recount, and to the embedded store's on the same files (`ws`)."""
+    store = fresh(make_store)
+    embedded = None
+    if ws is not None:
+        embedded = MemoryStore()
+        Brain(ws.root, embedded).sync()
+    for reach in ASKS:
+        for scope in (None, *SCOPES):
+            for cutoff in CUTOFFS[2:3]:  # (the counts above are checked at every cutoff)
+                ask = HealthAsk(reach, scope, cutoff)
+                found = answered(store, ask, top=MAX_TOP)
+                assert found == recount(store, ask, top=MAX_TOP), ask
+                if embedded is not None:
+                    assert found == answered(embedded, ask, top=MAX_TOP), ask
+    assert store.health_recounts() == 0  # every answer was the tally's
 
 
 def counted_not_tallied(make_store: StoreMaker) -> None:
@@ -88,12 +110,12 @@ def test_a_fresh_process_answers_counts_from_the_tally_after_random_edits(
     brain.sync()
     counted_not_tallied(make_store)  # the writer has not counted: no tally yet
     writer.health_counts(HealthAsk(stale_before=CUTOFFS[0]))  # its first question counts, stores
-    answered_from_the_tally(make_store)
+    answered_from_the_tally(make_store, ws)
     rng = random.Random(11)
     for step in range(14):
         edit(ws, brain, rng)  # the writer follows its write and stores the tally again
         if step % 3 == 0:
-            answered_from_the_tally(make_store)
+            answered_from_the_tally(make_store, ws)
     assert writer.health_recounts() == 1
     # A cutoff not on a minute is the counters' to answer (the tally keeps minutes).
     odd = fresh(make_store)
@@ -125,6 +147,29 @@ def test_a_burst_of_writes_stores_one_tally_after_them_and_close_stores_a_waitin
     brain.sync([ws.write("memory/bob/late.md", note("late", "[[alice/plan]]"))])
     counted_not_tallied(make_store)  # within the delay: the tally stored is of before the write
     writer.close()  # a writer that stops stores the tally it was waiting to store
+    answered_from_the_tally(make_store)
+
+
+def test_a_costly_tally_waits_in_proportion_to_its_cost(make_store: StoreMaker, tmp_path: Path) -> None:
+    """A tally costs seconds of CPU at 100,000 notes: the next waits `health_tally_cost_factor`
+    times the last one's cost, however short `health_tally_delay`, so a steady writer is not
+    busy storing them."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    writer.health_tally_delay = 0.001
+    writer.health_tally_cost_factor = 1e9  # any tally's cost (> 0) makes the wait long
+    brain = Brain(ws.root, writer)
+    brain.sync()
+    writer.health_counts(HealthAsk())  # counts, and makes and stores the first tally
+    assert writer._tally_cost > 0
+    answered_from_the_tally(make_store)
+    brain.sync([ws.write("memory/alice/n1.md", note("n1", "[[plan]]"))])
+    timer = writer._tally_timer
+    assert timer is not None
+    assert timer.interval >= 1e9 * writer._tally_cost
+    counted_not_tallied(make_store)  # not stored yet: the wait is long
+    writer.close()  # a writer that stops stores the one waiting
     answered_from_the_tally(make_store)
 
 
@@ -205,3 +250,28 @@ def test_the_tally_is_under_no_documented_label(make_store: StoreMaker, tmp_path
     found = writer._read_database("MATCH (n) WHERE NOT any(l IN labels(n) WHERE l STARTS WITH 'Brain') "
                                   "AND n.payload IS NOT NULL RETURN count(n) AS n", {})
     assert found[0]["n"] == 0
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda a: a["entries"][0].__setitem__(2, [len(a["ids"]) + 5, 1]),  # a hub id not in the table
+    lambda a: a["entries"][0][4].__setitem__(1, [0, "soon"]),  # a stale time not a number
+    lambda a: a.pop("entries"),
+], ids=["hub-id", "stale-time", "no-entries"])
+def test_a_tally_with_garbled_answers_is_ignored_and_counted(
+    make_store: StoreMaker, tmp_path: Path, spoil: object
+) -> None:
+    """The answers are part of the tally: any of them garbled, none of it is trusted."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    Brain(ws.root, writer).sync()
+    writer.health_counts(HealthAsk())
+    raw = json.loads(writer._read_database(TAG, {})[0]["p"])
+    assert callable(spoil)
+    spoil(raw["answers"])
+    put_tally(writer, p=json.dumps(raw))
+    store = fresh(make_store)
+    ask = HealthAsk(stale_before=CUTOFFS[2])
+    assert store.health_counts(ask) == recount(store, ask)["counts"]  # the counts are not trusted either
+    assert store.health_hubs(ask, 10) == recount(store, ask, top=10)["hubs"]
+    assert (store.health_tallied, store.health_recounts()) == (0, 1)

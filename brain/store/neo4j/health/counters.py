@@ -21,8 +21,10 @@ a write without a log entry (a bare `write`), a rebuild or a first sync switched
 generation, a cleared or replaced database, entries past the log's end, or a write of more
 than FOLLOW_MOST notes. The counters themselves stay in the process: hubs, most wanted and
 the paged lists are sorted sets, not counts (docs/neo4j.md). What a process just started can
-answer without them, the counts per scope, it reads from the tally the writer keeps in the
-database (tally.py), stored after each write it follows and after it counts.
+answer without them, the counts per scope and, for the callers a dashboard has (an admin,
+each agent), the hubs, most wanted and the lists' heads, it reads from the tally the writer
+keeps in the database (tally.py, tally_answers.py), stored after each write it follows and
+after it counts.
 
 The counters are counted from the graph once (the first question of a process) and again
 only in the cases above, from the counters' fields alone (first_count.py: a query a page of
@@ -35,23 +37,24 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from neo4j import Record
 
 from brain.model import Link, MemoryNode, Node
 from brain.store.base import MemoryFilter, WriteBatch
-from brain.store.health import HealthAnswers, HealthAsk, ScopeHealth
+from brain.store.health import HealthAnswers, HealthAsk, HealthList, PageKey, ScopeHealth
 from brain.store.health_counts import Facts, HealthIndex, Row, batch_sources
 from brain.store.neo4j.generations.live import LiveSet
-from brain.store.neo4j.health import tally
+from brain.store.neo4j.health import tally, tally_answers
 from brain.store.neo4j.health.first_count import Kept, count_pages, kept_link
 from brain.store.neo4j.reads.readcache import ReadCache
 from brain.store.neo4j.sharing.database import Committer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Where the graph is: its stamp, the change log's id and end, and its write count; and the
 # log entries after `$seq` (an index seek on BrainChange.seq; none when nothing changed).
@@ -140,6 +143,11 @@ class Neo4jHealth(Committer, HealthAnswers):
     # Seconds a followed write's tally waits for the writes after it: one store for a burst
     # (making one costs ~45 ms of CPU at 10,000 notes, bench/results/health_tally.json).
     health_tally_delay = 1.0
+    # ...and at least this many times as long as making the last one took: with the lists'
+    # heads a tally costs ~0.35 s of CPU at 10,000 notes and seconds at 100,000 (docs/neo4j.md),
+    # so a steady writer spends at most a tenth of its time on them.
+    health_tally_cost_factor = 10.0
+    _tally_cost = 0.0  # seconds of CPU the last tally took to make (thread time)
     # Seconds a process without counters waits for a tally a few writes behind to catch up,
     # before it counts instead (a dashboard polling right after the writer's write).
     health_tally_wait = 2.0
@@ -341,7 +349,9 @@ class Neo4jHealth(Committer, HealthAnswers):
         if (self.read_only or not self.health_keep_tally or not self._health_index.valid
                 or self._health_writing != writing or at is None or at.log_id is None or at.writes < 0):
             return None
+        started = time.thread_time()
         payload = tally.tally_of(self._health_index)
+        self._tally_cost = time.thread_time() - started
         if len(payload) > tally.MOST_CHARS:
             return None  # (readers count, as with none stored)
         return {"graph": at.graph, "logId": at.log_id, "writes": at.writes, "version": tally.VERSION,
@@ -360,7 +370,8 @@ class Neo4jHealth(Committer, HealthAnswers):
         with self._health_lock:
             if self._tally_timer is not None:
                 return
-            timer = self._tally_timer = threading.Timer(self.health_tally_delay, self._health_tally_flush)
+            delay = max(self.health_tally_delay, self.health_tally_cost_factor * self._tally_cost)
+            timer = self._tally_timer = threading.Timer(delay, self._health_tally_flush)
             timer.daemon = True
         timer.start()
 
@@ -392,22 +403,42 @@ class Neo4jHealth(Committer, HealthAnswers):
     def health_counts(self, ask: HealthAsk) -> list[ScopeHealth]:
         """Counts from the database's tally while this process's counters are not counted
         (a process that just started): one small read instead of counting the graph."""
+        found = self._health_tallied(ask, lambda kept: tally.counts(kept, ask))
+        return super().health_counts(ask) if found is None else found
+
+    def health_hubs(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found = self._health_tallied(ask, lambda kept: tally_answers.hubs(kept.answers, ask, top))
+        return super().health_hubs(ask, top) if found is None else found
+
+    def health_wanted(self, ask: HealthAsk, top: int) -> list[tuple[str, int]]:
+        found = self._health_tallied(ask, lambda kept: tally_answers.wanted(kept.answers, ask, top))
+        return super().health_wanted(ask, top) if found is None else found
+
+    def health_page(
+        self, ask: HealthAsk, which: HealthList, after: PageKey | None, limit: int
+    ) -> list[PageKey]:
+        found = self._health_tallied(
+            ask, lambda kept: tally_answers.page(kept.answers, ask, which, after, limit))
+        return super().health_page(ask, which, after, limit) if found is None else found
+
+    def _health_tallied(self, ask: HealthAsk, answer: Callable[[tally.Tally], T | None]) -> T | None:
+        """The answer from the tally while this process's counters are not counted, if the
+        tally matches the graph and settles the question; else None (the counters answer)."""
         # Not under the counters' lock: another question may hold it for a whole count, and
         # this answer needs none of the counters (`valid` read racily: either answer is exact).
-        if not self._health_index.valid:
-            found = self._health_from_tally(ask)
-            if found is not None:
-                self.health_tallied += 1
-                return found
-        return super().health_counts(ask)
-
-    def _health_from_tally(self, ask: HealthAsk) -> list[ScopeHealth] | None:
-        """The counts from the tally if its tag is the graph's position now, else None."""
-        if ask.stale_before % 60:
+        if self._health_index.valid:
             return None
+        kept = self._health_from_tally()
+        found = None if kept is None else answer(kept)
+        if found is not None:
+            self.health_tallied += 1
+        return found
+
+    def _health_from_tally(self) -> tally.Tally | None:
+        """The tally if its tag is the graph's position now, else None."""
         kept_tally, now_at = self._tally_kept, time.monotonic()
         if kept_tally is not None and now_at - self._tally_checked < self.health_stamp_ttl:
-            return tally.counts(kept_tally[1], ask)  # read under a second ago (as the counters' position)
+            return kept_tally[1]  # read under a second ago (as the counters' position)
         waited = now_at + self.health_tally_wait
         while True:
             found = self._read_database(tally.READ_TAG, {"payload": False, "most": 0})
@@ -436,4 +467,4 @@ class Neo4jHealth(Committer, HealthAnswers):
                 return None  # garbled, or moved between the two reads: the counters count
             kept_tally = self._tally_kept = (now, parsed)
         self._tally_checked = time.monotonic()
-        return tally.counts(kept_tally[1], ask)
+        return kept_tally[1]

@@ -20,6 +20,8 @@ The node is the database's, so it is untrusted input: a foreign or garbled one (
 version, a field of the wrong type, a tag that does not match) is ignored, never an error.
 Change times are kept by the minute (the service asks with a cutoff on a minute, service/
 health.py `health_ask`); a question with another cutoff is answered by the counters.
+Version 2 adds the answers a count is not enough for (hubs, most wanted, the lists' heads:
+tally_answers.py), so a whole dashboard is answered without counting.
 """
 
 from __future__ import annotations
@@ -37,12 +39,13 @@ from neo4j import ManagedTransaction
 from brain.model import LinkStatus
 from brain.store.health import HealthAsk, ScopeHealth
 from brain.store.health_counts import HealthIndex, in_view
+from brain.store.neo4j.health import tally_answers
 
 # The most a tally may hold: a few bytes per group and per minute an unlinked note changed
 # in (bench/results/health_tally.json); a larger one is neither stored nor read.
 MOST_CHARS = 16_000_000
 LABEL = "BrainHealthTally"  # no documented query matches it (docs/cypher.md, issue 42 item 1)
-VERSION = 1
+VERSION = 2  # 2: with the answers of tally_answers.py (a version-1 tally is not read)
 
 # The graph's position and the tally's tag, in one read; the payload only when asked.
 READ_TAG = f"""
@@ -93,6 +96,7 @@ class TallyGroup:
 class Tally:
     groups: tuple[TallyGroup, ...]
     links: tuple[tuple[str, str | None, LinkStatus, frozenset[str], int], ...]
+    answers: tally_answers.Answers  # hubs, most wanted, the lists' heads
 
 
 def _minute(at: float) -> int:
@@ -123,7 +127,9 @@ def tally_of(index: HealthIndex) -> str:
         ])
     links = [[scope, svis, status.value, sorted(hidden), n]
              for (scope, svis, status, hidden), n in sorted(index.links.items(), key=repr) if n]
-    return json.dumps({"v": VERSION, "groups": groups, "links": links}, separators=(",", ":"))
+    answers = tally_answers.answers_of(index)
+    return json.dumps({"v": VERSION, "groups": groups, "links": links, "answers": answers},
+                      separators=(",", ":"))
 
 
 def _str_or_none(value: object) -> bool:
@@ -180,7 +186,7 @@ def parse(payload: object) -> Tally | None:
             if not isinstance(scope, str) or not _str_or_none(svis) or status not in _STATUS:
                 return None
             links.append((scope, svis, _STATUS[status], _scopes(hidden), _count(n)))
-        return Tally(tuple(groups), tuple(links))
+        return Tally(tuple(groups), tuple(links), tally_answers.decode(raw["answers"]))
     except (ValueError, TypeError, KeyError, RecursionError):
         return None
 
