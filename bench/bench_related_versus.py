@@ -89,10 +89,11 @@ def run_case(root: Path, store_kind: str, args: argparse.Namespace) -> dict[str,
 
     # The two sides: swap the store's vector search between the base's and this checkout's.
     sides = ("base", "change")
+    inner: Any = store  # the private parts swapped below
     if store_kind == "memory":
         base_mod = load_base(args.base, "brain/store/memory/search.py", "base_memory_search")
-        ours = store._vectors  # type: ignore[attr-defined]
-        theirs = base_mod.VectorIndex(store._memory_facts)  # type: ignore[attr-defined]
+        ours = inner._vectors
+        theirs = base_mod.VectorIndex(inner._memory_facts)
         held = ours.hashes()
         vectors = [(m.id, m.hash, brain.search.indexer.note_vector(m))
                    for m in store.list_memories(MemoryFilter()) if held.get(m.id) == m.hash]
@@ -100,7 +101,7 @@ def run_case(root: Path, store_kind: str, args: argparse.Namespace) -> dict[str,
         assert len(theirs) == len(ours), (len(theirs), len(ours))
 
         def use(side: str) -> None:
-            store._vectors = ours if side == "change" else theirs  # type: ignore[attr-defined]
+            inner._vectors = ours if side == "change" else theirs
     else:
         base_mod = load_base(args.base, "brain/store/neo4j/search.py", "base_neo4j_search")
         ours_fn = type(store).vector_search
@@ -108,7 +109,7 @@ def run_case(root: Path, store_kind: str, args: argparse.Namespace) -> dict[str,
 
         def use(side: str) -> None:
             fn = ours_fn if side == "change" else theirs_fn
-            store.vector_search = fn.__get__(store)  # type: ignore[method-assign]
+            inner.vector_search = fn.__get__(store)
 
     memories = store.list_memories(MemoryFilter(), bodies=False)
     picked = memories[:: max(1, len(memories) // args.sample)][: args.sample]

@@ -74,7 +74,8 @@ def test_search_answers_what_a_scan_of_every_vector_in_reach_does(seed: int) -> 
 
     def unit(n: int) -> list[list[float]]:
         raw = rng.normal(size=(n, 16)).astype(np.float32)
-        return (raw / np.linalg.norm(raw, axis=1, keepdims=True)).tolist()
+        rows: list[list[float]] = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).tolist()
+        return rows
 
     vectors = dict(zip((m.id for m in notes), unit(len(notes)), strict=True))
     store.put_vectors([(m.id, m.hash, vectors[m.id]) for m in notes])
