@@ -57,3 +57,43 @@ def test_a_restored_store_takes_the_vectors_of_its_unchanged_notes() -> None:
     assert restored.vector_hashes() == {"memory:a/one": "x", "memory:b/two": "x"}
     assert found(restored, SearchWhere(None, "user")) == ["memory:a/one"]
     assert found(restored, SearchWhere(frozenset({"b"}))) == ["memory:b/two"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_search_answers_what_a_scan_of_every_vector_in_reach_does(seed: int) -> None:
+    """One matrix per scope, searched for the reader's scopes only: the same notes, order and
+    scores as scoring every vector and then keeping those in reach, through puts, re-puts
+    (a new vector for the same content), deletes that move rows, and type filters."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    store = MemoryStore()
+    scopes, types = ["a", "b", "c", "shared"], [None, "user", "project"]
+    notes = [memory(scopes[i % 4], f"n{i}", type=types[i % 3]) for i in range(300)]
+    store.write(WriteBatch(memories=notes))
+
+    def unit(n: int) -> list[list[float]]:
+        raw = rng.normal(size=(n, 16)).astype(np.float32)
+        rows: list[list[float]] = (raw / np.linalg.norm(raw, axis=1, keepdims=True)).tolist()
+        return rows
+
+    vectors = dict(zip((m.id for m in notes), unit(len(notes)), strict=True))
+    store.put_vectors([(m.id, m.hash, vectors[m.id]) for m in notes])
+    again = notes[::7]
+    vectors.update(zip((m.id for m in again), unit(len(again)), strict=True))
+    store.put_vectors([(m.id, m.hash, vectors[m.id]) for m in again])
+    gone = {m.id for m in notes[::5]}
+    store.write(WriteBatch(deletes=sorted(gone)))
+    kept = [m for m in notes if m.id not in gone]
+    for query in unit(4):
+        for where in (SearchWhere(), SearchWhere(frozenset({"a", "shared"})), SearchWhere(frozenset({"b"})),
+                      SearchWhere(frozenset({"c", "nobody"}), "user"), SearchWhere(None, "project")):
+            scored = sorted(
+                ((m.id, float(np.dot(vectors[m.id], query))) for m in kept
+                 if (where.scopes is None or m.scope in where.scopes) and where.type in (None, m.type)),
+                key=lambda hit: (-hit[1], hit[0]),
+            )
+            for limit in (1, 10, 500):
+                got = store.vector_search(query, where, limit)
+                assert [i for i, _ in got] == [i for i, _ in scored[:limit]], (where, limit)
+                assert [s for _, s in got] == pytest.approx([s for _, s in scored[:limit]], abs=1e-5)
