@@ -74,12 +74,22 @@ def _agree(fast: Tokens, slow: MiniLM) -> None:
     np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-4)
     # For every labelled query, numpy's nearest note is as near in ONNX Runtime's space as that
     # space's own nearest, but for a near tie: each vector moves by up to 0.03, so two notes a
-    # cosine of 0.03 apart may swap.
+    # cosine of 0.03 apart may swap; a little more on a CPU without VNNI, whose int8 products
+    # ONNX Runtime computes less exactly (0.055 measured on an AVX2-only AMD EPYC).
     notes = len(_notes())
     fast_scores = a[notes:] @ a[:notes].T
     slow_nearest = (b[notes:] @ b[:notes].T).argmax(1)
     gaps = fast_scores.max(1) - fast_scores[np.arange(len(slow_nearest)), slow_nearest]
-    assert gaps.max() <= 0.05, gaps.max()
+    assert gaps.max() <= (0.05 if _vnni() else 0.06), gaps.max()
+
+
+def _vnni() -> bool:
+    """Whether the CPU has the int8 dot-product instructions ONNX Runtime's int8 kernels use."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
+    except OSError:
+        return False  # not Linux: the looser bound
+    return "avx512_vnni" in flags or "avx_vnni" in flags
 
 
 def test_onnx_runtime_encodes_as_numpy_does() -> None:

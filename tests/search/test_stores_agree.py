@@ -3,8 +3,8 @@
 Keyword: both match a note on any query word with nearly the same analysis (they differ on
 `2.14`, `deploy's`, `snake_case`), so the sets of notes found agree within that; on the
 labelled keyword queries the best result is the same (the BM25 variants differ in their IDF
-formula, so close scores may swap further down). Semantic: the same vectors in both, so the
-same best result and nearly the same top 3.
+formula, so close scores may swap further down). Semantic: the same notes, embedded by the
+same model in batches of each store's own, score within SCORE_TOLERANCE of each other.
 """
 
 from __future__ import annotations
@@ -21,6 +21,12 @@ from brain.store.memory.store import MemoryStore
 from brain.store.neo4j.search import keyword_query
 from brain.store.neo4j.store import Neo4jStore
 from tests.search.helpers import example_brain, labelled, needs_model
+
+# Each store embeds the notes in batches of its own, and the int8 graph quantizes a batch's
+# activations with one scale, so a note's vector moves with its batch (a cosine of about 0.99
+# to itself alone, tests/search/test_encoder_runtime.py); Neo4j's index then scores within about
+# a hundredth of the exact cosine.
+SCORE_TOLERANCE = 0.03
 
 
 @pytest.mark.neo4j
@@ -41,10 +47,22 @@ def test_both_stores_find_the_same_notes(neo4j_store: Neo4jStore) -> None:
                 assert len(differ) <= max(1, len(union) // 10), (q.query, differ)
                 if q.kind == "keyword" and ours:
                     assert ours[0].id == theirs[0].id, q.query
-            ours_s = [h.id for h in embedded.search.search(q.query, mode=Mode.SEMANTIC, limit=3).hits]
-            theirs_s = [h.id for h in neo4j.search.search(q.query, mode=Mode.SEMANTIC, limit=3).hits]
-            assert ours_s[:1] == theirs_s[:1], q.query
-            assert len(set(ours_s) & set(theirs_s)) >= min(2, len(ours_s), len(theirs_s)), q.query
+            # Semantic: the scores agree within SCORE_TOLERANCE, so a near tie may swap and a
+            # score on the semantic floor may fall either side of it (on a CPU without VNNI,
+            # 0.2500 against 0.2536): Neo4j's best note is one of the embedded store's best
+            # within that, and each score it gives is the embedded store's within that.
+            ours_q = embedded.search.indexer.query_vector(q.query)
+            theirs_q = neo4j.search.indexer.query_vector(q.query)
+            assert ours_q is not None
+            assert theirs_q is not None
+            exact = dict(embedded.search.index.vector_search(ours_q, SearchWhere(), 10))
+            theirs_v = neo4j.search.index.vector_search(theirs_q, SearchWhere(), 3)
+            assert theirs_v, q.query
+            best = max(exact.values())
+            assert exact.get(theirs_v[0][0], -1.0) >= best - SCORE_TOLERANCE, (q.query, theirs_v)
+            for node, score in theirs_v:
+                assert node in exact, (q.query, node)
+                assert abs(exact[node] - score) <= SCORE_TOLERANCE, (q.query, node, score, exact[node])
     finally:
         embedded.close()
         neo4j.close()
