@@ -6,7 +6,8 @@ a fresh parse of that file (`shipped` with no reuse). The table repeats content 
 time, at another path, and changes a blob by one byte, so a key that leaves out any of what
 decides the parse gives one file another's parse. Planted bugs, each seen to fail this test:
 the key with the content's length for its sha256 (a changed blob of the same size answered
-with the old parse), the key without the path and scope, and the modification time not put back (the first parse's `modified_at`).
+with the old parse), the key without the path and scope, and the modification time not put
+back (the first parse's `modified_at`).
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def test_the_kept_notes_are_bounded_by_their_bytes_least_recently_used_out() -> 
     reuse.put(keys[2], note)
     assert len(reuse) == 2
     assert reuse.get(keys[1], 1.0) is None
-    assert reuse.get(keys[0], 1.0) is not None and reuse.get(keys[2], 1.0) is not None
+    assert reuse.get(keys[0], 1.0) is not None
+    assert reuse.get(keys[2], 1.0) is not None
     huge = ReusedNotes(limit=len(PLAN) - 1)
     huge.put(keys[0], note)  # bigger than the whole bound: not kept
     assert len(huge) == 0
