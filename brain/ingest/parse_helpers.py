@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import IO
 
 from brain.ingest.memory_files import MemoryFile, NoteRules, Unread, shipped
+from brain.ingest.reused_notes import Key, ReusedNotes, note_key
 from brain.ingest.worker import load_results, read_frame, write_frame
 from brain.parse.mention_seeds import ScopedVocabulary, Seed
 from brain.store.linking import NoteChange
@@ -199,6 +200,13 @@ class MemoryBuilder:
         # `seed_mentions`: the sync's names, and each note's mention seed by id (with its hash).
         self.vocabulary: ScopedVocabulary | None = None
         self.seeds: dict[str, tuple[str, Seed]] = {}
+        # Set by a builder of graphs of past moments: notes parsed before, by their content
+        # (brain/ingest/reused_notes.py), for the files given as bytes and parsed here.
+        self.reuse: ReusedNotes | None = None
+        # Set by a builder of a graph that answers for a few notes only: each note parsed
+        # here as that graph needs it (its links cut to those that touch the notes asked:
+        # brain/tool/asof/small.py), before anything resolves them.
+        self.cut: Callable[[NoteChange], NoteChange] | None = None
         # `_sent` and `_held` are changed here and by the helpers' reader threads (`_offer`).
         self._lock = threading.Lock()
         if expected >= self.parallel_min:
@@ -290,7 +298,33 @@ class MemoryBuilder:
     def _here(self, files: list[MemoryFile]) -> list[NoteChange | Unread]:
         # Counted as a helper counts (one block a chunk): the store takes the counts wherever
         # they were made, and counts a note itself only when it came without them.
-        return shipped(files, self.rules, self.keywords, self.bare, self.vocabulary, self.seeds)
+        if self.reuse is not None and not self.keywords and self.vocabulary is None:
+            built = self._reused(files, self.reuse)
+        else:
+            built = shipped(files, self.rules, self.keywords, self.bare, self.vocabulary, self.seeds)
+        cut = self.cut
+        if cut is None:
+            return built
+        return [cut(note) if isinstance(note, NoteChange) else note for note in built]
+
+    def _reused(self, files: list[MemoryFile], reuse: ReusedNotes) -> list[NoteChange | Unread]:
+        """`shipped` of `files` (neither counted nor seeded), each note whose content was
+        parsed before taken from `reuse`, the others parsed and kept there."""
+        out: list[NoteChange | Unread | None] = [None] * len(files)
+        todo: list[tuple[int, Key | None]] = []
+        for i, (rel, scope, name, raw, mtime) in enumerate(files):
+            key = note_key(raw, rel, scope, name, self.rules, self.bare) if isinstance(raw, bytes) else None
+            found = reuse.get(key, mtime) if key is not None else None
+            if found is None:
+                todo.append((i, key))
+            else:
+                out[i] = found
+        parsed = shipped([files[i] for i, _ in todo], self.rules, False, self.bare)
+        for (i, key), note in zip(todo, parsed, strict=True):
+            out[i] = note
+            if key is not None and isinstance(note, NoteChange):
+                reuse.put(key, note)
+        return [note for note in out if note is not None]
 
     def _start(self) -> None:
         count = helper_count()

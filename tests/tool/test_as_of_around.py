@@ -6,7 +6,9 @@ outside edits), as the admin and as an agent, on both stores.
 
 Planted bugs, each seen to fail: the history's linkers left out (only the graph now's), and
 the notes defining the note's own name left out (writer's [[dup]] counted a backlink of the
-shared dup, where writer's own dup is nearer).
+shared dup, where writer's own dup is nearer); a small moment's other notes cut of every link
+(small.py `links_cut` keeping none of those to the note asked), or of those to the note's
+name but one.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ def test_a_note_with_its_backlinks_as_of_each_moment_is_the_whole_moments_on_bot
             assert _view(small, rel, actor) == expected, f"{rel} as of {_iso(at)}"
             backlinked += bool(expected and expected["backlinks"])
     assert backlinked >= 10  # the comparison covered notes that had backlinks
+    assert moments.reused_notes.hits > 0  # and notes parsed by an earlier ask, reused
 
 
 # The web UI's note-as-of page asks this (web/src/ops.ts NOTE_AS_OF), and backlinks.

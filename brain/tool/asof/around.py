@@ -78,7 +78,7 @@ def _build(moments: Moments, parsed: ParsedVersions, then: Versions, rel: str) -
         raise MomentNotKept(f"the content some notes around {rel} had then is no longer kept "
                             "(history retention or its cap): ask for the moment as a whole to see the "
                             "oldest one shown", None)
-    return then.build(held)
+    return then.build(held, rel, name)
 
 
 def _linking_then(then: Versions, parsed: ParsedVersions, path: str, name: str,

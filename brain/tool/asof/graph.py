@@ -33,9 +33,12 @@ from pathlib import Path
 from brain.config.workspace import BrainConfig
 from brain.ingest.ingester import Ingester, IngestState
 from brain.ingest.note_bodies import DiskBodies
+from brain.ingest.parse_helpers import MemoryBuilder
+from brain.ingest.reused_notes import ReusedNotes
 from brain.layouts import Layout
 from brain.model import AgentNode, Problem, owner_of_id
 from brain.service.brain import Brain, FileChanges
+from brain.store.linking import NoteChange
 from brain.store.memory.image import StoreImage
 from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
@@ -76,9 +79,18 @@ class MomentIngester(Ingester):
     absent: frozenset[str] = frozenset()
     changed_at: dict[str, float] = {}  # noqa: RUF012 (set per instance before its sync)
     scopes_then: frozenset[str] | None = None
+    # Notes parsed by an earlier build, by their content (a small moment's: small.py).
+    reused: ReusedNotes | None = None
+    # What of each note a small moment keeps (its links that touch the note asked: small.py).
+    cut: Callable[[NoteChange], NoteChange] | None = None
 
     def __init__(self, root: Path, store: MemoryStore, layout: Layout, config: BrainConfig) -> None:
         super().__init__(root, store, _then_layout(layout, self), config)
+
+    def _builder(self, expected: int) -> MemoryBuilder:
+        built = super()._builder(expected)
+        built.reuse, built.cut = self.reused, self.cut
+        return built
 
     def _stat_paths(self, paths: Iterable[str]) -> tuple[dict[str, FileStat], list[str]]:
         stats, gone = super()._stat_paths(paths)
@@ -247,6 +259,9 @@ class Moments:
         self._base_changes = 0
         self._unrecorded_key: tuple[int, int] | None = None
         self._unrecorded_found: dict[str, str | None] = {}
+        # The small moments' notes, parsed once by their content: the next ask's small moment
+        # holds many of the same versions (brain/ingest/reused_notes.py).
+        self.reused_notes = ReusedNotes()
         if not isinstance(live.store, MemoryStore):
             live.file_listeners.append(self._on_files)
 

@@ -53,7 +53,7 @@ def _build(moments: Moments, then: Versions, rel: str) -> MomentBrain:
         raise MomentNotKept(f"the content some notes {rel} links to had then is no longer kept "
                             "(history retention or its cap): ask for the moment as a whole to see the "
                             "oldest one shown", None)
-    return then.build(held)
+    return then.build(held, rel)
 
 
 __all__ = ["note_moment"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
@@ -26,8 +26,9 @@ from brain.ingest.state import defined_id
 from brain.layouts import Layout
 from brain.model import MemoryNode, name_key, owner_of_id
 from brain.parse.note import body_of, decode, parse_note
+from brain.resolve import Target
 from brain.store.base import WriteBatch
-from brain.store.linking import key_of_id
+from brain.store.linking import NoteChange, key_of_id
 from brain.store.memory.search import KeywordIndex
 from brain.store.memory.store import MemoryStore
 from brain.tool.asof.delta import Delta, moment_index
@@ -109,8 +110,36 @@ class Versions:
                 changed[path] = seconds
         return changed
 
-    def build(self, held: dict[str, bytes]) -> MomentBrain:
-        return small_moment(self.moments, self.at, self.first, held, self.changed_at(held), self.records)
+    def build(self, held: dict[str, bytes], asked: str | None = None, name: str | None = None) -> MomentBrain:
+        """The small moment of `held`, to answer for the note `asked` (all its links kept)
+        and the links to the name key `name` (None: no other link), as `links_cut` says."""
+        cut = links_cut(self.live.layout.links.parse, asked, name) if asked is not None else None
+        return small_moment(self.moments, self.at, self.first, held, self.changed_at(held), self.records, cut)
+
+
+def links_cut(
+    parse: Callable[[str], Target], asked: str, name: str | None,
+) -> Callable[[NoteChange], NoteChange]:
+    """What a small moment keeps of each note it holds: the note `asked` whole; of every
+    other, only its links to the name key `name` (the backlinks of `asked`), none if None.
+
+    The others are held for what they say of `asked`: that they define a name it links to (a
+    node, its headings), or link to it. Their other links touch neither, and nothing asked of
+    a small moment reads them (GraphQL asks it only of the note, its links, backlinks and
+    problems: brain/api/graph/asof/moments.py): resolved, anchored and indexed, they were most
+    of a first ask on link-heavy notes (1,500 links an ask on the real profile, where about 50
+    touched the note). Those kept keep their order: a backlink's place among its source's
+    links is not shown."""
+
+    def cut(note: NoteChange) -> NoteChange:
+        if note.memory.path == asked or not note.links:
+            return note
+        if name is None:
+            return note._replace(links=())
+        kept = tuple(link for link in note.links if link.target and parse(link.target).key == name)
+        return note if len(kept) == len(note.links) else note._replace(links=kept)
+
+    return cut
 
 
 def link_keys(moment: Versions, rel: str, data: bytes) -> set[str]:
@@ -188,7 +217,10 @@ class _NoKeywords(KeywordIndex):
 
 
 class _SmallStore(MemoryStore):
-    """The embedded store of a small moment (search is the graph's, not a moment's)."""
+    """The embedded store of a small moment (search is the graph's, not a moment's): its
+    notes' keywords are not counted either (they were, and thrown away)."""
+
+    keyword_counts = False
 
     def clear(self) -> None:
         super().clear()
@@ -196,10 +228,11 @@ class _SmallStore(MemoryStore):
 
 
 def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes],
-                 changed_at: dict[str, float], records: Sequence[HistoryRecord] | None = None) -> MomentBrain:
+                 changed_at: dict[str, float], records: Sequence[HistoryRecord] | None = None,
+                 cut: Callable[[NoteChange], NoteChange] | None = None) -> MomentBrain:
     """The graph of exactly `held` (path -> content at `at`), by a first sync as of `at`
     (`records`: the history as `first` counts it, when the caller has read it already; each
-    read is a copy of every record, 2 ms at 50,000)."""
+    read is a copy of every record, 2 ms at 50,000; `cut`: what of each note it keeps)."""
     live = moments.live
     stats = {rel: FileStat(rel, len(data), _nanoseconds(changed_at.get(rel))) for rel, data in held.items()}
     # Memory health's counters are not kept batch by batch: a small moment is asked about a
@@ -210,6 +243,7 @@ def small_moment(moments: Moments, at: float, first: int, held: dict[str, bytes]
     brain.delta = Delta(at, first, first, {}, changed_at)
     ingester = MomentIngester(live.root, store, _only(live.layout, stats), live.ingester.config)
     ingester.today = live.ingester.today
+    ingester.reused, ingester.cut = moments.reused_notes, cut
     brain.ingester = ingester
     ingester.overlays.update(held)
     store.read_bodies_from(_HeldBodies(ingester.overlays))
