@@ -19,7 +19,10 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   (brain.parse.note, .body, .native and .secrets.scan, brain.layouts.secrets, brain.index.postings and
   .counting). scripts/test runs
   them again with BRAIN_NATIVE=0 (the Python twins alone); the rest of the suite reaches the
-  scanners only through these same functions.
+  scanners only through these same functions. A test marked `no_native_rerun` is left out of
+  that pass: it calls no native scanner (it reads none, or sets the twin it tests itself, as a
+  `python` parameter does), so the pass would run it exactly as the main run did;
+  tests/unit/test_plan.py runs the marked tests with every native function raising, to prove it.
 - Property tests (hypothesis): BRAIN_MAX_EXAMPLES caps every test's examples (`make check`
   sets it: the fast loop draws a tenth of the 3,000-4,000 examples the scanner equivalence
   tests draw in `make test`, which sets no cap).
@@ -164,7 +167,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if cap > 0:
             cap_examples(item, cap)
-        if item.path.suffix == ".py" and reads_scanners(item.path):
+        if (item.path.suffix == ".py" and reads_scanners(item.path)
+                and item.get_closest_marker("no_native_rerun") is None):
             item.add_marker(pytest.mark.scanner)
         group = _group(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:

@@ -1,7 +1,7 @@
 """A chunk counted at once by a parse helper (`count_block`) gives each note exactly the counts
 `note_counts` gives it (the regex, note by note): random texts of tricky characters, and a
-table of the cases each path of `count_block` takes. Every test runs twice: on the native
-scanner (brain/parse/native.py) and on the numpy code, its reference and fallback."""
+table of the cases each path of `count_block` takes. Each test of `count_block` runs twice: on
+the native scanner (brain/parse/native.py) and on the numpy code, its reference and fallback."""
 
 from __future__ import annotations
 
@@ -18,12 +18,17 @@ from brain.parse import native as native_module
 
 Row = tuple[str, str, str]
 
-SCANNERS = ["python"] + (["native"] if native_module.native is not None else [])
+# The `python` leg calls no native scanner (counting.native is None): the BRAIN_NATIVE=0 pass
+# would run it again as it is (tests/plan.py).
+SCANNERS = [pytest.param("python", marks=pytest.mark.no_native_rerun)] + (
+    ["native"] if native_module.native is not None else [])
 
 
-@pytest.fixture(autouse=True, params=SCANNERS)
+@pytest.fixture(params=SCANNERS)
 def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test on the numpy code, and on the native scanner where it is built."""
+    """A test of `count_block` on the numpy code, and on the native scanner where it is built.
+    (Asked for by those tests only: the tests of the numpy code's own parts ran twice as the
+    same test when it was autouse.)"""
     if request.param == "python":
         monkeypatch.setattr(counting, "native", None)
     return str(request.param)
@@ -58,12 +63,14 @@ PIECES = ["a", "B", "Zz", "é", "É", "ß", "ẞ", "Σ", "ς", "İ", "ﬁ", "東
 text = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
+@pytest.mark.usefixtures("scanner")
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.tuples(text, text, text), max_size=6))
 def test_a_block_counts_as_note_counts(rows: list[Row]) -> None:
     assert per_note(count_block(rows)) == expected(rows)
 
 
+@pytest.mark.usefixtures("scanner")
 @pytest.mark.parametrize("rows", [
     [],  # an empty chunk
     [("", "", "")],  # a note without words
@@ -83,6 +90,7 @@ def test_each_path_of_a_block(rows: list[Row]) -> None:
     assert per_note(_count_each(rows)) == expected(rows)  # the fallback, on the same table
 
 
+@pytest.mark.no_native_rerun  # the numpy code alone (tests/plan.py)
 def test_words_that_share_a_number_are_counted_the_slow_way(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check that no two words got one number is real: with a mix that maps every short
     word to 0, the block is still right (counted note by note)."""
@@ -93,6 +101,7 @@ def test_words_that_share_a_number_are_counted_the_slow_way(monkeypatch: pytest.
     assert per_note(postings_numpy.count_rows(rows)) == expected(rows)
 
 
+@pytest.mark.no_native_rerun  # the numpy code alone (tests/plan.py)
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.tuples(text, text, text), max_size=12), st.integers(1, 40))
 def test_a_block_counted_in_slices_counts_as_note_counts(rows: list[Row], slice_bytes: int) -> None:
@@ -112,12 +121,3 @@ def test_a_text_the_native_scanner_cannot_take_is_counted_by_numpy(scanner: str)
     block is then counted by the numpy code, and still right."""
     rows = [("x", "a\ud800b", "c")]
     assert per_note(count_block(rows)) == expected(rows)
-
-
-def test_split_slow_gives_a_list_a_piece() -> None:
-    if native_module.native is None:
-        pytest.skip("the native scanner is not built (cargo)")
-    with pytest.raises(ValueError, match="fewer lists"):
-        native_module.native.count_block(["", "", "東京"], lambda pieces: [])
-    with pytest.raises(ValueError, match="three a note"):
-        native_module.native.count_block(["a"], lambda pieces: [])

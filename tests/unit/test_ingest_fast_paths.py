@@ -117,6 +117,7 @@ line = st.one_of(
 )
 
 
+@pytest.mark.no_native_rerun  # the frontmatter reader has no native twin: no native scanner (tests/plan.py)
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(line, max_size=6).map("\n".join))
 def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
@@ -190,6 +191,7 @@ LINK_PIECES = [
 ]
 
 
+@pytest.mark.no_native_rerun  # the Python finders alone: no native scanner (tests/plan.py)
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(LINK_PIECES), max_size=30).map("".join))
 def test_the_fast_finders_find_what_the_regular_expressions_find(text: str) -> None:
@@ -219,6 +221,7 @@ DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000", "\ufeff", "
              "\u180e", "\u200f", "\u2064"]
 
 
+@pytest.mark.no_native_rerun  # the Python gate's helpers alone: no native scanner (tests/plan.py)
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
 @example("token" + " " * 45 + ":")
@@ -331,7 +334,8 @@ def test_the_native_gate_agrees_on_the_corpus(corpus: list[str]) -> None:
         _same_gate(text)
 
 
-@pytest.fixture(params=["python", *(["native"] if native is not None else [])])
+@pytest.fixture(params=[pytest.param("python", marks=pytest.mark.no_native_rerun),  # tests/plan.py
+                        *(["native"] if native is not None else [])])
 def prefilter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "python":
         monkeypatch.setattr(secrets_module, "native", None)

@@ -44,3 +44,15 @@ def test_a_module_of_another_abi_is_not_used(monkeypatch: pytest.MonkeyPatch) ->
 def test_a_missing_module_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "brain_native", None)  # import raises ImportError
     assert native.load() is None
+
+
+def test_split_slow_gives_a_list_a_piece() -> None:
+    """The native counter refuses a `split_slow` that loses a piece. (Here rather than in
+    tests/search/test_postings.py, whose tests each run on both twins: this one reads the
+    native scanner alone, and ran twice there.)"""
+    if native.native is None:
+        pytest.skip("the native scanner is not built (cargo)")
+    with pytest.raises(ValueError, match="fewer lists"):
+        native.native.count_block(["", "", "東京"], lambda pieces: [])
+    with pytest.raises(ValueError, match="three a note"):
+        native.native.count_block(["a"], lambda pieces: [])

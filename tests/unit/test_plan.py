@@ -4,6 +4,7 @@ of scripts/test cannot miss a new one; and semantic search is off unless a modul
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import json
 import os
 import subprocess
@@ -217,3 +218,24 @@ def test_no_test_folder_is_one_pytest_passes_over(pytestconfig: pytest.Config) -
               if any(fnmatch.fnmatch(part, pattern) for pattern in skipped)]
     assert len(folders) >= 10
     assert hidden == []
+
+
+def test_the_tests_left_out_of_the_python_scanner_pass_call_no_native_scanner(tmp_path: Path) -> None:
+    """The tests marked `no_native_rerun` pass with every native function raising
+    (tests/native_trap.py): they call none, so the BRAIN_NATIVE=0 pass would rerun them as they
+    ran. Fewer examples: the trap fires at the first call, and every example calls the same."""
+    # Not by importing brain.parse.native: that would make this a scanner module (tests/plan.py),
+    # run again by the BRAIN_NATIVE=0 pass, where it has nothing to trap.
+    if os.environ.get("BRAIN_NATIVE") == "0" or importlib.util.find_spec("brain_native") is None:
+        pytest.skip("the native scanner is not built (cargo)")
+    marked = sorted(str(p) for p in TESTS.rglob("test_*.py")
+                    if "mark.no_native_rerun" in p.read_text(encoding="utf-8"))
+    assert len(marked) >= 3, marked
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.native_trap",
+         "-m", "no_native_rerun", *marked],
+        cwd=TESTS.parent, env={**os.environ, MAX_EXAMPLES_ENV: "30", "PYTHONPATH": str(TESTS.parent)},
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout, done.stdout[-2000:]
