@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +11,11 @@ import pytest
 from playwright.sync_api import expect
 
 from brain.tool.history.log import History
-from tests.ui.conftest import ConsoleErrors, snap
-from tests.ui.server import BrainServer, copy_example
+from tests.ui.conftest import READERS, ConsoleErrors, snap
+from tests.ui.server import BrainServer, aged_example
+
+# The shared servers of the worker (tests/ui/conftest.py): one group, so they start once.
+pytestmark = pytest.mark.xdist_group(READERS)
 
 
 def open_note(page: Any, server: BrainServer, scope: str, file: str) -> None:
@@ -27,27 +27,11 @@ def editor_text(page: Any, path: str) -> str:
     return str(page.get_by_role("textbox", name=f"Markdown of {path}").inner_text())
 
 
-def example_copy(tmp: Path) -> Path:
-    """The example, its glossary last changed five and a half days ago (the list shows its age)."""
-    root = copy_example(tmp)
-    five_days_ago = time.time() - 5.5 * 86_400
-    os.utime(root / "memory/shared/glossary.md", (five_days_ago, five_days_ago))
-    return root
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    """A copy of its own for each test that writes (through the page or on disk)."""
-    return example_copy(tmp_path)
-
-
-@pytest.fixture(scope="module")
-def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
-    """One server of the example for the tests that only read (an unsaved edit stays in the
-    test's own browser context); set up before each test's page, so the page closes first."""
-    served = BrainServer(example_copy(tmp_path_factory.mktemp("review"))).start()
-    yield served
-    served.stop()
+    """A copy of its own for each test that writes (through the page or on disk); the tests
+    that only read use the worker's shared `reader` (tests/ui/conftest.py)."""
+    return aged_example(tmp_path)
 
 
 def test_scopes_shared_first_with_memory_off_tag_and_file_details(
