@@ -4,10 +4,11 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
 - Workers (pytest-xdist, `--dist loadgroup`): the tests of one Neo4j server share one worker,
   because they share one database that each test clears; the tests of a module with a
   module-scoped fixture (a served workspace) share one, so the fixture starts once, not once
-  a worker; and a folder that marks its own group shares one: tests/vscode (one code-server
-  and browser for the folder, tests/vscode/shared.py). The web UI's tests keep one Chromium
-  per worker for a run of consecutive browser tests (tests/ui/conftest.py), a fresh context
-  each.
+  a worker; and a folder or modules that mark their own group share one: tests/vscode (one
+  code-server and browser for the folder, tests/vscode/shared.py), and the web UI's modules
+  that read the two shared servers of the example ("ui-readers", tests/ui/conftest.py). The
+  web UI's tests keep one Chromium per worker for a run of consecutive browser tests
+  (tests/ui/conftest.py), a fresh context each.
 - Neo4j servers: with a second server (BRAIN_TEST_NEO4J_URI_B, scripts/test starts two), the
   Neo4j tests are split by module into "neo4j-a" and "neo4j-b", balanced by the seconds each
   module took in a recorded run (tests/neo4j_seconds.json, `python -m tests.plan JUNIT.xml`

@@ -1,7 +1,15 @@
-"""Fixtures of the web UI's end-to-end tests: a real server, a real browser, no console errors."""
+"""Fixtures of the web UI's end-to-end tests: a real server, a real browser, no console errors.
+
+A `brain serve` start (Python's imports, the first read of the workspace) took 12-21 s of a
+loaded machine. The tests that only read the example share two servers a worker: `reader`
+(open) and `guarded` (tokens). Their modules mark the xdist group READERS, so under
+`-n 2` they run on one worker and each server starts once (tests/plan.py: a group a module
+marks is kept). A test that writes (through the page or on disk) has a server of its own.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -11,7 +19,12 @@ from typing import Any
 import pytest
 
 from tests.ui.browser import HOST
-from tests.ui.server import ARTIFACTS, BrainServer, chromium_missing, copy_example
+from tests.ui.server import ARTIFACTS, BrainServer, aged_example, chromium_missing, copy_example
+
+# The xdist group of the modules that use the shared `reader` or `guarded` (their pytestmark).
+READERS = "ui-readers"
+ADMIN = "admin-secret-token"
+AGENT = "on-call-token"  # the on-call agent's token
 
 
 @pytest.fixture
@@ -51,6 +64,30 @@ def server(workspace: Path) -> Iterator[BrainServer]:
     s = BrainServer(workspace).start()
     yield s
     s.stop()
+
+
+@pytest.fixture(scope="session")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example (its glossary five and a half days old) for the worker's
+    tests that only read it: nothing they do changes a file or what the server keeps (an
+    unsaved edit stays in the test's own browser context). Set up before each test's page, so
+    the page closes first."""
+    served = BrainServer(aged_example(tmp_path_factory.mktemp("reader"))).start()
+    yield served
+    served.stop()
+
+
+@pytest.fixture(scope="session")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example with tokens (the admin's and the on-call agent's) for the
+    worker's tests that only read: what a sign-in keeps is the browser tab's (sessionStorage,
+    in each test's own context), not the server's, and a wrong token is refused, not counted."""
+    tmp = tmp_path_factory.mktemp("guarded")
+    tokens = tmp / "tokens.json"
+    tokens.write_text(json.dumps({ADMIN: "*", AGENT: "on-call"}))
+    served = BrainServer(copy_example(tmp), env={"BRAIN_TOKENS_FILE": str(tokens)}).start()
+    yield served
+    served.stop()
 
 
 class ConsoleErrors(list[str]):

@@ -93,6 +93,16 @@ def copy_example(tmp: Path) -> Path:
     return root
 
 
+def aged_example(tmp: Path) -> Path:
+    """The example, its glossary last changed five and a half days ago (the memory list shows
+    its age): the workspace of the shared reader (tests/ui/conftest.py) and of the memory
+    review's writers."""
+    root = copy_example(tmp)
+    five_days_ago = time.time() - 5.5 * 86_400
+    os.utime(root / "memory/shared/glossary.md", (five_days_ago, five_days_ago))
+    return root
+
+
 def chromium_missing() -> str | None:
     if not Path(CHROMIUM).exists():
         return f"{CHROMIUM} is not installed (apt-get install chromium; scripts/test does it)"

@@ -13,8 +13,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.maintain.chat_server import ChatServer, calls, chat_server, final
-from tests.ui.conftest import snap
+from tests.ui.conftest import READERS, snap
 from tests.ui.server import BrainServer
+
+# The test without an endpoint uses the worker's shared server (tests/ui/conftest.py).
+pytestmark = pytest.mark.xdist_group(READERS)
 
 SCRIPT = [
     calls(
@@ -67,12 +70,14 @@ def test_consolidate_shows_the_run_and_its_report(
 
 
 def test_consolidate_without_an_endpoint_says_how_to_configure_one(
-    page: Any, server: BrainServer, workspace: Path
+    bare_page: Any, reader: BrainServer
 ) -> None:
+    # A refusal writes nothing: the worker's shared server of the example (no endpoint) serves it.
+    page, server = bare_page, reader
     page.goto(f"{server.base}/#/memory/on-call")
     page.get_by_role("button", name="Consolidate").click()
     alert = page.get_by_role("region", name="Consolidation of on-call").get_by_role("alert")
     expect(alert).to_contain_text("Not consolidated: no model endpoint is configured")
     expect(alert).to_contain_text("[consolidate] url and model")
-    assert (workspace / "memory/on-call/alert-tuning.md").exists()
+    assert (server.root / "memory/on-call/alert-tuning.md").exists()
     snap(page, "consolidate-not-configured")

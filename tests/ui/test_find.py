@@ -3,25 +3,23 @@ browser against a real `brain serve`: name, scope, marked snippet, rankers; pick
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import snap
+from tests.ui.conftest import AGENT, READERS, snap
 from tests.ui.server import BrainServer
 from tests.ui.test_tokens import sign_in
 
-AGENT = "on-call-token"
+# The shared servers of the worker (tests/ui/conftest.py): one group, so they start once.
+pytestmark = pytest.mark.xdist_group(READERS)
 
 
-def test_graph_find_shows_search_results_and_opens_the_node(
-    page: Any, server: BrainServer, workspace: Path
-) -> None:
+def test_graph_find_shows_search_results_and_opens_the_node(bare_page: Any, reader: BrainServer) -> None:
+    page, server = bare_page, reader  # it only reads: the worker's shared server
     page.goto(f"{server.base}/#/graph")
     expect(page.get_by_role("img", name=re.compile("^Whole workspace"))).to_be_visible()
     find = page.get_by_role("combobox", name="Find a node")
@@ -61,15 +59,6 @@ def test_snippets_are_text_never_html(page: Any, server: BrainServer, workspace:
     snap(page, "find-snippet-is-text")
 
 
-@pytest.fixture
-def guarded(workspace: Path, tmp_path: Path) -> Iterator[BrainServer]:
-    tokens = tmp_path / "tokens.json"
-    tokens.write_text(json.dumps({AGENT: "on-call"}))
-    server = BrainServer(workspace, env={"BRAIN_TOKENS_FILE": str(tokens)}).start()
-    yield server
-    server.stop()
-
-
 def test_an_agent_token_finds_its_own_and_shared_notes_and_opens_one(
     guarded: BrainServer, bare_page: Any, console: Any
 ) -> None:
@@ -81,8 +70,8 @@ def test_an_agent_token_finds_its_own_and_shared_notes_and_opens_one(
     find.fill("glossary")
     results = page.get_by_role("listbox", name="Results of search memory")
     options = results.get_by_role("option")
-    # This server started just now and still checks every file: under a full CI run its
-    # first search has taken over the default 5 s.
+    # The shared server may have started just now and still check every file: under a full
+    # CI run its first search has taken over the default 5 s.
     expect(options.first).to_be_visible(timeout=20_000)
     scopes = set(results.locator(".scope-tag").all_inner_texts())
     # code-reviewer has a glossary too: another agent's notes never show up for this token.

@@ -11,17 +11,18 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import snap
-from tests.ui.server import BrainServer, copy_example
+from tests.ui.conftest import READERS, snap
+from tests.ui.server import BrainServer
+
+# The shared servers of the worker (tests/ui/conftest.py): one group, so they start once.
+pytestmark = pytest.mark.xdist_group(READERS)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
-    """One server of the example workspace for the tests that only read (each on a page of its
-    own); the test that edits a file has a server of its own (`own_server`)."""
-    served = BrainServer(copy_example(tmp_path_factory.mktemp("graph"))).start()
-    yield served
-    served.stop()
+@pytest.fixture
+def server(reader: BrainServer) -> BrainServer:
+    """The worker's shared server of the example (tests/ui/conftest.py) for the tests that only
+    read (each on a page of its own); the test that edits a file has a server of its own (`own_server`)."""
+    return reader
 
 
 @pytest.fixture

@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import snap
-from tests.ui.server import BrainServer, copy_example
+from tests.ui.conftest import READERS, snap
+from tests.ui.server import BrainServer
+
+# The shared servers of the worker (tests/ui/conftest.py): one group, so they start once.
+pytestmark = pytest.mark.xdist_group(READERS)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
-    """One server of the example workspace for the module: its tests only read (zoom, select,
-    filter: nothing changes a file or what the server keeps), each on a page of its own."""
-    served = BrainServer(copy_example(tmp_path_factory.mktemp("labels"))).start()
-    yield served
-    served.stop()
+@pytest.fixture
+def server(reader: BrainServer) -> BrainServer:
+    """The worker's shared server of the example (tests/ui/conftest.py) for the tests that only
+    read (each on a page of its own): zoom, select, filter change no file and nothing the server keeps."""
+    return reader
 
 Box = tuple[str, float, float, float, float]
 

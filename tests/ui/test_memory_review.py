@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +11,11 @@ import pytest
 from playwright.sync_api import expect
 
 from brain.tool.history.log import History
-from tests.ui.conftest import ConsoleErrors, snap
-from tests.ui.server import BrainServer, copy_example
+from tests.ui.conftest import READERS, ConsoleErrors, snap
+from tests.ui.server import BrainServer, aged_example
+
+# The shared servers of the worker (tests/ui/conftest.py): one group, so they start once.
+pytestmark = pytest.mark.xdist_group(READERS)
 
 
 def open_note(page: Any, server: BrainServer, scope: str, file: str) -> None:
@@ -27,27 +27,11 @@ def editor_text(page: Any, path: str) -> str:
     return str(page.get_by_role("textbox", name=f"Markdown of {path}").inner_text())
 
 
-def example_copy(tmp: Path) -> Path:
-    """The example, its glossary last changed five and a half days ago (the list shows its age)."""
-    root = copy_example(tmp)
-    five_days_ago = time.time() - 5.5 * 86_400
-    os.utime(root / "memory/shared/glossary.md", (five_days_ago, five_days_ago))
-    return root
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    """A copy of its own for each test that writes (through the page or on disk)."""
-    return example_copy(tmp_path)
-
-
-@pytest.fixture(scope="module")
-def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
-    """One server of the example for the tests that only read (an unsaved edit stays in the
-    test's own browser context); set up before each test's page, so the page closes first."""
-    served = BrainServer(example_copy(tmp_path_factory.mktemp("review"))).start()
-    yield served
-    served.stop()
+    """A copy of its own for each test that writes (through the page or on disk); the tests
+    that only read use the worker's shared `reader` (tests/ui/conftest.py)."""
+    return aged_example(tmp_path)
 
 
 def test_scopes_shared_first_with_memory_off_tag_and_file_details(
@@ -187,22 +171,13 @@ def test_delete_asks_first_and_names_the_path(page: Any, server: BrainServer, wo
     expect(page.get_by_role("link", name=victim.stem, exact=True)).to_have_count(0)
 
 
-def test_rename_moves_the_file(page: Any, server: BrainServer, workspace: Path) -> None:
-    open_note(page, server, "shared", "customer-tiers.md")
-    page.get_by_role("button", name="Rename").click()
-    dialog = page.get_by_role("dialog", name="Rename memory/shared/customer-tiers.md")
-    dialog.get_by_label("New name").fill("pricing-tiers")
-    dialog.get_by_role("button", name="Rename").click()
-    expect(page.get_by_role("heading", name="memory/shared/pricing-tiers.md")).to_be_visible()
-    assert (workspace / "memory/shared/pricing-tiers.md").exists()
-    assert not (workspace / "memory/shared/customer-tiers.md").exists()
-
-
-def test_rename_clicked_before_the_scopes_load_offers_the_note_s_scope(
+def test_rename_moves_the_file_clicked_before_and_after_the_scopes_load(
     page: Any, server: BrainServer, workspace: Path
 ) -> None:
     """The scopes load after the note is shown. A Rename clicked before they arrived offered no
-    scope, and the move was refused with "`` is not a memory scope" (a flaky test found it)."""
+    scope, and the move was refused with "`` is not a memory scope" (a flaky test found it).
+    Then the moved note is renamed again, its page's scopes loaded. (Two tests, one a server,
+    were one rename each: a server's start was most of their time.)"""
     held: list[Any] = []
 
     def hold_scopes(route: Any) -> None:
@@ -228,6 +203,23 @@ def test_rename_clicked_before_the_scopes_load_offers_the_note_s_scope(
     dialog.get_by_role("button", name="Rename").click()
     expect(page.get_by_role("heading", name="memory/shared/pricing-tiers.md")).to_be_visible()
     assert (workspace / "memory/shared/pricing-tiers.md").exists()
+    assert not (workspace / "memory/shared/customer-tiers.md").exists()
+
+    # Again, once the scopes have loaded: the page, loaded anew on the moved note, asks for them
+    # after the note is shown.
+    expect(page).to_have_url(re.compile(r"#/memory/shared/pricing-tiers\.md$"))
+    with page.expect_response(lambda r: r.url.endswith("/graphql")
+                              and "MemoryScopes" in (r.request.post_data or "")):
+        page.reload()
+    expect(page.get_by_role("textbox", name="Markdown of memory/shared/pricing-tiers.md")).to_be_visible()
+    page.get_by_role("button", name="Rename").click()
+    dialog = page.get_by_role("dialog", name="Rename memory/shared/pricing-tiers.md")
+    expect(dialog.get_by_label("Scope")).to_have_value("shared")
+    dialog.get_by_label("New name").fill("tier-prices")
+    dialog.get_by_role("button", name="Rename").click()
+    expect(page.get_by_role("heading", name="memory/shared/tier-prices.md")).to_be_visible()
+    assert (workspace / "memory/shared/tier-prices.md").exists()
+    assert not (workspace / "memory/shared/pricing-tiers.md").exists()
 
 
 def test_a_note_written_on_disk_appears_without_a_reload(

@@ -3,32 +3,18 @@ sees what the API lets it see (its own notes and the shared ones)."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import ConsoleErrors, snap
-from tests.ui.server import BrainServer, copy_example
+from tests.ui.conftest import ADMIN, AGENT, READERS, ConsoleErrors, snap
+from tests.ui.server import BrainServer
 
-ADMIN = "admin-secret-token"
-AGENT = "on-call-token"
-
-
-@pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
-    """One guarded server of the example for the module: its tests only read, and what a
-    sign-in keeps is the browser tab's (sessionStorage, in each test's own context), not the
-    server's. A wrong token is refused, not counted: no test's sign-in changes the next one's."""
-    tmp = tmp_path_factory.mktemp("tokens")
-    tokens = tmp / "tokens.json"
-    tokens.write_text(json.dumps({ADMIN: "*", AGENT: "on-call"}))
-    server = BrainServer(copy_example(tmp), env={"BRAIN_TOKENS_FILE": str(tokens)}).start()
-    yield server
-    server.stop()
+__all__ = ["ADMIN", "AGENT", "sign_in"]
+# The tests use the worker's shared `guarded` server (tests/ui/conftest.py); they only read.
+pytestmark = pytest.mark.xdist_group(READERS)
 
 
 def sign_in(page: Any, token: str) -> None:

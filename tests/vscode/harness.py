@@ -178,11 +178,15 @@ class CodeServer:
         env.pop("PYTHONPATH", None)
         return env
 
-    def install(self, package: Path) -> None:
+    def profile(self) -> None:
+        """The profile's settings and HOME, as `install` leaves them."""
         settings = self.user_data / "User" / "settings.json"
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(json.dumps(USER_SETTINGS, indent=2))
         (self.home / "home").mkdir(parents=True, exist_ok=True)
+
+    def install(self, package: Path) -> None:
+        self.profile()
         proc = subprocess.run(
             [*self.entry, "--user-data-dir", str(self.user_data),
              "--extensions-dir", str(self.extensions), "--install-extension", str(package)],
@@ -190,6 +194,19 @@ class CodeServer:
         )
         if proc.returncode != 0 or "successfully installed" not in proc.stdout:
             raise RuntimeError(f"--install-extension failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+
+    def install_from(self, installed: CodeServer) -> None:
+        """The extension as `installed` installed it, copied: `--install-extension` starts
+        VS Code's CLI under Node, seconds of a loaded machine, for the same files. The copy's
+        extensions.json names its folders relative to the extensions folder as well as by
+        path; the paths are made this server's, so nothing of it points at the other's."""
+        self.profile()
+        shutil.copytree(installed.extensions, self.extensions, symlinks=True)
+        manifest = self.extensions / "extensions.json"
+        if manifest.exists():
+            text = manifest.read_text(encoding="utf-8")
+            text = text.replace(str(installed.extensions), str(self.extensions))
+            manifest.write_text(text, encoding="utf-8")
 
     def start(self) -> None:
         args = [

@@ -7,7 +7,9 @@ whose output log `CodeServer.output_log(under=...)` tells apart. A test that fai
 next one a working pair: a server or browser found dead is started again before the next test.
 
 Workspace trust is a flag of the server, not of a window, so the one test of Restricted Mode
-gets a second server, with trust on, started when that test first asks for it.
+gets a second server, with trust on, started when that test first asks for it. The extension
+is installed from the .vsix once (`--install-extension`); a second or restarted server gets a
+copy of the first one's extensions folder.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class SharedServers:
         self.base = base
         self.servers: dict[bool, CodeServer] = {}
         self.starts = 0  # how many code-servers this session started (restarts included)
+        # The first server that installed the .vsix; later ones copy its extensions folder.
+        self.installed: CodeServer | None = None
 
     def get(self, trust: bool = True) -> CodeServer:
         server = self.servers.get(trust)
@@ -43,7 +47,11 @@ class SharedServers:
         # The server's own folder is an empty one: every test opens its workspace by url_of.
         (home / "no-folder").mkdir(parents=True)
         server = CodeServer(self.entry, home, home / "no-folder", trust=trust)
-        server.install(self.package)
+        if self.installed is None:
+            server.install(self.package)
+            self.installed = server
+        else:  # the same .vsix, already installed once this session: its files copied
+            server.install_from(self.installed)
         server.start()
         self.servers[trust] = server
         return server
