@@ -96,6 +96,16 @@ def put_tally(store: Neo4jStore, **fields: object) -> None:
         "h.payload = $p, h.version = $v", **params)
 
 
+def counted_writer(make_store: StoreMaker, tmp_path: Path) -> Neo4jStore:
+    """A writer that ingested the known workspace and counted it: its tally is stored."""
+    ws = Workspace(tmp_path)
+    known(ws)
+    writer = make_store(limits=Limits())
+    Brain(ws.root, writer).sync()
+    writer.health_counts(HealthAsk())
+    return writer
+
+
 def test_a_fresh_process_answers_counts_from_the_tally_after_random_edits(
     make_store: StoreMaker, tmp_path: Path
 ) -> None:
@@ -229,22 +239,14 @@ def test_a_tally_that_does_not_match_the_graph_is_ignored(make_store: StoreMaker
 def test_a_foreign_or_garbled_tally_is_ignored_and_counted(
     make_store: StoreMaker, tmp_path: Path, damage: dict[str, object]
 ) -> None:
-    ws = Workspace(tmp_path)
-    known(ws)
-    writer = make_store(limits=Limits())
-    Brain(ws.root, writer).sync()
-    writer.health_counts(HealthAsk())
+    writer = counted_writer(make_store, tmp_path)
     put_tally(writer, **damage)
     counted_not_tallied(make_store)
 
 
 def test_the_tally_is_under_no_documented_label(make_store: StoreMaker, tmp_path: Path) -> None:
     """Issue 42 item 1: a hand-written query on the documented labels never meets it."""
-    ws = Workspace(tmp_path)
-    known(ws)
-    writer = make_store(limits=Limits())
-    Brain(ws.root, writer).sync()
-    writer.health_counts(HealthAsk())
+    writer = counted_writer(make_store, tmp_path)
     labels = writer._read_database("MATCH (h:BrainHealthTally) RETURN labels(h) AS l", {})
     assert [r["l"] for r in labels] == [["BrainHealthTally"]]
     found = writer._read_database("MATCH (n) WHERE NOT any(l IN labels(n) WHERE l STARTS WITH 'Brain') "
@@ -261,11 +263,7 @@ def test_a_tally_with_garbled_answers_is_ignored_and_counted(
     make_store: StoreMaker, tmp_path: Path, spoil: object
 ) -> None:
     """The answers are part of the tally: any of them garbled, none of it is trusted."""
-    ws = Workspace(tmp_path)
-    known(ws)
-    writer = make_store(limits=Limits())
-    Brain(ws.root, writer).sync()
-    writer.health_counts(HealthAsk())
+    writer = counted_writer(make_store, tmp_path)
     raw = json.loads(writer._read_database(TAG, {})[0]["p"])
     assert callable(spoil)
     spoil(raw["answers"])
