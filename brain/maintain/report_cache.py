@@ -18,13 +18,13 @@ rather than running its own (ten dashboards would otherwise run ten passes at on
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from brain.config.operator import MaintainConfig
 from brain.maintain.findings import MaintenanceReport
 from brain.maintain.run import find
+from brain.registry import OnePer
 from brain.service.brain import Brain
 
 MAX_KEPT = 64  # reports kept per brain (one per scope asked for; past it, all are dropped)
@@ -38,15 +38,13 @@ class _Kept:
     reports: dict[Key, MaintenanceReport] = field(default_factory=dict)
 
 
-_KEPT: weakref.WeakKeyDictionary[Brain, _Kept] = weakref.WeakKeyDictionary()
-_KEPT_LOCK = threading.Lock()
+_KEPT: OnePer[Brain, _Kept] = OnePer(lambda brain: _Kept())
 
 
 def kept_report(brain: Brain, scope: str | None, config: MaintainConfig) -> MaintenanceReport:
     """`find(brain, scope)`, the same report object until the graph, the day or `config` changes.
     Callers only read it (an applying run calls `find` itself)."""
-    with _KEPT_LOCK:
-        kept = _KEPT.setdefault(brain, _Kept())
+    kept = _KEPT(brain)
     with kept.lock:
         today = datetime.now(UTC).date()
         key: Key = (scope, brain.changes, today, config)  # the count before the pass reads anything

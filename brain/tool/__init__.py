@@ -8,9 +8,9 @@ API, GraphQL and the CLI are thin layers over those two.
 from __future__ import annotations
 
 import importlib
-import threading
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
+
+from brain.registry import OnePer
 
 if TYPE_CHECKING:
     from brain.service.brain import Brain
@@ -39,27 +39,26 @@ __all__ = [
     "attach_memory_service", "memory_service",
 ]
 
-_SERVICES: WeakKeyDictionary[Brain, MemoryService] = WeakKeyDictionary()
-_LOCK = threading.Lock()
+
+def _made_for(brain: Brain) -> MemoryService:
+    from brain.tool.service import MemoryService
+
+    service = MemoryService(brain.root, brain)
+    _record_outside_changes(brain, service)
+    return service
+
+
+_SERVICES: OnePer[Brain, MemoryService] = OnePer(_made_for)
 
 
 def memory_service(brain: Brain) -> MemoryService:
     """The memory service of a served workspace: one per `Brain`, made on first use."""
-    with _LOCK:
-        found = _SERVICES.get(brain)
-        if found is None:
-            from brain.tool.service import MemoryService
-
-            found = _SERVICES[brain] = MemoryService(brain.root, brain)
-            _record_outside_changes(brain, found)
-        return found
+    return _SERVICES(brain)
 
 
 def attach_memory_service(brain: Brain, service: MemoryService) -> None:
     """Use this service for `brain` (tests and embedders: another clock, history or cap)."""
-    with _LOCK:
-        _SERVICES[brain] = service
-        _record_outside_changes(brain, service)
+    _SERVICES.put(brain, service, then=lambda: _record_outside_changes(brain, service))
 
 
 def _record_outside_changes(brain: Brain, service: MemoryService) -> None:

@@ -47,4 +47,4 @@ def test_a_small_moment_asked_again_is_the_one_built_and_the_whole_moments_answe
     before = around_moment(moments, parsed, at, rel)
     t.write("writer", {"command": "create", "path": "/memories/extra.md", "file_text": "[[house-style]]\n"})
     assert around_moment(moments, parsed, at, rel) is not before  # the history and the graph moved on
-    assert len(kept._KEPT[moments].graphs) <= kept.KEPT
+    assert len(kept._KEPT(moments).graphs) <= kept.KEPT

@@ -20,6 +20,7 @@ from brain.api.graphql.fields import field
 from brain.api.graphql.loaders import in_thread
 from brain.api.graphql.permissions import ADMIN_ONLY
 from brain.model import MemoryNode
+from brain.registry import OnePer
 from brain.service.brain import Brain
 from brain.service.cluster_counts import ClusterKeeper
 from brain.service.clusters import ClusterSummary, members_of, scope_of_cluster, summarize
@@ -91,19 +92,22 @@ class GraphClusters:
 
 # Each brain's summary, kept up to date from its change events (brain/service/cluster_counts.py):
 # made from every note and link once, then each request after a write reads only what it changed.
-_keepers: WeakKeyDictionary[Brain, ClusterKeeper] = WeakKeyDictionary()
 _opening = threading.Lock()
 _typed: WeakKeyDictionary[ClusterKeeper, tuple[ClusterSummary, GraphClusters]] = WeakKeyDictionary()
 
 
+def _keeper_made(brain: Brain) -> ClusterKeeper:
+    keeper = ClusterKeeper(brain.store, hubs=HUB_NAMES)
+    # Before its first read: a write during that read is applied on the next ask.
+    brain.subscribe(lambda change: keeper.changed(change.id))
+    return keeper
+
+
+_keepers: OnePer[Brain, ClusterKeeper] = OnePer(_keeper_made)
+
+
 def keeper_of(brain: Brain) -> ClusterKeeper:
-    with _opening:
-        keeper = _keepers.get(brain)
-        if keeper is None:
-            keeper = _keepers[brain] = ClusterKeeper(brain.store, hubs=HUB_NAMES)
-            # Before its first read: a write during that read is applied on the next ask.
-            brain.subscribe(lambda change: keeper.changed(change.id))
-        return keeper
+    return _keepers(brain)
 
 
 def clusters_of(brain: Brain) -> GraphClusters:

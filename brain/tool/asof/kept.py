@@ -16,8 +16,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from weakref import WeakKeyDictionary
 
+from brain.registry import OnePer
 from brain.tool.asof.counts.series import tag
 from brain.tool.asof.graph import MomentBrain, Moments
 from brain.tool.history.log import HistoryRecord
@@ -33,8 +33,7 @@ class _Kept:
         self.graphs: OrderedDict[Key, MomentBrain] = OrderedDict()
 
 
-_KEPT: WeakKeyDictionary[Moments, _Kept] = WeakKeyDictionary()
-_REGISTRY = threading.Lock()
+_KEPT: OnePer[Moments, _Kept] = OnePer(lambda moments: _Kept())
 
 
 def small_key(kind: str, moments: Moments, rel: str, at: float,
@@ -46,10 +45,7 @@ def small_key(kind: str, moments: Moments, rel: str, at: float,
 
 def kept_or_built(moments: Moments, key: Key, build: Callable[[], MomentBrain]) -> MomentBrain:
     """The small moment of `key`: kept, or built now and kept (a refusal is not kept)."""
-    with _REGISTRY:
-        kept = _KEPT.get(moments)
-        if kept is None:
-            kept = _KEPT[moments] = _Kept()
+    kept = _KEPT(moments)
     with kept.lock:
         found = kept.graphs.get(key)
         if found is not None:

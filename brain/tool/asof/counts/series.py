@@ -42,10 +42,10 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from weakref import WeakKeyDictionary
 
 from brain import safefs
 from brain.model import Stats
+from brain.registry import OnePer
 from brain.service.brain import FileChanges
 from brain.store.base import WriteBatch
 from brain.store.memory.search import KeywordIndex
@@ -399,17 +399,13 @@ class StatsSeries:
 # and a step a record); more, and the walk goes on a thread while the whole moment answers.
 WALK_ON_ASK = 500
 
-_SERIES: WeakKeyDictionary[Moments, StatsSeries] = WeakKeyDictionary()
-_REGISTRY = threading.Lock()
+_SERIES: OnePer[Moments, StatsSeries] = OnePer(
+    lambda moments: StatsSeries(moments, default_series_path(moments.blobs.directory)))
 
 
 def series_of(moments: Moments) -> StatsSeries:
     """The one series of these moments (of one served brain)."""
-    with _REGISTRY:
-        found = _SERIES.get(moments)
-        if found is None:
-            found = _SERIES[moments] = StatsSeries(moments, default_series_path(moments.blobs.directory))
-        return found
+    return _SERIES(moments)
 
 
 def counts_at(moments: Moments, first: int, records: Sequence[HistoryRecord]) -> Stats | None:
