@@ -284,8 +284,8 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
     # The first moment's pair as `python -m brain` runs; the others' each side in one process.
     name, at, copy = moments.taken[0]
     then = brain_cli("check", str(root), "--as-of", iso(at), "--format", "json")
-    files = brain_cli("check", str(copy), "--format", "json")
-    assert (then.returncode, then.stdout) == (files.returncode, files.stdout), name
+    of_copy = brain_cli("check", str(copy), "--format", "json")
+    assert (then.returncode, then.stdout) == (of_copy.returncode, of_copy.stdout), name
     later = moments.taken[1:]
     thens = brain_cli_each([["check", str(root), "--as-of", iso(at), "--format", "json"]
                             for _, at, _ in later])
