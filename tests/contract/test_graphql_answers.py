@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from brain.store.memory.store import MemoryStore
-from brain.store.neo4j.store import Neo4jStore
 from tests.api.client import post
 from tests.api.live import LiveServer, live_server
+from tests.conftest import open_neo4j
 from tests.contract.helpers import without_age
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,12 +64,20 @@ def variable_sets(name: str, root: Path) -> list[dict[str, Any]]:
     return table.get(name, [{}])
 
 
-@pytest.fixture
-def servers(tmp_path: Path, neo4j_store: Neo4jStore) -> Iterator[tuple[LiveServer, LiveServer, Path]]:
-    root = Path(shutil.copytree(EXAMPLE, tmp_path / "workspace"))
-    with live_server(root, MemoryStore(), watch=False) as embedded, \
-            live_server(root, neo4j_store, watch=False) as on_neo4j:
-        yield embedded, on_neo4j, root
+@pytest.fixture(scope="module")
+def servers(
+    tmp_path_factory: pytest.TempPathFactory, neo4j_login: tuple[str, str | None, str | None, str],
+) -> Iterator[tuple[LiveServer, LiveServer, Path]]:
+    """One pair of servers for the module: the documents only read (no mutation is among
+    them), so each read the same two ingests of the example that a pair a test made again."""
+    root = Path(shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("answers") / "workspace"))
+    on_neo4j_store = open_neo4j(neo4j_login)
+    try:
+        with live_server(root, MemoryStore(), watch=False) as embedded, \
+                live_server(root, on_neo4j_store, watch=False) as on_neo4j:
+            yield embedded, on_neo4j, root
+    finally:
+        on_neo4j_store.close()
 
 
 @pytest.mark.parametrize("name", queries())
