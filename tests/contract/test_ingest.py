@@ -1,4 +1,6 @@
-"""A full ingest gives the same graph, and the same answer to every query, in both stores."""
+"""A full ingest gives the same graph, and the same answer to every query, in both stores.
+
+(The example workspace's: tests/contract/test_layouts.py, its latchai case.)"""
 
 from __future__ import annotations
 
@@ -12,20 +14,6 @@ from brain.model import AgentNode, LinkStatus, MemoryNode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore, SharedStore, StoreUnavailable, WriteBatch
 from tests.contract.helpers import Workspace, answers, note, reference, reference_export
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
-
-
-def test_example_workspace_gives_the_same_graph_and_answers(store: GraphStore, tmp_path: Path) -> None:
-    root = tmp_path / "workspace"
-    shutil.copytree(EXAMPLE, root)
-    brain = Brain(root, store)
-    brain.sync()
-
-    expected = reference(root)
-    assert store.export() == expected.store.export()
-    assert brain.problems() == expected.problems()
-    assert answers(store) == answers(expected.store)
 
 
 def test_generated_workload_gives_the_same_graph_and_answers(store: GraphStore, tmp_path: Path) -> None:

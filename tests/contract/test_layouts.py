@@ -36,7 +36,10 @@ def test_the_example_gives_the_same_graph_and_answers(
     spec: LayoutSpec, store: GraphStore, tmp_path: Path
 ) -> None:
     root = example(spec, tmp_path / "ws")
-    brain = Brain(root, store, spec.choice)
+    # The layout as a user's brain chooses it (brain.toml, else what the folders show): for
+    # latchai this was tests/contract/test_ingest.py's example test, the same ingest and checks.
+    brain = Brain(root, store)
+    assert brain.layout.name == spec.name
     brain.sync()
     expected = fresh(root, spec)
     assert store.export() == expected.store.export()
