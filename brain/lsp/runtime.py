@@ -119,7 +119,7 @@ class BrainLanguageServer(LanguageServer):
     def watch_disk(self, session: Session) -> None:
         if session.root not in self.watchers:
             watcher = self.watchers[session.root] = FileWatcher(
-                session.root, session.files_changed, layout=session.layout
+                session.root, session.files_changed, layout=session.layout, on_rescan=session.rescan
             )
             watcher.start()
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
+from brain.service.watch import Restarts, undecodable_name
 from brain.workspace import AGENTS_DIR, ENTITY_DIRS, MEMORY_DIR
 
 if TYPE_CHECKING:
@@ -49,11 +50,12 @@ class FileWatcher:
 
     def __init__(
         self, root: Path, on_paths: Callable[[set[str]], None], debounce_ms: int = 150,
-        layout: Layout | None = None,
+        layout: Layout | None = None, on_rescan: Callable[[], None] | None = None,
     ) -> None:
         self.root = root
         self.layout = layout
         self.on_paths = on_paths
+        self.on_rescan = on_rescan  # what changed while no watch was up: a sync of it all finds
         self.debounce_ms = debounce_ms
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"brain-watch:{root.name}", daemon=True)
@@ -66,20 +68,34 @@ class FileWatcher:
         self._thread.join(timeout=2)
 
     def _run(self) -> None:
-        try:
-            for changes in watchfiles.watch(
-                self.root,
-                watch_filter=lambda _, path: relevant(self.root, path, self.layout) is not None,
-                debounce=self.debounce_ms,
-                step=20,
-                stop_event=self._stop,
-                rust_timeout=1000,
-                raise_interrupt=False,
-            ):
-                rels = {
-                    rel for _, path in changes if (rel := relevant(self.root, path, self.layout)) is not None
-                }
-                if rels:
-                    self.on_paths(rels)
-        except Exception:  # a watcher that cannot run must not take the server down
-            log.exception("watching %s failed; changes on disk are seen on save and reopen", self.root)
+        restarts = Restarts()
+        while not self._stop.is_set():
+            try:
+                self._follow()
+                return
+            except Exception as exc:
+                if undecodable_name(exc) and restarts.allow():
+                    log.warning("watching %s ended on a name that is not UTF-8 (%s): brain never "
+                                "reads such a name, and watches again", self.root, exc)
+                    if self.on_rescan is not None:
+                        self.on_rescan()
+                    continue
+                # a watcher that cannot run must not take the server down
+                log.exception("watching %s failed; changes on disk are seen on save and reopen", self.root)
+                return
+
+    def _follow(self) -> None:
+        for changes in watchfiles.watch(
+            self.root,
+            watch_filter=lambda _, path: relevant(self.root, path, self.layout) is not None,
+            debounce=self.debounce_ms,
+            step=20,
+            stop_event=self._stop,
+            rust_timeout=1000,
+            raise_interrupt=False,
+        ):
+            rels = {
+                rel for _, path in changes if (rel := relevant(self.root, path, self.layout)) is not None
+            }
+            if rels:
+                self.on_paths(rels)

@@ -32,6 +32,38 @@ logger = logging.getLogger("brain.service.watch")
 WatchFilter = Callable[[Change, str], bool]
 
 
+# watchfiles ends a watch when an event names a path that is not UTF-8: it cannot hand it to
+# Python as a str. brain never reads such a name (safefs refuses it), so the watch starts
+# again; more often than this a minute (a process making such names in a loop), the full
+# rescan every `rescan_seconds` follows the disk alone, as when a watch cannot be set up.
+MAX_RESTARTS_A_MINUTE = 5
+
+
+def undecodable_name(exc: BaseException) -> bool:
+    """Whether `exc` is watchfiles' "a path was not UTF-8" (a RuntimeError of its own; awatch
+    raises it in a task group's ExceptionGroup)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return bool(exc.exceptions) and all(undecodable_name(e) for e in exc.exceptions)
+    return isinstance(exc, RuntimeError) and str(exc).startswith("Unable to decode path")
+
+
+class Restarts:
+    """At most `per_minute` restarts in any 60 s."""
+
+    def __init__(self, per_minute: int = MAX_RESTARTS_A_MINUTE,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute, self.clock = per_minute, clock
+        self._times: list[float] = []
+
+    def allow(self) -> bool:
+        now = self.clock()
+        self._times = [t for t in self._times if now - t < 60.0]
+        if len(self._times) >= self.per_minute:
+            return False
+        self._times.append(now)
+        return True
+
+
 class Watcher:
     """Follows one Brain's workspace; `run` until `stop` is set."""
 
@@ -125,19 +157,34 @@ class Watcher:
         """Follow `folders`, each on its own; when a folder comes or goes, watch the folders
         as they are then and rescan everything (what changed in a new folder before its
         watch was set up, the rescan finds: it starts after the new watches are up)."""
-        try:
-            while await self._watch_folders(stop, folders):
-                folders = await anyio.to_thread.run_sync(watched_folders, self.root)
-                self._full = True
-                self._wake.set()
-        except Exception as exc:
-            # E.g. the folder went away, or the system ran out of inotify watches: keep
-            # serving, and let the periodic rescan keep the graph in step.
-            self.error = f"file events stopped: {exc}"
-            logger.warning(
-                "%s; the full rescan every %g s keeps the graph in step "
-                "(WATCHFILES_FORCE_POLLING=1 polls instead)", self.error, self.rescan_seconds,
-            )
+        restarts = Restarts()
+        while True:
+            try:
+                while await self._watch_folders(stop, folders):
+                    folders = await self._rewatch()
+                return
+            except Exception as exc:
+                if undecodable_name(exc) and restarts.allow():
+                    logger.warning("the file watch ended on a name that is not UTF-8 (%s): brain "
+                                   "never reads such a name, and watches again", exc)
+                    folders = await self._rewatch()
+                    continue
+                # E.g. the folder went away, or the system ran out of inotify watches: keep
+                # serving, and let the periodic rescan keep the graph in step.
+                self.error = f"file events stopped: {exc}"
+                logger.warning(
+                    "%s; the full rescan every %g s keeps the graph in step "
+                    "(WATCHFILES_FORCE_POLLING=1 polls instead)", self.error, self.rescan_seconds,
+                )
+                return
+
+    async def _rewatch(self) -> list[str]:
+        """The folders to watch now, and a rescan of everything (after the new watches are up)
+        for what changed while none was."""
+        folders = await anyio.to_thread.run_sync(watched_folders, self.root)
+        self._full = True
+        self._wake.set()
+        return folders
 
     async def _watch_folders(self, stop: anyio.Event, folders: list[str]) -> bool:
         """Events of `folders` until `stop` (False) or until a folder comes or goes (True)."""

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from brain.service.brain import Brain
-from brain.service.watch import Watcher, watched_folders
+from brain.service.watch import Restarts, Watcher, undecodable_name, watched_folders
 from brain.store.base import MemoryFilter
 from brain.store.memory.store import MemoryStore
 from tests.unit.test_watch_layouts import until
@@ -115,3 +115,37 @@ async def test_a_warm_start_watches_before_its_check_and_follows_edits_after_rea
         await until(lambda: "memory:alice/topic/one" not in memories(brain), "a delete")
         assert watcher.error is None
         stop.set()
+
+
+async def test_a_name_that_is_not_utf8_does_not_end_the_file_events(tmp_path: Path) -> None:
+    """watchfiles ends its watch on an event naming a path that is not UTF-8; the watcher
+    watches again (the rescan is ten minutes away here: only events can tell)."""
+    async with watching(tmp_path) as live:
+        topic = os.fsencode(live.root / "alice" / "memory" / "topic")
+        os.mkdir(topic + b"/bad\xfe")
+        with open(topic + b"/odd\xff.md", "wb") as odd:
+            odd.write(b"never a note\n")
+        await anyio.sleep(0.3)  # the events of both, and the watch set up again
+        (live.root / "alice" / "memory" / "topic" / "after.md").write_text("after\n")
+        await until(lambda: "memory:alice/topic/after" in memories(live), "a note after the odd names")
+        assert memories(live) == {"memory:alice/topic/one", "memory:alice/topic/after"}
+
+
+@pytest.mark.parametrize(("asks", "allowed"), [
+    ([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], [True] * 5 + [False]),  # a sixth within the minute: no
+    ([0.0, 10.0, 20.0, 30.0, 40.0, 61.0], [True] * 6),  # the first has left the minute
+    ([0.0, 0.0, 0.0, 0.0, 0.0, 59.9, 60.0], [True] * 5 + [False, True]),
+])
+def test_restarts_are_at_most_five_a_minute(asks: list[float], allowed: list[bool]) -> None:
+    now = iter(asks)
+    restarts = Restarts(clock=lambda: next(now))
+    assert [restarts.allow() for _ in asks] == allowed
+
+
+def test_watchfiles_not_utf8_error_is_told_apart() -> None:
+    assert undecodable_name(RuntimeError('Unable to decode path "/w/bad\\xFE" to string'))
+    assert not undecodable_name(RuntimeError("No space left on device"))
+    assert not undecodable_name(OSError('Unable to decode path "x"'))
+    grouped = RuntimeError('Unable to decode path "/w/bad\\xFE" to string')
+    assert undecodable_name(ExceptionGroup("awatch's task group", [grouped]))
+    assert not undecodable_name(ExceptionGroup("two", [grouped, RuntimeError("inotify watch limit reached")]))
