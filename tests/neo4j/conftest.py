@@ -118,7 +118,14 @@ def baseline(workload: Path, neo4j_login: Login) -> Injector:
 
 
 @pytest.fixture
-def proxy(neo4j_login: Login) -> Iterator[Proxy]:
+def proxy(neo4j_login: Login, request: pytest.FixtureRequest) -> Iterator[Proxy]:
+    """A proxy, up until the test ends. A test asks for it before `make_store`: fixtures end in
+    the reverse order, so the stores close (releasing their lease through it) while it is still
+    up; closed behind a proxy already down, each waited out its driver's retries (about 10 s a
+    store with the default 5 s of them, in teardown)."""
+    names = request.fixturenames
+    assert "make_store" not in names or names.index("proxy") < names.index("make_store"), (
+        "ask for `proxy` before `make_store`, so the stores close while it is up")
     running = Proxy(neo4j_login[0]).up()
     yield running
     running.down()

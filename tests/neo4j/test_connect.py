@@ -199,7 +199,7 @@ def test_brains_that_set_up_the_schema_at_once_all_start(neo4j_login: Login) -> 
 
 
 def test_a_server_that_goes_away_gives_errors_then_recovers(
-    workspace: Workspace, make_store: StoreMaker, proxy: Proxy,
+    workspace: Workspace, proxy: Proxy, make_store: StoreMaker,
 ) -> None:
     store = make_store(uri=proxy.uri, retry_seconds=0.5)
     brain = Brain(workspace.root, store)
@@ -220,7 +220,7 @@ def test_a_server_that_goes_away_gives_errors_then_recovers(
 
 
 async def test_api_clients_get_errors_while_the_server_is_away_then_answers(
-    workspace: Workspace, make_store: StoreMaker, proxy: Proxy,
+    workspace: Workspace, proxy: Proxy, make_store: StoreMaker,
 ) -> None:
     query = "{ stats { memories links } memories(first: 5) { edges { node { id } } } }"
     store = make_store(uri=proxy.uri, retry_seconds=0.5)

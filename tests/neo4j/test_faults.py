@@ -87,7 +87,7 @@ def staged_nodes(store: Neo4jStore) -> int:
 
 
 def test_connections_cut_for_real_midway(
-    workload: Path, workload_export: GraphExport, make_store: StoreMaker, proxy: Proxy,
+    workload: Path, workload_export: GraphExport, proxy: Proxy, make_store: StoreMaker,
     baseline: Injector,
 ) -> None:
     cutting = Injector("cut", at=baseline.runs // 2, times=3, cut=proxy.cut)
@@ -99,7 +99,7 @@ def test_connections_cut_for_real_midway(
 
 
 def test_a_server_gone_for_longer_than_the_retries_is_one_clear_error(
-    workload: Path, workload_export: GraphExport, make_store: StoreMaker, proxy: Proxy,
+    workload: Path, workload_export: GraphExport, proxy: Proxy, make_store: StoreMaker,
     baseline: Injector,
 ) -> None:
     gone = Injector("cut", at=baseline.runs // 2, cut=proxy.down)
@@ -125,7 +125,7 @@ def test_the_same_process_recovers_from_a_failed_sync(
 
 
 def test_a_change_lost_while_the_server_was_away_is_written_when_it_returns(
-    tmp_path: Path, make_store: StoreMaker, proxy: Proxy,
+    tmp_path: Path, proxy: Proxy, make_store: StoreMaker,
 ) -> None:
     ws = Workspace(tmp_path)
     ws.write("memory/bot/a.md", note("a", "[[b]]"))
