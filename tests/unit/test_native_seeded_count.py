@@ -27,7 +27,11 @@ pytestmark = pytest.mark.skipif(seeded_counting._twin is None,
                                 reason="the native scanner is not built with count_block_seeded (cargo)")
 
 NAMES = ["deploy guide", "beta", "release plan", "x_y", "snake_case_name", "été plan", "naïve", "東京 region",
-         "notes", "averyveryverylongword plan", "[[odd]] name"]
+         "notes", "averyveryverylongword plan", "[[odd]] name",
+         # One first word starting names of 1, 2 and 4 words, a name that is a longer one's
+         # start and one that is not: the one scan reads on from a first word only while the
+         # words are a longer name's start, and gives a word's names longest first.
+         "release", "release plan review board", "plan review", "café"]
 VOCABULARY = Vocabulary(NAMES)
 PLAIN = Vocabulary([n for n in NAMES if "[" not in n])  # blanks its wikilinks' words
 
@@ -46,6 +50,14 @@ CASES: list[tuple[str, str, bool]] = [
     ("dash and emoji", "beta—deploy guide 🚀 beta… “release plan”", True),
     ("math", "$beta$ and $$release plan$$ beta", True),
     ("frontmatter-like", "---\nname: beta\ndescription: deploy guide\n---\nbeta", True),
+    ("nested names",
+     "release plan review board; release plan review; release plan reviews; release release plan", True),
+    ("names at the end", "see the release plan review", True),
+    ("name across a link", "release [[x]] plan and release [[plan]] review board, release [[x]]", True),
+    ("first word in a link", "[[release plan]] and [[release]] plan review board [[release", True),
+    ("underscores and dashes", "release_plan release-plan __release plan_ release__plan release_ plan", True),
+    ("wide regions", "naïve—release plan, Été_plan, café_release plan, 東京region release, café—beta", True),
+    ("name across lines", "release plan\nreview board and release\nplan", True),
     ("dotted i", "İstanbul beta and K beta", False),
     ("arabic digit", "beta ١ release plan", False),
     ("empty", "", True),
@@ -91,7 +103,7 @@ PIECES = [
     "beta", "Beta", "deploy", "guide", "release", "plan", "x", "_", "y", "snake", "case", "name", "été",
     "ÉTÉ", "naïve", "東京", "region", "notes", "averyveryverylongword", " ", "  ", "-", "\n", "\n\n", ",",
     "[[", "]]", "|", "`", "```\n", "$", "[", "](", ")", "][", "https://x.org/", "www.", "é", "—",
-    "🚀", "İ", "١", "José", "×", "ß", "---",
+    "🚀", "İ", "١", "José", "×", "ß", "---", "review", "board", "Review", "café",
 ]
 
 
