@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from brain.store.memory.store import MemoryStore
 from tests.api.client import post
 from tests.api.conftest import ServerFactory
-from tests.api.files import write
+from tests.api.files import make_workspace, write
+from tests.api.live import live_server
 
 
 async def ask(url: str, query: str, **variables: object) -> Any:
@@ -21,6 +24,16 @@ async def ask(url: str, query: str, **variables: object) -> Any:
 def data(body: Any) -> Any:
     assert "errors" not in body, body
     return body["data"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The GraphQL URL of one served small workspace for the tests that only read it (they
+    ask queries, and nothing follows the files): one start a module, not one a test. The
+    tests that add files before serving keep a server of their own."""
+    root = make_workspace(tmp_path_factory.mktemp("queries") / "ws")
+    with live_server(root, MemoryStore(), watch=False) as live:
+        yield live.graphql
 
 
 MEMORY = """
@@ -37,10 +50,9 @@ query($path: String, $scope: String, $name: String) {
 """
 
 
-async def test_memory_by_path_and_by_scope_and_name(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    by_path = data(await ask(live.graphql, MEMORY, path="memory/bot/notes.md"))["memory"]
-    by_name = data(await ask(live.graphql, MEMORY, scope="bot", name="NOTES"))["memory"]
+async def test_memory_by_path_and_by_scope_and_name(served: str) -> None:
+    by_path = data(await ask(served, MEMORY, path="memory/bot/notes.md"))["memory"]
+    by_name = data(await ask(served, MEMORY, scope="bot", name="NOTES"))["memory"]
     assert by_path == by_name
     assert by_path["id"] == "memory:bot/notes"
     assert by_path["virtualPath"] == "/memories/notes.md"
@@ -59,18 +71,16 @@ async def test_memory_by_path_and_by_scope_and_name(serve: ServerFactory, worksp
     assert [p["code"] for p in by_path["problems"]] == ["broken-link"]
 
 
-async def test_backlinks_name_the_linking_note(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    memory = data(await ask(live.graphql, MEMORY, path="memory/writer/style.md"))["memory"]
+async def test_backlinks_name_the_linking_note(served: str) -> None:
+    memory = data(await ask(served, MEMORY, path="memory/writer/style.md"))["memory"]
     assert memory["backlinks"] == [{"text": "[[writer/style#Tone]]", "source": {"id": "memory:bot/notes"}}]
 
 
-async def test_memory_needs_path_or_scope_and_name(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    body = await ask(live.graphql, "{ memory(scope: \"bot\") { id } }")
+async def test_memory_needs_path_or_scope_and_name(served: str) -> None:
+    body = await ask(served, "{ memory(scope: \"bot\") { id } }")
     (error,) = body["errors"]
     assert "either `path`" in error["message"]
-    assert data(await ask(live.graphql, MEMORY, path="memory/bot/nothing.md"))["memory"] is None
+    assert data(await ask(served, MEMORY, path="memory/bot/nothing.md"))["memory"] is None
 
 
 async def test_memories_pages_follow_cursors_and_count_on_demand(
@@ -104,16 +114,14 @@ async def test_memories_pages_follow_cursors_and_count_on_demand(
     }
 
 
-async def test_a_bad_cursor_is_a_clear_error(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    body = await ask(live.graphql, '{ memories(after: "nonsense") { edges { cursor } } }')
+async def test_a_bad_cursor_is_a_clear_error(served: str) -> None:
+    body = await ask(served, '{ memories(after: "nonsense") { edges { cursor } } }')
     (error,) = body["errors"]
     assert "not a cursor of this list" in error["message"]
 
 
-async def test_agents_with_counts_and_their_own_memories(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    body = data(await ask(live.graphql, """{
+async def test_agents_with_counts_and_their_own_memories(served: str) -> None:
+    body = data(await ask(served, """{
       agents { name memoryEnabled memoryOff path memoryCounts { total untyped byType { type count } } }
       agent(name: "writer") { memories { edges { node { id } } } backlinks { text } }
     }"""))
@@ -131,8 +139,7 @@ async def test_agents_with_counts_and_their_own_memories(serve: ServerFactory, w
     }
 
 
-async def test_node_by_id_for_every_kind(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
+async def test_node_by_id_for_every_kind(served: str) -> None:
     query = "query($id: ID!) { node(id: $id) { __typename id ... on Entity { name title } } }"
     expected = {
         "memory:shared/glossary": "Memory",
@@ -143,19 +150,18 @@ async def test_node_by_id_for_every_kind(serve: ServerFactory, workspace: Path) 
         "unresolved:missing-thing": "Unresolved",
     }
     for node_id, typename in expected.items():
-        node = data(await ask(live.graphql, query, id=node_id))["node"]
+        node = data(await ask(served, query, id=node_id))["node"]
         assert isinstance(node, dict)
         assert (node["__typename"], node["id"]) == (typename, node_id)
-    release = data(await ask(live.graphql, query, id="workflow:release"))["node"]
+    release = data(await ask(served, query, id="workflow:release"))["node"]
     assert release == {
         "__typename": "Workflow", "id": "workflow:release", "name": "release", "title": "Release train"
     }
-    assert data(await ask(live.graphql, query, id="memory:nope/nope"))["node"] is None
+    assert data(await ask(served, query, id="memory:nope/nope"))["node"] is None
 
 
-async def test_unresolved_node_lists_who_wants_it(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    body = data(await ask(live.graphql, """{
+async def test_unresolved_node_lists_who_wants_it(served: str) -> None:
+    body = data(await ask(served, """{
       node(id: "unresolved:missing-thing") { ... on Unresolved { target wantedBy { source { id } } } }
       linkReport { total errors warnings byStatus { status count } byCode { code count }
                    mostWanted(first: 1) { count target { id } } }
@@ -173,14 +179,13 @@ async def test_unresolved_node_lists_who_wants_it(serve: ServerFactory, workspac
     assert (report["errors"], report["warnings"]) == (3, 1)
 
 
-async def test_neighborhood_returns_nodes_and_edges(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
+async def test_neighborhood_returns_nodes_and_edges(served: str) -> None:
     query = """query($depth: Int!, $limit: Int!) {
       neighborhood(id: "memory:bot/notes", depth: $depth, limit: $limit) {
         truncated nodes { id } edges { type source target link { status } }
       }
     }"""
-    one = data(await ask(live.graphql, query, depth=1, limit=100))["neighborhood"]
+    one = data(await ask(served, query, depth=1, limit=100))["neighborhood"]
     ids = {n["id"] for n in one["nodes"]}
     assert ids == {
         "memory:bot/notes", "agent:bot", "memory:shared/glossary", "unresolved:missing-thing",
@@ -189,18 +194,17 @@ async def test_neighborhood_returns_nodes_and_edges(serve: ServerFactory, worksp
     remembers = {"type": "REMEMBERS", "source": "agent:bot", "target": "memory:bot/notes", "link": None}
     assert remembers in one["edges"]
     assert all(e["source"] in ids and e["target"] in ids for e in one["edges"])
-    small = data(await ask(live.graphql, query, depth=3, limit=2))["neighborhood"]
+    small = data(await ask(served, query, depth=3, limit=2))["neighborhood"]
     assert small["truncated"] is True
     assert len(small["nodes"]) == 2
-    missing = await ask(live.graphql, '{ neighborhood(id: "agent:nobody") { truncated } }')
+    missing = await ask(served, '{ neighborhood(id: "agent:nobody") { truncated } }')
     assert data(missing)["neighborhood"] is None
 
 
 @pytest.mark.parametrize("first", [1, 2, 3])
 async def test_problem_pages_cover_every_problem_once(
-    serve: ServerFactory, workspace: Path, first: int
+    served: str, first: int
 ) -> None:
-    live = serve(workspace, watch=False)
     query = """query($first: Int!, $after: String) {
       problems(first: $first, after: $after) {
         totalCount pageInfo { hasNextPage endCursor } edges { node { code path line } }
@@ -209,7 +213,7 @@ async def test_problem_pages_cover_every_problem_once(
     seen: list[tuple[str, str, int | None]] = []
     after = None
     while True:
-        page = data(await ask(live.graphql, query, first=first, after=after))["problems"]
+        page = data(await ask(served, query, first=first, after=after))["problems"]
         assert isinstance(page, dict)
         assert page["totalCount"] == 4
         seen += [(e["node"]["code"], e["node"]["path"], e["node"]["line"]) for e in page["edges"]]
@@ -218,13 +222,12 @@ async def test_problem_pages_cover_every_problem_once(
         after = page["pageInfo"]["endCursor"]
     assert seen == sorted(seen, key=lambda p: (p[1], p[2] or 0))
     assert len(set(seen)) == 4
-    warnings = data(await ask(live.graphql, '{ problems(severity: WARNING) { nodes { code path } } }'))
+    warnings = data(await ask(served, '{ problems(severity: WARNING) { nodes { code path } } }'))
     assert warnings["problems"] == {"nodes": [{"code": "memory-off", "path": "memory/old-bot"}]}
 
 
-async def test_entities_and_stats(serve: ServerFactory, workspace: Path) -> None:
-    live = serve(workspace, watch=False)
-    body = data(await ask(live.graphql, """{
+async def test_entities_and_stats(served: str) -> None:
+    body = data(await ask(served, """{
       workflows { id title path backlinks { source { id } } }
       chats { id title }
       workItems { id name title }
