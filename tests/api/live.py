@@ -1,4 +1,11 @@
-"""Running the real app under uvicorn on a free loopback port, in a thread of the test process."""
+"""Running the real app under uvicorn on a free loopback port, in a thread of the test process.
+
+Several apps run in one test process, so one app's schema can be built (strawberry reads
+pydantic's BaseModel while it builds) while an app started before imports the MCP SDK on its
+worker thread (brain/mcp/transports/deferred.py): pydantic's lazy attributes, imported by two
+threads at once, are then half made ("partially initialized module 'pydantic'"). `brain serve`
+builds its one schema before that thread starts; here pydantic is imported once, up front.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pydantic.main  # noqa: F401  (why: below)
 import uvicorn
 
 from brain.api.graphql.context import ApiSettings, Services
