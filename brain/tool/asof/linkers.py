@@ -8,7 +8,9 @@ once per process: 18 s at 10,000 notes and 5,000 changes (profiled: half parsing
 reading blobs, the rest appending summaries). The index only grows as records are appended,
 so it is kept instead, one line a record, and each process reads it back and adds only the
 records written since; `brain serve` warms it after its first scan (`LinkersStarter`), so
-even the first ask of a server finds it built.
+even the first ask of a server finds it built. The versions it has to parse (none of the
+writers summarised them: baselines, histories kept before `parsed-v1.jsonl` was) it keeps
+there as the writers do, so around.py's check of a candidate's version then reads a summary.
 
 Kept in `linkers-v1.jsonl` beside the blob folder: a header naming the format, the layout
 whose link rules made the name keys and the parser's summary version, then one line a
@@ -134,6 +136,7 @@ class LinkerIndex:
             self._lines.append(_encode(self._add(k, records[k - 1], parses)))
             if len(parses) >= _KEEP_BATCH:
                 self.parsed.keep(parses)
+                self.parsed.load()  # (read back: a version met again is not parsed again)
                 parses.clear()
         self.parsed.keep(parses)
         self._seen, self._last_tag = len(records), tag(records[-1])
