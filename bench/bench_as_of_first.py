@@ -23,6 +23,15 @@ by side: the branch base 0e0e18e and wt-asof44e; p50/p95 ms):
   default, 5,000 changes, load 11-18:  1d CPU 13.7/29.3 -> 10.6/19.9; 7d 11.9/25.6 -> 7.9/18.9
   real, 50,000 changes (one after the other, load 12-27): 1d CPU 40.5/90.8 -> 38.4/70.6;
                                         7d 53.8/108.6 -> 46.3/146.0 (not under 50 ms)
+Measured 2026-12-07 (40 notes a moment, main 7464008 and wt-asof44j side by side; the cached
+workload's history has no parsed-v1.jsonl, so the link index's build parses every version and
+now keeps what each parses to; CPU p50/p95 ms):
+  real, run 1 (load 33-35):    1d 19.1/33.6 -> 19.0/35.0; 7d 28.7/91.1 -> 26.2/67.6
+  real, run 2 (load 28-30):    1d 14.4/23.4 -> 12.7/22.9; 7d 22.4/61.0 -> 15.0/39.7
+  default (load 31-38):        1d 11.0/18.0 -> 11.4/16.8; 7d 13.1/28.5 -> 13.4/19.9
+  real, every version summarised first (as brain's writers keep them; load 11-17):
+                               1d 15.8/28.8 -> 14.8/30.1; 7d 14.8/40.0 -> 15.7/43.6 (no change:
+                               the gain is only where no writer summarised a version)
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ first scan warms it (`LinkersStarter`).
 Planted bugs, each seen to fail: the tag check on load left out (a foreign line's keys are
 served); the path check left out (a line naming another record's path is served); the
 rewritten-history check reduced to the old "fewer records than seen" (a record written after
-retention dropped the oldest one is never indexed: its backlink is missing).
+retention dropped the oldest one is never indexed: its backlink is missing); the summaries
+the index keeps written under the digest of the version before (each read back wrong), and
+not kept at all.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from brain.tool.asof.around import around_moment
 from brain.tool.asof.linkers import LinkerIndex, LinkersStarter, default_linkers_path, linker_index
 from brain.tool.asof.service import graph_at, moments_of
 from brain.tool.diff.changes import _iso
-from brain.tool.history.parsed import parse_version
+from brain.tool.history.parsed import ParsedVersions, default_parsed_path, parse_version
 from tests.tool.test_as_of_series import Timeline, _timeline
 
 
@@ -171,3 +173,27 @@ def test_a_full_sync_warms_the_index_on_a_thread(tmp_path: Path) -> None:
     index.thread.join(60)
     assert index._seen == len(t.service.history.all())
     assert _loaded(t)._by_key == _expected(t)
+
+
+def test_the_versions_it_parsed_are_kept_as_the_writers_keep_theirs(tmp_path: Path) -> None:
+    """A history kept before `parsed-v1.jsonl` was (its versions never summarised): the index
+    parses them once and keeps what each parses to, so around.py's "did this version link the
+    name then" reads a summary instead of parsing again. Each summary kept equals a parse of
+    its blob, under its own sha256; a process reading the file later finds every version."""
+    t = _timeline(tmp_path / "ws", Brain(tmp_path / "ws").store)
+    moments = moments_of(t.service)
+    summaries = default_parsed_path(moments.blobs.directory)
+    summaries.unlink()  # as a history from before the file
+    index = LinkerIndex(moments, ParsedVersions(summaries), None)
+    index.ensure(wait=True)
+    later = ParsedVersions(summaries)
+    later.load()
+    digests = {d for r in moments.history.all() for d in (r.before, r.after) if d}
+    kept = {d: data for d in digests if (data := moments.blobs.get(d)) is not None}
+    assert len(kept) >= 10
+    for digest, data in sorted(kept.items()):
+        assert later.get(digest) == parse_version(data), digest
+    assert index.parsed.get(next(iter(sorted(kept)))) is not None  # the index's own reads them back
+    # Nothing is summarised twice by the index (the writers' own lines aside).
+    lines = summaries.read_bytes().splitlines()
+    assert len(lines) == len({line[6:70] for line in lines}) == len(kept)

@@ -8,7 +8,9 @@ once per process: 18 s at 10,000 notes and 5,000 changes (profiled: half parsing
 reading blobs, the rest appending summaries). The index only grows as records are appended,
 so it is kept instead, one line a record, and each process reads it back and adds only the
 records written since; `brain serve` warms it after its first scan (`LinkersStarter`), so
-even the first ask of a server finds it built.
+even the first ask of a server finds it built. The versions it has to parse (none of the
+writers summarised them: baselines, histories kept before `parsed-v1.jsonl` was) it keeps
+there as the writers do, so around.py's check of a candidate's version then reads a summary.
 
 Kept in `linkers-v1.jsonl` beside the blob folder: a header naming the format, the layout
 whose link rules made the name keys and the parser's summary version, then one line a
@@ -39,7 +41,7 @@ from brain.tool.asof.counts.series import tag
 from brain.tool.asof.graph import Moments
 from brain.tool.asof.small import name_index
 from brain.tool.history.log import HistoryRecord
-from brain.tool.history.parsed import SUMMARY_VERSION, ParsedVersions, parse_version
+from brain.tool.history.parsed import SUMMARY_VERSION, Parsed, ParsedVersions, parse_version
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,8 @@ LINKERS_VERSION = 1
 # A key longer than this is not one a note's link makes (the parser bounds a target): a line
 # holding one is foreign.
 _MAX_KEY = 4096
+# Versions parsed by a build whose summaries are appended together (held until then).
+_KEEP_BATCH = 2000
 
 
 def default_linkers_path(blob_dir: Path) -> Path:
@@ -123,24 +127,37 @@ class LinkerIndex:
             return
         start = self._seen
         self.parsed.load()  # the summaries other writers kept since
-        self._lines.extend(_encode(self._add(k, records[k - 1])) for k in range(start + 1, len(records) + 1))
+        # What the versions no writer summarised parse to is kept as the writers keep theirs,
+        # a batch at a time: around.py asks which names a candidate's version linked to then,
+        # and parsed each such version again on every first ask (a sixth of a first ask's CPU
+        # on the real profile).
+        parses: dict[str, Parsed] = {}
+        for k in range(start + 1, len(records) + 1):
+            self._lines.append(_encode(self._add(k, records[k - 1], parses)))
+            if len(parses) >= _KEEP_BATCH:
+                self.parsed.keep(parses)
+                self.parsed.load()  # (read back: a version met again is not parsed again)
+                parses.clear()
+        self.parsed.keep(parses)
         self._seen, self._last_tag = len(records), tag(records[-1])
         self._save(start)
+        self.parsed.load()
 
-    def _add(self, k: int, record: HistoryRecord) -> dict[str, Any]:
-        """Index record k's versions not seen before; its line for the file."""
+    def _add(self, k: int, record: HistoryRecord, parses: dict[str, Parsed]) -> dict[str, Any]:
+        """Index record k's versions not seen before; its line for the file (the versions it
+        had to parse go into `parses`)."""
         parse = self.moments.live.layout.links.parse
         found: dict[str, list[str]] = {}
         for path, digest in _versions(record):
             if digest is None or (path, digest) in self._done:
                 continue
             self._done.add((path, digest))
-            summary = self.parsed.get(digest)
+            summary = self.parsed.get(digest) or parses.get(digest)
             if summary is None:
                 data = self.moments.blobs.get(digest)
                 if data is None:
                     continue  # not kept: a moment needing it is refused anyway
-                summary = parse_version(data)
+                summary = parses[digest] = parse_version(data)
             # Only the keys new to this path: the index is a set of paths by key (a version
             # mostly links what the one before it did, so a line is a few keys, not all).
             new = set(found.get(path, ()))

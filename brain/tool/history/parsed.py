@@ -107,15 +107,29 @@ class ParsedVersions:
             return known
         parsed = parse_version(data)
         self._decoded[digest] = parsed
-        summary = {"d": digest, "l": [[t, n] for t, n in parsed.links.items()],
-                   "p": [list(p) for p in parsed.problems]}
-        line = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = _summary_line(digest, parsed)
         if self.path is not None and len(line) <= MAX_LINE_BYTES:
             try:
                 self._append(line)
             except OSError as exc:  # a summary is a cache: never fails the write it follows
                 log.warning("could not keep what a version parses to in %s: %s", self.path, exc)
         return parsed
+
+    def keep(self, parses: dict[str, Parsed]) -> None:
+        """Keep versions parsed elsewhere (`parse_version` of the blob each sha256 names) in
+        one append, for a reader that parsed many (the as-of link index, built once over a
+        history kept before this file was). Not held decoded here: the next `load` reads
+        them as lines (thousands of summaries decoded were memory no one asked for)."""
+        if self.path is None or not parses:
+            return
+        lines = [line for digest, parsed in parses.items()
+                 if len(line := _summary_line(digest, parsed)) <= MAX_LINE_BYTES]
+        if not lines:
+            return
+        try:
+            self._append(b"".join(lines))
+        except OSError as exc:
+            log.warning("could not keep what versions parse to in %s: %s", self.path, exc)
 
     def add_content(self, data: bytes) -> Parsed:
         """`add` of content whose sha256 is not at hand (a note's text now)."""
@@ -164,6 +178,12 @@ class ParsedVersions:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
+
+
+def _summary_line(digest: str, parsed: Parsed) -> bytes:
+    summary = {"d": digest, "l": [[t, n] for t, n in parsed.links.items()],
+               "p": [list(p) for p in parsed.problems]}
+    return json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
 def problems_of(parsed: Parsed, path: str) -> dict[tuple[str, str], dict[str, Any]]:
