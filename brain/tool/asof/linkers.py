@@ -37,7 +37,7 @@ from weakref import WeakKeyDictionary
 
 from brain import safefs
 from brain.service.brain import FileChanges
-from brain.tool.asof.counts.series import tag
+from brain.tool.asof.counts.series import running_or_started, tag
 from brain.tool.asof.graph import Moments
 from brain.tool.asof.small import name_index
 from brain.tool.history.log import HistoryRecord
@@ -93,10 +93,7 @@ class LinkerIndex:
                 self._update(self.moments.history.all())
             return
         with self._lock:
-            if self.thread is not None and self.thread.is_alive():
-                return
-            self.thread = threading.Thread(target=self._warm, name="brain-asof-linkers", daemon=True)
-            self.thread.start()
+            self.thread = running_or_started(self.thread, self._warm, "brain-asof-linkers")
 
     def _warm(self) -> None:
         try:

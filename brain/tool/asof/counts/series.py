@@ -84,6 +84,17 @@ def default_series_path(blob_dir: Path) -> Path:
     return blob_dir.parent / f"stats-v{SERIES_VERSION}.jsonl"
 
 
+def running_or_started(thread: threading.Thread | None, target: Callable[[], None],
+                       name: str) -> threading.Thread:
+    """`thread` while it runs, else a new daemon thread of `target`, started: one walk of a
+    kept index at a time (the counts here, the links in asof/linkers.py)."""
+    if thread is not None and thread.is_alive():
+        return thread
+    started = threading.Thread(target=target, name=name, daemon=True)
+    started.start()
+    return started
+
+
 def tag(record: HistoryRecord) -> str:
     """What ties a checkpoint to its record: a foreign or stale line never matches."""
     text = f"{record.id}|{record.at}|{record.path}|{record.new_path}|{record.before}|{record.after}"
@@ -146,10 +157,7 @@ class StatsSeries:
             self._extend()
             return
         with self._lock:
-            if self.thread is not None and self.thread.is_alive():
-                return
-            self.thread = threading.Thread(target=self._extend_logged, name="brain-asof-stats", daemon=True)
-            self.thread.start()
+            self.thread = running_or_started(self.thread, self._extend_logged, "brain-asof-stats")
 
     def _extend_logged(self) -> None:
         try:
@@ -439,4 +447,5 @@ class CountsStarter:
             series_of(self.moments()).ensure()
 
 
-__all__ = ["CountsStarter", "StatsSeries", "counts_at", "default_series_path", "kept_at", "series_of", "tag"]
+__all__ = ["CountsStarter", "StatsSeries", "counts_at", "default_series_path", "kept_at",
+           "running_or_started", "series_of", "tag"]
