@@ -73,6 +73,10 @@ if os.environ.get("BENCH_FILL_REAL"):  # --filled-cache: a vector for every note
     out["filled"] = fill_texts(store_texts(store), Path(os.environ["BRAIN_CACHE_DIR"]),
                                int(os.environ["BENCH_FILL_REAL"]), 0.01)
     out["fill_s"] = round(time.perf_counter() - t0, 1)
+    if os.environ.get("BENCH_PUT_ROWS"):  # --put-rows: the vectors put in bigger calls than the indexer's
+        from bench.fill_vector_cache import put_from_cache
+        out["put"] = put_from_cache(store, Path(os.environ["BRAIN_CACHE_DIR"]),
+                                    int(os.environ["BENCH_PUT_ROWS"]))
 search = brain.search
 if os.environ.get("BRAIN_SEMANTIC") != "off":
     t0 = time.perf_counter()
@@ -148,6 +152,8 @@ def main() -> int:
                              "(real MiniLM vectors for --real notes, the rest drawn from them with "
                              "noise): 100,000 notes are measured with embeddings on, none computed")
     parser.add_argument("--real", type=int, default=3000, help="--filled-cache: notes with a real vector")
+    parser.add_argument("--put-rows", type=int, help="--filled-cache: put the cached vectors into the store "
+                        "in calls of this many rows before the indexer starts (it then finds them all there)")
     parser.add_argument("--server-pid", type=int, help="the Neo4j JVM: its CPU per related call")
     args = parser.parse_args()
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
@@ -164,6 +170,8 @@ def main() -> int:
                     if args.filled_cache is not None:
                         env["BRAIN_CACHE_DIR"] = str(args.filled_cache.resolve())
                         env["BENCH_FILL_REAL"], env["BENCH_REPO"] = str(args.real), str(HERE.parent)
+                    if args.put_rows:
+                        env["BENCH_PUT_ROWS"] = str(args.put_rows)
                     if args.server_pid:
                         env["BENCH_SERVER_PID"] = str(args.server_pid)
                     done = subprocess.run(
