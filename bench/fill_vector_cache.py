@@ -154,19 +154,19 @@ def fill_texts(all_texts: list[str], cache_dir: Path, real: int, sigma: float) -
         groups[_first_word(texts[key])].append(key)
     rng = np.random.default_rng(42)
     synthetic = [k for k in todo if k not in known]
-    marks.executemany("INSERT OR IGNORE INTO synthetic VALUES (?)", [(k,) for k in synthetic])
-    marks.close()
     rows: list[tuple[str, bytes]] = []
     for key in synthetic:
         pool = groups.get(_first_word(texts[key])) or sample
         base = np.frombuffer(known[pool[_pick(key, len(pool))]], dtype="<f4").astype(np.float64)
         drawn = base + rng.normal(0.0, sigma, base.shape)
         rows.append((key, (drawn / np.linalg.norm(drawn)).astype("<f4").tobytes()))
-        if len(rows) == 5000:
-            cache.put_arrays(rows)
-            rows = []
-    cache.put_arrays(rows)
     cache.close()
+    # One transaction (the cache's own puts commit a row at a time: ~300 rows/s here).
+    with marks:
+        marks.execute("BEGIN")
+        marks.executemany("INSERT OR IGNORE INTO synthetic VALUES (?)", [(k,) for k in synthetic])
+        marks.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+    marks.close()
     report: dict[str, object] = {
         "notes": len(texts), "model": model,
         "real_already_cached": already, "real_embedded_now": len(encode),
