@@ -68,14 +68,14 @@ else:
     t0 = time.perf_counter(); brain.sync(); out = {"ingest_s": round(time.perf_counter() - t0, 1)}
 if os.environ.get("BENCH_FILL_REAL"):  # --filled-cache: a vector for every note, before the indexer looks
     sys.path.append(os.environ["BENCH_REPO"])
-    from bench.fill_vector_cache import fill_texts, store_texts
+    from bench.fill_vector_cache import fill_texts, put_from_cache, store_notes
     t0 = time.perf_counter()
-    out["filled"] = fill_texts(store_texts(store), Path(os.environ["BRAIN_CACHE_DIR"]),
+    notes = store_notes(store)
+    out["filled"] = fill_texts([t for _, _, t in notes], Path(os.environ["BRAIN_CACHE_DIR"]),
                                int(os.environ["BENCH_FILL_REAL"]), 0.01)
     out["fill_s"] = round(time.perf_counter() - t0, 1)
     if os.environ.get("BENCH_PUT_ROWS"):  # --put-rows: the vectors put in bigger calls than the indexer's
-        from bench.fill_vector_cache import put_from_cache
-        out["put"] = put_from_cache(store, Path(os.environ["BRAIN_CACHE_DIR"]),
+        out["put"] = put_from_cache(store, notes, Path(os.environ["BRAIN_CACHE_DIR"]),
                                     int(os.environ["BENCH_PUT_ROWS"]))
 search = brain.search
 if os.environ.get("BRAIN_SEMANTIC") != "off":

@@ -63,15 +63,16 @@ def store_notes(store: GraphStore) -> list[tuple[str, str, str]]:
     return out
 
 
-def put_from_cache(store: GraphStore, cache_dir: Path, rows: int) -> dict[str, object]:
+def put_from_cache(
+    store: GraphStore, notes: list[tuple[str, str, str]], cache_dir: Path, rows: int
+) -> dict[str, object]:
     """Put every memory's cached vector into `store` through its own `put_vectors`, `rows` a
     call (the indexer's catch-up puts 32 a call: 3,125 Neo4j transactions at 100,000 notes).
-    Returns the seconds per call of the first calls and of all of them."""
+    `notes`: `store_notes(store)`. Returns the seconds of the first calls and of all of them."""
     import time
 
     from brain.search.embedding import VectorCache, model_name, text_key
 
-    notes = store_notes(store)
     cache = VectorCache(model_name(), cache_dir)
     found = cache.get_many(text_key(t) for _, _, t in notes)
     cache.close()
