@@ -145,9 +145,9 @@ def fill_texts(all_texts: list[str], cache_dir: Path, real: int, sigma: float) -
         assert encoder.name == model, (encoder.name, model)
         for start in range(0, len(encode), 64):
             chunk = encode[start : start + 64]
-            rows = list(zip(chunk, encoder.encode_bytes([texts[k] for k in chunk]), strict=True))
-            cache.put_arrays(rows)
-            known.update(rows)
+            real_rows = list(zip(chunk, encoder.encode_bytes([texts[k] for k in chunk]), strict=True))
+            cache.put_arrays(real_rows)
+            known.update(real_rows)
     embed_s = time.perf_counter() - started
     sample = sorted(known)  # every real vector of these workspaces' notes
     groups: dict[str, list[str]] = defaultdict(list)
