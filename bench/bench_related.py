@@ -13,6 +13,13 @@ and by part: the note's links, the keyword query, the query's embedding, the vec
 The parts are timed on their own calls after the whole one, so they add up to about the
 whole. `--code` runs each case once per checkout, one after the other (before/after).
 `--existing ROOT` measures on a Neo4j database that already holds the workspace at ROOT.
+`--filled-cache DIR` runs with BRAIN_CACHE_DIR=DIR, where bench/fill_vector_cache.py puts
+a vector under every note's key between the ingest and the indexer's start (real MiniLM
+vectors for `--real` notes, the others synthetic: a real one of a sampled note plus noise):
+ingest, the store's vector index and related then run as in production with embeddings on,
+and the model embeds nothing (`embedded_now` is 0), so 100,000 notes are measured, which
+embedding would take hours here. The part "embed" is the note's vector read from the cache,
+as related reads it. `--server-pid` (the Neo4j JVM): its CPU per related call (`server_cpu`).
 Writes bench/results/related.json with the load average of each run.
 """
 
@@ -31,6 +38,7 @@ from bench.bench_ingest import workspace  # noqa: E402
 
 DRIVER = r"""
 import json, os, statistics, sys, time
+from dataclasses import replace
 from pathlib import Path
 from brain.service.brain import Brain
 from brain.service.mentions import body_and_line, linked_ids, related_to
@@ -58,30 +66,55 @@ if os.environ.get("BENCH_EXISTING") == "1" and kind != "memory":  # the graph --
     out = {"ingest_s": None}
 else:
     t0 = time.perf_counter(); brain.sync(); out = {"ingest_s": round(time.perf_counter() - t0, 1)}
+if os.environ.get("BENCH_FILL_REAL"):  # --filled-cache: a vector for every note, before the indexer looks
+    sys.path.append(os.environ["BENCH_REPO"])
+    from bench.fill_vector_cache import fill_texts, put_from_cache, store_notes
+    t0 = time.perf_counter()
+    notes = store_notes(store)
+    out["filled"] = fill_texts([t for _, _, t in notes], Path(os.environ["BRAIN_CACHE_DIR"]),
+                               int(os.environ["BENCH_FILL_REAL"]), 0.01)
+    out["fill_s"] = round(time.perf_counter() - t0, 1)
+    if os.environ.get("BENCH_PUT_ROWS"):  # --put-rows: the vectors put in bigger calls than the indexer's
+        out["put"] = put_from_cache(store, notes, Path(os.environ["BRAIN_CACHE_DIR"]),
+                                    int(os.environ["BENCH_PUT_ROWS"]))
 search = brain.search
 if os.environ.get("BRAIN_SEMANTIC") != "off":
     t0 = time.perf_counter()
     search.indexer.wait(3600)
     out["embedded_s"] = round(time.perf_counter() - t0, 1)
+    out["embedded_now"] = search.indexer.embedded_now  # notes the model encoded: 0 on a filled cache
+    out["vectors"] = len(search.index.vector_hashes())
 out["semantic"] = search.status().state
 memories = store.list_memories(MemoryFilter(), bodies=False)
 picked = memories[:: max(1, len(memories) // sample)][:sample]
-parts = {k: [] for k in ("whole", "whole_cpu", "links", "keyword", "embed", "vector")}
+parts = {k: [] for k in ("whole", "whole_cpu", "server_cpu", "links", "keyword", "embed", "vector")}
 def ms(t):
     return (time.perf_counter() - t) * 1000
+server = os.environ.get("BENCH_SERVER_PID")
+def server_ticks():  # the Neo4j JVM's utime + stime (10 ms ticks)
+    fields = Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+out["load_start"] = [round(x, 2) for x in os.getloadavg()]
 for memory in picked:
     reach = Reach.of_agent(memory.scope)
+    s0 = server_ticks() if server else 0
     t, c = time.perf_counter(), time.process_time()
     related_to(search, brain.root, memory, reach=reach, first=10)
     parts["whole"].append(ms(t)); parts["whole_cpu"].append((time.process_time() - c) * 1000)
+    if server:
+        parts["server_cpu"].append((server_ticks() - s0) * 10.0)
     t = time.perf_counter(); linked = linked_ids(store, memory); parts["links"].append(ms(t))
     body, _ = body_and_line(brain.root, memory)
     where, terms = SearchWhere(reach.scopes, **common), top_terms(memory, body)
     t = time.perf_counter(); search.index.keyword_search(terms, where, 10 + len(linked) + 1)
     parts["keyword"].append(ms(t))
     if search.status().ready:
-        text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
-        t = time.perf_counter(); vector = search.indexer.query_vector(text); parts["embed"].append(ms(t))
+        # As related does: the note's own vector from the cache, else its text encoded.
+        t = time.perf_counter(); vector = search.indexer.note_vector(replace(memory, body=body))
+        if vector is None:
+            text = f"{title_of(memory.name)}. {memory.description}\n{body}"[:EMBED_CHARS]
+            vector = search.indexer.query_vector(text)
+        parts["embed"].append(ms(t))
         if vector is not None:
             t = time.perf_counter(); search.index.vector_search(vector, where, 10 + len(linked) + 1)
             parts["vector"].append(ms(t))
@@ -114,6 +147,14 @@ def main() -> int:
     parser.add_argument("--existing", type=Path, metavar="ROOT",
                         help="Neo4j: the workspace at ROOT is already in the database at --neo4j-uri "
                              "(no ingest: a 100,000-note one takes most of an hour on a loaded machine)")
+    parser.add_argument("--filled-cache", type=Path, metavar="DIR",
+                        help="BRAIN_CACHE_DIR for the runs, filled first by bench/fill_vector_cache.py "
+                             "(real MiniLM vectors for --real notes, the rest drawn from them with "
+                             "noise): 100,000 notes are measured with embeddings on, none computed")
+    parser.add_argument("--real", type=int, default=3000, help="--filled-cache: notes with a real vector")
+    parser.add_argument("--put-rows", type=int, help="--filled-cache: put the cached vectors into the store "
+                        "in calls of this many rows before the indexer starts (it then finds them all there)")
+    parser.add_argument("--server-pid", type=int, help="the Neo4j JVM: its CPU per related call")
     args = parser.parse_args()
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     rows: list[dict[str, object]] = []
@@ -126,6 +167,13 @@ def main() -> int:
                            "BENCH_EXISTING": "1" if args.existing else "0"}
                     if path:
                         env["PYTHONPATH"] = str(Path(path).resolve())
+                    if args.filled_cache is not None:
+                        env["BRAIN_CACHE_DIR"] = str(args.filled_cache.resolve())
+                        env["BENCH_FILL_REAL"], env["BENCH_REPO"] = str(args.real), str(HERE.parent)
+                    if args.put_rows:
+                        env["BENCH_PUT_ROWS"] = str(args.put_rows)
+                    if args.server_pid:
+                        env["BENCH_SERVER_PID"] = str(args.server_pid)
                     done = subprocess.run(
                         [sys.executable, "-c", DRIVER, str(root), store, args.neo4j_uri, str(args.sample)],
                         capture_output=True, text=True, check=False, env=env,
