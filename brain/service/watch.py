@@ -39,6 +39,13 @@ WatchFilter = Callable[[Change, str], bool]
 MAX_RESTARTS_A_MINUTE = 5
 
 
+def first_cause(exc: BaseException) -> BaseException:
+    """The first exception inside `exc`'s groups (what awatch's task group wraps)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def undecodable_name(exc: BaseException) -> bool:
     """Whether `exc` is watchfiles' "a path was not UTF-8" (a RuntimeError of its own; awatch
     raises it in a task group's ExceptionGroup)."""
@@ -166,12 +173,12 @@ class Watcher:
             except Exception as exc:
                 if undecodable_name(exc) and restarts.allow():
                     logger.warning("the file watch ended on a name that is not UTF-8 (%s): brain "
-                                   "never reads such a name, and watches again", exc)
+                                   "never reads such a name, and watches again", first_cause(exc))
                     folders = await self._rewatch()
                     continue
                 # E.g. the folder went away, or the system ran out of inotify watches: keep
                 # serving, and let the periodic rescan keep the graph in step.
-                self.error = f"file events stopped: {exc}"
+                self.error = f"file events stopped: {first_cause(exc)}"
                 logger.warning(
                     "%s; the full rescan every %g s keeps the graph in step "
                     "(WATCHFILES_FORCE_POLLING=1 polls instead)", self.error, self.rescan_seconds,

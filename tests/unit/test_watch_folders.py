@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from brain.service.brain import Brain
-from brain.service.watch import Restarts, Watcher, undecodable_name, watched_folders
+from brain.service.watch import Restarts, Watcher, first_cause, undecodable_name, watched_folders
 from brain.store.base import MemoryFilter
 from brain.store.memory.store import MemoryStore
 from tests.unit.test_watch_layouts import until
@@ -149,3 +149,5 @@ def test_watchfiles_not_utf8_error_is_told_apart() -> None:
     grouped = RuntimeError('Unable to decode path "/w/bad\\xFE" to string')
     assert undecodable_name(ExceptionGroup("awatch's task group", [grouped]))
     assert not undecodable_name(ExceptionGroup("two", [grouped, RuntimeError("inotify watch limit reached")]))
+    # what the log names
+    assert first_cause(ExceptionGroup("outer", [ExceptionGroup("inner", [grouped])])) is grouped
