@@ -30,12 +30,11 @@ from brain.store.base import GraphStore
 from brain.store.health import HealthAsk, ScopeHealth
 from brain.store.visibility import Reach
 from brain.tool.asof.counts.detail import Detail
-from brain.tool.asof.counts.series import kept_at
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.service import graph_at, moments_of
 from brain.tool.diff.changes import _iso
 from tests.maintain.conftest import workspace_with
-from tests.tool.test_as_of_series import Timeline, _reload
+from tests.tool.test_as_of_series import Timeline, _reload, kept_detail
 
 AGENTS = ("a", "b", "c")
 REACHES = (Reach(), *(Reach.of_agent(x) for x in (*AGENTS, "d")), Reach(frozenset({"shared"})))
@@ -78,14 +77,6 @@ def _whole(t: Timeline, at: float, reach: Reach, scope: str | None) -> list[Scop
     return [dataclasses.replace(row, stale=0) for row in rows]
 
 
-def _detail(t: Timeline, at: float) -> Detail:
-    moments = moments_of(t.service)
-    records = moments.history.all()
-    found = kept_at(moments, moment_index(records, moments.timeline, at, moments.clock()), records)
-    assert found is not None, f"the series does not cover {_iso(at)}"
-    return found[1]
-
-
 def _compare(t: Timeline, detail_at: object) -> set[str]:
     """Every moment, every caller, every scope asked: kept against whole; the kinds of
     difference from the admin's rows that were met."""
@@ -113,7 +104,7 @@ def test_each_callers_kept_rows_are_the_whole_moments_on_both_stores(
 ) -> None:
     t = _random_timeline(tmp_path / "ws", store, seed, steps=24)
     t.series().ensure(wait=True)
-    met = _compare(t, lambda at: _detail(t, at))
+    met = _compare(t, lambda at: kept_detail(t, at))
     # The timelines made an agent's rows differ from the admin's in each way a reach can.
     assert met >= {"broken", "orphans"}, met
     # Read back from the file by a new series (a restart): the same answers.
@@ -137,12 +128,12 @@ def test_more_agents_than_kept_leave_the_answer_to_the_whole_moment(
     monkeypatch.setattr(agents, "MAX_AGENTS", 2)
     t = _random_timeline(tmp_path / "ws", Brain(tmp_path / "ws").store, 3, steps=16)
     t.series().ensure(wait=True)
-    last = _detail(t, t.moments[-1])
+    last = kept_detail(t, t.moments[-1])
     assert len(agents.agents_at(last.rows)) == 3
     assert last.reach_rows(Reach.of_agent("a")) is None
     assert last.reach_rows(Reach()) == _whole(t, t.moments[-1], Reach(), None)
     # While there were two agents or fewer, their rows are kept.
-    early = [at for at in t.moments if len(agents.agents_at(_detail(t, at).rows)) <= 2]
+    early = [at for at in t.moments if len(agents.agents_at(kept_detail(t, at).rows)) <= 2]
     assert early
     for at in early:
-        assert _detail(t, at).reach_rows(Reach.of_agent("b")) == _whole(t, at, Reach.of_agent("b"), None)
+        assert kept_detail(t, at).reach_rows(Reach.of_agent("b")) == _whole(t, at, Reach.of_agent("b"), None)

@@ -27,13 +27,13 @@ from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import memory_service
 from brain.tool.access import Actor
-from brain.tool.asof.counts.detail import SNAP, Detail, detail_of
-from brain.tool.asof.counts.series import default_series_path, kept_at, series_of
+from brain.tool.asof.counts.detail import SNAP, detail_of
+from brain.tool.asof.counts.series import default_series_path, series_of
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.service import graph_at, moments_of
 from brain.tool.diff.changes import _iso
 from tests.api.live import live_server
-from tests.tool.test_as_of_series import Timeline, _reload, _timeline
+from tests.tool.test_as_of_series import Timeline, _reload, _timeline, kept_detail
 
 ADMIN, WRITER, REVIEWER, QUIET = "admin-secret", "writer-secret", "reviewer-secret", "quiet-secret"
 
@@ -48,14 +48,6 @@ def _detailed(root: Path, store: GraphStore) -> Timeline:
     return t
 
 
-def _kept(t: Timeline, at: float) -> Detail:
-    moments = moments_of(t.service)
-    records = moments.history.all()
-    found = kept_at(moments, moment_index(records, moments.timeline, at, moments.clock()), records)
-    assert found is not None, f"the series does not cover {_iso(at)}"
-    return found[1]
-
-
 def test_the_detail_of_each_moment_is_the_whole_moments_on_both_stores(
     tmp_path: Path, store: GraphStore,
 ) -> None:
@@ -64,7 +56,7 @@ def test_the_detail_of_each_moment_is_the_whole_moments_on_both_stores(
     codes: set[str] = set()
     for at in t.moments:
         whole = detail_of(graph_at(t.service, _iso(at)))
-        assert _kept(t, at) == whole, _iso(at)
+        assert kept_detail(t, at) == whole, _iso(at)
         codes.update(code for code, _ in whole.codes)
         assert {row.scope for row in whole.scope_rows()} >= {"shared"}
     # Every kind of problem the timeline means to make was made (and is counted right).
@@ -77,7 +69,7 @@ def test_the_detail_of_each_moment_is_the_whole_moments_on_both_stores(
         first = moment_index(records, moments_of(t.service).timeline, at, moments_of(t.service).clock())
         found = reloaded.kept_at(first, records)
         assert found is not None
-        assert found[1] == _kept(t, at)
+        assert found[1] == kept_detail(t, at)
 
 
 def test_a_detail_far_from_its_snapshot_is_merged_right(tmp_path: Path) -> None:
@@ -99,7 +91,7 @@ def test_a_detail_far_from_its_snapshot_is_merged_right(tmp_path: Path) -> None:
     assert len(series._snaps) >= 2
     for first in (SNAP - 1, SNAP, SNAP + 1, SNAP + 19, base + SNAP + 20):
         at = times[first - base - 1]
-        assert _kept(t, at) == detail_of(graph_at(t.service, _iso(at))), first
+        assert kept_detail(t, at) == detail_of(graph_at(t.service, _iso(at))), first
 
 
 def test_an_old_or_doctored_detail_is_not_trusted(tmp_path: Path) -> None:
@@ -137,7 +129,7 @@ def test_an_old_or_doctored_detail_is_not_trusted(tmp_path: Path) -> None:
     series = series_of(moments_of(t.service))
     series.ensure(wait=True)
     for at in t.moments:
-        assert _kept(t, at) == detail_of(graph_at(t.service, _iso(at)))
+        assert kept_detail(t, at) == detail_of(graph_at(t.service, _iso(at)))
 
 
 REPORT = """{ linkReport(asOf: "%(when)s") { total errors warnings byStatus { status count }

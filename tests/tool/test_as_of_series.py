@@ -26,7 +26,8 @@ from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import attach_memory_service
 from brain.tool.access import Actor
-from brain.tool.asof.counts.series import StatsSeries, counts_at, default_series_path, series_of
+from brain.tool.asof.counts.detail import Detail
+from brain.tool.asof.counts.series import StatsSeries, counts_at, default_series_path, kept_at, series_of
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.service import graph_at, moments_of, stats_as_of
 from brain.tool.calls.tool import MemoryTool
@@ -149,6 +150,15 @@ def _reload(t: Timeline) -> StatsSeries:
     series = StatsSeries(moments_of(t.service), default_series_path(t.service.blobs.directory))
     series._load(t.service.history.all())
     return series
+
+
+def kept_detail(t: Timeline, at: float) -> Detail:
+    """The kept detail of moment `at` (the series must cover it)."""
+    moments = moments_of(t.service)
+    records = moments.history.all()
+    found = kept_at(moments, moment_index(records, moments.timeline, at, moments.clock()), records)
+    assert found is not None, f"the series does not cover {_iso(at)}"
+    return found[1]
 
 
 def test_an_untrusted_counts_file_is_ignored_and_walked_again(tmp_path: Path) -> None:

@@ -171,6 +171,18 @@ def test_delete_asks_first_and_names_the_path(page: Any, server: BrainServer, wo
     expect(page.get_by_role("link", name=victim.stem, exact=True)).to_have_count(0)
 
 
+def rename_in_shared(page: Any, workspace: Path, old: str, new: str) -> None:
+    """In the open Rename dialog of shared note `old`: its scope offered, the new name given,
+    the note shown under it and the file moved on disk."""
+    dialog = page.get_by_role("dialog", name=f"Rename memory/shared/{old}.md")
+    expect(dialog.get_by_label("Scope")).to_have_value("shared")
+    dialog.get_by_label("New name").fill(new)
+    dialog.get_by_role("button", name="Rename").click()
+    expect(page.get_by_role("heading", name=f"memory/shared/{new}.md")).to_be_visible()
+    assert (workspace / f"memory/shared/{new}.md").exists()
+    assert not (workspace / f"memory/shared/{old}.md").exists()
+
+
 def test_rename_moves_the_file_clicked_before_and_after_the_scopes_load(
     page: Any, server: BrainServer, workspace: Path
 ) -> None:
@@ -197,13 +209,7 @@ def test_rename_moves_the_file_clicked_before_and_after_the_scopes_load(
     for route in held:
         route.continue_()
     page.unroute("**/graphql")
-    dialog = page.get_by_role("dialog", name="Rename memory/shared/customer-tiers.md")
-    expect(dialog.get_by_label("Scope")).to_have_value("shared")
-    dialog.get_by_label("New name").fill("pricing-tiers")
-    dialog.get_by_role("button", name="Rename").click()
-    expect(page.get_by_role("heading", name="memory/shared/pricing-tiers.md")).to_be_visible()
-    assert (workspace / "memory/shared/pricing-tiers.md").exists()
-    assert not (workspace / "memory/shared/customer-tiers.md").exists()
+    rename_in_shared(page, workspace, "customer-tiers", "pricing-tiers")
 
     # Again, once the scopes have loaded: the page, loaded anew on the moved note, asks for them
     # after the note is shown.
@@ -213,13 +219,7 @@ def test_rename_moves_the_file_clicked_before_and_after_the_scopes_load(
         page.reload()
     expect(page.get_by_role("textbox", name="Markdown of memory/shared/pricing-tiers.md")).to_be_visible()
     page.get_by_role("button", name="Rename").click()
-    dialog = page.get_by_role("dialog", name="Rename memory/shared/pricing-tiers.md")
-    expect(dialog.get_by_label("Scope")).to_have_value("shared")
-    dialog.get_by_label("New name").fill("tier-prices")
-    dialog.get_by_role("button", name="Rename").click()
-    expect(page.get_by_role("heading", name="memory/shared/tier-prices.md")).to_be_visible()
-    assert (workspace / "memory/shared/tier-prices.md").exists()
-    assert not (workspace / "memory/shared/pricing-tiers.md").exists()
+    rename_in_shared(page, workspace, "pricing-tiers", "tier-prices")
 
 
 def test_a_note_written_on_disk_appears_without_a_reload(
