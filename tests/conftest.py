@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -38,6 +39,13 @@ from tests.skips import (  # noqa: F401  (pytest finds hooks by name in a confte
     pytest_runtest_makereport,
     pytest_terminal_summary,
 )
+
+# pytest keeps each test module's assertion-rewritten code in __pycache__ only where bytecode
+# may be written; under PYTHONDONTWRITEBYTECODE (set in many containers, this machine's too)
+# every pytest process, each xdist worker and each nested run, rewrote all ~400 test modules
+# again: 2-6 s of a core each (issue 40). The cache is pytest's own, gitignored, and checked
+# against each module's source as any .pyc is.
+sys.dont_write_bytecode = False
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "tools" / "neo4j" / "neo4j.sh"
