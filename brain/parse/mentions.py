@@ -177,13 +177,30 @@ class NameIndex:
             lengths.setdefault(words[0], set()).add(len(words))
             by_words.setdefault(words, []).append(squashed)
         self._lengths = {w: sorted(n, reverse=True) for w, n in lengths.items()}
-        self.first_words = frozenset(self._lengths)
         # Each word tuple's number, and the names it holds by number: what the Rust twin
         # answers with (a number crosses into Python cheaper than a tuple of words).
         self._words = list(by_words)
-        self._numbers = {words: k for k, words in enumerate(self._words)}
         self._names = [frozenset(by_words[w]) for w in self._words]
+        self._derive()
+
+    def _derive(self) -> None:
+        """What the words and lengths give at once (not pickled: `__getstate__`)."""
+        self.first_words = frozenset(self._lengths)
+        self._numbers = {words: k for k, words in enumerate(self._words)}
         self._native: object = None
+
+    def __getstate__(self) -> dict[str, object]:
+        # What a parse helper receives built (brain.parse.mention_seeds.Vocabulary): every
+        # field but the Rust twin's table, which is built again on first use over there.
+        # Nor what the words give back at once (`_numbers`, `first_words`): less to read.
+        state = dict(self.__dict__)
+        for derived in ("_native", "_numbers", "first_words"):
+            del state[derived]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._derive()
 
     def __len__(self) -> int:
         return self._count

@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
-from brain.parse.mention_seeds import SEED_MAX, Vocabulary, mentions_from_seed, seed_of
+from brain.parse.mention_seeds import SEED_MAX, ScopedVocabulary, Vocabulary, mentions_from_seed, seed_of
 from brain.parse.mentions import Mention, MentionTarget, NameIndex, find_mentions
 from tests.unit.test_mentions import CASES, SOURCE, index
 
@@ -66,11 +66,35 @@ def test_seeded_equals_reference(pieces: list[str], picked: list[int], linked_at
     assert seeded(body, names, vocabulary, linked) == reference(body, names, linked)
 
 
-def test_vocabulary_crosses_a_pipe_as_its_names() -> None:
-    vocabulary = pickle.loads(pickle.dumps(Vocabulary(NAMES)))
+def index_fields(index: NameIndex) -> tuple[object, ...]:
+    """Everything a NameIndex answers from, as values."""
+    return (len(index), index.first_words, index._lengths, index._words, index._numbers,
+            index._names, index._targets)
+
+
+def test_vocabulary_crosses_a_pipe_built() -> None:
+    """A parse helper receives the vocabulary's index built, not its names to index again:
+    every field equal to the sender's, and the Rust table built again over there."""
+    sent = Vocabulary(NAMES)
+    sent.index.native_table()  # built on this side: never pickled
+    vocabulary = pickle.loads(pickle.dumps(sent))
     assert vocabulary.names == sorted(NAMES)
+    assert vocabulary.blank_links == sent.blank_links
+    assert index_fields(vocabulary.index) == index_fields(sent.index)
     assert vocabulary.covers(("release", "plan"), "release plan")
     assert not vocabulary.covers(("release", "plan"), "release plans")
+    for body in [c[1] for c in CASES]:
+        assert seed_of(body, 3, vocabulary) == seed_of(body, 3, sent)
+
+
+def test_a_scoped_vocabulary_crosses_with_every_scope_built() -> None:
+    names = {"a": ["alpha", "beta gamma"], "b": ["beta", "deploy guide"], "shared": ["release plan", "alpha"]}
+    scoped = pickle.loads(pickle.dumps(ScopedVocabulary(names)))
+    assert sorted(scoped._scopes) == ["a", "b", "shared"]
+    fresh = ScopedVocabulary(names)
+    for scope in [*names, "c"]:  # "c": a scope without a name of its own, built on demand
+        assert scoped.for_scope(scope).names == fresh.for_scope(scope).names
+        assert index_fields(scoped.for_scope(scope).index) == index_fields(fresh.for_scope(scope).index)
 
 
 def test_a_hostile_note_is_not_seeded() -> None:
