@@ -45,6 +45,7 @@ class SnapshotKeeper:
         self.loaded = False
         self.load_seconds = 0.0
         self.status = "not loaded"  # why the last load did or did not happen (tests, logs)
+        self._tried = False
         self.writes = 0
         self._lock = lock  # the Brain's: a snapshot is taken between two syncs, never within one
         self._cond = threading.Condition()
@@ -57,7 +58,12 @@ class SnapshotKeeper:
         self._unsettled: Callable[[], None] | None = None
 
     def load(self) -> bool:
-        """Restore the store and the ingester from the snapshot, if it is sound."""
+        """Restore the store and the ingester from the snapshot, if it is sound. Once: a
+        server asks at its start (`Brain.open_snapshot`) and again at its first sync, which
+        read a refused snapshot twice and logged why twice."""
+        if self._tried:
+            return self.loaded
+        self._tried = True
         started = time.perf_counter()
         stamp = ""
         if isinstance(self.store, DatabaseStore):

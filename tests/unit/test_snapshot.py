@@ -194,6 +194,24 @@ def test_a_broken_snapshot_is_ignored_with_a_log_line_and_everything_is_read(
     assert keeper(started(workspace)).loaded  # rewritten whole
 
 
+def test_a_server_reads_a_broken_snapshot_once(workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A server asks for the snapshot at its start, then syncs: one read, one log line (the
+    same snapshot was read twice, and `brain serve` printed why twice)."""
+    started(workspace).close()
+    path = snapshot_path(workspace)
+    path.write_bytes(b"PK\x03\x04" + path.read_bytes()[4:])
+    server = Brain(workspace, cache=True)
+    with caplog.at_level(logging.INFO, logger="brain.snapshot.image"):
+        assert not server.open_snapshot()
+        server.sync()
+    said = [r.getMessage() for r in caplog.records]
+    (line,) = [m for m in said if m.startswith("brain: ignoring the snapshot")]
+    assert str(path) in line
+    assert "corrupt" in line
+    assert server.store.export() == reference(workspace).store.export()
+    server.close()
+
+
 def test_brain_toml_changed_makes_the_snapshot_stale(workspace: Path) -> None:
     started(workspace).close()
     (workspace / "brain.toml").write_text("# tuned\n")
