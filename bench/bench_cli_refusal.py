@@ -68,7 +68,7 @@ def ready_cpu(code: Path, ws: Path) -> float:
                 if process.poll() is not None or time.monotonic() - started > 600:
                     raise SystemExit("brain serve did not get ready")
                 time.sleep(0.02)
-            return cpu_s(process.pid)
+            return float(cpu_s(process.pid))
         finally:
             process.terminate()
             process.wait(60)
