@@ -14,8 +14,9 @@ from typing import NoReturn
 from brain.cli import version
 
 # Commands whose parsers are built here: `brain ingest` and the others need none of the memory
-# tool's, maintenance's, MCP's or search's modules, which the rest of the parsers import.
-CORE_COMMANDS = frozenset({"ingest", "check", "serve", "lsp", "schema"})
+# tool's, maintenance's, MCP's or search's modules, which the rest of the parsers import
+# (`brain config show` read the operator's settings after 0.6 s of a core importing them).
+CORE_COMMANDS = frozenset({"ingest", "check", "serve", "lsp", "schema", "config"})
 
 
 class _VersionAction(argparse.Action):
@@ -83,6 +84,18 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
     add_cache_option(lsp)
 
     sub.add_parser("schema", help="print the GraphQL schema (SDL)")
+    config = sub.add_parser("config", help="the operator's settings: `brain config show`")
+    config.add_argument("action", choices=("show",))
+    config.add_argument(
+        "workspace", type=Path, nargs="?", default=env_path("BRAIN_WORKSPACE"),
+        help="the workspace to be served: its brain.toml is checked, and a config file inside it refused",
+    )
+    config.add_argument("--format", choices=("text", "json"), default="text")
+    # The flags `brain serve` takes: `brain config show --port 9000` shows what that serve would use.
+    config.add_argument("--host")
+    config.add_argument("--port", type=int)
+    add_store_options(config)
+    add_config_option(config)
     if not full:
         return parser
 
@@ -115,18 +128,6 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
 
     add_store_options(add_related_parser(sub))
 
-    config = sub.add_parser("config", help="the operator's settings: `brain config show`")
-    config.add_argument("action", choices=("show",))
-    config.add_argument(
-        "workspace", type=Path, nargs="?", default=env_path("BRAIN_WORKSPACE"),
-        help="the workspace to be served: its brain.toml is checked, and a config file inside it refused",
-    )
-    config.add_argument("--format", choices=("text", "json"), default="text")
-    # The flags `brain serve` takes: `brain config show --port 9000` shows what that serve would use.
-    config.add_argument("--host")
-    config.add_argument("--port", type=int)
-    add_store_options(config)
-    add_config_option(config)
     return parser
 
 
@@ -162,13 +163,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return lsp_main(words[1:])
     parser = build_parser(full=_command(words) not in CORE_COMMANDS)
     args = parser.parse_args(argv)
-    if args.command == "serve":
-        # Its imports (GraphQL, the routes) allocate a few hundred thousand objects that live
-        # as long as the server: no cyclic collection rescans them on the way (7% of them).
-        from brain.gcpause import gc_paused
-
-        with gc_paused():
-            import brain.api.http.server  # noqa: F401
     from brain.cli import commands
     try:
         return commands.run(args, parser)

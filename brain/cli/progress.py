@@ -6,8 +6,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from brain.ingest.ingester import Progress
+if TYPE_CHECKING:  # the ingester (the stores, numpy): `brain config`, `brain serve` import this module
+    from brain.ingest.ingester import Progress
 
 
 @contextmanager

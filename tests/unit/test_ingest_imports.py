@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 # importlib.metadata (with zipfile and csv) is for `--version` alone; prometheus_client (and
 # the http.server and http.client it imports) for `brain serve`'s /metrics alone.
 NOT_FOR_INGEST = {"importlib.metadata", "zipfile", "prometheus_client", "http.server"}
@@ -62,3 +64,25 @@ def test_ingest_and_check_count_no_memory_health(tmp_path: Path) -> None:
         assert got["links"] == 3  # the graph was written
         assert got["valid"] is False, (command, got)
         assert got["sources"] == 0, (command, got)
+
+
+# A refused operator setting is one line before the server's or the ingester's imports (a
+# second of a core each time: tests/hostile/test_operator_config.py runs dozens of them).
+HEAVY = {"brain.api.http.server", "strawberry", "uvicorn", "brain.ingest.ingester", "numpy"}
+
+
+@pytest.mark.parametrize("words", [["serve", "{ws}", "--port", "0"], ["config", "show", "{ws}"]])
+def test_a_refused_setting_imports_neither_the_server_nor_the_ingester(
+    tmp_path: Path, words: list[str]
+) -> None:
+    (tmp_path / "memory").mkdir()
+    argv = [w.replace("{ws}", str(tmp_path)) for w in words]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "brain", *argv, "--set", "log.format=xml"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert '--set log.format=xml: [log] format must be "text" or "json"' in done.stderr
+    loaded = set(re.findall(r"^import time:.*\|\s*(\S+)$", done.stderr, re.M))
+    assert "brain.config.operator" in loaded  # the settings were read
+    assert not loaded & HEAVY, loaded & HEAVY
