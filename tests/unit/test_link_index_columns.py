@@ -157,3 +157,19 @@ def test_the_index_after_a_first_sync_of_an_example(tmp_path: Path, example: str
     expected.build(rows for _, rows in store._out.items())
     assert store.links_to(ids) == {
         i: [store.links_from([s])[s][o] for s, o in expected.to(i)] for i in ids}
+
+
+def test_a_server_builds_the_index_before_its_ready_line(tmp_path: Path) -> None:
+    """`Brain.build_indexes` (called by `brain serve` before it prints "ready") leaves the
+    first read nothing to build, and the answers are the lazily built store's."""
+    shutil.copytree(EXAMPLES / "workspace", tmp_path / "ws")
+    built, lazy = MemoryStore(), MemoryStore()
+    brain = Brain(tmp_path / "ws", built)
+    brain.sync()
+    Brain(tmp_path / "ws", lazy).sync()
+    brain.build_indexes()
+    assert built._indexed and not lazy._indexed
+    assert built.stats() == lazy.stats()
+    ids = sorted(built._memories)
+    assert built.links_to(ids) == lazy.links_to(ids)
+    assert built.backlinks(ids, 5) == lazy.backlinks(ids, 5)

@@ -233,6 +233,11 @@ class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySear
                 self._out.index_into(self._links)
             self._indexed = True
 
+    def build_indexes(self) -> None:
+        """`_ensure_indexes` now, not on the first read (a server, before its ready line)."""
+        with self._lock:
+            self._ensure_indexes()
+
     # ------------------------------------------------------------------ resolution support
 
     def name_entries(self, keys: Collection[str]) -> dict[str, list[NameEntry]]:
