@@ -16,7 +16,8 @@ there if missing; nothing is written into it):
   The first process of the first round also keeps the link table as the sync left it
   (`--workdir`/table-N-PROFILE.pkl) for the next part.
 * `table` (`--runs` rounds): a fresh process a code loads that table and builds the index
-  from it once: wall and CPU in ms, the process's peak RSS before and after the build (MB).
+  from it once (the collector paused, as the store does): wall and CPU in ms, the
+  process's peak RSS before and after the build (MB).
 
 Medians over the rounds, `uptime` before and after. Writes bench/results/first_read.json (or `--out`).
 """
@@ -76,6 +77,7 @@ print(json.dumps(out))
 
 TABLE = r"""
 import json, pickle, resource, sys, time
+from brain.gcpause import gc_paused
 from brain.store.memory.links.index import LinkIndex
 from brain.store.memory.links.table import LinkTable
 with open(sys.argv[1], "rb") as f:
@@ -86,7 +88,8 @@ del state
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 index = LinkIndex()
 t, c = time.perf_counter(), time.process_time()
-table.index_into(index)
+with gc_paused():  # as MemoryStore._ensure_indexes builds it
+    table.index_into(index)
 out = {"build": [(time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000],
        "rss_before_mb": before, "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
        "targets": len(index.incoming), "keys": len(index.by_key)}

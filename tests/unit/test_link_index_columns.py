@@ -168,7 +168,8 @@ def test_a_server_builds_the_index_before_its_ready_line(tmp_path: Path) -> None
     brain.sync()
     Brain(tmp_path / "ws", lazy).sync()
     brain.build_indexes()
-    assert built._indexed and not lazy._indexed
+    assert built._indexed
+    assert not lazy._indexed
     assert built.stats() == lazy.stats()
     ids = sorted(built._memories)
     assert built.links_to(ids) == lazy.links_to(ids)
