@@ -185,7 +185,7 @@ def grouped_into(out: dict[str, Refs], strings: Sequence[str | None], names: Arr
     del objects
     texts = list(map(strings.__getitem__, codes[first].tolist()))
     number = dict.fromkeys(texts, 0)  # one number a distinct name (equal strings merged)
-    unique = list(number)
+    unique: list[Any] = list(number)  # strs: no link's target id or key is None (index 0)
     number.update(zip(unique, range(len(unique)), strict=True))
     name_of = np.fromiter(map(number.__getitem__, texts), np.uint32, len(texts))
     lookup = np.zeros(len(strings), np.uint32)  # string index -> its name's number
