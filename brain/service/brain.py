@@ -272,6 +272,14 @@ class Brain:
     def stats(self) -> Stats:
         return self.store.stats()
 
+    def build_indexes(self) -> None:
+        """Build what the store leaves for its first read (the embedded store's link index
+        after a first sync or a restore: 1.4 s of CPU at 100,000 notes), so that a server's
+        first answer after its ready line does not pay it. Other stores keep nothing back."""
+        build = getattr(self.store, "build_indexes", None)
+        if build is not None:
+            build()
+
     def memory_at(self, rel: str) -> MemoryNode | None:
         return self.store.memory_by_path(rel)
 

@@ -42,7 +42,7 @@ from brain.store.memory.links.image import (
     LinkImage,
     block_rows,
 )
-from brain.store.memory.links.index import LinkIndex, refs_of
+from brain.store.memory.links.index import LinkIndex, grouped_into
 from brain.store.memory.rows import RAW, LinkRow, kept_raws
 
 PACK_AFTER = 4096  # dead links tolerated before a pack, whatever the live count
@@ -315,34 +315,20 @@ class LinkTable:
     def index_into(self, index: LinkIndex) -> None:
         """Fill an empty `index` as `LinkIndex.build` would from the live rows, without
         building them: sources numbered in order, references grouped by target and by key
-        with a sort (numpy), each group in the order the build would add it, targets in the
+        (`grouped_into`), each group in the order the build would add it, targets in the
         order they first appear (as a build adds them)."""
         image = self._live_now()
         keep = image.live_links()
         blocks = image.live_blocks()
         counts = np.diff(image.starts)[blocks]
-        linked = [image.sources[b] for b, n in zip(blocks.tolist(), counts.tolist(), strict=True) if n]
+        linked = list(map(image.sources.__getitem__, blocks[counts > 0].tolist()))
         bases = np.array(index.numbered(linked), dtype=np.int64)
         ordinal = image.columns["ordinal"]
         ordinal = ordinal if keep is None else ordinal[keep]
         refs = np.repeat(bases, counts[counts > 0]) | ordinal.astype(np.int64)
-        table = image.string_array()
-        # One index a string (the first it has): a string may be in the list twice.
-        first = dict(zip(reversed(image.strings), range(len(image.strings) - 1, -1, -1), strict=True))
-        canonical = np.fromiter(map(first.__getitem__, image.strings), np.int64, len(image.strings))
         for name, out in (("target_id", index.incoming), ("key", index.by_key)):
-            values = canonical[image.columns[name] if keep is None else image.columns[name][keep]]
-            if not len(values):
-                continue
-            order = np.argsort(values, kind="stable")
-            ranked = values[order]
-            cuts = (np.flatnonzero(np.diff(ranked)) + 1).tolist()
-            starts, ends = [0, *cuts], [*cuts, len(ranked)]
-            grouped = refs[order]
-            keys = table[ranked[starts]].tolist()
-            firsts = order[starts]  # a stable sort: each group's first is where it first appears
-            for at in np.argsort(firsts, kind="stable").tolist():
-                out[keys[at]] = refs_of(array("q", grouped[starts[at] : ends[at]].tobytes()))
+            names = image.columns[name]
+            grouped_into(out, image.strings, names if keep is None else names[keep], refs)
         index.unresolved = {
             t: UnresolvedNode(t.split(":", 1)[1]) for t in index.incoming if t.startswith(UNRESOLVED)
         }
