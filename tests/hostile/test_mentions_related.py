@@ -13,6 +13,7 @@ from brain.service.brain import Brain
 from brain.service.mentions import note_mentions, related_to
 from brain.store.base import GraphStore
 from brain.store.visibility import Reach
+from tests.search.workspace import alice_and_bob
 
 NOTES = {
     "memory/alice/tokio-runtime.md": (
@@ -35,14 +36,7 @@ BOB["memory/bob/secret plan.md"] = "tokio runtime\n"
 
 
 def workspace(root: Path) -> Path:
-    (root / "agents").mkdir(parents=True)
-    for agent in ("alice", "bob"):
-        (root / "agents" / f"{agent}.md").write_text("---\nmemory: true\n---\n", encoding="utf-8")
-    for rel, text in {**NOTES, **BOB}.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return alice_and_bob(root, {**NOTES, **BOB})
 
 
 def test_mentions_and_related_stay_in_reach(store: GraphStore, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from brain.store.base import GraphStore, MemoryFilter, SearchWhere
 from brain.store.memory.store import MemoryStore
 from brain.store.visibility import Reach
 from tests.search.helpers import needs_model
+from tests.search.workspace import alice_and_bob
 
 pytest.importorskip("numpy")
 
@@ -41,14 +42,7 @@ BOB = {f"memory/bob/runtime-{i}.md": f"The tokio runtime runs async tasks on a w
 
 
 def workspace(root: Path) -> Path:
-    for agent in ("alice", "bob"):
-        (root / "agents").mkdir(parents=True, exist_ok=True)
-        (root / "agents" / f"{agent}.md").write_text("---\nmemory: true\n---\n", encoding="utf-8")
-    for rel, text in {**ALICE, **BOB}.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return alice_and_bob(root, {**ALICE, **BOB})
 
 
 def brute_force(brain: Brain, vector: list[float], scopes: frozenset[str]) -> list[tuple[str, float]]:

@@ -1,4 +1,5 @@
-"""A small workspace with one private secret, for privacy and front-end tests."""
+"""Small workspaces of agents alice and bob: one with a private secret, for privacy and
+front-end tests, and `alice_and_bob` of any files, for the reach of mentions and related notes."""
 
 from __future__ import annotations
 
@@ -28,3 +29,15 @@ def private_workspace(root: Path) -> Workspace:
         "---\ndescription: Release days for everyone\ntype: reference\n---\nReleases ship on Friday.\n",
     )
     return ws
+
+
+def alice_and_bob(root: Path, files: dict[str, str]) -> Path:
+    """Agents alice and bob with memory on, and `files` (workspace path -> text)."""
+    (root / "agents").mkdir(parents=True, exist_ok=True)
+    for agent in ("alice", "bob"):
+        (root / "agents" / f"{agent}.md").write_text("---\nmemory: true\n---\n", encoding="utf-8")
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
