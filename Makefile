@@ -71,14 +71,16 @@ test: $(STAMP) bytecode
 # The random-operation state machines (tests/unit/test_linking_random.py, a quarter of tests/unit's
 # time) try 50 sequences each here, 250 in `make test`; the property tests draw at most 300
 # examples each here (BRAIN_MAX_EXAMPLES, tests/plan.py): the scanner equivalence tests draw
-# 1,500-4,000 in `make test` and took nearly half of tests/unit's time.
+# 1,500-4,000 in `make test` and took nearly half of tests/unit's time. No unit test uses
+# pytest-lsp's fixtures: without its plugin the controller and each worker skip importing
+# lsprotocol, most of a second of a core each.
 check: $(STAMP) bytecode
 	$(VENV)/bin/ruff check brain tests bench tools/layers
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict tools/layers/check.py
 	$(VENV)/bin/python tools/layers/check.py
 	BRAIN_RANDOM_OPS_EXAMPLES=50 BRAIN_MAX_EXAMPLES=300 $(VENV)/bin/python -m pytest -q -p no:cacheprovider \
-		-n 2 --dist loadgroup -m "not neo4j" tests/unit
+		-p no:pytest-lsp -n 2 --dist loadgroup -m "not neo4j" tests/unit
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check brain tests bench tools/layers
