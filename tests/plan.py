@@ -25,7 +25,7 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   `python` parameter does), so the pass would run it exactly as the main run did;
   tests/unit/test_plan.py runs the marked tests with every native function raising, to prove it.
 - Property tests (hypothesis): BRAIN_MAX_EXAMPLES caps every test's examples (`make check`
-  sets it: the fast loop draws a tenth of the 3,000-4,000 examples the scanner equivalence
+  sets it: the fast loop draws 200 of the 3,000-4,000 examples the scanner equivalence
   tests draw in `make test`, which sets no cap).
 - Semantic search is off in tests (BRAIN_SEMANTIC=off, inherited by every `brain serve` a test
   starts) unless a module asks with `pytestmark = pytest.mark.semantic` (tests/search asks as

@@ -83,9 +83,16 @@ def layout_workspace(root: Path, spec: LayoutSpec, count: int = 24) -> None:
 
 
 def graph(root: Path) -> tuple[object, ...]:
+    return graph_and_anchored(root)[0]
+
+
+def graph_and_anchored(root: Path) -> tuple[tuple[object, ...], int]:
+    """The graph one batch builds of `root`, and its links with an anchor to another note
+    (at most these are checked again): one ingest for both."""
     brain = Brain(root, MemoryStore())
     result = brain.sync()
-    return brain.store.export(), brain.problems(), (result.parsed, len(result.changed_ids))
+    anchored = sum(1 for link in links_of(brain) if link.anchor is not None and link.target)
+    return (brain.store.export(), brain.problems(), (result.parsed, len(result.changed_ids))), anchored
 
 
 class Count:
@@ -135,13 +142,12 @@ def stored_links(root: Path) -> list[Link]:
     """Every link of the graph a single batch builds of `root`."""
     brain = Brain(root, MemoryStore())
     brain.sync()
+    return links_of(brain)
+
+
+def links_of(brain: Brain) -> list[Link]:
     sources = [memory.id for memory in brain.store.list_memories(MemoryFilter())]
     return [link for links in brain.store.links_from(sources).values() for link in links]
-
-
-def anchored(root: Path) -> int:
-    """Links with an anchor to another note: at most these are checked again."""
-    return sum(1 for link in stored_links(root) if link.anchor is not None and link.target)
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
@@ -150,8 +156,7 @@ def test_parts_give_the_graph_of_one_batch_in_every_layout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: LayoutSpec, size: int
 ) -> None:
     layout_workspace(tmp_path, spec)
-    whole = graph(tmp_path)
-    most = anchored(tmp_path)
+    whole, most = graph_and_anchored(tmp_path)
     written = in_parts(monkeypatch, size)
     count = Count(monkeypatch)
     assert graph(tmp_path) == whole

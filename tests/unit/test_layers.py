@@ -1,5 +1,7 @@
-"""The import-layer check (tools/layers/check.py) holds for brain, and fails on what it must:
-an import up a layer, a circle, a module in no layer. Trees of a few files, built per test."""
+"""The import-layer check (tools/layers/check.py) fails on what it must: an import up a layer,
+a circle, a module in no layer. Trees of a few files, built per test. That brain itself passes
+is the check's own run in `make lint`, `make check` and scripts/test (a test here repeated it,
+the same call on the same tree, 2 s of a core)."""
 
 from __future__ import annotations
 
@@ -34,10 +36,6 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     for folder in {p.parent for p in tmp_path.rglob("*.py")}:
         (folder / "__init__.py").touch()
     return tmp_path
-
-
-def test_brain_imports_run_down_without_circles() -> None:
-    assert check.problems(REPO) == []
 
 
 def test_an_import_up_a_layer_is_named_with_its_line(tmp_path: Path) -> None:

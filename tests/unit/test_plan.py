@@ -27,6 +27,9 @@ from tests.plan import (
 )
 
 TESTS = Path(__file__).resolve().parents[1]
+# The nested runs below use no language-server fixture: without pytest-lsp's plugin each of
+# their processes skips importing lsprotocol (most of a second of a core each).
+NO_LSP = ("-p", "no:pytest-lsp")
 
 
 def test_the_scanner_tests_are_those_that_import_a_scanner() -> None:
@@ -169,7 +172,7 @@ def scheduled(tmp_path_factory: pytest.TempPathFactory) -> list[list[str]]:
     env = {**os.environ, "PYTHONPATH": str(TESTS.parent), URI_ENV: "bolt://first:1",
            SECOND_SERVER_ENV: "bolt://second:2", MAX_EXAMPLES_ENV: "7"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *NO_LSP, "-n", "2",
          "--dist", "loadgroup", "--rootdir", str(root), str(root)],
         cwd=root, env=env, capture_output=True, text=True, timeout=300,
     )
@@ -232,7 +235,7 @@ def test_the_tests_left_out_of_the_python_scanner_pass_call_no_native_scanner(tm
                     if "mark.no_native_rerun" in p.read_text(encoding="utf-8"))
     assert len(marked) >= 3, marked
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.native_trap",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *NO_LSP, "-p", "tests.native_trap",
          "-m", "no_native_rerun", *marked],
         cwd=TESTS.parent, env={**os.environ, MAX_EXAMPLES_ENV: "30", "PYTHONPATH": str(TESTS.parent)},
         capture_output=True, text=True, timeout=600,
