@@ -19,7 +19,10 @@ vectors for `--real` notes, the others synthetic: a real one of a sampled note p
 ingest, the store's vector index and related then run as in production with embeddings on,
 and the model embeds nothing (`embedded_now` is 0), so 100,000 notes are measured, which
 embedding would take hours here. The part "embed" is the note's vector read from the cache,
-as related reads it. `--server-pid` (the Neo4j JVM): its CPU per related call (`server_cpu`).
+as related reads it. `--server-pid` (the Neo4j JVM): its CPU per related call (`server_cpu`). On Neo4j,
+`vector_reads` counts the vector part's index reads per query (it widens k until enough
+neighbours are in the reader's reach). `--profile-out FILE`: cProfile of the whole calls,
+run again after the timed pass (so the profiler's cost is not in the figures).
 Writes bench/results/related.json with the load average of each run.
 """
 
@@ -95,6 +98,19 @@ def server_ticks():  # the Neo4j JVM's utime + stime (10 ms ticks)
     fields = Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
 out["load_start"] = [round(x, 2) for x in os.getloadavg()]
+# Neo4j: the vector index's reads per vector query (it widens k until enough are in reach)
+counting, rounds = False, []
+index_read = getattr(search.index, "_read", None)
+if index_read is not None:
+    def counted_read(query, **params):
+        if counting and "queryNodes" in query:
+            rounds[-1] += 1
+        return index_read(query, **params)
+    search.index._read = counted_read
+profiler = None
+if os.environ.get("BENCH_PROFILE_OUT"):  # --profile-out: cProfile of the whole related calls only
+    import cProfile
+    profiler = cProfile.Profile()
 for memory in picked:
     reach = Reach.of_agent(memory.scope)
     s0 = server_ticks() if server else 0
@@ -116,14 +132,24 @@ for memory in picked:
             vector = search.indexer.query_vector(text)
         parts["embed"].append(ms(t))
         if vector is not None:
+            rounds.append(0); counting = True
             t = time.perf_counter(); search.index.vector_search(vector, where, 10 + len(linked) + 1)
-            parts["vector"].append(ms(t))
+            parts["vector"].append(ms(t)); counting = False
 def pct(v):
     if not v:
         return None
     o = sorted(v)
     return {"p50": round(statistics.median(o), 1), "p95": round(o[min(len(o) - 1, int(0.95 * len(o)))], 1)}
 out.update({k: pct(v) for k, v in parts.items()})
+if index_read is not None and rounds:
+    out["vector_reads"] = {str(r): rounds.count(r) for r in sorted(set(rounds))}  # reads per query: calls
+if profiler is not None:  # a second pass, after the timed one: the profiler's cost stays out of it
+    for memory in picked:
+        reach = Reach.of_agent(memory.scope)
+        profiler.enable()
+        related_to(search, brain.root, memory, reach=reach, first=10)
+        profiler.disable()
+    profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
 out["n"] = len(picked)
 out["load"] = [round(x, 2) for x in os.getloadavg()]
 print(json.dumps(out))
@@ -155,6 +181,8 @@ def main() -> int:
     parser.add_argument("--put-rows", type=int, help="--filled-cache: put the cached vectors into the store "
                         "in calls of this many rows before the indexer starts (it then finds them all there)")
     parser.add_argument("--server-pid", type=int, help="the Neo4j JVM: its CPU per related call")
+    parser.add_argument("--profile-out", type=Path, help="cProfile stats of the whole related calls, a "
+                        "second pass after the timed one, written here")
     args = parser.parse_args()
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("", "")]
     rows: list[dict[str, object]] = []
@@ -172,6 +200,8 @@ def main() -> int:
                         env["BENCH_FILL_REAL"], env["BENCH_REPO"] = str(args.real), str(HERE.parent)
                     if args.put_rows:
                         env["BENCH_PUT_ROWS"] = str(args.put_rows)
+                    if args.profile_out:
+                        env["BENCH_PROFILE_OUT"] = str(args.profile_out.resolve())
                     if args.server_pid:
                         env["BENCH_SERVER_PID"] = str(args.server_pid)
                     done = subprocess.run(
