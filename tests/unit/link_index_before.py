@@ -10,8 +10,14 @@ from array import array
 import numpy as np
 
 from brain.model import UnresolvedNode
-from brain.store.memory.links.index import LinkIndex, refs_of
+from brain.store.memory.links.index import SET_AFTER, LinkIndex, Refs
 from brain.store.memory.links.table import UNRESOLVED, LinkTable
+
+
+def refs_of(numbers: array[int]) -> Refs:
+    """The refs of one target or key, as `add_all` leaves them: an array in the order they
+    were added, a set past SET_AFTER."""
+    return set(numbers) if len(numbers) > SET_AFTER else numbers
 
 
 def index_before(table: LinkTable, index: LinkIndex) -> None:

@@ -21,11 +21,11 @@ from bench.workload import generate
 from brain.model import LinkStatus
 from brain.service.brain import Brain
 from brain.store.memory.links.image import STATUSES
-from brain.store.memory.links.index import SET_AFTER, LinkIndex, Refs, grouped_into, refs_of
+from brain.store.memory.links.index import SET_AFTER, LinkIndex, Refs, grouped_into
 from brain.store.memory.links.table import LinkTable
 from brain.store.memory.rows import LinkRow
 from brain.store.memory.store import MemoryStore
-from tests.unit.link_index_before import index_before
+from tests.unit.link_index_before import index_before, refs_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

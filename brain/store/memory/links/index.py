@@ -156,15 +156,10 @@ class LinkIndex:
                 self.add_all(rows[0][SOURCE], rows)
 
 
-def refs_of(numbers: array[int]) -> Refs:
-    """The refs of one target or key, as `add_all` leaves them: an array in the order they
-    were added, a set past SET_AFTER."""
-    return set(numbers) if len(numbers) > SET_AFTER else numbers
-
-
 def grouped_into(out: dict[str, Refs], strings: Sequence[str | None], names: Array, refs: Array) -> None:
     """Fill an empty `out` with the refs of each name, as `add_all` of every link in order
-    leaves it: names in the order they first appear, each one's refs in link order (`refs_of`).
+    leaves it: names in the order they first appear, each one's refs in link order (an
+    array; a set past SET_AFTER, as `_put` makes it).
 
     `names[i]` (an index into `strings`, where a string may be twice: a first sync's batches
     each add theirs) is link i's name, `refs[i]` its ref. A first build after a 100,000-note
