@@ -12,6 +12,16 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(NATIVE_SOURCES) | sha1s
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' brain/__init__.py)
 MODEL_WHEEL := $(VENV)/wheels/brain_minilm-$(VERSION)-py3-none-any.whl
 
+# Build outputs kept outside the clone, as code-server and mypy's cache are (BRAIN_CI_CACHE): a
+# fresh clone (CI) built the native crate's dependencies (about 50 s of CPU) and the model's wheel
+# (about 30 s, and a download of numpy, onnx and onnxruntime) again each time. Cargo checks its
+# own fingerprints; the model's wheel is kept by the hash of everything that builds it. Nothing
+# is needed from here: an empty cache builds it all.
+BUILD_CACHE := $(or $(BRAIN_CI_CACHE),$(HOME)/.cache/brain-ci)
+export CARGO_TARGET_DIR ?= $(BUILD_CACHE)/cargo-target
+MODEL_SOURCES := scripts/dist $(sort $(shell find tools/dist -type f -not -path '*/__pycache__/*'))
+MODEL_CACHED := $(BUILD_CACHE)/model-$(VERSION)-$(shell cat $(MODEL_SOURCES) | sha1sum | cut -c1-12)
+
 .PHONY: serve test check lint bench clean web native bytecode dist
 
 $(STAMP): pyproject.toml $(NATIVE_SOURCES)
@@ -26,7 +36,9 @@ $(STAMP): pyproject.toml $(NATIVE_SOURCES)
 	@# A model wheel built before the ONNX graph (model.onnx) was added is built again and replaces
 	@# the installed one (same version), or the encoder would stay on numpy, 10 times slower.
 	@$(VENV)/bin/python -c "import sys, zipfile; sys.exit('brain_minilm/model/model.onnx' not in zipfile.ZipFile(sys.argv[1]).namelist())" $(MODEL_WHEEL) 2>/dev/null \
-		|| { rm -f $(MODEL_WHEEL) && bash scripts/dist --model $(VENV)/wheels && $(VENV)/bin/python -m pip uninstall -q -y brain-minilm; }
+		|| { { test -f $(MODEL_CACHED)/$(notdir $(MODEL_WHEEL)) || bash scripts/dist --model $(MODEL_CACHED); } \
+			&& rm -f $(MODEL_WHEEL) && mkdir -p $(VENV)/wheels && cp $(MODEL_CACHED)/$(notdir $(MODEL_WHEEL)) $(VENV)/wheels/ \
+			&& $(VENV)/bin/python -m pip uninstall -q -y brain-minilm; }
 	$(VENV)/bin/python -m pip install -q --find-links $(VENV)/wheels 'brain-minilm==$(VERSION)' 'tokenizers>=0.15' 'onnxruntime>=1.17'
 	@$(MAKE) --no-print-directory native
 	@rm -f $(VENV)/.installed-* && touch $@
