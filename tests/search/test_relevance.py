@@ -20,6 +20,8 @@ import pytest
 from brain.search.service import Mode
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
+from brain.store.memory.store import MemoryStore
+from tests.conftest import STORES, open_neo4j
 from tests.search.helpers import example_brain, labelled, measure, needs_model
 
 FLOORS = {
@@ -35,9 +37,13 @@ FLOORS = {
 }
 
 
-@pytest.fixture
-def brain(store: GraphStore) -> Iterator[Brain]:
+@pytest.fixture(scope="module", params=STORES)
+def brain(request: pytest.FixtureRequest) -> Iterator[Brain]:
+    """The example ingested and embedded once a store for the module: every test only searches
+    it (the ingest and the embedding ran once a test, 11 times a store)."""
     needs_model()
+    store: GraphStore = (MemoryStore() if request.param == "memory"
+                         else open_neo4j(request.getfixturevalue("neo4j_login")))
     made = example_brain(store)
     yield made
     made.close()
