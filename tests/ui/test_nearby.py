@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 
 from tests.ui.server import BrainServer, copy_example
 
-
 VISIT = "---\ndescription: A visit.\n---\nRead the Zebra Handbook before grooming the zebra stripes,\n" \
     "and `zebra handbook` in code is no mention.\n"
 
