@@ -4,7 +4,8 @@ A `brain serve` start (Python's imports, the first read of the workspace) took 1
 loaded machine. The tests that only read the example share two servers a worker: `reader`
 (open) and `guarded` (tokens). Their modules mark the xdist group READERS, so under
 `-n 2` they run on one worker and each server starts once (tests/plan.py: a group a module
-marks is kept). A test that writes (through the page or on disk) has a server of its own.
+marks is kept). A test that writes (through the page or on disk) has a server of its own, or
+shares its module's with tests that write other notes only (test_memory_review, test_nearby).
 """
 
 from __future__ import annotations

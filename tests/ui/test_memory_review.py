@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,40 @@ def editor_text(page: Any, path: str) -> str:
     return str(page.get_by_role("textbox", name=f"Markdown of {path}").inner_text())
 
 
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy for the module's tests that write (through the page or on disk), served by one
+    `server`: each writes notes no other test here reads or writes (team-calendar, team-roster,
+    a new note in release-writer, code-reviewer's first, customer-tiers, written-on-disk), and
+    asks the history only of its own note, so the order they run in does not matter. A start
+    of `brain serve` was most of each one's time. The tests that only read use the worker's
+    shared `reader` (tests/ui/conftest.py); the restart test has a server of its own."""
+    return aged_example(tmp_path_factory.mktemp("memory-writers"))
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Path) -> Iterator[BrainServer]:
+    served = BrainServer(workspace).start()
+    yield served
+    served.stop()
+
+
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A copy of its own for each test that writes (through the page or on disk); the tests
-    that only read use the worker's shared `reader` (tests/ui/conftest.py)."""
+def own_workspace(tmp_path: Path) -> Path:
     return aged_example(tmp_path)
+
+
+@pytest.fixture
+def own_server(own_workspace: Path) -> Iterator[BrainServer]:
+    served = BrainServer(own_workspace).start()
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def own_page(own_server: BrainServer, bare_page: Any) -> Any:
+    """A page of a server of its own (closed before that server stops)."""
+    return bare_page
 
 
 def test_scopes_shared_first_with_memory_off_tag_and_file_details(
@@ -81,7 +111,9 @@ def test_edit_and_save_writes_the_file_and_the_history(
     expect(latest).to_contain_text("put by anonymous via graphql")
     # Recorded as the web UI's edit by the server itself: the session cookie the UI's page set
     # went with the save (brain/api/http/ui/session.py); no header of the page claims it.
-    last = History(workspace / ".brain" / "history.jsonl").all()[-1]
+    # The last of this note's: the module's other tests write other notes of this workspace.
+    last = [h for h in History(workspace / ".brain" / "history.jsonl").all()
+            if h.path == "memory/shared/team-calendar.md"][-1]
     assert (last.path, last.origin) == ("memory/shared/team-calendar.md", "ui")
     snap(page, "memory-saved-history")
 
@@ -236,8 +268,10 @@ def test_a_note_written_on_disk_appears_without_a_reload(
 
 
 def test_reconnects_after_the_server_restarts(
-    page: Any, server: BrainServer, workspace: Path, console: ConsoleErrors
+    own_page: Any, own_server: BrainServer, own_workspace: Path, console: ConsoleErrors
 ) -> None:
+    # A server of its own: it is stopped and started again.
+    page, server, workspace = own_page, own_server, own_workspace
     # While the server is down, Chromium itself logs each refused reconnect attempt.
     console.allow(r"WebSocket connection to .* failed: .*ERR_CONNECTION_REFUSED")
     # A request in flight at the stop is refused. A reconnect that lands while the restarted

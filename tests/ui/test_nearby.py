@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +14,30 @@ from playwright.sync_api import expect
 
 from tests.ui.server import BrainServer, copy_example
 
+VISIT = "---\ndescription: A visit.\n---\nRead the Zebra Handbook before grooming the zebra stripes,\n" \
+    "and `zebra handbook` in code is no mention.\n"
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = copy_example(tmp_path)
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One workspace for the module's three tests, each on a visit note of its own with the
+    same text (the mention of the handbook at line 4:10): the first only reads zebra-visit,
+    Link writes zebra-linked, the refusal changes zebra-changed on disk. A start of `brain
+    serve` a test was most of their time."""
+    root = copy_example(tmp_path_factory.mktemp("nearby"))
     (root / "memory/shared/zebra-handbook.md").write_text(
         "---\ndescription: Caring for zebras.\n---\nzebra stripes grooming zebra paddock\n", encoding="utf-8"
     )
-    (root / "memory/shared/zebra-visit.md").write_text(
-        "---\ndescription: A visit.\n---\nRead the Zebra Handbook before grooming the zebra stripes,\n"
-        "and `zebra handbook` in code is no mention.\n", encoding="utf-8"
-    )
+    for name in ("zebra-visit", "zebra-linked", "zebra-changed"):
+        (root / f"memory/shared/{name}.md").write_text(VISIT, encoding="utf-8")
     return root
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Path) -> Iterator[BrainServer]:
+    served = BrainServer(workspace).start()
+    yield served
+    served.stop()
 
 
 def test_mentions_and_related_panels(page: Any, server: BrainServer, workspace: Path) -> None:
@@ -45,9 +58,9 @@ def test_mentions_and_related_panels(page: Any, server: BrainServer, workspace: 
 def test_link_button_applies_the_exact_str_replace(page: Any, server: BrainServer, workspace: Path) -> None:
     """"Link" writes exactly the mention's str_replace (the rest of the file byte for byte),
     through the editor's save path: the history keeps the write, and the mention leaves."""
-    note = workspace / "memory/shared/zebra-visit.md"
+    note = workspace / "memory/shared/zebra-linked.md"
     before = note.read_text(encoding="utf-8")
-    page.goto(f"{server.base}/#/memory/shared/zebra-visit.md")
+    page.goto(f"{server.base}/#/memory/shared/zebra-linked.md")
     mentions = page.get_by_role("region", name="Unlinked mentions")
     expect(mentions.get_by_role("listitem")).to_have_count(1, timeout=20_000)
     mentions.get_by_role("button", name="Link Zebra Handbook on line 4").click()
@@ -55,7 +68,7 @@ def test_link_button_applies_the_exact_str_replace(page: Any, server: BrainServe
     after = before.replace("Read the Zebra Handbook", "Read the [[zebra-handbook|Zebra Handbook]]", 1)
     assert after != before
     assert note.read_text(encoding="utf-8") == after  # `zebra handbook` in code is untouched
-    editor = page.get_by_role("textbox", name="Markdown of memory/shared/zebra-visit.md")
+    editor = page.get_by_role("textbox", name="Markdown of memory/shared/zebra-linked.md")
     expect(editor).to_contain_text("Read the [[zebra-handbook|Zebra Handbook]] before grooming")
     expect(page.get_by_role("status").filter(has_text="Unsaved changes")).to_have_count(0)
     page.get_by_role("button", name="History").click()
@@ -74,7 +87,7 @@ def test_link_button_refuses_a_note_changed_on_disk(page: Any, server: BrainServ
     mentions first, and a mention found in the new text is rightly linked (a 'Saved' run under
     load, with no refusal to see).
     """
-    note = workspace / "memory/shared/zebra-visit.md"
+    note = workspace / "memory/shared/zebra-changed.md"
     holding: list[bool] = [False]
     held: list[Any] = []
 
@@ -90,7 +103,7 @@ def test_link_button_refuses_a_note_changed_on_disk(page: Any, server: BrainServ
         to_server.on_message(from_server)
 
     page.route_web_socket(re.compile(r"/graphql$"), live_updates)
-    page.goto(f"{server.base}/#/memory/shared/zebra-visit.md")
+    page.goto(f"{server.base}/#/memory/shared/zebra-changed.md")
     mentions = page.get_by_role("region", name="Unlinked mentions")
     expect(mentions.get_by_role("listitem")).to_have_count(1, timeout=20_000)
     expect(page.get_by_role("status").filter(has_text=re.compile("^Live$"))).to_be_visible()
