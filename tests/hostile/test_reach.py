@@ -27,6 +27,7 @@ from brain.store.base import GraphStore
 from brain.store.visibility import EVERYTHING, Reach
 from tests.api.live import live_server
 from tests.mcp.conftest import http_session, stdio_session
+from tests.mcp.test_clients import ready
 from tests.tool.conftest import write
 
 ALICE = (
@@ -120,10 +121,7 @@ async def mcp_answers(open_session: Any) -> dict[str, Any]:
     ]
     out: dict[str, Any] = {}
     async with open_session() as session:
-        for _ in range(300):
-            ok, text, _ = await session.tool("memory_problems", {})
-            if ok:
-                break
+        await ready(session)  # (was 300 calls back to back: busy work beside the first read)
         for name, args in calls:
             ok, text, data = await session.tool(name, args)
             assert ok, text
