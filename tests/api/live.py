@@ -96,8 +96,10 @@ def live_server(
         wait_for(lambda: server.started, "the server to start")
         if watch and wait_ready:
             # A first ingest on Neo4j sets up the schema and writes in several transactions:
-            # 15 s ran out on a loaded CI machine (a condition wait, not a time assertion).
-            wait_for(lambda: _healthy(live), "the first ingest", timeout=60.0)
+            # 15 s ran out on a loaded CI machine, and 60 s on a Neo4j server's cold first use
+            # (its JIT and query plans; CI took 54 s there): a condition wait, not a time
+            # assertion, so a passing run never waits for the bound.
+            wait_for(lambda: _healthy(live), "the first ingest", timeout=180.0)
         yield live
     finally:
         server.should_exit = True

@@ -12,6 +12,7 @@ import re
 import shutil
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -82,9 +83,18 @@ def link_texts(path: Path) -> list[str]:
     return [m.group(0) for m in WIKILINK.finditer(path.read_text(encoding="utf-8"))]
 
 
-def check_report(root: Path) -> CheckReport:
+@cache
+def reference(root: Path) -> Brain:
+    """A fresh embedded read of `root`, the oracle: once a copy, for the checks that ask it
+    (four documents and the maintenance report read the same unchanged shared copy, whose
+    files the fixture checks at the end)."""
     brain = Brain(root, MemoryStore())
     brain.sync()
+    return brain
+
+
+def check_report(root: Path) -> CheckReport:
+    brain = reference(root)
     return CheckReport(brain.stats(), brain.problems())
 
 
@@ -335,9 +345,7 @@ async def _graph_changed(live: LiveServer, root: Path) -> None:
 async def _maintenance_report(live: LiveServer, root: Path) -> None:
     from brain.maintain import find
 
-    reference = Brain(root)  # the oracle: the same pass over a fresh embedded graph
-    reference.sync()
-    expected = find(reference).findings
+    expected = find(reference(root)).findings  # the oracle: the same pass over a fresh embedded graph
     answer = (await run(live, "maintenance-report.graphql"))["maintenanceReport"]
     assert [(f["code"], f["path"], f["safe"]) for f in answer["findings"]] == [
         (f.code, f.path, f.safe) for f in expected

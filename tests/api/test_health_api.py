@@ -1,6 +1,12 @@
 """`memoryHealth` over HTTP on both stores: one query answers a dashboard, agents' tokens see
 only their own notes and the shared ones, lists page by cursor, bad arguments are refused in
-words; and `brain stats --format json` prints the same object (a real subprocess)."""
+words; and `brain stats --format json` prints the same object (a real subprocess).
+
+The tests only ask, so they share one served copy a store (`served`): each server is a first
+ingest, and on Neo4j several transactions. The refusals and the table of `brain stats` run its
+`main()` in this process (a subprocess was an interpreter and an ingest each, for one line);
+the JSON one stays a real process, as a script runs it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +23,11 @@ import httpx
 import pytest
 
 from brain.api.http.auth import TokenRegistry
-from brain.store.base import GraphStore
+from brain.cli.main import main
+from brain.store.memory.store import MemoryStore
 from tests.api.client import post
-from tests.api.conftest import ServerFactory
+from tests.api.live import live_server
+from tests.conftest import open_neo4j
 from tests.contract.helpers import Workspace, note
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,9 +59,50 @@ async def ask(url: str, token: str, query: str = DOCUMENT, **variables: Any) -> 
         return await post(client, url, query, variables, token=token)
 
 
+class Served:
+    """The module's servers of `workspace`, one a store, started when a test first asks
+    (a Neo4j one only for the Neo4j tests) and stopped at the end of the module. The tests
+    only read; each started server's workspace is checked unchanged at the end."""
+
+    def __init__(self, folder: Path, stack: ExitStack) -> None:
+        self.folder, self.stack = folder, stack
+        self.urls: dict[str, str] = {}
+        self.root = workspace(folder / "ws")
+        self.files = files_of(self.root)
+
+    def url(self, kind: str, request: pytest.FixtureRequest) -> str:
+        if kind not in self.urls:
+            # A store of its own (open_neo4j clears the database), not the `store` fixture:
+            # it would clear the database under this server at the next test.
+            store = MemoryStore() if kind == "memory" else open_neo4j(request.getfixturevalue("neo4j_login"))
+            self.stack.callback(store.close)
+            live = self.stack.enter_context(live_server(self.root, store, tokens=tokens(self.folder)))
+            self.urls[kind] = live.graphql
+        return self.urls[kind]
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """The workspace's files but brain's own state (.brain/)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".brain" not in p.relative_to(root).parts}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with ExitStack() as stack:
+        shared = Served(tmp_path_factory.mktemp("health"), stack)
+        yield shared
+    assert files_of(shared.root) == shared.files, "a test changed the shared workspace"
+
+
 @pytest.fixture
-def health_server(serve: ServerFactory, store: GraphStore, tmp_path: Path) -> str:
-    return serve(workspace(tmp_path / "ws"), store, tokens=tokens(tmp_path)).graphql
+def health_server(served: Served, store_kind: str, request: pytest.FixtureRequest) -> str:
+    return served.url(store_kind, request)
+
+
+@pytest.fixture
+def memory_server(served: Served, request: pytest.FixtureRequest) -> str:
+    return served.url("memory", request)
 
 
 async def test_one_query_answers_the_dashboard_as_each_caller_sees_it(health_server: str) -> None:
@@ -107,21 +158,15 @@ async def test_lists_page_by_cursor_to_the_end(health_server: str) -> None:
     ],
 )
 async def test_bad_arguments_are_refused_in_words(
-    serve: ServerFactory, tmp_path: Path, token: str, query: str, words: str
+    memory_server: str, token: str, query: str, words: str
 ) -> None:
-    from brain.store.memory.store import MemoryStore
-
-    url = serve(workspace(tmp_path / "ws"), MemoryStore(), tokens=tokens(tmp_path)).graphql
-    body = await ask(url, token, query)
+    body = await ask(memory_server, token, query)
     assert words in body["errors"][0]["message"], body
 
 
-async def test_brain_stats_json_is_the_documents_answer(serve: ServerFactory, tmp_path: Path) -> None:
-    from brain.store.memory.store import MemoryStore
-
-    root = workspace(tmp_path / "ws")
-    url = serve(root, MemoryStore(), tokens=tokens(tmp_path)).graphql
-    answer = (await ask(url, ADMIN, first=3, top=5))["data"]["memoryHealth"]
+async def test_brain_stats_json_is_the_documents_answer(memory_server: str, served: Served) -> None:
+    root = served.root
+    answer = (await ask(memory_server, ADMIN, first=3, top=5))["data"]["memoryHealth"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     cli = subprocess.run(
         [sys.executable, "-m", "brain", "stats", str(root), "--format", "json", "--first", "3", "--top", "5"],
@@ -149,24 +194,19 @@ async def test_brain_stats_json_is_the_documents_answer(serve: ServerFactory, tm
         (["--first", "500"], "brain stats: first is 500: a page holds 0 to 100 notes"),
     ],
 )
-def test_brain_stats_refuses_bad_bounds_in_one_line(tmp_path: Path, words: list[str], said: str) -> None:
-    root = workspace(tmp_path / "ws")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    cli = subprocess.run(
-        [sys.executable, "-m", "brain", "stats", str(root), *words],
-        capture_output=True, text=True, env=env, check=False, timeout=120,
-    )
-    assert cli.returncode == 2
-    assert cli.stderr.strip().startswith(said), cli.stderr
-    assert len(cli.stderr.strip().splitlines()) == 1
+def test_brain_stats_refuses_bad_bounds_in_one_line(
+    served: Served, capsys: pytest.CaptureFixture[str], words: list[str], said: str
+) -> None:
+    code = main(["stats", str(served.root), *words])
+    stderr = capsys.readouterr().err
+    assert code == 2
+    assert stderr.strip().startswith(said), stderr
+    assert len(stderr.strip().splitlines()) == 1
 
 
-def test_brain_stats_text_is_a_table_per_scope(tmp_path: Path) -> None:
-    root = workspace(tmp_path / "ws")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    cli = subprocess.run([sys.executable, "-m", "brain", "stats", str(root)],
-                         capture_output=True, text=True, env=env, check=True, timeout=120)
-    lines = cli.stdout.splitlines()
+def test_brain_stats_text_is_a_table_per_scope(served: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", str(served.root)]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:3] == ["scope", "notes", "links"]
     rows = [line.split()[:2] for line in lines[1:5]]
     assert rows == [["alice", "6"], ["bob", "3"], ["shared", "1"], ["(all)", "10"]]

@@ -12,6 +12,7 @@ through them, or a filter after the walk, would show.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -24,9 +25,12 @@ from brain.api.http.auth import TokenRegistry
 from brain.mcp.tools import graph
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
+from brain.store.memory.store import MemoryStore
 from brain.store.visibility import EVERYTHING, Reach
-from tests.api.live import live_server
+from tests.api.live import LiveServer, live_server
+from tests.conftest import STORES, open_neo4j
 from tests.mcp.conftest import http_session, stdio_session
+from tests.mcp.test_clients import ready
 from tests.tool.conftest import write
 
 ALICE = (
@@ -120,10 +124,7 @@ async def mcp_answers(open_session: Any) -> dict[str, Any]:
     ]
     out: dict[str, Any] = {}
     async with open_session() as session:
-        for _ in range(300):
-            ok, text, _ = await session.tool("memory_problems", {})
-            if ok:
-                break
+        await ready(session)  # (was 300 calls back to back: busy work beside the first read)
         for name, args in calls:
             ok, text, data = await session.tool(name, args)
             assert ok, text
@@ -142,33 +143,8 @@ def _tokens(tmp_path: Path) -> TokenRegistry:
     return TokenRegistry(tokens_file=tokens_file)
 
 
-async def test_mcp_over_http_answers_the_same(
-    pair: tuple[Path, Path], tmp_path: Path, store_factory: Callable[[], GraphStore],
-) -> None:
-    answers = []
-    for root in pair:  # one server at a time: a Neo4j store is one database, cleared for each
-        with live_server(root, store_factory(), tokens=_tokens(tmp_path)) as live:
-            answers.append(await mcp_answers(lambda live=live: http_session(live.base, "alice-token")))
-    assert answers[0] == answers[1]
-
-
 MEMORY_FILE = """{ memoryFile(scope: "alice", file: "plan.md") {
   problems { code message fix line column candidates target } } }"""
-
-
-async def test_graphql_memory_file_problems_are_the_same_for_an_agent(
-    pair: tuple[Path, Path], tmp_path: Path, store_factory: Callable[[], GraphStore],
-) -> None:
-    answers = []
-    for root in pair:
-        with live_server(root, store_factory(), tokens=_tokens(tmp_path)) as live:
-            alice = {"Authorization": "Bearer alice-token"}
-            async with httpx.AsyncClient(timeout=30, headers=alice) as client:
-                body = (await client.post(live.graphql, json={"query": MEMORY_FILE})).json()
-        assert "errors" not in body, body
-        answers.append(body["data"]["memoryFile"]["problems"])
-    assert answers[0] == answers[1]
-    assert {p["code"] for p in answers[0]} == {"broken-link"}
 
 
 # Every way from a search hit to another node: its links' targets and candidates, its
@@ -187,15 +163,52 @@ SEARCH = f"""{{ search(query: "walrus", mode: KEYWORD) {{ nodes {{ id path scope
 }} }} }} }}"""
 
 
-async def test_graphql_search_hits_lead_nowhere_private(
-    pair: tuple[Path, Path], tmp_path: Path, store_factory: Callable[[], GraphStore],
-) -> None:
+async def served_answers(live: LiveServer) -> dict[str, Any]:
+    """What alice gets from one served workspace: MCP over HTTP, `memoryFile`'s problems and
+    the search hits' every way on (the GraphQL bodies whole: each test checks their errors)."""
+    alice = {"Authorization": "Bearer alice-token"}
+    async with httpx.AsyncClient(timeout=60, headers=alice) as client:
+        memory_file = (await client.post(live.graphql, json={"query": MEMORY_FILE})).json()
+        search = (await client.post(live.graphql, json={"query": SEARCH})).json()
+    mcp = await mcp_answers(lambda: http_session(live.base, "alice-token"))
+    return {"mcp": mcp, "memory_file": memory_file, "search": search}
+
+
+@pytest.fixture(scope="module", params=STORES)
+def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The served answers of the pair (with bob's private notes, then without), a store: one
+    server a workspace for the three front ends' questions, which only read (was one a
+    question: six first ingests a store). One server at a time: a Neo4j store is one
+    database, cleared for each."""
+    folder = tmp_path_factory.mktemp("reach")
     answers = []
-    for root in pair:
-        with live_server(root, store_factory(), tokens=_tokens(tmp_path)) as live:
-            alice = {"Authorization": "Bearer alice-token"}
-            async with httpx.AsyncClient(timeout=60, headers=alice) as client:
-                body = (await client.post(live.graphql, json={"query": SEARCH})).json()
+    for root in (build(folder / "with", True), build(folder / "without", False)):
+        store: GraphStore = (MemoryStore() if request.param == "memory"
+                             else open_neo4j(request.getfixturevalue("neo4j_login")))
+        try:
+            with live_server(root, store, tokens=_tokens(folder)) as live:
+                answers.append(asyncio.run(served_answers(live)))
+        finally:
+            store.close()
+    return answers
+
+
+def test_mcp_over_http_answers_the_same(served: list[dict[str, Any]]) -> None:
+    assert served[0]["mcp"] == served[1]["mcp"]
+
+
+def test_graphql_memory_file_problems_are_the_same_for_an_agent(served: list[dict[str, Any]]) -> None:
+    answers = []
+    for body in (s["memory_file"] for s in served):
+        assert "errors" not in body, body
+        answers.append(body["data"]["memoryFile"]["problems"])
+    assert answers[0] == answers[1]
+    assert {p["code"] for p in answers[0]} == {"broken-link"}
+
+
+def test_graphql_search_hits_lead_nowhere_private(served: list[dict[str, Any]]) -> None:
+    answers = []
+    for body in (s["search"] for s in served):
         assert "errors" not in body, body
         answers.append(body["data"])
     assert answers[0] == answers[1]

@@ -2,12 +2,18 @@
 
 Each test runs on both transports: `python -m brain mcp` started as a desktop client
 starts it, and `/mcp` of the real app under uvicorn with an agent's bearer token.
+
+The calls that change no file (listing, reading, the graph tools, and every refusal) share one
+session a transport, each a subtest of its own: a stdio start is a whole interpreter, the MCP
+SDK and a first read of the workspace (about 2.5 s of a core), and twelve such starts were
+most of this module's time. The tests that write (every command, the notifications) keep a
+session and a workspace of their own.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
@@ -46,9 +52,8 @@ async def ready(session: Session) -> None:
     raise AssertionError("the workspace was never read")
 
 
-async def test_lists_the_memory_tool_with_the_anthropic_schema(open_session: Opener) -> None:
-    async with open_session() as session:
-        listed = {t.name: t for t in (await session.client.list_tools()).tools}
+async def lists_the_memory_tool_with_the_anthropic_schema(session: Session, workspace: Path) -> None:
+    listed = {t.name: t for t in (await session.client.list_tools()).tools}
     assert set(listed) == {
         "memory", "memory_links", "memory_backlinks", "memory_neighborhood", "memory_problems",
         "memory_search", "memory_related", "memory_changes", "memory_as_of",
@@ -116,23 +121,21 @@ async def test_every_command(open_session: Opener, workspace: Path) -> None:
     assert {r["agent"] for r in records} == {"writer"}
 
 
-@pytest.mark.parametrize(
-    ("args", "code_hint"),
-    [
-        ({"command": "view", "path": "/memories/../agents/writer.md"}, "segment"),
-        ({"command": "view", "path": "/etc/passwd"}, "/memories"),
-        ({"command": "create", "path": "/memories/notes/x.md", "file_text": "x\n"}, "folder"),
-        ({"command": "create", "path": "/memories/x.txt", "file_text": "x\n"}, ".md"),
-        ({"command": "view", "path": "/memories/..%2f..%2fagents/writer.md"}, "Refused"),
-        ({"command": "delete", "path": "/memories/\u202eevil.md"}, "Refused"),
-    ],
-)
-async def test_hostile_paths_are_tool_errors_that_teach(
-    open_session: Opener, workspace: Path, args: dict[str, object], code_hint: str
+HOSTILE = [
+    ({"command": "view", "path": "/memories/../agents/writer.md"}, "segment"),
+    ({"command": "view", "path": "/etc/passwd"}, "/memories"),
+    ({"command": "create", "path": "/memories/notes/x.md", "file_text": "x\n"}, "folder"),
+    ({"command": "create", "path": "/memories/x.txt", "file_text": "x\n"}, ".md"),
+    ({"command": "view", "path": "/memories/..%2f..%2fagents/writer.md"}, "Refused"),
+    ({"command": "delete", "path": "/memories/\u202eevil.md"}, "Refused"),
+]
+
+
+async def hostile_paths_are_tool_errors_that_teach(
+    session: Session, workspace: Path, args: dict[str, object], code_hint: str
 ) -> None:
     before = _users_files(workspace)
-    async with open_session() as session:
-        ok, text = await session.memory(**args)
+    ok, text = await session.memory(**args)
     assert not ok
     assert text.startswith("Refused: ")
     assert code_hint in text
@@ -148,12 +151,11 @@ def _users_files(workspace: Path) -> list[str]:
     return sorted(f"{p.relative_to(workspace).as_posix()} {hash(p.read_bytes())}" for p in files)
 
 
-async def test_a_secret_is_refused_without_echoing_it(open_session: Opener, workspace: Path) -> None:
-    async with open_session() as session:
-        ok, text, data = await session.tool("memory", {
-            "command": "create", "path": "/memories/aws.md",
-            "file_text": f"---\ndescription: AWS.\ntype: reference\n---\nkey = {AWS_KEY}\n",
-        })
+async def a_secret_is_refused_without_echoing_it(session: Session, workspace: Path) -> None:
+    ok, text, data = await session.tool("memory", {
+        "command": "create", "path": "/memories/aws.md",
+        "file_text": f"---\ndescription: AWS.\ntype: reference\n---\nkey = {AWS_KEY}\n",
+    })
     assert not ok
     assert text.startswith("Refused: ")
     assert "line 5" in text
@@ -163,71 +165,92 @@ async def test_a_secret_is_refused_without_echoing_it(open_session: Opener, work
     assert not (workspace / "memory" / "writer" / "aws.md").exists()
 
 
-async def test_graph_tools_see_what_the_agent_may_see(open_session: Opener) -> None:
+async def graph_tools_see_what_the_agent_may_see(session: Session, workspace: Path) -> None:
+    await ready(session)
+    ok, text, data = await session.tool("memory_links", {"path": "/memories/sources.md"})
+    assert ok
+    by_text = {link["text"]: link for link in data["links"]}
+    assert by_text["[[house-style]]"]["target"] == "/memories/house-style.md"
+    assert by_text["[[prefers-short-answers]]"]["target"] == "/memories/shared/prefers-short-answers.md"
+    # reviewer's private note is out of reach, and not even named as a candidate
+    assert by_text["[[private-notes]]"]["status"] == "broken"
+    assert by_text["[[private-notes]]"]["candidates"] == []
+    assert by_text["[[nowhere]]"]["status"] == "broken"
+    assert "line 6: [[house-style]] -> /memories/house-style.md" in text
+    assert "reviewer" not in text
+
+    ok, text, data = await session.tool("memory_backlinks", {"path": "/memories/house-style.md"})
+    assert ok
+    assert [b["source"] for b in data["backlinks"]] == ["/memories/sources.md"]
+
+    ok, _, data = await session.tool("memory_neighborhood", {"path": "/memories/sources.md", "depth": 2})
+    assert ok
+    ids = {n["id"] for n in data["nodes"]}
+    assert {"memory:writer/sources", "memory:writer/house-style"} <= ids
+    assert not any(i.startswith("memory:reviewer/") for i in ids)
+
+    ok, text, data = await session.tool("memory_problems", {})
+    assert ok
+    assert {(p["path"], p["code"]) for p in data["problems"]} >= {
+        ("/memories/sources.md", "broken-link"),
+    }
+    assert all(p["path"].startswith("/memories/") for p in data["problems"])
+
+    ok, text, _ = await session.tool("memory_links", {"path": "/memories/../x.md"})
+    assert not ok
+    assert text.startswith("Refused: ")
+    ok, text, _ = await session.tool("memory_neighborhood", {"path": "/memories/sources.md", "depth": 99})
+    assert not ok
+    assert "`depth` must be a whole number from 1 to 3" in text
+
+
+async def notes_are_resources_and_the_index_is_a_prompt(session: Session, workspace: Path) -> None:
+    listed = await session.client.list_resources()
+    uris = {str(r.uri) for r in listed.resources}
+    assert uris == {
+        "memory://writer/house-style.md", "memory://writer/sources.md",
+        "memory://shared/prefers-short-answers.md",
+    }
+    read = await session.client.read_resource("memory://writer/house-style.md")
+    content = read.contents[0]
+    assert isinstance(content, types.TextResourceContents)
+    assert content.text.startswith("---\ndescription: House style")
+    with pytest.raises(MCPError, match="no memory scope `reviewer`"):
+        await session.client.read_resource("memory://reviewer/private-notes.md")
+    with pytest.raises(MCPError, match="does not exist"):
+        await session.client.read_resource("memory://writer/missing.md")
+
+    prompts = await session.client.list_prompts()
+    assert [p.name for p in prompts.prompts] == ["your-memory"]
+    got = await session.client.get_prompt("your-memory")
+    block = got.messages[0].content
+    assert isinstance(block, types.TextContent)
+    assert block.text.startswith("## Your memory\n")
+    assert "/memories/house-style.md — House style" in block.text
+    assert "private-notes" not in block.text
+
+
+ReadOnly = Callable[[Session, Path], Awaitable[None]]
+READ_ONLY: list[ReadOnly] = [
+    lists_the_memory_tool_with_the_anthropic_schema,
+    a_secret_is_refused_without_echoing_it,
+    graph_tools_see_what_the_agent_may_see,
+    notes_are_resources_and_the_index_is_a_prompt,
+]
+
+
+async def test_calls_that_change_nothing_in_one_session(
+    open_session: Opener, workspace: Path, subtests: pytest.Subtests
+) -> None:
+    """Each check a subtest: a failure names its check, and the others still run. None of
+    them writes (each refusal checks it), so one's answer does not depend on another's."""
     async with open_session() as session:
-        await ready(session)
-        ok, text, data = await session.tool("memory_links", {"path": "/memories/sources.md"})
-        assert ok
-        by_text = {link["text"]: link for link in data["links"]}
-        assert by_text["[[house-style]]"]["target"] == "/memories/house-style.md"
-        assert by_text["[[prefers-short-answers]]"]["target"] == "/memories/shared/prefers-short-answers.md"
-        # reviewer's private note is out of reach, and not even named as a candidate
-        assert by_text["[[private-notes]]"]["status"] == "broken"
-        assert by_text["[[private-notes]]"]["candidates"] == []
-        assert by_text["[[nowhere]]"]["status"] == "broken"
-        assert "line 6: [[house-style]] -> /memories/house-style.md" in text
-        assert "reviewer" not in text
-
-        ok, text, data = await session.tool("memory_backlinks", {"path": "/memories/house-style.md"})
-        assert ok
-        assert [b["source"] for b in data["backlinks"]] == ["/memories/sources.md"]
-
-        ok, _, data = await session.tool("memory_neighborhood", {"path": "/memories/sources.md", "depth": 2})
-        assert ok
-        ids = {n["id"] for n in data["nodes"]}
-        assert {"memory:writer/sources", "memory:writer/house-style"} <= ids
-        assert not any(i.startswith("memory:reviewer/") for i in ids)
-
-        ok, text, data = await session.tool("memory_problems", {})
-        assert ok
-        assert {(p["path"], p["code"]) for p in data["problems"]} >= {
-            ("/memories/sources.md", "broken-link"),
-        }
-        assert all(p["path"].startswith("/memories/") for p in data["problems"])
-
-        ok, text, _ = await session.tool("memory_links", {"path": "/memories/../x.md"})
-        assert not ok
-        assert text.startswith("Refused: ")
-        ok, text, _ = await session.tool("memory_neighborhood", {"path": "/memories/sources.md", "depth": 99})
-        assert not ok
-        assert "`depth` must be a whole number from 1 to 3" in text
-
-
-async def test_notes_are_resources_and_the_index_is_a_prompt(open_session: Opener) -> None:
-    async with open_session() as session:
-        listed = await session.client.list_resources()
-        uris = {str(r.uri) for r in listed.resources}
-        assert uris == {
-            "memory://writer/house-style.md", "memory://writer/sources.md",
-            "memory://shared/prefers-short-answers.md",
-        }
-        read = await session.client.read_resource("memory://writer/house-style.md")
-        content = read.contents[0]
-        assert isinstance(content, types.TextResourceContents)
-        assert content.text.startswith("---\ndescription: House style")
-        with pytest.raises(MCPError, match="no memory scope `reviewer`"):
-            await session.client.read_resource("memory://reviewer/private-notes.md")
-        with pytest.raises(MCPError, match="does not exist"):
-            await session.client.read_resource("memory://writer/missing.md")
-
-        prompts = await session.client.list_prompts()
-        assert [p.name for p in prompts.prompts] == ["your-memory"]
-        got = await session.client.get_prompt("your-memory")
-        block = got.messages[0].content
-        assert isinstance(block, types.TextContent)
-        assert block.text.startswith("## Your memory\n")
-        assert "/memories/house-style.md — House style" in block.text
-        assert "private-notes" not in block.text
+        for check in READ_ONLY:
+            with subtests.test(check.__name__):
+                await check(session, workspace)
+        for args, code_hint in HOSTILE:
+            with subtests.test("hostile_paths_are_tool_errors_that_teach", args=args):
+                await hostile_paths_are_tool_errors_that_teach(session, workspace, args, code_hint)
 
 
 def _updated(uri: str) -> Callable[[object], bool]:
