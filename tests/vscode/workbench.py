@@ -82,13 +82,15 @@ class Workbench:
         """Runs a command from the palette by its title.
 
         As with `open_file`: on a busy machine the palette can open before the workbench
-        takes the text, or list nothing for a while; then it asks again, as a user would."""
+        takes the text, or list nothing for a while, or not open at all (a loaded run saw F1
+        with the suggest widget open leave the palette hidden for 90 s); then it asks again,
+        as a user would."""
         for attempt in range(4):
             self.page.keyboard.press("F1")
             box = self.page.locator(".quick-input-widget input")
-            box.wait_for(state="visible")
-            box.fill(">" + title)
             try:
+                box.wait_for(state="visible", timeout=30_000)
+                box.fill(">" + title)
                 self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first.wait_for(
                     timeout=15_000)
             except PlaywrightTimeout:
