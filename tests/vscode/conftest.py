@@ -1,5 +1,5 @@
 """The real VS Code and the browser, shared by the tests in this folder (tests/vscode/shared.py):
-one code-server and one Chromium for the folder, a window, a browser context and a workspace
+one code-server and one Chromium (one context of it) for the folder, a window and a workspace
 copy for each test. Every test here is in the xdist group "vscode" (its module's pytestmark),
 so under `-n 2` the folder runs on one worker and starts its servers once.
 
@@ -19,7 +19,7 @@ from .harness import CHROMIUM, REQUIRED, CodeServer, code_server_entry, vsix
 from .shared import SharedBrowser, SharedServers
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import BrowserContext
 
 
 def unavailable(reason: str) -> None:
@@ -80,6 +80,7 @@ def _browser() -> Iterator[SharedBrowser]:
 
 
 @pytest.fixture
-def browser(_browser: SharedBrowser) -> Browser:
-    """The shared Chromium, connected: launched again if an earlier test left it dead."""
+def browser(_browser: SharedBrowser) -> BrowserContext:
+    """The shared Chromium's one context, connected: launched again if an earlier test left
+    the browser dead. Each test opens its own window (page) in it."""
     return _browser.get()

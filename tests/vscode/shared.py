@@ -1,9 +1,13 @@
 """One code-server and one browser for all the tests of tests/vscode, where each test used to
 start its own: code-server's start and the extension's install were most of a test's time.
 
-What stays each test's own: its workspace (a fresh copy in its tmp_path), its browser context
-(cookies, storage, permissions) and its window, and with the window its own extension host,
-whose output log `CodeServer.output_log(under=...)` tells apart. A test that fails leaves the
+What stays each test's own: its workspace (a fresh copy in its tmp_path) and its window (a page
+of the one browser context), and with the window its own extension host, whose output log
+`CodeServer.output_log(under=...)` tells apart. The browser context is shared so that its HTTP
+cache is: with a context per test, code-server sent (and gzipped) the workbench's 19 MB of
+scripts again for every window. Nothing a test checks is kept in the context's storage: the extension keeps no
+globalState or workspaceState, VS Code keeps a workspace's state under its folder (each test's
+is new), and the one test that reads the clipboard writes it first. A test that fails leaves the
 next one a working pair: a server or browser found dead is started again before the next test.
 
 Workspace trust is a flag of the server, not of a window, so the one test of Restricted Mode
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING
 from .harness import CHROMIUM, CHROMIUM_ARGS, CodeServer
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Playwright
+    from playwright.sync_api import Browser, BrowserContext, Playwright
 
 
 class SharedServers:
@@ -63,22 +67,32 @@ class SharedServers:
 
 
 class SharedBrowser:
-    """One Chromium; each test opens a context of its own (`open_workbench`)."""
+    """One Chromium and one context of it; each test opens a page (a window) of its own
+    (`open_workbench`)."""
 
     def __init__(self, playwright: Playwright) -> None:
         self.playwright = playwright
         self.browser: Browser | None = None
+        self.context: BrowserContext | None = None
 
-    def get(self) -> Browser:
-        if self.browser is None or not self.browser.is_connected():
-            if self.browser is not None:
-                with contextlib.suppress(Exception):
-                    self.browser.close()
+    def get(self) -> BrowserContext:
+        if self.browser is None or not self.browser.is_connected() or self.context is None:
+            self.close()
             self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        return self.browser
+            self.context = self.browser.new_context(
+                viewport={"width": 1400, "height": 900},
+                # The test of "Copy install command" reads the clipboard.
+                permissions=["clipboard-read", "clipboard-write"],
+                # code-server gzips each response as it sends it (its 19 MB workbench.js took
+                # 0.7 s of its CPU, 0.1 s unzipped); on 127.0.0.1 that saves no time, only
+                # costs CPU at both ends.
+                extra_http_headers={"Accept-Encoding": "identity"},
+            )
+        return self.context
 
     def close(self) -> None:
         if self.browser is not None:
             with contextlib.suppress(Exception):
                 self.browser.close()
-            self.browser = None
+        self.browser = None
+        self.context = None

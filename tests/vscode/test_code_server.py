@@ -35,7 +35,7 @@ NOTE = "memory/on-call/paging-etiquette.md"
 TIMINGS = ARTIFACTS / "timings.json"
 
 try:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import BrowserContext
 
     from .workbench import TOASTS, open_workbench, wait_for
 except ImportError:  # pragma: no cover - the test extras install playwright
@@ -51,7 +51,9 @@ def record(name: str, seconds: float) -> None:
     TIMINGS.write_text(json.dumps(timings, indent=2))
 
 
-def test_works_without_any_setting(code_server: CodeServer, browser: Browser, tmp_path: Path) -> None:
+def test_works_without_any_setting(
+    code_server: CodeServer, browser: BrowserContext, tmp_path: Path
+) -> None:
     server = code_server
     workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
     make_venv(workspace)
@@ -116,7 +118,7 @@ def test_works_without_any_setting(code_server: CodeServer, browser: Browser, tm
 
 
 def test_one_notification_when_no_server_is_found(
-    code_server: CodeServer, browser: Browser, tmp_path: Path
+    code_server: CodeServer, browser: BrowserContext, tmp_path: Path
 ) -> None:
     server = code_server
     workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")  # no .venv, no brain on PATH
@@ -174,7 +176,7 @@ def test_one_notification_when_no_server_is_found(
 
 
 def test_restricted_mode_says_why_it_waits_and_starts_when_trusted(
-    restricted_code_server: CodeServer, browser: Browser, tmp_path: Path
+    restricted_code_server: CodeServer, browser: BrowserContext, tmp_path: Path
 ) -> None:
     server = restricted_code_server
     workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
@@ -222,7 +224,7 @@ def _description(note: Path) -> str:
 
 
 def test_a_server_that_crashes_is_not_restarted_in_a_loop(
-    code_server: CodeServer, browser: Browser, tmp_path: Path
+    code_server: CodeServer, browser: BrowserContext, tmp_path: Path
 ) -> None:
     server = code_server
     workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")

@@ -28,7 +28,7 @@ from .harness import ARTIFACTS, CodeServer, make_venv
 pytestmark = [pytest.mark.vscode, pytest.mark.xdist_group("vscode")]
 
 try:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import BrowserContext
 
     from .workbench import open_workbench, wait_for
 except ImportError:  # pragma: no cover - test_code_server fails or skips first
@@ -98,7 +98,7 @@ CASES = {
 
 @pytest.mark.parametrize("layout", list(CASES))
 def test_extension_works_in_the_layout(
-    layout: str, code_server: CodeServer, browser: Browser, tmp_path: Path
+    layout: str, code_server: CodeServer, browser: BrowserContext, tmp_path: Path
 ) -> None:
     server = code_server
     case = CASES[layout]
