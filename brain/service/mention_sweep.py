@@ -17,12 +17,12 @@ reaches a name the vocabulary lacks, is read and detected as `workspace_mentions
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from brain.ingest.mention_seeds import MentionSeeds
 from brain.model import SHARED_SCOPE, Kind, MemoryNode, name_key
-from brain.parse.mention_seeds import ScopedVocabulary, SeedEntry, seed_survivors
+from brain.parse.mention_seeds import ScopedVocabulary, Seed, SeedEntry
 from brain.parse.mentions import (
     MAX_MENTIONS,
     MAX_NAME_WORDS,
@@ -44,23 +44,43 @@ class SweepNames:
     source of each scope, asked name by name (`reach`)."""
 
     def __init__(self, notes: Iterable[MemoryNode], vocabulary: ScopedVocabulary) -> None:
+        self.vocabulary = vocabulary
         self.entries: dict[str, list[Entry]] = {}
         # squashed -> scope -> the word tuples of its names there: `named` in two lookups.
         self.words: dict[str, dict[str, set[tuple[str, ...]]]] = {}
         self.keys: dict[str, set[str]] = {}  # scope -> its notes' name keys
         uncovered: set[str] = set()
+        entries, words_by = self.entries, self.words
+        covers_of: dict[str, Callable[[tuple[str, ...], str], bool]] = {}
         for m in notes:
-            self.keys.setdefault(m.scope, set()).add(name_key(m.name))
-            for name in names_of(m):
+            scope = m.scope
+            keys = self.keys.get(scope)
+            if keys is None:
+                keys = self.keys[scope] = set()
+                covers_of[scope] = vocabulary.for_scope(scope).covers
+            keys.add(name_key(m.name))
+            covers = covers_of[scope]
+            props = m.properties
+            # Most notes answer to their name alone, or to a `name:` that is the same text:
+            # a name met twice for one note adds nothing (one target an id, the same words).
+            more = "name" in props or "aliases" in props or "alias" in props
+            names = tuple(names_of(m)) if more else (m.name,)
+            for k, name in enumerate(names):
+                if k and name in names[:k]:
+                    continue
                 squashed, words = squash(name), name_words(name)
                 if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
                     continue  # as NameIndex leaves them out
-                self.entries.setdefault(squashed, []).append((m.scope, words, m.id, m.name))
-                self.words.setdefault(squashed, {}).setdefault(m.scope, set()).add(words)
+                entries.setdefault(squashed, []).append((scope, words, m.id, m.name))
+                by_scope = words_by.get(squashed)
+                if by_scope is None:
+                    words_by[squashed] = {scope: {words}}
+                else:
+                    by_scope.setdefault(scope, set()).add(words)
                 # Seeded with its scope's names and the shared ones: a shared name not
                 # among the shared ones leaves every scope uncovered (below).
-                if not vocabulary.for_scope(m.scope).covers(words, squashed):
-                    uncovered.add(m.scope)
+                if scope not in uncovered and not covers(words, squashed):
+                    uncovered.add(scope)
         # A scope whose reach holds a name no seed looked for: its notes are read again.
         self.uncovered = set(self.keys) if SHARED_SCOPE in uncovered else uncovered
         self._reaches: dict[str, ScopeReach] = {}
@@ -80,6 +100,9 @@ class ScopeReach:
         self.scope = scope
         self._targets: dict[str, tuple[MentionTarget, ...]] = {}
         self._deciding: dict[str, tuple[MentionTarget, ...]] = {}
+        self._deciding_ids: dict[str, frozenset[str]] = {}
+        self._numbers: dict[str, frozenset[int]] = {}  # squashed -> its reached names' numbers
+        self._index = names.vocabulary.for_scope(scope).index
 
     def named(self, words: tuple[str, ...], squashed: str) -> bool:
         scopes = self.names.words.get(squashed)
@@ -110,19 +133,65 @@ class ScopeReach:
         `mention_at` drops a name whose deciding level holds the source, linked or not, so
         a note whose every survivor is its own name reports nothing, and its links (most of
         a sweep's cost) are not asked for."""
-        return any(all(t.id != source_id for t in self.deciding(entry[3])) for entry in survivors)
+        known = self._deciding_ids
+        for entry in survivors:
+            ids = known.get(entry[3])
+            if ids is None:
+                ids = known[entry[3]] = frozenset(t.id for t in self.deciding(entry[3]))
+            if source_id not in ids:
+                return True
+        return False
+
+    def survivors(self, seed: Seed) -> list[SeedEntry]:
+        """`seed_survivors(seed, vocabulary, self)` (brain.parse.mention_seeds) for this
+        scope's vocabulary: whether a source reaches a name is asked by the name's number
+        in that vocabulary, the numbers each squashed name reaches found once a sweep."""
+        kept: list[SeedEntry] = []
+        after = matched = 0
+        numbers = self._numbers
+        for entry in seed:
+            i = entry[0]
+            if i < after:
+                continue
+            reached = numbers.get(entry[3])
+            if reached is None:
+                reached = numbers[entry[3]] = self._numbers_of(entry[3])
+            if entry[2] not in reached:
+                continue
+            after = i + entry[1]
+            matched += 1
+            if entry[4]:
+                kept.append(entry)
+            if matched >= MAX_MENTIONS * 4:
+                break
+        return kept
+
+    def _numbers_of(self, squashed: str) -> frozenset[int]:
+        """The numbers (in this scope's vocabulary) of the word tuples `named` accepts with
+        `squashed`: `named(words_of(k), squashed)` holds exactly for these k."""
+        scopes = self.names.words.get(squashed)
+        if scopes is None:
+            return frozenset()
+        found = (*scopes.get(self.scope, ()), *scopes.get(SHARED_SCOPE, ()))
+        return frozenset(k for words in found if (k := self._index.number(words)) is not None)
 
     def mentions(self, survivors: list[SeedEntry], source_id: str, linked: Collection[str]) -> list[Mention]:
         """`seeded_mentions`' answer (`mention_at` on each survivor), from `deciding`."""
         out: list[Mention] = []
+        known = self._deciding
         for _i, _n, _k, squashed, _prose, line, column, text in survivors:
-            deciding = self.deciding(squashed)
-            if not deciding or any(t.id == source_id or t.id in linked for t in deciding):
+            deciding = known.get(squashed)
+            if deciding is None:
+                deciding = self.deciding(squashed)
+            if len(deciding) == 1:
+                target = deciding[0]
+                if target.id == source_id or target.id in linked:
+                    continue  # the note itself, or a note it links already
+                out.append(Mention(line, column, text, target.id, target.link))
+            elif not deciding or any(t.id == source_id or t.id in linked for t in deciding):
                 continue  # no note, the note itself, or a note it links already
-            if len(deciding) > 1:
-                out.append(Mention(line, column, text, None, None, tuple(t.id for t in deciding)))
             else:
-                out.append(Mention(line, column, text, deciding[0].id, deciding[0].link))
+                out.append(Mention(line, column, text, None, None, tuple(t.id for t in deciding)))
             if len(out) >= MAX_MENTIONS:
                 break
         return out
@@ -158,10 +227,10 @@ def sweep_mentions(
         batch = notes[start : start + SWEEP_BATCH]
         decided: list[tuple[MemoryNode, list[SeedEntry] | None]] = []
         for memory in batch:
-            seed = seeds.seed(memory) if memory.scope not in names.uncovered else None
-            reach = names.reach(memory.scope)
-            survivors = None if seed is None else seed_survivors(
-                seed, seeds.vocabulary.for_scope(memory.scope), reach)
+            scope = memory.scope
+            seed = seeds.seed(memory) if scope not in names.uncovered else None
+            reach = names.reach(scope)
+            survivors = None if seed is None else reach.survivors(seed) if seed else []
             if survivors and not reach.names_another(survivors, memory.id):
                 survivors = []  # only its own name: nothing to report, no links to ask for
             decided.append((memory, survivors))
