@@ -53,6 +53,13 @@ def workspace(root: Path, notes: int = 120) -> Path:
     (own / "mentions-plain.md").write_text(
         "---\ndescription: One mention.\n---\nAsk about the release train before Friday.\n",
         encoding="utf-8")
+    # Names inside names: the longest a word starts wins, and the words of a match start none.
+    for name in ("release-train-schedule", "train-schedule-board"):
+        (shared / f"{name}.md").write_text(f"---\ndescription: {name}.\n---\nA board.\n", encoding="utf-8")
+    (own / "mentions-nested.md").write_text(
+        "---\ndescription: Nested names.\n---\n"
+        "The release train schedule board, then a train schedule board.\n",
+        encoding="utf-8")
     return root
 
 
