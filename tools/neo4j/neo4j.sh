@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Embedded Neo4j Community (Bolt only, no auth) for brain's development and CI -- no Docker.
 #
-#   tools/neo4j/neo4j.sh start [--port N]   build if needed, start, print the bolt URI (last stdout line)
+#   tools/neo4j/neo4j.sh start [--port N] [--for-tests]
+#                                           build if needed, start, print the bolt URI (last stdout line);
+#                                           --for-tests: tuned for a short-lived test server (below)
 #   tools/neo4j/neo4j.sh stop               SIGTERM (SIGKILL after a timeout); exit 0 if nothing ran
 #   tools/neo4j/neo4j.sh status             print the URI and exit 0 if running, else exit 1
 #   tools/neo4j/neo4j.sh uri                print the URI of the running server (exit 1 if none)
@@ -18,6 +20,7 @@
 #   BRAIN_NEO4J_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL (default 30)
 #   BRAIN_NEO4J_LOG_LEVEL      Neo4j user log level: DEBUG|INFO|WARN|ERROR (default WARN)
 #   BRAIN_NEO4J_JAVA_OPTS      extra JVM options (word-split)
+#   BRAIN_NEO4J_FOR_TESTS      1: same as start --for-tests
 #   BRAIN_NEO4J_MVN_OPTS       extra Maven options (word-split), e.g. -Dmaven.repo.local=...
 #   PYTHON                     interpreter with the `neo4j` driver (default <repo>/.venv/bin/python)
 #   JAVA_HOME / JAVA           Java 17+ to use (default: java on PATH)
@@ -52,7 +55,6 @@ STAMP_FILE="$TARGET/build.stamp"
 # ones that only matter for big production heaps (AlwaysPreTouch), plus a modest heap.
 JVM_OPTS=(
   "-Xmx$HEAP"
-  -XX:+UseG1GC
   -XX:-OmitStackTraceInFastThrow
   -XX:+UnlockExperimentalVMOptions
   -XX:+TrustFinalNonStaticFields
@@ -74,6 +76,15 @@ JVM_OPTS=(
   -Dlog4j.layout.jsonTemplate.maxStringLength=32768
   -Dfile.encoding=UTF-8
 )
+
+# A test server (start --for-tests, what scripts/test starts) lives minutes, answers small
+# graphs, and its JIT and GC threads take the cores the tests need: the client tier of the JIT
+# only (C2's compilations of the Cypher planner and the kernel cost more CPU than a run of the
+# suite gains from them) and the serial collector (no concurrent marking or refinement threads
+# on a 1 GB heap). The Launcher's --for-tests turns off background work no test reads
+# (Launcher.java). An operator's server keeps Neo4j's own defaults (G1, tiered JIT).
+SERVER_GC_OPTS=(-XX:+UseG1GC)
+TEST_JVM_OPTS=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1)
 
 die() { echo "neo4j.sh: $*" >&2; exit 1; }
 note() { echo "neo4j.sh: $*" >&2; }
@@ -223,15 +234,22 @@ lock_state() {
 # --- commands ------------------------------------------------------------------------------
 
 cmd_start() {
-  local port="" auto_port=0
+  local port="" auto_port=0 for_tests="${BRAIN_NEO4J_FOR_TESTS:-0}"
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --port) [[ $# -ge 2 ]] || die "--port needs a value"; port="$2"; shift 2 ;;
       --port=*) port="${1#--port=}"; shift ;;
+      --for-tests) for_tests=1; shift ;;
       *) die "start: unknown argument $1" ;;
     esac
   done
   [[ -z "$port" || "$port" =~ ^[0-9]+$ ]] || die "bad port: $port"
+  [[ "$for_tests" == 0 || "$for_tests" == 1 ]] || die "BRAIN_NEO4J_FOR_TESTS must be 0 or 1"
+  local mode_opts=("${SERVER_GC_OPTS[@]}") launcher_opts=()
+  if [[ "$for_tests" == 1 ]]; then
+    mode_opts=("${TEST_JVM_OPTS[@]}")
+    launcher_opts=(--for-tests)
+  fi
 
   lock_state
   HAVE_DRIVER=0
@@ -267,9 +285,10 @@ cmd_start() {
     data="$(mktemp -d "$STATE/data.XXXXXX")"
     echo "$data" > "$DATA_FILE"
     # shellcheck disable=SC2086
-    nohup "$JAVA" "${JVM_OPTS[@]}" ${BRAIN_NEO4J_JAVA_OPTS:-} "-Dbrain.neo4j.state=$STATE" \
+    nohup "$JAVA" "${JVM_OPTS[@]}" "${mode_opts[@]}" ${BRAIN_NEO4J_JAVA_OPTS:-} \
+      "-Dbrain.neo4j.state=$STATE" \
       -cp "$cp" "$MAIN_CLASS" --host 127.0.0.1 --port "$port" --data-dir "$data" \
-      --pagecache "$PAGECACHE" --log-level "$LOG_LEVEL" \
+      --pagecache "$PAGECACHE" --log-level "$LOG_LEVEL" "${launcher_opts[@]}" \
       > "$LOG_FILE" 2>&1 < /dev/null 9>&- &
     pid=$!
     echo "$pid" > "$PID_FILE"
@@ -334,5 +353,5 @@ case "${1:-}" in
   uri) cmd_uri ;;
   build) build ;;
   log) cat "$LOG_FILE" ;;
-  *) echo "usage: $0 {start [--port N]|stop|status|uri|build|log}" >&2; exit 2 ;;
+  *) echo "usage: $0 {start [--port N] [--for-tests]|stop|status|uri|build|log}" >&2; exit 2 ;;
 esac

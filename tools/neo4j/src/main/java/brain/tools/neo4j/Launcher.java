@@ -33,12 +33,16 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
  * <pre>
  * java [JVM flags, see neo4j.sh] -cp CLASSPATH brain.tools.neo4j.Launcher --port N
  *      [--host 127.0.0.1] [--data-dir DIR] [--keep-data] [--pagecache 256m] [--log-level WARN]
+ *      [--for-tests]
  * </pre>
  *
  * Without --data-dir a fresh temporary folder is created. The data folder is deleted on shutdown
  * (SIGTERM / SIGINT / normal exit) unless --keep-data is given. Authentication is disabled, the
  * HTTP(S) connectors are off, usage reporting is off. Prints "ready bolt://HOST:PORT" on stdout
- * once the default database accepts work.
+ * once the default database accepts work. With --for-tests (a server that lives for one run of
+ * the test suite) Cypher evaluates expressions without generating bytecode for them, and the
+ * VM-pause monitor and the file watcher are off: work that a short-lived server pays for in CPU
+ * on a shared machine and no test reads.
  */
 public final class Launcher {
 
@@ -51,6 +55,7 @@ public final class Launcher {
         boolean keepData = false;
         String pagecache = "256m";
         Level logLevel = Level.WARN;
+        boolean forTests = false;
 
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -61,6 +66,7 @@ public final class Launcher {
                 case "--keep-data" -> keepData = true;
                 case "--pagecache" -> pagecache = value(args, ++i, a);
                 case "--log-level" -> logLevel = Level.valueOf(value(args, ++i, a).toUpperCase());
+                case "--for-tests" -> forTests = true;
                 case "-h", "--help" -> {
                     usage(System.out);
                     return;
@@ -113,6 +119,17 @@ public final class Launcher {
         cfg.put(GraphDatabaseInternalSettings.netty_server_shutdown_timeout, Duration.ofSeconds(3));
         cfg.put(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ofSeconds(3));
         cfg.put(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ofSeconds(3));
+        if (forTests) {
+            // Compiled expressions are generated classes that the JIT must then compile again:
+            // for queries run a few hundred times in a test run, interpreting them is cheaper.
+            // Same results either way (the same expressions, evaluated by the slotted runtime).
+            cfg.put(GraphDatabaseInternalSettings.cypher_expression_engine,
+                    GraphDatabaseInternalSettings.CypherExpressionEngine.INTERPRETED);
+            // A thread that wakes every 100 ms to time its own sleep, and one that polls the
+            // data folder for deleted files: nobody reads what they report on a test server.
+            cfg.put(GraphDatabaseInternalSettings.vm_pause_monitor_enabled, false);
+            cfg.put(GraphDatabaseSettings.filewatcher_enabled, false);
+        }
 
         Log4jLogProvider userLog = new Log4jLogProvider(System.out, logLevel);
         DatabaseManagementService dbms;
@@ -174,7 +191,7 @@ public final class Launcher {
 
     private static void usage(PrintStream out) {
         out.println("usage: Launcher --port N [--host 127.0.0.1] [--data-dir DIR] [--keep-data]"
-                + " [--pagecache 256m] [--log-level DEBUG|INFO|WARN|ERROR|NONE]");
+                + " [--pagecache 256m] [--log-level DEBUG|INFO|WARN|ERROR|NONE] [--for-tests]");
     }
 
     private static void deleteRecursively(Path root) {
