@@ -69,17 +69,19 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient) -> 
     await lsp_client.shutdown_session()
 
 
+def folders_changed(client: LanguageClient, root: Path, added: bool) -> None:
+    folder = types.WorkspaceFolder(root.as_uri(), root.name)
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        types.WorkspaceFoldersChangeEvent(added=[folder] if added else [], removed=[] if added else [folder])
+    ))
+
+
 @pytest_asyncio.fixture(loop_scope="module")
 async def workspace(client: LanguageClient, tmp_path: Path) -> AsyncIterator[Path]:
     write_tree(tmp_path, WORKSPACE)
-    folder = types.WorkspaceFolder(tmp_path.as_uri(), tmp_path.name)
-    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
-        types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])
-    ))
+    folders_changed(client, tmp_path, added=True)
     yield tmp_path
-    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
-        types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])
-    ))
+    folders_changed(client, tmp_path, added=False)
 
 
 # ------------------------------------------------------------------ helpers
