@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -17,7 +18,10 @@ from brain.layouts import LAYOUTS
 from tests.lsp.conftest import write_tree
 from tests.lsp.test_server import change, codes, doc, open_note, units, until, uri_of
 
-pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+    pytest.mark.asyncio(loop_scope="module"),
+]
 
 SPACE = {
     "brain.toml": 'layout = "space"\n',
@@ -58,32 +62,43 @@ def _workspace(tmp_path: Path, files: dict[str, str]) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    name = request.param
-    assert name in LAYOUTS, f"the {name} layout is not in brain.layouts.LAYOUTS"
-    return _workspace(tmp_path, {"space": SPACE, "mindlink": MINDLINK, "lab": LAB}[name])
-
-
+# One server a profile for the module (a start costs 1-2 s of CPU); each test's workspace is a
+# fresh copy, added as a workspace folder of its own and removed after, so tests that write
+# (renames, created notes) share nothing.
 @pytest_lsp.fixture(
     config=ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"]),
     params=["visual-studio-code", "neovim"],
+    scope="module",
 )
-async def client(
-    request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Path
-) -> AsyncIterator[None]:
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient) -> AsyncIterator[None]:
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         """VS Code's profile accepts the server's file watch registration."""
 
     lsp_client.profile = request.param  # type: ignore[attr-defined]
     result = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param),
-        workspace_folders=[types.WorkspaceFolder(workspace.as_uri(), workspace.name)],
+        capabilities=client_capabilities(request.param), workspace_folders=[],
     ))
     lsp_client.encoding = result.capabilities.position_encoding  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def workspace(
+    request: pytest.FixtureRequest, client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[Path]:
+    name = request.param
+    assert name in LAYOUTS, f"the {name} layout is not in brain.layouts.LAYOUTS"
+    root = _workspace(tmp_path, {"space": SPACE, "mindlink": MINDLINK, "lab": LAB}[name])
+    folder = types.WorkspaceFolder(root.as_uri(), root.name)
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])
+    ))
+    yield root
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])
+    ))
 
 
 async def complete(client: LanguageClient, uri: str, line: int, text: str) -> list[types.CompletionItem]:

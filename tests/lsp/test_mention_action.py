@@ -3,27 +3,35 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import WORKSPACE, write_tree
-from .test_server import client, doc, open_note, units  # noqa: F401  (pytest-lsp's fixture)
+from .test_server import client, doc, folders_changed, open_note, units  # noqa: F401  (pytest-lsp's fixture)
 
-pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+    pytest.mark.asyncio(loop_scope="module"),
+]
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+@pytest_asyncio.fixture(loop_scope="module")
+async def workspace(client: LanguageClient, tmp_path: Path) -> AsyncIterator[Path]:  # noqa: F811
+    """A fresh copy, a workspace folder of its own in the module's server (test_server's `client`)."""
     write_tree(tmp_path, {
         **WORKSPACE,
         "memory/shared/deploy-guide.md": "---\ndescription: How we deploy.\n---\nsteps\n",
         "agents/other.md": "---\nmemory: true\n---\n",
         "memory/other/private-plan.md": "---\ndescription: Not for bot.\n---\nsecret\n",
     })
-    return tmp_path
+    folders_changed(client, tmp_path, added=True)
+    yield tmp_path
+    folders_changed(client, tmp_path, added=False)
 
 
 async def test_link_to_a_mention(client: LanguageClient, workspace: Path) -> None:  # noqa: F811

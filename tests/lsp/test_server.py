@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -21,40 +22,66 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from .conftest import WORKSPACE, write_tree
 
-pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+    pytest.mark.asyncio(loop_scope="module"),
+]
 PROFILES = ["visual-studio-code", "neovim"]
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"])
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    write_tree(tmp_path, WORKSPACE)
-    return tmp_path
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "brain", "lsp"]),
-    params=PROFILES,
-)
-async def client(
-    request: pytest.FixtureRequest, lsp_client: LanguageClient, workspace: Path
-) -> AsyncIterator[None]:
+async def start_session(
+    client: LanguageClient, profile: str, folders: list[types.WorkspaceFolder]
+) -> None:
     registrations: list[types.Registration] = []
 
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         registrations.extend(params.registrations)
 
-    lsp_client.registrations = registrations  # type: ignore[attr-defined]
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
-    result = await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities(request.param),
-            workspace_folders=[types.WorkspaceFolder(workspace.as_uri(), workspace.name)],
-        )
+    client.registrations = registrations  # type: ignore[attr-defined]
+    client.profile = profile  # type: ignore[attr-defined]
+    result = await client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities(profile), workspace_folders=folders)
     )
-    lsp_client.encoding = result.capabilities.position_encoding  # type: ignore[attr-defined]
+    client.encoding = result.capabilities.position_encoding  # type: ignore[attr-defined]
+
+
+@pytest_lsp.fixture(config=SERVER, params=PROFILES, loop_scope="module")
+async def fresh(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
+    """A server of its own, started on the workspace: for what `initialize` itself does."""
+    write_tree(tmp_path, WORKSPACE)
+    await start_session(lsp_client, request.param, [types.WorkspaceFolder(tmp_path.as_uri(), tmp_path.name)])
     yield
     await lsp_client.shutdown_session()
+
+
+# One server a profile for the module: a server start costs 1-2 s of CPU, and 22 starts were
+# most of this module's time. Tests write (unsaved buffers, a created note, renames), so none
+# shares a workspace: each gets a fresh copy as a workspace folder of its own (`workspace`),
+# a session of its own in the server, removed after the test.
+@pytest_lsp.fixture(config=SERVER, params=PROFILES, scope="module")
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient) -> AsyncIterator[None]:
+    await start_session(lsp_client, request.param, [])
+    yield
+    await lsp_client.shutdown_session()
+
+
+def folders_changed(client: LanguageClient, root: Path, added: bool) -> None:
+    folder = types.WorkspaceFolder(root.as_uri(), root.name)
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        types.WorkspaceFoldersChangeEvent(added=[folder] if added else [], removed=[] if added else [folder])
+    ))
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def workspace(client: LanguageClient, tmp_path: Path) -> AsyncIterator[Path]:
+    write_tree(tmp_path, WORKSPACE)
+    folders_changed(client, tmp_path, added=True)
+    yield tmp_path
+    folders_changed(client, tmp_path, added=False)
 
 
 # ------------------------------------------------------------------ helpers
@@ -113,7 +140,8 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 # ------------------------------------------------------------------ tests
 
 
-async def test_initialize_negotiates_and_indexes_with_progress(client: LanguageClient) -> None:
+async def test_initialize_negotiates_and_indexes_with_progress(fresh: LanguageClient) -> None:
+    client = fresh
     expected = "utf-16" if client.profile == "visual-studio-code" else "utf-8"  # type: ignore[attr-defined]
     assert client.encoding == expected  # type: ignore[attr-defined]
     await until(lambda: any(
