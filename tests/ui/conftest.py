@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +47,16 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     try:
         yield
     finally:
-        if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+        if nextitem is None or not takes_the_ui_browser(nextitem.path, getattr(nextitem, "fixturenames", ())):
             HOST.close()
+
+
+def takes_the_ui_browser(path: Path, fixturenames: Collection[str]) -> bool:
+    """Whether a test takes this folder's `browser`. tests/vscode has a `browser` fixture of its
+    own, with a Playwright of its own: a ui test followed by a vscode test on one worker left
+    this one open, and the vscode test's Playwright, then the asyncio tests after it, refused
+    to start ("Sync API inside the asyncio loop")."""
+    return "browser" in fixturenames and path.is_relative_to(Path(__file__).parent)
 
 
 def pytest_sessionfinish() -> None:

@@ -8,11 +8,13 @@ The tests depend on their order, so the module runs on one worker, in the order 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.ui.browser import HOST
+from tests.ui.conftest import takes_the_ui_browser
 
 pytestmark = pytest.mark.xdist_group("tests/ui/test_browser_host.py")
 
@@ -62,3 +64,18 @@ def test_a_dead_browser_is_replaced_at_the_next_test(browser: Any, bare_page: An
     assert browser is not SEEN["browser"]
     bare_page.goto("data:text/html,<title>alive</title>")
     assert bare_page.title() == "alive"
+
+
+@pytest.mark.parametrize(("path", "fixtures", "takes"), [
+    ("tests/ui/test_find.py", {"browser", "server"}, True),
+    ("tests/ui/sub/test_x.py", {"browser"}, True),
+    ("tests/ui/test_static.py", {"server"}, False),
+    # tests/vscode's own `browser` (its own Playwright): the ui browser must close before it.
+    ("tests/vscode/test_code_server.py", {"browser", "code_server"}, False),
+    ("tests/lsp/test_indexing.py", set(), False),
+])
+def test_the_ui_browser_stays_open_only_for_a_ui_test_that_takes_it(
+    path: str, fixtures: set[str], takes: bool
+) -> None:
+    root = Path(__file__).parents[2]
+    assert takes_the_ui_browser(root / path, fixtures) is takes
