@@ -32,7 +32,14 @@ from brain.parse.mentions import (
     name_words,
     squash,
 )
-from brain.service.mentions import SWEEP_BATCH, Names, names_of, note_mentions, workspace_mentions
+from brain.service.mentions import (
+    NAME_PROPERTIES,
+    SWEEP_BATCH,
+    Names,
+    names_of,
+    note_mentions,
+    workspace_mentions,
+)
 from brain.store.base import GraphStore, MemoryFilter
 
 #: A name as a note answers to it: its scope, its words, the note's id and name.
@@ -63,7 +70,7 @@ class SweepNames:
             props = m.properties
             # Most notes answer to their name alone, or to a `name:` that is the same text:
             # a name met twice for one note adds nothing (one target an id, the same words).
-            more = "name" in props or "aliases" in props or "alias" in props
+            more = any(key in props for key in NAME_PROPERTIES)
             names = tuple(names_of(m)) if more else (m.name,)
             for k, name in enumerate(names):
                 if k and name in names[:k]:

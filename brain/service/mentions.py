@@ -37,10 +37,14 @@ if TYPE_CHECKING:
 SWEEP_BATCH = 1000  # notes whose links one store call reads
 
 
+#: The properties that give a note names beside its file name (`names_of`).
+NAME_PROPERTIES = ("name", "aliases", "alias")
+
+
 def names_of(memory: MemoryNode) -> Iterator[str]:
     """The names a note answers to: its name, `name:` and each of `aliases:`."""
     yield memory.name
-    for key in ("name", "aliases", "alias"):
+    for key in NAME_PROPERTIES:
         value: JSONValue = memory.properties.get(key)
         if isinstance(value, str):
             yield value
