@@ -8,12 +8,13 @@ import json
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import Timeline, signed_in, timeline, when
+from tests.ui.timeline import TIMELINE, Timeline, signed_in, when
 
-__all__ = ["timeline"]  # the module-scoped fixture, used by name
+pytestmark = pytest.mark.xdist_group(TIMELINE)  # one timeline for the three modules (conftest.py)
 
 PAGER_ID = "memory:on-call/pager-rotation"
 
