@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -30,6 +30,7 @@ from tests.ui.timeline import Timeline, served_timeline, writes_after
 READERS = "ui-readers"
 ADMIN = "admin-secret-token"
 AGENT = "on-call-token"  # the on-call agent's token
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -64,16 +65,20 @@ def takes_the_ui_browser(path: Path, fixturenames: Collection[str]) -> bool:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test marked `writes_after_the_timeline` runs after the last other test that takes
-    `timeline` (the fixture is the worker's, and their "changed since" would count its write).
-    xdist's controller sends a group's tests in this order."""
+    items[:] = timeline_writers_last(items)
+
+
+def timeline_writers_last(items: list[T]) -> list[T]:
+    """The items, a test marked `writes_after_the_timeline` moved after the last other test that
+    takes `timeline` (the fixture is the worker's, and their "changed since" would count its
+    write); the rest in their order. xdist's controller sends a group's tests in this order."""
     writers = [item for item in items if writes_after(item)]
     if not writers:
-        return
+        return items
     rest = [item for item in items if not writes_after(item)]
     readers = [i for i, item in enumerate(rest) if "timeline" in getattr(item, "fixturenames", ())]
     at = readers[-1] + 1 if readers else len(rest)
-    items[:] = rest[:at] + writers + rest[at:]
+    return rest[:at] + writers + rest[at:]
 
 
 def pytest_sessionfinish() -> None:

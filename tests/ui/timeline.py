@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-import pytest
 
 from tests.ui.server import BrainServer, copy_example
 
@@ -130,7 +129,7 @@ def writes_after_the_timeline(test: F) -> F:
     return test
 
 
-def writes_after(item: pytest.Item) -> bool:
+def writes_after(item: object) -> bool:
     return bool(getattr(getattr(item, "obj", None), "writes_after_the_timeline", False))
 
 
