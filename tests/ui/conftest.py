@@ -6,6 +6,9 @@ loaded machine. The tests that only read the example share two servers a worker:
 `-n 2` they run on one worker and each server starts once (tests/plan.py: a group a module
 marks is kept). A test that writes (through the page or on disk) has a server of its own, or
 shares its module's with tests that write other notes only (test_memory_review, test_nearby).
+The scripted timeline of the as-of pages (tests/ui/timeline.py) is built and served once a
+worker for the three modules that read it (xdist group TIMELINE); its one writing test runs
+after the others.
 """
 
 from __future__ import annotations
@@ -15,17 +18,19 @@ import os
 import re
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from tests.ui.browser import HOST
 from tests.ui.server import ARTIFACTS, BrainServer, aged_example, chromium_missing, copy_example
+from tests.ui.timeline import Timeline, served_timeline, writes_after
 
 # The xdist group of the modules that use the shared `reader` or `guarded` (their pytestmark).
 READERS = "ui-readers"
 ADMIN = "admin-secret-token"
 AGENT = "on-call-token"  # the on-call agent's token
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -57,6 +62,23 @@ def takes_the_ui_browser(path: Path, fixturenames: Collection[str]) -> bool:
     this one open, and the vscode test's Playwright, then the asyncio tests after it, refused
     to start ("Sync API inside the asyncio loop")."""
     return "browser" in fixturenames and path.is_relative_to(Path(__file__).parent)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = timeline_writers_last(items)
+
+
+def timeline_writers_last(items: list[T]) -> list[T]:
+    """The items, a test marked `writes_after_the_timeline` moved after the last other test that
+    takes `timeline` (the fixture is the worker's, and their "changed since" would count its
+    write); the rest in their order. xdist's controller sends a group's tests in this order."""
+    writers = [item for item in items if writes_after(item)]
+    if not writers:
+        return items
+    rest = [item for item in items if not writes_after(item)]
+    readers = [i for i, item in enumerate(rest) if "timeline" in getattr(item, "fixturenames", ())]
+    at = readers[-1] + 1 if readers else len(rest)
+    return rest[:at] + writers + rest[at:]
 
 
 def pytest_sessionfinish() -> None:
@@ -97,6 +119,14 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
     served = BrainServer(copy_example(tmp), env={"BRAIN_TOKENS_FILE": str(tokens)}).start()
     yield served
     served.stop()
+
+
+@pytest.fixture(scope="session")
+def timeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Timeline]:
+    """The example with a scripted day in its history (tests/ui/timeline.py), served with
+    tokens, for the worker's tests of the pages of memory through time."""
+    with served_timeline(tmp_path_factory.mktemp("timeline")) as served:
+        yield served
 
 
 class ConsoleErrors(list[str]):

@@ -1,4 +1,4 @@
-"""The Changes page (issue 44 item 4): the diff of a scripted timeline, per scope, each note with
+"""The Changes page (issue 44 item 4): the diff of a scripted per scope, each note with
 its origin and who changed it, the links and problems it made, its history, and the window,
 writer, empty and error states."""
 
@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import CALENDAR, GLOSSARY, ON_CALL, PAGER, REFUNDS, Timeline, put, signed_in, timeline
+from tests.ui.timeline import CALENDAR, GLOSSARY, ON_CALL, PAGER, REFUNDS, TIMELINE, Timeline, put, signed_in
+from tests.ui.timeline import writes_after_the_timeline as after_the_others
 
-__all__ = ["timeline"]  # the module-scoped fixture, used by name
+pytestmark = pytest.mark.xdist_group(TIMELINE)  # one timeline for the three modules (conftest.py)
 
 
 def rows(page: Any) -> Any:
@@ -156,8 +158,9 @@ def test_an_agents_token_sees_the_changes_of_its_own_and_the_shared_notes(
     expect(page.get_by_role("alert")).to_contain_text("GET /api/memory/on-call/pager-rotation.md?asOf=")
 
 
+@after_the_others
 def test_a_window_that_ends_now_takes_new_changes_live(timeline: Timeline, bare_page: Any) -> None:
-    """Last in this module: it writes a note after the timeline's end."""
+    """Run after every other test of the timeline (conftest.py): it writes a note after its end."""
     page = signed_in(bare_page)
     page.goto(f"{timeline.server.base}/#/changes?since=24h")
     expect(rows(page)).to_have_count(8)

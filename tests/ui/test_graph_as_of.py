@@ -8,12 +8,13 @@ import json
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import Timeline, signed_in, timeline, when
+from tests.ui.timeline import TIMELINE, Timeline, signed_in, when
 
-__all__ = ["timeline"]  # the module-scoped fixture, used by name
+pytestmark = pytest.mark.xdist_group(TIMELINE)  # one timeline for the three modules (conftest.py)
 
 PAGER_ID = "memory:on-call/pager-rotation"
 
@@ -25,7 +26,9 @@ def changes_drawn(page: Any) -> dict[str, str]:
 
 
 def wait_drawn(page: Any, status: str) -> None:
-    expect(page.locator(".graph-status")).to_contain_text(status)
+    # As long as the page's other waits (conftest.py, 15 s): expect's 5 s default ran out under
+    # load 30-45 while the status still said "Loading…", in main's modules and in this one.
+    expect(page.locator(".graph-status")).to_contain_text(status, timeout=15_000)
 
 
 def test_a_neighbourhood_as_it_was_with_what_changed_since(timeline: Timeline, bare_page: Any) -> None:

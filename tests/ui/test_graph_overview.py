@@ -1,8 +1,11 @@
 """The whole-workspace view on a generated workspace, in a real browser against a real `brain serve`.
 
-The workspace (bench/workload.py, 600 notes of 4 agents) is big enough that the layout runs in
-the web worker (past 300 nodes). The page says when the layout is done (`data-layout="settled"`
-on the canvas, and a `layoutsettled` event): the test waits on that, not on a sleep.
+The workspace (bench/workload.py, 400 notes of 4 agents: about 425 nodes with its agents, entities
+and unresolved targets) is big enough that the layout runs in the web worker (past 300 nodes,
+web/src/graph/overview/layout.ts; the first test asserts it ran there). 600 notes cost 1-5 CPU-s
+more a run (generating, ingesting, three layouts) for nothing these tests check. The page says
+when the layout is done (`data-layout="settled"` on the canvas, and a `layoutsettled` event):
+the test waits on that, not on a sleep.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from tests.ui.server import REPO, BrainServer
 sys.path.insert(0, str(REPO / "bench"))
 from workload import generate
 
-# A converged layout of 600 notes takes seconds, more on a loaded machine.
+NOTES = 400
+# A converged layout of these notes takes seconds, more on a loaded machine.
 SETTLE_MS = 120_000
 
 
@@ -30,9 +34,9 @@ SETTLE_MS = 120_000
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
     """One server of the generated workspace for the module: its tests only read (they navigate
     and click in the drawing; no file and nothing the server keeps changes), and generating and
-    ingesting the 600 notes again was most of each test's time. Each test has its own page."""
+    ingesting the notes again was most of each test's time. Each test has its own page."""
     root = tmp_path_factory.mktemp("overview") / "workspace"
-    generate(root, 600, agents=4, seed=7)
+    generate(root, NOTES, agents=4, seed=7)
     served = BrainServer(root).start()
     yield served
     served.stop()

@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.ui.conftest import snap
-from tests.ui.timeline import CALENDAR, PAGER, Timeline, signed_in, timeline, when
+from tests.ui.timeline import CALENDAR, PAGER, TIMELINE, Timeline, signed_in, when
 
-__all__ = ["timeline"]  # the module-scoped fixture, used by name
+pytestmark = pytest.mark.xdist_group(TIMELINE)  # one timeline for the three modules (conftest.py)
 
 
 def text_then(page: Any, path: str) -> Any:

@@ -17,23 +17,32 @@ its memory, each step a second apart so that a moment between two steps separate
     ---- moment `end` ----
 
 Tests read the moments (ISO 8601 UTC, to the second) and the expected rows from `Timeline`.
+
+The three modules that read it (test_changes, test_graph_as_of, test_note_as_of) share one
+timeline a worker: the fixture is session-scoped and their modules mark the xdist group
+TIMELINE, so it is built and served once, not once a module. Their tests only read it, but
+for one: a test that writes after the timeline's end (its live test) is marked
+`@writes_after_the_timeline`, and tests/ui/conftest.py runs it after every other test that
+takes `timeline`, since a later write would be counted by their "what changed since".
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
-import pytest
 
 from tests.ui.server import BrainServer, copy_example
 
+# The xdist group of the modules that read the timeline (their pytestmark): one worker builds it.
+TIMELINE = "ui-timeline"
 ADMIN = "timeline-admin-token"
 TOKENS = {ADMIN: "*", "timeline-on-call-token": "on-call", "timeline-triage-token": "support-triage"}
 ON_CALL = "timeline-on-call-token"
@@ -110,9 +119,24 @@ def wait_recorded(server: BrainServer, since: str, path: str, timeout: float = 2
     raise AssertionError(f"brain did not record the change of {path} in {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def timeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Timeline]:
-    tmp = tmp_path_factory.mktemp("timeline")
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def writes_after_the_timeline(test: F) -> F:
+    """Marks a test that writes to the timeline's server: it runs after every other test that
+    takes `timeline` (tests/ui/conftest.py orders them), which read the state it ended in."""
+    test.writes_after_the_timeline = True  # type: ignore[attr-defined]
+    return test
+
+
+def writes_after(item: object) -> bool:
+    return bool(getattr(getattr(item, "obj", None), "writes_after_the_timeline", False))
+
+
+@contextlib.contextmanager
+def served_timeline(tmp: Path) -> Iterator[Timeline]:
+    """The example served in `tmp` with the scripted day above in its history (the `timeline`
+    fixture of tests/ui/conftest.py)."""
     root = copy_example(tmp)
     tokens = tmp / "tokens.json"
     tokens.write_text(json.dumps(TOKENS))
