@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.budget import MIB, brain_case
+from tests.hostile.budget import MIB
 from tests.hostile.corpus import Case, check_cases
+from tests.hostile.zygote import brain_case
 
 SECONDS = 15.0
 MEMORY = 1024 * MIB

@@ -23,8 +23,9 @@ import pytest
 from brain.safefs import MAX_DEPTH
 from brain.tool.history.blobs import BlobStore
 from tests.conftest import STORES
-from tests.hostile.budget import MIB, brain_case, python_case
+from tests.hostile.budget import MIB, python_case
 from tests.hostile.fs_shapes import bad_names, deep_tree, expected, remove_tree, too_deep_path, workspace
+from tests.hostile.zygote import brain_case
 from tests.tool.conftest import make_workspace
 from tests.tool.test_rest import serve
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.budget import MIB, brain_case, python_case
+from tests.hostile.budget import MIB, python_case
 from tests.hostile.corpus import checked_in, deep_frontmatter
+from tests.hostile.zygote import brain_case
 
 SECONDS = 15.0
 MEMORY = 1024 * MIB

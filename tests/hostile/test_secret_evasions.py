@@ -22,7 +22,8 @@ from brain.tool.calls.tool import MemoryTool
 from brain.tool.history.log import History
 from brain.tool.service import MemoryService
 from tests.api.live import LiveServer
-from tests.hostile.budget import MIB, brain_case
+from tests.hostile.budget import MIB
+from tests.hostile.zygote import brain_case
 from tests.tool.conftest import make_workspace
 from tests.tool.secret_corpus import PLANTED, TOKEN, Planted
 from tests.tool.test_rest import serve
