@@ -14,9 +14,9 @@ import, never from an earlier case, so no case sees another's state.
 What differs from budget.py's fresh process, and why it does not weaken a case: the import is
 no longer inside the case's time and CPU budget (it was the same 0.45 s in every case, not
 the hostile input's cost); the peak RSS starts from the server's (brain imported, as a fresh
-case's is once it has imported brain). A case with a different environment (or budget.py's
-`source`) gets a fresh process as before, and benchmarks (bench/bench_hostile.py) keep
-budget.py's fresh processes.
+case's is once it has imported brain). A case gets the fork server of the environment it
+is run in (a test that sets a variable gets one of its own). Benchmarks (bench/bench_hostile.py)
+keep budget.py's fresh processes.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -33,10 +34,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.hostile.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, Outcome, _drain, _feed
+from tests.hostile.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, Outcome, _drain, _feed, run_limited
 from tests.hostile.budget import brain_case as fresh_brain_case
 
 REPO = Path(__file__).resolve().parents[2]
+UNLIMITED = resource.RLIM_INFINITY  # `memory=` of a case that only needs the time limit
 
 _SERVER = r"""
 import json, os, resource, socket, sys
@@ -69,6 +71,10 @@ while True:
     channel.sendall(b"%d %d\n" % (os.waitstatus_to_exitcode(status), usage.ru_maxrss))
 # The forked case, at the top level as in `python -c`: its exit, exception and shutdown are one's.
 del channel, message, fds, pid
+if case["module"]:  # `python -m brain ARGS`: brain/__main__.py's program(), with its exits
+    sys.argv = [os.path.join(os.path.dirname(brain.__file__), "__main__.py"), *case["args"]]
+    from brain.cli.main import program
+    program()
 from brain.cli.main import main
 sys.exit(main(case["args"]))
 """
@@ -100,18 +106,18 @@ class _Server:
         self.process.wait(10)
 
 
-_server: _Server | None = None
+_servers: dict[frozenset[tuple[str, str]], _Server] = {}
+_MOST = 3  # fork servers kept by one test process, one per environment the cases ran in
 
 
 def _get() -> _Server | None:
-    """The fork server of this process, or None where a case would not start as it does."""
-    global _server
-    if _server is not None and _server.env != _environment():
-        return None  # a test changed the environment: a fresh process sees it
-    if _server is None:
-        _server = _Server()
-        atexit.register(_server.close)
-    return _server
+    """The fork server of the current environment (a case started by budget.py would see it),
+    or None once a test process has used _MOST environments: a fresh process then."""
+    env = frozenset(_environment().items())
+    if env not in _servers and len(_servers) < _MOST:
+        _servers[env] = _Server()
+        atexit.register(_servers[env].close)
+    return _servers.get(env)
 
 
 def brain_case(
@@ -121,23 +127,30 @@ def brain_case(
     memory: int = DEFAULT_MEMORY,
     cwd: Path | None = None,
     stdin: bytes | None = None,
+    as_module: bool = False,
 ) -> Outcome:
     """Run the `brain` CLI in a limited child forked from the fork server (budget.brain_case's
-    twin): never waits longer than `seconds` (plus the kill)."""
+    twin): never waits longer than `seconds` (plus the kill). `as_module`: as `python -m brain`
+    runs it (brain/__main__.py's `program()`, which leaves `check` without the teardown), not
+    as `main(args)` from `python -c`; `memory=UNLIMITED`: no address-space limit."""
     server = _get()
     if server is None:
+        if as_module:
+            argv = [sys.executable, "-m", "brain", *args]
+            return run_limited(argv, seconds=seconds, memory=memory, cwd=cwd, stdin=stdin)
         return fresh_brain_case(args, seconds=seconds, memory=memory, cwd=cwd, stdin=stdin)
     with server.lock:
-        return _run(server, list(args), seconds, memory, cwd, stdin)
+        return _run(server, list(args), seconds, memory, cwd, stdin, as_module)
 
 
 def _run(server: _Server, args: list[str], seconds: float, memory: int, cwd: Path | None,
-         stdin: bytes | None) -> Outcome:
+         stdin: bytes | None, as_module: bool) -> Outcome:
     started = time.perf_counter()
     in_r, in_w = os.pipe() if stdin is not None else (os.open(os.devnull, os.O_RDONLY), -1)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    case = {"args": args, "memory": memory, "cpu": int(seconds) + 2, "cwd": str(cwd or os.getcwd())}
+    case = {"args": args, "memory": memory, "cpu": int(seconds) + 2, "cwd": str(cwd or os.getcwd()),
+            "module": as_module}
     socket.send_fds(server.channel, [json.dumps(case).encode()], [in_r, out_w, err_w])
     for fd in (in_r, out_w, err_w):
         os.close(fd)

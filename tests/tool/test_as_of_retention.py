@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from brain.tool import memory_service
 from brain.tool.diff.changes import _iso
 from brain.tool.history.log import History
 from brain.tool.history.retention import Retention
+from tests.hostile.zygote import UNLIMITED, brain_case
 from tests.mcp.conftest import TOKENS, http_session
 from tests.tool.conftest import make_workspace
 from tests.tool.serving import serving
@@ -27,8 +27,11 @@ from tests.tool.test_as_of import WRITER, gql, iso
 
 
 def brain_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "brain", *args], capture_output=True, text=True,
-                          timeout=300, check=False)
+    """`python -m brain ARGS` as a process of its own, forked from an interpreter that imported
+    brain once (tests/hostile/zygote.py): its exit code and its stdout and stderr as written."""
+    done = brain_case(args, seconds=300, memory=UNLIMITED, as_module=True)
+    assert not done.timed_out, (args, done.summary())
+    return subprocess.CompletedProcess(list(args), done.returncode or 0, done.stdout, done.stderr)
 
 
 def write(root: Path, text: str) -> float:
