@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -148,9 +149,10 @@ class SharedWindows:
             shots = ARTIFACTS / f"window-{name}"
             bench = stack.enter_context(open_workbench(self.browser.get(), server, shots, file))
             # Before any note is open: the servers the folders alone start.
-            started = {key: _starts(server, root.root) for key, root in roots.items()}
+            started = _started(server, [root.root for root in roots.values()])
+            started_before_notes = {key: started[root.root] for key, root in roots.items()}
             self.stack = stack.pop_all()
-        self.name, self.window = name, Window(bench, server, roots, started)
+        self.name, self.window = name, Window(bench, server, roots, started_before_notes)
         return self.window
 
     def close(self) -> None:
@@ -159,12 +161,12 @@ class SharedWindows:
         stack.close()
 
 
-def _starts(server: CodeServer, root: Path) -> bool:
-    """The log said, within two minutes, that a window started the server of `root`."""
-    from .workbench import wait_for
-
-    try:
-        wait_for(lambda: f"[{root}] starting brain" in server.output_log(root), 120, f"the server of {root}")
-    except AssertionError:
-        return False
-    return True
+def _started(server: CodeServer, roots: list[Path], timeout: float = 120) -> dict[Path, bool]:
+    """Per root: the log said, within `timeout` seconds (for them all), that a window started
+    its server. Polled as wait_for does; a root that never starts costs the timeout once."""
+    deadline = time.monotonic() + timeout
+    while True:
+        started = {root: f"[{root}] starting brain" in server.output_log(root) for root in roots}
+        if all(started.values()) or time.monotonic() > deadline:
+            return started
+        time.sleep(0.2)
