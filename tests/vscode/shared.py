@@ -161,10 +161,14 @@ class SharedWindows:
         stack.close()
 
 
-def _started(server: CodeServer, roots: list[Path], timeout: float = 120) -> dict[Path, bool]:
-    """Per root: the log said, within `timeout` seconds (for them all), that a window started
-    its server. Polled as wait_for does; a root that never starts costs the timeout once."""
-    deadline = time.monotonic() + timeout
+def _started(server: CodeServer, roots: list[Path]) -> dict[Path, bool]:
+    """Per root: the log said, within two minutes a root, that a window started its server.
+
+    The roots start side by side, each with its own look for brain (`brain --version` of each
+    candidate) and its own server: on a loaded machine (load 40 on two cores) a window of two
+    roots said "starting brain" for the second after more than the two minutes a window of
+    one root is given. Polled as wait_for does; a root that never starts costs the time once."""
+    deadline = time.monotonic() + 120 * len(roots)
     while True:
         started = {root: f"[{root}] starting brain" in server.output_log(root) for root in roots}
         if all(started.values()) or time.monotonic() > deadline:
