@@ -35,7 +35,7 @@ except ImportError:  # pragma: no cover - test_code_server fails or skips first
     pytest.skip("needs playwright (pip install -e '.[test]')", allow_module_level=True)
 
 
-def test_one_agents_folder_opened_alone_gets_the_space_server(windows: SharedWindows) -> None:
+def test_one_agents_folder_opened_without_its_space_gets_the_space_server(windows: SharedWindows) -> None:
     """The agent's folder (`alice/`) of a space, opened without the space (beside the example
     workspace, in the window of test_code_server's last test): activated by its `memory/`,
     rooted at the space above it."""
