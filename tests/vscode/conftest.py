@@ -1,7 +1,8 @@
 """The real VS Code and the browser, shared by the tests in this folder (tests/vscode/shared.py):
-one code-server and one Chromium (one context of it) for the folder, a window and a workspace
-copy for each test. Every test here is in the xdist group "vscode" (its module's pytestmark),
-so under `-n 2` the folder runs on one worker and starts its servers once.
+one code-server and one Chromium (one context of it) for the folder, a workspace copy for each
+test, and a window for each test or, for tests that check a folder of their own, a window they
+share (`windows`, tests/vscode/windows.py). Every test here is in the xdist group "vscode" (its
+module's pytestmark), so under `-n 2` the folder runs on one worker and starts its servers once.
 
 In CI (CI=true) or with BRAIN_REQUIRE_VSCODE=1 a missing chromium, npm or code-server fails the
 tests instead of skipping them."""
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .harness import CHROMIUM, REQUIRED, CodeServer, code_server_entry, vsix
-from .shared import SharedBrowser, SharedServers
+from .shared import SharedBrowser, SharedServers, SharedWindows
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -84,3 +85,21 @@ def browser(_browser: SharedBrowser) -> BrowserContext:
     """The shared Chromium's one context, connected: launched again if an earlier test left
     the browser dead. Each test opens its own window (page) in it."""
     return _browser.get()
+
+
+@pytest.fixture(scope="package")
+def _windows(
+    _servers: SharedServers, _browser: SharedBrowser, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedWindows]:
+    windows = SharedWindows(_servers, _browser, tmp_path_factory.mktemp("shared-windows"))
+    try:
+        yield windows
+    finally:
+        windows.close()
+
+
+@pytest.fixture
+def windows(_windows: SharedWindows) -> SharedWindows:
+    """The windows several tests share (windows.py): `windows.get(name)` opens one, closing the
+    one open before."""
+    return _windows

@@ -166,7 +166,10 @@ class CodeServer:
         return self.url_of(self.folder)
 
     def url_of(self, folder: Path) -> str:
-        """A window on `folder`: one code-server serves any folder, each window its own."""
+        """A window on `folder`, or on the multi-root workspace a `.code-workspace` file names:
+        one code-server serves any folder, each window its own."""
+        if folder.suffix == ".code-workspace":
+            return f"http://127.0.0.1:{self.port}/?workspace={folder}"
         return f"http://127.0.0.1:{self.port}/?folder={folder}"
 
     def env(self) -> dict[str, str]:
@@ -224,8 +227,8 @@ class CodeServer:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                log = (self.home / "code-server.log").read_text()
-                raise RuntimeError(f"code-server exited: {log[-3000:]}")
+                said = (self.home / "code-server.log").read_text()
+                raise RuntimeError(f"code-server exited: {said[-3000:]}")
             with (
                 contextlib.suppress(OSError),
                 urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2),

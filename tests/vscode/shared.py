@@ -10,6 +10,10 @@ globalState or workspaceState, VS Code keeps a workspace's state under its folde
 is new), and the one test that reads the clipboard writes it first. A test that fails leaves the
 next one a working pair: a server or browser found dead is started again before the next test.
 
+Some tests share a window, too (`SharedWindows`, the workspaces in windows.py): each has its
+own workspace, a folder of the window's multi-root workspace, and reads the window's log by its
+own root's lines.
+
 Workspace trust is a flag of the server, not of a window, so the one test of Restricted Mode
 gets a second server, with trust on, started when that test first asks for it. The extension
 is installed from the .vsix once (`--install-extension`); a second or restarted server gets a
@@ -19,13 +23,19 @@ copy of the first one's extensions folder.
 from __future__ import annotations
 
 import contextlib
+import json
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .harness import CHROMIUM, CHROMIUM_ARGS, CodeServer
+from .harness import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, CodeServer
+from .windows import WINDOWS, Root
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Playwright
+
+    from .workbench import Workbench
 
 
 class SharedServers:
@@ -96,3 +106,71 @@ class SharedBrowser:
                 self.browser.close()
         self.browser = None
         self.context = None
+
+
+@dataclass
+class Window:
+    """A shared window: its workbench, its server, the tests' workspaces by key, and for each
+    whether its server had started before any note was opened in the window."""
+
+    bench: Workbench
+    server: CodeServer
+    roots: dict[str, Root]
+    started_before_notes: dict[str, bool]
+
+
+class SharedWindows:
+    """The windows of windows.WINDOWS, opened on first use. At most one is open: asking for
+    another closes it first, so a window's extension host and servers do not idle beside the
+    tests after it. A window asked for again after that is a new one on fresh copies."""
+
+    def __init__(self, servers: SharedServers, browser: SharedBrowser, base: Path) -> None:
+        self.servers = servers
+        self.browser = browser
+        self.base = base
+        self.opened = 0
+        self.name: str | None = None
+        self.window: Window | None = None
+        self.stack = contextlib.ExitStack()
+
+    def get(self, name: str) -> Window:
+        if self.name == name and self.window is not None:
+            return self.window
+        self.close()
+        from .workbench import open_workbench
+
+        self.opened += 1
+        base = self.base / f"{name}-{self.opened}"
+        roots = WINDOWS[name](base)
+        file = base / f"{name}.code-workspace"
+        file.write_text(json.dumps({"folders": [{"path": str(r.opened)} for r in roots.values()]}, indent=2))
+        server = self.servers.get(trust=True)
+        with contextlib.ExitStack() as stack:
+            shots = ARTIFACTS / f"window-{name}"
+            bench = stack.enter_context(open_workbench(self.browser.get(), server, shots, file))
+            # Before any note is open: the servers the folders alone start.
+            started = _started(server, [root.root for root in roots.values()])
+            started_before_notes = {key: started[root.root] for key, root in roots.items()}
+            self.stack = stack.pop_all()
+        self.name, self.window = name, Window(bench, server, roots, started_before_notes)
+        return self.window
+
+    def close(self) -> None:
+        self.name, self.window = None, None
+        stack, self.stack = self.stack, contextlib.ExitStack()
+        stack.close()
+
+
+def _started(server: CodeServer, roots: list[Path]) -> dict[Path, bool]:
+    """Per root: the log said, within two minutes a root, that a window started its server.
+
+    The roots start side by side, each with its own look for brain (`brain --version` of each
+    candidate) and its own server: on a loaded machine (load 40 on two cores) a window of two
+    roots said "starting brain" for the second after more than the two minutes a window of
+    one root is given. Polled as wait_for does; a root that never starts costs the time once."""
+    deadline = time.monotonic() + 120 * len(roots)
+    while True:
+        started = {root: f"[{root}] starting brain" in server.output_log(root) for root in roots}
+        if all(started.values()) or time.monotonic() > deadline:
+            return started
+        time.sleep(0.2)

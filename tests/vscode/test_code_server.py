@@ -10,7 +10,9 @@ itself. A server that dies at start is not restarted in a loop. In Restricted Mo
 once why it waits, and starts when the folder is trusted.
 
 The tests share one code-server and one browser (tests/vscode/shared.py); each opens a fresh
-copy of the workspace in a window of its own and reads only its own window's output log.
+copy of the workspace and reads only its own root's output log. Those about the window as a
+whole (its notifications, Restricted Mode) have a window of their own; the example's found
+server shares one with a layout test's folder (tests/vscode/windows.py).
 
 Screenshots land in test-artifacts/vscode/. In CI (CI=true) or with BRAIN_REQUIRE_VSCODE=1 a
 missing chromium or a failed code-server install fails the test instead of skipping it.
@@ -37,6 +39,7 @@ TIMINGS = ARTIFACTS / "timings.json"
 try:
     from playwright.sync_api import BrowserContext
 
+    from .shared import SharedWindows
     from .workbench import TOASTS, open_workbench, wait_for
 except ImportError:  # pragma: no cover - the test extras install playwright
     if REQUIRED:
@@ -49,72 +52,6 @@ def record(name: str, seconds: float) -> None:
     timings[name] = round(seconds, 3)
     TIMINGS.parent.mkdir(parents=True, exist_ok=True)
     TIMINGS.write_text(json.dumps(timings, indent=2))
-
-
-def test_works_without_any_setting(
-    code_server: CodeServer, browser: BrowserContext, tmp_path: Path
-) -> None:
-    server = code_server
-    workspace = copy_workspace(EXAMPLE, tmp_path / "workspace")
-    make_venv(workspace)
-    shots = ARTIFACTS / "found-in-venv"
-    with open_workbench(browser, server, shots, workspace) as bench:
-        settings = json.loads((server.user_data / "User" / "settings.json").read_text())
-        assert not any(key.startswith("brain.") for key in settings)
-        opened = bench.open_file(NOTE)
-        bench.go_to_end()
-        bench.type("\nAlso see [[")
-        rows = bench.suggestions()
-        record("example: open -> first completion list (s)", time.monotonic() - opened)
-        bench.shot("1-completion")
-        texts = [row.inner_text() for row in rows.all()]
-        labels = [t.split("\n")[0].strip() for t in texts]
-        assert "alert-tuning" in labels, texts
-        assert "dashboards" in labels, texts
-        assert "paging-etiquette" not in labels, "the note being edited is not offered"
-        described = next(t for t in texts if "alert-tuning" in t)
-        description = _description(workspace / "memory/on-call/alert-tuning.md")
-        assert description[:30] in " ".join(described.split()), (described, description)
-
-        bench.page.keyboard.press("Escape")
-        bench.type("no-such-note]]")
-        typed = time.monotonic()
-        squiggles = bench.page.locator(".monaco-editor .squiggly-error")
-        squiggles.first.wait_for(timeout=60_000)
-        record("example: typed broken link -> underlined (s)", time.monotonic() - typed)
-        bench.page.keyboard.press("Control+Shift+M")
-        problems = bench.page.locator(".markers-panel .monaco-list-row")
-        problems.filter(has_text="no-such-note").first.wait_for(timeout=30_000)
-        bench.shot("2-problems")
-        problem = problems.filter(has_text="no-such-note").first.inner_text()
-        assert "[[no-such-note]] points to nothing" in problem, problem
-        assert "`" not in problem, f"markdown backticks in the Problems panel: {problem!r}"
-
-        # Hover and go to definition on the note's own link `[[alert-tuning]]` (line 7).
-        bench.page.keyboard.press("Control+G")
-        bench.page.keyboard.type("7:6")
-        bench.page.keyboard.press("Enter")
-        bench.page.keyboard.press("Control+K")
-        bench.page.keyboard.press("Control+I")
-        hover = bench.page.locator(".monaco-hover:not(.hidden)")
-        hover.filter(has_text=description[:20]).first.wait_for(timeout=30_000)
-        bench.shot("3-hover")
-        bench.page.keyboard.press("Escape")
-        bench.page.keyboard.press("F12")
-        bench.page.locator(".tab.active", has_text="alert-tuning.md").wait_for(timeout=30_000)
-        bench.shot("4-definition")
-
-        bench.command("brain: Show language server output")
-        bench.page.locator(".output-view, .panel .monaco-editor").first.wait_for()
-        bench.shot("5-output")
-        notifications = bench.all_notifications()
-        assert not [n for n in notifications if "brain" in n.lower()], notifications
-
-        log = server.output_log(workspace)
-    (shots / "output.log").write_text(log)
-    assert re.search(r"starting brain \S+ \(workspace-venv\): \S+/\.venv/bin/brain lsp", log), log
-    bad = [line for line in log.splitlines() if re.search(r"error|exception|traceback", line, re.I)]
-    assert not bad, f"errors in the brain output channel: {bad}"
 
 
 def test_one_notification_when_no_server_is_found(
@@ -216,6 +153,12 @@ def test_restricted_mode_says_why_it_waits_and_starts_when_trusted(
     assert untrusted.count("waiting: the workspace is in Restricted Mode") == 1, untrusted
 
 
+def _body_start(note: Path) -> str:
+    """The first words of the note's text (after its front matter), as its hover begins it."""
+    body = note.read_text(encoding="utf-8").split("---", 2)[2]
+    return " ".join(next(line for line in body.splitlines() if line.strip()).split()[:3])
+
+
 def _description(note: Path) -> str:
     for line in note.read_text(encoding="utf-8").splitlines():
         if line.startswith("description:"):
@@ -253,3 +196,76 @@ def test_a_server_that_crashes_is_not_restarted_in_a_loop(
     assert "stopped and was not restarted" in told[0], told
     assert log.count("starting brain 0.1.0 (workspace-venv)") == 1, log
     assert "No module named pygls" in log, log
+
+
+def test_works_without_any_setting(windows: SharedWindows) -> None:
+    # The example's window, shared with the agent's folder of test_code_server_layouts, which
+    # runs next (windows.py): the last test here, so that no other window opens while it is up.
+    window = windows.get("memory-folders")
+    server, bench = window.server, window.bench
+    workspace = window.roots["example"].root
+    shots = ARTIFACTS / "found-in-venv"
+    bench.shots = shots
+    shots.mkdir(parents=True, exist_ok=True)
+    settings = json.loads((server.user_data / "User" / "settings.json").read_text())
+    assert not any(key.startswith("brain.") for key in settings)
+    opened = bench.open_file(NOTE)
+    bench.go_to_end()
+    bench.type("\nAlso see [[")
+    rows = bench.suggestions()
+    record("example: open -> first completion list (s)", time.monotonic() - opened)
+    bench.shot("1-completion")
+    texts = [row.inner_text() for row in rows.all()]
+    labels = [t.split("\n")[0].strip() for t in texts]
+    assert "alert-tuning" in labels, texts
+    assert "dashboards" in labels, texts
+    assert "paging-etiquette" not in labels, "the note being edited is not offered"
+    described = next(t for t in texts if "alert-tuning" in t)
+    description = _description(workspace / "memory/on-call/alert-tuning.md")
+    assert description[:30] in " ".join(described.split()), (described, description)
+
+    bench.page.keyboard.press("Escape")
+    bench.type("no-such-note]]")
+    typed = time.monotonic()
+    squiggles = bench.page.locator(".monaco-editor[data-uri$='/paging-etiquette.md'] .squiggly-error")
+    squiggles.first.wait_for(timeout=60_000)
+    record("example: typed broken link -> underlined (s)", time.monotonic() - typed)
+    bench.page.keyboard.press("Control+Shift+M")
+    problems = bench.page.locator(".markers-panel .monaco-list-row")
+    problems.filter(has_text="no-such-note").first.wait_for(timeout=30_000)
+    bench.shot("2-problems")
+    problem = problems.filter(has_text="no-such-note").first.inner_text()
+    assert "[[no-such-note]] points to nothing" in problem, problem
+    assert "`" not in problem, f"markdown backticks in the Problems panel: {problem!r}"
+
+    # Hover and go to definition on the note's own link `[[alert-tuning]]` (line 7).
+    bench.page.keyboard.press("Control+G")
+    bench.page.keyboard.type("7:6")
+    bench.page.keyboard.press("Enter")
+    bench.page.keyboard.press("Control+K")
+    bench.page.keyboard.press("Control+I")
+    hover = bench.page.locator(".monaco-hover:not(.hidden)")
+    # The note's first words as well: the link's own tooltip (document links) shows the
+    # description too, and a plant that silenced the hover provider passed on it alone.
+    begins = _body_start(workspace / "memory/on-call/alert-tuning.md")
+    shown = hover.filter(has_text=description[:20]).filter(has_text=begins)
+    shown.first.wait_for(timeout=30_000)
+    bench.shot("3-hover")
+    bench.page.keyboard.press("Escape")
+    bench.page.keyboard.press("F12")
+    bench.page.locator(".tab.active", has_text="alert-tuning.md").wait_for(timeout=30_000)
+    bench.shot("4-definition")
+
+    bench.command("brain: Show language server output")
+    bench.page.locator(".output-view, .panel .monaco-editor").first.wait_for()
+    bench.shot("5-output")
+    notifications = bench.all_notifications()
+    assert not [n for n in notifications if "brain" in n.lower()], notifications
+
+    log = server.output_log(workspace)
+    (shots / "output.log").write_text(log)
+    # The example's own line: the window's log holds the agent folder's root's lines too.
+    started = rf"\[{re.escape(str(workspace))}\] starting brain \S+ \(workspace-venv\): "
+    assert re.search(started + r"\S+/\.venv/bin/brain lsp", log), log
+    bad = [line for line in log.splitlines() if re.search(r"error|exception|traceback", line, re.I)]
+    assert not bad, f"errors in the brain output channel: {bad}"
