@@ -109,9 +109,11 @@ def test_counters_move_by_exactly_the_session(
     problems = {"code": "broken-link", "severity": "error", "scope": "bot"}
     wanted = value(before, "brain_problems", **problems) + 1
     # A scrape reads the store's counts (on Neo4j, queries), and the recount waits ten times the
-    # last count's own time: a check every 0.2 s, not every 10 ms (hundreds of scrapes on Neo4j).
+    # last count's own time: a check every 0.2 s, not every 10 ms (hundreds of scrapes on Neo4j),
+    # for up to 2 minutes (a condition, not a time bound: at load 40 a count on Neo4j took over
+    # 1.5 s, so the next was due after the 15 s the wait had).
     wait_for(lambda: value(scrape(live.base, ADMIN), "brain_problems", **problems) == wanted, "the recount",
-             every=0.2)
+             timeout=120, every=0.2)
     assert value(after, "brain_ready") == 1
     assert value(after, "brain_history_bytes", part="log") > value(before, "brain_history_bytes", part="log")
     assert value(after, "brain_process_resident_memory_bytes") > 0
