@@ -123,12 +123,14 @@ async def until_subscribed(base: str, count: int = 1, timeout: float = 15.0) -> 
             await asyncio.sleep(0.01)
 
 
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 15.0, every: float = 0.01) -> None:
+    """Until `check()`; `every`: the pause between checks, longer where a check costs the
+    server work (a scrape reads the store: on Neo4j, queries)."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
+        time.sleep(every)
 
 
 class GatedStore(MemoryStore):

@@ -8,6 +8,7 @@ scrapes before and after, and prometheus_client's parser reads both.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 from collections.abc import Callable
@@ -107,7 +108,12 @@ def test_counters_move_by_exactly_the_session(
     # the time (brain/api/http/metrics.py): a slow store's count shows on a later scrape.
     problems = {"code": "broken-link", "severity": "error", "scope": "bot"}
     wanted = value(before, "brain_problems", **problems) + 1
-    wait_for(lambda: value(scrape(live.base, ADMIN), "brain_problems", **problems) == wanted, "the recount")
+    # A scrape reads the store's counts (on Neo4j, queries), and the recount waits ten times the
+    # last count's own time: a check every 0.2 s, not every 10 ms (hundreds of scrapes on Neo4j),
+    # for up to 2 minutes (a condition, not a time bound: at load 40 a count on Neo4j took over
+    # 1.5 s, so the next was due after the 15 s the wait had).
+    wait_for(lambda: value(scrape(live.base, ADMIN), "brain_problems", **problems) == wanted, "the recount",
+             timeout=120, every=0.2)
     assert value(after, "brain_ready") == 1
     assert value(after, "brain_history_bytes", part="log") > value(before, "brain_history_bytes", part="log")
     assert value(after, "brain_process_resident_memory_bytes") > 0
@@ -224,13 +230,40 @@ def test_the_switch_is_an_operator_setting(tmp_path: Path) -> None:
     assert flagged.source("serve", "metrics") == "--metrics"
 
 
-@pytest.mark.parametrize(("flags", "env", "status"), [
+SWITCH = [  # `brain serve` flags, environment, and what GET /metrics answers
     ((), {}, 200), (("--no-metrics",), {}, 404), ((), {"BRAIN_METRICS": "off"}, 404),
     (("--metrics",), {"BRAIN_METRICS": "off"}, 200),  # a flag beats the environment
-])
+]
+
+
+@pytest.mark.parametrize(("flags", "env", "status"), SWITCH)
+def test_brain_serve_reads_the_switch_from_its_flags_and_environment(
+    workspace: Path, flags: tuple[str, ...], env: dict[str, str], status: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The command line as `brain serve` parses it, and the settings it serves with, in this
+    process: each of the four ways to set the switch (the served route: the test below)."""
+    from brain import budgets
+    from brain.cli.main import build_parser
+    from brain.service.options import operator_settings
+
+    # What the command sets for its process (the environment it exports, the budgets it
+    # installs) is put back after the test.
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k != "BRAIN_METRICS"} | env)
+    monkeypatch.setattr(budgets, "_installed", budgets._installed)
+    monkeypatch.setattr(budgets, "_note_budget", budgets._note_budget)
+    args = build_parser().parse_args(["serve", str(workspace), "--port", "0", *flags])
+    assert operator_settings(args, workspace).serve.metrics is (status == 200)
+
+
+@pytest.mark.parametrize(("flags", "env", "status"), [SWITCH[2], SWITCH[3]])
 def test_brain_serve_switch(
     workspace: Path, flags: tuple[str, ...], env: dict[str, str], status: int
 ) -> None:
+    """A real `brain serve` (an interpreter, the server's imports and a first read each) for the
+    two cases that tell the served route follows the settings, not the flag or the environment
+    alone: the environment's off with no flag (404), and a flag that beats it (200). The parse
+    of all four cases: the test above."""
     with brain_serve(str(workspace), "--port", "0", *flags, env=env) as process:
         base = wait_for_url(process).removesuffix("/graphql")
         answered = httpx.get(f"{base}/metrics")

@@ -19,9 +19,12 @@ from pathlib import Path
 
 import httpx
 
+from brain.api.http.auth import TokenRegistry
 from brain.api.http.ui.key import KEY_BYTES, key_path
 from brain.api.http.ui.session import UI_COOKIE
+from brain.store.memory.store import MemoryStore
 from brain.tool.history.log import History
+from tests.api.live import live_server
 from tests.mcp.conftest import TOKENS, build_workspace
 from tests.tool.test_changes import serving
 from tests.tool.test_changes_origins import WRITE
@@ -53,8 +56,11 @@ def test_an_open_pages_mark_still_says_ui_after_a_restart_and_a_foreign_one_neve
     other = build_workspace(tmp_path / "other")
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
-    with serving(other, tokens) as base:
-        foreign = _mark(base)  # another workspace's server: its own key
+    # Another workspace's server, whose own key signs its mark: in this process (a real app on
+    # a real port), since what is tested of it is only that its mark is not taken, not a restart.
+    with live_server(other, MemoryStore(), watch=False,
+                     tokens=TokenRegistry(tokens_file=tokens)) as foreign_server:
+        foreign = _mark(foreign_server.base)
     with serving(root, tokens) as base:
         mark = _mark(base)
         _write(base, "# Before the restart\n", mark)
@@ -87,10 +93,6 @@ def test_two_apps_of_two_workspaces_in_one_process_each_keep_their_own_mark(tmp_
     """Each app holds its workspace's mark (`app.state.ui_mark`): with the key kept in one
     place for the process, the app made last signed and checked for both, so the first app's
     page got the second workspace's mark and its own edits were recorded as `tool`."""
-    from brain.api.http.auth import TokenRegistry
-    from brain.store.memory.store import MemoryStore
-    from tests.api.live import live_server
-
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps(TOKENS), encoding="utf-8")
     first, second = build_workspace(tmp_path / "first"), build_workspace(tmp_path / "second")
