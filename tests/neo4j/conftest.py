@@ -54,8 +54,19 @@ ReplicaOpener = Callable[[], Neo4jStore]
 def make_store(neo4j_login: Login) -> Iterator[StoreMaker]:
     """`make_store(injector=None, uri=None, limits=SMALL, retry_seconds=5)`: stores on a
     database cleared once per test (every store made in a test sees the same database)."""
-    made: list[Neo4jStore] = []
     open_neo4j(neo4j_login).close()
+    yield from _stores(neo4j_login)
+
+
+@pytest.fixture
+def keep_store(neo4j_login: Login) -> Iterator[StoreMaker]:
+    """`make_store` on the database as the last test left it (not cleared): for the tests
+    that share a graph they only read (each checks it is the one it expects)."""
+    yield from _stores(neo4j_login)
+
+
+def _stores(neo4j_login: Login) -> Iterator[StoreMaker]:
+    made: list[Neo4jStore] = []
 
     def make(
         injector: Injector | None = None, uri: str | None = None, limits: Limits = SMALL,

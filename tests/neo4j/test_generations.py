@@ -14,9 +14,10 @@ import gc
 import shutil
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,9 +46,48 @@ SMALL = Limits(node_rows=10, memory_rows=5, link_rows=20, transaction_rows=30, m
 
 
 @contextlib.contextmanager
+def looking_after_commits(look: Callable[[], None]) -> Iterator[None]:
+    """Runs `look` on a thread of its own while the block runs: once at the start, then
+    again after each transaction a store of this process commits (`Neo4jStore._commit`),
+    and once after the block. A look runs beside the writer's next transaction, as before,
+    but no longer as fast as it can over a state it already saw: every state the writer
+    leaves between two transactions is looked at (the last one too, after the block), where
+    a reader looking without pause looked at each many times, on the client's and the
+    server's CPU the writer it watched needed."""
+    committed, done = threading.Event(), threading.Event()
+    real = Neo4jStore._commit
+
+    def commit(self: Neo4jStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return real(self, *args, **kwargs)
+        finally:
+            committed.set()
+
+    def poll() -> None:
+        while True:
+            look()
+            if done.is_set():
+                return
+            committed.wait()
+            committed.clear()
+
+    thread = threading.Thread(target=poll)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Neo4jStore, "_commit", commit)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            committed.set()
+            thread.join(30)
+
+
+@contextlib.contextmanager
 def polling(reader: Neo4jStore, look: str) -> Iterator[tuple[Counter[tuple[str, int]], list[str]]]:
-    """A reader that looks at the graph over and over while the block runs: `seen` counts
-    (generation, links) of each look, `mixed` says where a look found two generations.
+    """A reader that looks at the graph after each commit while the block runs (see
+    `looking_after_commits`): `seen` counts (generation, links) of each look, `mixed` says
+    where a look found two generations.
 
     A look during which the change log moved is left out: it ran across the switch's commit,
     and Neo4j reads are read-committed, not snapshots, so it may read part of each side (a
@@ -55,26 +95,19 @@ def polling(reader: Neo4jStore, look: str) -> Iterator[tuple[Counter[tuple[str, 
     entry, so every look while the new generation is staged counts."""
     seen: Counter[tuple[str, int]] = Counter()
     mixed: list[str] = []
-    done = threading.Event()
 
-    def poll() -> None:
-        while not done.is_set():
-            position = reader.log_position()
-            found = reader._read(look)[0]
-            if reader.log_position() != position:
-                continue
-            kinds = {d.split()[0] for d in found["descriptions"]}
-            if len(kinds) != 1 or len(found["descriptions"]) != NOTES:
-                mixed.append(f"{sorted(kinds)} in {len(found['descriptions'])} notes")
-            seen[(min(kinds), int(found["links"]))] += 1
+    def once() -> None:
+        position = reader.log_position()
+        found = reader._read(look)[0]
+        if reader.log_position() != position:
+            return
+        kinds = {d.split()[0] for d in found["descriptions"]}
+        if len(kinds) != 1 or len(found["descriptions"]) != NOTES:
+            mixed.append(f"{sorted(kinds)} in {len(found['descriptions'])} notes")
+        seen[(min(kinds), int(found["links"]))] += 1
 
-    thread = threading.Thread(target=poll)
-    thread.start()
-    try:
+    with looking_after_commits(once):
         yield seen, mixed
-    finally:
-        done.set()
-        thread.join(30)
 
 
 def write_notes(ws: Workspace, generation: str) -> None:

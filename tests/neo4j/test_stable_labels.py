@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from tests.api.live import live_server
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.test_connect import brain_cli
-from tests.neo4j.test_generations import LOOK, NOTES, bot_workspace, write_notes
+from tests.neo4j.test_generations import LOOK, NOTES, bot_workspace, looking_after_commits, write_notes
 
 pytestmark = pytest.mark.neo4j
 
@@ -197,15 +196,13 @@ def test_brain_reads_one_generation_while_a_paged_switch_relabels(
     replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
     seen: Counter[tuple[str, int]] = Counter()
     hand: Counter[tuple[str, ...]] = Counter()
-    done = threading.Event()
 
-    def poll() -> None:
-        while not done.is_set():
-            found = replica._read(LOOK)[0]
-            words = " ".join(sorted({d.split()[0] for d in found["descriptions"]}))
-            seen[(words, len(found["descriptions"]))] += 1
-            mine = replica._driver.execute_query(LOOK, database_=replica.database).records[0]
-            hand[tuple(sorted({d.split()[0] for d in mine["descriptions"]}))] += 1
+    def look() -> None:
+        found = replica._read(LOOK)[0]
+        words = " ".join(sorted({d.split()[0] for d in found["descriptions"]}))
+        seen[(words, len(found["descriptions"]))] += 1
+        mine = replica._driver.execute_query(LOOK, database_=replica.database).records[0]
+        hand[tuple(sorted({d.split()[0] for d in mine["descriptions"]}))] += 1
 
     pages = 0
     real_page = rebuild_module.relabel_page
@@ -215,16 +212,12 @@ def test_brain_reads_one_generation_while_a_paged_switch_relabels(
         pages += 1
         return real_page(tx, page)
 
-    thread = threading.Thread(target=poll)
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, looking_after_commits(look):  # after each commit
         patch.setattr(rebuild_module, "relabel_page", counting)
-        thread.start()
         writer = make_store(limits=PAGED)
         writer.clear_rows = 1  # a page a node
         brain = Brain(ws.root, writer)
         brain.sync()
-    done.set()
-    thread.join(30)
     assert writer.rebuilds == 1
     assert pages > NOTES, "the switch should have relabelled in pages"
     assert set(seen) <= {("old", NOTES), ("new", NOTES)}, seen

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from tests.contract.helpers import Workspace, note, reference_export
 from tests.layout_specs import SPECS, LayoutSpec
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.faults import Crash, Injector
-from tests.neo4j.test_generations import LOOK, NOTES, count, raw_count, write_notes
+from tests.neo4j.test_generations import LOOK, NOTES, count, looking_after_commits, raw_count, write_notes
 from tests.search.helpers import needs_model
 from tests.unit.test_ingest_parts_layouts import in_parts, layout_workspace
 
@@ -58,19 +57,12 @@ def workspace(tmp_path: Path) -> Workspace:
 def counting_notes(reader: Neo4jStore) -> Iterator[Counter[int]]:
     """How many notes each look of a reader polling while the block runs found."""
     seen: Counter[int] = Counter()
-    done = threading.Event()
 
-    def poll() -> None:
-        while not done.is_set():
-            seen[len(reader._read(LOOK)[0]["descriptions"])] += 1
+    def once() -> None:
+        seen[len(reader._read(LOOK)[0]["descriptions"])] += 1
 
-    thread = threading.Thread(target=poll)
-    thread.start()
-    try:
+    with looking_after_commits(once):  # after each commit, not without pause
         yield seen
-    finally:
-        done.set()
-        thread.join(30)
 
 
 def test_a_reader_sees_no_graph_then_all_of_it(
