@@ -7,6 +7,7 @@ the native scanner (brain/parse/native.py) and on the numpy code, its reference 
 from __future__ import annotations
 
 from array import array
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -69,12 +70,8 @@ def counted_by(scanner: str, rows: list[Row]) -> PostingsBlock:
     as the `scanner` fixture sets it)."""
     if scanner == "native":
         return count_block(rows)
-    held = counting.native
-    counting.native = None
-    try:
+    with mock.patch.object(counting, "native", None):
         return count_block(rows)
-    finally:
-        counting.native = held
 
 
 # Both scanners on each drawn chunk, in one test: drawing the chunks was most of the time of the
@@ -130,8 +127,6 @@ def test_words_that_share_a_number_are_counted_the_slow_way(monkeypatch: pytest.
 def test_a_block_counted_in_slices_counts_as_note_counts(rows: list[Row], slice_bytes: int) -> None:
     """A chunk past SLICE_BYTES is counted a slice at a time and merged: the same counts,
     over one list of words with each word once."""
-    from unittest import mock
-
     with mock.patch.object(postings_numpy, "SLICE_BYTES", slice_bytes):
         block = postings_numpy.count_rows(rows)  # the numpy code's slicing, native or not
     words = block.words.split("\0") if block.words else []
