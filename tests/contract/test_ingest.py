@@ -17,7 +17,11 @@ from tests.contract.helpers import Workspace, answers, note, reference, referenc
 
 
 def test_generated_workload_gives_the_same_graph_and_answers(store: GraphStore, tmp_path: Path) -> None:
-    info = generate(tmp_path / "workload", notes=240, agents=4, seed=7)
+    # 80 notes hold every kind the generator makes at 240 (each node label, edge type and
+    # property, link status, problem code, non-empty filter and cut neighbourhood), and no
+    # store batch or parallel parse starts below 1,000 rows: a third of the Neo4j reads
+    # (answers() asks by path for every note), the same checks.
+    info = generate(tmp_path / "workload", notes=80, agents=4, seed=7)
     brain = Brain(tmp_path / "workload", store)
     brain.sync()
 
