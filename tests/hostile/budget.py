@@ -98,13 +98,7 @@ def run_limited(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     os.close(report_w)
-    streams: dict[str, bytes] = {}
-    readers = [
-        threading.Thread(target=_drain, args=(fh, streams, name), daemon=True)
-        for name, fh in (("out", proc.stdout), ("err", proc.stderr))
-    ]
-    for reader in readers:
-        reader.start()
+    streams, readers = drained(proc.stdout, proc.stderr)
     if proc.stdin is not None:
         threading.Thread(target=_feed, args=(proc.stdin, stdin or b""), daemon=True).start()
     returncode: int | None = None
@@ -124,10 +118,31 @@ def run_limited(
     with os.fdopen(report, "rb") as reported:
         own = reported.read()  # empty when the case was killed at its time budget
     peak_kib = int(own) if own else usage.ru_maxrss
+    return outcome(returncode, elapsed, peak_kib, streams, readers)
+
+
+def drained(
+    out: IO[bytes] | None, err: IO[bytes] | None,
+) -> tuple[dict[str, bytes], list[threading.Thread]]:
+    """A child's stdout and stderr read to their ends, each on a thread of its own (a full pipe
+    would stall the child): what they read lands in the dict under "out" and "err"."""
+    streams: dict[str, bytes] = {}
+    readers = [threading.Thread(target=_drain, args=(fh, streams, name), daemon=True)
+               for name, fh in (("out", out), ("err", err))]
+    for reader in readers:
+        reader.start()
+    return streams, readers
+
+
+def outcome(
+    code: int | None, elapsed: float, peak_kib: int, streams: dict[str, bytes],
+    readers: list[threading.Thread],
+) -> Outcome:
+    """The case's Outcome once its readers are done (or given up on after 5 s each)."""
     for reader in readers:
         reader.join(5)
     return Outcome(
-        returncode, elapsed, peak_kib / 1024,
+        code, elapsed, peak_kib / 1024,
         streams.get("out", b"").decode("utf-8", "replace"),
         streams.get("err", b"").decode("utf-8", "replace"),
     )

@@ -34,7 +34,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.hostile.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, Outcome, _drain, _feed, run_limited
+from tests.hostile.budget import (
+    DEFAULT_MEMORY,
+    DEFAULT_SECONDS,
+    Outcome,
+    _feed,
+    drained,
+    outcome,
+    run_limited,
+)
 from tests.hostile.budget import brain_case as fresh_brain_case
 
 REPO = Path(__file__).resolve().parents[2]
@@ -155,11 +163,7 @@ def _run(server: _Server, args: list[str], seconds: float, memory: int, cwd: Pat
     for fd in (in_r, out_w, err_w):
         os.close(fd)
     pid = int(server.lines.readline())
-    streams: dict[str, bytes] = {}
-    readers = [threading.Thread(target=_drain, args=(os.fdopen(fd, "rb"), streams, name), daemon=True)
-               for name, fd in (("out", out_r), ("err", err_r))]
-    for reader in readers:
-        reader.start()
+    streams, readers = drained(os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb"))
     if stdin is not None:
         threading.Thread(target=_feed, args=(os.fdopen(in_w, "wb"), stdin), daemon=True).start()
     ended: list[bytes] = []
@@ -175,10 +179,4 @@ def _run(server: _Server, args: list[str], seconds: float, memory: int, cwd: Pat
         waiter.join()
     code, peak_kib = (int(part) for part in ended[0].split())
     elapsed = time.perf_counter() - started
-    for reader in readers:
-        reader.join(5)
-    return Outcome(
-        None if killed else code, elapsed, peak_kib / 1024,
-        streams.get("out", b"").decode("utf-8", "replace"),
-        streams.get("err", b"").decode("utf-8", "replace"),
-    )
+    return outcome(None if killed else code, elapsed, peak_kib, streams, readers)
