@@ -60,11 +60,16 @@ web:
 # brain's text scanners in Rust (native/, brain/parse/native.py): a first ingest's parsing several
 # times faster. Needs cargo (rustup); without it brain runs on the Python code, slower.
 # rustup puts cargo in ~/.cargo/bin, which a non-login shell's PATH may lack.
+# The wheel is the one `make dist` ships (scripts/dist --native), kept in BUILD_CACHE by the hash
+# of its sources and toolchain: a fresh clone of unchanged native/ sources (CI) compiles nothing.
 CARGO := $(shell command -v cargo 2>/dev/null || ls $$HOME/.cargo/bin/cargo 2>/dev/null)
 native:
 	@if [ -n "$(CARGO)" ]; then \
-		PATH="$(dir $(CARGO)):$$PATH" $(VENV)/bin/python -m pip install -q ./native \
+		out=$$(mktemp -d); \
+		{ PATH="$(dir $(CARGO)):$$PATH" BRAIN_DIST_NATIVE_CACHE="$(BUILD_CACHE)" PYTHON="$(PYTHON)" bash scripts/dist --native "$$out" \
+			&& $(VENV)/bin/python -m pip install -q --force-reinstall --no-deps "$$out"/brain_native-*.whl; } \
 			|| echo "make: brain's native scanners did not build (see above): brain works, a first ingest is slower"; \
+		rm -rf "$$out"; \
 	else \
 		echo "make: cargo not found, so brain's native scanners were not built: brain works, a first ingest is slower (https://rustup.rs)"; \
 	fi
