@@ -14,6 +14,7 @@ after the others.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,6 +28,13 @@ from tests.ui.browser import HOST
 from tests.ui.server import ARTIFACTS, BrainServer, aged_example, chromium_missing, copy_example
 from tests.ui.timeline import Timeline, served_timeline, writes_after
 
+# An `expect` waits as long as a page's own calls do (bare_page: 15 s), not Playwright's 5 s: a
+# page of the app took over 5 s to show on a machine at load 30-45 (timeouts seen in main and
+# in the last changes' runs). A wait ends at the event, so a passing test waits no longer.
+with contextlib.suppress(ImportError):  # without Playwright the browser tests skip (`browser`)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=15_000)
 # The xdist group of the modules that use the shared `reader` or `guarded` (their pytestmark).
 READERS = "ui-readers"
 ADMIN = "admin-secret-token"
