@@ -4,8 +4,9 @@ A `brain serve` start (Python's imports, the first read of the workspace) took 1
 loaded machine. The tests that only read the example share two servers a worker: `reader`
 (open) and `guarded` (tokens). Their modules mark the xdist group READERS, so under
 `-n 2` they run on one worker and each server starts once (tests/plan.py: a group a module
-marks is kept). A test that writes (through the page or on disk) has a server of its own, or
-shares its module's with tests that write other notes only (test_memory_review, test_nearby).
+marks is kept). The tests that write notes no other test reads share a third, `writers`, in
+the same group. A test whose writes other tests would see (a fixed link changes the problems
+counted) has a server of its own, or its module's (test_nearby).
 The scripted timeline of the as-of pages (tests/ui/timeline.py) is built and served once a
 worker for the three modules that read it (xdist group TIMELINE); its one writing test runs
 after the others.
@@ -13,10 +14,11 @@ after the others.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Generator, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +28,13 @@ from tests.ui.browser import HOST
 from tests.ui.server import ARTIFACTS, BrainServer, aged_example, chromium_missing, copy_example
 from tests.ui.timeline import Timeline, served_timeline, writes_after
 
+# An `expect` waits as long as a page's own calls do (bare_page: 15 s), not Playwright's 5 s: a
+# page of the app took over 5 s to show on a machine at load 30-45 (timeouts seen in main and
+# in the last changes' runs). A wait ends at the event, so a passing test waits no longer.
+with contextlib.suppress(ImportError):  # without Playwright the browser tests skip (`browser`)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=15_000)
 # The xdist group of the modules that use the shared `reader` or `guarded` (their pytestmark).
 READERS = "ui-readers"
 ADMIN = "admin-secret-token"
@@ -37,6 +46,12 @@ T = TypeVar("T")
 def browser() -> Any:
     """The worker's Chromium (tests/ui/browser.py: one for a run of browser tests, not one a
     module); each test opens a context of its own on it (`bare_page`)."""
+    return ui_browser()
+
+
+def ui_browser() -> Any:
+    """The worker's Chromium; without one the test skips, or fails in CI. (Also for a module's
+    fixture that shares a tab: it is set up before the function-scoped `browser`.)"""
     missing = chromium_missing()
     if missing:
         if os.environ.get("CI") == "true":
@@ -109,6 +124,22 @@ def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
 
 
 @pytest.fixture(scope="session")
+def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
+    """One server of the example (as `reader`'s) for the worker's tests that write, through
+    the page or on disk: each writes notes no other test reads or writes, and asks the history
+    of its own notes only, so the order they run in does not matter. Its tests: test_memory_review's
+    writers (team-calendar, team-roster, a new note in release-writer, code-reviewer's first,
+    customer-tiers, written-on-disk, after-restart; its restart test stops and starts it),
+    test_history's (prefers-short-answers), test_find's (hostile-note) and
+    test_graph_slider_pages' (130 records of on-call/alert-tuning appended to the history,
+    which counts the history's records when it starts). A `brain serve` start was most of a
+    one-test module's time."""
+    served = BrainServer(aged_example(tmp_path_factory.mktemp("writers"))).start()
+    yield served
+    served.stop()
+
+
+@pytest.fixture(scope="session")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
     """One server of the example with tokens (the admin's and the on-call agent's) for the
     worker's tests that only read: what a sign-in keeps is the browser tab's (sessionStorage,
@@ -154,21 +185,54 @@ def page(server: BrainServer, bare_page: Any) -> Any:
     return bare_page
 
 
-@pytest.fixture
-def bare_page(browser: Any, console: ConsoleErrors, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh browser tab; it must log no errors (beyond those the test allows)."""
+# Each phase's report of a test (setup, call), kept for its fixtures' teardown.
+REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    item.stash.setdefault(REPORTS, {})[report.when] = report
+    return report
+
+
+def went_wrong(node: pytest.Item) -> bool:
+    """Whether a phase of the test so far failed (its setup or its body)."""
+    return any(report.failed for report in node.stash.get(REPORTS, {}).values())
+
+
+def open_page(browser: Any, console: ConsoleErrors) -> tuple[Any, Any]:
+    """A context of its own and a tab in it, its console errors and uncaught exceptions noted."""
     context = browser.new_context(viewport={"width": 1400, "height": 860})
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.on("console", lambda m: console.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    yield page
-    shot = ARTIFACTS / f"{request.node.name}-end.png"
+    return context, page
+
+
+def close_page(context: Any, page: Any, console: ConsoleErrors, name: str, failed: bool) -> None:
+    """Close the tab's context, which must have logged no errors (beyond those allowed). The
+    page as it ended is kept as an artifact (`<name>-end.png`) when something went wrong: the
+    test failed or the page logged errors. A screenshot of every passing test's end cost about
+    0.25 CPU-s of Chromium each (ui40c) and was looked at only after a failure."""
+    shot: Path | None = ARTIFACTS / f"{name}-end.png"
     try:
-        page.screenshot(path=str(shot))
+        if failed or console.unexpected():
+            page.screenshot(path=str(shot))
+        else:
+            shot = None
     finally:
-        context.close()
+        context.close()  # what the page logged until it closed is in `console`
     assert console.unexpected() == [], f"the page logged errors (screenshot {shot})"
+
+
+@pytest.fixture
+def bare_page(browser: Any, console: ConsoleErrors, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh browser tab; it must log no errors (beyond those the test allows)."""
+    context, page = open_page(browser, console)
+    yield page
+    close_page(context, page, console, request.node.name, went_wrong(request.node))
 
 
 def snap(page: Any, name: str) -> Path:

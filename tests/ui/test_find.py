@@ -18,6 +18,18 @@ from tests.ui.test_tokens import sign_in
 pytestmark = pytest.mark.xdist_group(READERS)
 
 
+@pytest.fixture
+def server(writers: BrainServer) -> BrainServer:
+    """The worker's server for tests that write (the snippet test's hostile-note, a note no
+    other test reads)."""
+    return writers
+
+
+@pytest.fixture
+def workspace(writers: BrainServer) -> Path:
+    return writers.root
+
+
 def test_graph_find_shows_search_results_and_opens_the_node(bare_page: Any, reader: BrainServer) -> None:
     page, server = bare_page, reader  # it only reads: the worker's shared server
     page.goto(f"{server.base}/#/graph")

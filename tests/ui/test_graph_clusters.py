@@ -5,6 +5,10 @@ them, and a click on a cluster draws that cluster's notes (graphOverview(cluster
 The workspace is bench/workload.py's, 6,000 notes of 8 agents by default (past the page's
 CLUSTERS_ABOVE, 5,000); BRAIN_UI_BIG_NOTES=100000 runs the same checks at 100,000 (minutes to
 ingest). The screenshot is tests/ui/artifacts/graph-overview-<N>k.png.
+
+The two tests read one tab of the summary (`summary`, loaded and settled once a module): the
+second began with the same load and settle as the first (about a third of its time), and it
+ends on the summary again (Back), where it found it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import snap
+from tests.ui.conftest import ConsoleErrors, close_page, open_page, snap, ui_browser, went_wrong
 from tests.ui.server import REPO, BrainServer
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -40,6 +44,26 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainServer]:
     server = BrainServer(root).start(timeout=1800)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def summary(big: BrainServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """One tab of the whole workspace, settled as scopes and clusters, for the module's tests
+    (a context of its own, as `bare_page` gives; it must log no errors in either test). Each
+    test leaves it on the summary: the click-through goes Back, and waits for it to settle."""
+    console = ConsoleErrors()
+    context, page = open_page(ui_browser(), console)
+    page.goto(f"{big.base}/#/graph")
+    settled(page, "clusters")
+    yield page
+    failed = any(went_wrong(item) for item in request.session.items if item.path == request.path)
+    close_page(context, page, console, "graph-clusters-summary", failed)
+
+
+@pytest.fixture
+def page(browser: Any, summary: Any) -> Any:
+    """The module's summary tab (`browser`: the worker's Chromium stays open between the two)."""
+    return summary
 
 
 def ask(server: BrainServer, query: str, **variables: Any) -> Any:
@@ -65,12 +89,11 @@ def cluster_label(c: dict[str, Any]) -> str:
 
 
 def test_the_whole_workspace_opens_as_scopes_and_clusters_counted_as_graphql_says(
-    bare_page: Any, big: BrainServer
+    page: Any, big: BrainServer
 ) -> None:
     answer = ask(big, CLUSTERS)["graphClusters"]
     assert answer["notes"] == NOTES
-    page = bare_page
-    page.goto(f"{big.base}/#/graph")
+    assert page.evaluate("() => location.hash") == "#/graph"
     canvas = settled(page, "clusters")
     scopes = [s for s in answer["scopes"] if s["notes"]]
     drawn = min(len(answer["clusters"]), MAX_CLUSTERS)
@@ -120,11 +143,10 @@ def test_the_whole_workspace_opens_as_scopes_and_clusters_counted_as_graphql_say
     snap(page, f"graph-overview-{NOTES // 1000}k")
 
 
-def test_a_click_on_a_cluster_draws_its_notes(bare_page: Any, big: BrainServer) -> None:
+def test_a_click_on_a_cluster_draws_its_notes(page: Any, big: BrainServer) -> None:
     answer = ask(big, CLUSTERS)["graphClusters"]
     by_id = {c["id"]: c for c in answer["clusters"]}
-    page = bare_page
-    page.goto(f"{big.base}/#/graph")
+    assert page.evaluate("() => location.hash") == "#/graph"
     canvas = settled(page, "clusters")
     page.wait_for_timeout(300)  # data-hubs is noted at the still frame after the last move
     hubs = json.loads(canvas.get_attribute("data-hubs") or "[]")
@@ -165,4 +187,5 @@ def test_a_click_on_a_cluster_draws_its_notes(bare_page: Any, big: BrainServer) 
     snap(page, f"graph-cluster-{NOTES // 1000}k")
     # Back: the summary again.
     page.go_back()
+    expect(page).to_have_url(f"{big.base}/#/graph")
     settled(page, "clusters")

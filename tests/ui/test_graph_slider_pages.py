@@ -10,12 +10,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from brain.tool.history.log import History, iso_time
+from tests.ui.conftest import READERS
 from tests.ui.server import BrainServer
 
+# The worker's `writers` server (tests/ui/conftest.py): one group, so it starts once. Its other
+# tests write notes of their own, before or after this one, never during it: the records the
+# history holds when the test starts are counted.
+pytestmark = pytest.mark.xdist_group(READERS)
 NOW = 1_796_000_000.0  # 2026-12-01
+
+
+@pytest.fixture
+def server(writers: BrainServer) -> BrainServer:
+    return writers
 
 
 def test_older_changes_page_the_slider_back_to_the_history_start(page: Any, server: BrainServer) -> None:

@@ -5,13 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import snap
+from tests.ui.conftest import READERS, snap
 from tests.ui.server import BrainServer
 from tests.ui.test_memory_review import open_note
 
-PATH = "memory/shared/team-calendar.md"
+# The worker's `writers` server (tests/ui/conftest.py): one group, so it starts once. No other
+# test there reads or writes this note, whose history is asked.
+pytestmark = pytest.mark.xdist_group(READERS)
+PATH = "memory/shared/prefers-short-answers.md"
+
+
+@pytest.fixture
+def server(writers: BrainServer) -> BrainServer:
+    return writers
+
+
+@pytest.fixture
+def workspace(writers: BrainServer) -> Path:
+    return writers.root
 
 
 def append_and_save(page: Any, line: str) -> None:
@@ -24,7 +38,7 @@ def append_and_save(page: Any, line: str) -> None:
 
 def test_history_shows_a_diff_per_write(page: Any, server: BrainServer, workspace: Path) -> None:
     original = (workspace / PATH).read_text()
-    open_note(page, server, "shared", "team-calendar.md")
+    open_note(page, server, "shared", "prefers-short-answers.md")
     append_and_save(page, "First edit from the browser.")
     page.get_by_role("status").filter(has_text=f"Saved {PATH}").wait_for(state="hidden", timeout=10_000)
     append_and_save(page, "Second edit from the browser.")

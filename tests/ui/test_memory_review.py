@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from playwright.sync_api import expect
 
 from brain.tool.history.log import History
 from tests.ui.conftest import READERS, ConsoleErrors, snap
-from tests.ui.server import BrainServer, aged_example
+from tests.ui.server import BrainServer
 
 # The shared servers of the worker (tests/ui/conftest.py): one group, so they start once.
 pytestmark = pytest.mark.xdist_group(READERS)
@@ -28,40 +27,21 @@ def editor_text(page: Any, path: str) -> str:
     return str(page.get_by_role("textbox", name=f"Markdown of {path}").inner_text())
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One copy for the module's tests that write (through the page or on disk), served by one
-    `server`: each writes notes no other test here reads or writes (team-calendar, team-roster,
-    a new note in release-writer, code-reviewer's first, customer-tiers, written-on-disk), and
+@pytest.fixture
+def server(writers: BrainServer) -> BrainServer:
+    """The worker's server for tests that write (tests/ui/conftest.py): each test here writes
+    notes no other test reads or writes (team-calendar, team-roster, a new note in
+    release-writer, code-reviewer's first, customer-tiers, written-on-disk, after-restart), and
     asks the history only of its own note, so the order they run in does not matter. A start
     of `brain serve` was most of each one's time. The tests that only read use the worker's
-    shared `reader` (tests/ui/conftest.py); the restart test has a server of its own."""
-    return aged_example(tmp_path_factory.mktemp("memory-writers"))
-
-
-@pytest.fixture(scope="module")
-def server(workspace: Path) -> Iterator[BrainServer]:
-    served = BrainServer(workspace).start()
-    yield served
-    served.stop()
+    shared `reader`. The restart test stops and starts this server (on the same port, the
+    workspace as the other tests left it)."""
+    return writers
 
 
 @pytest.fixture
-def own_workspace(tmp_path: Path) -> Path:
-    return aged_example(tmp_path)
-
-
-@pytest.fixture
-def own_server(own_workspace: Path) -> Iterator[BrainServer]:
-    served = BrainServer(own_workspace).start()
-    yield served
-    served.stop()
-
-
-@pytest.fixture
-def own_page(own_server: BrainServer, bare_page: Any) -> Any:
-    """A page of a server of its own (closed before that server stops)."""
-    return bare_page
+def workspace(writers: BrainServer) -> Path:
+    return writers.root
 
 
 def test_scopes_shared_first_with_memory_off_tag_and_file_details(
@@ -268,10 +248,10 @@ def test_a_note_written_on_disk_appears_without_a_reload(
 
 
 def test_reconnects_after_the_server_restarts(
-    own_page: Any, own_server: BrainServer, own_workspace: Path, console: ConsoleErrors
+    page: Any, server: BrainServer, workspace: Path, console: ConsoleErrors
 ) -> None:
-    # A server of its own: it is stopped and started again.
-    page, server, workspace = own_page, own_server, own_workspace
+    # The worker's `writers` server: it is stopped and started again, and serves the tests
+    # after this one.
     # While the server is down, Chromium itself logs each refused reconnect attempt.
     console.allow(r"WebSocket connection to .* failed: .*ERR_CONNECTION_REFUSED")
     # A request in flight at the stop is refused. A reconnect that lands while the restarted
@@ -281,11 +261,13 @@ def test_reconnects_after_the_server_restarts(
     live = page.get_by_role("status").filter(has_text=re.compile("^(Live|Reconnecting…|Connecting…)$"))
     expect(live).to_have_text("Live")
     server.stop()
-    expect(live).to_have_text("Reconnecting…")
-    (workspace / "memory/shared/after-restart.md").write_text(
-        "---\ndescription: Written while brain was down.\n---\n"
-    )
-    server.start()
+    try:
+        expect(live).to_have_text("Reconnecting…")
+        (workspace / "memory/shared/after-restart.md").write_text(
+            "---\ndescription: Written while brain was down.\n---\n"
+        )
+    finally:
+        server.start()  # whatever failed above, the module's next tests find it serving
     expect(live).to_have_text("Live", timeout=30_000)
     expect(page.get_by_role("link", name="after-restart", exact=True)).to_be_visible()
     assert httpx.get(f"{server.base}/healthz").status_code == 200
