@@ -11,8 +11,11 @@ link's source or target, a neighbourhood, a node by id, a page) is the file's.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,7 +27,8 @@ from brain.store.neo4j.counting import RoundTrips
 from brain.store.neo4j.cypher import MEMORY_PROPS, MEMORY_PROPS_NO_BODY
 from brain.store.neo4j.store import Neo4jStore
 from tests.api.client import post
-from tests.api.live import live_server
+from tests.api.live import LiveServer, live_server
+from tests.conftest import open_neo4j
 from tests.contract.helpers import Workspace, note, reference
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,15 +59,66 @@ query($id: ID!) {
 """
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    ws = Workspace(tmp_path)
+def written(root: Path) -> Workspace:
+    ws = Workspace(root)
     ws.write("agents/bot.md", "---\nmemory: true\n---\n")
     for rel, body in BODIES.items():
         ws.write(rel, note(rel.rsplit("/", 1)[1], body))
     ws.write("workflows/flow.yaml", "title: Flow\n")
     ws.write("chats/standup.md", "# Standup\n")
     return ws
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return written(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def on_neo4j(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[tuple[LiveServer, Workspace]]:
+    """The Neo4j leg's one served ingest of the workspace, for the module: the tests only read
+    it, and each cleared the database and ingested the same files again (a first sync, with its
+    generation switch: about 50 of a test's 70-90 statements). The files are checked unchanged
+    at the end. The embedded leg keeps a store a test: two of its tests count the reads of it."""
+    ws = written(tmp_path_factory.mktemp("bodies"))
+    before = files_of(ws.root)
+    store = open_neo4j(request.getfixturevalue("neo4j_login"))
+    try:
+        with live_server(ws.root, store, watch=False) as live:
+            yield live, ws
+    finally:
+        store.close()
+    assert files_of(ws.root) == before, "a test changed the shared workspace"
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """The workspace's files but brain's own state (.brain/)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".brain" not in p.relative_to(root).parts}
+
+
+@contextmanager
+def served(store_kind: str, request: pytest.FixtureRequest) -> Iterator[tuple[LiveServer, Workspace]]:
+    """The store under test, served with the workspace synced: the module's Neo4j one, or a
+    fresh embedded one of the test's own workspace."""
+    if store_kind == "neo4j":
+        yield request.getfixturevalue("on_neo4j")
+        return
+    ws: Workspace = request.getfixturevalue("workspace")
+    with live_server(ws.root, MemoryStore(), watch=False) as live:
+        yield live, ws
+
+
+@pytest.fixture
+def synced(store_kind: str, request: pytest.FixtureRequest) -> tuple[GraphStore, Workspace]:
+    """The store under test holding the workspace (not served, for the embedded leg)."""
+    if store_kind == "neo4j":
+        live, ws = request.getfixturevalue("on_neo4j")
+        return live.brain.store, ws
+    ws = request.getfixturevalue("workspace")
+    return ws.brain(MemoryStore()).store, ws
 
 
 class CountedReads:
@@ -82,9 +137,9 @@ class CountedReads:
 
 
 def test_get_nodes_without_bodies_is_get_nodes_with_empty_bodies(
-    store: GraphStore, workspace: Workspace
+    synced: tuple[GraphStore, Workspace],
 ) -> None:
-    workspace.brain(store)
+    store, workspace = synced
     ids = ["memory:bot/a", "memory:bot/b", "memory:bot/d", "memory:shared/c", "agent:bot", "workflow:flow",
            "chat:standup", "memory:bot/none"]
     full = store.get_nodes(ids)
@@ -105,13 +160,15 @@ def test_get_nodes_without_bodies_is_get_nodes_with_empty_bodies(
 
 
 async def test_a_body_is_the_files_whichever_road_leads_to_the_note(
-    store: GraphStore, workspace: Workspace
+    store_kind: str, request: pytest.FixtureRequest
 ) -> None:
     answers = []
-    for each in (store, MemoryStore()):
-        with live_server(workspace.root, each, watch=False) as server:
-            async with httpx.AsyncClient(timeout=30) as client:
-                answers.append(await post(client, server.graphql, EVERY_ROAD, {"id": "memory:bot/a"}))
+    with served(store_kind, request) as (server, workspace):
+        async with httpx.AsyncClient(timeout=30) as client:
+            answers.append(await post(client, server.graphql, EVERY_ROAD, {"id": "memory:bot/a"}))
+    with live_server(workspace.root, MemoryStore(), watch=False) as server:
+        async with httpx.AsyncClient(timeout=30) as client:
+            answers.append(await post(client, server.graphql, EVERY_ROAD, {"id": "memory:bot/a"}))
     answer, embedded = answers
     assert "errors" not in answer, answer
     assert answer == embedded
@@ -136,9 +193,10 @@ async def test_a_body_is_the_files_whichever_road_leads_to_the_note(
 
 
 async def test_the_entities_and_neighbourhood_documents_read_no_body(
-    store: GraphStore, workspace: Workspace
+    store_kind: str, request: pytest.FixtureRequest
 ) -> None:
-    with live_server(workspace.root, store, watch=False) as server:
+    with served(store_kind, request) as (server, _):
+        store = server.brain.store
         reads: CountedReads | None = None
         if isinstance(store, MemoryStore):
             source = store.body_source()
@@ -169,32 +227,42 @@ async def test_the_entities_and_neighbourhood_documents_read_no_body(
             assert store._nodes.misses + store._nodes.hits > full_reads
 
 
-async def test_the_memories_page_reads_no_body(store: GraphStore, workspace: Workspace) -> None:
+async def test_the_memories_page_reads_no_body(store_kind: str, request: pytest.FixtureRequest) -> None:
     """The dashboard's table of memories shows no text: at 10,000 notes a page of a hundred
     bodies was most of what Neo4j shipped for it (issue 43). A page that asks for `body`
     still gets each file's, on both stores alike."""
     answers = []
-    for each in (store, MemoryStore()):
-        with live_server(workspace.root, each, watch=False) as server:
-            reads = CountedReads(_source(each)) if isinstance(each, MemoryStore) else None
-            if reads is not None:
-                each.read_bodies_from(reads)
-            trips = RoundTrips.around(each) if isinstance(each, Neo4jStore) else None
-            async with httpx.AsyncClient(timeout=30) as client:
-                page = await post(client, server.graphql, MEMORIES_PAGE, {"first": 3})
-                assert "errors" not in page, page
-                assert [e["node"]["name"] for e in page["data"]["memories"]["edges"]] == ["a", "b", "d"]
-                assert reads is None or reads.read_paths == []
-                if trips is not None:  # no statement of the page ships a body
-                    assert trips.sent
-                    assert all(MEMORY_PROPS not in q.replace(MEMORY_PROPS_NO_BODY, "")
-                               for q in trips.sent), trips.sent
-                with_bodies = await post(client, server.graphql,
-                                         "{ memories(first: 3) { nodes { id body } } }")
-            answers.append((page["data"]["memories"]["totalCount"], with_bodies))
+    with served(store_kind, request) as (server, workspace):
+        answers.append(await _page_and_bodies(server))
+    with live_server(workspace.root, MemoryStore(), watch=False) as server:
+        answers.append(await _page_and_bodies(server))
     assert answers[0] == answers[1]
     bodies = [n["body"].strip() for n in answers[0][1]["data"]["memories"]["nodes"]]
     assert bodies == [BODIES["memory/bot/a.md"], BODIES["memory/bot/b.md"], BODIES["memory/bot/d.md"]]
+
+
+async def _page_and_bodies(server: LiveServer) -> tuple[int, Any]:
+    """A page of memories without bodies (no body read or shipped), then the same with them."""
+    each = server.brain.store
+    reads = CountedReads(_source(each)) if isinstance(each, MemoryStore) else None
+    if reads is not None:
+        each.read_bodies_from(reads)
+    trips = RoundTrips.around(each) if isinstance(each, Neo4jStore) else None
+    try:
+        async with httpx.AsyncClient(timeout=30) as client:
+            page = await post(client, server.graphql, MEMORIES_PAGE, {"first": 3})
+            assert "errors" not in page, page
+            assert [e["node"]["name"] for e in page["data"]["memories"]["edges"]] == ["a", "b", "d"]
+            assert reads is None or reads.read_paths == []
+            if trips is not None:  # no statement of the page ships a body
+                assert trips.sent
+                assert all(MEMORY_PROPS not in q.replace(MEMORY_PROPS_NO_BODY, "")
+                           for q in trips.sent), trips.sent
+            with_bodies = await post(client, server.graphql, "{ memories(first: 3) { nodes { id body } } }")
+    finally:
+        if trips is not None and isinstance(each, Neo4jStore):  # the shared store's own driver again
+            each._driver = trips.driver
+    return page["data"]["memories"]["totalCount"], with_bodies
 
 
 def _source(store: MemoryStore) -> BodySource:

@@ -31,29 +31,30 @@ def fresh(root: Path, spec: LayoutSpec) -> Brain:
     return brain
 
 
+def same_as_fresh(brain: Brain, store: GraphStore, expected: Brain) -> None:
+    """The graph, the problems and every answer of `store` against a fresh full ingest's."""
+    got, want = answers(store), answers(expected.store)  # the export is answers' first read
+    assert got["export"] == want["export"]
+    assert brain.problems() == expected.problems()
+    assert got == want
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
-def test_the_example_gives_the_same_graph_and_answers(
+def test_the_example_then_random_edits_give_the_same_graph_and_answers(
     spec: LayoutSpec, store: GraphStore, tmp_path: Path
 ) -> None:
+    """The example as the first check, then random edits in the layout's own folders from
+    there. These were two tests, and each cleared the store and ingested the same example:
+    the layout a Brain gets is fixed by its name when it is made, so the one ingest serves both."""
     root = example(spec, tmp_path / "ws")
     # The layout as a user's brain chooses it (brain.toml, else what the folders show): for
     # latchai this was tests/contract/test_ingest.py's example test, the same ingest and checks.
     brain = Brain(root, store)
     assert brain.layout.name == spec.name
     brain.sync()
-    expected = fresh(root, spec)
-    got, want = answers(store), answers(expected.store)  # the export is answers' first read
-    assert got["export"] == want["export"]
-    assert brain.problems() == expected.problems()
-    assert got == want
+    same_as_fresh(brain, store, fresh(root, spec))
     assert brain.stats().memories > 0
 
-
-@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
-def test_random_edits_match_a_full_ingest(spec: LayoutSpec, store: GraphStore, tmp_path: Path) -> None:
-    root = example(spec, tmp_path / "ws")
-    brain = Brain(root, store, spec.choice)
-    brain.sync()
     ws = Workspace(root)
     rng = random.Random(17)
     names = ["alpha", "beta", "plan", "todo", "standup"]
