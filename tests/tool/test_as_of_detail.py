@@ -88,8 +88,8 @@ def test_a_detail_far_from_its_snapshot_is_merged_right(
     differences after it; every one equals the whole moment's. With a whole detail every 32
     checkpoints, not 256: the same merges (a whole one, then up to SNAP - 1 differences) from
     52 writes, not 276 (series.py reads SNAP when it walks and looks up)."""
-    monkeypatch.setattr(series_module, "SNAP", 32)
-    snap: int = series_module.SNAP
+    snap = 32
+    monkeypatch.setattr(series_module, "SNAP", snap)
     t = _timeline(tmp_path / "ws", Brain(tmp_path / "ws").store)
     base = len(t.service.history.all())
     assert base + 2 <= snap  # (the first moment looked at is after the timeline's records)
