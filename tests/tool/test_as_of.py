@@ -17,6 +17,7 @@ import datetime as dt
 import json
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,6 @@ from brain.service.brain import Brain
 from brain.store.base import MemoryFilter
 from brain.tool.history.log import History
 from tests.conftest import STORES
-from tests.hostile.zygote import UNLIMITED, brain_case
 from tests.mcp.conftest import TOKENS, build_workspace, http_session
 from tests.tool.serving import serving
 
@@ -54,12 +54,37 @@ def wait_until(predicate: Any, what: str, timeout: float = 60.0) -> None:
 
 
 def brain_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m brain ARGS` as a process of its own, forked from an interpreter that imported
-    brain once (tests/hostile/zygote.py: about 0.5 s of CPU a call less than a fresh start, and
-    this module makes twenty-three): its exit code and its stdout and stderr as written."""
-    done = brain_case(args, seconds=300, memory=UNLIMITED, as_module=True)
-    assert not done.timed_out, (args, done.summary())
-    return subprocess.CompletedProcess(list(args), done.returncode or 0, done.stdout, done.stderr)
+    return subprocess.run([sys.executable, "-m", "brain", *args], capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+# Runs `main(argv)` for each argv of a JSON list, in order, in this one process: its return
+# code (or SystemExit's) and what it printed to stdout, as a JSON list of pairs.
+BATCH = """
+import contextlib, io, json, sys
+from brain.cli.main import main
+out = []
+for argv in json.loads(sys.argv[1]):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        try:
+            code = main(argv)
+        except SystemExit as exit:
+            code = exit.code
+    out.append([code, printed.getvalue()])
+sys.stdout.write(json.dumps(out))
+"""
+
+
+def brain_cli_each(calls: list[list[str]]) -> list[tuple[int, str]]:
+    """`brain ARGS` for each of `calls`, one process for them all: the CLI's own entry (argument
+    parsing, the command, its exit code and stdout), without a Python start and brain's imports
+    for each (about 0.8 s of CPU a call; the test makes eighteen). brain.cli keeps nothing
+    between calls; what the two sides of a comparison print comes from two processes."""
+    done = subprocess.run([sys.executable, "-c", BATCH, json.dumps(calls)], capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return [(code, printed) for code, printed in json.loads(done.stdout)]
 
 
 def gql(base: str, query: str, headers: dict[str, str] = ADMIN) -> dict[str, Any]:
@@ -255,12 +280,18 @@ async def test_the_graph_at_each_moment_is_a_fresh_check_of_that_moments_files(
                          timeout=60)
         assert mine.status_code == 200, mine.text
         assert mine.json()["content"] == (copy_mcp / "memory/writer/plan.md").read_text()
-    # The CLI: `brain check WS --as-of t` is `brain check` of the files of t, to the byte, each
-    # a `python -m brain` process of its own.
-    for name, at, copy in moments.taken:
-        then = brain_cli("check", str(root), "--as-of", iso(at), "--format", "json")
-        of_copy = brain_cli("check", str(copy), "--format", "json")
-        assert (then.returncode, then.stdout) == (of_copy.returncode, of_copy.stdout), name
+    # The CLI: `brain check WS --as-of t` is `brain check` of the files of t, to the byte.
+    # The first moment's pair as `python -m brain` runs; the others' each side in one process.
+    name, at, copy = moments.taken[0]
+    then = brain_cli("check", str(root), "--as-of", iso(at), "--format", "json")
+    of_copy = brain_cli("check", str(copy), "--format", "json")
+    assert (then.returncode, then.stdout) == (of_copy.returncode, of_copy.stdout), name
+    later = moments.taken[1:]
+    thens = brain_cli_each([["check", str(root), "--as-of", iso(at), "--format", "json"]
+                            for _, at, _ in later])
+    copies = brain_cli_each([["check", str(copy), "--format", "json"] for _, _, copy in later])
+    for (name, _, _), then_seen, files_seen in zip(later, thens, copies, strict=True):
+        assert then_seen == files_seen, name
     shown = brain_cli("show", str(root), "memory/writer/plan.md", "--as-of", iso(moments.taken[0][1]))
     assert shown.returncode == 0, shown.stderr
     assert "see [[missing-note]]" in shown.stdout

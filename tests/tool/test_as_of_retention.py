@@ -5,6 +5,7 @@ and `brain show --as-of` as subprocesses."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -18,10 +19,19 @@ from brain.tool import memory_service
 from brain.tool.diff.changes import _iso
 from brain.tool.history.log import History
 from brain.tool.history.retention import Retention
+from tests.hostile.zygote import UNLIMITED, brain_case
 from tests.mcp.conftest import TOKENS, http_session
 from tests.tool.conftest import make_workspace
 from tests.tool.serving import serving
-from tests.tool.test_as_of import WRITER, brain_cli, gql, iso
+from tests.tool.test_as_of import WRITER, gql, iso
+
+
+def brain_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m brain ARGS` as a process of its own, forked from an interpreter that imported
+    brain once (tests/hostile/zygote.py): its exit code and its stdout and stderr as written."""
+    done = brain_case(args, seconds=300, memory=UNLIMITED, as_module=True)
+    assert not done.timed_out, (args, done.summary())
+    return subprocess.CompletedProcess(list(args), done.returncode or 0, done.stdout, done.stderr)
 
 
 def write(root: Path, text: str) -> float:
