@@ -21,19 +21,28 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from brain.api.http.auth import TokenRegistry
 from brain.service.brain import Brain
 from brain.store.base import GraphStore
 from brain.tool import memory_service
 from brain.tool.access import Actor
-from brain.tool.asof.counts.detail import SNAP, detail_of
+from brain.tool.asof.counts import series as series_module
+from brain.tool.asof.counts.detail import detail_of
 from brain.tool.asof.counts.series import default_series_path, series_of
 from brain.tool.asof.delta import moment_index
 from brain.tool.asof.service import graph_at, moments_of
 from brain.tool.diff.changes import _iso
 from tests.api.live import live_server
-from tests.tool.test_as_of_series import Timeline, _reload, _timeline, kept_detail
+from tests.tool.test_as_of_series import (
+    Timeline,
+    _reload,
+    _timeline,
+    answered_whole,
+    kept_detail,
+    none_built,
+)
 
 ADMIN, WRITER, REVIEWER, QUIET = "admin-secret", "writer-secret", "reviewer-secret", "quiet-secret"
 
@@ -72,13 +81,20 @@ def test_the_detail_of_each_moment_is_the_whole_moments_on_both_stores(
         assert found[1] == kept_detail(t, at)
 
 
-def test_a_detail_far_from_its_snapshot_is_merged_right(tmp_path: Path) -> None:
+def test_a_detail_far_from_its_snapshot_is_merged_right(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """More than SNAP records: a moment is a whole detail kept every SNAP checkpoints and the
-    differences after it; every one equals the whole moment's."""
+    differences after it; every one equals the whole moment's. With a whole detail every 32
+    checkpoints, not 256: the same merges (a whole one, then up to SNAP - 1 differences) from
+    52 writes, not 276 (series.py reads SNAP when it walks and looks up)."""
+    snap = 32
+    monkeypatch.setattr(series_module, "SNAP", snap)
     t = _timeline(tmp_path / "ws", Brain(tmp_path / "ws").store)
     base = len(t.service.history.all())
+    assert base + 2 <= snap  # (the first moment looked at is after the timeline's records)
     times: list[float] = []
-    for i in range(SNAP + 20):
+    for i in range(snap + 20):
         t.clock[0] += 1
         text = f"[[n{i - 1}]] [[nowhere{i % 3}]]\n" if i % 5 else "# plain\n"
         done = t.tool.run("writer", {"command": "create", "path": f"/memories/n{i}.md", "file_text": text},
@@ -87,9 +103,9 @@ def test_a_detail_far_from_its_snapshot_is_merged_right(tmp_path: Path) -> None:
         times.append(t.clock[0] + 0.5)
     series = t.series()
     series.ensure(wait=True)
-    assert SNAP in series._snaps
+    assert snap in series._snaps
     assert len(series._snaps) >= 2
-    for first in (SNAP - 1, SNAP, SNAP + 1, SNAP + 19, base + SNAP + 20):
+    for first in (snap - 1, snap, snap + 1, snap + 19, base + snap + 20):
         at = times[first - base - 1]
         assert kept_detail(t, at) == detail_of(graph_at(t.service, _iso(at))), first
 
@@ -171,29 +187,30 @@ def test_graphql_detail_as_of_is_answered_from_the_kept_counts_on_both_stores(
         seen: set[str] = set()
         for at in t.moments:
             when = _iso(at)
+            # Each moment's reference is built from the graph now, once, and asked by every
+            # question of the moment (none_built: the counted answers still build nothing).
+            moments._cache.clear()
             for query, values, more in (
                 (REPORT, {}, "mostWanted { count }"),
                 (HEALTH, {"scope": ""}, "orphans(first: 1) { totalCount }"),
                 (HEALTH, {"scope": ', scope: "writer"'}, "orphans(first: 1) { totalCount }"),
                 (SCOPED, {}, "nodes { id }"),
             ):
-                moments._cache.clear()
-                counted = ask(query, when=when, more="", **values)
-                assert not moments._cache, f"a whole moment was built for {query[:30]}"
+                with none_built(moments, query[:30]):
+                    counted = ask(query, when=when, more="", **values)
                 assert counted == ask(query, when=when, more=more, **values), (when, query[:30])
-                assert moments._cache  # (the reference: the whole moment)
+                assert answered_whole(moments, at)  # (the reference: the whole moment)
             seen.update(row["scope"] for row in counted_scopes(ask(HEALTH, when=when, more="", scope="")))
             # An agent sees its notes and the shared ones (another's links into its notes are
             # broken to it): its counts are kept too (asof/counts/agents.py), the same as the
             # whole moment's; so are those of an agent with no notes then.
             for token in (WRITER, REVIEWER, QUIET):
                 for values in ({"scope": ""}, {"scope": ', scope: "shared"'}):
-                    moments._cache.clear()
-                    mine = ask(HEALTH, token, when=when, more="", **values)
-                    assert not moments._cache, f"a whole moment was built for {token}'s health"
+                    with none_built(moments, f"{token}'s health"):
+                        mine = ask(HEALTH, token, when=when, more="", **values)
                     assert mine == ask(HEALTH, token, when=when, more="orphans(first: 1) { totalCount }",
                                        **values), (when, token)
-                    assert moments._cache
+                    assert answered_whole(moments, at)
                     assert {row["scope"] for row in counted_scopes(mine)} <= {token.split("-")[0], "shared"}
         assert {"writer", "reviewer", "shared", "ghost"} <= seen
         # Before the series's first kept line (its first checkpoints forgotten, as when their
