@@ -110,17 +110,17 @@ def polling(reader: Neo4jStore, look: str) -> Iterator[tuple[Counter[tuple[str, 
         yield seen, mixed
 
 
-def write_notes(ws: Workspace, generation: str) -> None:
-    for i in range(NOTES):
-        links = f"[[n{(i + 1) % NOTES}]]" + (" [[n0]]" if generation == "new" else "")
+def write_notes(ws: Workspace, generation: str, notes: int = NOTES) -> None:
+    for i in range(notes):
+        links = f"[[n{(i + 1) % notes}]]" + (" [[n0]]" if generation == "new" else "")
         ws.write(f"memory/bot/n{i}.md", note(f"{generation} {i}", links))
 
 
-def bot_workspace(root: Path) -> Workspace:
-    """An agent `bot` with NOTES notes of the "old" generation."""
+def bot_workspace(root: Path, notes: int = NOTES) -> Workspace:
+    """An agent `bot` with `notes` notes of the "old" generation."""
     ws = Workspace(root)
     ws.write("agents/bot.md", "---\nmemory: true\n---\n")
-    write_notes(ws, "old")
+    write_notes(ws, "old", notes)
     return ws
 
 

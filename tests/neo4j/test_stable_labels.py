@@ -30,7 +30,7 @@ from tests.api.live import live_server
 from tests.contract.helpers import Workspace, note, reference_export
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.test_connect import brain_cli
-from tests.neo4j.test_generations import LOOK, NOTES, bot_workspace, looking_after_commits, write_notes
+from tests.neo4j.test_generations import LOOK, bot_workspace, looking_after_commits, write_notes
 
 pytestmark = pytest.mark.neo4j
 
@@ -54,6 +54,9 @@ GENERATION = Limits(node_rows=8, memory_rows=6, link_rows=24, transaction_rows=4
                     atomic_rows=1)
 PAGED = Limits(node_rows=8, memory_rows=6, link_rows=24, transaction_rows=40, memory_weight=2,
                atomic_rows=1, switch_nodes=1)
+# Notes of the `bot` workspace (test_generations.py's 60 less): with pages of one node, a switch
+# of 16 notes is already dozens of pages, and every page was transactions, and looks, more.
+NOTES = 16
 
 
 # GraphQL's counts by the workspace's files: the tests come back to the same files (the
@@ -188,11 +191,11 @@ def test_brain_reads_one_generation_while_a_paged_switch_relabels(
 ) -> None:
     """In pages, a hand-written query may see part of each generation (docs/neo4j.md says
     so); brain's own readers (a replica here) see the old graph or the new one."""
-    ws = bot_workspace(tmp_path / "ws")
+    ws = bot_workspace(tmp_path / "ws", NOTES)
     first = make_store(limits=PAGED)
     Brain(ws.root, first).sync()
     first.close()
-    write_notes(ws, "new")
+    write_notes(ws, "new", NOTES)
     replica = Neo4jStore(driver_for(neo4j_login), neo4j_login[3], neo4j_login[0], read_only=True)
     seen: Counter[tuple[str, int]] = Counter()
     hand: Counter[tuple[str, ...]] = Counter()
@@ -231,11 +234,11 @@ def test_brain_reads_one_generation_while_a_paged_switch_relabels(
 def test_a_paged_switch_cut_short_is_finished_by_the_next_start(
     tmp_path: Path, make_store: StoreMaker, neo4j_login: Login
 ) -> None:
-    ws = bot_workspace(tmp_path / "ws")
+    ws = bot_workspace(tmp_path / "ws", NOTES)
     first = make_store(limits=PAGED)
     Brain(ws.root, first).sync()
     first.close()
-    write_notes(ws, "new")
+    write_notes(ws, "new", NOTES)
     real_page = rebuild_module.relabel_page
     calls = 0
 
@@ -273,7 +276,7 @@ def test_an_older_brains_second_set_is_switched_in_at_start(
 ) -> None:
     """A database an older brain left with the graph under `BrainB…` (and `BrainLive` naming
     them): the next writer's start moves it under the documented labels, writing no note again."""
-    ws = bot_workspace(tmp_path / "ws")
+    ws = bot_workspace(tmp_path / "ws", NOTES)
     old = make_store(limits=Limits())
     Brain(ws.root, old).sync()
     old.close()

@@ -29,10 +29,9 @@ from tests.layout_specs import SPECS, LayoutSpec
 from tests.neo4j.conftest import Login, StoreMaker, driver_for
 from tests.neo4j.faults import Crash, Injector
 from tests.neo4j.test_generations import LOOK, NOTES, count, looking_after_commits, raw_count, write_notes
-from tests.search.helpers import needs_model
 from tests.unit.test_ingest_parts_layouts import in_parts, layout_workspace
 
-pytestmark = [pytest.mark.neo4j, pytest.mark.semantic]
+pytestmark = pytest.mark.neo4j
 
 
 @pytest.fixture
@@ -204,23 +203,6 @@ def test_every_kind_of_link_across_parts_ends_as_one_batch_has_it(
     assert store.rebuilds == 1
     assert store.export() == reference.store.export()
     assert sorted(map(str, brain.problems())) == sorted(map(str, reference.problems()))
-    brain.close()
-
-
-def test_search_started_before_a_staged_first_sync_embeds_its_notes(
-    tmp_path: Path, make_store: StoreMaker, small_parts: None
-) -> None:
-    """The indexer looked for notes to embed when the graph was empty; the parts were not
-    readable until the switch, so it looks again then (`Indexer.recheck`)."""
-    needs_model()
-    ws = workspace(tmp_path)
-    store = make_store()
-    brain = Brain(ws.root, store)
-    assert brain.search.indexer.wait(timeout=60)  # started, caught up on an empty graph
-    brain.sync()
-    assert brain.search.indexer.wait(timeout=900), "the staged notes were never embedded"
-    notes = {f"memory:bot/n{i}" for i in range(NOTES)} | {"memory:shared/anchored"}
-    assert set(store.vector_hashes()) == notes
     brain.close()
 
 
