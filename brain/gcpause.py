@@ -11,13 +11,17 @@ from collections.abc import Iterator
 @contextlib.contextmanager
 def gc_paused(settle: bool = True) -> Iterator[None]:
     """No cyclic GC while the block allocates; `settle` then moves what survived to the
-    permanent generation, so later collections don't rescan the graph."""
+    permanent generation, so later collections don't rescan the graph. Only when the block
+    completes: what a block that raised leaves (a first sync cut short: the driver's rows in
+    cycles through the exception's frames) is garbage, which frozen would never be freed."""
     enabled = gc.isenabled()
     gc.disable()
+    completed = False
     try:
         yield
+        completed = True
     finally:
         if enabled:
             gc.enable()
-        if settle:
+        if settle and completed:
             gc.freeze()
