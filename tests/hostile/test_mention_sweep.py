@@ -60,6 +60,23 @@ def workspace(root: Path, notes: int = 120) -> Path:
         "---\ndescription: Nested names.\n---\n"
         "The release train schedule board, then a train schedule board.\n",
         encoding="utf-8")
+    # A shared note with an own note's name (linked as `shared/...` from that scope only),
+    # two own notes of one name written two ways (ambiguous), names that squash alike with
+    # other words across scopes, and a note that only names itself.
+    (shared / "ownership-map.md").write_text("---\ndescription: Shared map.\n---\nMaps.\n", encoding="utf-8")
+    (own / "ownership-map.md").write_text("---\ndescription: Own map.\n---\nOwn.\n", encoding="utf-8")
+    (own / "Deploy Plan.md").write_text("---\ndescription: One way.\n---\nPlan.\n", encoding="utf-8")
+    (own / "deploy-plan.md").write_text("---\ndescription: Another way.\n---\nPlan.\n", encoding="utf-8")
+    (shared / "deploy_steps.md").write_text("---\ndescription: Steps.\n---\nSteps.\n", encoding="utf-8")
+    (other / "deploy-steps.md").write_text("---\ndescription: Theirs.\n---\nSteps.\n", encoding="utf-8")
+    (own / "mentions-shared.md").write_text(
+        "---\ndescription: Names shared and ambiguous notes.\n---\n"
+        "The ownership map, the deploy plan, the deploy steps and deploy_steps.\n", encoding="utf-8")
+    (other / "mentions-theirs.md").write_text(
+        "---\ndescription: Names from another scope.\n---\n"
+        "The ownership map, the deploy plan, the deploy steps and deploy_steps.\n", encoding="utf-8")
+    (own / "only-itself.md").write_text("---\ndescription: Itself.\n---\nonly itself, only itself.\n",
+                                        encoding="utf-8")
     return root
 
 
