@@ -183,7 +183,7 @@ class NameIndex:
             k = numbers[these]
             names[k] = names[k].union(by_words[these])
         fresh = [w for w in by_words if w not in numbers]  # numbered after these, in C
-        numbers.update(zip(fresh, range(len(words), len(words) + len(fresh))))
+        numbers.update(zip(fresh, range(len(words), len(words) + len(fresh)), strict=True))
         words += fresh
         names += map(frozenset, map(by_words.__getitem__, fresh))
         grown: dict[str, set[int]] = {}
