@@ -41,8 +41,12 @@ class MentionSeeds:
 def walk_vocabulary(rels: Iterable[str], classify: Callable[[str], FileRole]) -> ScopedVocabulary:
     """The names of every memory note a walk found (each its file's name), by scope."""
     names: dict[str, list[str]] = {}
-    for rel in rels:
-        role = classify(rel)
-        if role.kind == "memory" and role.node_kind is Kind.MEMORY:
-            names.setdefault(role.scope, []).append(role.name)
+    memory = Kind.MEMORY
+    for role in map(classify, rels):
+        if role.node_kind is memory and role.kind == "memory":
+            found = names.get(role.scope)
+            if found is None:
+                names[role.scope] = [role.name]
+            else:
+                found.append(role.name)
     return ScopedVocabulary(names, SHARED_SCOPE)

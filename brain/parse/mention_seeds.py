@@ -30,6 +30,8 @@ from typing import Protocol
 from brain.parse.mentions import (
     ASK,
     MAX_MENTIONS,
+    MAX_NAME_WORDS,
+    MIN_NAME_CHARS,
     NOT_PROSE,
     Listed,
     ListedTwin,
@@ -41,6 +43,7 @@ from brain.parse.mentions import (
     candidates,
     listed_native,
     mention_at,
+    name_words,
     squash,
 )
 
@@ -68,22 +71,77 @@ class Vocabulary:
     reading the built one back takes a few milliseconds."""
 
     def __init__(self, names: Iterable[str]) -> None:
-        self.names = sorted(set(names))
-        self.index = NameIndex.of_names(self.names)
+        self._names: list[str] | None = sorted(set(names))
+        self._won: dict[str, tuple[str, tuple[str, ...]]] | None = _winners(self._names)
+        self.index = NameIndex.of_words({squashed: words for squashed, (_n, words) in self._won.items()})
         # A match is words and the separators between them (`squash`): it can start or end
         # inside a wikilink only if a name holds its `[[` or `]]`. With no such name, the
         # text of wikilinks (never prose) is blanked before the words are looked up.
-        self.blank_links = not any("[" in n or "]" in n for n in self.names)
+        self.blank_links = not _bracketed(self._names)
+        self._own: list[str] = []
+        self._base: Vocabulary | None = None
 
-    def __getstate__(self) -> tuple[list[str], NameIndex, bool]:
-        return self.names, self.index, self.blank_links
+    @property
+    def names(self) -> list[str]:
+        """Its names, sorted (those of an `extended` one worked out when asked)."""
+        if self._names is None:
+            assert self._base is not None
+            self._names = sorted({*self._own, *self._base.names})
+        return self._names
 
-    def __setstate__(self, state: tuple[list[str], NameIndex, bool]) -> None:
-        self.names, self.index, self.blank_links = state
+    def extended(self, names: Iterable[str]) -> Vocabulary:
+        """`Vocabulary([*names, *self.names])`, this one's index extended (NameIndex.extended)
+        rather than every name squashed and indexed again: a sync's scopes each reach the
+        shared names, and building those once a scope was half of the vocabulary's cost. The
+        names are numbered otherwise (this one's first): seeds and sweeps ask the same object,
+        or its pickled copy. Where a name here would lose its words to one of `names` (they
+        squash alike, `of_names` keeps the last's words), it is built whole."""
+        own = sorted(set(names).difference(self.names))
+        won = self._won if self._won is not None else _winners(self.names)
+        added: dict[str, tuple[str, ...]] = {}
+        for squashed, (name, words) in _winners(own).items():
+            held = won.get(squashed)
+            if held is None:
+                added[squashed] = words
+            elif held[1] != words and name > held[0]:
+                return Vocabulary([*own, *self.names])
+        new = Vocabulary.__new__(Vocabulary)
+        new._names, new._won, new._own, new._base = None, None, own, self
+        new.index = self.index.extended(added)
+        new.blank_links = self.blank_links and not _bracketed(own)
+        return new
+
+    def __getstate__(self) -> _State:
+        # An extended one's names are its own and its base's (pickled once for every scope).
+        names = self.names if self._base is None else None
+        return names, self.index, self.blank_links, self._own, self._base
+
+    def __setstate__(self, state: _State) -> None:
+        self._names, self.index, self.blank_links, self._own, self._base = state
+        self._won = None
 
     def covers(self, words: tuple[str, ...], squashed: str) -> bool:
         """Whether a name of these words, squashed so, was looked for in every seed."""
         return self.index.named(words, squashed)
+
+
+#: What a Vocabulary pickles: its names (None where they are its own and its base's), index,
+#: whether links are blanked, its own names and its base.
+_State = tuple[list[str] | None, NameIndex, bool, list[str], Vocabulary | None]
+
+
+def _bracketed(names: list[str]) -> bool:
+    """Whether a name holds `[` or `]` (one search of their text, not one a name)."""
+    text = "\n".join(names)
+    return "[" in text or "]" in text
+
+
+def _winners(names: list[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each squashed name's last name in `names` with its words: the words `NameIndex.of_names`
+    keeps for it (the names NameIndex leaves out are not here)."""
+    found = zip(map(squash, names), names, map(name_words, names), strict=True)
+    return {squashed: (name, words) for squashed, name, words in found
+            if len(squashed) >= MIN_NAME_CHARS and words and len(words) <= MAX_NAME_WORDS}
 
 
 class ScopedVocabulary:
@@ -92,7 +150,7 @@ class ScopedVocabulary:
     alone (`for_scope`): the names of other scopes would only add matches to test for prose
     that no sweep reports. It crosses into the parse helpers with every scope's vocabulary
     built (`__getstate__`): the ingesting process builds them all in any case, for the chunks
-    it parses itself and for the sweep."""
+    it parses itself and for the sweep. Each is the shared one's, extended."""
 
     def __init__(self, names: dict[str, list[str]], shared: str = "shared") -> None:
         self.names = names
@@ -111,8 +169,11 @@ class ScopedVocabulary:
         """The names a note of `scope` is seeded with: its scope's and the shared ones."""
         found = self._scopes.get(scope)
         if found is None:
-            own = self.names.get(scope, []) if scope != self.shared else []
-            found = self._scopes[scope] = Vocabulary([*own, *self.names.get(self.shared, [])])
+            base = self._scopes.get(self.shared)
+            if base is None:
+                base = self._scopes[self.shared] = Vocabulary(self.names.get(self.shared, []))
+            own = self.names.get(scope) if scope != self.shared else None
+            found = self._scopes[scope] = base.extended(own) if own else base
         return found
 
 

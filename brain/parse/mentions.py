@@ -23,6 +23,7 @@ and proposes nothing: guessing would link the wrong note.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ MAX_NAME_WORDS = 12
 
 # The Rust twin (brain.parse.native), if the installed module has it: an older build of the
 # same ABI lacks it and is still used for the rest.
-_native_table: Callable[[list[list[str]]], object] | None = getattr(native, "MentionWords", None)
+_native_table: Callable[[list[tuple[str, ...]]], object] | None = getattr(native, "MentionWords", None)
 _native_candidates: Callable[[str, str, object], list[tuple[int, int, int, int, int]]] = getattr(
     native, "mention_candidates", lambda *_: [])
 
@@ -123,7 +124,9 @@ class Mention:
 
 @lru_cache(maxsize=65536)  # a sweep asks each note's names again as its seeds' vocabulary did
 def name_words(name: str) -> tuple[str, ...]:
-    return tuple(w.lower() for w in WORD_RE.findall(name))  # as the body's words (`_words`)
+    # As the body's words (`_words`); one copy of each word: a vocabulary's 20,000 word tuples
+    # cross into each parse helper pickled, every copy of a word written out again.
+    return tuple(sys.intern(w.lower()) for w in WORD_RE.findall(name))
 
 
 @lru_cache(maxsize=65536)  # a sweep squashes the same few thousand names' spans again and again
@@ -150,22 +153,49 @@ class NameIndex:
 
     @classmethod
     def of_names(cls, names: Iterable[str]) -> NameIndex:
-        """The index of names that are their own targets (a seed's vocabulary,
-        brain.parse.mention_seeds): the same words, numbers and names as
-        `NameIndex((n, MentionTarget(n, n, 0)) for n in names)`, without a target built for
-        each, which a seed never asks for (`targets` answers ()). Each parse helper builds
-        one a scope: the targets were a third of it."""
+        """The index of names that are their own targets (a seed's vocabulary): the same
+        words, numbers and names as `NameIndex((n, MentionTarget(n, n, 0)) for n in names)`
+        without the targets, which a seed never asks for (`targets` answers ())."""
+        found = ((squash(name), name_words(name)) for name in names)  # a squashed name's last wins
+        return cls.of_words({q: w for q, w in found
+                             if len(q) >= MIN_NAME_CHARS and 0 < len(w) <= MAX_NAME_WORDS})
+
+    @classmethod
+    def of_words(cls, words_of: dict[str, tuple[str, ...]]) -> NameIndex:
+        """`of_names` of the names whose words (`name_words`) are these, by squashed name."""
         self = cls.__new__(cls)
-        words_of: dict[str, tuple[str, ...]] = {}
-        for name in names:
-            squashed, words = squash(name), name_words(name)
-            if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
-                continue
-            words_of[squashed] = words
         self._targets = {}
         self._count = len(words_of)
         self._index_words(words_of)
         return self
+
+    def extended(self, words_of: dict[str, tuple[str, ...]]) -> NameIndex:
+        """This index (of names alone) with more whose squashed names are not here: the names
+        of `of_words({**mine, **words_of})`, numbered after these, what is unchanged shared
+        (each scope of a sync is its names and the shared ones: mention_seeds.Vocabulary)."""
+        new = NameIndex.__new__(NameIndex)
+        lengths, words, names = dict(self._lengths), list(self._words), list(self._names)
+        numbers = dict(self._numbers)
+        by_words: dict[tuple[str, ...], list[str]] = {}
+        for squashed, these in words_of.items():
+            by_words.setdefault(these, []).append(squashed)
+        for these in [w for w in by_words if w in numbers]:  # word tuples here: more names
+            k = numbers[these]
+            names[k] = names[k].union(by_words[these])
+        fresh = [w for w in by_words if w not in numbers]  # numbered after these, in C
+        numbers.update(zip(fresh, range(len(words), len(words) + len(fresh)), strict=True))
+        words += fresh
+        names += map(frozenset, map(by_words.__getitem__, fresh))
+        grown: dict[str, set[int]] = {}
+        for these in fresh:
+            grown.setdefault(these[0], set()).add(len(these))
+        for first, counts in grown.items():  # new lists: this index's are shared
+            held = lengths.get(first)
+            lengths[first] = sorted(counts.union(held) if held else counts, reverse=True)
+        new._targets, new._count = {}, self._count + len(words_of)
+        new._lengths, new._words, new._names = lengths, words, names
+        new.first_words, new._numbers, new._native = frozenset(lengths), numbers, None
+        return new
 
     def _index_words(self, words_of: dict[str, tuple[str, ...]]) -> None:
         # First word -> the word counts of the names it starts, longest first (the longest
@@ -219,7 +249,7 @@ class NameIndex:
         if _native_table is None:
             return None
         if self._native is None:
-            self._native = _native_table([list(w) for w in self._words])
+            self._native = _native_table(self._words)  # tuples cross as lists do
         return self._native
 
     def targets(self, squashed: str) -> tuple[MentionTarget, ...]:

@@ -22,13 +22,12 @@ from pathlib import Path
 
 from brain.ingest.mention_seeds import MentionSeeds
 from brain.model import SHARED_SCOPE, Kind, MemoryNode, name_key
-from brain.parse.mention_seeds import ScopedVocabulary, Seed, SeedEntry
+from brain.parse.mention_seeds import ScopedVocabulary, Seed
 from brain.parse.mentions import (
     MAX_MENTIONS,
     MAX_NAME_WORDS,
     MIN_NAME_CHARS,
     Mention,
-    MentionTarget,
     name_words,
     squash,
 )
@@ -44,6 +43,10 @@ from brain.store.base import GraphStore, MemoryFilter
 
 #: A name as a note answers to it: its scope, its words, the note's id and name.
 Entry = tuple[str, tuple[str, ...], str, str]
+#: The name properties beside `name:` (a `name:` equal to the file name adds no name).
+ALIAS_PROPERTIES = frozenset(NAME_PROPERTIES) - {"name"}
+#: A note a mention names on the deciding level: its id and what links it from the source.
+Target = tuple[str, str]
 
 
 class SweepNames:
@@ -53,44 +56,49 @@ class SweepNames:
     def __init__(self, notes: Iterable[MemoryNode], vocabulary: ScopedVocabulary) -> None:
         self.vocabulary = vocabulary
         self.entries: dict[str, list[Entry]] = {}
-        # squashed -> scope -> the word tuples of its names there: `named` in two lookups.
-        self.words: dict[str, dict[str, set[tuple[str, ...]]]] = {}
-        self.keys: dict[str, set[str]] = {}  # scope -> its notes' name keys
+        self.scope_names: dict[str, list[str]] = {}  # scope -> its notes' names (`keys`)
+        self._keys: dict[str, frozenset[str]] = {}
         uncovered: set[str] = set()
-        entries, words_by = self.entries, self.words
+        entries, scope_names = self.entries, self.scope_names
         covers_of: dict[str, Callable[[tuple[str, ...], str], bool]] = {}
         for m in notes:
-            scope = m.scope
-            keys = self.keys.get(scope)
-            if keys is None:
-                keys = self.keys[scope] = set()
-                covers_of[scope] = vocabulary.for_scope(scope).covers
-            keys.add(name_key(m.name))
-            covers = covers_of[scope]
-            props = m.properties
+            scope, name, props = m.scope, m.name, m.properties
+            names_here = scope_names.get(scope)
+            if names_here is None:
+                names_here = scope_names[scope] = []
+                covers_of[scope] = vocabulary.for_scope(scope).index.named  # Vocabulary.covers
+            names_here.append(name)
             # Most notes answer to their name alone, or to a `name:` that is the same text:
             # a name met twice for one note adds nothing (one target an id, the same words).
-            more = any(key in props for key in NAME_PROPERTIES)
-            names = tuple(names_of(m)) if more else (m.name,)
-            for k, name in enumerate(names):
-                if k and name in names[:k]:
+            names: tuple[str, ...] = (name,)
+            if props and not props.keys().isdisjoint(NAME_PROPERTIES) and not (
+                    props.get("name") == name and props.keys().isdisjoint(ALIAS_PROPERTIES)):
+                names = tuple(names_of(m))  # else `name:` is the name, a repeat skipped below
+            for k, each in enumerate(names):
+                if k and each in names[:k]:
                     continue
-                squashed, words = squash(name), name_words(name)
+                squashed, words = squash(each), name_words(each)
                 if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
                     continue  # as NameIndex leaves them out
-                entries.setdefault(squashed, []).append((scope, words, m.id, m.name))
-                by_scope = words_by.get(squashed)
-                if by_scope is None:
-                    words_by[squashed] = {scope: {words}}
+                found = entries.get(squashed)
+                if found is None:
+                    entries[squashed] = [(scope, words, m.id, name)]
                 else:
-                    by_scope.setdefault(scope, set()).add(words)
+                    found.append((scope, words, m.id, name))
                 # Seeded with its scope's names and the shared ones: a shared name not
                 # among the shared ones leaves every scope uncovered (below).
-                if scope not in uncovered and not covers(words, squashed):
+                if scope not in uncovered and not covers_of[scope](words, squashed):
                     uncovered.add(scope)
         # A scope whose reach holds a name no seed looked for: its notes are read again.
-        self.uncovered = set(self.keys) if SHARED_SCOPE in uncovered else uncovered
+        self.uncovered = set(scope_names) if SHARED_SCOPE in uncovered else uncovered
         self._reaches: dict[str, ScopeReach] = {}
+
+    def keys(self, scope: str) -> frozenset[str]:
+        """The name keys of a scope's notes: asked only where a shared note is named."""
+        found = self._keys.get(scope)
+        if found is None:
+            found = self._keys[scope] = frozenset(map(name_key, self.scope_names.get(scope, ())))
+        return found
 
     def reach(self, scope: str) -> ScopeReach:
         found = self._reaches.get(scope)
@@ -105,116 +113,77 @@ class ScopeReach:
     def __init__(self, names: SweepNames, scope: str) -> None:
         self.names = names
         self.scope = scope
-        self._targets: dict[str, tuple[MentionTarget, ...]] = {}
-        self._deciding: dict[str, tuple[MentionTarget, ...]] = {}
-        self._deciding_ids: dict[str, frozenset[str]] = {}
+        self._deciding: dict[str, tuple[Target, ...]] = {}
         self._numbers: dict[str, frozenset[int]] = {}  # squashed -> its reached names' numbers
         self._index = names.vocabulary.for_scope(scope).index
 
-    def named(self, words: tuple[str, ...], squashed: str) -> bool:
-        scopes = self.names.words.get(squashed)
-        if scopes is None:
-            return False
-        own, shared = scopes.get(self.scope), scopes.get(SHARED_SCOPE)
-        return (own is not None and words in own) or (shared is not None and words in shared)
-
-    def targets(self, squashed: str) -> tuple[MentionTarget, ...]:
-        found = self._targets.get(squashed)
-        if found is None:
-            found = self._targets[squashed] = self._targets_of(squashed)
-        return found
-
-    def deciding(self, squashed: str) -> tuple[MentionTarget, ...]:
+    def deciding(self, squashed: str) -> tuple[Target, ...]:
         """`mention_at`'s deciding level of a name (its targets on the lowest level, by id),
-        found once a sweep: it meets the same few thousand names again and again."""
+        found once a sweep: it meets the same few thousand names again and again. As
+        Names._entries builds them: the own scope's at level 0, else the shared ones at level
+        1, by `shared/name` where an own note has that name."""
         found = self._deciding.get(squashed)
         if found is None:
-            targets = self.targets(squashed)
-            level = min((t.level for t in targets), default=0)
-            found = self._deciding[squashed] = tuple(
-                sorted((t for t in targets if t.level == level), key=lambda t: t.id))
+            found = self._deciding[squashed] = self._deciding_of(squashed)
         return found
 
-    def names_another(self, survivors: list[SeedEntry], source_id: str) -> bool:
-        """Whether a survivor's deciding level names no note but others than the source:
-        `mention_at` drops a name whose deciding level holds the source, linked or not, so
-        a note whose every survivor is its own name reports nothing, and its links (most of
-        a sweep's cost) are not asked for."""
-        known = self._deciding_ids
-        for entry in survivors:
-            ids = known.get(entry[3])
-            if ids is None:
-                ids = known[entry[3]] = frozenset(t.id for t in self.deciding(entry[3]))
-            if source_id not in ids:
-                return True
-        return False
+    def _deciding_of(self, squashed: str) -> tuple[Target, ...]:
+        entries = self.names.entries.get(squashed, ())
+        scope = self.scope
+        by_id = {e[2]: e[3] for e in entries if e[0] == scope}
+        if not by_id and scope != SHARED_SCOPE:
+            own: frozenset[str] | None = None
+            for e in entries:
+                if e[0] == SHARED_SCOPE:
+                    own = own if own is not None else self.names.keys(scope)
+                    by_id[e[2]] = e[3] if name_key(e[3]) not in own else f"{SHARED_SCOPE}/{e[3]}"
+        return tuple(sorted(by_id.items()))
 
-    def survivors(self, seed: Seed) -> list[SeedEntry]:
-        """`seed_survivors(seed, vocabulary, self)` (brain.parse.mention_seeds) for this
-        scope's vocabulary: whether a source reaches a name is asked by the name's number
-        in that vocabulary, the numbers each squashed name reaches found once a sweep."""
-        kept: list[SeedEntry] = []
+    def mentions(self, seed: Seed, source_id: str, linked: Collection[str]) -> list[Mention]:
+        """`seeded_mentions(seed_survivors(seed, vocabulary, self), ...)` (brain.parse.
+        mention_seeds) in one pass for this scope's vocabulary: whether a source reaches a
+        name is asked by the name's number there (the numbers each squashed name reaches
+        found once a sweep), and each match that survives is decided by `deciding` at once."""
+        out: list[Mention] = []
         after = matched = 0
-        numbers = self._numbers
+        numbers, known = self._numbers, self._deciding
         for entry in seed:
             i = entry[0]
             if i < after:
-                continue
-            reached = numbers.get(entry[3])
+                continue  # inside the last match
+            squashed = entry[3]
+            reached = numbers.get(squashed)
             if reached is None:
-                reached = numbers[entry[3]] = self._numbers_of(entry[3])
+                reached = numbers[squashed] = self._numbers_of(squashed)
             if entry[2] not in reached:
-                continue
+                continue  # a name the source does not reach
             after = i + entry[1]
             matched += 1
-            if entry[4]:
-                kept.append(entry)
+            if entry[4]:  # prose: `mention_at`
+                deciding = known.get(squashed)
+                if deciding is None:
+                    deciding = self.deciding(squashed)
+                if len(deciding) == 1:
+                    target, link = deciding[0]
+                    if target != source_id and target not in linked:  # not itself, not linked
+                        out.append(Mention(entry[5], entry[6], entry[7], target, link))
+                        if len(out) >= MAX_MENTIONS:
+                            break
+                elif deciding and not any(t == source_id or t in linked for t, _link in deciding):
+                    ids = tuple(t for t, _link in deciding)  # ambiguous: no link proposed
+                    out.append(Mention(entry[5], entry[6], entry[7], None, None, ids))
+                    if len(out) >= MAX_MENTIONS:
+                        break
             if matched >= MAX_MENTIONS * 4:
-                break
-        return kept
-
-    def _numbers_of(self, squashed: str) -> frozenset[int]:
-        """The numbers (in this scope's vocabulary) of the word tuples `named` accepts with
-        `squashed`: `named(words_of(k), squashed)` holds exactly for these k."""
-        scopes = self.names.words.get(squashed)
-        if scopes is None:
-            return frozenset()
-        found = (*scopes.get(self.scope, ()), *scopes.get(SHARED_SCOPE, ()))
-        return frozenset(k for words in found if (k := self._index.number(words)) is not None)
-
-    def mentions(self, survivors: list[SeedEntry], source_id: str, linked: Collection[str]) -> list[Mention]:
-        """`seeded_mentions`' answer (`mention_at` on each survivor), from `deciding`."""
-        out: list[Mention] = []
-        known = self._deciding
-        for _i, _n, _k, squashed, _prose, line, column, text in survivors:
-            deciding = known.get(squashed)
-            if deciding is None:
-                deciding = self.deciding(squashed)
-            if len(deciding) == 1:
-                target = deciding[0]
-                if target.id == source_id or target.id in linked:
-                    continue  # the note itself, or a note it links already
-                out.append(Mention(line, column, text, target.id, target.link))
-            elif not deciding or any(t.id == source_id or t.id in linked for t in deciding):
-                continue  # no note, the note itself, or a note it links already
-            else:
-                out.append(Mention(line, column, text, None, None, tuple(t.id for t in deciding)))
-            if len(out) >= MAX_MENTIONS:
                 break
         return out
 
-    def _targets_of(self, squashed: str) -> tuple[MentionTarget, ...]:
-        """As Names._entries builds them: the own scope's at level 0, then the shared ones at
-        level 1, by `shared/name` where an own note has that name."""
-        entries = self.names.entries.get(squashed, ())
-        by_id = {e[2]: MentionTarget(e[2], e[3], 0) for e in entries if e[0] == self.scope}
-        if self.scope != SHARED_SCOPE:
-            own = self.names.keys.get(self.scope, set())
-            for e in entries:
-                if e[0] == SHARED_SCOPE:
-                    link = e[3] if name_key(e[3]) not in own else f"{SHARED_SCOPE}/{e[3]}"
-                    by_id[e[2]] = MentionTarget(e[2], link, 1)
-        return tuple(by_id.values())
+    def _numbers_of(self, squashed: str) -> frozenset[int]:
+        """The numbers (in this scope's vocabulary) of the word tuples of the names the
+        source reaches that squash to `squashed` (its scope's and the shared ones)."""
+        scope, number = self.scope, self._index.number
+        found = {e[1] for e in self.names.entries.get(squashed, ()) if e[0] == scope or e[0] == SHARED_SCOPE}
+        return frozenset(k for words in found if (k := number(words)) is not None)
 
 
 def sweep_mentions(
@@ -230,27 +199,24 @@ def sweep_mentions(
     names = SweepNames(every, seeds.vocabulary)
     notes = every if memories is None else [m for m in memories if m.note_kind is Kind.MEMORY]
     reference: Names | None = None  # built for the first note read again, if one is
+    by_id, uncovered = seeds.by_id, names.uncovered
     for start in range(0, len(notes), SWEEP_BATCH):
-        batch = notes[start : start + SWEEP_BATCH]
-        decided: list[tuple[MemoryNode, list[SeedEntry] | None]] = []
-        for memory in batch:
-            scope = memory.scope
-            seed = seeds.seed(memory) if scope not in names.uncovered else None
-            reach = names.reach(scope)
-            survivors = None if seed is None else reach.survivors(seed) if seed else []
-            if survivors and not reach.names_another(survivors, memory.id):
-                survivors = []  # only its own name: nothing to report, no links to ask for
-            decided.append((memory, survivors))
-        wanted = [m.id for m, survivors in decided if survivors is None or survivors]
-        links = store.link_targets(wanted) if wanted else {}
-        for memory, survivors in decided:
-            if survivors is not None and not survivors:
-                continue
+        # The notes to answer for: those with a seed of their content that holds a match, and
+        # those read again (None). A note whose seed holds nothing is passed over here.
+        decided: list[tuple[MemoryNode, Seed | None]] = []
+        for memory in notes[start : start + SWEEP_BATCH]:
+            kept = by_id.get(memory.id)
+            if kept is None or kept[0] != memory.hash or memory.scope in uncovered:
+                decided.append((memory, None))  # `MentionSeeds.seed`: not of this content
+            elif kept[1]:
+                decided.append((memory, kept[1]))
+        links = store.link_targets([m.id for m, _seed in decided]) if decided else {}
+        for memory, seed in decided:
             linked = links.get(memory.id, set())
-            if survivors is None:
+            if seed is None:
                 reference = reference if reference is not None else Names(store)
                 found = note_mentions(store, root, memory, names=reference, linked=linked)
             else:
-                found = names.reach(memory.scope).mentions(survivors, memory.id, linked)
+                found = names.reach(memory.scope).mentions(seed, memory.id, linked)
             if found:
                 yield memory, found

@@ -26,7 +26,7 @@ from brain.service.mentions import workspace_mentions
 from brain.store.base import GraphStore
 from brain.store.memory.store import MemoryStore
 
-Row = tuple[str, int, int, str, str | None, tuple[str, ...]]
+Row = tuple[str, int, int, str, str | None, tuple[str, ...], str | None]
 
 
 def workspace(root: Path, notes: int = 120) -> Path:
@@ -60,11 +60,34 @@ def workspace(root: Path, notes: int = 120) -> Path:
         "---\ndescription: Nested names.\n---\n"
         "The release train schedule board, then a train schedule board.\n",
         encoding="utf-8")
+    # A shared note with an own note's name (linked as `shared/...` from that scope only),
+    # two own notes of one name written two ways (ambiguous), names that squash alike with
+    # other words across scopes, and a note that only names itself.
+    (shared / "ownership-map.md").write_text("---\ndescription: Shared map.\n---\nMaps.\n", encoding="utf-8")
+    (own / "ownership-map.md").write_text("---\ndescription: Own map.\n---\nOwn.\n", encoding="utf-8")
+    (own / "Deploy Plan.md").write_text("---\ndescription: One way.\n---\nPlan.\n", encoding="utf-8")
+    (own / "deploy-plan.md").write_text("---\ndescription: Another way.\n---\nPlan.\n", encoding="utf-8")
+    (shared / "deploy_steps.md").write_text("---\ndescription: Steps.\n---\nSteps.\n", encoding="utf-8")
+    (other / "deploy-steps.md").write_text("---\ndescription: Theirs.\n---\nSteps.\n", encoding="utf-8")
+    (own / "mentions-shared.md").write_text(
+        "---\ndescription: Names shared and ambiguous notes.\n---\n"
+        "The ownership map, the deploy plan, the deploy steps and deploy_steps.\n", encoding="utf-8")
+    (other / "mentions-theirs.md").write_text(
+        "---\ndescription: Names from another scope.\n---\n"
+        "The ownership map, the deploy plan, the deploy steps and deploy_steps.\n", encoding="utf-8")
+    # The same name in NFD (own) and NFC (shared): one name key, two squashed names, so the
+    # own scope's mention of the NFC text names the shared note, linked as `shared/...`.
+    (own / "cafe\u0301-notes.md").write_text("---\ndescription: NFD.\n---\nOwn.\n", encoding="utf-8")
+    (shared / "caf\u00e9-notes.md").write_text("---\ndescription: NFC.\n---\nShared.\n", encoding="utf-8")
+    (own / "mentions-nfc.md").write_text("---\ndescription: NFC text.\n---\nSee the caf\u00e9 notes.\n",
+                                         encoding="utf-8")
+    (own / "only-itself.md").write_text("---\ndescription: Itself.\n---\nonly itself, only itself.\n",
+                                        encoding="utf-8")
     return root
 
 
 def rows(found: object) -> list[Row]:
-    return [(memory.path, m.line, m.column, m.text, m.target, m.candidates)  # type: ignore[attr-defined]
+    return [(memory.path, m.line, m.column, m.text, m.target, m.candidates, m.link)  # type: ignore[attr-defined]
             for memory, mentions in found for m in mentions]  # type: ignore[attr-defined]
 
 
@@ -93,7 +116,7 @@ def test_check_mentions_answers_as_reading_every_note(tmp_path: Path) -> None:
     info = json.loads(done.stdout)["info"]
     got = [(i["path"], i["line"], i["column"], i["message"].split("`")[1], i["target"],
             tuple(i["candidates"])) for i in info]
-    want = reference(root)
+    want = [r[:6] for r in reference(root)]  # the link is in `replacement`
     assert got == want
     mine = [r for r in want if r[0].endswith("mentions-all.md")]
     assert [(r[1], r[2], r[3]) for r in mine] == [(4, 5, "release train")]  # the code ones are not
@@ -113,6 +136,8 @@ def test_seeds_hold_every_note_and_the_sweep_equals_the_reference(store: GraphSt
         got = rows(sweep_mentions(brain.store, brain.root, seeds=seeds))
         assert got == rows(workspace_mentions(brain.store, brain.root))
         assert len(got) > 2
+        assert [(r[4], r[6]) for r in got if r[0].endswith("mentions-nfc.md")] == [
+            ("memory:shared/caf\u00e9-notes", "shared/caf\u00e9-notes")]
     finally:
         brain.close()
 

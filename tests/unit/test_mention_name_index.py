@@ -5,7 +5,12 @@ or too long, or repeat."""
 
 from __future__ import annotations
 
-from brain.parse.mention_seeds import Vocabulary
+import pickle
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brain.parse.mention_seeds import ScopedVocabulary, Vocabulary
 from brain.parse.mentions import MAX_NAME_WORDS, MentionTarget, NameIndex
 
 NAMES = [
@@ -39,3 +44,58 @@ def test_of_names_is_the_index_of_names_as_their_own_targets() -> None:
 def test_a_vocabulary_uses_it() -> None:
     vocabulary = Vocabulary(NAMES)
     assert shape(vocabulary.index) == shape(NameIndex((n, MentionTarget(n, n, 0)) for n in vocabulary.names))
+
+
+def names_by_words(index: NameIndex) -> tuple[object, ...]:
+    """What an index answers, whatever its numbering: each word tuple's names, and the word
+    counts of the names each first word starts."""
+    words = [index.words_of(k) for k in range(len(index._words))]
+    assert [index.number(w) for w in words] == list(range(len(words)))  # numbers and places agree
+    return (len(index), {w: index.names_of(k) for k, w in enumerate(words)},
+            {w: index.lengths(w) for w in index.first_words}, index.first_words)
+
+
+#: Own names and shared names that squash alike with other words (`_` is a word character,
+#: `ß` folds to `ss`), repeat across the two, or are left out.
+SCOPES = [
+    (["deploy-checklist", "plan"], ["deploy_checklist", "plan", "review"]),  # own wins: built whole
+    (["deploy_checklist"], ["deploy-checklist", "review"]),  # shared wins: shared kept
+    (["Deploy Checklist", "zz"], ["deploy checklist"]),  # alike, same words
+    (["strasse", "Straße"], ["STRASSE", "straße plan"]),
+    (["go", "x" * 300, "plan v2"], ["plan", "plan v2", "a-b"]),
+    (["[[odd]] name", "plan"], ["plan"]),  # a bracket: links not blanked
+    ([], ["plan"]),
+    (["plan"], []),
+    (NAMES[:12], NAMES[8:]),
+    (NAMES[8:], NAMES[:12]),
+]
+
+
+def test_an_extended_vocabulary_is_the_vocabulary_of_both() -> None:
+    for own, shared in SCOPES:
+        base = Vocabulary(shared)
+        extended = base.extended(own)
+        whole = Vocabulary([*own, *shared])
+        assert names_by_words(extended.index) == names_by_words(whole.index), (own, shared)
+        assert extended.names == whole.names
+        assert extended.blank_links == whole.blank_links
+        # the base is not changed by what was added
+        assert names_by_words(base.index) == names_by_words(Vocabulary(shared).index)
+
+
+PIECES = ["deploy", "Deploy", "checklist", "_", "-", " ", "  ", "ß", "ss", "SS", "plan", "go", "[[", "x"]
+name_lists = st.lists(st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map("".join), max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "shared"]), name_lists, max_size=3))
+def test_every_scope_is_the_vocabulary_of_its_names_and_the_shared_ones(names: dict[str, list[str]]) -> None:
+    scoped = ScopedVocabulary(names)
+    sent = pickle.loads(pickle.dumps(scoped))
+    for scope in ["a", "b", "shared", "c"]:
+        own = names.get(scope, []) if scope != "shared" else []
+        whole = Vocabulary([*own, *names.get("shared", [])])
+        for built in (scoped.for_scope(scope), sent.for_scope(scope)):
+            assert names_by_words(built.index) == names_by_words(whole.index), scope
+            assert built.names == whole.names
+            assert built.blank_links == whole.blank_links
