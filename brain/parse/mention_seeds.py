@@ -47,8 +47,10 @@ from brain.parse.mentions import (
     squash,
 )
 
-#: A candidate: (word index, word count, the vocabulary's number of its words, its text
-#: squashed, whether it is prose, and for prose its line, column and text as written).
+#: A candidate: (start, length: in characters, the vocabulary's number of its words, its text
+#: squashed, whether it is prose, and for prose its line, column and text as written). The
+#: start and length are all `seed_survivors` needs: candidates come in order, a word's
+#: longest first, and one starting before the last match's end lies inside it.
 SeedEntry = tuple[int, int, int, str, bool, int, int, str]
 #: What a parse helper sends back for a note: its candidates in the reference's order.
 Seed = tuple[SeedEntry, ...]
@@ -237,10 +239,13 @@ def _listed_py(body: str, vocabulary: Vocabulary) -> list[Listed]:
     """`_listed_native` in Python, every candidate's prose left to `_prose_only`: the
     reference of the twin, and its fallback."""
     # Most matches are the words of the note's own links: blanked (same length, so the same
-    # offsets), they are not looked up, squashed or tested for prose. Word numbers then skip
-    # the links' words; a match's own words stay consecutive, which is all `after` needs.
+    # offsets), they are not looked up, squashed or tested for prose. Each candidate's word
+    # index and count become its start and length: words are disjoint and ascend, so the
+    # first word of a later candidate is inside the last match (its index under the match's
+    # index plus count) exactly when it starts before the match's end (`seed_survivors`).
     scanned = LINK_CORE_RE.sub(_blank, body) if vocabulary.blank_links and "[[" in body else body
-    return [(i, n, start, end, k, ASK) for i, n, start, end, k in candidates(scanned, vocabulary.index)]
+    found = candidates(scanned, vocabulary.index)
+    return [(start, end - start, start, end, k, ASK) for _i, _n, start, end, k in found]
 
 
 def _blank(link: re.Match[str]) -> str:

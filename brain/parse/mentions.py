@@ -56,8 +56,11 @@ _native_candidates: Callable[[str, str, object], list[tuple[int, int, int, int, 
 
 
 #: The Rust twin of the candidates with their prose (native/src/mention_prose.rs), if built: a
-#: candidate (word index, word count, start, end, name number) and NOT_PROSE, PROSE or ASK
-#: (`_prose_only` decides).
+#: candidate (start, length, start, end, name number) and NOT_PROSE, PROSE or ASK
+#: (`_prose_only` decides). Its first two fields are what orders candidates and skips one
+#: inside the last match (`i < after`, `after = i + n`): where `candidates` gives a word index
+#: and a word count, a twin that does not cut every word of the body gives the start and
+#: length in characters, which decide the same (brain.parse.mention_seeds `_listed_py`).
 Listed = tuple[int, int, int, int, int, int]
 NOT_PROSE, PROSE, ASK = 0, 1, 2
 ListedTwin = Callable[[str, str | None, str, object, bool], list[Listed] | None]

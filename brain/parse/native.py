@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol, cast
 
-ABI = 5  # native/src/lib.rs ABI
+ABI = 6  # native/src/lib.rs ABI
 
 #: `scan_body`'s answer (native/src/body.rs): headings (text, level, line, source) and links
 #: (raw, target, label, anchor, embed, line, column), each the values of a `Heading` and a

@@ -10,10 +10,11 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use crate::mention_prose::{lower_known, seed_from_words, Candidate};
-use crate::mentions::{MentionWords, NO_NAME};
+use crate::mention_prose::Candidate;
+use crate::mentions::MentionWords;
+use crate::seeded_count::seeded_body;
 
 const WEIGHTS: [u32; 3] = [4, 2, 1]; // name, description, body (postings.py NAME_WEIGHT...)
 const MAX_FREQ: u32 = 65_535;
@@ -30,10 +31,10 @@ const fn byte_classes() -> [u8; 256] {
     }
     classes
 }
-static CLASS: [u8; 256] = byte_classes();
+pub(crate) static CLASS: [u8; 256] = byte_classes();
 
 /// Each maximal piece of word bytes: (start, end, all ASCII).
-fn pieces(text: &[u8], mut each: impl FnMut(usize, usize, bool)) {
+pub(crate) fn pieces(text: &[u8], mut each: impl FnMut(usize, usize, bool)) {
     let mut at = 0;
     let n = text.len();
     while at < n {
@@ -248,10 +249,10 @@ fn counted<'py>(py: Python<'py>, texts: &[String], split_slow: &Bound<'py, PyAny
 /// the names it may reach and whether the words of wikilinks are left out.
 pub(crate) type Seeding<'a> = Option<(&'a MentionWords, bool)>;
 
-/// `counted`, and for each note `seeding` names (by place) whose body is ASCII, its mention
-/// seed candidates (crate::mention_prose::seed_from_words) from the same scan of the body:
-/// the words the count cuts out are the words the names are looked for in. Any other note's
-/// entry is None (its seed is found on its own, as before).
+/// `counted`, and for each note `seeding` names (by place), its mention seed candidates
+/// (crate::mention_prose::mention_seed_candidates' answer) from the same scan of the body
+/// (crate::seeded_count::seeded_body), where that scan can find them; None where not (its
+/// seed is found on its own, as before), and for every other note.
 pub(crate) fn counted_seeded<'py>(
     py: Python<'py>,
     texts: &[String],
@@ -284,10 +285,9 @@ pub(crate) fn counted_seeded<'py>(
         for (at, (text, weight)) in note_texts.iter().zip(WEIGHTS).enumerate() {
             if at == 2 {
                 if let Some((table, blank_links)) = seed {
-                    if let Some(found) = seeded_body(text, table, blank_links, &mut tally, weight) {
-                        seeds[index] = Some(found);
-                        continue;
-                    }
+                    // Counted there as here; its seed None where it is to be found apart.
+                    seeds[index] = seeded_body(text, table, blank_links, &mut tally, weight);
+                    continue;
                 }
             }
             let bytes = text.as_bytes();
@@ -315,7 +315,7 @@ pub(crate) fn counted_seeded<'py>(
 
 /// What counting a chunk holds: its words, the note's counts, Python's split of the pieces
 /// with a non-ASCII character (in order), a buffer, and what went wrong.
-struct Tally {
+pub(crate) struct Tally {
     vocabulary: Vocabulary,
     note: Counts,
     split: std::vec::IntoIter<Vec<String>>,
@@ -323,13 +323,13 @@ struct Tally {
     failed: Option<&'static str>,
     /// By word id: whether the word starts a name of the table last asked (its address,
     /// 0: none yet): a chunk's words repeat, and a table serves all of a scope's notes.
-    starts: Vec<(usize, u8)>,
+    starts: Vec<(usize, bool)>,
 }
 
 impl Tally {
     /// Count one piece of word bytes (`pieces`): a word, or the words Python split it into.
     /// An ASCII piece's id (its one word's, lower-cased).
-    fn piece(&mut self, piece: &[u8], ascii: bool, weight: u32) -> Option<u32> {
+    pub(crate) fn piece(&mut self, piece: &[u8], ascii: bool, weight: u32) -> Option<u32> {
         if ascii && piece.len() <= 16 {
             let id = self.vocabulary.short_id(packed_lowered(piece), piece.len());
             self.note.add(id, weight);
@@ -358,81 +358,24 @@ impl Tally {
         None
     }
 
-    /// Whether the word of id `id` (`word`, lower-cased) starts a name of `table`.
-    fn starts(&mut self, id: u32, word: &str, table: &MentionWords) -> u8 {
+    /// Whether the ASCII piece `piece`, counted as the word of id `id`, starts a name of
+    /// `table` (looked up once a distinct word a chunk and table).
+    pub(crate) fn starts(&mut self, id: u32, piece: &[u8], table: &MentionWords) -> bool {
         let at = table as *const MentionWords as usize;
         let slot = id as usize;
         if slot >= self.starts.len() {
-            self.starts.resize(slot + 1, (0, NO_NAME));
+            self.starts.resize(slot + 1, (0, false));
         }
         if self.starts[slot].0 != at {
-            self.starts[slot] = (at, u8::from(table.lengths.contains_key(word)));
+            let found = if piece.len() <= 16 {
+                table.heads.contains(&packed_lowered(piece))
+            } else {
+                self.lowered.clear();
+                self.lowered.extend(piece.iter().map(u8::to_ascii_lowercase));
+                table.lengths.contains_key(std::str::from_utf8(&self.lowered).unwrap_or_default()) // ASCII
+            };
+            self.starts[slot] = (at, found);
         }
         self.starts[slot].1
     }
-}
-
-/// The one scan of a body: counted as `pieces` and `Tally::piece` count it (the same words,
-/// ids and order), and its words as the mention scan cuts them (`\w+` on the body lower-cased:
-/// crate::mention_prose `word_bytes`), looked up among `table`'s names. None, with nothing
-/// counted, where the mention scan would not lower-case the body itself (a character it does
-/// not know: crate::mention_prose `lower_known`).
-fn seeded_body(text: &str, table: &MentionWords, blank_links: bool, tally: &mut Tally, weight: u32) -> Option<Vec<Candidate>> {
-    let mut extra: FxHashSet<char> = FxHashSet::default();
-    let low = if text.is_ascii() { text.to_ascii_lowercase() } else { lower_known(text, &mut extra)? };
-    // Lower-casing keeps each character's UTF-8 length and whether its bytes are ASCII, so the
-    // pieces of `low` are the text's, at the same offsets.
-    let (orig, b) = (text.as_bytes(), low.as_bytes());
-    let n = b.len();
-    let mut words = Vec::with_capacity(n / 6); // a word and its separator: ~6 bytes
-    // Of each word, whether it starts a name, where it is one ASCII piece (known by its id);
-    // else 1: looked up by name_runs.
-    let mut starts = Vec::with_capacity(n / 6);
-    let mut last: (usize, usize, u32) = (usize::MAX, 0, 0); // the last ASCII piece, its id
-    let mut piece: Option<usize> = None; // the index's piece (letters, digits, non-ASCII)
-    let mut ascii = true;
-    let mut word: Option<usize> = None; // the mention scan's word (`\w`)
-    let mut at = 0;
-    while at <= n {
-        let (len, in_piece, in_word) = if at == n {
-            (1, false, false)
-        } else if b[at] < 0x80 {
-            let c = b[at];
-            (1, c.is_ascii_alphanumeric(), c.is_ascii_alphanumeric() || c == b'_')
-        } else {
-            let ch = low[at..].chars().next().expect("a character starts here");
-            (ch.len_utf8(), true, extra.contains(&ch))
-        };
-        match (in_piece, piece) {
-            (true, None) => {
-                piece = Some(at);
-                ascii = b[at] < 0x80;
-            }
-            (true, Some(_)) => ascii &= b[at] < 0x80,
-            (false, Some(start)) => {
-                if ascii {
-                    // Lowered already: the same word.
-                    if let Some(id) = tally.piece(&b[start..at], true, weight) {
-                        last = (start, at, id);
-                    }
-                } else {
-                    tally.piece(&orig[start..at], false, weight);
-                }
-                piece = None;
-            }
-            (false, None) => {}
-        }
-        match (in_word, word) {
-            (true, None) => word = Some(at),
-            (false, Some(start)) => {
-                let text = &low[start..at];
-                words.push((text, start, at));
-                starts.push(if last.0 == start && last.1 == at { tally.starts(last.2, text, table) } else { 1 });
-                word = None;
-            }
-            _ => {}
-        }
-        at += len;
-    }
-    Some(seed_from_words(text, words, Some(starts), table, blank_links))
 }

@@ -19,7 +19,7 @@ mod text;
 
 /// Bumped whenever a function's signature or meaning changes: brain/native.py refuses a
 /// module built from other sources (a stale install) rather than misreading its answers.
-const ABI: u32 = 5;
+const ABI: u32 = 6;
 
 #[pymodule]
 fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -24,14 +24,19 @@ use rustc_hash::FxHashSet;
 
 use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
 use crate::math::math_ranges;
-use crate::mentions::{is_word, name_runs_known, words, MentionWords};
+use crate::mentions::{is_word, name_runs, words, MentionWords};
 use crate::text::{has, Declined};
 
 const NOT_PROSE: u8 = 0;
 const PROSE: u8 = 1;
 const ASK: u8 = 2;
 
-/// (word index, word count, first character, end character, the name's number, prose state).
+/// (first character, length in characters, first character, end character, the name's
+/// number, prose state). Its first two fields are all that orders candidates and skips
+/// overlaps (brain/parse/mention_seeds.py `seed_survivors`: `i < after`, `after = i + n`):
+/// a candidate starting before the end of the last match lies inside it, as one whose first
+/// word came before that match's last word did. They were a word index and a word count,
+/// which only a scan of every word of the body knows (crate::seeded_count's is sparse).
 pub(crate) type Candidate = (usize, usize, usize, usize, usize, u8);
 
 /// `seed_of`'s candidates: as `mention_candidates` on the body with its wikilinks blanked
@@ -75,47 +80,40 @@ pub fn mention_seed_candidates(
         }
         words(low, &extra).into_iter().map(|(w, s, e)| (w, offsets[s], offsets[e])).collect()
     };
-    Some(seed_from_words(body, found, None, table, blank_links))
+    Some(seed_from_words(body, found, table, blank_links))
 }
 
 /// `mention_seed_candidates`' answer from the body's words (lower-cased, byte offsets in the
-/// body, in order): the part shared with the one-scan count (crate::seeded_count), which
-/// finds the words while it counts them.
-pub(crate) fn seed_from_words(
-    body: &str,
-    mut found: Vec<(&str, usize, usize)>,
-    mut starts: Option<Vec<u8>>,
-    table: &MentionWords,
-    blank_links: bool,
-) -> Vec<Candidate> {
+/// body, in order).
+fn seed_from_words(body: &str, mut found: Vec<(&str, usize, usize)>, table: &MentionWords, blank_links: bool) -> Vec<Candidate> {
     let b = body.as_bytes();
     if blank_links && has(b, b"[[") {
         // Words and links both ascend: one walk down the links, not a search a word (a
         // binary search for each of a body's words was a fifth of the scan).
         let links = link_cores(b);
         let mut k = 0;
-        let kept: Vec<bool> = found
-            .iter()
-            .map(|&(_, start, _)| {
-                while k < links.len() && links[k].1 <= start {
-                    k += 1;
-                }
-                !(k < links.len() && links[k].0 <= start)
-            })
-            .collect();
-        let mut keep = kept.iter();
-        found.retain(|_| *keep.next().expect("one a word"));
-        if let Some(s) = starts.as_mut() {
-            let mut keep = kept.iter();
-            s.retain(|_| *keep.next().expect("one a word"));
-        }
+        found.retain(|&(_, start, _)| {
+            while k < links.len() && links[k].1 <= start {
+                k += 1;
+            }
+            !(k < links.len() && links[k].0 <= start)
+        });
     }
+    let runs: Vec<(usize, usize, usize)> =
+        name_runs(&found, table).into_iter().map(|(i, n, k)| (found[i].1, found[i + n - 1].2, k)).collect();
+    seed_from_runs(body, &runs)
+}
+
+/// The candidates of the runs of words that spell a name (byte offsets in the body, the
+/// name's number; in order, a word's runs longest first): the part shared with the one-scan
+/// count (crate::seeded_count), which finds the runs while it counts the words.
+pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)]) -> Vec<Candidate> {
+    let b = body.as_bytes();
     let ascii = body.is_ascii();
     let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
     let mut out = Vec::new();
     let mut spans = Vec::new(); // each candidate's byte offsets in the body
-    for (i, n, k) in name_runs_known(&found, table, starts.as_deref()) {
-        let (bs, be) = (found[i].1, found[i + n - 1].2);
+    for &(bs, be, k) in runs {
         if memchr(b'\n', &b[bs..be]).is_some() {
             continue; // as seed_of: a name never spans lines
         }
@@ -126,7 +124,7 @@ pub(crate) fn seed_from_words(
             at_byte = bs;
             (at_char, at_char + body[bs..be].chars().count())
         };
-        out.push((i, n, start, end, k, ASK));
+        out.push((start, end - start, start, end, k, ASK));
         spans.push((bs, be));
     }
     if out.is_empty() {
@@ -181,7 +179,7 @@ fn word_bytes<'a>(low: &'a str, extra: &FxHashSet<char>) -> Vec<(&'a str, usize,
 
 /// `body.lower()`, the non-ASCII word characters of it added to `extra`; None if a character
 /// is not `known`.
-pub(crate) fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<String> {
+fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<String> {
     let mut out = String::with_capacity(body.len());
     for c in body.chars() {
         if c.is_ascii() {
@@ -202,7 +200,7 @@ pub(crate) fn lower_known(body: &str, extra: &mut FxHashSet<char>) -> Option<Str
 /// arrows, symbols, emoji and their variation selectors. Python's Unicode tables are the
 /// reference: tests/unit/test_native_mention_prose.py asks Python about every one of them.
 /// Any other character: None (Python lower-cases the body, as before).
-fn known(c: char) -> Option<(char, bool)> {
+pub(crate) fn known(c: char) -> Option<(char, bool)> {
     let u = c as u32;
     let sign = Some((c, false));
     match u {
@@ -222,7 +220,7 @@ fn known(c: char) -> Option<(char, bool)> {
 }
 
 /// LINK_CORE_RE `\[\[[^\[\]\n]*\]\]`'s matches (byte offsets), in order.
-fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
+pub(crate) fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let finder = memmem::Finder::new(b"[[");
     let mut from = 0;

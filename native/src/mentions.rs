@@ -21,6 +21,27 @@ use rustc_hash::{FxHashMap, FxHashSet};
 pub struct MentionWords {
     pub(crate) lengths: FxHashMap<String, Vec<usize>>,
     pub(crate) named: FxHashMap<String, usize>,
+    /// Whether a name's first word is `_` alone (`_`, `__`): such a word holds no letter or
+    /// digit, so the one-scan count (crate::seeded_count), which looks for first words among
+    /// the pieces it counts, would never see it; it gives those bodies to the two scans.
+    pub(crate) bare_underscore: bool,
+    /// The same, for the one-scan count, by words of up to 16 bytes as numbers (`packed`):
+    /// the first words, the one-word names' numbers, and each name's first two words (a
+    /// first word is one word in eight of a body, and nearly all are followed by no name).
+    pub(crate) heads: FxHashSet<u128>,
+    pub(crate) single: FxHashMap<u128, usize>,
+    pub(crate) pairs: FxHashSet<(u128, u128)>,
+}
+
+/// A word of up to 16 bytes as one number (little-endian, zero-padded: no word holds a NUL).
+#[inline]
+pub(crate) fn packed(word: &[u8]) -> Option<u128> {
+    if word.len() > 16 {
+        return None;
+    }
+    let mut bytes = [0u8; 16];
+    bytes[..word.len()].copy_from_slice(word);
+    Some(u128::from_le_bytes(bytes))
 }
 
 #[pymethods]
@@ -30,9 +51,18 @@ impl MentionWords {
     fn new(names: Vec<Vec<String>>) -> Self {
         let mut lengths: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut named = FxHashMap::default();
+        let (mut heads, mut single, mut pairs) = (FxHashSet::default(), FxHashMap::default(), FxHashSet::default());
         for (k, words) in names.iter().enumerate() {
             if words.is_empty() {
                 continue;
+            }
+            if let Some(first) = packed(words[0].as_bytes()) {
+                heads.insert(first);
+                if words.len() == 1 {
+                    single.entry(first).or_insert(k);
+                } else if let Some(second) = packed(words[1].as_bytes()) {
+                    pairs.insert((first, second));
+                }
             }
             let counts = lengths.entry(words[0].clone()).or_default();
             if !counts.contains(&words.len()) {
@@ -43,12 +73,10 @@ impl MentionWords {
         for counts in lengths.values_mut() {
             counts.sort_unstable_by(|a, b| b.cmp(a));
         }
-        MentionWords { lengths, named }
+        let bare_underscore = lengths.keys().any(|w| w.bytes().all(|c| c == b'_'));
+        MentionWords { lengths, named, bare_underscore, heads, single, pairs }
     }
 }
-
-/// A word `name_runs_known` is told starts no name.
-pub(crate) const NO_NAME: u8 = 0;
 
 /// `\w` on one character of the lower-cased body: ASCII by rule, the rest as Python said.
 pub(crate) fn is_word(c: char, extra: &FxHashSet<char>) -> bool {
@@ -102,23 +130,9 @@ pub fn mention_candidates(
 /// name's number); a word's runs come longest first. Shared by mention_candidates and the
 /// prose pass (mention_prose.rs), which differ only in what they do with a run.
 pub(crate) fn name_runs(found: &[(&str, usize, usize)], table: &MentionWords) -> Vec<(usize, usize, usize)> {
-    name_runs_known(found, table, None)
-}
-
-/// `name_runs`, where `starts` (one a word, if given) already says of some words that they
-/// start no name (`NO_NAME`): those are not looked up (crate::keywords' one scan knows it of
-/// most words from their count's id).
-pub(crate) fn name_runs_known(
-    found: &[(&str, usize, usize)],
-    table: &MentionWords,
-    starts: Option<&[u8]>,
-) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut key = String::new();
     for (i, (word, _, _)) in found.iter().enumerate() {
-        if starts.is_some_and(|s| s[i] == NO_NAME) {
-            continue;
-        }
         let Some(counts) = table.lengths.get(*word) else { continue };
         for &n in counts {
             if i + n > found.len() {

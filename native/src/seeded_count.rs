@@ -5,21 +5,36 @@
 //!
 //! A first sync asked to seed mentions cut every body into words twice, in the same helper:
 //! once to count its keywords (crate::keywords), once to look its words up among the sync's
-//! names (crate::mention_prose), each lower-casing the body on its own. Here an ASCII body
-//! (nearly every note) is lower-cased once and walked once: its pieces of letters and digits
-//! are counted, and the runs of them and `_` are the mention scan's words. A body with a
-//! non-ASCII character keeps the two scans (its seed is None here: the caller asks
-//! `mention_seed_candidates`), where Unicode's rules are Python's.
+//! names (crate::mention_prose). Here the body is counted exactly as the plain count counts
+//! it (`pieces`, `Tally::piece`), and the mention scan is sparse: only the words that may
+//! start a name are looked at, and only from those is the text read on.
+//!
+//! The mention scan's words are the runs of `\w` of the body lower-cased: letters, digits,
+//! `_` and the non-ASCII characters Python's `\w` takes. A piece of ASCII letters and digits
+//! with no `_` on either side is such a word, whole, and its count id says whether it starts
+//! a name (`Tally::starts`, one lookup a distinct word). Every other word lies in a "region",
+//! a run of bytes that are letters, digits, `_` or non-ASCII with a piece that is joined by
+//! `_` or holds a non-ASCII byte: those few regions are read character by character, as the
+//! mention scan reads them (crate::mention_prose `lower_known`, `known`), and a body with a
+//! character it does not know gets no seed here (found apart, as before). A word of `_`
+//! alone is in no piece: a body with `_` is left to the two scans where a name starts so.
+//!
+//! From each first word, the words after it are read on (the words of wikilinks skipped
+//! where they are blanked) while they may complete a name; a candidate carries where it
+//! starts and how long it is, not its word index, which only a scan of every word knows
+//! (crate::mention_prose `Candidate`).
 
+use memchr::memchr;
 use pyo3::prelude::*;
 
-use crate::keywords::{counted_seeded, Block, Seeding};
-use crate::mention_prose::Candidate;
+use crate::keywords::{counted_seeded, pieces, Block, Seeding, Tally, CLASS};
+use crate::mention_prose::{known, link_cores, seed_from_runs, Candidate};
 use crate::mentions::MentionWords;
+use crate::text::has;
 
 /// `count_block(texts, split_slow)`'s block, and for each note (three texts a note) given a
 /// `(table, blank_links)` in `seeding`, `mention_seed_candidates(body, None, "", table,
-/// blank_links)`'s answer where its body is ASCII; None for any other note.
+/// blank_links)`'s answer where the one scan can find it; None for any other note.
 #[pyfunction]
 pub fn count_block_seeded<'py>(
     py: Python<'py>,
@@ -34,4 +49,226 @@ pub fn count_block_seeded<'py>(
     // A bug that panics is a ValueError, on which Python counts and seeds the chunk apart.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| counted_seeded(py, &texts, split_slow, &tables)))
         .unwrap_or_else(|_| Err(pyo3::exceptions::PyValueError::new_err("the native count panicked")))
+}
+
+/// A body counted as `pieces` and `Tally::piece` count it (the same words, ids and order),
+/// and its mention seed candidates (`mention_seed_candidates`' answer), or None where the
+/// body is to be seeded apart (the module docstring).
+pub(crate) fn seeded_body(
+    text: &str,
+    table: &MentionWords,
+    blank_links: bool,
+    tally: &mut Tally,
+    weight: u32,
+) -> Option<Vec<Candidate>> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let bare_underscore = table.bare_underscore && memchr(b'_', b).is_some();
+    let mut heads: Vec<(usize, usize)> = Vec::new(); // the words that start a name: byte spans
+    let mut known_all = true;
+    let mut region_end = 0; // the end of the last region read
+    let mut word = String::new();
+    pieces(b, |start, end, ascii| {
+        let id = tally.piece(&b[start..end], ascii, weight);
+        if start < region_end || !known_all || bare_underscore {
+            return;
+        }
+        let joined = (start > 0 && b[start - 1] == b'_') || (end < n && b[end] == b'_');
+        match id {
+            Some(id) if !joined => {
+                if tally.starts(id, &b[start..end], table) {
+                    heads.push((start, end));
+                }
+            }
+            _ => {
+                // Its region's first piece (a region's pieces are joined by `_`): only `_`
+                // can be before it in the region.
+                let mut from = start;
+                while from > 0 && b[from - 1] == b'_' {
+                    from -= 1;
+                }
+                let mut to = end;
+                while to < n && (CLASS[b[to] as usize] != 0 || b[to] == b'_') {
+                    to += 1;
+                }
+                region_end = to;
+                known_all = region_heads(text, from, to, table, &mut word, &mut heads);
+            }
+        }
+    });
+    if !known_all || bare_underscore {
+        return None;
+    }
+    if heads.is_empty() {
+        return Some(Vec::new());
+    }
+    // The words of wikilinks are no words where links are blanked (LINK_CORE_RE).
+    let links = if blank_links && has(b, b"[[") { link_cores(b) } else { Vec::new() };
+    let in_link = |at: usize| {
+        let k = links.partition_point(|&(_, e)| e <= at);
+        k < links.len() && links[k].0 <= at
+    };
+    let mut runs = Vec::new(); // (first byte, end byte, the name's number)
+    let mut key = String::new(); // the words read from a first word, NUL-joined
+    let mut ends: Vec<(usize, usize)> = Vec::new(); // after each word: the key's length, its end
+    for &(start, end) in &heads {
+        if !links.is_empty() && in_link(start) {
+            continue;
+        }
+        // Most first words are followed by no name's second word: the first two words as
+        // numbers say so (`MentionWords::pairs`), and only a one-word name is left to find.
+        if let Some(first) = lowered_packed(text, start, end) {
+            let next = next_word(text, end, &in_link);
+            let second = next.map(|(s, e)| lowered_packed(text, s, e));
+            if !matches!(second, Some(None)) && !second.flatten().is_some_and(|w| table.pairs.contains(&(first, w))) {
+                if let Some(&k) = table.single.get(&first) {
+                    runs.push((start, end, k));
+                }
+                continue;
+            }
+        }
+        key.clear();
+        ends.clear();
+        push_lowered(text, start, end, &mut key);
+        let Some(counts) = table.lengths.get(key.as_str()) else { continue };
+        ends.push((key.len(), end));
+        for &count in counts {
+            while ends.len() < count {
+                let Some((s, e)) = next_word(text, ends[ends.len() - 1].1, &in_link) else { break };
+                key.push('\0');
+                push_lowered(text, s, e, &mut key);
+                ends.push((key.len(), e));
+            }
+            if ends.len() < count {
+                continue; // the body ends first
+            }
+            let (len, last) = ends[count - 1];
+            if let Some(&k) = table.named.get(&key[..len]) {
+                runs.push((start, last, k));
+            }
+        }
+    }
+    Some(seed_from_runs(text, &runs))
+}
+
+/// The character at byte `at`: (lower-cased, whether `\w` matches it, its length in bytes),
+/// as crate::mention_prose's `lower_known` and `is_word` decide; None for a character they
+/// do not know.
+#[inline]
+fn char_at(text: &str, at: usize) -> Option<(char, bool, usize)> {
+    let c = text.as_bytes()[at];
+    if c < 0x80 {
+        return Some((c.to_ascii_lowercase() as char, c.is_ascii_alphanumeric() || c == b'_', 1));
+    }
+    let ch = text[at..].chars().next()?;
+    let (lower, word) = known(ch)?;
+    Some((lower, word, ch.len_utf8()))
+}
+
+/// The words of `text[from..to]` (a region, between bytes that are no word's) that start a
+/// name, added to `heads`; false where a character is not one `char_at` knows.
+fn region_heads(
+    text: &str,
+    from: usize,
+    to: usize,
+    table: &MentionWords,
+    word: &mut String,
+    heads: &mut Vec<(usize, usize)>,
+) -> bool {
+    let mut start: Option<usize> = None;
+    let mut at = from;
+    while at < to {
+        let Some((lower, is_word, len)) = char_at(text, at) else { return false };
+        if is_word {
+            if start.is_none() {
+                start = Some(at);
+                word.clear();
+            }
+            word.push(lower);
+        } else if let Some(s) = start.take() {
+            if table.lengths.contains_key(word.as_str()) {
+                heads.push((s, at));
+            }
+        }
+        at += len;
+    }
+    if let Some(s) = start {
+        if table.lengths.contains_key(word.as_str()) {
+            heads.push((s, to));
+        }
+    }
+    true
+}
+
+/// The next word at or after byte `at` that is not in a link (`in_link`), as a byte span.
+fn next_word(text: &str, mut at: usize, in_link: &impl Fn(usize) -> bool) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let word_at = |at: usize| -> Option<(bool, usize)> {
+        let c = b[at];
+        if c < 0x80 {
+            Some((c.is_ascii_alphanumeric() || c == b'_', 1))
+        } else {
+            char_at(text, at).map(|(_, word, len)| (word, len))
+        }
+    };
+    loop {
+        while at < n {
+            let (word, len) = word_at(at)?;
+            if word {
+                break;
+            }
+            at += len;
+        }
+        if at >= n {
+            return None;
+        }
+        let start = at;
+        while at < n {
+            let (word, len) = word_at(at)?;
+            if !word {
+                break;
+            }
+            at += len;
+        }
+        if !in_link(start) {
+            return Some((start, at));
+        }
+    }
+}
+
+/// `text[from..to]` lower-cased (its characters are ones `char_at` knows), added to `out`.
+fn push_lowered(text: &str, from: usize, to: usize, out: &mut String) {
+    let mut at = from;
+    while at < to {
+        match char_at(text, at) {
+            Some((lower, _, len)) => {
+                out.push(lower);
+                at += len;
+            }
+            None => return,
+        }
+    }
+}
+
+/// `text[from..to]` lower-cased as one number (crate::mentions `packed`), if of up to 16
+/// bytes (lower-casing keeps a character's length in bytes: crate::mention_prose `known`).
+fn lowered_packed(text: &str, from: usize, to: usize) -> Option<u128> {
+    if to - from > 16 {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut bytes = [0u8; 16];
+    let mut at = from;
+    while at < to {
+        if b[at] < 0x80 {
+            bytes[at - from] = b[at].to_ascii_lowercase();
+            at += 1;
+        } else {
+            let (lower, _, len) = char_at(text, at)?;
+            lower.encode_utf8(&mut bytes[at - from..at - from + len]);
+            at += len;
+        }
+    }
+    Some(u128::from_le_bytes(bytes))
 }

@@ -31,7 +31,10 @@ NAMES = ["deploy guide", "beta", "release plan", "x_y", "snake_case_name", "ét�
          # One first word starting names of 1, 2 and 4 words, a name that is a longer one's
          # start and one that is not: the one scan reads on from a first word only while the
          # words are a longer name's start, and gives a word's names longest first.
-         "release", "release plan review board", "plan review", "café"]
+         "release", "release plan review board", "plan review", "café",
+         # First words the sparse scan finds outside a plain piece: beginning with `_`, with an
+         # accented capital, a CJK word, and a name whose words an emoji separates.
+         "_draft notes", "Über plan", "東京", "rocket 🚀 launch"]
 VOCABULARY = Vocabulary(NAMES)
 PLAIN = Vocabulary([n for n in NAMES if "[" not in n])  # blanks its wikilinks' words
 
@@ -60,9 +63,31 @@ CASES: list[tuple[str, str, bool]] = [
     ("name across lines", "release plan\nreview board and release\nplan", True),
     ("dotted i", "İstanbul beta and K beta", False),
     ("arabic digit", "beta ١ release plan", False),
+    # Where the sparse scan (native/src/seeded_count.rs) must find what a scan of every word
+    # finds: words joined by `_`, first words in a region, CJK, emoji, links, the body's ends.
+    ("names at the start", "release plan review board and beta", True),
+    ("underscore-joined", "beta_release plan, release_plan_review board, x_y_z x_y, _x_y, x_y_", True),
+    ("underscore first", "_draft notes, __draft notes, _draft_notes, x_draft notes, _Draft  Notes", True),
+    ("accented first", "Über plan, über plan, ÜBER PLAN, xüber plan, Über—plan, été plan été plan", True),
+    ("cjk", "東京region 東京 region 大東京 region region東京 東京", True),
+    ("emoji between", "rocket 🚀 launch, rocket launch, 🚀rocket 🚀 launch🚀 rocket🚀launch", True),
+    ("repeated and overlapping", "beta beta release plan release plan review board review board plan", True),
+    ("links around names", "plan [[x]] review, release [[release plan]] plan [[beta]]", True),
+    ("words glued to links", "release[[x]]plan review[[y]]board [[a]]beta[[b]]", True),
+    ("links only", "[[beta]] [[release plan]] [[_draft notes]]", True),
+    ("body ends in a name", "see release plan review board", True),
     ("empty", "", True),
     ("no words", "--- ... ***", True),
 ]
+
+
+def python_seed(body: str, vocabulary: Vocabulary) -> object:
+    """`seed_of` by the Python reference alone (`_listed_py`, every prose by `_prose_only`)."""
+    saved, mention_seeds._native_seed = mention_seeds._native_seed, None
+    try:
+        return seed_of(body, 3, vocabulary)
+    finally:
+        mention_seeds._native_seed = saved
 
 
 def apart(rows: list[tuple[str, str, str]], vocabulary: Vocabulary) -> list[object]:
@@ -78,6 +103,7 @@ def check(bodies: list[str], vocabulary: Vocabulary) -> list[bool]:
     for body, found, alone in zip(bodies, listed, apart(rows, vocabulary), strict=True):
         if found is not None:
             assert found == alone, body
+            assert seed_of(body, 3, vocabulary, found) == python_seed(body, vocabulary), body
         assert seed_of(body, 3, vocabulary, found) == seed_of(body, 3, vocabulary), body
     return [found is not None for found in listed]
 
@@ -100,6 +126,7 @@ def test_one_scan_on_a_chunk_of_the_table() -> None:
 
 
 PIECES = [
+    "_draft", "notes", "Über", "über", "rocket", "🚀", "launch", "大",
     "beta", "Beta", "deploy", "guide", "release", "plan", "x", "_", "y", "snake", "case", "name", "été",
     "ÉTÉ", "naïve", "東京", "region", "notes", "averyveryverylongword", " ", "  ", "-", "\n", "\n\n", ",",
     "[[", "]]", "|", "`", "```\n", "$", "[", "](", ")", "][", "https://x.org/", "www.", "é", "—",
@@ -131,3 +158,12 @@ def test_without_the_twin_the_two_scans_answer(monkeypatch: pytest.MonkeyPatch) 
     block, listed = count_and_seed(rows, [VOCABULARY] * len(rows))
     assert block == count_block(rows)
     assert listed == [None] * len(rows)
+
+
+def test_a_first_word_of_underscores_alone_leaves_bodies_with_one_to_the_two_scans() -> None:
+    """A name whose first word is `_` alone is in no piece the count cuts out: the one scan
+    gives a body with a `_` back (None) and takes the rest, with the same answers."""
+    vocabulary = Vocabulary(["_ hidden", "__ init plan", "beta"])
+    bodies = ["a _ hidden beta", "x __ init plan", "beta_x", "beta and hidden", "[[_ hidden]] beta"]
+    assert check(bodies, vocabulary) == [False, False, False, True, False]
+    assert check(bodies, PLAIN) == [True] * len(bodies)
