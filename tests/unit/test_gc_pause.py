@@ -38,7 +38,9 @@ def test_a_block_that_raises_freezes_nothing_and_its_garbage_is_collected() -> N
     before = gc.get_freeze_count()
     with pytest.raises(RuntimeError, match="halfway"):
         cut_short()
-    assert gc.get_freeze_count() == before
+    # Not `==`: frozen objects still die by reference count (an earlier test's frozen
+    # graph let go in this worker), so the count may shrink; a freeze would add the heap.
+    assert gc.get_freeze_count() <= before
     assert gc.isenabled()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
