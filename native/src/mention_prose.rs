@@ -87,7 +87,7 @@ pub fn mention_seed_candidates(
 /// body, in order).
 fn seed_from_words(body: &str, mut found: Vec<(&str, usize, usize)>, table: &MentionWords, blank_links: bool) -> Vec<Candidate> {
     let b = body.as_bytes();
-    if blank_links && has(b, b"[[") {
+    if blank_links && has_link(b) {
         // Words and links both ascend: one walk down the links, not a search a word (a
         // binary search for each of a body's words was a fifth of the scan).
         let links = link_cores(b);
@@ -101,18 +101,19 @@ fn seed_from_words(body: &str, mut found: Vec<(&str, usize, usize)>, table: &Men
     }
     let runs: Vec<(usize, usize, usize)> =
         name_runs(&found, table).into_iter().map(|(i, n, k)| (found[i].1, found[i + n - 1].2, k)).collect();
-    seed_from_runs(body, &runs)
+    seed_from_runs(body, &runs, &mut Vec::new())
 }
 
 /// The candidates of the runs of words that spell a name (byte offsets in the body, the
 /// name's number; in order, a word's runs longest first): the part shared with the one-scan
-/// count (crate::seeded_count), which finds the runs while it counts the words.
-pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)]) -> Vec<Candidate> {
+/// count (crate::seeded_count), which finds the runs while it counts the words. `spans`: a
+/// buffer (each candidate's byte offsets in the body), kept from body to body there.
+pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)], spans: &mut Vec<(usize, usize)>) -> Vec<Candidate> {
     let b = body.as_bytes();
     let ascii = body.is_ascii();
     let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
-    let mut out = Vec::new();
-    let mut spans = Vec::new(); // each candidate's byte offsets in the body
+    let mut out = Vec::with_capacity(runs.len());
+    spans.clear();
     for &(bs, be, k) in runs {
         if memchr(b'\n', &b[bs..be]).is_some() {
             continue; // as seed_of: a name never spans lines
@@ -131,7 +132,7 @@ pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)]) -> Vec<
         return out;
     }
     // A bug that panics leaves every candidate to Python: the ingest goes on.
-    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, &spans)));
+    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, spans)));
     if let Ok(Ok(states)) = states {
         for (candidate, state) in out.iter_mut().zip(states) {
             candidate.5 = state;
@@ -269,21 +270,33 @@ fn needs_ast(body: &str, start: usize, end: usize) -> Result<bool, Declined> {
     Ok(has_code_hint(body, start, end)? || has(&body.as_bytes()[start..end], b"]["))
 }
 
+/// Whether `b` holds `[[`, with one searcher built once (`memmem::find` builds one a call).
+pub(crate) fn has_link(b: &[u8]) -> bool {
+    static LINK: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    LINK.get_or_init(|| memmem::Finder::new(b"[[")).find(b).is_some()
+}
+
+/// Whether `b` may hold a URL (`://` or `www.`), as `has` would say, with searchers built once.
+fn has_url(b: &[u8]) -> bool {
+    static SCHEME: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    static WWW: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    SCHEME.get_or_init(|| memmem::Finder::new(b"://")).find(b).is_some()
+        || WWW.get_or_init(|| memmem::Finder::new(b"www.")).find(b).is_some()
+}
+
 /// `_prose_only` on candidates at these byte spans (ascending starts): each one's state.
 fn prose_states(body: &str, spans: &[(usize, usize)]) -> Result<Vec<u8>, Declined> {
     let b = body.as_bytes();
-    let mut skip: Vec<Vec<(usize, usize)>> = Vec::new();
-    if has(b, b"[[") {
-        skip.push(wikilink_spans(b));
-    }
-    if has(b, b"://") || has(b, b"www.") {
-        skip.push(url_spans(body)?);
-    }
-    if memchr(b'$', b).is_some() {
-        skip.push(math_ranges(body)?);
-    }
-    let mut states: Vec<u8> =
-        spans.iter().map(|&(s, e)| if skip.iter().any(|l| touches(l, s, e)) { NOT_PROSE } else { PROSE }).collect();
+    let links = if has_link(b) { wikilink_spans(b) } else { Vec::new() };
+    let urls = if has_url(b) { url_spans(body)? } else { Vec::new() };
+    let math = if memchr(b'$', b).is_some() { math_ranges(body)? } else { Vec::new() };
+    let mut states: Vec<u8> = spans
+        .iter()
+        .map(|&(s, e)| {
+            let skip = [&links, &urls, &math].into_iter().any(|l| !l.is_empty() && touches(l, s, e));
+            if skip { NOT_PROSE } else { PROSE }
+        })
+        .collect();
     if !needs_ast(body, 0, b.len())? {
         return Ok(states);
     }
@@ -294,8 +307,7 @@ fn prose_states(body: &str, spans: &[(usize, usize)]) -> Result<Vec<u8>, Decline
         while j < spans.len() && spans[j].0 < ce {
             j += 1;
         }
-        let mine: Vec<usize> = (first..j).filter(|&k| states[k] == PROSE).collect();
-        if mine.is_empty() || !needs_ast(body, cs, ce)? {
+        if !states[first..j].contains(&PROSE) || !needs_ast(body, cs, ce)? {
             continue;
         }
         // A markdown link's text is no prose: where the chunk may hold one, mistune decides.
@@ -304,7 +316,10 @@ fn prose_states(body: &str, spans: &[(usize, usize)]) -> Result<Vec<u8>, Decline
             Some(f) if !has(chunk, b"](") && !has(chunk, b"][") => chunk_code(body, cs, ce, f)?.map(|(c, _)| c),
             _ => None,
         };
-        for k in mine {
+        for k in first..j {
+            if states[k] != PROSE {
+                continue;
+            }
             states[k] = match &code {
                 Some(c) if in_code(c, spans[k].0) => NOT_PROSE,
                 Some(_) => PROSE,

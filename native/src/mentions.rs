@@ -31,6 +31,10 @@ pub struct MentionWords {
     pub(crate) heads: FxHashSet<u128>,
     pub(crate) single: FxHashMap<u128, usize>,
     pub(crate) pairs: FxHashSet<(u128, u128)>,
+    /// The first words (as numbers) of the names of more than one word: a first word that is
+    /// in `heads` but not here starts one-word names only, and the one-scan count finds its
+    /// name without reading the word after it.
+    pub(crate) multi: FxHashSet<u128>,
 }
 
 /// A word of up to 16 bytes as one number (little-endian, zero-padded: no word holds a NUL).
@@ -52,6 +56,7 @@ impl MentionWords {
         let mut lengths: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut named = FxHashMap::default();
         let (mut heads, mut single, mut pairs) = (FxHashSet::default(), FxHashMap::default(), FxHashSet::default());
+        let mut multi = FxHashSet::default();
         for (k, words) in names.iter().enumerate() {
             if words.is_empty() {
                 continue;
@@ -60,8 +65,11 @@ impl MentionWords {
                 heads.insert(first);
                 if words.len() == 1 {
                     single.entry(first).or_insert(k);
-                } else if let Some(second) = packed(words[1].as_bytes()) {
-                    pairs.insert((first, second));
+                } else {
+                    multi.insert(first);
+                    if let Some(second) = packed(words[1].as_bytes()) {
+                        pairs.insert((first, second));
+                    }
                 }
             }
             let counts = lengths.entry(words[0].clone()).or_default();
@@ -74,7 +82,7 @@ impl MentionWords {
             counts.sort_unstable_by(|a, b| b.cmp(a));
         }
         let bare_underscore = lengths.keys().any(|w| w.bytes().all(|c| c == b'_'));
-        MentionWords { lengths, named, bare_underscore, heads, single, pairs }
+        MentionWords { lengths, named, bare_underscore, heads, single, pairs, multi }
     }
 }
 

@@ -27,10 +27,9 @@
 use memchr::memchr;
 use pyo3::prelude::*;
 
-use crate::keywords::{counted_seeded, pieces, Block, Seeding, Tally, CLASS};
-use crate::mention_prose::{known, link_cores, seed_from_runs, Candidate};
+use crate::keywords::{counted_seeded, pieces, Block, Seeding, Tally, CLASS, NO_NAME, ONLY, SOME_NAMES};
+use crate::mention_prose::{has_link, known, link_cores, seed_from_runs, Candidate};
 use crate::mentions::MentionWords;
-use crate::text::has;
 
 /// `count_block(texts, split_slow)`'s block, and for each note (three texts a note) given a
 /// `(table, blank_links)` in `seeding`, `mention_seed_candidates(body, None, "", table,
@@ -51,6 +50,20 @@ pub fn count_block_seeded<'py>(
         .unwrap_or_else(|_| Err(pyo3::exceptions::PyValueError::new_err("the native count panicked")))
 }
 
+/// The seeded scan's buffers, kept from body to body: a body's few vectors were a tenth of
+/// the scan's time in malloc and realloc.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// The words that start a name: byte spans, and `Tally::starts`' answer (`SOME_NAMES`
+    /// for a word of a region).
+    heads: Vec<(usize, usize, usize)>,
+    runs: Vec<(usize, usize, usize)>, // (first byte, end byte, the name's number)
+    key: String,                      // the words read from a first word, NUL-joined
+    ends: Vec<(usize, usize)>,        // after each word: the key's length, its end
+    word: String,
+    pub(crate) spans: Vec<(usize, usize)>, // crate::mention_prose::seed_from_runs'
+}
+
 /// A body counted as `pieces` and `Tally::piece` count it (the same words, ids and order),
 /// and its mention seed candidates (`mention_seed_candidates`' answer), or None where the
 /// body is to be seeded apart (the module docstring).
@@ -61,13 +74,28 @@ pub(crate) fn seeded_body(
     tally: &mut Tally,
     weight: u32,
 ) -> Option<Vec<Candidate>> {
+    let mut scratch = std::mem::take(&mut tally.scratch);
+    let out = seeded_with(text, table, blank_links, tally, weight, &mut scratch);
+    tally.scratch = scratch;
+    out
+}
+
+fn seeded_with(
+    text: &str,
+    table: &MentionWords,
+    blank_links: bool,
+    tally: &mut Tally,
+    weight: u32,
+    scratch: &mut Scratch,
+) -> Option<Vec<Candidate>> {
     let b = text.as_bytes();
     let n = b.len();
     let bare_underscore = table.bare_underscore && memchr(b'_', b).is_some();
-    let mut heads: Vec<(usize, usize)> = Vec::new(); // the words that start a name: byte spans
+    let Scratch { heads, runs, key, ends, word, spans } = scratch;
+    heads.clear();
+    runs.clear();
     let mut known_all = true;
     let mut region_end = 0; // the end of the last region read
-    let mut word = String::new();
     pieces(b, |start, end, ascii| {
         let id = tally.piece(&b[start..end], ascii, weight);
         if start < region_end || !known_all || bare_underscore {
@@ -76,8 +104,9 @@ pub(crate) fn seeded_body(
         let joined = (start > 0 && b[start - 1] == b'_') || (end < n && b[end] == b'_');
         match id {
             Some(id) if !joined => {
-                if tally.starts(id, &b[start..end], table) {
-                    heads.push((start, end));
+                let starts = tally.starts(id, &b[start..end], table);
+                if starts != NO_NAME {
+                    heads.push((start, end, starts));
                 }
             }
             _ => {
@@ -92,7 +121,7 @@ pub(crate) fn seeded_body(
                     to += 1;
                 }
                 region_end = to;
-                known_all = region_heads(text, from, to, table, &mut word, &mut heads);
+                known_all = region_heads(text, from, to, table, word, heads);
             }
         }
     });
@@ -103,16 +132,18 @@ pub(crate) fn seeded_body(
         return Some(Vec::new());
     }
     // The words of wikilinks are no words where links are blanked (LINK_CORE_RE).
-    let links = if blank_links && has(b, b"[[") { link_cores(b) } else { Vec::new() };
+    let links = if blank_links && has_link(b) { link_cores(b) } else { Vec::new() };
     let in_link = |at: usize| {
         let k = links.partition_point(|&(_, e)| e <= at);
         k < links.len() && links[k].0 <= at
     };
-    let mut runs = Vec::new(); // (first byte, end byte, the name's number)
-    let mut key = String::new(); // the words read from a first word, NUL-joined
-    let mut ends: Vec<(usize, usize)> = Vec::new(); // after each word: the key's length, its end
-    for &(start, end) in &heads {
+    for &(start, end, starts) in heads.iter() {
         if !links.is_empty() && in_link(start) {
+            continue;
+        }
+        if starts >= ONLY {
+            // It starts one-word names only: the word after it cannot complete one.
+            runs.push((start, end, starts - ONLY));
             continue;
         }
         // Most first words are followed by no name's second word: the first two words as
@@ -129,14 +160,14 @@ pub(crate) fn seeded_body(
         }
         key.clear();
         ends.clear();
-        push_lowered(text, start, end, &mut key);
+        push_lowered(text, start, end, key);
         let Some(counts) = table.lengths.get(key.as_str()) else { continue };
         ends.push((key.len(), end));
         for &count in counts {
             while ends.len() < count {
                 let Some((s, e)) = next_word(text, ends[ends.len() - 1].1, &in_link) else { break };
                 key.push('\0');
-                push_lowered(text, s, e, &mut key);
+                push_lowered(text, s, e, key);
                 ends.push((key.len(), e));
             }
             if ends.len() < count {
@@ -148,7 +179,7 @@ pub(crate) fn seeded_body(
             }
         }
     }
-    Some(seed_from_runs(text, &runs))
+    Some(seed_from_runs(text, runs, spans))
 }
 
 /// The character at byte `at`: (lower-cased, whether `\w` matches it, its length in bytes),
@@ -173,7 +204,7 @@ fn region_heads(
     to: usize,
     table: &MentionWords,
     word: &mut String,
-    heads: &mut Vec<(usize, usize)>,
+    heads: &mut Vec<(usize, usize, usize)>,
 ) -> bool {
     let mut start: Option<usize> = None;
     let mut at = from;
@@ -187,14 +218,14 @@ fn region_heads(
             word.push(lower);
         } else if let Some(s) = start.take() {
             if table.lengths.contains_key(word.as_str()) {
-                heads.push((s, at));
+                heads.push((s, at, SOME_NAMES));
             }
         }
         at += len;
     }
     if let Some(s) = start {
         if table.lengths.contains_key(word.as_str()) {
-            heads.push((s, to));
+            heads.push((s, to, SOME_NAMES));
         }
     }
     true

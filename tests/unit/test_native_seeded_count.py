@@ -34,7 +34,10 @@ NAMES = ["deploy guide", "beta", "release plan", "x_y", "snake_case_name", "ét�
          "release", "release plan review board", "plan review", "café",
          # First words the sparse scan finds outside a plain piece: beginning with `_`, with an
          # accented capital, a CJK word, and a name whose words an emoji separates.
-         "_draft notes", "Über plan", "東京", "rocket 🚀 launch"]
+         "_draft notes", "Über plan", "東京", "rocket 🚀 launch",
+         # A first word of one-word names only is a candidate without a look at the next word:
+         # one that is a longer name's second word, and one past 16 bytes.
+         "guide", "supercalifragilisticexpialidocious"]
 VOCABULARY = Vocabulary(NAMES)
 PLAIN = Vocabulary([n for n in NAMES if "[" not in n])  # blanks its wikilinks' words
 
@@ -76,6 +79,16 @@ CASES: list[tuple[str, str, bool]] = [
     ("words glued to links", "release[[x]]plan review[[y]]board [[a]]beta[[b]]", True),
     ("links only", "[[beta]] [[release plan]] [[_draft notes]]", True),
     ("body ends in a name", "see release plan review board", True),
+    ("one-word names only",
+     "beta plan review board, beta beta. Beta guide; deploy guide guide, BETA_beta beta_ guide—beta "
+     "[[beta]] beta [[x|guide]]guide, Supercalifragilisticexpialidocious plan "
+     "supercalifragilisticexpialidocious",
+     True),
+    ("one-word names in every state",
+     "# beta\n\n- beta\n> guide `beta` [beta](x) beta\nbeta lazily\n\n    beta\n\n```\nbeta\n```\n\n"
+     "| beta | guide |\n\n<div>\nbeta\n</div>\nguide\n===\nbeta $beta$ https://beta.org guide\n\n"
+     "1. beta\n   guide\n\n~~~\nguide\n~~~\nbeta [beta]: x",
+     True),
     ("empty", "", True),
     ("no words", "--- ... ***", True),
 ]
@@ -148,6 +161,20 @@ def test_one_scan_equals_two_on_benchmark_notes(tmp_path: Path, profile: str) ->
     vocabulary = Vocabulary(name for name, _ in notes)
     taken = check([body for _, body in notes], vocabulary)
     assert sum(taken) > 0.9 * len(taken)  # the one scan is the common case, not the exception
+
+
+def test_a_word_starts_what_each_table_says() -> None:
+    """What a word starts is kept by word id for the table last asked: notes of one chunk with
+    tables that disagree on a word (one-word names only in one, a longer name in the other)."""
+    alone, longer = Vocabulary(["beta", "plan"]), Vocabulary(["beta plan", "beta", "plan review"])
+    bodies = ["beta plan review", "a beta plan", "beta", "plan review beta plan"] * 2
+    vocabularies = [alone, longer, longer, alone, alone, alone, longer, longer]
+    rows = [(f"n{i}", "d", body) for i, body in enumerate(bodies)]
+    block, listed = count_and_seed(rows, vocabularies)
+    assert block == count_block(rows)
+    for body, vocabulary, found in zip(bodies, vocabularies, listed, strict=True):
+        assert found == mention_seeds._listed_native(body, vocabulary), body
+        assert seed_of(body, 3, vocabulary, found) == python_seed(body, vocabulary), body
 
 
 def test_without_the_twin_the_two_scans_answer(monkeypatch: pytest.MonkeyPatch) -> None:
