@@ -1,9 +1,9 @@
 """Faults injected at the driver boundary during ingest: the graph ends as if none happened.
 
-The store writes a 90-note workspace in tiny transactions (about 20), so a fault can land
-on the first, a middle or the last statement or commit. Retryable errors are retried by the
-driver's managed transactions; a lost commit outcome is re-run by the store (its statements
-are idempotent); a crash midway is healed by running the ingest again.
+The store writes a 45-note workspace in tiny transactions (20 of them, about 140 statements),
+so a fault can land on the first, a middle or the last statement or commit. Retryable errors
+are retried by the driver's managed transactions; a lost commit outcome is re-run by the store
+(its statements are idempotent); a crash midway is healed by running the ingest again.
 """
 
 from __future__ import annotations
