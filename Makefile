@@ -88,7 +88,8 @@ native:
 dist:
 	bash scripts/dist dist
 
-test: $(STAMP) bytecode
+# scripts/test makes the venv (make bytecode) itself, beside the set-up steps that do not use it.
+test:
 	bash scripts/test
 
 # The fast loop (under 90 s on an idle 2-core machine): ruff, mypy, the import layers, and tests/unit on two
