@@ -168,3 +168,17 @@ def test_a_plain_start_and_cds_off_take_the_classes_from_the_build(tmp_path: Pat
         assert not any("SharedArchive" in a or "ArchiveClassesAtExit" in a for a in started)
         assert classpath(started).split(":")[0] == build
     assert not neo4j.cds.exists()
+
+
+def test_of_two_servers_started_together_one_writes_the_archive(tmp_path: Path) -> None:
+    neo4j = Tool(tmp_path)
+    other = {"BRAIN_NEO4J_STATE": str(tmp_path / "other")}
+    neo4j.run("start", "--port", str(free_port()), "--cds")
+    neo4j.run("start", "--port", str(free_port()), "--cds", **other)
+    neo4j.run("stop", **other)
+    neo4j.run("stop")
+    first, second = (list(json.loads(line)) for line in neo4j.log.read_text().splitlines())
+    assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in first)
+    assert not any("ArchiveClassesAtExit" in a or "SharedArchiveFile" in a for a in second)
+    assert classpath(second) == classpath(first)
+    assert neo4j.kept() == ["classes.jsa", "launcher.jar"]

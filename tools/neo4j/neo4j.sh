@@ -180,16 +180,22 @@ cds_prepare() {
       && mv -f "$dir/launcher.jar.$$" "$dir/launcher.jar" \
       || { rm -f "$dir/launcher.jar.$$"; flock -u 7; exec 7>&-; return 1; }
   fi
-  flock -u 7
-  exec 7>&-
   CDS_CP="$dir/launcher.jar:$(cat "$CP_FILE")"
+  local writer
+  writer="$(cat "$dir/writer" 2>/dev/null || true)"
   if [[ -s "$dir/classes.jsa" ]]; then
     CDS_OPTS=("-XX:SharedArchiveFile=$dir/classes.jsa")
+  elif [[ -n "$writer" && "$writer" != "$STATE" ]] \
+      && is_alive "$(cat "$writer/neo4j.pid" 2>/dev/null || true)"; then
+    :  # a running server (scripts/test's other one) writes it: one write is enough
   else
+    echo "$STATE" > "$dir/writer"
     # (-Xlog: not a line per class it leaves out, e.g. of a signed jar or generated at runtime)
     CDS_OPTS=("-XX:ArchiveClassesAtExit=$dir/classes.jsa.$$" -Xlog:cds=error)
     CDS_WRITES="$dir/classes.jsa.$$ $dir/classes.jsa"
   fi
+  flock -u 7
+  exec 7>&-
 }
 
 # After the server's process is gone: keep the archive it wrote at exit, if it exited by itself
@@ -197,7 +203,7 @@ cds_prepare() {
 cds_finish() {
   local tmp final
   [[ -f "$CDS_PENDING" ]] && read -r tmp final < "$CDS_PENDING" || return 0
-  rm -f "$CDS_PENDING"
+  rm -f "$CDS_PENDING" "${final%/*}/writer"
   if [[ "$KILLED" == 0 && -s "$tmp" ]] && ! grep -q '\[error\]\[cds' "$LOG_FILE" 2>/dev/null; then
     mv -f "$tmp" "$final"
   else
