@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Embedded Neo4j Community (Bolt only, no auth) for brain's development and CI -- no Docker.
 #
-#   tools/neo4j/neo4j.sh start [--port N] [--for-tests]
+#   tools/neo4j/neo4j.sh start [--port N] [--for-tests] [--cds]
 #                                           build if needed, start, print the bolt URI (last stdout line);
-#                                           --for-tests: tuned for a short-lived test server (below)
+#                                           --for-tests: tuned for a short-lived test server (below);
+#                                           --cds: classes from a class-data archive (--for-tests does it)
 #   tools/neo4j/neo4j.sh stop               SIGTERM (SIGKILL after a timeout); exit 0 if nothing ran
 #   tools/neo4j/neo4j.sh status             print the URI and exit 0 if running, else exit 1
 #   tools/neo4j/neo4j.sh uri                print the URI of the running server (exit 1 if none)
@@ -21,7 +22,10 @@
 #   BRAIN_NEO4J_LOG_LEVEL      Neo4j user log level: DEBUG|INFO|WARN|ERROR (default WARN)
 #   BRAIN_NEO4J_JAVA_OPTS      extra JVM options (word-split)
 #   BRAIN_NEO4J_FOR_TESTS      1: same as start --for-tests
+#   BRAIN_NEO4J_CDS            1: same as start --cds
 #   BRAIN_NEO4J_MVN_OPTS       extra Maven options (word-split), e.g. -Dmaven.repo.local=...
+#   BRAIN_NEO4J_CDS_DIR        --cds: where the class-data archives are kept
+#                              (default ${BRAIN_CI_CACHE:-~/.cache/brain-ci}/neo4j-cds); "off": none
 #   PYTHON                     interpreter with the `neo4j` driver (default <repo>/.venv/bin/python)
 #   JAVA_HOME / JAVA           Java 17+ to use (default: java on PATH)
 set -euo pipefail
@@ -50,6 +54,8 @@ LOG_FILE="$STATE/neo4j.log"
 DATA_FILE="$STATE/neo4j.data"      # path of the current data dir (inside $STATE)
 CP_FILE="$TARGET/classpath.txt"
 STAMP_FILE="$TARGET/build.stamp"
+CDS_DIR="${BRAIN_NEO4J_CDS_DIR:-${BRAIN_CI_CACHE:-$HOME/.cache/brain-ci}/neo4j-cds}"
+CDS_PENDING="$STATE/neo4j.cds"     # "<archive being written> <its final name>" while one is
 
 # JVM flags: Neo4j 5.26's own server defaults (neo4j.conf server.jvm.additional), minus the
 # ones that only matter for big production heaps (AlwaysPreTouch), plus a modest heap.
@@ -145,6 +151,66 @@ build() {
   exec 8>&-
 }
 
+# --- class-data sharing (start --cds; --for-tests implies it) ----------------------------------
+
+# A cold JVM reads, parses and verifies ~21,500 classes of Neo4j, Scala and the Cypher compiler
+# from ~200 jars, and JIT-compiles the class loading it does. A test server maps most of them
+# (16,000 in a run of tests/api/test_documents) from a dynamic CDS archive instead: the first
+# --cds start of a build writes one when it stops (-XX:ArchiveClassesAtExit, so it holds every
+# class that run needed), later starts map it (-XX:SharedArchiveFile). The same class bytes from
+# the same jars: the JVM checks each jar's size and time against the archive and loads from the
+# jars if one differs. The archive lives outside the clone (as the build's jars in ~/.m2 do),
+# keyed by the build stamp and the classpath; CDS takes classes from jars only, so the
+# launcher's classes go in a jar beside it.
+JAR="${JAVA%java}jar"
+[[ "$JAR" == */jar ]] || JAR=jar
+
+# Sets CDS_CP and CDS_OPTS, or returns 1 (no archive: start from target/classes as ever).
+cds_prepare() {
+  [[ "$CDS_DIR" != off ]] && command -v "$JAR" >/dev/null 2>&1 || return 1
+  local key dir
+  key="$({ cat "$STAMP_FILE" "$CP_FILE"; } | sha256sum | cut -c1-16)"
+  dir="$CDS_DIR/$key"
+  mkdir -p "$dir" 2>/dev/null || return 1
+  exec 7>"$dir/.lock"
+  flock 7
+  # written once: the archive records the jar's size and time
+  if [[ ! -s "$dir/launcher.jar" ]]; then
+    "$JAR" cf "$dir/launcher.jar.$$" -C "$TARGET/classes" . \
+      && mv -f "$dir/launcher.jar.$$" "$dir/launcher.jar" \
+      || { rm -f "$dir/launcher.jar.$$"; flock -u 7; exec 7>&-; return 1; }
+  fi
+  CDS_CP="$dir/launcher.jar:$(cat "$CP_FILE")"
+  local writer
+  writer="$(cat "$dir/writer" 2>/dev/null || true)"
+  if [[ -s "$dir/classes.jsa" ]]; then
+    CDS_OPTS=("-XX:SharedArchiveFile=$dir/classes.jsa")
+  elif [[ -n "$writer" && "$writer" != "$STATE" ]] \
+      && is_alive "$(cat "$writer/neo4j.pid" 2>/dev/null || true)"; then
+    :  # a running server (scripts/test's other one) writes it: one write is enough
+  else
+    echo "$STATE" > "$dir/writer"
+    # (-Xlog: not a line per class it leaves out, e.g. of a signed jar or generated at runtime)
+    CDS_OPTS=("-XX:ArchiveClassesAtExit=$dir/classes.jsa.$$" -Xlog:cds=error)
+    CDS_WRITES="$dir/classes.jsa.$$ $dir/classes.jsa"
+  fi
+  flock -u 7
+  exec 7>&-
+}
+
+# After the server's process is gone: keep the archive it wrote at exit, if it exited by itself
+# (a SIGKILL may cut the file short) and the JVM reported no CDS error.
+cds_finish() {
+  local tmp final
+  [[ -f "$CDS_PENDING" ]] && read -r tmp final < "$CDS_PENDING" || return 0
+  rm -f "$CDS_PENDING" "${final%/*}/writer"
+  if [[ "$KILLED" == 0 && -s "$tmp" ]] && ! grep -q '\[error\]\[cds' "$LOG_FILE" 2>/dev/null; then
+    mv -f "$tmp" "$final"
+  else
+    rm -f "$tmp"
+  fi
+}
+
 # --- process helpers -----------------------------------------------------------------------
 
 # Is $1 a live (non-zombie) Launcher process started for this state dir?
@@ -208,16 +274,21 @@ cleanup_state() {
   # only ever delete data dirs that live inside the state dir
   if [[ -n "$d" && "$d" == "$STATE"/data.* && -d "$d" ]]; then rm -rf -- "$d"; fi
   rm -f "$PID_FILE" "$URI_FILE" "$DATA_FILE"
+  cds_finish
 }
 
+KILLED=0
 kill_and_wait() {
-  local pid="$1" i
+  local pid="$1" i limit="$STOP_TIMEOUT"
+  # a JVM writing its class-data archive at exit takes a while longer (about 30 s at load 10)
+  [[ -f "$CDS_PENDING" ]] && ((limit < 300)) && limit=300
   kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < STOP_TIMEOUT * 5; i++)); do
+  for ((i = 0; i < limit * 5; i++)); do
     is_ours "$pid" || return 0
     sleep 0.2
   done
-  note "pid $pid did not stop within ${STOP_TIMEOUT}s, sending SIGKILL"
+  note "pid $pid did not stop within ${limit}s, sending SIGKILL"
+  KILLED=1
   kill -KILL "$pid" 2>/dev/null || true
   for ((i = 0; i < 50; i++)); do
     is_ours "$pid" || return 0
@@ -234,17 +305,20 @@ lock_state() {
 # --- commands ------------------------------------------------------------------------------
 
 cmd_start() {
-  local port="" auto_port=0 for_tests="${BRAIN_NEO4J_FOR_TESTS:-0}"
+  local port="" auto_port=0 for_tests="${BRAIN_NEO4J_FOR_TESTS:-0}" cds="${BRAIN_NEO4J_CDS:-0}"
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --port) [[ $# -ge 2 ]] || die "--port needs a value"; port="$2"; shift 2 ;;
       --port=*) port="${1#--port=}"; shift ;;
       --for-tests) for_tests=1; shift ;;
+      --cds) cds=1; shift ;;
       *) die "start: unknown argument $1" ;;
     esac
   done
   [[ -z "$port" || "$port" =~ ^[0-9]+$ ]] || die "bad port: $port"
   [[ "$for_tests" == 0 || "$for_tests" == 1 ]] || die "BRAIN_NEO4J_FOR_TESTS must be 0 or 1"
+  [[ "$cds" == 0 || "$cds" == 1 ]] || die "BRAIN_NEO4J_CDS must be 0 or 1"
+  [[ "$for_tests" == 0 ]] || cds=1
   local mode_opts=("${SERVER_GC_OPTS[@]}") launcher_opts=()
   if [[ "$for_tests" == 1 ]]; then
     mode_opts=("${TEST_JVM_OPTS[@]}")
@@ -275,6 +349,8 @@ cmd_start() {
   build
   local cp
   cp="$TARGET/classes:$(cat "$CP_FILE")"
+  CDS_OPTS=() CDS_WRITES=""
+  if [[ "$cds" == 1 ]] && cds_prepare; then cp="$CDS_CP"; fi
   [[ -z "$port" ]] && auto_port=1
 
   local attempt
@@ -284,8 +360,9 @@ cmd_start() {
     local data
     data="$(mktemp -d "$STATE/data.XXXXXX")"
     echo "$data" > "$DATA_FILE"
+    [[ -z "$CDS_WRITES" ]] || echo "$CDS_WRITES" > "$CDS_PENDING"
     # shellcheck disable=SC2086
-    nohup "$JAVA" "${JVM_OPTS[@]}" "${mode_opts[@]}" ${BRAIN_NEO4J_JAVA_OPTS:-} \
+    nohup "$JAVA" "${JVM_OPTS[@]}" "${mode_opts[@]}" "${CDS_OPTS[@]}" ${BRAIN_NEO4J_JAVA_OPTS:-} \
       "-Dbrain.neo4j.state=$STATE" \
       -cp "$cp" "$MAIN_CLASS" --host 127.0.0.1 --port "$port" --data-dir "$data" \
       --pagecache "$PAGECACHE" --log-level "$LOG_LEVEL" "${launcher_opts[@]}" \
