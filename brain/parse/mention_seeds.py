@@ -200,32 +200,42 @@ def seed_of(
         listed = _listed_native(body, vocabulary)
     if listed is None:
         listed = _listed_py(body, vocabulary)
-    found: list[tuple[int, int, int, int, int, str, int]] = []
+    if not listed:
+        return ()
+    # One pass, in order: each candidate whose text squashes to one of its number's names,
+    # with its line and column where it may be prose. Lines are counted once (starts ascend).
+    # What the twin left undecided (ASK) is taken as prose here, then asked below.
+    names = index.names_by_number
+    out: list[SeedEntry] = []
+    asked: list[tuple[int, int, str]] = []
+    asked_at: list[int] = []
+    line, at = body_line, 0
     for i, n, start, end, k, state in listed:
         span = body[start:end]
         if "\n" in span:
             continue  # as find_mentions: a name never spans lines
         squashed = squash(span)
-        if squashed in index.names_of(k):
-            found.append((i, n, start, end, k, squashed, state))
-            if len(found) > SEED_MAX:
-                return None
-    if not found:
-        return ()
-    # Which are prose: what the twin left undecided, by the reference's own test on all of
-    # them at once (all of a chunk's, as the reference reads them: see native/src/mention_prose.rs).
-    asked = [(s, e, q) for _i, _n, s, e, _k, q, state in found if state == ASK]
-    prose = {(s, e) for s, e, _ in _prose_only(body, asked)} if asked else set()
-    out: list[SeedEntry] = []
-    line, line_start, at = body_line, 0, 0  # lines counted once, in order (starts ascend)
-    for i, n, start, end, k, squashed, state in found:
-        if state == NOT_PROSE or (state == ASK and (start, end) not in prose):
-            out.append((i, n, k, squashed, False, 0, 0, ""))
+        if squashed not in names[k]:
             continue
-        line += body.count("\n", at, start)
-        at = start
-        line_start = body.rfind("\n", 0, start) + 1
-        out.append((i, n, k, squashed, True, line, start - line_start + 1, body[start:end]))
+        if state == NOT_PROSE:
+            out.append((i, n, k, squashed, False, 0, 0, ""))
+        else:
+            if state == ASK:
+                asked.append((start, end, squashed))
+                asked_at.append(len(out))
+            line += body.count("\n", at, start)
+            at = start
+            out.append((i, n, k, squashed, True, line, start - body.rfind("\n", 0, start), span))
+        if len(out) > SEED_MAX:
+            return None
+    if asked:
+        # Which are prose, by the reference's own test on all of them at once (all of a
+        # chunk's, as the reference reads them: see native/src/mention_prose.rs).
+        prose = {(s, e) for s, e, _ in _prose_only(body, asked)}
+        for (start, end, _squashed), j in zip(asked, asked_at, strict=True):
+            if (start, end) not in prose:
+                i, n, k, squashed = out[j][:4]
+                out[j] = (i, n, k, squashed, False, 0, 0, "")
     return tuple(out)
 
 

@@ -140,19 +140,23 @@ def squash(text: str) -> str:
 class NameIndex:
     """Names -> the notes they name, looked up by first word (see the module docstring)."""
 
+    _targets: dict[str, tuple[MentionTarget, ...]]
+    _count: int
+    _lengths: dict[str, list[int]]  # first word -> its names' word counts, longest first
+    _words: list[tuple[str, ...]]  # by number: what the Rust twin answers with
+    _names: list[frozenset[str]]  # by number: the squashed names of those words
+
     def __init__(self, names: Iterable[tuple[str, MentionTarget]]) -> None:
         by_name: dict[str, dict[str, MentionTarget]] = {}
         words_of: dict[str, tuple[str, ...]] = {}
         for name, target in names:
-            squashed = squash(name)
-            words = name_words(name)
+            squashed, words = squash(name), name_words(name)
             if len(squashed) < MIN_NAME_CHARS or not words or len(words) > MAX_NAME_WORDS:
                 continue
             by_name.setdefault(squashed, {})[target.id] = target
             words_of[squashed] = words
+        self.__dict__.update(NameIndex.of_words(words_of).__dict__)  # its words, numbered so
         self._targets = {k: tuple(v.values()) for k, v in by_name.items()}
-        self._count = len(self._targets)
-        self._index_words(words_of)
 
     @classmethod
     def of_names(cls, names: Iterable[str]) -> NameIndex:
@@ -163,14 +167,11 @@ class NameIndex:
         return cls.of_words({q: w for q, w in found
                              if len(q) >= MIN_NAME_CHARS and 0 < len(w) <= MAX_NAME_WORDS})
 
-    @classmethod
-    def of_words(cls, words_of: dict[str, tuple[str, ...]]) -> NameIndex:
-        """`of_names` of the names whose words (`name_words`) are these, by squashed name."""
-        self = cls.__new__(cls)
-        self._targets = {}
-        self._count = len(words_of)
-        self._index_words(words_of)
-        return self
+    @staticmethod
+    def of_words(words_of: dict[str, tuple[str, ...]]) -> NameIndex:
+        """`of_names` of the names whose words (`name_words`) are these, by squashed name: the
+        empty index extended (one way to number words: in the order first met)."""
+        return _EMPTY.extended(words_of)
 
     def extended(self, words_of: dict[str, tuple[str, ...]]) -> NameIndex:
         """This index (of names alone) with more whose squashed names are not here: the names
@@ -199,22 +200,6 @@ class NameIndex:
         new._lengths, new._words, new._names = lengths, words, names
         new.first_words, new._numbers, new._native = frozenset(lengths), numbers, None
         return new
-
-    def _index_words(self, words_of: dict[str, tuple[str, ...]]) -> None:
-        # First word -> the word counts of the names it starts, longest first (the longest
-        # name wins); word tuple -> its names. A word costs one lookup per length, however
-        # many names share its first word.
-        lengths: dict[str, set[int]] = {}
-        by_words: dict[tuple[str, ...], list[str]] = {}
-        for squashed, words in words_of.items():
-            lengths.setdefault(words[0], set()).add(len(words))
-            by_words.setdefault(words, []).append(squashed)
-        self._lengths = {w: sorted(n, reverse=True) for w, n in lengths.items()}
-        # Each word tuple's number, and the names it holds by number: what the Rust twin
-        # answers with (a number crosses into Python cheaper than a tuple of words).
-        self._words = list(by_words)
-        self._names = [frozenset(by_words[w]) for w in self._words]
-        self._derive()
 
     def _derive(self) -> None:
         """What the words and lengths give at once (not pickled: `__getstate__`)."""
@@ -247,6 +232,11 @@ class NameIndex:
     def names_of(self, number: int) -> frozenset[str]:
         return self._names[number]
 
+    @property
+    def names_by_number(self) -> list[frozenset[str]]:
+        """`names_of` of every number, as a list (a seed asks it once a candidate)."""
+        return self._names
+
     def native_table(self) -> object | None:
         """The Rust twin's copy of the words (built on first use), None without the twin."""
         if _native_table is None:
@@ -266,6 +256,16 @@ class NameIndex:
 
     def words_of(self, number: int) -> tuple[str, ...]:
         return self._words[number]
+
+
+def _empty_index() -> NameIndex:
+    empty = NameIndex.__new__(NameIndex)
+    empty._targets, empty._count, empty._lengths, empty._words, empty._names = {}, 0, {}, [], []
+    empty._derive()
+    return empty
+
+
+_EMPTY = _empty_index()  # never changed: `extended` copies what it extends
 
 
 def find_mentions(

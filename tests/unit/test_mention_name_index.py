@@ -99,3 +99,27 @@ def test_every_scope_is_the_vocabulary_of_its_names_and_the_shared_ones(names: d
             assert names_by_words(built.index) == names_by_words(whole.index), scope
             assert built.names == whole.names
             assert built.blank_links == whole.blank_links
+
+
+def test_of_words_numbers_word_tuples_in_the_order_first_met() -> None:
+    """`of_words` is the empty index extended: a word tuple's number is its place among the
+    tuples in the order first met, its names every squashed name of those words, and a first
+    word's lengths longest first; extending it numbers new tuples after these."""
+    # Squashed names as `squash` gives them: `b, a` and `b.a` have the words of `b a`.
+    index = NameIndex.of_words({"b a": ("b", "a"), "a c": ("a", "c"), "b, a": ("b", "a"), "c d": ("c_d",),
+                                "b.a": ("b", "a"), "b a c": ("b", "a", "c")})
+    assert [index.words_of(k) for k in range(4)] == [("b", "a"), ("a", "c"), ("c_d",), ("b", "a", "c")]
+    assert [index.names_of(k) for k in range(4)] == [{"b a", "b, a", "b.a"}, {"a c"}, {"c d"}, {"b a c"}]
+    assert {w: index.lengths(w) for w in index.first_words} == {"b": [3, 2], "a": [2], "c_d": [1]}
+    assert len(index) == 6
+    assert index.number(("a", "c")) == 1
+    assert index.number(("c",)) is None
+    more = index.extended({"c": ("c",), "b; a": ("b", "a")})
+    assert [more.number(w) for w in [("b", "a"), ("c",)]] == [0, 4]
+    assert more.names_of(0) == {"b a", "b, a", "b.a", "b; a"}
+    assert index.names_of(0) == {"b a", "b, a", "b.a"}
+    assert more.lengths("c") == [1]
+    assert index.lengths("c") is None
+    assert len(more) == 8
+    assert NameIndex.of_words({}).first_words == frozenset()
+    assert len(NameIndex.of_words({})) == 0

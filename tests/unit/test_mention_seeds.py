@@ -14,8 +14,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.workload import generate
-from brain.parse.mention_seeds import SEED_MAX, ScopedVocabulary, Vocabulary, mentions_from_seed, seed_of
-from brain.parse.mentions import Mention, MentionTarget, NameIndex, find_mentions
+from brain.parse.mention_seeds import (
+    SEED_MAX,
+    ScopedVocabulary,
+    Vocabulary,
+    _listed_native,
+    mentions_from_seed,
+    seed_of,
+)
+from brain.parse.mentions import ASK, Mention, MentionTarget, NameIndex, find_mentions
 from tests.unit.test_mentions import CASES, SOURCE, index
 
 NAMES = ["Project Alpha", "alpha proj", "alpha", "beta", "gamma", "deploy guide", "deploy-howto",
@@ -131,3 +138,31 @@ def test_seeded_equals_reference_on_benchmark_notes(tmp_path: Path) -> None:
             assert seed is not None
             got = mentions_from_seed(seed, vocabulary, names, source_id=str(path), linked=frozenset)
             assert got == find_mentions(body, 1, names, source_id=str(path)), path
+
+
+#: Bodies whose candidates the twin leaves undecided (ASK: links, HTML, references, code) among
+#: prose ones, over several lines: a seed counts lines and columns as it meets its candidates,
+#: then turns back those `_prose_only` does not read as prose.
+ASKED_BODIES = [
+    "alpha then [beta](u) and [gamma beta](v) alpha\n",
+    "alpha\n\n[x]: beta\nbeta gamma [beta]\n\n[beta]: /u\n",
+    "alpha *[beta* gamma](u)* beta\n",
+    "alpha\nbeta <span>gamma</span> deploy\nguide [[alpha]] `beta` alpha\n",
+    "x\nalpha\n\nbeta [gamma](u \"beta\") beta\n\nthe deploy guide, gamma.\n",
+]
+
+
+@pytest.mark.parametrize("body", ASKED_BODIES)
+def test_undecided_candidates_among_prose_ones(body: str) -> None:
+    words = ["alpha", "beta", "gamma", "deploy guide"]
+    vocabulary = Vocabulary(words)
+    names = NameIndex([(n, MentionTarget(f"memory:s/{n}", n, 0)) for n in words])
+    listed = _listed_native(body, vocabulary)
+    assert listed is None or any(state == ASK for *_rest, state in listed[1:])  # the path asked
+    assert seeded(body, names, vocabulary) == reference(body, names)
+
+
+def test_a_seed_counts_lines_and_turns_back_what_is_not_prose() -> None:
+    seed = seed_of("x\nalpha\n\nbeta [gamma](u) gamma\n", 3, Vocabulary(["alpha", "beta", "gamma"]))
+    assert seed == ((2, 5, 0, "alpha", True, 4, 1, "alpha"), (9, 4, 1, "beta", True, 6, 1, "beta"),
+                    (15, 5, 2, "gamma", False, 0, 0, ""), (25, 5, 2, "gamma", True, 6, 17, "gamma"))

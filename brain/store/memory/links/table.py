@@ -146,11 +146,14 @@ class LinkTable:
         # Each block's positions, all at once: its start repeated, plus 0..n-1 within it.
         first = np.cumsum(lengths) - lengths
         at = np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()))
-        values = image.columns["target_id"][at].tolist()
-        strings = image.strings
+        # Each target's id looked up in C, then a set a source of its slice (no Python loop a
+        # link: a sweep asks this of 70,000 links); a link without a target leaves a None.
+        found = list(map(image.strings.__getitem__, image.columns["target_id"][at].tolist()))
         k = 0
         for (source, _), n in zip(held, lengths.tolist(), strict=True):
-            out[source] = {t for v in values[k : k + n] if (t := strings[v]) is not None}
+            targets: set[str | None] = set(found[k : k + n])
+            targets.discard(None)
+            out[source] = targets  # type: ignore[assignment]  # None discarded
             k += n
         return out
 
