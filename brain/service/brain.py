@@ -22,6 +22,7 @@ from brain.allocator import keep_big_blocks_apart
 from brain.config.messages import ConfigError
 from brain.config.operator import OperatorSettings, load_settings
 from brain.config.workspace import BrainConfig, load_config
+from brain.gcpause import weakly
 from brain.ingest.ingester import Ingester, Progress, SyncResult
 from brain.ingest.note_bodies import DiskBodies
 from brain.layouts import LayoutChoice, choose_layout_leniently, get_layout
@@ -88,10 +89,11 @@ class Brain:
         except ConfigError:
             config = BrainConfig()  # the part that reads it (maintain, the CLI) reports it
         self.ingester = Ingester(self.root, self.store, self.layout, config)
-        self.ingester.listeners.append(self._on_batch)
+        # Weakly (brain/gcpause.py): a bound method here made the Brain a cycle it could not leave.
+        self.ingester.listeners.append(weakly(self._on_batch))
         self.store.read_bodies_from(DiskBodies(self.root, self.ingester.overlays))  # not held twice
         self.ingester.change_log = logged_changes
-        self.ingester.switched = self._on_switch
+        self.ingester.switched = weakly(self._on_switch)
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._seq = itertools.count(1)

@@ -17,7 +17,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 
-from brain.gcpause import gc_paused
+from brain.gcpause import gc_paused, weakly
 from brain.model import (
     AgentNode,
     Anchors,
@@ -119,7 +119,7 @@ class MemoryStore(HealthQueries, MemoryBacklinks, MemorySnapshotting, MemorySear
             self._names = NameIndex()
             self._indexed, self._names_indexed = False, True
             self.writes = 0
-            self._keywords, self._vectors = KeywordIndex(), VectorIndex(self._memory_facts)
+            self._keywords, self._vectors = KeywordIndex(), VectorIndex(weakly(self._memory_facts))
             self._health = HealthIndex(valid=self.health_ahead)  # see __init__ (memory/health.py)
 
     def close(self) -> None:
