@@ -19,10 +19,12 @@ sync of the same files (the denominator), the CPU of:
 The parts a sync runs (all but the sweep) are timed as it runs them: with no cyclic
 collection (brain/gcpause.py); the sweep as `brain check --mentions` runs it. Each plain sync
 runs in a new process, as a user's `brain ingest` does: in one process, each sync's
-`gc.freeze` kept the last one's cyclic garbage for good (24 MB more a round), and its CPU grew
-round by round (3.3-5.7 s over one run). Its denominator is the sync's own CPU in that
-process (`plain_sync`: not the interpreter's start and imports, reported beside it as
-`plain_process`, from the process's rusage); the spread of its rounds is reported.
+`gc.freeze` kept the last one's cyclic garbage for good (53,000 objects, 24 MB a round at
+10,000 notes; `gc.collect` cannot free frozen objects), so each round ran in a bigger heap
+than the last, one no user's ingest has, and its CPU swung 3.3-5.7 s over one run. The
+denominator is the sync's own CPU in that process (`plain_sync`: not the interpreter's start
+and imports, reported beside it as `plain_process`, from the process's rusage); the spread of
+its rounds is reported.
 
 Medians of the rounds; the share is their sum over the plain sync's median CPU. A parse
 helper process (the default on more than one core) also receives the vocabulary pickled and
