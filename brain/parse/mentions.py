@@ -35,6 +35,7 @@ from brain.parse.chunks import body_chunks, has_code_hint
 from brain.parse.mistune_ast import tokens as markdown_tokens
 from brain.parse.native import native
 from brain.parse.spans.math import math_ranges
+from brain.parse.surely_text import surely_text
 
 WORD_RE = re.compile(r"\w+")
 SPLIT_RE = re.compile(r"(\w+)")
@@ -407,9 +408,8 @@ def _prose_only(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
     kept = [f for f in found if not _inside(skip, starts, f[0], f[1])]
     if not kept or not _needs_ast(body):
         return kept
-    # Each independent chunk (brain.parse.chunks: they end at blank lines outside fences) is
-    # read alone, and only if it holds a match and any code or link syntax: mistune was
-    # most of a workspace sweep's cost when it read every note whole.
+    # Each chunk (brain.parse.chunks: they end at blank lines outside fences) alone; by mistune
+    # only where code or link syntax may be open before a match (brain.parse.surely_text).
     out: list[tuple[int, int, str]] = []
     k = 0
     for start, end in body_chunks(body):
@@ -424,8 +424,8 @@ def _prose_only(body: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
             out += mine
             continue
         shifted = [(s - start, e - start, n) for s, e, n in mine]
-        live = _in_text(chunk, shifted)
-        out += [f for index, f in enumerate(mine) if index in live]
+        live = None if all(surely_text(chunk, s) for s, _e, _n in shifted) else _in_text(chunk, shifted)
+        out += [f for index, f in enumerate(mine) if live is None or index in live]
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
+from brain.gcpause import gc_paused
 from brain.ingest.mention_seeds import MentionSeeds
 from brain.model import SHARED_SCOPE, Kind, MemoryNode, name_key
 from brain.parse.mention_seeds import ScopedVocabulary, Seed
@@ -118,6 +119,14 @@ class SweepNames:
         # A scope whose reach holds a name no seed looked for: its notes are read again.
         self.uncovered = set(scope_names) if SHARED_SCOPE in uncovered else uncovered
         self._reaches: dict[str, ScopeReach] = {}
+        self._shared: dict[str, list[Entry]] = {}  # every scope's sources ask the shared names
+
+    def shared_entries(self, squashed: str) -> list[Entry]:
+        """`entries(SHARED_SCOPE, squashed)`, found once for every scope that asks."""
+        found = self._shared.get(squashed)
+        if found is None:
+            found = self._shared[squashed] = self.entries(SHARED_SCOPE, squashed)
+        return found
 
     def entries(self, scope: str, squashed: str) -> list[Entry]:
         """The names of `scope`'s notes that squash so, in the notes' order, as entries."""
@@ -177,10 +186,14 @@ class ScopeReach:
         return found
 
     def _known_of(self, squashed: str) -> Known:
-        scope, entries = self.scope, self.names.entries
-        own = entries(scope, squashed)
-        shared = entries(SHARED_SCOPE, squashed) if scope != SHARED_SCOPE else []
+        scope, names = self.scope, self.names
+        own = names.entries(scope, squashed)
+        shared = names.shared_entries(squashed) if scope != SHARED_SCOPE else []
         number = self._index.number
+        if len(own) == 1 and not shared:  # most names: one note of the source's own scope
+            words, target, name = own[0]
+            k = number(words)
+            return (frozenset() if k is None else frozenset((k,))), ((target, name),)
         numbers = frozenset(k for words in {e[0] for e in (*own, *shared)}
                             if (k := number(words)) is not None)
         if own:
@@ -235,12 +248,19 @@ def sweep_mentions(
     if seeds is None:
         yield from workspace_mentions(store, root, memories)
         return
-    every = [m for m in store.list_memories(MemoryFilter(), bodies=False) if m.note_kind is Kind.MEMORY]
-    names = SweepNames(every, seeds.vocabulary)
+    # No cyclic collection while a sweep allocates (its names, seeds' answers: no cycles):
+    # after a first sync's `gc.freeze` every few thousand allocations made a full one, which
+    # rescanned the notes read here again and again (a fifth of a 10,000-note sweep). Not
+    # while the caller holds a batch: its own garbage is collected as before.
+    with gc_paused(settle=False):
+        every = [m for m in store.list_memories(MemoryFilter(), bodies=False) if m.note_kind is Kind.MEMORY]
+        names = SweepNames(every, seeds.vocabulary)
     notes = every if memories is None else [m for m in memories if m.note_kind is Kind.MEMORY]
     reference: Names | None = None  # built for the first note read again, if one is
     for start in range(0, len(notes), SWEEP_BATCH):
-        answered, reference = _batch(store, root, notes[start : start + SWEEP_BATCH], seeds, names, reference)
+        batch = notes[start : start + SWEEP_BATCH]
+        with gc_paused(settle=False):
+            answered, reference = _batch(store, root, batch, seeds, names, reference)
         yield from answered
 
 

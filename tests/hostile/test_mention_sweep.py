@@ -6,6 +6,7 @@ agents, and from real parse helper processes."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pickle
@@ -218,3 +219,19 @@ def test_maintain_mentions_proposes_as_reading_every_note(tmp_path: Path) -> Non
     assert [(line, "[[release-train|release train]]" in new) for path, line, new in got
             if path.endswith("mentions-all.md")] == [(4, True)]
     assert not [path for path, _line, _new in got if path.endswith("mentions-code.md")]
+
+
+def test_the_collector_runs_while_the_caller_holds_a_batch(tmp_path: Path) -> None:
+    """The sweep pauses cyclic collection only while it allocates: the caller's code between
+    batches, and after the sweep, runs with the collector on, as it was."""
+    root = workspace(tmp_path / "ws")
+    brain = seeded_brain(root)
+    try:
+        assert gc.isenabled()
+        seeds = brain.ingester.mention_seeds
+        seen = [gc.isenabled() for _m, _found in sweep_mentions(brain.store, root, seeds=seeds)]
+        assert len(seen) > 2
+        assert all(seen)
+        assert gc.isenabled()
+    finally:
+        brain.close()
