@@ -180,8 +180,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def cap_examples(item: pytest.Item, cap: int) -> None:
     """At most `cap` examples for a hypothesis test: its settings, as @settings left them on
-    the test function, get the lower max_examples (hypothesis reads them when the test runs)."""
+    the test function, get the lower max_examples (hypothesis reads them when the test runs).
+    A test of batches (tests/batches.py) gets `cap` inputs: cap / its batch examples."""
     test = getattr(item, "obj", None)
+    cap = -(-cap // getattr(test, "brain_batch", 1))
     held = getattr(test, "_hypothesis_internal_use_settings", None)
     if isinstance(held, settings) and held.max_examples > cap:
         test._hypothesis_internal_use_settings = settings(held, max_examples=cap)  # type: ignore[union-attr]
