@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import yaml
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from bench.workload import generate
 from brain.layouts import secrets as secrets_module
@@ -109,19 +108,21 @@ VALUES = [
     '"a" x', "'a'b'", '"a"b"', "[]", "[a]", "[a, b-c]", "[a,b]", "[a,  b]", "[a, yes]", "[a, 1]",
     "[a, Null]", "[é, x_y]", "[a, b c]", "[a, [b]]", "[a, b]x", "[ a ]", "[a, ~]", "[a:b]", "[-a]",
 ]
-line = st.one_of(
-    st.builds(
-        lambda k, sep, v: f"{k}{sep}{v}", st.sampled_from(KEYS),
-        st.sampled_from([": ", ":  ", ":", ": \t"]), st.sampled_from(VALUES),
-    ),
-    st.sampled_from(["", " ", "# comment", "  indented: x", "- item", "---", "..."]),
-)
+# A line: half the time a key, a separator and a value, else one of the other lines.
+PAIRS = [f"{k}{sep}{v}" for k in KEYS for sep in (": ", ":  ", ":", ": \t") for v in VALUES]
+OTHERS = ["", " ", "# comment", "  indented: x", "- item", "---", "..."]
+LINES = PAIRS + OTHERS * (len(PAIRS) // len(OTHERS))
 
 
 @pytest.mark.no_native_rerun  # the frontmatter reader has no native twin: no native scanner (tests/plan.py)
-@settings(max_examples=2000, deadline=None)
-@given(st.lists(line, max_size=6).map("\n".join))
-def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
+@batched
+@settings(max_examples=examples_for(2000), deadline=None)
+@given(joined_texts(LINES, 6, sep="\n"))
+def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_texts: list[str]) -> None:
+    for_each(fm_texts, _read_as_yaml_reads)
+
+
+def _read_as_yaml_reads(fm_text: str) -> None:
     simple = simple_mapping(fm_text)
     if simple is None:
         return
