@@ -26,7 +26,8 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   tests/unit/test_plan.py runs the marked tests with every native function raising, to prove it.
 - Property tests (hypothesis): BRAIN_MAX_EXAMPLES caps every test's examples (`make check`
   sets it: the fast loop draws 200 of the 3,000-4,000 examples the scanner equivalence
-  tests draw in `make test`, which sets no cap).
+  tests drew in `make test`, which sets no cap); a test of batches (tests/batches.py: 20
+  texts an example) gets that many texts.
 - Semantic search is off in tests (BRAIN_SEMANTIC=off, inherited by every `brain serve` a test
   starts) unless a module asks with `pytestmark = pytest.mark.semantic` (tests/search asks as
   a whole): loading the model and embedding the workspace was work every served test
