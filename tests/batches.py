@@ -31,9 +31,10 @@ BATCH = 20
 """Texts an example."""
 
 # A text's number of pieces from its first byte: none for the zero byte (hypothesis' simplest
-# and what its shrinker goes to), else 1 + an exponential draw of mean 8 (of a cap under 16,
-# three quarters of the cap): texts as long as hypothesis' lists drew (38 characters on average of
-# test_native_body's pieces, 36 before; frontmatter of at most 6 lines had 4.6, 4.5 here).
+# and what its shrinker goes to), else 1 + an exponential draw of mean 8 (of a cap under 11,
+# three quarters of the cap), capped: texts about as long as hypothesis' lists drew (37.5
+# characters on average of test_native_body's pieces, 36.3 before; frontmatters of at most 6
+# lines 3.7 lines, 4.6 before, with more of them simple enough to be compared: 44 to 30).
 def _lengths(max_size: int) -> list[int]:
     mean = min(8.0, 0.75 * max_size)
     return [0] + [min(max_size, 1 + int(-mean * math.log(1 - (b + 0.5) / 256))) for b in range(1, 256)]
@@ -44,8 +45,8 @@ _REPEAT = 16384  # of a piece's 65,536 values (two bytes)
 
 def examples_for(inputs: int, batch: int = BATCH) -> int:
     """The examples of `batch` texts that compare more distinct texts than `inputs` examples of
-    one text did: a fifth more texts, as short texts repeat more often here (derandomized, 4,000
-    of test_native_body's texts were 3,989 distinct before, 4,800 here are 4,240)."""
+    one text did: a fifth more texts, as short texts repeat more often here (derandomized,
+    test_native_body's 4,008 texts were 3,992 distinct before, its 4,808 here 4,337)."""
     return -(-inputs * 6 // (5 * batch))
 
 
