@@ -96,10 +96,10 @@ test:
 # workers (pytest-xdist; tests/plan.py groups what shares a fixture), without the Neo4j legs.
 # The random-operation state machines (tests/unit/test_linking_random.py, a quarter of tests/unit's
 # time) try 30 sequences each here, 250 in `make test`; the property tests draw at most 200
-# examples each here (BRAIN_MAX_EXAMPLES, tests/plan.py): the scanner equivalence tests draw
-# 1,500-4,000 in `make test` and took nearly half of tests/unit's time. (50 and 300 until issue
-# 40: make check's unit tests took 172 s of CPU with them, 160 s with these.) No unit test uses
-# pytest-lsp's fixtures: without its plugin the controller and each worker skip importing
+# examples (or texts, for a test of batches: tests/batches.py) each here (BRAIN_MAX_EXAMPLES,
+# tests/plan.py): the scanner equivalence tests compare 1,800-4,800 texts in `make test`.
+# (50 and 300 until issue 40: make check's unit tests took 172 s of CPU with them, 160 s with
+# these.) No unit test uses pytest-lsp's fixtures: without its plugin the controller and each worker skip importing
 # lsprotocol, most of a second of a core each.
 check: $(STAMP) bytecode
 	$(VENV)/bin/ruff check brain tests bench tools/layers

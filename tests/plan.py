@@ -26,7 +26,8 @@ the semantic model. The hooks and fixture are imported by tests/conftest.py.
   tests/unit/test_plan.py runs the marked tests with every native function raising, to prove it.
 - Property tests (hypothesis): BRAIN_MAX_EXAMPLES caps every test's examples (`make check`
   sets it: the fast loop draws 200 of the 3,000-4,000 examples the scanner equivalence
-  tests draw in `make test`, which sets no cap).
+  tests drew in `make test`, which sets no cap); a test of batches (tests/batches.py: 20
+  texts an example) gets that many texts.
 - Semantic search is off in tests (BRAIN_SEMANTIC=off, inherited by every `brain serve` a test
   starts) unless a module asks with `pytestmark = pytest.mark.semantic` (tests/search asks as
   a whole): loading the model and embedding the workspace was work every served test
@@ -180,8 +181,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def cap_examples(item: pytest.Item, cap: int) -> None:
     """At most `cap` examples for a hypothesis test: its settings, as @settings left them on
-    the test function, get the lower max_examples (hypothesis reads them when the test runs)."""
+    the test function, get the lower max_examples (hypothesis reads them when the test runs).
+    A test of batches (tests/batches.py) gets `cap` inputs: cap / its batch examples."""
     test = getattr(item, "obj", None)
+    cap = -(-cap // getattr(test, "brain_batch", 1))
     held = getattr(test, "_hypothesis_internal_use_settings", None)
     if isinstance(held, settings) and held.max_examples > cap:
         test._hypothesis_internal_use_settings = settings(held, max_examples=cap)  # type: ignore[union-attr]

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import yaml
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from bench.workload import generate
 from brain.layouts import secrets as secrets_module
@@ -52,6 +51,7 @@ from brain.parse.native import native
 from brain.parse.note import decode
 from brain.parse.secrets.normalize import _FORMAT, _decode, base64_runs
 from brain.parse.secrets.scan import find_secret
+from tests.batches import batched, examples_for, for_each, joined_texts
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -108,19 +108,21 @@ VALUES = [
     '"a" x', "'a'b'", '"a"b"', "[]", "[a]", "[a, b-c]", "[a,b]", "[a,  b]", "[a, yes]", "[a, 1]",
     "[a, Null]", "[é, x_y]", "[a, b c]", "[a, [b]]", "[a, b]x", "[ a ]", "[a, ~]", "[a:b]", "[-a]",
 ]
-line = st.one_of(
-    st.builds(
-        lambda k, sep, v: f"{k}{sep}{v}", st.sampled_from(KEYS),
-        st.sampled_from([": ", ":  ", ":", ": \t"]), st.sampled_from(VALUES),
-    ),
-    st.sampled_from(["", " ", "# comment", "  indented: x", "- item", "---", "..."]),
-)
+# A line: half the time a key, a separator and a value, else one of the other lines.
+PAIRS = [f"{k}{sep}{v}" for k in KEYS for sep in (": ", ":  ", ":", ": \t") for v in VALUES]
+OTHERS = ["", " ", "# comment", "  indented: x", "- item", "---", "..."]
+LINES = PAIRS + OTHERS * (len(PAIRS) // len(OTHERS))
 
 
 @pytest.mark.no_native_rerun  # the frontmatter reader has no native twin: no native scanner (tests/plan.py)
-@settings(max_examples=2000, deadline=None)
-@given(st.lists(line, max_size=6).map("\n".join))
-def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_text: str) -> None:
+@batched
+@settings(max_examples=examples_for(2000), deadline=None)
+@given(joined_texts(LINES, 6, sep="\n"))
+def test_simple_frontmatter_is_read_as_yaml_reads_it(fm_texts: list[str]) -> None:
+    for_each(fm_texts, _read_as_yaml_reads)
+
+
+def _read_as_yaml_reads(fm_text: str) -> None:
     simple = simple_mapping(fm_text)
     if simple is None:
         return
@@ -156,21 +158,24 @@ SECRET_PIECES = [
 ]
 
 
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(SECRET_PIECES), max_size=30).map("".join))
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts(SECRET_PIECES, 30))
 # A token that starts a line and ends on the next: joining every line at once glued it to the
 # line before (`axoxb-...`), so `\bxox` no longer matched where the detector's pair join does.
-@example("a\nxoxb-\nZq8xW2pL9v!")
-@example("a\n" + "y" * 300 + "xoxb-\nZq8xW2pL9v!")
+@example(["a\nxoxb-\nZq8xW2pL9v!", "a\n" + "y" * 300 + "xoxb-\nZq8xW2pL9v!"])
 # Text NFKC changes is gated by what the detector undoes it to: a full-width prefix or `=`, a
 # `…` elsewhere on the line (issue 43: such texts went to the detector whole).
-@example("ｇｈｐ＿" + TOKEN[4:])
+@example(["ｇｈｐ＿" + TOKEN[4:]])
 # A keyword more than 40 blanks before its separator (the gate's window was 40 characters).
-@example("password" + " " * 50 + ": Zq8xW2pL9v!")
-@example('password"' + " " * 45 + "= Zq8xW2pL9v!")
-@example("wait\u2026 password\uff1d Zq8xW2pL9v!")
-@example("\u2139\ufe0f note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:])
-def test_the_prefilter_never_hides_what_the_detector_finds(text: str) -> None:
+@example(["password" + " " * 50 + ": Zq8xW2pL9v!", 'password"' + " " * 45 + "= Zq8xW2pL9v!"])
+@example(["wait\u2026 password\uff1d Zq8xW2pL9v!",
+          "\u2139\ufe0f note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:]])
+def test_the_prefilter_never_hides_what_the_detector_finds(texts: list[str]) -> None:
+    for_each(texts, _never_hidden)
+
+
+def _never_hidden(text: str) -> None:
     if find_secret(text) is not None:
         assert might_hold_secret(text)
     assert secret_problems("x.md", text) == scan_secret_problems("x.md", text)
@@ -192,9 +197,14 @@ LINK_PIECES = [
 
 
 @pytest.mark.no_native_rerun  # the Python finders alone: no native scanner (tests/plan.py)
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(LINK_PIECES), max_size=30).map("".join))
-def test_the_fast_finders_find_what_the_regular_expressions_find(text: str) -> None:
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts(LINK_PIECES, 30))
+def test_the_fast_finders_find_what_the_regular_expressions_find(texts: list[str]) -> None:
+    for_each(texts, _found_alike)
+
+
+def _found_alike(text: str) -> None:
     spans = [(m.span(), m.groups()) for m in _wikilinks(text)]
     assert spans == [(m.span(), m.groups()) for m in WIKILINK_RE.finditer(text)]
     assert has_code_hint(text) == (CODE_HINT_RE.search(text) is not None)
@@ -222,10 +232,15 @@ DISGUISES = [*SECRET_PIECES, "İ", "\u212a", "Σ", "\x1c", "\u3000", "\ufeff", "
 
 
 @pytest.mark.no_native_rerun  # the Python gate's helpers alone: no native scanner (tests/plan.py)
-@settings(max_examples=2000, deadline=None)
-@given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
-@example("token" + " " * 45 + ":")
-def test_the_keyword_gate_holds_whenever_the_keyword_check_does(text: str) -> None:
+@batched
+@settings(max_examples=examples_for(2000), deadline=None)
+@given(joined_texts(DISGUISES, 30))
+@example(["token" + " " * 45 + ":"])
+def test_the_keyword_gate_holds_whenever_the_keyword_check_does(texts: list[str]) -> None:
+    for_each(texts, _gate_holds)
+
+
+def _gate_holds(text: str) -> None:
     if _keyword_assignment(text.lower()):
         assert _keyword_near(text)
 
@@ -251,16 +266,18 @@ def _native_gate(text: str) -> tuple[bool, set[str]]:
 
 
 @native_only
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from([*DISGUISES, "\u2028", "\xa0", " \u3000", "ＫＥＹ"]), max_size=30)
-       .map("".join))
-@example("to\u212aen: x")  # the Kelvin sign lowers to `k`
-@example("key\x1c:")  # Python's whitespace, which Rust's is_whitespace lacks
-@example("Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIy  QUJD-_ab" + "QUJD" * 6 + " cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ")
-@example("x" * 50 + "token" + " " * 3 + "'\":")
-@example("token" + " " * 45 + "'\":")  # past the 40 characters the gate once looked at
-def test_the_native_gate_answers_as_the_python_gate(text: str) -> None:
-    _same_gate(text)
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts([*DISGUISES, "\u2028", "\xa0", " \u3000", "ＫＥＹ"], 30))
+@example([
+    "to\u212aen: x",  # the Kelvin sign lowers to `k`
+    "key\x1c:",  # Python's whitespace, which Rust's is_whitespace lacks
+    "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIy  QUJD-_ab" + "QUJD" * 6 + " cGFzc3dvcmQgPSBacTh4VzJwTDl2IQ",
+    "x" * 50 + "token" + " " * 3 + "'\":",
+    "token" + " " * 45 + "'\":",  # past the 40 characters the gate once looked at
+])
+def test_the_native_gate_answers_as_the_python_gate(texts: list[str]) -> None:
+    for_each(texts, _same_gate)
 
 
 def _same_gate(text: str) -> None:
@@ -286,13 +303,13 @@ FAST_PIECES = [
 
 
 @native_only
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(FAST_PIECES), max_size=60).map("".join))
-@example("a" * 23 + " " + "QUJD" * 6 + "\n" + "QUJD" * 6 + "Q" + " " + "b" * 47)
-@example("QUJD" * 6)
-@example(" " * 23 + "QUJD" * 6)
-def test_the_native_gate_s_fast_reads_answer_as_the_python_gate(text: str) -> None:
-    _same_gate(text)
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts(FAST_PIECES, 60))
+@example(["a" * 23 + " " + "QUJD" * 6 + "\n" + "QUJD" * 6 + "Q" + " " + "b" * 47,
+          "QUJD" * 6, " " * 23 + "QUJD" * 6])
+def test_the_native_gate_s_fast_reads_answer_as_the_python_gate(texts: list[str]) -> None:
+    for_each(texts, _same_gate)
 
 
 @native_only

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from bench.workload import generate
 from brain.model import Heading, WikiLink
@@ -17,6 +16,7 @@ from brain.parse import body as parse
 from brain.parse import note
 from brain.parse.native import native
 from brain.parse.note import decode, parse_note, split_frontmatter
+from tests.batches import batched, examples_for, for_each, joined_texts
 
 pytestmark = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
 
@@ -60,21 +60,26 @@ PIECES = [
     "[t](u)", "](", "(", ")", "[t](u [[v]])", "[t]([[w]])", "[[x]](y)", '[t](u "s [[z]]")',
     "[t](a(b)[[c]])", "[t](a(b)c)", "[t](\n",
 ]
-body = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+bodies_drawn = joined_texts(PIECES, 40)
 
 
-@settings(max_examples=4000, deadline=None)
-@given(body, st.integers(1, 5))
-@example("# a\n\n[[b]]\n\n```\n[[c]]\n```\n\n[[d]] ## e", 1)
-@example("x\n---\n\n[[a]]\n\ny\n\n- [[z]]", 3)
-@example("- # 1\n\n 1١. # x\n", 1)  # an Arabic-Indic digit where a list marker may be: declined
-@example("a\n\n\u00a0b [[x]]\n\n[[é]] `c`", 1)
-@example("$a [[x]] b$ [[y]] $$\n[[z]]\n$$ `$` [[w]] $5 and $6", 2)
-@example("```\n$\n```\n[[a]] $b$ ``x`` $[[c]]$", 1)
-@example("a\n123456789. # a\n`_`", 1)  # mistune: no heading after a list's number beside a span
-@example("a\n99. # a\nx", 1)  # but one without the span
-def test_the_native_scan_equals_the_python_reading(text: str, body_line: int) -> None:
+def _same_scan(text: str) -> None:
+    # The body's first line number from the text: 1-5, as an integer drawn beside it was.
+    body_line = 1 + len(text) % 5
     assert native_scan(text, body_line) == python_scan(text, body_line)
+
+
+@batched
+@settings(max_examples=examples_for(4000), deadline=None)
+@given(bodies_drawn)
+@example(["# a\n\n[[b]]\n\n```\n[[c]]\n```\n\n[[d]] ## e", "x\n---\n\n[[a]]\n\ny\n\n- [[z]]"])
+@example(["- # 1\n\n 1١. # x\n"])  # an Arabic-Indic digit where a list marker may be: declined
+@example(["a\n\n\u00a0b [[x]]\n\n[[é]] `c`", "$a [[x]] b$ [[y]] $$\n[[z]]\n$$ `$` [[w]] $5 and $6"])
+@example(["```\n$\n```\n[[a]] $b$ ``x`` $[[c]]$"])
+@example(["a\n123456789. # a\n`_`"])  # mistune: no heading after a list's number beside a span
+@example(["a\n99. # a\nx"])  # but one without the span
+def test_the_native_scan_equals_the_python_reading(texts: list[str]) -> None:
+    for_each(texts, _same_scan)
 
 
 @pytest.fixture(scope="module")
@@ -131,14 +136,19 @@ def python_note(text: str) -> note.ParsedNote:
         parse.native = saved
 
 
-@settings(max_examples=1500, deadline=None)
-@given(body)
-@example("# *a* [[b]]\n\n## c `d`\n\n### e\n\nf\n===\n")  # sources of headings mistune read
-def test_a_note_parses_the_same_on_both_scanners(text: str) -> None:
-    """A whole note (its headings' sources, set by brain.parse.spans.anchors.with_sources only where
-    mistune read them on the native path) parses as the Python reading parses it."""
+def _same_note(text: str) -> None:
     note = f"---\ndescription: x\n---\n{text}"
     assert parse_note(note, "memory/x/n.md") == python_note(note)
+
+
+@batched
+@settings(max_examples=examples_for(1500), deadline=None)
+@given(bodies_drawn)
+@example(["# *a* [[b]]\n\n## c `d`\n\n### e\n\nf\n===\n"])  # sources of headings mistune read
+def test_a_note_parses_the_same_on_both_scanners(texts: list[str]) -> None:
+    """A whole note (its headings' sources, set by brain.parse.spans.anchors.with_sources only where
+    mistune read them on the native path) parses as the Python reading parses it."""
+    for_each(texts, _same_note)
 
 
 def test_notes_of_the_corpus_parse_the_same_on_both_scanners(bodies: list[str]) -> None:

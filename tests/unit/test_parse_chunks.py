@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from brain.index.postings import note_counts
 from brain.index.text import title_of
@@ -22,6 +21,7 @@ from brain.ingest.worker import dump_results, load_results
 from brain.model import Headings, WikiLink
 from brain.parse.body import scan_body
 from brain.store.linking import NoteChange
+from tests.batches import batched, examples_for, for_each, joined_texts
 
 PIECES = [
     "[[a]]", "[[b|c]]", "![[d#e]]", "`", "``", "```", "~~~", "\n", "\n\n", "    ", "- ", "> ",
@@ -32,13 +32,17 @@ PIECES = [
     "<x>", "\n<div>\n", "- <p>", "\n> <b>\n", "\n1. <a>", "\n```sh\n$ cmd <arg>\n```\n", "</div>",
 ]
 
-markdownish = st.lists(st.sampled_from(PIECES), max_size=50).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
-@given(markdownish)
-def test_chunked_reading_equals_whole_reading(body: str) -> None:
+def _chunked_is_whole(body: str) -> None:
     assert scan_body(body, 1) == scan_body(body, 1, whole=True)
+
+
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts(PIECES, 50))
+def test_chunked_reading_equals_whole_reading(bodies: list[str]) -> None:
+    for_each(bodies, _chunked_is_whole)
 
 
 @pytest.mark.parametrize(

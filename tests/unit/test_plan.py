@@ -156,6 +156,12 @@ def scheduled(tmp_path_factory: pytest.TempPathFactory) -> list[list[str]]:
         "@given(st.integers())\n"
         "def test_property(n):\n"
         "    note('example')\n"
+        "from tests.batches import batched, joined_texts\n"
+        "@batched\n"
+        "@settings(max_examples=1000, deadline=None)\n"
+        "@given(joined_texts(['a', 'b'], 3))\n"
+        "def test_batches(texts):\n"
+        "    note('batch', str(len(texts)))\n"
     )
     # The two Neo4j groups (8 + 4 and 6 + 5 tests) are the largest, so xdist hands them out
     # first, one to each worker, as the real ones (about 180 tests each) are.
@@ -208,6 +214,13 @@ def test_max_examples_caps_a_property_test(scheduled: list[list[str]]) -> None:
     (hypothesis may add an explicit or a shrinking run; none fails here)."""
     examples = sum(row[0] == "example" for row in scheduled)
     assert 1 <= examples <= 7, examples
+
+
+def test_max_examples_caps_the_texts_of_a_batched_property_test(scheduled: list[list[str]]) -> None:
+    """A test of batches (tests/batches.py) gets the cap in texts: 7 texts are one example of
+    20, not 7 examples (140 texts, where `make check` would compare 4,000 of 200)."""
+    batches = [row for row in scheduled if row[0] == "batch"]
+    assert [row[2] for row in batches] == ["20"], batches
 
 
 def test_no_test_folder_is_one_pytest_passes_over(pytestconfig: pytest.Config) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from bench.workload import generate
 from brain.layouts import secrets as secrets_module
@@ -25,6 +24,7 @@ from brain.parse.note import decode
 from brain.parse.secrets import scan
 from brain.parse.secrets.normalize import _FORMAT, visible
 from brain.parse.secrets.stream import joined_view
+from tests.batches import batched, examples_for, for_each, joined_texts
 from tests.tool.secret_corpus import NEGATIVES, PLANTED, VALUES
 
 pytestmark = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
@@ -161,19 +161,14 @@ PIECES = [
 ]
 
 
-@settings(max_examples=4000, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
-@example("tok\n---\nen")
-@example("ab \\\n  cd")
-@example("x `a`b **c**d e\\_f")
-@example("a b c d e f g h")
-@example("password\n: " + "Zq8xW2pL9v!")
-@example("pass**word**: Zq8xW2pL9v!")
-@example("https://user:p4ss<b></b>word@host")
-@example("ℹ️ note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:])
-@example("ℹ️ paſsword: Zq8xW2pL9v!")
-def test_the_native_view_and_clearance_agree_on_generated_texts(text: str) -> None:
-    _agree(text)
+@batched
+@settings(max_examples=examples_for(4000), deadline=None)
+@given(joined_texts(PIECES, 40))
+@example(["tok\n---\nen", "ab \\\n  cd", "x `a`b **c**d e\\_f", "a b c d e f g h"])
+@example(["password\n: " + "Zq8xW2pL9v!", "pass**word**: Zq8xW2pL9v!", "https://user:p4ss<b></b>word@host"])
+@example(["ℹ️ note\n" + TOKEN[:10] + "\u200b" + TOKEN[10:], "ℹ️ paſsword: Zq8xW2pL9v!"])
+def test_the_native_view_and_clearance_agree_on_generated_texts(texts: list[str]) -> None:
+    for_each(texts, _agree)
 
 
 @pytest.fixture(params=["python", "native"])

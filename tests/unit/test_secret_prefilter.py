@@ -14,7 +14,6 @@ import unicodedata
 
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from bench.workload import generate
 from brain.layouts.secrets import _decodes, might_hold_secret
@@ -22,6 +21,7 @@ from brain.parse.native import native
 from brain.parse.note import decode
 from brain.parse.secrets.normalize import _FORMAT, visible
 from brain.parse.secrets.scan import find_secrets
+from tests.batches import batched, examples_for, for_each, joined_texts
 from tests.tool.secret_corpus import NEGATIVES, PLANTED, VALUES
 
 pytestmark = pytest.mark.skipif(
@@ -73,18 +73,21 @@ PIECES = [
 ]
 
 
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
-@example(TOKEN[:20] + "\u2139" + TOKEN[20:])  # `visible` makes it `i`: one token again
-@example(TOKEN[:20] + "\u200b" + TOKEN[20:])  # a zero-width space inside the token
-@example(TOKEN[:20] + "\u00ad" + TOKEN[20:] + " \u2026")
-@example("pass\u200bword = Zq8xW2pL9v!")
-@example("\u2139 password\u00a0=\u00a0Zq8xW2pL9v!")
-@example("api_key: Zq8x\ufb01W2pL9v\u00b2")
-@example("\u26a0\ufe0f " + TOKEN)
-@example("note \u2139\n\n" + "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIyQTFiMkExYjJBMWIyQTFiMg" + "\n")
-def test_the_one_pass_never_clears_what_the_detector_flags(text: str) -> None:
-    _sound(text)
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts(PIECES, 40))
+@example([
+    TOKEN[:20] + "\u2139" + TOKEN[20:],  # `visible` makes it `i`: one token again
+    TOKEN[:20] + "\u200b" + TOKEN[20:],  # a zero-width space inside the token
+    TOKEN[:20] + "\u00ad" + TOKEN[20:] + " \u2026",
+    "pass\u200bword = Zq8xW2pL9v!",
+    "\u2139 password\u00a0=\u00a0Zq8xW2pL9v!",
+    "api_key: Zq8x\ufb01W2pL9v\u00b2",
+    "\u26a0\ufe0f " + TOKEN,
+    "note \u2139\n\n" + "Z2hwX0ExYjJBMWIyQTFiMkExYjJBMWIyQTFiMkExYjJBMWIyQTFiMg" + "\n",
+])
+def test_the_one_pass_never_clears_what_the_detector_flags(texts: list[str]) -> None:
+    for_each(texts, _sound)
 
 
 def test_a_token_the_undone_characters_hide_is_not_cleared() -> None:

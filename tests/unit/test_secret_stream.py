@@ -16,7 +16,6 @@ from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from brain.layouts import secrets as secrets_module
 from brain.layouts.secrets import might_hold_secret, scan_secret_problems, secret_problems
@@ -30,6 +29,7 @@ from brain.parse.secrets.stream import (
     joined_view,
     needs_view,
 )
+from tests.batches import batched, examples_for, for_each, joined_texts
 
 TOKEN = "ghp_" + "A1b2" * 9
 PIECES = [
@@ -38,7 +38,7 @@ PIECES = [
     ":", "=", "key", "token: ", "password", "ghp_", "g h p _ ", "A 1 b 2 ", TOKEN[:10], TOKEN[10:24],
     TOKEN[24:], "\u00a0", "\u2028", "\u3000", "\x1c",
 ]
-texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+texts = joined_texts(PIECES, 40)
 
 
 def _breaks_only(text: str) -> str:
@@ -46,12 +46,15 @@ def _breaks_only(text: str) -> str:
 
 
 @pytest.mark.no_native_rerun  # the view alone: no native scanner
-@settings(max_examples=3000, deadline=None)
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
 @given(texts)
-@example("a b c d e f g h")
-@example("ab\n---\ncd")
-@example("a\u00a0b c d e f g h i")
-def test_the_hints_miss_no_text_the_view_changes(text: str) -> None:
+@example(["a b c d e f g h", "ab\n---\ncd", "a\u00a0b c d e f g h i"])
+def test_the_hints_miss_no_text_the_view_changes(texts: list[str]) -> None:
+    for_each(texts, _hinted)
+
+
+def _hinted(text: str) -> None:
     if _SPACED_HINT.search(text):
         assert _spaced_hint(text)
     if not needs_view(text) and (text.isascii() or joined_view(text).folded is None):
@@ -75,11 +78,15 @@ BOTH = ([pytest.param(("native", "python"), id="native+python")] if native is no
 
 
 @pytest.mark.parametrize("prefilters", BOTH)
-@settings(max_examples=1500, deadline=None)
-@given(text=texts)
-@example(text="token " + TOKEN[:12] + "<!-- x -->" + TOKEN[12:])
-@example(text="x\n" + " ".join(TOKEN))
-def test_the_prefilter_never_hides_a_disguised_secret(prefilters: tuple[str, ...], text: str) -> None:
+@batched
+@settings(max_examples=examples_for(1500), deadline=None)
+@given(texts=texts)
+@example(texts=["token " + TOKEN[:12] + "<!-- x -->" + TOKEN[12:], "x\n" + " ".join(TOKEN)])
+def test_the_prefilter_never_hides_a_disguised_secret(prefilters: tuple[str, ...], texts: list[str]) -> None:
+    for_each(texts, lambda text: _never_hidden(prefilters, text))
+
+
+def _never_hidden(prefilters: tuple[str, ...], text: str) -> None:
     found = find_secret(text) is not None
     unfiltered = scan_secret_problems("x.md", text)
     for prefilter in prefilters:
@@ -126,12 +133,15 @@ VIEW_PIECES = [*PIECES, "``", "```", "~", "***", "\\`", "\\*", "\\~", "a\\", " \
 
 
 @pytest.mark.no_native_rerun  # the view alone: no native scanner
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(VIEW_PIECES), max_size=40).map("".join))
-@example("ab\\\ncd")
-@example("a**b `c` d\\_e")
-@example("a \\\n  b\n---\nc")
-def test_the_view_s_patterns_match_as_first_written(text: str) -> None:
+@batched
+@settings(max_examples=examples_for(3000), deadline=None)
+@given(joined_texts(VIEW_PIECES, 40))
+@example(["ab\\\ncd", "a**b `c` d\\_e", "a \\\n  b\n---\nc"])
+def test_the_view_s_patterns_match_as_first_written(texts: list[str]) -> None:
+    for_each(texts, _as_first_written)
+
+
+def _as_first_written(text: str) -> None:
     from brain.parse.secrets import stream as secret_stream
 
     assert [m.span() for m in secret_stream._MARKUP.finditer(text)] == [
