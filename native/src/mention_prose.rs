@@ -101,14 +101,20 @@ fn seed_from_words(body: &str, mut found: Vec<(&str, usize, usize)>, table: &Men
     }
     let runs: Vec<(usize, usize, usize)> =
         name_runs(&found, table).into_iter().map(|(i, n, k)| (found[i].1, found[i + n - 1].2, k)).collect();
-    seed_from_runs(body, &runs, &mut Vec::new())
+    seed_from_runs(body, &runs, &mut Vec::new(), None)
 }
 
 /// The candidates of the runs of words that spell a name (byte offsets in the body, the
 /// name's number; in order, a word's runs longest first): the part shared with the one-scan
 /// count (crate::seeded_count), which finds the runs while it counts the words. `spans`: a
-/// buffer (each candidate's byte offsets in the body), kept from body to body there.
-pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)], spans: &mut Vec<(usize, usize)>) -> Vec<Candidate> {
+/// buffer (each candidate's byte offsets in the body), kept from body to body there; `links`:
+/// the body's `link_cores` where the caller has them.
+pub(crate) fn seed_from_runs(
+    body: &str,
+    runs: &[(usize, usize, usize)],
+    spans: &mut Vec<(usize, usize)>,
+    links: Option<&[(usize, usize)]>,
+) -> Vec<Candidate> {
     let b = body.as_bytes();
     let ascii = body.is_ascii();
     let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
@@ -132,7 +138,7 @@ pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)], spans: 
         return out;
     }
     // A bug that panics leaves every candidate to Python: the ingest goes on.
-    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, spans)));
+    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, spans, links)));
     if let Ok(Ok(states)) = states {
         for (candidate, state) in out.iter_mut().zip(states) {
             candidate.5 = state;
@@ -223,7 +229,15 @@ pub(crate) fn known(c: char) -> Option<(char, bool)> {
 /// LINK_CORE_RE `\[\[[^\[\]\n]*\]\]`'s matches (byte offsets), in order.
 pub(crate) fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    let finder = memmem::Finder::new(b"[[");
+    link_cores_into(b, &mut out);
+    out
+}
+
+/// `link_cores` into `out` (cleared first): a buffer the one-scan count keeps.
+pub(crate) fn link_cores_into(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    static OPEN: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let finder = OPEN.get_or_init(|| memmem::Finder::new(b"[["));
+    out.clear();
     let mut from = 0;
     while let Some(k) = finder.find(&b[from..]) {
         let at = from + k;
@@ -238,7 +252,6 @@ pub(crate) fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
             from = at + 1;
         }
     }
-    out
 }
 
 /// `_inside`: whether [start, end) touches one of the sorted disjoint `spans`.
@@ -284,16 +297,24 @@ fn has_url(b: &[u8]) -> bool {
         || WWW.get_or_init(|| memmem::Finder::new(b"www.")).find(b).is_some()
 }
 
-/// `_prose_only` on candidates at these byte spans (ascending starts): each one's state.
-fn prose_states(body: &str, spans: &[(usize, usize)]) -> Result<Vec<u8>, Declined> {
+/// `_prose_only` on candidates at these byte spans (ascending starts): each one's state;
+/// `known_links`: the body's `link_cores`, if found already.
+fn prose_states(body: &str, spans: &[(usize, usize)], known_links: Option<&[(usize, usize)]>) -> Result<Vec<u8>, Declined> {
     let b = body.as_bytes();
-    let links = if has_link(b) { wikilink_spans(b) } else { Vec::new() };
+    let found;
+    let links: &[(usize, usize)] = match known_links {
+        Some(links) => links,
+        None => {
+            found = if has_link(b) { wikilink_spans(b) } else { Vec::new() };
+            &found
+        }
+    };
     let urls = if has_url(b) { url_spans(body)? } else { Vec::new() };
     let math = if memchr(b'$', b).is_some() { math_ranges(body)? } else { Vec::new() };
     let mut states: Vec<u8> = spans
         .iter()
         .map(|&(s, e)| {
-            let skip = [&links, &urls, &math].into_iter().any(|l| !l.is_empty() && touches(l, s, e));
+            let skip = [links, &urls, &math].into_iter().any(|l| !l.is_empty() && touches(l, s, e));
             if skip { NOT_PROSE } else { PROSE }
         })
         .collect();
