@@ -23,7 +23,7 @@ use regex::Regex;
 use rustc_hash::FxHashSet;
 
 use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
-use crate::math::math_ranges;
+use crate::math::math_ranges_before;
 use crate::mentions::{is_word, name_runs, words, MentionWords};
 use crate::text::{has, Declined};
 
@@ -260,13 +260,18 @@ fn touches(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
     k > 0 && spans[k - 1].1 > start
 }
 
+/// URL_RE (below), compiled once.
+fn url_regex() -> &'static Regex {
+    static URL: OnceLock<Regex> = OnceLock::new();
+    URL.get_or_init(|| {
+        Regex::new(r"(?:(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://|(?-u:\b)www\.)[^\s\x1c-\x1f]+").expect("URL pattern")
+    })
+}
+
 /// URL_RE `(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+` (Python's `\S`: not `str.isspace`).
 /// Its `\b` is ASCII's here: one that a non-ASCII character decides declines the body.
 fn url_spans(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
-    static URL: OnceLock<Regex> = OnceLock::new();
-    let url = URL.get_or_init(|| {
-        Regex::new(r"(?:(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://|(?-u:\b)www\.)[^\s\x1c-\x1f]+").expect("URL pattern")
-    });
+    let url = url_regex();
     let b = body.as_bytes();
     let mut out = Vec::new();
     for m in url.find_iter(body) {
@@ -276,6 +281,27 @@ fn url_spans(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
         out.push((m.start(), m.end()));
     }
     Ok(out)
+}
+
+/// `url_spans` of an ASCII body (nothing to decline) on the lines of these spans (ascending
+/// starts, none spanning a line) only: the same matches there, as a match never spans lines
+/// and a line's start is a `\b` as the body's is.
+fn url_spans_on_lines(body: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let b = body.as_bytes();
+    let mut out = Vec::new();
+    let mut read = 0; // the lines before this byte are read
+    for &(start, _) in spans {
+        if start < read {
+            continue;
+        }
+        let line = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
+        let end = memchr(b'\n', &b[start..]).map_or(b.len(), |i| start + i);
+        if has_url(&b[line..end]) {
+            out.extend(url_regex().find_iter(&body[line..end]).map(|m| (line + m.start(), line + m.end())));
+        }
+        read = end + 1;
+    }
+    out
 }
 
 /// `_needs_ast` of body[start..end]: code hints or a reference link's `][`.
@@ -309,8 +335,13 @@ fn prose_states(body: &str, spans: &[(usize, usize)], known_links: Option<&[(usi
             &found
         }
     };
-    let urls = if has_url(b) { url_spans(body)? } else { Vec::new() };
-    let math = if memchr(b'$', b).is_some() { math_ranges(body)? } else { Vec::new() };
+    // On an ASCII body nothing declines it, so URLs and math are looked for only where they
+    // may touch a candidate: URLs (which never span lines) on the candidates' lines, math
+    // before the last candidate's end.
+    let ascii = body.is_ascii();
+    let urls = if ascii { url_spans_on_lines(body, spans) } else if has_url(b) { url_spans(body)? } else { Vec::new() };
+    let limit = if ascii { spans.iter().map(|&(_, e)| e).max().unwrap_or(0) } else { b.len() };
+    let math = if memchr(b'$', &b[..limit]).is_some() { math_ranges_before(body, limit)? } else { Vec::new() };
     let mut states: Vec<u8> = spans
         .iter()
         .map(|&(s, e)| {
