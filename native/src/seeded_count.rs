@@ -19,10 +19,13 @@
 //! character it does not know gets no seed here (found apart, as before). A word of `_`
 //! alone is in no piece: a body with `_` is left to the two scans where a name starts so.
 //!
-//! From each first word, the words after it are read on (the words of wikilinks skipped
-//! where they are blanked) while they may complete a name; a candidate carries where it
-//! starts and how long it is, not its word index, which only a scan of every word knows
-//! (crate::mention_prose `Candidate`).
+//! From each first word, the names it starts are followed along a trie of the table's word
+//! numbers (crate::name_trie) as the scan meets the words after it (the words of wikilinks
+//! skipped where they are blanked): each word's number is looked up once a chunk, so no
+//! string is made or hashed a try. Where the scan cannot be sure the next piece is the next
+//! word (a region, a `_` between), that first word is read on after the scan, as before;
+//! a candidate carries where it starts and how long it is, not its word index, which only a
+//! scan of every word knows (crate::mention_prose `Candidate`).
 
 use memchr::memchr;
 use pyo3::prelude::*;
