@@ -30,7 +30,13 @@ def count_and_seed(
     """`count_block(rows)`, and for each row with a vocabulary the candidates of its body (the
     third text) that `mention_seed_candidates` would give (`seed_of`'s `listed`), where the
     count's own scan found them; None where the seed is to be found on its own."""
-    seeding = [_seeding(v) for v in vocabularies]
+    # Once a vocabulary, not a row: a chunk's rows share their scope's few vocabularies.
+    known: dict[int, tuple[object, bool] | None] = {}
+    seeding: list[tuple[object, bool] | None] = []
+    for vocabulary in vocabularies:
+        if id(vocabulary) not in known:
+            known[id(vocabulary)] = _seeding(vocabulary)
+        seeding.append(known[id(vocabulary)])
     if _twin is not None and any(s is not None for s in seeding):
         try:
             fields, listed = _twin([t for row in rows for t in row], split_slow, seeding)

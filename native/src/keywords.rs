@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::mention_prose::Candidate;
 use crate::mentions::MentionWords;
+use crate::name_trie::NONE;
 use crate::seeded_count::{seeded_body, Scratch};
 
 const WEIGHTS: [u32; 3] = [4, 2, 1]; // name, description, body (postings.py NAME_WEIGHT...)
@@ -275,7 +276,7 @@ pub(crate) fn counted_seeded<'py>(
         split: split.into_iter(),
         lowered: Vec::with_capacity(64),
         failed: None,
-        starts: Vec::new(),
+        in_table: Vec::new(),
         scratch: Scratch::default(),
     };
     let (mut terms, mut freqs, mut sizes, mut lengths) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -322,19 +323,13 @@ pub(crate) struct Tally {
     split: std::vec::IntoIter<Vec<String>>,
     lowered: Vec<u8>,
     failed: Option<&'static str>,
-    /// By word id: what the word starts among the names of the table last asked (its
-    /// address, 0: none yet; `Tally::starts`): a chunk's words repeat, and a table serves all
-    /// of a scope's notes.
-    starts: Vec<(usize, usize)>,
+    /// By word id: (the table last asked, `MentionWords::serial`, 0: none yet; the word's
+    /// number in it, `Tally::table_word`): a chunk's words repeat, and a table serves all of
+    /// a scope's notes.
+    in_table: Vec<(u32, u32)>,
     /// The seeded scan's buffers, kept from body to body (crate::seeded_count).
     pub(crate) scratch: Scratch,
 }
-
-/// `Tally::starts`' answers: the word starts no name, or some (of more than one word among
-/// them), or `ONLY + k`: one-word names only, `k` the number of its own.
-pub(crate) const NO_NAME: usize = 0;
-pub(crate) const SOME_NAMES: usize = 1;
-pub(crate) const ONLY: usize = 2;
 
 impl Tally {
     /// Count one piece of word bytes (`pieces`): a word, or the words Python split it into.
@@ -368,32 +363,26 @@ impl Tally {
         None
     }
 
-    /// What the ASCII piece `piece`, counted as the word of id `id`, starts among the names of
-    /// `table` (looked up once a distinct word a chunk and table): `NO_NAME`, `SOME_NAMES`
-    /// (names of more than one word among them: the words after it decide), or `ONLY + k`
-    /// where it starts one-word names only, `k` the number of the one it is.
-    pub(crate) fn starts(&mut self, id: u32, piece: &[u8], table: &MentionWords) -> usize {
-        let at = table as *const MentionWords as usize;
+    /// The number in `table`'s names (crate::name_trie) of the ASCII piece `piece`, counted
+    /// as the word of id `id` (looked up once a distinct word a chunk and table), or NONE.
+    #[inline]
+    pub(crate) fn table_word(&mut self, id: u32, piece: &[u8], table: &MentionWords) -> u32 {
         let slot = id as usize;
-        if slot >= self.starts.len() {
-            self.starts.resize(slot + 1, (0, NO_NAME));
+        if slot >= self.in_table.len() {
+            self.in_table.resize(slot + 1, (0, NONE));
         }
-        if self.starts[slot].0 != at {
-            let found = if piece.len() <= 16 {
-                let key = packed_lowered(piece);
-                match table.single.get(&key) {
-                    _ if !table.heads.contains(&key) => NO_NAME,
-                    Some(&k) if !table.multi.contains(&key) => ONLY + k,
-                    _ => SOME_NAMES,
-                }
-            } else {
-                self.lowered.clear();
-                self.lowered.extend(piece.iter().map(u8::to_ascii_lowercase));
-                let word = std::str::from_utf8(&self.lowered).unwrap_or_default(); // ASCII
-                if table.lengths.contains_key(word) { SOME_NAMES } else { NO_NAME }
-            };
-            self.starts[slot] = (at, found);
+        let (serial, word) = self.in_table[slot];
+        if serial == table.serial {
+            return word;
         }
-        self.starts[slot].1
+        let word = if piece.len() <= 16 {
+            table.trie.short_word(packed_lowered(piece))
+        } else {
+            self.lowered.clear();
+            self.lowered.extend(piece.iter().map(u8::to_ascii_lowercase));
+            table.trie.word(&self.lowered)
+        };
+        self.in_table[slot] = (table.serial, word);
+        word
     }
 }

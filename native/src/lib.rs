@@ -10,6 +10,7 @@ mod chunks;
 mod math;
 mod mention_prose;
 mod mentions;
+mod name_trie;
 mod secrets;
 mod secret_clear;
 mod secret_prefilter;

@@ -1,7 +1,7 @@
 //! Where math is in a body: brain/mathspans.py `math_ranges`, its reference. `$...$` spans and
 //! `$$...$$` blocks hold no links; code spans and fenced blocks hold no math.
 
-use memchr::memchr;
+use memchr::{memchr, memchr3};
 
 use crate::text::{closing_ticks, is_python_space, line_end, py_strip, Declined};
 
@@ -64,14 +64,27 @@ fn code_span_end(b: &[u8], after: usize, ticks: usize) -> usize {
 
 /// `math_ranges`: [start, end) byte offsets of every math span and block, in order.
 pub fn math_ranges(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
+    math_ranges_before(body, usize::MAX)
+}
+
+/// `math_ranges`' spans and blocks that start before byte `limit` (the same, read no further):
+/// for a caller that needs no others, on an ASCII body (where nothing after could decline it).
+pub fn math_ranges_before(body: &str, limit: usize) -> Result<Vec<(usize, usize)>, Declined> {
     let b = body.as_bytes();
     let n = b.len();
     let mut out = Vec::new();
     let mut pos = 0;
     let mut no_closer_until = 0; // an inline `$` search already failed up to here
-    while pos < n {
-        let Some(k) = b[pos..].iter().position(|&c| matches!(c, b'`' | b'~' | b'\\' | b'$')) else { break };
-        let start = pos + k;
+    let mut backslash = memchr(b'\\', b).unwrap_or(n); // the first `\` at or after `pos`, or n
+    while pos < n && pos < limit {
+        // The first of `` ` ``, `~`, `\`, `$` from `pos`: three looked for at once, `\` apart.
+        if backslash < pos {
+            backslash = memchr(b'\\', &b[pos..]).map_or(n, |k| pos + k);
+        }
+        let start = memchr3(b'`', b'~', b'$', &b[pos..]).map_or(n, |k| pos + k).min(backslash);
+        if start >= n {
+            break;
+        }
         let c = b[start];
         if c == b'`' || c == b'~' {
             let line_start = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
@@ -121,10 +134,11 @@ fn display_closer(b: &[u8], from: usize) -> Option<usize> {
 /// number after a `$` (maybe Python's `\d`) declines the body.
 fn inline_closer(body: &str, from: usize, stop: usize) -> Result<Option<usize>, Declined> {
     let b = body.as_bytes();
-    for i in from..stop {
-        if b[i] != b'$' {
-            continue;
-        }
+    let mut next = from;
+    while next < stop {
+        let Some(k) = memchr(b'$', &b[next..stop]) else { break };
+        let i = next + k;
+        next = i + 1;
         let prev = body[..i].chars().next_back().expect("i > 0");
         if is_python_space(prev) || prev == '\\' {
             continue;

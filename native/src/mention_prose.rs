@@ -23,7 +23,7 @@ use regex::Regex;
 use rustc_hash::FxHashSet;
 
 use crate::chunks::{body_chunks, chunk_code, has_code_hint, in_code};
-use crate::math::math_ranges;
+use crate::math::math_ranges_before;
 use crate::mentions::{is_word, name_runs, words, MentionWords};
 use crate::text::{has, Declined};
 
@@ -101,14 +101,20 @@ fn seed_from_words(body: &str, mut found: Vec<(&str, usize, usize)>, table: &Men
     }
     let runs: Vec<(usize, usize, usize)> =
         name_runs(&found, table).into_iter().map(|(i, n, k)| (found[i].1, found[i + n - 1].2, k)).collect();
-    seed_from_runs(body, &runs, &mut Vec::new())
+    seed_from_runs(body, &runs, &mut Vec::new(), None)
 }
 
 /// The candidates of the runs of words that spell a name (byte offsets in the body, the
 /// name's number; in order, a word's runs longest first): the part shared with the one-scan
 /// count (crate::seeded_count), which finds the runs while it counts the words. `spans`: a
-/// buffer (each candidate's byte offsets in the body), kept from body to body there.
-pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)], spans: &mut Vec<(usize, usize)>) -> Vec<Candidate> {
+/// buffer (each candidate's byte offsets in the body), kept from body to body there; `links`:
+/// the body's `link_cores` where the caller has them.
+pub(crate) fn seed_from_runs(
+    body: &str,
+    runs: &[(usize, usize, usize)],
+    spans: &mut Vec<(usize, usize)>,
+    links: Option<&[(usize, usize)]>,
+) -> Vec<Candidate> {
     let b = body.as_bytes();
     let ascii = body.is_ascii();
     let (mut at_byte, mut at_char) = (0, 0); // candidates' starts ascend: characters counted once
@@ -132,7 +138,7 @@ pub(crate) fn seed_from_runs(body: &str, runs: &[(usize, usize, usize)], spans: 
         return out;
     }
     // A bug that panics leaves every candidate to Python: the ingest goes on.
-    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, spans)));
+    let states = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prose_states(body, spans, links)));
     if let Ok(Ok(states)) = states {
         for (candidate, state) in out.iter_mut().zip(states) {
             candidate.5 = state;
@@ -223,7 +229,15 @@ pub(crate) fn known(c: char) -> Option<(char, bool)> {
 /// LINK_CORE_RE `\[\[[^\[\]\n]*\]\]`'s matches (byte offsets), in order.
 pub(crate) fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    let finder = memmem::Finder::new(b"[[");
+    link_cores_into(b, &mut out);
+    out
+}
+
+/// `link_cores` into `out` (cleared first): a buffer the one-scan count keeps.
+pub(crate) fn link_cores_into(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    static OPEN: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let finder = OPEN.get_or_init(|| memmem::Finder::new(b"[["));
+    out.clear();
     let mut from = 0;
     while let Some(k) = finder.find(&b[from..]) {
         let at = from + k;
@@ -238,7 +252,6 @@ pub(crate) fn link_cores(b: &[u8]) -> Vec<(usize, usize)> {
             from = at + 1;
         }
     }
-    out
 }
 
 /// `_inside`: whether [start, end) touches one of the sorted disjoint `spans`.
@@ -247,13 +260,18 @@ fn touches(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
     k > 0 && spans[k - 1].1 > start
 }
 
+/// URL_RE (below), compiled once.
+fn url_regex() -> &'static Regex {
+    static URL: OnceLock<Regex> = OnceLock::new();
+    URL.get_or_init(|| {
+        Regex::new(r"(?:(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://|(?-u:\b)www\.)[^\s\x1c-\x1f]+").expect("URL pattern")
+    })
+}
+
 /// URL_RE `(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)\S+` (Python's `\S`: not `str.isspace`).
 /// Its `\b` is ASCII's here: one that a non-ASCII character decides declines the body.
 fn url_spans(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
-    static URL: OnceLock<Regex> = OnceLock::new();
-    let url = URL.get_or_init(|| {
-        Regex::new(r"(?:(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://|(?-u:\b)www\.)[^\s\x1c-\x1f]+").expect("URL pattern")
-    });
+    let url = url_regex();
     let b = body.as_bytes();
     let mut out = Vec::new();
     for m in url.find_iter(body) {
@@ -263,6 +281,27 @@ fn url_spans(body: &str) -> Result<Vec<(usize, usize)>, Declined> {
         out.push((m.start(), m.end()));
     }
     Ok(out)
+}
+
+/// `url_spans` of an ASCII body (nothing to decline) on the lines of these spans (ascending
+/// starts, none spanning a line) only: the same matches there, as a match never spans lines
+/// and a line's start is a `\b` as the body's is.
+fn url_spans_on_lines(body: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let b = body.as_bytes();
+    let mut out = Vec::new();
+    let mut read = 0; // the lines before this byte are read
+    for &(start, _) in spans {
+        if start < read {
+            continue;
+        }
+        let line = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
+        let end = memchr(b'\n', &b[start..]).map_or(b.len(), |i| start + i);
+        if has_url(&b[line..end]) {
+            out.extend(url_regex().find_iter(&body[line..end]).map(|m| (line + m.start(), line + m.end())));
+        }
+        read = end + 1;
+    }
+    out
 }
 
 /// `_needs_ast` of body[start..end]: code hints or a reference link's `][`.
@@ -284,16 +323,29 @@ fn has_url(b: &[u8]) -> bool {
         || WWW.get_or_init(|| memmem::Finder::new(b"www.")).find(b).is_some()
 }
 
-/// `_prose_only` on candidates at these byte spans (ascending starts): each one's state.
-fn prose_states(body: &str, spans: &[(usize, usize)]) -> Result<Vec<u8>, Declined> {
+/// `_prose_only` on candidates at these byte spans (ascending starts): each one's state;
+/// `known_links`: the body's `link_cores`, if found already.
+fn prose_states(body: &str, spans: &[(usize, usize)], known_links: Option<&[(usize, usize)]>) -> Result<Vec<u8>, Declined> {
     let b = body.as_bytes();
-    let links = if has_link(b) { wikilink_spans(b) } else { Vec::new() };
-    let urls = if has_url(b) { url_spans(body)? } else { Vec::new() };
-    let math = if memchr(b'$', b).is_some() { math_ranges(body)? } else { Vec::new() };
+    let found;
+    let links: &[(usize, usize)] = match known_links {
+        Some(links) => links,
+        None => {
+            found = if has_link(b) { wikilink_spans(b) } else { Vec::new() };
+            &found
+        }
+    };
+    // On an ASCII body nothing declines it, so URLs and math are looked for only where they
+    // may touch a candidate: URLs (which never span lines) on the candidates' lines, math
+    // before the last candidate's end.
+    let ascii = body.is_ascii();
+    let urls = if ascii { url_spans_on_lines(body, spans) } else if has_url(b) { url_spans(body)? } else { Vec::new() };
+    let limit = if ascii { spans.iter().map(|&(_, e)| e).max().unwrap_or(0) } else { b.len() };
+    let math = if memchr(b'$', &b[..limit]).is_some() { math_ranges_before(body, limit)? } else { Vec::new() };
     let mut states: Vec<u8> = spans
         .iter()
         .map(|&(s, e)| {
-            let skip = [&links, &urls, &math].into_iter().any(|l| !l.is_empty() && touches(l, s, e));
+            let skip = [links, &urls, &math].into_iter().any(|l| !l.is_empty() && touches(l, s, e));
             if skip { NOT_PROSE } else { PROSE }
         })
         .collect();

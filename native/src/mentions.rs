@@ -12,8 +12,15 @@
 //!
 //! Offsets given back are in characters, as Python counts them.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use pyo3::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::name_trie::NameTrie;
+
+/// The tables made so far: each one's number (`MentionWords::serial`).
+static SERIAL: AtomicU32 = AtomicU32::new(1);
 
 /// The names' words: first word -> the word counts of the names it starts (longest first),
 /// and the words of each name (NUL-joined: `\w` never matches NUL) -> its number.
@@ -25,16 +32,17 @@ pub struct MentionWords {
     /// digit, so the one-scan count (crate::seeded_count), which looks for first words among
     /// the pieces it counts, would never see it; it gives those bodies to the two scans.
     pub(crate) bare_underscore: bool,
-    /// The same, for the one-scan count, by words of up to 16 bytes as numbers (`packed`):
-    /// the first words, the one-word names' numbers, and each name's first two words (a
-    /// first word is one word in eight of a body, and nearly all are followed by no name).
-    pub(crate) heads: FxHashSet<u128>,
+    /// The same, for the one-scan count where it reads on from a first word itself (one in a
+    /// region, or one whose next words the trie could not be sure of), by words of up to 16
+    /// bytes as numbers (`packed`): the one-word names' numbers, and each name's first two
+    /// words (nearly all first words are followed by no name).
     pub(crate) single: FxHashMap<u128, usize>,
     pub(crate) pairs: FxHashSet<(u128, u128)>,
-    /// The first words (as numbers) of the names of more than one word: a first word that is
-    /// in `heads` but not here starts one-word names only, and the one-scan count finds its
-    /// name without reading the word after it.
-    pub(crate) multi: FxHashSet<u128>,
+    /// The names as a trie of word numbers, which the one-scan count follows word by word.
+    pub(crate) trie: NameTrie,
+    /// This table's own number (never 0), by which the one-scan count keeps what each of a
+    /// chunk's words is in the table last asked.
+    pub(crate) serial: u32,
 }
 
 /// A word of up to 16 bytes as one number (little-endian, zero-padded: no word holds a NUL).
@@ -55,21 +63,16 @@ impl MentionWords {
     fn new(names: Vec<Vec<String>>) -> Self {
         let mut lengths: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut named = FxHashMap::default();
-        let (mut heads, mut single, mut pairs) = (FxHashSet::default(), FxHashMap::default(), FxHashSet::default());
-        let mut multi = FxHashSet::default();
+        let (mut single, mut pairs) = (FxHashMap::default(), FxHashSet::default());
         for (k, words) in names.iter().enumerate() {
             if words.is_empty() {
                 continue;
             }
             if let Some(first) = packed(words[0].as_bytes()) {
-                heads.insert(first);
                 if words.len() == 1 {
                     single.entry(first).or_insert(k);
-                } else {
-                    multi.insert(first);
-                    if let Some(second) = packed(words[1].as_bytes()) {
-                        pairs.insert((first, second));
-                    }
+                } else if let Some(second) = packed(words[1].as_bytes()) {
+                    pairs.insert((first, second));
                 }
             }
             let counts = lengths.entry(words[0].clone()).or_default();
@@ -82,7 +85,9 @@ impl MentionWords {
             counts.sort_unstable_by(|a, b| b.cmp(a));
         }
         let bare_underscore = lengths.keys().any(|w| w.bytes().all(|c| c == b'_'));
-        MentionWords { lengths, named, bare_underscore, heads, single, pairs, multi }
+        let trie = NameTrie::new(&names);
+        let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+        MentionWords { lengths, named, bare_underscore, single, pairs, trie, serial }
     }
 }
 

@@ -19,17 +19,21 @@
 //! character it does not know gets no seed here (found apart, as before). A word of `_`
 //! alone is in no piece: a body with `_` is left to the two scans where a name starts so.
 //!
-//! From each first word, the words after it are read on (the words of wikilinks skipped
-//! where they are blanked) while they may complete a name; a candidate carries where it
-//! starts and how long it is, not its word index, which only a scan of every word knows
-//! (crate::mention_prose `Candidate`).
+//! From each first word, the names it starts are followed along a trie of the table's word
+//! numbers (crate::name_trie) as the scan meets the words after it (the words of wikilinks
+//! skipped where they are blanked): each word's number is looked up once a chunk, so no
+//! string is made or hashed a try. Where the scan cannot be sure the next piece is the next
+//! word (a region, a `_` between), that first word is read on after the scan, as before;
+//! a candidate carries where it starts and how long it is, not its word index, which only a
+//! scan of every word knows (crate::mention_prose `Candidate`).
 
 use memchr::memchr;
 use pyo3::prelude::*;
 
-use crate::keywords::{counted_seeded, pieces, Block, Seeding, Tally, CLASS, NO_NAME, ONLY, SOME_NAMES};
-use crate::mention_prose::{has_link, known, link_cores, seed_from_runs, Candidate};
+use crate::keywords::{counted_seeded, pieces, Block, Seeding, Tally, CLASS};
+use crate::mention_prose::{known, link_cores_into, seed_from_runs, Candidate};
 use crate::mentions::MentionWords;
+use crate::name_trie::NONE;
 
 /// `count_block(texts, split_slow)`'s block, and for each note (three texts a note) given a
 /// `(table, blank_links)` in `seeding`, `mention_seed_candidates(body, None, "", table,
@@ -54,14 +58,18 @@ pub fn count_block_seeded<'py>(
 /// the scan's time in malloc and realloc.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    /// The words that start a name: byte spans, and `Tally::starts`' answer (`SOME_NAMES`
-    /// for a word of a region).
-    heads: Vec<(usize, usize, usize)>,
-    runs: Vec<(usize, usize, usize)>, // (first byte, end byte, the name's number)
-    key: String,                      // the words read from a first word, NUL-joined
-    ends: Vec<(usize, usize)>,        // after each word: the key's length, its end
+    /// The words that start a name: byte spans, and whether the trie's walk from it decided
+    /// its names (in `found`); else they are read on from it after the scan.
+    heads: Vec<(usize, usize, bool)>,
+    /// The walks along the trie (crate::name_trie) from first words: (head, node, words).
+    walks: Vec<(u32, u32, u32)>,
+    found: Vec<(u32, u32, usize, usize)>, // names walked: (head, words, end byte, the name's number)
+    runs: Vec<(usize, usize, usize)>,     // (first byte, end byte, the name's number)
+    key: String,                          // the words read from a first word, NUL-joined
+    ends: Vec<(usize, usize)>,            // after each word: the key's length, its end
     word: String,
     pub(crate) spans: Vec<(usize, usize)>, // crate::mention_prose::seed_from_runs'
+    links: Vec<(usize, usize)>,            // the body's wikilinks (`link_cores`)
 }
 
 /// A body counted as `pieces` and `Tally::piece` count it (the same words, ids and order),
@@ -80,6 +88,15 @@ pub(crate) fn seeded_body(
     out
 }
 
+/// The walks' first words left to be read on after the scan (a word the walks cannot be
+/// sure is the next one came: of a region, or after a `_`).
+fn undecide(walks: &mut Vec<(u32, u32, u32)>, heads: &mut [(usize, usize, bool)]) {
+    for &(head, _, _) in walks.iter() {
+        heads[head as usize].2 = false;
+    }
+    walks.clear();
+}
+
 fn seeded_with(
     text: &str,
     table: &MentionWords,
@@ -91,11 +108,22 @@ fn seeded_with(
     let b = text.as_bytes();
     let n = b.len();
     let bare_underscore = table.bare_underscore && memchr(b'_', b).is_some();
-    let Scratch { heads, runs, key, ends, word, spans } = scratch;
+    let Scratch { heads, walks, found, runs, key, ends, word, spans, links } = scratch;
     heads.clear();
+    walks.clear();
+    found.clear();
     runs.clear();
+    let trie = &table.trie;
+    // The words of wikilinks are no words where links are blanked (LINK_CORE_RE); found here,
+    // they serve the prose states too.
+    if blank_links {
+        link_cores_into(b, links);
+    }
+    let linked: &[(usize, usize)] = if blank_links { links } else { &[] };
     let mut known_all = true;
     let mut region_end = 0; // the end of the last region read
+    let mut next_link = 0; // the first link not before the piece
+    let mut last = 0; // the end of the last word the walks read
     pieces(b, |start, end, ascii| {
         let id = tally.piece(&b[start..end], ascii, weight);
         if start < region_end || !known_all || bare_underscore {
@@ -104,12 +132,46 @@ fn seeded_with(
         let joined = (start > 0 && b[start - 1] == b'_') || (end < n && b[end] == b'_');
         match id {
             Some(id) if !joined => {
-                let starts = tally.starts(id, &b[start..end], table);
-                if starts != NO_NAME {
-                    heads.push((start, end, starts));
+                // A whole word (this piece is the `\w` run): the walks go on along it.
+                while next_link < linked.len() && linked[next_link].1 <= start {
+                    next_link += 1;
+                }
+                if next_link < linked.len() && linked[next_link].0 <= start {
+                    return; // in a wikilink: no word
+                }
+                let number = tally.table_word(id, &b[start..end], table);
+                if !walks.is_empty() {
+                    if memchr(b'_', &b[last..start]).is_some() {
+                        undecide(walks, heads); // a word of `_` alone may be between
+                    } else {
+                        walks.retain_mut(|(head, node, words)| {
+                            *node = if number == NONE { NONE } else { trie.next(*node, number) };
+                            if *node == NONE {
+                                return false;
+                            }
+                            *words += 1;
+                            let name = trie.name(*node);
+                            if name != NONE {
+                                found.push((*head, *words, end, name as usize));
+                            }
+                            trie.more(*node)
+                        });
+                    }
+                }
+                last = end;
+                if number != NONE && (trie.name(number) != NONE || trie.more(number)) {
+                    let head = heads.len() as u32;
+                    heads.push((start, end, true));
+                    if trie.name(number) != NONE {
+                        found.push((head, 1, end, trie.name(number) as usize));
+                    }
+                    if trie.more(number) {
+                        walks.push((head, number, 1));
+                    }
                 }
             }
             _ => {
+                undecide(walks, heads);
                 // Its region's first piece (a region's pieces are joined by `_`): only `_`
                 // can be before it in the region.
                 let mut from = start;
@@ -128,22 +190,33 @@ fn seeded_with(
     if !known_all || bare_underscore {
         return None;
     }
+    if !walks.is_empty() && memchr(b'_', &b[last..]).is_some() {
+        undecide(walks, heads); // a word of `_` alone may come after
+    }
+    walks.clear(); // the body ended: no name goes on
     if heads.is_empty() {
         return Some(Vec::new());
     }
-    // The words of wikilinks are no words where links are blanked (LINK_CORE_RE).
-    let links = if blank_links && has_link(b) { link_cores(b) } else { Vec::new() };
     let in_link = |at: usize| {
-        let k = links.partition_point(|&(_, e)| e <= at);
-        k < links.len() && links[k].0 <= at
+        let k = linked.partition_point(|&(_, e)| e <= at);
+        k < linked.len() && linked[k].0 <= at
     };
-    for &(start, end, starts) in heads.iter() {
-        if !links.is_empty() && in_link(start) {
+    // A head's names longest first, as `mentions::name_runs` gives them.
+    found.sort_unstable_by_key(|&(head, words, _, _)| (head, std::cmp::Reverse(words)));
+    let mut next_found = 0;
+    for (at, &(start, end, decided)) in heads.iter().enumerate() {
+        if decided {
+            while next_found < found.len() && (found[next_found].0 as usize) < at {
+                next_found += 1;
+            }
+            while next_found < found.len() && found[next_found].0 as usize == at {
+                let (_, _, last, k) = found[next_found];
+                runs.push((start, last, k));
+                next_found += 1;
+            }
             continue;
         }
-        if starts >= ONLY {
-            // It starts one-word names only: the word after it cannot complete one.
-            runs.push((start, end, starts - ONLY));
+        if !linked.is_empty() && in_link(start) {
             continue;
         }
         // Most first words are followed by no name's second word: the first two words as
@@ -179,7 +252,7 @@ fn seeded_with(
             }
         }
     }
-    Some(seed_from_runs(text, runs, spans))
+    Some(seed_from_runs(text, runs, spans, blank_links.then_some(linked)))
 }
 
 /// The character at byte `at`: (lower-cased, whether `\w` matches it, its length in bytes),
@@ -204,7 +277,7 @@ fn region_heads(
     to: usize,
     table: &MentionWords,
     word: &mut String,
-    heads: &mut Vec<(usize, usize, usize)>,
+    heads: &mut Vec<(usize, usize, bool)>,
 ) -> bool {
     let mut start: Option<usize> = None;
     let mut at = from;
@@ -218,14 +291,14 @@ fn region_heads(
             word.push(lower);
         } else if let Some(s) = start.take() {
             if table.lengths.contains_key(word.as_str()) {
-                heads.push((s, at, SOME_NAMES));
+                heads.push((s, at, false));
             }
         }
         at += len;
     }
     if let Some(s) = start {
         if table.lengths.contains_key(word.as_str()) {
-            heads.push((s, to, SOME_NAMES));
+            heads.push((s, to, false));
         }
     }
     true

@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from bench.workload import generate
 from brain.index import seeded_counting
 from brain.index.counting import count_block
+from brain.index.postings import split_slow
 from brain.index.seeded_counting import count_and_seed
-from brain.parse import mention_seeds
+from brain.parse import mention_seeds, mentions
 from brain.parse.mention_seeds import Vocabulary, seed_of
 
 pytestmark = pytest.mark.skipif(seeded_counting._twin is None,
@@ -37,7 +38,10 @@ NAMES = ["deploy guide", "beta", "release plan", "x_y", "snake_case_name", "ét�
          "_draft notes", "Über plan", "東京", "rocket 🚀 launch",
          # A first word of one-word names only is a candidate without a look at the next word:
          # one that is a longer name's second word, and one past 16 bytes.
-         "guide", "supercalifragilisticexpialidocious"]
+         "guide", "supercalifragilisticexpialidocious",
+         # Names the trie walk (native/src/name_trie.rs) must follow exactly: a word of `_`
+         # alone inside one (no piece of the count), a word past 16 bytes after the first.
+         "release __ plan review", "deploy supercalifragilisticexpialidocious guide"]
 VOCABULARY = Vocabulary(NAMES)
 PLAIN = Vocabulary([n for n in NAMES if "[" not in n])  # blanks its wikilinks' words
 
@@ -89,6 +93,28 @@ CASES: list[tuple[str, str, bool]] = [
      "| beta | guide |\n\n<div>\nbeta\n</div>\nguide\n===\nbeta $beta$ https://beta.org guide\n\n"
      "1. beta\n   guide\n\n~~~\nguide\n~~~\nbeta [beta]: x",
      True),
+    # Where the walks along the names' trie must stop, or give a first word back to be read on.
+    ("underscore words inside a name",
+     "release __ plan review, release _ plan, release __ plan, release plan __ review board, release __",
+     True),
+    ("a dash inside a walk", "release — plan review board, release—plan review, plan — review", True),
+    ("a long word inside a name",
+     "deploy supercalifragilisticexpialidocious guide; DEPLOY Supercalifragilisticexpialidocious Guide; "
+     "deploy supercalifragilisticexpialidocious; deploy supercalifragilisticexpialidociousness guide", True),
+    ("walks that overlap",
+     "release plan review board review plan review release release plan review release plan plan review",
+     True),
+    ("a walk across lines and links",
+     "release\n[[x]] plan review board, release [[plan]] review [[y]] board", True),
+    # Prose states read URLs on the names' lines only and math up to the last name (an ASCII
+    # body): URLs and math on other lines, before and after.
+    ("urls on other lines",
+     "https://beta.org\nbeta and deploy guide\nsee www.beta.com/deploy guide beta\nbeta\n"
+     "http://x.org beta", True),
+    ("math around the names",
+     "$$\nbeta\nrelease plan\n$$\nbeta \\$ beta $a\\$b$ beta $x$ and $$\nrelease plan\n$$ beta $y$ $z", True),
+    ("math after the last name", "beta and release plan, then $x$ and $$y$$ and `$` and ~~~", True),
+    ("a url after a non-ascii letter", "été https://beta.org beta\nxéhttps://beta.org beta\nbeta", True),
     ("empty", "", True),
     ("no words", "--- ... ***", True),
 ]
@@ -175,6 +201,21 @@ def test_a_word_starts_what_each_table_says() -> None:
     for body, vocabulary, found in zip(bodies, vocabularies, listed, strict=True):
         assert found == mention_seeds._listed_native(body, vocabulary), body
         assert seed_of(body, 3, vocabulary, found) == python_seed(body, vocabulary), body
+
+
+def test_names_of_the_same_words_are_the_first_of_them() -> None:
+    """A table's names of the same words (the twin is given such lists as they come) are the
+    first of them, in the one scan's trie as in the scan of every word (`mention_candidates`)."""
+    assert mentions._native_table is not None
+    assert seeded_counting._twin is not None
+    table = mentions._native_table(
+        [("beta", "plan"), ("beta",), ("beta", "plan"), ("beta",), ("plan",), ("plan",)])
+    body = "a beta plan and beta, plan beta plan plan"
+    _block, (found,) = seeded_counting._twin(["n", "d", body], split_slow, [(table, False)])
+    assert found is not None
+    expected = [(first, end, k) for _i, _n, first, end, k in mentions._native_candidates(body, "", table)]
+    assert [(first, end, k) for _s, _l, first, end, k, _state in found] == expected
+    assert {k for _f, _e, k in expected} == {0, 1, 4}
 
 
 def test_without_the_twin_the_two_scans_answer(monkeypatch: pytest.MonkeyPatch) -> None:
