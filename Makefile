@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 # The stamp names what was installed: a change to the project or to the native crate's sources
 # installs again.
-NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock native/pyproject.toml $(sort $(wildcard native/src/*.rs))
+NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock native/pyproject.toml $(sort $(wildcard native/src/*.rs native/src/*/*.rs))
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(NATIVE_SOURCES) | sha1sum | cut -c1-12)
 
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' brain/__init__.py)

@@ -93,7 +93,7 @@ def might_hold_secret(text: str) -> bool:
     # either view holds (across empty lines, beyond the window): those go to the full check.
     # One pass in C, where joining the pairs took a Python loop over every line.
     if native is not None:
-        # One native pass answers nearly every note (native/src/secret_prefilter.rs): no
+        # One native pass answers nearly every note (native/src/secrets/prefilter.rs): no
         # pattern can match any view, so only the base64 runs are left to ask. Where it is
         # unsure, or in a module built before it, the two calls below.
         prefilter = getattr(native, "secret_prefilter", None)
@@ -116,7 +116,7 @@ def might_hold_secret(text: str) -> bool:
                 return _native_might_hold(text, gate, runs) or _undisguised_might_hold(text)
             if native.secret_clear(text):
                 # No pattern can match the text or its reassembled view (native/src/
-                # secret_view.rs: the view built as stream.py builds it, and every pattern
+                # secrets/view.rs: the view built as stream.py builds it, and every pattern
                 # widened): what is left of the question is the base64 runs'. The view and
                 # the patterns in Python were most of the gate's CPU (issue 43).
                 return bool(runs) and _decodes(runs)

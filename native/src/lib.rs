@@ -12,9 +12,6 @@ mod mention_prose;
 mod mentions;
 mod name_trie;
 mod secrets;
-mod secret_clear;
-mod secret_prefilter;
-mod secret_view;
 mod seeded_count;
 mod text;
 
@@ -27,8 +24,8 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ABI", ABI)?;
     m.add_function(wrap_pyfunction!(keywords::count_block, m)?)?;
     m.add_function(wrap_pyfunction!(secrets::secret_gate, m)?)?;
-    m.add_function(wrap_pyfunction!(secret_clear::secret_clear, m)?)?;
-    m.add_function(wrap_pyfunction!(secret_view::secret_view, m)?)?;
+    m.add_function(wrap_pyfunction!(secrets::clear::secret_clear, m)?)?;
+    m.add_function(wrap_pyfunction!(secrets::view::secret_view, m)?)?;
     m.add_function(wrap_pyfunction!(body::scan_body, m)?)?;
     // New in this ABI's lifetime: brain/parse/mentions.py looks for it, a module without it is
     // still used for the rest.
@@ -37,7 +34,7 @@ fn brain_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mention_prose::mention_seed_candidates, m)?)?;
     // New in this ABI's lifetime too: brain/layouts/secrets.py asks the two calls above where
     // a module lacks it.
-    m.add_function(wrap_pyfunction!(secret_prefilter::secret_prefilter, m)?)?;
+    m.add_function(wrap_pyfunction!(secrets::prefilter::secret_prefilter, m)?)?;
     // New in this ABI's lifetime too: brain/index/seeded_counting.py scans twice where a
     // module lacks it.
     m.add_function(wrap_pyfunction!(seeded_count::count_block_seeded, m)?)?;

@@ -21,7 +21,7 @@ NEEDED = ["scripts/dist", "brain/__init__.py", "pyproject.toml", "native/Cargo.t
 
 
 def copy_of_repo(into: Path) -> Path:
-    for name in [*NEEDED, *(str(p.relative_to(REPO)) for p in (REPO / "native" / "src").glob("*.rs"))]:
+    for name in [*NEEDED, *(str(p.relative_to(REPO)) for p in (REPO / "native" / "src").rglob("*.rs"))]:
         (into / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, into / name)
     return into
@@ -72,7 +72,11 @@ def test_the_key_follows_the_sources_and_the_toolchain_not_the_folder(tmp_path: 
 
     source = sorted((second / "native" / "src").glob("*.rs"))[-1]
     source.write_text(source.read_text(encoding="utf-8") + "\n// changed\n", encoding="utf-8")
-    assert key(second, tools) != kept
+    changed_source = key(second, tools)
+    assert changed_source != kept
+    nested = sorted((second / "native" / "src").glob("*/*.rs"))[0]  # a module of a folder too
+    nested.write_text(nested.read_text(encoding="utf-8") + "\n// changed\n", encoding="utf-8")
+    assert key(second, tools) != changed_source
     lock = first / "native" / "Cargo.lock"
     lock.write_text(lock.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     changed_lock = key(first, tools)

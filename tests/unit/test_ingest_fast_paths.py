@@ -245,7 +245,7 @@ def _gate_holds(text: str) -> None:
         assert _keyword_near(text)
 
 
-# The native twin of the prefilter (brain/parse/native.py, native/src/secrets.rs): the same gate and
+# The native twin of the prefilter (brain/parse/native.py, native/src/secrets/mod.rs): the same gate and
 # the same base64 runs as the Python code, which is its reference.
 native_only = pytest.mark.skipif(native is None, reason="the native scanner is not built (cargo)")
 

@@ -1,4 +1,4 @@
-"""The native rest of the secret prefilter (native/src/secret_view.rs) against its Python reference.
+"""The native rest of the secret prefilter (native/src/secrets/view.rs) against its Python reference.
 
 `secret_clear` answers "no pattern can match" for the text and for its reassembled view, so
 that `might_hold_secret` skips the Python view and patterns (issue 43: half of the parse
@@ -99,7 +99,7 @@ def test_no_planted_secret_is_cleared() -> None:
         assert not native.secret_clear(f"note\n\n{value}\n"), kind
 
 
-# The patterns secret_view.rs widens, as scan.py writes them: a pattern added or changed there
+# The patterns secrets/view.rs widens, as scan.py writes them: a pattern added or changed there
 # must be widened in PATTERNS too (then add it here).
 KNOWN_PATTERNS = {
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
@@ -133,7 +133,7 @@ def test_the_native_patterns_know_every_pattern_of_the_detector() -> None:
 
 
 def test_the_word_table_is_python_s() -> None:
-    """Where secret_view.rs says a character is or is not one of Python's `\\w`, the markup
+    """Where secrets/view.rs says a character is or is not one of Python's `\\w`, the markup
     pass (a `*` between two token characters goes) gives Python's answer."""
     assert native is not None
     ranges = [(0x80, 0x250), (0x2000, 0x2C00), (0x4E00, 0xA000), (0xAC00, 0xD7A4), (0xFE00, 0xFE10),

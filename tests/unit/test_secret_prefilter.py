@@ -1,4 +1,4 @@
-"""The secret prefilter in one native pass (native/src/secret_prefilter.rs) against the detector.
+"""The secret prefilter in one native pass (native/src/secrets/prefilter.rs) against the detector.
 
 `secret_prefilter` answers most notes alone: Some(runs) means no pattern can match the text,
 what `visible` undoes it to, or either one reassembled, so `might_hold_secret` is only

@@ -7,6 +7,13 @@
 //! `_keyword_near`), and which distinct runs of the base64 alphabet, 24 bytes or longer, it
 //! holds that may decode to text (`_has_base64_text` decides, in Python: rare). Python keeps the rest: the
 //! Unicode normalization test, the patterns themselves, the decoding.
+//!
+//! The rest of the prefilter lives beside it: `view` (the view of a text the patterns read),
+//! `clear` (the view's patterns answered without Python) and `prefilter` (both in one pass).
+
+pub mod clear;
+pub mod prefilter;
+pub mod view;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::{memchr2, memchr3, memchr_iter};

@@ -5,7 +5,7 @@
 //! (secrets.rs), the Python code ran the detector's regular expressions over the text and its
 //! reassembled view (stream.py `joined_view`), and asked `needs_view` of every text: on a
 //! workload with links, code and keyword-like YAML that was as much CPU as parsing the notes
-//! (issue 43). `secret_clear` builds the same view (secret_view.rs) and runs a superset of
+//! (issue 43). `secret_clear` builds the same view (secrets/view.rs) and runs a superset of
 //! every pattern over both strings: the detector's patterns without their word-boundary and
 //! look-behind assertions, bounded repetitions opened, `\W` as any character, Python's extra
 //! whitespace (\x1c-\x1f) added where `\s` is asked for. So where it answers "clear", no
@@ -17,7 +17,7 @@ use memchr::memchr2;
 use regex::Regex;
 use std::sync::OnceLock;
 
-use crate::secret_view::secret_view;
+use crate::secrets::view::secret_view;
 use crate::secrets::needles_match;
 use crate::text::is_python_space;
 

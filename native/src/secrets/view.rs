@@ -1,7 +1,7 @@
 //! The secret scan's reassembled view in Rust: brain/parse/secrets/stream.py `joined_view`
 //! (comments and tags, markup inside a word, spaced letters and in-token line breaks taken
 //! out), each pass a port of stream.py's with its leftmost, non-overlapping matches; the
-//! Python code is the reference (tests/unit/test_secret_native_view.py). secret_clear.rs runs
+//! Python code is the reference (tests/unit/test_secret_native_view.py). secrets/clear.rs runs
 //! the detector's patterns over it. Wherever the view depends on what this code does not know
 //! (whether a non-ASCII character is one of Python's `\w` outside the ranges of `word`; `İ`
 //! and `ı`, which Python's case-insensitive matching folds to `i`), it answers None and Python

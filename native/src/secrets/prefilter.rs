@@ -12,7 +12,7 @@
 
 use pyo3::prelude::*;
 
-use crate::secret_clear::{clear, clear_as_written};
+use crate::secrets::clear::{clear, clear_as_written};
 use crate::secrets::{base64_runs, is_format, plain_char};
 use crate::text::non_ascii_chars;
 
@@ -68,7 +68,7 @@ fn visible(text: &str) -> String {
 }
 
 /// Some(runs) where no pattern of the detector can match the text, nor what `visible`
-/// undoes it to, nor either one reassembled (secret_clear.rs): then `might_hold_secret` is
+/// undoes it to, nor either one reassembled (secrets/clear.rs): then `might_hold_secret` is
 /// whether one of `runs` decodes to text (the distinct base64 runs of the text and of its
 /// undone form that may, as `secret_gate` gives them). None where that is not so or this
 /// code is unsure, and on a panic: Python asks its two-call path. A text with a lone
