@@ -101,8 +101,8 @@ class Neo4jServers:
             raise _NoServer(f"set {URI_ENV}, or install Java 17+ and Maven to use tools/neo4j")
         env = {**os.environ, "BRAIN_NEO4J_STATE": str(self._factory.mktemp("neo4j-server"))}
         started = subprocess.run(
-            ["bash", str(LAUNCHER), "start"], env=env, capture_output=True, text=True, timeout=900,
-            check=False,
+            ["bash", str(LAUNCHER), "start", "--keep-plans"], env=env, capture_output=True, text=True,
+            timeout=900, check=False,
         )
         lines = started.stdout.strip().splitlines()
         if started.returncode != 0 or not lines:

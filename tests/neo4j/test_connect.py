@@ -186,9 +186,27 @@ def test_brains_that_set_up_the_schema_at_once_all_start_and_the_next_adds_nothi
     seen.append(schema_on_server(store))  # after one more start
     store.close()
     assert seen[0] == seen[1]
+    assert store.schema_statements == 0  # it read the names and ran no CREATE
+    assert sum(s.schema_statements for s in stores) >= len(cypher.SCHEMA)  # each made by some start
     online = {row[1] for row in seen[0] if row[0] == "CONSTRAINTS" or row[5] == "ONLINE"}
     assert wanted <= online
 
+
+def test_a_start_makes_again_what_was_dropped_and_only_that(neo4j_login: Login) -> None:
+    """A brain connects to a database that has brain's schema but for an index and a
+    constraint someone dropped: it makes those two again (the same as before they went),
+    and runs no statement for the others (brain/store/neo4j/schema.py)."""
+    store = Neo4jStore.connect(*neo4j_login)
+    whole = schema_on_server(store)
+    for what, name in (("INDEX", "memory_text"), ("CONSTRAINT", "brain_staged_agent_id")):
+        store._driver.execute_query(f"DROP {what} {name}", database_=store.database)
+    assert {"memory_text", "brain_staged_agent_id"}.isdisjoint(row[1] for row in schema_on_server(store))
+    store.close()
+    store = Neo4jStore.connect(*neo4j_login)
+    again = schema_on_server(store)
+    store.close()
+    assert again == whole
+    assert store.schema_statements == 2
 
 def test_a_server_that_goes_away_gives_errors_then_recovers(
     workspace: Workspace, proxy: Proxy, make_store: StoreMaker,

@@ -1,6 +1,6 @@
 """tools/neo4j/neo4j.sh start --cds: the first start of a build writes a class-data archive when
 its JVM stops, later starts map it, and an archive the JVM did not finish is not kept (a start
-would map a broken one, or none ever again).
+would map a broken one, or none ever again). And start --keep-plans reaches the launcher.
 
 Run on a copy of tools/neo4j with a built-looking target/ and a stand-in `java` that records its
 arguments, answers on the port, and at exit writes the file -XX:ArchiveClassesAtExit names, as
@@ -107,6 +107,7 @@ class Tool:
             "BRAIN_NEO4J_START_TIMEOUT": "60",
             "BRAIN_NEO4J_FOR_TESTS": "0",
             "BRAIN_NEO4J_CDS": "0",
+            "BRAIN_NEO4J_KEEP_PLANS": "0",
             **env,
         }
         done = subprocess.run(
@@ -182,3 +183,20 @@ def test_of_two_servers_started_together_one_writes_the_archive(tmp_path: Path) 
     assert not any("ArchiveClassesAtExit" in a or "SharedArchiveFile" in a for a in second)
     assert classpath(second) == classpath(first)
     assert neo4j.kept() == ["classes.jsa", "launcher.jar"]
+
+
+def test_keep_plans_is_passed_to_the_launcher_and_for_tests_implies_it(tmp_path: Path) -> None:
+    """The launcher keeps plans for --keep-plans and --for-tests alone (Launcher.java keepPlans)."""
+    neo4j = Tool(tmp_path)
+    neo4j.started("--cds")  # (writes the archive the next starts map)
+    plain = neo4j.started("--cds")
+    assert "--keep-plans" not in plain
+    assert "--for-tests" not in plain
+    for args, env in [(("--cds", "--keep-plans"), {}), (("--cds",), {"BRAIN_NEO4J_KEEP_PLANS": "1"})]:
+        started = neo4j.started(*args, **env)
+        assert started[started.index("--port"):].count("--keep-plans") == 1
+        assert "--for-tests" not in started
+        assert started[:started.index("-cp")] == plain[:plain.index("-cp")]  # the same JVM flags
+    for_tests = neo4j.started("--for-tests", "--keep-plans")
+    assert "--for-tests" in for_tests
+    assert "--keep-plans" not in for_tests

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Embedded Neo4j Community (Bolt only, no auth) for brain's development and CI -- no Docker.
 #
-#   tools/neo4j/neo4j.sh start [--port N] [--for-tests] [--cds]
+#   tools/neo4j/neo4j.sh start [--port N] [--for-tests] [--cds] [--keep-plans]
 #                                           build if needed, start, print the bolt URI (last stdout line);
 #                                           --for-tests: tuned for a short-lived test server (below);
-#                                           --cds: classes from a class-data archive (--for-tests does it)
+#                                           --cds: classes from a class-data archive (--for-tests does it);
+#                                           --keep-plans: no replanning of cached queries (--for-tests
+#                                           does it; Launcher.java keepPlans)
 #   tools/neo4j/neo4j.sh stop               SIGTERM (SIGKILL after a timeout); exit 0 if nothing ran
 #   tools/neo4j/neo4j.sh status             print the URI and exit 0 if running, else exit 1
 #   tools/neo4j/neo4j.sh uri                print the URI of the running server (exit 1 if none)
@@ -23,6 +25,7 @@
 #   BRAIN_NEO4J_JAVA_OPTS      extra JVM options (word-split)
 #   BRAIN_NEO4J_FOR_TESTS      1: same as start --for-tests
 #   BRAIN_NEO4J_CDS            1: same as start --cds
+#   BRAIN_NEO4J_KEEP_PLANS     1: same as start --keep-plans
 #   BRAIN_NEO4J_MVN_OPTS       extra Maven options (word-split), e.g. -Dmaven.repo.local=...
 #   BRAIN_NEO4J_CDS_DIR        --cds: where the class-data archives are kept
 #                              (default ${BRAIN_CI_CACHE:-~/.cache/brain-ci}/neo4j-cds); "off": none
@@ -306,23 +309,28 @@ lock_state() {
 
 cmd_start() {
   local port="" auto_port=0 for_tests="${BRAIN_NEO4J_FOR_TESTS:-0}" cds="${BRAIN_NEO4J_CDS:-0}"
+  local keep_plans="${BRAIN_NEO4J_KEEP_PLANS:-0}"
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --port) [[ $# -ge 2 ]] || die "--port needs a value"; port="$2"; shift 2 ;;
       --port=*) port="${1#--port=}"; shift ;;
       --for-tests) for_tests=1; shift ;;
       --cds) cds=1; shift ;;
+      --keep-plans) keep_plans=1; shift ;;
       *) die "start: unknown argument $1" ;;
     esac
   done
   [[ -z "$port" || "$port" =~ ^[0-9]+$ ]] || die "bad port: $port"
   [[ "$for_tests" == 0 || "$for_tests" == 1 ]] || die "BRAIN_NEO4J_FOR_TESTS must be 0 or 1"
   [[ "$cds" == 0 || "$cds" == 1 ]] || die "BRAIN_NEO4J_CDS must be 0 or 1"
+  [[ "$keep_plans" == 0 || "$keep_plans" == 1 ]] || die "BRAIN_NEO4J_KEEP_PLANS must be 0 or 1"
   [[ "$for_tests" == 0 ]] || cds=1
   local mode_opts=("${SERVER_GC_OPTS[@]}") launcher_opts=()
   if [[ "$for_tests" == 1 ]]; then
     mode_opts=("${TEST_JVM_OPTS[@]}")
     launcher_opts=(--for-tests)
+  elif [[ "$keep_plans" == 1 ]]; then
+    launcher_opts=(--keep-plans)
   fi
 
   lock_state

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, RoutingControl, Session
 from neo4j import NotificationDisabledClassification as Notices
-from neo4j.exceptions import ClientError, IncompleteCommit
+from neo4j.exceptions import IncompleteCommit
 
 from brain import __version__
 from brain.model import (
@@ -51,8 +51,8 @@ from brain.store.base import (
     node_row,
 )
 from brain.store.memory.image import StoreImage
-from brain.store.neo4j import cypher
-from brain.store.neo4j.errors import CREATED_MEANWHILE, connect_errors, runtime_errors
+from brain.store.neo4j import cypher, schema
+from brain.store.neo4j.errors import connect_errors, runtime_errors
 from brain.store.neo4j.generations import staged as generation
 from brain.store.neo4j.generations.live import LIVE_TTL, LiveSet
 from brain.store.neo4j.generations.rebuild import Neo4jGenerations
@@ -111,6 +111,7 @@ class Neo4jStore(
         self.uri = uri or "the configured URI"
         self.read_only = read_only
         self.transactions = 0  # write transactions committed, for benchmarks and tests
+        self.schema_statements = 0  # schema statements the last ensure_schema ran, for tests
         self.rebuilds = 0  # generations switched in (brain/store/neo4j/generations/staged.py)
         self.last_rebuild: dict[str, float] = {}  # its phases' seconds, for benchmarks
         self.last_write: Counter[str] = Counter()  # what the last write() changed, by counter
@@ -171,17 +172,11 @@ class Neo4jStore(
         return store
 
     def ensure_schema(self) -> None:
-        """Constraints and indexes (idempotent), then wait until the indexes are online."""
-        # (No notifications: each existing constraint would log "already exists".)
+        """The constraints and indexes the database lacks (brain/store/neo4j/schema.py), then
+        wait until the indexes are online."""
+        # (No notifications: a constraint made meanwhile would log "already exists".)
         with self._driver.session(database=self.database, notifications_min_severity="OFF") as session:
-            for statement in cypher.SCHEMA:
-                # Brains setting up at once (replicas, a check beside a serve): a managed
-                # transaction retries a deadlock on the schema lock (errors: CREATED_MEANWHILE).
-                try:
-                    session.execute_write(_run_schema, statement)
-                except ClientError as exc:
-                    if exc.code not in CREATED_MEANWHILE:
-                        raise
+            self.schema_statements = schema.ensure(session, cypher.SCHEMA)
             session.run(cypher.AWAIT_INDEXES, {"seconds": 300}).consume()
 
     def close(self) -> None:
@@ -470,7 +465,3 @@ class StagedNeo4jStore(Neo4jStore):
 
     def close(self) -> None:
         """Nothing: the driver is the live store's."""
-
-
-def _run_schema(tx: ManagedTransaction, statement: str) -> None:
-    tx.run(statement).consume()

@@ -33,7 +33,7 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
  * <pre>
  * java [JVM flags, see neo4j.sh] -cp CLASSPATH brain.tools.neo4j.Launcher --port N
  *      [--host 127.0.0.1] [--data-dir DIR] [--keep-data] [--pagecache 256m] [--log-level WARN]
- *      [--for-tests]
+ *      [--for-tests] [--keep-plans]
  * </pre>
  *
  * Without --data-dir a fresh temporary folder is created. The data folder is deleted on shutdown
@@ -42,7 +42,8 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
  * once the default database accepts work. With --for-tests (a server that lives for one run of
  * the test suite) Cypher evaluates expressions without generating bytecode for them, and the
  * VM-pause monitor and the file watcher are off: work that a short-lived server pays for in CPU
- * on a shared machine and no test reads.
+ * on a shared machine and no test reads. With --keep-plans (--for-tests implies it) a query's
+ * compiled plan is kept for the server's life: see keepPlans.
  */
 public final class Launcher {
 
@@ -56,6 +57,7 @@ public final class Launcher {
         String pagecache = "256m";
         Level logLevel = Level.WARN;
         boolean forTests = false;
+        boolean keepPlans = false;
 
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -67,6 +69,7 @@ public final class Launcher {
                 case "--pagecache" -> pagecache = value(args, ++i, a);
                 case "--log-level" -> logLevel = Level.valueOf(value(args, ++i, a).toUpperCase());
                 case "--for-tests" -> forTests = true;
+                case "--keep-plans" -> keepPlans = true;
                 case "-h", "--help" -> {
                     usage(System.out);
                     return;
@@ -131,6 +134,10 @@ public final class Launcher {
             cfg.put(GraphDatabaseSettings.filewatcher_enabled, false);
         }
 
+        if (forTests || keepPlans) {
+            keepPlans(cfg);
+        }
+
         Log4jLogProvider userLog = new Log4jLogProvider(System.out, logLevel);
         DatabaseManagementService dbms;
         try {
@@ -181,6 +188,20 @@ public final class Launcher {
         stopped.await();
     }
 
+    /**
+     * A test server's graph swings from empty to a few hundred nodes and back with every test,
+     * so Neo4j's defaults (replan a cached query once 10 s have passed and the counts it was
+     * planned with moved by 75%) compile the same few hundred statements again and again: most
+     * of a test server's Bolt-thread CPU went to compiling, not running, queries. Here a plan,
+     * once made, is reused whatever the counts, and list parameters of any length share one
+     * plan (not one per size bucket). Plans decide how a query runs, never what it answers.
+     */
+    private static void keepPlans(Map<Setting<?>, Object> cfg) {
+        cfg.put(GraphDatabaseSettings.cypher_min_replan_interval, Duration.ofDays(365));
+        cfg.put(GraphDatabaseSettings.query_statistics_divergence_threshold, 1.0);
+        cfg.put(GraphDatabaseInternalSettings.cypher_size_hint_parameters, false);
+    }
+
     private static String value(String[] args, int i, String flag) {
         if (i >= args.length) {
             System.err.println(flag + " needs a value");
@@ -191,7 +212,7 @@ public final class Launcher {
 
     private static void usage(PrintStream out) {
         out.println("usage: Launcher --port N [--host 127.0.0.1] [--data-dir DIR] [--keep-data]"
-                + " [--pagecache 256m] [--log-level DEBUG|INFO|WARN|ERROR|NONE] [--for-tests]");
+                + " [--pagecache 256m] [--log-level DEBUG|INFO|WARN|ERROR|NONE] [--for-tests] [--keep-plans]");
     }
 
     private static void deleteRecursively(Path root) {
