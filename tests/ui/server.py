@@ -35,7 +35,7 @@ CHROMIUM_ARGS = [
 # compiler (TurboFan). A test's page lives seconds, too short for optimized code to pay back its
 # compiling, and the app's answers are the same in any tier (the benchmarks keep TurboFan: their
 # times are a user's). Chromium's CPU over tests/ui: 122 and 100 CPU-s without it, 100 and 92
-# with it (interleaved pairs, load 17-23); the 6,000-note layout of test_graph_clusters still
+# with it (interleaved pairs, load 8-23); the 6,000-note layout of test_graph_clusters still
 # converges, its CPU no higher. Playwright already passes the background, extension and sync
 # switches.
 TEST_CHROMIUM_ARGS = [*CHROMIUM_ARGS, "--js-flags=--no-opt"]
