@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.ui.server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ensure_built
+from tests.ui.server import ARTIFACTS, CHROMIUM, TEST_CHROMIUM_ARGS, ensure_built
 
 
 class BrowserHost:
@@ -42,7 +42,8 @@ class BrowserHost:
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             self._playwright = sync_playwright().start()
             try:
-                self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                chromium = self._playwright.chromium
+                self._browser = chromium.launch(executable_path=CHROMIUM, args=TEST_CHROMIUM_ARGS)
             except BaseException:
                 self._stop_driver()
                 raise
